@@ -1,0 +1,115 @@
+# Helpers that every part of the course builds with.
+#
+#   streamlab_add_test_executable(NAME SOURCES ... [GPU] [TIMEOUT s] [LABELS ...])
+#       A GoogleTest executable for common/ or tools; its tests are discovered
+#       when ctest runs (one process per test, and the build needs no GPU).
+#
+#   streamlab_add_lab(NUMBER NN TOPIC topic STUDENT_SOURCES ... PROGRAM src
+#                     TEST_SOURCE src TESTS Suite.Name gpu|cpu POINTS ...)
+#       One lab, built twice: against its starter (labs/NN-topic) and against
+#       its solution (solutions/NN-topic). See labs/README-for-authors.
+
+# Where the starter sources are read from. The grader points this at a
+# student's submission; everything else (tests, points, CMake) stays the course's.
+set(STREAMLAB_STARTER_ROOT "${PROJECT_SOURCE_DIR}/labs" CACHE PATH
+    "Folder holding the NN-topic folders whose starter sources are built")
+set(STREAMLAB_SOLUTION_ROOT "${PROJECT_SOURCE_DIR}/solutions" CACHE PATH
+    "Folder holding the NN-topic solution folders")
+
+# GoogleTest prints "[  SKIPPED ]" for GTEST_SKIP(); without this ctest would count it as passed.
+set(STREAMLAB_SKIP_REGEX "\\[  SKIPPED \\]")
+set(STREAMLAB_DEFAULT_TIMEOUT 120)
+
+function(streamlab_add_test_executable name)
+  cmake_parse_arguments(PARSE_ARGV 1 arg "GPU" "TIMEOUT" "SOURCES;LABELS;LIBRARIES")
+  if(NOT arg_TIMEOUT)
+    set(arg_TIMEOUT ${STREAMLAB_DEFAULT_TIMEOUT})
+  endif()
+  add_executable(${name} ${arg_SOURCES})
+  target_link_libraries(${name} PRIVATE streamlab streamlab_testing GTest::gtest_main ${arg_LIBRARIES})
+  set(properties LABELS "${arg_LABELS};cpu" TIMEOUT ${arg_TIMEOUT})
+  if(arg_GPU)
+    # GPU tests share one lock: they must never run at the same time, or their
+    # timelines and timings would mix.
+    set(properties LABELS "${arg_LABELS};gpu" TIMEOUT ${arg_TIMEOUT} RESOURCE_LOCK gpu)
+  endif()
+  gtest_discover_tests(${name}
+    DISCOVERY_MODE PRE_TEST
+    DISCOVERY_TIMEOUT 60
+    PROPERTIES ${properties} SKIP_REGULAR_EXPRESSION "${STREAMLAB_SKIP_REGEX}")
+endfunction()
+
+function(streamlab_add_lab)
+  cmake_parse_arguments(PARSE_ARGV 0 arg "" "NUMBER;TOPIC;PROGRAM;TEST_SOURCE;TIMEOUT"
+                        "STUDENT_SOURCES;TESTS")
+  set(lab "lab${arg_NUMBER}")
+  set(folder "${arg_NUMBER}-${arg_TOPIC}")
+  set(lab_dir "${PROJECT_SOURCE_DIR}/labs/${folder}")
+  if(NOT arg_TIMEOUT)
+    set(arg_TIMEOUT ${STREAMLAB_DEFAULT_TIMEOUT})
+  endif()
+
+  # TESTS is a flat list of triples: Suite.Name  gpu|cpu  points
+  list(LENGTH arg_TESTS n_items)
+  math(EXPR n_rem "${n_items} % 3")
+  if(NOT n_rem EQUAL 0)
+    message(FATAL_ERROR "${lab}: TESTS must be triples 'Suite.Name gpu|cpu points'")
+  endif()
+
+  foreach(variant IN ITEMS starter solution)
+    if(variant STREQUAL "starter")
+      set(source_dir "${STREAMLAB_STARTER_ROOT}/${folder}")
+    else()
+      set(source_dir "${STREAMLAB_SOLUTION_ROOT}/${folder}")
+    endif()
+    set(student_files "")
+    foreach(file IN LISTS arg_STUDENT_SOURCES)
+      list(APPEND student_files "${source_dir}/${file}")
+    endforeach()
+
+    # The student's code (or the solution), as a library the program and the tests link.
+    add_library(${lab}_${variant} STATIC ${student_files})
+    target_include_directories(${lab}_${variant} PUBLIC "${lab_dir}")
+    target_link_libraries(${lab}_${variant} PUBLIC streamlab)
+
+    add_executable(${lab}_${variant}_run "${lab_dir}/${arg_PROGRAM}")
+    target_link_libraries(${lab}_${variant}_run PRIVATE ${lab}_${variant})
+
+    set(test_exe ${lab}_${variant}_test)
+    add_executable(${test_exe} "${lab_dir}/${arg_TEST_SOURCE}")
+    target_link_libraries(${test_exe} PRIVATE ${lab}_${variant} streamlab_testing GTest::gtest_main)
+
+    # One ctest test per graded test, so each carries its own points label.
+    set(declared "")
+    set(index 0)
+    while(index LESS n_items)
+      list(GET arg_TESTS ${index} test_name)
+      math(EXPR i1 "${index} + 1")
+      math(EXPR i2 "${index} + 2")
+      list(GET arg_TESTS ${i1} device)
+      list(GET arg_TESTS ${i2} points)
+      set(ctest_name "${lab}.${variant}.${test_name}")
+      add_test(NAME ${ctest_name}
+               COMMAND ${test_exe} --gtest_filter=${test_name} --gtest_brief=0)
+      set(properties
+          LABELS "${lab};${variant};${device};pts:${points}"
+          TIMEOUT ${arg_TIMEOUT}
+          SKIP_REGULAR_EXPRESSION "${STREAMLAB_SKIP_REGEX}"
+          # A filter that matches nothing must fail, not pass.
+          FAIL_REGULAR_EXPRESSION "0 tests from 0 test suites ran")
+      if(device STREQUAL "gpu")
+        list(APPEND properties RESOURCE_LOCK gpu)
+      endif()
+      set_tests_properties(${ctest_name} PROPERTIES ${properties})
+      list(APPEND declared ${test_name})
+      math(EXPR index "${index} + 3")
+    endwhile()
+
+    # Every test in the source must be declared above (and so carry points).
+    add_test(NAME ${lab}.${variant}.all_tests_declared
+             COMMAND ${CMAKE_COMMAND} -DEXE=$<TARGET_FILE:${test_exe}> "-DDECLARED=${declared}"
+                     -P "${PROJECT_SOURCE_DIR}/cmake/check_declared_tests.cmake")
+    set_tests_properties(${lab}.${variant}.all_tests_declared PROPERTIES
+        LABELS "${lab};${variant};cpu;pts:0" TIMEOUT 60)
+  endforeach()
+endfunction()

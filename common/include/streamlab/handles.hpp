@@ -1,0 +1,266 @@
+/// @file handles.hpp
+/// @brief Owning, move-only handles for CUDA streams, events and memory.
+///
+/// Each handle frees what it owns when it goes out of scope, so an exception
+/// thrown half-way through a lab leaks nothing. Handles cannot be copied (two
+/// owners would free twice) but can be moved. A default-constructed or
+/// moved-from handle owns nothing and touches no device.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <utility>
+
+#include "streamlab/check.hpp"
+
+namespace streamlab {
+
+/// A stream created with `cudaStreamCreateWithFlags`.
+class Stream {
+public:
+    /// Owns nothing.
+    Stream() noexcept = default;
+    /// Creates a stream. `cudaStreamDefault` streams are *blocking*: they
+    /// synchronize with the legacy NULL stream. `cudaStreamNonBlocking` ones do not.
+    explicit Stream(unsigned int flags) { SL_CHECK(cudaStreamCreateWithFlags(&stream_, flags)); }
+    ~Stream() { reset(); }
+    Stream(Stream&& other) noexcept : stream_(std::exchange(other.stream_, nullptr)) {}
+    Stream& operator=(Stream&& other) noexcept {
+        if (this != &other) {
+            reset();
+            stream_ = std::exchange(other.stream_, nullptr);
+        }
+        return *this;
+    }
+    Stream(const Stream&) = delete;
+    Stream& operator=(const Stream&) = delete;
+
+    /// The raw stream, for CUDA calls. Null when empty (which CUDA reads as the NULL stream!).
+    [[nodiscard]] cudaStream_t get() const noexcept { return stream_; }
+    /// Whether the handle owns a stream.
+    [[nodiscard]] explicit operator bool() const noexcept { return stream_ != nullptr; }
+    /// Blocks the host until all work queued in this stream has finished.
+    void synchronize() const { SL_CHECK(cudaStreamSynchronize(stream_)); }
+    /// Destroys the stream now (if any); the handle then owns nothing.
+    void reset() noexcept {
+        if (stream_ != nullptr) {
+            SL_CHECK_NOEXCEPT(cudaStreamDestroy(stream_));
+            stream_ = nullptr;
+        }
+    }
+
+private:
+    cudaStream_t stream_ = nullptr;
+};
+
+/// An event created with `cudaEventCreateWithFlags`.
+class Event {
+public:
+    /// Owns nothing.
+    Event() noexcept = default;
+    /// Creates an event; `cudaEventDefault` records timing, `cudaEventDisableTiming` does not.
+    explicit Event(unsigned int flags) { SL_CHECK(cudaEventCreateWithFlags(&event_, flags)); }
+    ~Event() { reset(); }
+    Event(Event&& other) noexcept : event_(std::exchange(other.event_, nullptr)) {}
+    Event& operator=(Event&& other) noexcept {
+        if (this != &other) {
+            reset();
+            event_ = std::exchange(other.event_, nullptr);
+        }
+        return *this;
+    }
+    Event(const Event&) = delete;
+    Event& operator=(const Event&) = delete;
+
+    /// The raw event, for CUDA calls.
+    [[nodiscard]] cudaEvent_t get() const noexcept { return event_; }
+    /// Whether the handle owns an event.
+    [[nodiscard]] explicit operator bool() const noexcept { return event_ != nullptr; }
+    /// Records the event in `stream` (the NULL stream by default).
+    void record(cudaStream_t stream = nullptr) const { SL_CHECK(cudaEventRecord(event_, stream)); }
+    /// Blocks the host until the event has happened.
+    void synchronize() const { SL_CHECK(cudaEventSynchronize(event_)); }
+    /// Destroys the event now (if any).
+    void reset() noexcept {
+        if (event_ != nullptr) {
+            SL_CHECK_NOEXCEPT(cudaEventDestroy(event_));
+            event_ = nullptr;
+        }
+    }
+
+private:
+    cudaEvent_t event_ = nullptr;
+};
+
+/// Milliseconds between two recorded events (both must have completed).
+[[nodiscard]] inline float elapsed_ms(const Event& start, const Event& stop) {
+    float ms = 0.0F;
+    SL_CHECK(cudaEventElapsedTime(&ms, start.get(), stop.get()));
+    return ms;
+}
+
+namespace detail {
+/// The memory shared by all buffer handles: a typed pointer and a count that
+/// a `Free` policy releases. The policies below hold the CUDA calls.
+template <typename T, typename Free>
+class Buffer {
+public:
+    Buffer() noexcept = default;
+    ~Buffer() { reset(); }
+    Buffer(Buffer&& other) noexcept
+        : data_(std::exchange(other.data_, nullptr)),
+          count_(std::exchange(other.count_, 0)),
+          free_(std::move(other.free_)) {}
+    Buffer& operator=(Buffer&& other) noexcept {
+        if (this != &other) {
+            reset();
+            data_ = std::exchange(other.data_, nullptr);
+            count_ = std::exchange(other.count_, 0);
+            free_ = std::move(other.free_);
+        }
+        return *this;
+    }
+    Buffer(const Buffer&) = delete;
+    Buffer& operator=(const Buffer&) = delete;
+
+    /// First element.
+    [[nodiscard]] T* data() const noexcept { return data_; }
+    /// Number of elements.
+    [[nodiscard]] std::size_t size() const noexcept { return count_; }
+    /// Size in bytes.
+    [[nodiscard]] std::size_t bytes() const noexcept { return count_ * sizeof(T); }
+    /// Whether the handle owns memory.
+    [[nodiscard]] explicit operator bool() const noexcept { return data_ != nullptr; }
+    /// Releases the memory now (if any).
+    void reset() noexcept {
+        if (data_ != nullptr) {
+            free_(data_);
+            data_ = nullptr;
+            count_ = 0;
+        }
+    }
+
+protected:
+    Buffer(T* data, std::size_t count, Free free) noexcept : data_(data), count_(count), free_(std::move(free)) {}
+
+private:
+    T* data_ = nullptr;
+    std::size_t count_ = 0;
+    Free free_{};
+};
+
+/// Releases memory from cudaMallocHost.
+struct FreeHost {
+    void operator()(void* p) const noexcept { SL_CHECK_NOEXCEPT(cudaFreeHost(p)); }
+};
+/// Releases memory from cudaMalloc.
+struct FreeDevice {
+    void operator()(void* p) const noexcept { SL_CHECK_NOEXCEPT(cudaFree(p)); }
+};
+/// Releases memory from cudaMallocAsync, in the stream it belongs to.
+struct FreeDeviceAsync {
+    cudaStream_t stream = nullptr;  ///< The stream the free is ordered in.
+    void operator()(void* p) const noexcept { SL_CHECK_NOEXCEPT(cudaFreeAsync(p, stream)); }
+};
+}  // namespace detail
+
+/// Page-locked (pinned) host memory from `cudaMallocHost`: the copy engines
+/// read and write it directly, so copies from it are fast and can overlap.
+template <typename T>
+class PinnedBuffer : public detail::Buffer<T, detail::FreeHost> {
+public:
+    /// Owns nothing.
+    PinnedBuffer() noexcept = default;
+    /// Allocates `count` elements of pinned host memory (uninitialised).
+    explicit PinnedBuffer(std::size_t count)
+        : detail::Buffer<T, detail::FreeHost>(allocate(count), count, {}) {}
+
+    /// Element access on the host.
+    T& operator[](std::size_t i) const noexcept { return this->data()[i]; }
+
+private:
+    static T* allocate(std::size_t count) {
+        void* p = nullptr;
+        SL_CHECK(cudaMallocHost(&p, count * sizeof(T)));
+        return static_cast<T*>(p);
+    }
+};
+
+/// Device memory from `cudaMalloc`.
+template <typename T>
+class DeviceBuffer : public detail::Buffer<T, detail::FreeDevice> {
+public:
+    /// Owns nothing.
+    DeviceBuffer() noexcept = default;
+    /// Allocates `count` elements of device memory (uninitialised).
+    explicit DeviceBuffer(std::size_t count)
+        : detail::Buffer<T, detail::FreeDevice>(allocate(count), count, {}) {}
+
+private:
+    static T* allocate(std::size_t count) {
+        void* p = nullptr;
+        SL_CHECK(cudaMalloc(&p, count * sizeof(T)));
+        return static_cast<T*>(p);
+    }
+};
+
+/// Device memory from the stream-ordered allocator (`cudaMallocAsync`): the
+/// allocation and the free are queued in a stream like any other work.
+/// This is *device* memory; it pins nothing on the host.
+template <typename T>
+class StreamOrderedBuffer : public detail::Buffer<T, detail::FreeDeviceAsync> {
+public:
+    /// Owns nothing.
+    StreamOrderedBuffer() noexcept = default;
+    /// Queues an allocation of `count` elements in `stream`; the free is queued there too.
+    StreamOrderedBuffer(std::size_t count, cudaStream_t stream)
+        : detail::Buffer<T, detail::FreeDeviceAsync>(allocate(count, stream), count,
+                                                     detail::FreeDeviceAsync{stream}) {}
+
+private:
+    static T* allocate(std::size_t count, cudaStream_t stream) {
+        void* p = nullptr;
+        SL_CHECK(cudaMallocAsync(&p, count * sizeof(T), stream));
+        return static_cast<T*>(p);
+    }
+};
+
+/// Page-locks an existing host range with `cudaHostRegister` for as long as
+/// the handle lives (`cudaHostUnregister` on destruction).
+class HostRegistration {
+public:
+    /// Owns nothing.
+    HostRegistration() noexcept = default;
+    /// Pins `bytes` bytes at `data` (flags: `cudaHostRegisterDefault` usually).
+    HostRegistration(void* data, std::size_t bytes, unsigned int flags = cudaHostRegisterDefault) {
+        SL_CHECK(cudaHostRegister(data, bytes, flags));
+        data_ = data;
+    }
+    ~HostRegistration() { reset(); }
+    HostRegistration(HostRegistration&& other) noexcept : data_(std::exchange(other.data_, nullptr)) {}
+    HostRegistration& operator=(HostRegistration&& other) noexcept {
+        if (this != &other) {
+            reset();
+            data_ = std::exchange(other.data_, nullptr);
+        }
+        return *this;
+    }
+    HostRegistration(const HostRegistration&) = delete;
+    HostRegistration& operator=(const HostRegistration&) = delete;
+
+    /// Whether a range is registered.
+    [[nodiscard]] explicit operator bool() const noexcept { return data_ != nullptr; }
+    /// Unregisters now (if registered).
+    void reset() noexcept {
+        if (data_ != nullptr) {
+            SL_CHECK_NOEXCEPT(cudaHostUnregister(data_));
+            data_ = nullptr;
+        }
+    }
+
+private:
+    void* data_ = nullptr;
+};
+
+}  // namespace streamlab

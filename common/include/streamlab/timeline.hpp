@@ -1,0 +1,67 @@
+/// @file timeline.hpp
+/// @brief What the GPU did, as recorded: operations, host marks, and the trace they form.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "streamlab/device.hpp"
+
+namespace streamlab {
+
+/// The kind of work a device operation did.
+enum class OpKind { Kernel, MemcpyH2D, MemcpyD2H, MemcpyD2D, MemcpyOther, Memset };
+
+/// Where the host side of a copy lived. Pinned memory is what lets a copy overlap.
+enum class HostMemory { NotApplicable, Pageable, Pinned, Managed, Device, Unknown };
+
+/// Which stream an operation went to.
+enum class StreamKind {
+    Created,           ///< A stream the program created.
+    LegacyNull,        ///< The legacy NULL stream (stream 0 without per-thread default streams).
+    PerThreadDefault,  ///< The per-thread default stream (`--default-stream per-thread`).
+};
+
+/// One operation the GPU ran, with the GPU's own timestamps.
+struct DeviceOp {
+    OpKind kind = OpKind::Kernel;       ///< What it did.
+    std::string name;                   ///< Kernel name (demangled) or "H2D", "D2H", ...
+    std::string label;                  ///< The lab's name for it (e.g. chunk "1"), or empty.
+    std::uint32_t stream_id = 0;        ///< CUPTI's stream id.
+    StreamKind stream_kind = StreamKind::Created;  ///< NULL, per-thread default or created.
+    std::uint64_t start_ns = 0;         ///< Start, ns, on the trace's clock.
+    std::uint64_t end_ns = 0;           ///< End, ns, on the trace's clock.
+    std::uint64_t bytes = 0;            ///< Bytes moved or set (0 for kernels).
+    HostMemory host_memory = HostMemory::NotApplicable;  ///< For copies: the host buffer's kind.
+    std::uint32_t correlation_id = 0;   ///< Ties the op to the API call that issued it.
+
+    /// Duration in ns.
+    [[nodiscard]] std::uint64_t duration_ns() const { return end_ns - start_ns; }
+};
+
+/// An instant the host recorded on the same clock as the device operations.
+struct HostMark {
+    std::string name;         ///< What happened, e.g. "launches returned".
+    std::uint64_t time_ns = 0;  ///< When, ns, on the trace's clock.
+};
+
+/// A recorded timeline: everything a grader or a plot needs.
+struct Timeline {
+    std::vector<DeviceOp> ops;      ///< Device operations, sorted by start.
+    std::vector<HostMark> marks;    ///< Host marks, sorted by time.
+    DeviceFacts device;             ///< The device it ran on.
+    std::string program;            ///< What was recorded.
+    std::string date;               ///< UTC ISO 8601 time of recording.
+    std::uint64_t origin_ns = 0;    ///< Clock value that times are relative to.
+    std::uint64_t dropped_records = 0;  ///< Records dropped for zero timestamps.
+};
+
+/// Short name of an op kind as the trace file spells it ("kernel", "memcpy_h2d", ...).
+[[nodiscard]] const char* to_string(OpKind kind);
+/// Host memory kind as the trace file spells it ("pinned", "pageable", ...).
+[[nodiscard]] const char* to_string(HostMemory memory);
+/// Stream kind as the trace file spells it ("created", "legacy_null", "per_thread_default").
+[[nodiscard]] const char* to_string(StreamKind kind);
+
+}  // namespace streamlab

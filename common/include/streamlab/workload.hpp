@@ -1,0 +1,62 @@
+/// @file workload.hpp
+/// @brief The kernel every lab runs, its CPU reference, and result checks.
+///
+/// The kernel rotates the point (x, 0) by a fixed angle `iterations` times and
+/// writes the sum of its coordinates. The result is proportional to the input,
+/// element by element, so a chunk that was never copied or an offset that is
+/// wrong shows up; and `iterations` sets the arithmetic per element, so kernel
+/// time can be made comparable to copy time.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace streamlab {
+
+/// Queues the workload kernel: `out[i] = f(in[i], iterations)` for i < n, in `stream`.
+/// `max_blocks` (0 = enough for the whole array) caps the grid, so a kernel can
+/// leave room on the GPU for kernels of other streams. Throws CudaError if the launch fails.
+void launch_workload(const float* in, float* out, std::size_t n, int iterations,
+                     cudaStream_t stream, int max_blocks = 0);
+
+/// The CPU reference: what the kernel computes for one element.
+[[nodiscard]] float workload_reference(float x, int iterations);
+
+/// Fills `data` with values in [-1, -0.25] and [0.25, 1], different for every
+/// element and every seed: never zeros.
+void fill_input(float* data, std::size_t n, std::uint32_t seed = 1);
+
+/// Fills `data` with a NaN poison, so an element nobody wrote fails every check.
+void fill_poison(float* data, std::size_t n);
+
+/// The outcome of comparing kernel output with the CPU reference.
+struct ResultCheck {
+    bool ok = true;               ///< All compared elements matched.
+    std::size_t compared = 0;     ///< Elements compared.
+    std::size_t mismatches = 0;   ///< Elements that did not match.
+    std::size_t first_bad = 0;    ///< Index of the first mismatch (when !ok).
+    float expected = 0.0F;        ///< Reference value there.
+    float actual = 0.0F;          ///< Output value there.
+    /// One line for a student: "all 1048576 elements match" or where it went wrong.
+    [[nodiscard]] std::string message() const;
+};
+
+/// Compares `out` with the reference for `in`. Every element is compared when
+/// that is cheap; otherwise a dense sample that includes the first and last
+/// element of each of `chunks` equal chunks (so a missing chunk is always caught).
+[[nodiscard]] ResultCheck check_workload_output(const float* in, const float* out, std::size_t n,
+                                                int iterations, int chunks = 1);
+
+/// The elements [offset, offset + count) of one chunk, when `n` elements are
+/// split into nearly equal chunks (the last may be shorter).
+struct ChunkRange {
+    std::size_t offset = 0;  ///< First element.
+    std::size_t count = 0;   ///< Elements.
+};
+/// The range of chunk `index` of `chunks` over `n` elements.
+[[nodiscard]] ChunkRange chunk_range(std::size_t n, int chunks, int index);
+
+}  // namespace streamlab

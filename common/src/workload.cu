@@ -1,0 +1,130 @@
+#include "streamlab/workload.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+
+#include "streamlab/check.hpp"
+
+namespace streamlab {
+namespace {
+
+// One rotation step by ~0.1 rad. Both the kernel and the CPU reference use
+// these exact single-precision constants, so they agree to rounding.
+constexpr float kCos = 0.99500417F;
+constexpr float kSin = 0.09983342F;
+
+__host__ __device__ inline float rotate_and_sum(float x, int iterations) {
+    float a = x;
+    float b = 0.0F;
+    for (int i = 0; i < iterations; ++i) {
+        const float next_a = a * kCos - b * kSin;
+        const float next_b = a * kSin + b * kCos;
+        a = next_a;
+        b = next_b;
+    }
+    return a + b;
+}
+
+__global__ void workload_kernel(const float* in, float* out, std::size_t n, int iterations) {
+    // Grid-stride loop: any grid size covers the whole array.
+    const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+    for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+         i += stride) {
+        out[i] = rotate_and_sum(in[i], iterations);
+    }
+}
+
+constexpr int kThreadsPerBlock = 256;
+
+}  // namespace
+
+void launch_workload(const float* in, float* out, std::size_t n, int iterations, cudaStream_t stream,
+                     int max_blocks) {
+    if (n == 0) {
+        return;
+    }
+    const std::size_t needed = (n + kThreadsPerBlock - 1) / kThreadsPerBlock;
+    std::size_t blocks = std::min<std::size_t>(needed, 1U << 30);
+    if (max_blocks > 0) {
+        blocks = std::min<std::size_t>(blocks, static_cast<std::size_t>(max_blocks));
+    }
+    workload_kernel<<<static_cast<unsigned int>(blocks), kThreadsPerBlock, 0, stream>>>(in, out, n,
+                                                                                     iterations);
+    SL_CHECK_LAUNCH();
+}
+
+float workload_reference(float x, int iterations) { return rotate_and_sum(x, iterations); }
+
+void fill_input(float* data, std::size_t n, std::uint32_t seed) {
+    for (std::size_t i = 0; i < n; ++i) {
+        // A cheap integer hash of (i, seed) mapped to [0.25, 1], with a sign.
+        std::uint32_t h = static_cast<std::uint32_t>(i) * 2654435761U ^ (seed * 0x9E3779B9U);
+        h ^= h >> 16;
+        h *= 0x85EBCA6BU;
+        h ^= h >> 13;
+        const float magnitude = 0.25F + 0.75F * static_cast<float>(h & 0xFFFFU) / 65535.0F;
+        data[i] = (h & 0x10000U) != 0 ? magnitude : -magnitude;
+    }
+}
+
+void fill_poison(float* data, std::size_t n) {
+    std::fill(data, data + n, std::numeric_limits<float>::quiet_NaN());
+}
+
+std::string ResultCheck::message() const {
+    if (ok) {
+        return "all " + std::to_string(compared) + " compared elements match the CPU reference";
+    }
+    char line[256];
+    std::snprintf(line, sizeof line, "%zu of %zu compared elements differ; first at index %zu: expected %g, got %g",
+                  mismatches, compared, first_bad, static_cast<double>(expected), static_cast<double>(actual));
+    return line;
+}
+
+ChunkRange chunk_range(std::size_t n, int chunks, int index) {
+    const std::size_t per_chunk = (n + static_cast<std::size_t>(chunks) - 1) / static_cast<std::size_t>(chunks);
+    const std::size_t offset = std::min(n, per_chunk * static_cast<std::size_t>(index));
+    return {offset, std::min(per_chunk, n - offset)};
+}
+
+ResultCheck check_workload_output(const float* in, const float* out, std::size_t n, int iterations,
+                                  int chunks) {
+    ResultCheck result;
+    auto compare = [&](std::size_t i) {
+        const float expected = workload_reference(in[i], iterations);
+        ++result.compared;
+        // Rounding grows with the number of steps; |x| <= 1 bounds the values.
+        const float tolerance = 1e-5F * static_cast<float>(iterations + 10);
+        if (!(std::fabs(out[i] - expected) <= tolerance)) {  // NaN poison fails here
+            if (result.ok) {
+                result.first_bad = i;
+                result.expected = expected;
+                result.actual = out[i];
+            }
+            result.ok = false;
+            ++result.mismatches;
+        }
+    };
+    // Every element when the CPU can afford it, else a dense stride.
+    constexpr double kBudget = 4e8;  // rotation steps the check may spend
+    const double cost = static_cast<double>(n) * std::max(iterations, 1);
+    const std::size_t stride = cost <= kBudget ? 1 : static_cast<std::size_t>(std::ceil(cost / kBudget));
+    for (std::size_t i = 0; i < n; i += stride) {
+        compare(i);
+    }
+    for (int c = 0; c < std::max(chunks, 1); ++c) {
+        const ChunkRange range = chunk_range(n, std::max(chunks, 1), c);
+        if (range.count > 0) {
+            compare(range.offset);
+            compare(range.offset + range.count - 1);
+        }
+    }
+    if (n > 0) {
+        compare(n - 1);
+    }
+    return result;
+}
+
+}  // namespace streamlab
