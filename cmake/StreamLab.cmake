@@ -1,6 +1,6 @@
 # Helpers that every part of the course builds with.
 #
-#   streamlab_add_test_executable(NAME SOURCES ... [GPU] [TIMEOUT s] [LABELS ...])
+#   streamlab_add_test_executable(NAME SOURCES ... [GPU] [TIMEOUT s] [LIBRARIES ...])
 #       A GoogleTest executable for common/ or tools; its tests are discovered
 #       when ctest runs (one process per test, and the build needs no GPU).
 #
@@ -21,22 +21,29 @@ set(STREAMLAB_SKIP_REGEX "\\[  SKIPPED \\]")
 set(STREAMLAB_DEFAULT_TIMEOUT 120)
 
 function(streamlab_add_test_executable name)
-  cmake_parse_arguments(PARSE_ARGV 1 arg "GPU" "TIMEOUT" "SOURCES;LABELS;LIBRARIES")
+  cmake_parse_arguments(PARSE_ARGV 1 arg "GPU" "TIMEOUT" "SOURCES;LIBRARIES")
   if(NOT arg_TIMEOUT)
     set(arg_TIMEOUT ${STREAMLAB_DEFAULT_TIMEOUT})
   endif()
   add_executable(${name} ${arg_SOURCES})
   target_link_libraries(${name} PRIVATE streamlab streamlab_testing GTest::gtest_main ${arg_LIBRARIES})
-  set(properties LABELS "${arg_LABELS};cpu" TIMEOUT ${arg_TIMEOUT})
   if(arg_GPU)
     # GPU tests share one lock: they must never run at the same time, or their
     # timelines and timings would mix.
-    set(properties LABELS "${arg_LABELS};gpu" TIMEOUT ${arg_TIMEOUT} RESOURCE_LOCK gpu)
+    set(lock RESOURCE_LOCK gpu)
+    set(kind gpu)
+  else()
+    set(lock "")
+    set(kind cpu)
   endif()
+  # gtest_discover_tests cannot forward a list-valued property, so a test
+  # executable gets one label here (gpu or cpu); the folder's LABELS
+  # directory property adds the rest (e.g. "common").
   gtest_discover_tests(${name}
     DISCOVERY_MODE PRE_TEST
     DISCOVERY_TIMEOUT 60
-    PROPERTIES ${properties} SKIP_REGULAR_EXPRESSION "${STREAMLAB_SKIP_REGEX}")
+    PROPERTIES LABELS ${kind} TIMEOUT ${arg_TIMEOUT} ${lock}
+               SKIP_REGULAR_EXPRESSION "${STREAMLAB_SKIP_REGEX}")
 endfunction()
 
 function(streamlab_add_lab)
@@ -91,16 +98,15 @@ function(streamlab_add_lab)
       set(ctest_name "${lab}.${variant}.${test_name}")
       add_test(NAME ${ctest_name}
                COMMAND ${test_exe} --gtest_filter=${test_name} --gtest_brief=0)
-      set(properties
+      set_tests_properties(${ctest_name} PROPERTIES
           LABELS "${lab};${variant};${device};pts:${points}"
           TIMEOUT ${arg_TIMEOUT}
           SKIP_REGULAR_EXPRESSION "${STREAMLAB_SKIP_REGEX}"
           # A filter that matches nothing must fail, not pass.
           FAIL_REGULAR_EXPRESSION "0 tests from 0 test suites ran")
       if(device STREQUAL "gpu")
-        list(APPEND properties RESOURCE_LOCK gpu)
+        set_tests_properties(${ctest_name} PROPERTIES RESOURCE_LOCK gpu)
       endif()
-      set_tests_properties(${ctest_name} PROPERTIES ${properties})
       list(APPEND declared ${test_name})
       math(EXPR index "${index} + 3")
     endwhile()

@@ -23,8 +23,14 @@ GpuPresence query_gpu_presence() noexcept {
     const cudaError_t status = cudaGetDeviceCount(&presence.device_count);
     if (status != cudaSuccess) {
         presence.device_count = 0;
-        presence.reason = std::string("no usable CUDA device: ") + cudaGetErrorName(status) + " (" +
-                          cudaGetErrorString(status) + ")";
+        const std::string detail = std::string(cudaGetErrorName(status)) + " (" + cudaGetErrorString(status) + ")";
+        if (status == cudaErrorNoDevice) {
+            presence.reason = "no CUDA device found: " + detail;
+        } else if (status == cudaErrorInsufficientDriver) {
+            presence.reason = "no NVIDIA driver, or one older than this CUDA runtime: " + detail;
+        } else {
+            presence.reason = "no usable CUDA device: " + detail;
+        }
         cudaGetLastError();  // clear the sticky-free error so later checks start clean
         return presence;
     }

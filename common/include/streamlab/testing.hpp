@@ -7,6 +7,7 @@
 #include <string>
 
 #include "streamlab/device.hpp"
+#include "streamlab/tracer.hpp"
 
 namespace streamlab::grading {
 
@@ -28,4 +29,20 @@ void report_hint(const std::string& hint);
         if (!sl_presence.available) {                                                \
             GTEST_SKIP() << "needs a GPU: " << sl_presence.reason;                  \
         }                                                                            \
+    } while (false)
+
+/// Records the GPU's timeline while the lambda (`...`) runs and assigns it to
+/// `timeline_var` (an existing streamlab::Timeline). Skips the current test,
+/// with the reason, when there is no GPU or the timeline cannot be recorded
+/// (under Nsight Systems or compute-sanitizer, say): never a zero score.
+/// Like GTEST_SKIP(), it returns from the function it is used in. The lambda is
+/// taken as `...` so that commas in its body (`std::array<int, 3>`) are harmless.
+#define SL_RECORD_TIMELINE(timeline_var, program, ...)                                 \
+    do {                                                                               \
+        SL_REQUIRE_GPU();                                                              \
+        try {                                                                          \
+            (timeline_var) = ::streamlab::record_timeline((program), __VA_ARGS__);     \
+        } catch (const ::streamlab::TimelineUnavailable& sl_unavailable) {             \
+            GTEST_SKIP() << sl_unavailable.what();                                     \
+        }                                                                              \
     } while (false)

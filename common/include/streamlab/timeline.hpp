@@ -3,6 +3,8 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -55,6 +57,10 @@ struct Timeline {
     std::string date;               ///< UTC ISO 8601 time of recording.
     std::uint64_t origin_ns = 0;    ///< Clock value that times are relative to.
     std::uint64_t dropped_records = 0;  ///< Records dropped for zero timestamps.
+    /// How often each CUDA runtime function was called while recording, by
+    /// name without version suffix ("cudaStreamCreateWithFlags": 4), as CUPTI's
+    /// callbacks saw the calls.
+    std::map<std::string, std::uint64_t> api_calls;
 };
 
 /// Short name of an op kind as the trace file spells it ("kernel", "memcpy_h2d", ...).
@@ -63,5 +69,26 @@ struct Timeline {
 [[nodiscard]] const char* to_string(HostMemory memory);
 /// Stream kind as the trace file spells it ("created", "legacy_null", "per_thread_default").
 [[nodiscard]] const char* to_string(StreamKind kind);
+
+/// The op kind a trace file spelling names (the inverse of to_string).
+/// Throws streamlab::TraceFormatError (trace_file.hpp) for an unknown spelling.
+[[nodiscard]] OpKind op_kind_from_string(const std::string& text);
+/// The host memory kind a trace file spelling names (the inverse of to_string).
+/// Throws streamlab::TraceFormatError (trace_file.hpp) for an unknown spelling.
+[[nodiscard]] HostMemory host_memory_from_string(const std::string& text);
+/// The stream kind a trace file spelling names (the inverse of to_string).
+/// Throws streamlab::TraceFormatError (trace_file.hpp) for an unknown spelling.
+[[nodiscard]] StreamKind stream_kind_from_string(const std::string& text);
+
+/// How many calls of any of the runtime functions `names` the timeline saw.
+[[nodiscard]] inline std::uint64_t count_api_calls(const Timeline& timeline,
+                                                   std::initializer_list<const char*> names) {
+    std::uint64_t total = 0;
+    for (const char* name : names) {
+        const auto found = timeline.api_calls.find(name);
+        total += found == timeline.api_calls.end() ? 0 : found->second;
+    }
+    return total;
+}
 
 }  // namespace streamlab

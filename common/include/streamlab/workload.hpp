@@ -60,3 +60,19 @@ struct ChunkRange {
 [[nodiscard]] ChunkRange chunk_range(std::size_t n, int chunks, int index);
 
 }  // namespace streamlab
+
+namespace streamlab {
+
+/// Times one workload kernel over `n` elements (device memory of its own, a
+/// warm-up launch first), in ms, measured with events. Needs a GPU.
+[[nodiscard]] double measure_kernel_ms(std::size_t n, int iterations, int max_blocks = 0);
+
+/// The iteration count that makes one workload kernel over `n` elements take
+/// about `target_ms` on this device (at least 1). Used to make kernel time
+/// comparable to copy time, whatever the GPU.
+[[nodiscard]] int iterations_for_kernel_ms(std::size_t n, double target_ms, int max_blocks = 0);
+
+/// Times one pinned host-to-device copy of `bytes`, in ms (a warm-up copy first). Needs a GPU.
+[[nodiscard]] double measure_h2d_ms(std::size_t bytes);
+
+}  // namespace streamlab

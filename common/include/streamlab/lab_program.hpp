@@ -1,0 +1,29 @@
+/// @file lab_program.hpp
+/// @brief What every lab's program shares: options, error reporting, the timeline summary.
+#pragma once
+
+#include <functional>
+#include <string>
+
+#include "streamlab/timeline.hpp"
+
+namespace streamlab {
+
+/// Command-line options every lab program accepts.
+struct LabOptions {
+    std::string trace_path;  ///< `--trace PATH`: where to write the main timeline (empty: none).
+};
+
+/// Runs a lab program's `body`: reads the options (`--trace PATH`, `--help`),
+/// says clearly when there is no GPU, and turns any exception into one line on
+/// stderr. Returns the process exit status (0 ok, 1 failure, 2 bad usage).
+int run_lab_program(int argc, char** argv, const std::string& description,
+                    const std::function<int(const LabOptions&)>& body);
+
+/// Prints the timeline's key numbers (makespan, busy time per unit, overlaps,
+/// streams) under `title`, and writes the trace when the options ask for one.
+/// `variant` (e.g. "nonblocking") is added to the trace file's name.
+void report_timeline(const Timeline& timeline, const std::string& title, const LabOptions& options,
+                     const std::string& variant = "");
+
+}  // namespace streamlab

@@ -1,0 +1,116 @@
+/// @file tracer.hpp
+/// @brief Recording what the GPU did, from the GPU's own records (CUPTI's Activity API).
+///
+/// A Tracer asks CUPTI for one record per kernel (CONCURRENT_KERNEL, never
+/// KERNEL, which would serialize kernels), per memcpy and per memset. Each
+/// record carries the stream, the start and end the GPU stamped, the bytes and,
+/// for copies, whether the host memory was pageable or pinned. `finish()` turns
+/// them into a Timeline:
+///
+/// @code
+/// streamlab::Timeline timeline = streamlab::record_timeline("lab05", [&] {
+///     for (int i = 0; i < 3; ++i) {
+///         streamlab::OpLabel label(std::to_string(i));  // ops below carry "0", "1", "2"
+///         cudaMemcpyAsync(...);  launch_workload(...);  cudaMemcpyAsync(...);
+///     }
+///     streamlab::host_mark("launches returned");
+/// });
+/// @endcode
+#pragma once
+
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+#include "streamlab/timeline.hpp"
+
+namespace streamlab {
+
+/// Recording a timeline is impossible here: no GPU, CUPTI already taken by
+/// another tool (Nsight Systems, Nsight Compute, compute-sanitizer, cuda-gdb),
+/// or a CUPTI/driver problem. The message reads `timeline unavailable: <why>`.
+/// A test that meets it should skip, never score zero.
+class TimelineUnavailable : public std::runtime_error {
+public:
+    /// Builds the error; `reason` says why, e.g. "no CUDA device found".
+    explicit TimelineUnavailable(const std::string& reason)
+        : std::runtime_error("timeline unavailable: " + reason) {}
+};
+
+namespace detail {
+class ActivityRecorder;
+}  // namespace detail
+
+/// Records the GPU's timeline from construction until finish().
+///
+/// Only one Tracer may record at a time in a process (CUPTI has one
+/// subscriber). Records are kept in memory; nothing is written to disk.
+class Tracer {
+public:
+    /// Starts recording. `program` names what is recorded (it goes into the trace).
+    /// Throws TimelineUnavailable when recording is impossible, and
+    /// std::logic_error when another Tracer is already recording.
+    explicit Tracer(std::string program);
+    /// Stops recording (if finish() was not called) and discards what was recorded. Never throws.
+    ~Tracer();
+    Tracer(const Tracer&) = delete;
+    Tracer& operator=(const Tracer&) = delete;
+    Tracer(Tracer&&) = delete;
+    Tracer& operator=(Tracer&&) = delete;
+
+    /// Records a host mark now, on the same clock as the device operations.
+    void mark(const std::string& name);
+
+    /// Waits for the device (cudaDeviceSynchronize), collects every record,
+    /// stops recording and returns the timeline: ops sorted by start, times in ns
+    /// relative to the moment recording started, device facts, program and date.
+    /// Records without timestamps are dropped and counted in `dropped_records`.
+    /// May be called once; throws std::logic_error after that.
+    [[nodiscard]] Timeline finish();
+
+private:
+    std::string program_;
+    std::string date_;
+    std::unique_ptr<detail::ActivityRecorder> recorder_;
+};
+
+/// Records a host mark on the active Tracer's clock (as Tracer::mark does).
+/// Does nothing when no Tracer is recording, so code can mark unconditionally.
+void host_mark(const std::string& name);
+
+/// Runs `work()` while a Tracer records and returns the timeline.
+/// Throws TimelineUnavailable when recording is impossible (before running `work`).
+template <typename Work>
+[[nodiscard]] Timeline record_timeline(const std::string& program, Work&& work) {
+    Tracer tracer(program);
+    std::forward<Work>(work)();
+    return tracer.finish();
+}
+
+/// Names the operations this thread issues while the label lives.
+///
+/// Every kernel, copy and memset that this thread queues between construction
+/// and destruction carries `label` in the trace (e.g. chunk "1" shows as H2D_1,
+/// K_1, D2H_1). Labels nest: the innermost one wins. The label is also pushed as
+/// an NVTX range, so Nsight Systems shows it; without a Tracer that is all it does.
+class OpLabel {
+public:
+    /// Starts labelling this thread's operations with `label`.
+    explicit OpLabel(std::string label);
+    /// Restores the label that was active before (if any).
+    ~OpLabel();
+    OpLabel(const OpLabel&) = delete;
+    OpLabel& operator=(const OpLabel&) = delete;
+    OpLabel(OpLabel&&) = delete;
+    OpLabel& operator=(OpLabel&&) = delete;
+
+    /// The label this object sets.
+    [[nodiscard]] const std::string& label() const noexcept { return label_; }
+
+private:
+    std::string label_;
+    const std::string* previous_;
+};
+
+}  // namespace streamlab

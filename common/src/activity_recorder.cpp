@@ -1,0 +1,504 @@
+#include "activity_recorder.hpp"
+
+#include <cupti.h>
+#include <cxxabi.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <stdexcept>
+#include <tuple>
+#include <unordered_map>
+#include <utility>
+
+#include "streamlab/tracer.hpp"
+
+namespace streamlab::detail {
+namespace {
+
+// CUPTI writes records into buffers we hand it; it needs them 8-byte aligned.
+constexpr std::size_t kBufferBytes = std::size_t{8} << 20;
+constexpr std::size_t kBufferAlignment = 8;
+
+// The record kinds a timeline needs. CONCURRENT_KERNEL, never KERNEL: KERNEL
+// makes the driver run kernels one at a time, which would hide the very
+// overlap the labs are about.
+constexpr CUpti_ActivityKind kRecordedKinds[] = {
+    CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,
+    CUPTI_ACTIVITY_KIND_MEMCPY,
+    CUPTI_ACTIVITY_KIND_MEMSET,
+};
+
+/// One activity record, copied out of CUPTI's buffer before the buffer is freed.
+struct RawRecord {
+    OpKind kind = OpKind::Kernel;
+    std::string kernel_name;  // as CUPTI gives it: mangled
+    std::uint32_t context_id = 0;
+    std::uint32_t stream_id = 0;
+    std::uint32_t correlation_id = 0;
+    std::uint32_t runtime_correlation_id = 0;  // copies only: the runtime call's id
+    std::uint64_t start = 0;
+    std::uint64_t end = 0;
+    std::uint64_t bytes = 0;
+    HostMemory host_memory = HostMemory::NotApplicable;
+};
+
+/// A stream as CUPTI names it: stream ids are unique within a context only.
+using StreamKey = std::pair<std::uint32_t, std::uint32_t>;  // (context id, stream id)
+
+/// Everything the CUPTI callbacks write into. CUPTI calls them from the
+/// application's threads and from its own worker thread, so one mutex guards it.
+struct Session {
+    std::mutex mutex;
+    bool recording = false;
+    CUpti_SubscriberHandle subscriber = nullptr;
+    std::vector<RawRecord> records;
+    std::unordered_map<std::uint32_t, std::string> labels;  // correlation id -> label
+    std::vector<HostMark> marks;                            // absolute CUPTI times
+    std::map<std::string, std::uint64_t> api_calls;         // runtime function -> calls
+    // The default streams seen so far. Context ids are unique for the whole
+    // process, so these survive from one recording to the next.
+    std::set<StreamKey> legacy_null_streams;
+    std::set<StreamKey> per_thread_streams;
+};
+
+// Never destroyed: the injection library's at-exit handler may run after
+// static objects have been destroyed, and CUPTI may call back until then.
+Session& session() {
+    static auto* instance = new Session;
+    return *instance;
+}
+
+// The label of the operations this thread issues (set by OpLabel).
+thread_local const std::string* t_label = nullptr;
+
+std::string cupti_error_text(CUptiResult result) {
+    const char* text = nullptr;
+    if (cuptiGetResultString(result, &text) != CUPTI_SUCCESS || text == nullptr) {
+        return "CUPTI error " + std::to_string(static_cast<int>(result));
+    }
+    return text;
+}
+
+HostMemory host_memory_of(std::uint8_t memory_kind) {
+    switch (memory_kind) {
+        case CUPTI_ACTIVITY_MEMORY_KIND_PAGEABLE: return HostMemory::Pageable;
+        case CUPTI_ACTIVITY_MEMORY_KIND_PINNED: return HostMemory::Pinned;
+        case CUPTI_ACTIVITY_MEMORY_KIND_MANAGED:
+        case CUPTI_ACTIVITY_MEMORY_KIND_MANAGED_STATIC: return HostMemory::Managed;
+        case CUPTI_ACTIVITY_MEMORY_KIND_DEVICE:
+        case CUPTI_ACTIVITY_MEMORY_KIND_DEVICE_STATIC:
+        case CUPTI_ACTIVITY_MEMORY_KIND_ARRAY: return HostMemory::Device;
+        default: return HostMemory::Unknown;
+    }
+}
+
+bool is_host_side(HostMemory memory) {
+    return memory == HostMemory::Pageable || memory == HostMemory::Pinned || memory == HostMemory::Managed;
+}
+
+// The copy direction, and the memory kind of its host side: the source of an
+// H2D copy, the destination of a D2H copy.
+std::pair<OpKind, HostMemory> classify_copy(std::uint8_t copy_kind, std::uint8_t src_kind,
+                                            std::uint8_t dst_kind) {
+    const HostMemory src = host_memory_of(src_kind);
+    const HostMemory dst = host_memory_of(dst_kind);
+    switch (copy_kind) {
+        case CUPTI_ACTIVITY_MEMCPY_KIND_HTOD: return {OpKind::MemcpyH2D, src};
+        case CUPTI_ACTIVITY_MEMCPY_KIND_DTOH: return {OpKind::MemcpyD2H, dst};
+        case CUPTI_ACTIVITY_MEMCPY_KIND_DTOD: return {OpKind::MemcpyD2D, HostMemory::Device};
+        default:  // host to host, arrays, peers: report the host side, if there is one
+            return {OpKind::MemcpyOther, is_host_side(src) ? src : dst};
+    }
+}
+
+// The struct versions below are the ones of the CUPTI headers this is compiled
+// with (CUDA 13: Kernel10, Memcpy6, Memset4). CUPTI fills records in its own
+// latest layout, so the headers and libcupti must come from the same toolkit.
+std::optional<RawRecord> copy_record(const CUpti_Activity* record) {
+    RawRecord raw;
+    switch (record->kind) {
+        case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: {
+            const auto* kernel = reinterpret_cast<const CUpti_ActivityKernel10*>(record);
+            raw.kind = OpKind::Kernel;
+            raw.kernel_name = kernel->name != nullptr ? kernel->name : "";
+            raw.context_id = kernel->contextId;
+            raw.stream_id = kernel->streamId;
+            raw.correlation_id = kernel->correlationId;
+            raw.start = kernel->start;
+            raw.end = kernel->end;
+            return raw;
+        }
+        case CUPTI_ACTIVITY_KIND_MEMCPY: {
+            const auto* copy = reinterpret_cast<const CUpti_ActivityMemcpy6*>(record);
+            std::tie(raw.kind, raw.host_memory) = classify_copy(copy->copyKind, copy->srcKind, copy->dstKind);
+            raw.context_id = copy->contextId;
+            raw.stream_id = copy->streamId;
+            raw.correlation_id = copy->correlationId;
+            raw.runtime_correlation_id = copy->runtimeCorrelationId;
+            raw.start = copy->start;
+            raw.end = copy->end;
+            raw.bytes = copy->bytes;
+            return raw;
+        }
+        case CUPTI_ACTIVITY_KIND_MEMSET: {
+            const auto* set = reinterpret_cast<const CUpti_ActivityMemset4*>(record);
+            raw.kind = OpKind::Memset;
+            raw.context_id = set->contextId;
+            raw.stream_id = set->streamId;
+            raw.correlation_id = set->correlationId;
+            raw.start = set->start;
+            raw.end = set->end;
+            raw.bytes = set->bytes;
+            return raw;
+        }
+        default:
+            return std::nullopt;
+    }
+}
+
+void CUPTIAPI on_buffer_requested(std::uint8_t** buffer, std::size_t* size, std::size_t* max_records) {
+    *buffer = static_cast<std::uint8_t*>(std::aligned_alloc(kBufferAlignment, kBufferBytes));
+    *size = *buffer != nullptr ? kBufferBytes : 0;
+    *max_records = 0;  // as many as fit
+}
+
+void CUPTIAPI on_buffer_completed(CUcontext /*context*/, std::uint32_t /*stream_id*/, std::uint8_t* buffer,
+                                  std::size_t /*size*/, std::size_t valid_bytes) {
+    std::vector<RawRecord> parsed;
+    CUpti_Activity* record = nullptr;
+    // Ends with CUPTI_ERROR_MAX_LIMIT_REACHED after the last record.
+    while (cuptiActivityGetNextRecord(buffer, valid_bytes, &record) == CUPTI_SUCCESS) {
+        if (std::optional<RawRecord> raw = copy_record(record)) {
+            parsed.push_back(std::move(*raw));
+        }
+    }
+    std::free(buffer);
+
+    Session& s = session();
+    const std::lock_guard<std::mutex> lock(s.mutex);
+    if (s.recording) {  // a late buffer of a finished recording is not ours any more
+        s.records.insert(s.records.end(), std::make_move_iterator(parsed.begin()),
+                         std::make_move_iterator(parsed.end()));
+    }
+}
+
+bool uses_per_thread_default_stream(const char* function_name) {
+    // The per-thread default stream variants of runtime and driver calls end in
+    // _ptsz (for stream arguments) or _ptds (for calls without one).
+    return function_name != nullptr &&
+           (std::strstr(function_name, "_ptsz") != nullptr || std::strstr(function_name, "_ptds") != nullptr);
+}
+
+// Learns which CUPTI stream ids are the default streams, on the way out of an
+// API call: the context exists by then, and the per-thread default stream does
+// too when the call used it. Each thread asks once per context.
+void note_default_streams(const CUpti_CallbackData& call) {
+    if (call.context == nullptr) {
+        return;
+    }
+    thread_local CUcontext t_legacy_known_for = nullptr;
+    thread_local CUcontext t_per_thread_known_for = nullptr;
+    const bool need_legacy = call.context != t_legacy_known_for;
+    const bool need_per_thread =
+        call.context != t_per_thread_known_for && uses_per_thread_default_stream(call.functionName);
+    if (!need_legacy && !need_per_thread) {
+        return;
+    }
+    std::uint32_t context_id = 0;
+    if (cuptiGetContextId(call.context, &context_id) != CUPTI_SUCCESS) {
+        return;
+    }
+    Session& s = session();
+    std::uint32_t stream_id = 0;
+    if (need_legacy && cuptiGetStreamIdEx(call.context, nullptr, 0, &stream_id) == CUPTI_SUCCESS) {
+        const std::lock_guard<std::mutex> lock(s.mutex);
+        s.legacy_null_streams.insert({context_id, stream_id});
+        t_legacy_known_for = call.context;
+    }
+    if (need_per_thread && cuptiGetStreamIdEx(call.context, nullptr, 1, &stream_id) == CUPTI_SUCCESS) {
+        const std::lock_guard<std::mutex> lock(s.mutex);
+        s.per_thread_streams.insert({context_id, stream_id});
+        t_per_thread_known_for = call.context;
+    }
+}
+
+// Counts one call of a runtime function by its plain name: CUPTI may append a
+// version ("_v3020") or a per-thread-stream suffix ("_ptsz", "_ptds").
+void count_api_call(const char* function_name) {
+    if (function_name == nullptr) {
+        return;
+    }
+    std::string name(function_name);
+    for (const char* suffix : {"_ptsz", "_ptds"}) {
+        const std::size_t n = std::strlen(suffix);
+        if (name.size() > n && name.compare(name.size() - n, n, suffix) == 0) name.resize(name.size() - n);
+    }
+    const std::size_t version = name.rfind("_v");
+    if (version != std::string::npos && version + 2 < name.size() &&
+        name.find_first_not_of("0123456789", version + 2) == std::string::npos) {
+        name.resize(version);
+    }
+    Session& s = session();
+    const std::lock_guard<std::mutex> lock(s.mutex);
+    if (s.recording) {
+        ++s.api_calls[name];
+    }
+}
+
+// Called by CUPTI at the entry and exit of every runtime and driver API call.
+void CUPTIAPI on_api_call(void* /*userdata*/, CUpti_CallbackDomain domain, CUpti_CallbackId id,
+                          const void* data) {
+    if (domain != CUPTI_CB_DOMAIN_RUNTIME_API && domain != CUPTI_CB_DOMAIN_DRIVER_API) {
+        return;
+    }
+    const auto& call = *static_cast<const CUpti_CallbackData*>(data);
+    if (call.callbackSite == CUPTI_API_EXIT) {
+        note_default_streams(call);
+        return;
+    }
+    if (domain == CUPTI_CB_DOMAIN_RUNTIME_API) {
+        count_api_call(call.functionName);
+    }
+    // A runtime call and the driver calls it makes have their own correlation
+    // ids, and a device record carries one of them. Remembering the label under
+    // each id finds it whichever the record carries.
+    if (t_label != nullptr) {
+        Session& s = session();
+        const std::lock_guard<std::mutex> lock(s.mutex);
+        s.labels[call.correlationId] = *t_label;
+    }
+    // cudaDeviceReset destroys the context and whatever CUPTI still buffers for
+    // it: collect the completed records first.
+    if (domain == CUPTI_CB_DOMAIN_RUNTIME_API && id == CUPTI_RUNTIME_TRACE_CBID_cudaDeviceReset_v3020) {
+        cuptiActivityFlushAll(0);
+    }
+}
+
+std::string demangle(const std::string& name) {
+    int status = 0;
+    char* readable = abi::__cxa_demangle(name.c_str(), nullptr, nullptr, &status);
+    if (status != 0 || readable == nullptr) {
+        return name;  // extern "C" kernels are not mangled
+    }
+    std::string result(readable);
+    std::free(readable);
+    return result;
+}
+
+const char* base_name(OpKind kind) {
+    switch (kind) {
+        case OpKind::MemcpyH2D: return "H2D";
+        case OpKind::MemcpyD2H: return "D2H";
+        case OpKind::MemcpyD2D: return "D2D";
+        case OpKind::MemcpyOther: return "memcpy";
+        case OpKind::Memset: return "memset";
+        case OpKind::Kernel: break;
+    }
+    return "kernel";
+}
+
+// Undoes what start() did so far; used when a later step of start() fails.
+void undo_start(CUpti_SubscriberHandle subscriber) noexcept {
+    for (const CUpti_ActivityKind kind : kRecordedKinds) {
+        cuptiActivityDisable(kind);
+    }
+    if (subscriber != nullptr) {
+        cuptiUnsubscribe(subscriber);
+    }
+}
+
+CUpti_SubscriberHandle subscribe() {
+    char holder[CUPTI_OLD_SUBSCRIBER_NAME_MIN_LEN + 1] = {};
+    CUpti_SubscriberParams params{};
+    params.structSize = CUpti_SubscriberParams_STRUCT_SIZE;
+    params.subscriberName = "streamlab";
+    params.oldSubscriberName = holder;
+    params.oldSubscriberSize = sizeof(holder);
+
+    CUpti_SubscriberHandle subscriber = nullptr;
+    const CUptiResult result =
+        cuptiSubscribe_v2(&subscriber, on_api_call, nullptr, &params);
+    if (result == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) {
+        const std::string who = holder[0] != '\0' ? std::string(" (") + holder + ")" : std::string();
+        throw TimelineUnavailable("another CUPTI tool is already recording this process" + who +
+                                  "; Nsight Systems, Nsight Compute, compute-sanitizer and cuda-gdb "
+                                  "all use CUPTI, so run without them to record a timeline");
+    }
+    if (result != CUPTI_SUCCESS) {
+        throw TimelineUnavailable("CUPTI could not start (" + cupti_error_text(result) +
+                                  "); is there a GPU, and a driver as new as the CUDA toolkit?");
+    }
+    return subscriber;
+}
+
+void check_start_step(CUptiResult result, const char* step, CUpti_SubscriberHandle subscriber) {
+    if (result != CUPTI_SUCCESS) {
+        undo_start(subscriber);
+        throw TimelineUnavailable(std::string("CUPTI refused ") + step + ": " + cupti_error_text(result));
+    }
+}
+
+}  // namespace
+
+ActivityRecorder::ActivityRecorder() {
+    Session& s = session();
+    {
+        const std::lock_guard<std::mutex> lock(s.mutex);
+        if (s.recording || s.subscriber != nullptr) {
+            throw std::logic_error("streamlab: a timeline is already being recorded in this process; "
+                                   "finish that Tracer before starting another");
+        }
+    }
+    CUpti_SubscriberHandle subscriber = subscribe();
+    check_start_step(cuptiEnableDomain(1, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API), "runtime API callbacks",
+                     subscriber);
+    check_start_step(cuptiEnableDomain(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API), "driver API callbacks",
+                     subscriber);
+    check_start_step(cuptiActivityRegisterCallbacks(on_buffer_requested, on_buffer_completed),
+                     "activity buffers", subscriber);
+    check_start_step(cuptiGetTimestamp(&origin_ns_), "a timestamp", subscriber);
+    {
+        const std::lock_guard<std::mutex> lock(s.mutex);
+        s.recording = true;
+        s.subscriber = subscriber;
+        s.records.clear();
+        s.labels.clear();
+        s.marks.clear();
+        s.api_calls.clear();
+    }
+    for (const CUpti_ActivityKind kind : kRecordedKinds) {
+        const CUptiResult result = cuptiActivityEnable(kind);
+        if (result != CUPTI_SUCCESS) {
+            stop();
+            throw TimelineUnavailable("CUPTI refused to record activity kind " +
+                                      std::to_string(static_cast<int>(kind)) + ": " + cupti_error_text(result));
+        }
+    }
+}
+
+ActivityRecorder::~ActivityRecorder() { stop(); }
+
+void ActivityRecorder::flush() {
+    const CUptiResult result = cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+    if (result != CUPTI_SUCCESS) {
+        throw TimelineUnavailable("CUPTI could not flush its records: " + cupti_error_text(result));
+    }
+}
+
+void ActivityRecorder::stop() noexcept {
+    if (stopped_) {
+        return;
+    }
+    stopped_ = true;
+    Session& s = session();
+    // Deliver what is still buffered while it is ours, then turn everything off.
+    cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+    CUpti_SubscriberHandle subscriber = nullptr;
+    {
+        const std::lock_guard<std::mutex> lock(s.mutex);
+        s.recording = false;
+        subscriber = std::exchange(s.subscriber, nullptr);
+    }
+    undo_start(subscriber);
+}
+
+std::map<std::string, std::uint64_t> ActivityRecorder::api_calls() const {
+    Session& s = session();
+    const std::lock_guard<std::mutex> lock(s.mutex);
+    return s.api_calls;
+}
+
+Recording ActivityRecorder::collect() const {
+    Session& s = session();
+    std::vector<RawRecord> records;
+    std::unordered_map<std::uint32_t, std::string> labels;
+    std::set<StreamKey> legacy_null_streams;
+    std::set<StreamKey> per_thread_streams;
+    Recording recording;
+    {
+        const std::lock_guard<std::mutex> lock(s.mutex);
+        records = s.records;
+        labels = s.labels;
+        legacy_null_streams = s.legacy_null_streams;
+        per_thread_streams = s.per_thread_streams;
+        recording.marks = s.marks;
+        recording.api_calls = s.api_calls;
+    }
+
+    recording.origin_ns = origin_ns_;
+    // Work issued after the origin starts after it; the clamp only guards
+    // against a record stamped a hair early by clock conversion.
+    const auto relative = [this](std::uint64_t t) { return t > origin_ns_ ? t - origin_ns_ : 0; };
+    for (const RawRecord& raw : records) {
+        // CUPTI leaves timestamps at zero when it could not collect them.
+        if (raw.start == 0 || raw.end == 0 || raw.end < raw.start) {
+            ++recording.dropped_records;
+            continue;
+        }
+        DeviceOp op;
+        op.kind = raw.kind;
+        op.name = raw.kind == OpKind::Kernel ? demangle(raw.kernel_name) : base_name(raw.kind);
+        auto label = labels.find(raw.correlation_id);
+        if (label == labels.end() && raw.runtime_correlation_id != 0) {
+            label = labels.find(raw.runtime_correlation_id);
+        }
+        if (label != labels.end()) {
+            op.label = label->second;
+        }
+        op.stream_id = raw.stream_id;
+        const StreamKey stream{raw.context_id, raw.stream_id};
+        if (legacy_null_streams.count(stream) != 0) {
+            op.stream_kind = StreamKind::LegacyNull;
+        } else if (per_thread_streams.count(stream) != 0) {
+            op.stream_kind = StreamKind::PerThreadDefault;
+        } else {
+            op.stream_kind = StreamKind::Created;
+        }
+        op.start_ns = relative(raw.start);
+        op.end_ns = relative(raw.end);
+        op.bytes = raw.bytes;
+        op.host_memory = raw.host_memory;
+        op.correlation_id = raw.correlation_id;
+        recording.ops.push_back(std::move(op));
+    }
+    std::sort(recording.ops.begin(), recording.ops.end(), [](const DeviceOp& a, const DeviceOp& b) {
+        return std::tie(a.start_ns, a.end_ns, a.correlation_id) < std::tie(b.start_ns, b.end_ns, b.correlation_id);
+    });
+
+    for (HostMark& mark : recording.marks) {
+        mark.time_ns = relative(mark.time_ns);
+    }
+    std::stable_sort(recording.marks.begin(), recording.marks.end(),
+                     [](const HostMark& a, const HostMark& b) { return a.time_ns < b.time_ns; });
+    return recording;
+}
+
+std::string utc_now_iso8601() {
+    const std::time_t now = std::time(nullptr);
+    std::tm utc{};
+    gmtime_r(&now, &utc);
+    char text[32] = {};
+    std::strftime(text, sizeof(text), "%Y-%m-%dT%H:%M:%SZ", &utc);
+    return text;
+}
+
+void mark_now(const std::string& name) {
+    Session& s = session();
+    const std::lock_guard<std::mutex> lock(s.mutex);
+    std::uint64_t now = 0;
+    if (s.recording && cuptiGetTimestamp(&now) == CUPTI_SUCCESS) {
+        s.marks.push_back(HostMark{name, now});
+    }
+}
+
+const std::string* exchange_thread_label(const std::string* label) noexcept {
+    return std::exchange(t_label, label);
+}
+
+}  // namespace streamlab::detail

@@ -1,0 +1,73 @@
+// The CUPTI machinery behind streamlab::Tracer and the injection library
+// (libstreamlab_inject.so). Internal: not installed, not part of the public API.
+//
+// It never calls the CUDA runtime, so the injection library can use it while
+// the driver is still initializing. Everything that needs the runtime
+// (synchronizing, device facts) is the caller's job.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "streamlab/timeline.hpp"
+
+namespace streamlab::detail {
+
+/// What a recording produced, with times relative to its origin.
+struct Recording {
+    std::vector<DeviceOp> ops;         ///< Sorted by start.
+    std::vector<HostMark> marks;       ///< Sorted by time.
+    std::uint64_t origin_ns = 0;       ///< CUPTI timestamp the times are relative to.
+    std::uint64_t dropped_records = 0; ///< Records without timestamps, left out.
+    std::map<std::string, std::uint64_t> api_calls;  ///< Runtime functions called, by name.
+};
+
+/// One CUPTI recording session: enables the activity kinds and the API
+/// callbacks on construction, disables them on stop() or destruction.
+/// At most one exists at a time in a process.
+class ActivityRecorder {
+public:
+    /// Subscribes to CUPTI and starts recording. Throws TimelineUnavailable when
+    /// CUPTI refuses (another tool holds it, no driver...), std::logic_error when
+    /// another recorder is active.
+    ActivityRecorder();
+    /// Stops recording. Never throws.
+    ~ActivityRecorder();
+    ActivityRecorder(const ActivityRecorder&) = delete;
+    ActivityRecorder& operator=(const ActivityRecorder&) = delete;
+
+    /// Asks CUPTI for every buffered record, complete or not (a forced flush).
+    /// Synchronize the device first, or records of unfinished work come back
+    /// without timestamps.
+    void flush();
+
+    /// Flushes, disables recording and unsubscribes. Safe to call twice.
+    void stop() noexcept;
+
+    /// How often each runtime function was called since recording began.
+    [[nodiscard]] std::map<std::string, std::uint64_t> api_calls() const;
+
+    /// The records collected so far as device operations and host marks.
+    [[nodiscard]] Recording collect() const;
+
+    /// The clock value times are relative to.
+    [[nodiscard]] std::uint64_t origin_ns() const noexcept { return origin_ns_; }
+
+private:
+    std::uint64_t origin_ns_ = 0;
+    bool stopped_ = false;
+};
+
+/// The current UTC time as ISO 8601, e.g. "2026-11-30T12:00:00Z".
+[[nodiscard]] std::string utc_now_iso8601();
+
+/// Records a host mark in the active recording; does nothing without one.
+void mark_now(const std::string& name);
+
+/// Makes `label` (may be null) the label of the operations this thread issues;
+/// returns the one it replaces. The pointee must outlive its use as the label.
+const std::string* exchange_thread_label(const std::string* label) noexcept;
+
+}  // namespace streamlab::detail

@@ -1,0 +1,201 @@
+// Lab 01's graded tests. They run your code while CUPTI records what the GPU
+// did, and grade that timeline: what you report about yourself is only
+// compared with it, never trusted.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "lab01.hpp"
+#include "streamlab/analysis.hpp"
+#include "streamlab/handles.hpp"
+#include "streamlab/testing.hpp"
+#include "streamlab/tracer.hpp"
+#include "streamlab/workload.hpp"
+
+namespace {
+
+using namespace streamlab;
+using grading::report_hint;
+using grading::report_measure;
+
+// ---------------------------------------------------------------- task 1
+
+/// The serial run on 64 MiB, with a kernel about as long as one copy.
+class SerialRun : public ::testing::Test {
+protected:
+    static constexpr std::size_t kElements = std::size_t{16} << 20;
+
+    void SetUp() override {
+        SL_REQUIRE_GPU();
+        input_ = PinnedBuffer<float>(kElements);
+        output_ = PinnedBuffer<float>(kElements);
+        fill_input(input_.data(), kElements);
+        fill_poison(output_.data(), kElements);
+        iterations_ = iterations_for_kernel_ms(kElements, measure_h2d_ms(input_.bytes()));
+    }
+
+    /// Runs the student's run_serial under the tracer.
+    void record() {
+        SL_RECORD_TIMELINE(timeline_, "lab01 run_serial", [&] {
+            reported_ms_ = lab01::run_serial(input_.data(), output_.data(), kElements, iterations_);
+        });
+    }
+
+    /// The three ops the task asks for, or a failure saying what is missing.
+    ::testing::AssertionResult has_the_three_ops() const {
+        const auto h2d = ops_of_kind(timeline_.ops, OpKind::MemcpyH2D);
+        const auto kernels = ops_of_kind(timeline_.ops, OpKind::Kernel);
+        const auto d2h = ops_of_kind(timeline_.ops, OpKind::MemcpyD2H);
+        if (h2d.size() == 1 && kernels.size() == 1 && d2h.size() == 1 &&
+            h2d[0].bytes == input_.bytes() && d2h[0].bytes == output_.bytes()) {
+            return ::testing::AssertionSuccess();
+        }
+        return ::testing::AssertionFailure()
+               << "expected one H2D copy of " << input_.bytes() << " bytes, one kernel and one D2H copy; the GPU ran "
+               << h2d.size() << " H2D, " << kernels.size() << " kernel(s), " << d2h.size() << " D2H";
+    }
+
+    PinnedBuffer<float> input_;
+    PinnedBuffer<float> output_;
+    int iterations_ = 1;
+    float reported_ms_ = 0.0F;
+    Timeline timeline_;
+};
+
+TEST_F(SerialRun, ResultMatchesCpuReference) {
+    record();
+    if (IsSkipped()) return;  // no timeline here: the reason is printed
+    const ResultCheck check = check_workload_output(input_.data(), output_.data(), kElements, iterations_);
+    if (!check.ok) report_hint("copy the input in, launch the kernel, and copy the output back into `output`");
+    EXPECT_TRUE(check.ok) << check.message();
+}
+
+TEST_F(SerialRun, EveryOpInTheNullStream) {
+    record();
+    if (IsSkipped()) return;
+    ASSERT_TRUE(has_the_three_ops());
+    for (const DeviceOp& op : timeline_.ops) {
+        EXPECT_NE(op.stream_kind, StreamKind::Created)
+            << op.name << " ran in stream " << op.stream_id << ", a stream you created; this task uses only the NULL stream";
+    }
+}
+
+TEST_F(SerialRun, OpsRunOneAfterAnother) {
+    record();
+    if (IsSkipped()) return;
+    ASSERT_TRUE(has_the_three_ops());
+    const auto& ops = timeline_.ops;  // sorted by start
+    for (std::size_t i = 0; i + 1 < ops.size(); ++i) {
+        EXPECT_TRUE(ended_before(ops[i], ops[i + 1])) << ops[i].name << " and " << ops[i + 1].name << " overlap";
+    }
+    report_measure("copy/compute overlap", copy_compute_overlap_ns(ops) / 1e6, "==", 0.0, "ms");
+    EXPECT_EQ(copy_compute_overlap_ns(ops), 0U);
+}
+
+TEST_F(SerialRun, EventTimeMatchesTimeline) {
+    record();
+    if (IsSkipped()) return;
+    ASSERT_TRUE(has_the_three_ops());
+    // Events bracket the three ops plus the short gaps between them.
+    const double traced_ms = static_cast<double>(makespan_ns(timeline_.ops)) / 1e6;
+    const double ratio = reported_ms_ / traced_ms;
+    report_measure("event time / traced span", ratio, "within", 0.1, "(relative)");
+    if (std::fabs(ratio - 1.0) > 0.1) {
+        report_hint("record `start` before the H2D copy and `stop` after the D2H copy, and wait for `stop` "
+                    "before reading the time");
+    }
+    EXPECT_NEAR(ratio, 1.0, 0.1) << "you reported " << reported_ms_ << " ms; the GPU's timeline spans " << traced_ms
+                                 << " ms from the first op's start to the last op's end";
+}
+
+// ---------------------------------------------------------------- task 2
+
+/// Three small kernels: A in a created stream, B in the NULL stream, C in another created stream.
+class BarrierDemo : public ::testing::Test {
+protected:
+    static constexpr std::size_t kElements = std::size_t{1} << 20;
+
+    void SetUp() override {
+        SL_REQUIRE_GPU();
+        facts_ = query_device_facts(0);
+        input_ = DeviceBuffer<float>(kElements);
+        for (auto& output : outputs_) output = DeviceBuffer<float>(kElements);
+        std::vector<float> host(kElements);
+        fill_input(host.data(), kElements);
+        SL_CHECK(cudaMemcpy(input_.data(), host.data(), input_.bytes(), cudaMemcpyHostToDevice));
+        work_.input = input_.data();
+        for (int i = 0; i < 3; ++i) work_.outputs[i] = outputs_[i].data();
+        work_.n = kElements;
+        // A quarter of the SMs each: three such kernels fit on the GPU together,
+        // so only a stream dependency can keep them apart.
+        work_.max_blocks = std::max(1, facts_.sm_count / 4);
+        work_.iterations = iterations_for_kernel_ms(kElements, 2.0, work_.max_blocks);
+    }
+
+    /// Records the demo; kernels_ gets kernels A, B and C in launch order.
+    void record(unsigned int flags) {
+        SL_RECORD_TIMELINE(timeline_, "lab01 run_barrier_demo", [&] { lab01::run_barrier_demo(flags, work_); });
+        kernels_ = ops_of_kind(timeline_.ops, OpKind::Kernel);
+        std::sort(kernels_.begin(), kernels_.end(),
+                  [](const DeviceOp& a, const DeviceOp& b) { return a.correlation_id < b.correlation_id; });
+    }
+
+    /// A and C in two different created streams, B in the NULL stream.
+    static ::testing::AssertionResult shaped_like_the_demo(const std::vector<DeviceOp>& k) {
+        if (k.size() != 3) {
+            return ::testing::AssertionFailure() << "expected 3 kernels, the GPU ran " << k.size();
+        }
+        if (k[0].stream_kind != StreamKind::Created || k[2].stream_kind != StreamKind::Created ||
+            k[0].stream_id == k[2].stream_id) {
+            return ::testing::AssertionFailure() << "kernels A and C must run in the two streams you created "
+                                                 << "(they ran in streams " << k[0].stream_id << " and "
+                                                 << k[2].stream_id << ")";
+        }
+        if (k[1].stream_kind == StreamKind::Created) {
+            return ::testing::AssertionFailure() << "kernel B must run in the NULL stream";
+        }
+        return ::testing::AssertionSuccess();
+    }
+
+    DeviceFacts facts_;
+    DeviceBuffer<float> input_;
+    DeviceBuffer<float> outputs_[3];
+    lab01::DemoWork work_;
+    Timeline timeline_;
+    std::vector<DeviceOp> kernels_;
+};
+
+TEST_F(BarrierDemo, BlockingStreamsAreSerializedByTheNullStream) {
+    record(cudaStreamDefault);
+    if (IsSkipped()) return;  // no timeline here: the reason is printed
+    const auto& k = kernels_;
+    ASSERT_TRUE(shaped_like_the_demo(k));
+    EXPECT_TRUE(ended_before(k[0], k[1])) << "B (NULL stream) must wait for A (blocking stream)";
+    EXPECT_TRUE(ended_before(k[1], k[2])) << "C (blocking stream) must wait for B (NULL stream)";
+    report_measure("kernel overlap, blocking streams", kernel_overlap_ns(k) / 1e6, "==", 0.0, "ms");
+}
+
+TEST_F(BarrierDemo, NonBlockingStreamsAreNotSeparated) {
+    if (!facts_.concurrent_kernels) {
+        GTEST_SKIP() << facts_.name << " cannot run kernels of different streams at the same time";
+    }
+    record(cudaStreamNonBlocking);
+    if (IsSkipped()) return;
+    const auto& k = kernels_;
+    ASSERT_TRUE(shaped_like_the_demo(k));
+    const double overlap_ms = kernel_overlap_ns(k) / 1e6;
+    report_measure("kernel overlap, non-blocking streams", overlap_ms, ">", 0.0, "ms");
+    EXPECT_LT(k[2].start_ns, k[1].end_ns) << "C started only after B ended: was it held back by the NULL stream?";
+    EXPECT_GT(kernel_overlap_ns(k), 0U) << "no two kernels ran at the same time";
+    for (int i = 0; i < 3; ++i) {
+        std::vector<float> host(kElements), in(kElements);
+        SL_CHECK(cudaMemcpy(host.data(), outputs_[i].data(), outputs_[i].bytes(), cudaMemcpyDeviceToHost));
+        SL_CHECK(cudaMemcpy(in.data(), input_.data(), input_.bytes(), cudaMemcpyDeviceToHost));
+        const ResultCheck check = check_workload_output(in.data(), host.data(), kElements, work_.iterations);
+        EXPECT_TRUE(check.ok) << "kernel " << "ABC"[i] << ": " << check.message();
+    }
+}
+
+}  // namespace

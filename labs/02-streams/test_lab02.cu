@@ -1,0 +1,148 @@
+// Lab 02's graded tests: your kernels run while CUPTI records the GPU's
+// timeline and the runtime calls; the grade comes from that record.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <set>
+#include <vector>
+
+#include "lab02.hpp"
+#include "streamlab/analysis.hpp"
+#include "streamlab/handles.hpp"
+#include "streamlab/testing.hpp"
+#include "streamlab/tracer.hpp"
+#include "streamlab/workload.hpp"
+
+namespace {
+
+using namespace streamlab;
+using grading::report_hint;
+using grading::report_measure;
+
+/// Four independent kernels, each small enough that all four fit on the GPU at once.
+class Streams : public ::testing::Test {
+protected:
+    static constexpr int kStreams = 4;
+    static constexpr std::size_t kElements = std::size_t{1} << 20;
+
+    void SetUp() override {
+        SL_REQUIRE_GPU();
+        facts_ = query_device_facts(0);
+        std::vector<float> host(kElements);
+        fill_input(host.data(), kElements);
+        input_ = DeviceBuffer<float>(kElements);
+        SL_CHECK(cudaMemcpy(input_.data(), host.data(), input_.bytes(), cudaMemcpyHostToDevice));
+        const int max_blocks = std::max(1, facts_.sm_count / kStreams);
+        const int iterations = iterations_for_kernel_ms(kElements, 2.0, max_blocks);
+        for (int i = 0; i < kStreams; ++i) {
+            outputs_.emplace_back(kElements);
+            jobs_.push_back({input_.data(), outputs_.back().data(), kElements, iterations, max_blocks});
+        }
+    }
+
+    void record_streams(unsigned int flags) {
+        SL_RECORD_TIMELINE(timeline_, "lab02 run_in_streams", [&] { lab02::run_in_streams(jobs_, flags); });
+    }
+
+    void record_null_stream() {
+        SL_RECORD_TIMELINE(null_timeline_, "lab02 run_in_null_stream", [&] { lab02::run_in_null_stream(jobs_); });
+    }
+
+    /// One kernel per job, or a failure saying how many ran.
+    ::testing::AssertionResult ran_every_kernel(const Timeline& timeline) const {
+        const auto kernels = ops_of_kind(timeline.ops, OpKind::Kernel);
+        if (kernels.size() == jobs_.size()) return ::testing::AssertionSuccess();
+        return ::testing::AssertionFailure() << "expected " << jobs_.size() << " kernels, the GPU ran " << kernels.size();
+    }
+
+    /// Every job's output against the CPU reference; the first failure, if any.
+    ResultCheck check_outputs() const {
+        std::vector<float> in(kElements), out(kElements);
+        SL_CHECK(cudaMemcpy(in.data(), input_.data(), input_.bytes(), cudaMemcpyDeviceToHost));
+        ResultCheck check;
+        for (const auto& job : jobs_) {
+            SL_CHECK(cudaMemcpy(out.data(), job.output, kElements * sizeof(float), cudaMemcpyDeviceToHost));
+            check = check_workload_output(in.data(), out.data(), kElements, job.iterations);
+            if (!check.ok) break;
+        }
+        return check;
+    }
+
+    DeviceFacts facts_;
+    DeviceBuffer<float> input_;
+    std::vector<DeviceBuffer<float>> outputs_;
+    std::vector<lab02::KernelJob> jobs_;
+    Timeline timeline_;
+    Timeline null_timeline_;
+};
+
+TEST_F(Streams, ResultsMatchCpuReference) {
+    for (auto& output : outputs_) SL_CHECK(cudaMemset(output.data(), 0xFF, output.bytes()));  // NaN poison
+    record_streams(cudaStreamNonBlocking);
+    if (IsSkipped()) return;
+    const ResultCheck check = check_outputs();
+    EXPECT_TRUE(check.ok) << check.message();
+}
+
+TEST_F(Streams, KernelsRunInDistinctCreatedStreams) {
+    record_streams(cudaStreamNonBlocking);
+    if (IsSkipped()) return;
+    ASSERT_TRUE(ran_every_kernel(timeline_));
+    std::set<std::uint32_t> streams;
+    for (const DeviceOp& kernel : ops_of_kind(timeline_.ops, OpKind::Kernel)) {
+        EXPECT_EQ(kernel.stream_kind, StreamKind::Created) << "a kernel ran in the NULL stream";
+        streams.insert(kernel.stream_id);
+    }
+    report_measure("distinct streams used by kernels", static_cast<double>(streams.size()), "==", kStreams, "");
+    if (streams.size() != jobs_.size()) report_hint("launch job i's kernel in streams[i]: one stream per job");
+    EXPECT_EQ(streams.size(), jobs_.size());
+}
+
+TEST_F(Streams, KernelsOverlapWhereTheDeviceAllows) {
+    if (!facts_.concurrent_kernels) {
+        GTEST_SKIP() << facts_.name << " reports concurrentKernels = 0: kernels of different streams cannot overlap";
+    }
+    record_null_stream();
+    if (IsSkipped()) return;
+    record_streams(cudaStreamNonBlocking);
+    ASSERT_TRUE(ran_every_kernel(timeline_));
+    ASSERT_TRUE(ran_every_kernel(null_timeline_));
+    // Four kernels that fit on the GPU together should take far less than
+    // the same four one after another, measured a moment ago on this GPU.
+    const double ratio = static_cast<double>(makespan_ns(timeline_.ops)) / makespan_ns(null_timeline_.ops);
+    report_measure("streams makespan / NULL-stream makespan", ratio, "<", 0.75, "");
+    report_measure("time with two or more kernels running", kernel_overlap_ns(timeline_.ops) / 1e6, ">", 0.0, "ms");
+    EXPECT_GT(kernel_overlap_ns(timeline_.ops), 0U) << "no two kernels ran at the same time";
+    EXPECT_LT(ratio, 0.75);
+}
+
+TEST_F(Streams, WaitsForOneStreamThenForAll) {
+    record_streams(cudaStreamNonBlocking);
+    if (IsSkipped()) return;
+    EXPECT_GE(count_api_calls(timeline_, {"cudaStreamQuery"}), 1U) << "poll a stream with cudaStreamQuery";
+    EXPECT_GE(count_api_calls(timeline_, {"cudaStreamSynchronize"}), 1U)
+        << "wait for one stream with cudaStreamSynchronize";
+    EXPECT_GE(count_api_calls(timeline_, {"cudaDeviceSynchronize"}), 1U) << "wait for all with cudaDeviceSynchronize";
+}
+
+TEST_F(Streams, EveryCreatedStreamIsDestroyed) {
+    record_streams(cudaStreamNonBlocking);
+    if (IsSkipped()) return;
+    const auto created = count_api_calls(
+        timeline_, {"cudaStreamCreate", "cudaStreamCreateWithFlags", "cudaStreamCreateWithPriority"});
+    const auto destroyed = count_api_calls(timeline_, {"cudaStreamDestroy"});
+    report_measure("streams created", static_cast<double>(created), "==", kStreams, "");
+    report_measure("streams destroyed", static_cast<double>(destroyed), "==", static_cast<double>(created), "");
+    EXPECT_EQ(created, jobs_.size());
+    EXPECT_EQ(destroyed, created) << "every stream you create must be destroyed (cudaStreamDestroy)";
+}
+
+TEST_F(Streams, NullStreamRunsKernelsOneAfterAnother) {
+    record_null_stream();
+    if (IsSkipped()) return;
+    ASSERT_TRUE(ran_every_kernel(null_timeline_));
+    EXPECT_EQ(null_stream_ops(null_timeline_.ops), jobs_.size()) << "every kernel belongs in the NULL stream";
+    EXPECT_EQ(kernel_overlap_ns(null_timeline_.ops), 0U);
+}
+
+}  // namespace

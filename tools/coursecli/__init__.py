@@ -1,0 +1,1 @@
+"""The `course` command's implementation (standard library only)."""

@@ -1,0 +1,44 @@
+"""Configuring and building with CMake presets, and where each preset builds."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from . import environment
+from .shell import ROOT, run
+
+DEFAULT_PRESET = "default"
+
+
+def build_dir(preset: str) -> Path:
+    """The binaryDir CMakePresets.json gives `preset`."""
+    presets = json.loads((ROOT / "CMakePresets.json").read_text())
+    by_name = {p["name"]: p for p in presets["configurePresets"]}
+    if preset not in by_name:
+        raise SystemExit(f"course: no configure preset named {preset!r} (have: {', '.join(by_name)})")
+    entry = by_name[preset]
+    while "binaryDir" not in entry and "inherits" in entry:
+        entry = by_name[entry["inherits"]]
+    return Path(entry["binaryDir"].replace("${sourceDir}", str(ROOT)))
+
+
+def configure(preset: str) -> Path:
+    """Configures `preset` unless it already is; returns its build folder."""
+    folder = build_dir(preset)
+    if not (folder / "CMakeCache.txt").exists():
+        command = ["cmake", "--preset", preset]
+        nvcc = environment.find_nvcc()
+        if nvcc and not environment.shutil.which("nvcc"):
+            command.append(f"-DCMAKE_CUDA_COMPILER={nvcc}")
+        run(command)
+    return folder
+
+
+def build(preset: str, targets: list[str] | None = None) -> Path:
+    """Configures if needed, then builds `targets` (all when None)."""
+    folder = configure(preset)
+    command = ["cmake", "--build", "--preset", preset, "--parallel"]
+    if targets:
+        command += ["--target", *targets]
+    run(command)
+    return folder

@@ -1,0 +1,145 @@
+"""`course setup`: find what the course needs and install what is missing.
+
+System packages come from apt-get (Debian, Ubuntu) when we are root or sudo
+works; otherwise the exact command is printed. Python packages go into .venv,
+unless the python3 at hand already has them (as on machines without network).
+"""
+from __future__ import annotations
+
+import glob
+import os
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from .shell import ROOT, run, say
+
+VENV = ROOT / ".venv"
+PYTHON_PACKAGES = ["matplotlib", "numpy", "pytest"]
+MIN_CMAKE = (3, 25)
+
+
+@dataclass
+class Requirement:
+    """A system dependency: how to tell it is there, and which Debian package brings it."""
+
+    name: str
+    debian_package: str
+    present: bool
+
+
+def _any_exists(patterns: list[str]) -> bool:
+    return any(glob.glob(pattern) for pattern in patterns)
+
+
+def _cmake_version() -> tuple[int, int] | None:
+    cmake = shutil.which("cmake")
+    if not cmake:
+        return None
+    first_line = subprocess.run([cmake, "--version"], capture_output=True, text=True).stdout.split("\n")[0]
+    try:
+        major, minor = first_line.split()[2].split(".")[:2]
+        return int(major), int(minor)
+    except (IndexError, ValueError):
+        return None
+
+
+def find_nvcc() -> str | None:
+    """The CUDA compiler: on PATH, else where the CUDA Toolkit installs it."""
+    candidates = [shutil.which("nvcc"), os.environ.get("CUDACXX"), "/usr/local/cuda/bin/nvcc",
+                  *sorted(glob.glob("/usr/local/cuda-*/bin/nvcc"), reverse=True)]
+    for candidate in candidates:
+        if candidate and os.access(candidate, os.X_OK):
+            return candidate
+    return None
+
+
+def system_requirements() -> list[Requirement]:
+    """What the build needs from the system, and whether each is there."""
+    cmake = _cmake_version()
+    lib_dirs = ["/usr/lib", "/usr/lib/*-linux-gnu", "/usr/local/lib", "/usr/local/lib64", "/usr/lib64"]
+    return [
+        Requirement("CMake >= 3.25", "cmake", cmake is not None and cmake >= MIN_CMAKE),
+        Requirement("a C++ compiler (g++)", "g++", shutil.which("g++") is not None or shutil.which("c++") is not None),
+        Requirement("GoogleTest", "libgtest-dev",
+                    _any_exists([f"{d}/cmake/GTest/GTestConfig.cmake" for d in lib_dirs])),
+        Requirement("nlohmann-json", "nlohmann-json3-dev",
+                    _any_exists(["/usr/include/nlohmann/json.hpp", "/usr/local/include/nlohmann/json.hpp"])),
+    ]
+
+
+def _python_has_packages(python: str | Path) -> bool:
+    probe = "import " + ", ".join(PYTHON_PACKAGES)
+    return subprocess.run([str(python), "-c", probe], capture_output=True).returncode == 0
+
+
+def tools_python() -> str | None:
+    """The Python that runs the tools (plots, pytest): .venv's, or python3 if it has them."""
+    venv_python = VENV / "bin" / "python"
+    if venv_python.exists() and _python_has_packages(venv_python):
+        return str(venv_python)
+    if _python_has_packages(sys.executable):
+        return sys.executable
+    return None
+
+
+def _apt_install(packages: list[str]) -> bool:
+    """Installs Debian packages if we may; otherwise prints the command. True if installed."""
+    apt = shutil.which("apt-get")
+    command = ["apt-get", "install", "-y", "--no-install-recommends", *packages]
+    if apt is None:
+        say("no apt-get here: install these with your system's package manager: " + " ".join(packages))
+        return False
+    if os.geteuid() == 0:
+        prefix: list[str] = []
+    elif shutil.which("sudo") and subprocess.run(["sudo", "-n", "true"], capture_output=True).returncode == 0:
+        prefix = ["sudo"]
+    else:
+        say("missing system packages; run:  sudo apt-get update && sudo " + " ".join(command))
+        return False
+    env = {"DEBIAN_FRONTEND": "noninteractive"}
+    run([*prefix, "apt-get", "update", "-q"], env=env)
+    run([*prefix, *command], env=env)
+    return True
+
+
+def setup(quiet_if_ready: bool = False) -> int:
+    """Checks and installs everything the course needs. Returns 0 when ready."""
+    missing = [r for r in system_requirements() if not r.present]
+    if missing:
+        say("missing: " + ", ".join(r.name for r in missing))
+        if not _apt_install(sorted({r.debian_package for r in missing})):
+            return 1
+        still = [r for r in system_requirements() if not r.present]
+        if still:
+            say("still missing after install: " + ", ".join(r.name for r in still))
+            return 1
+
+    if find_nvcc() is None:
+        say("the CUDA Toolkit was not found (no nvcc on PATH or in /usr/local/cuda).")
+        say("install CUDA Toolkit 12.x or 13.x from NVIDIA (it includes CUPTI), then run ./course setup again.")
+        return 1
+
+    if tools_python() is None:
+        if not (VENV / "bin" / "python").exists():
+            if subprocess.run([sys.executable, "-m", "venv", "--help"], capture_output=True).returncode != 0 \
+                    or not _venv_works():
+                if not _apt_install(["python3-venv"]):
+                    return 1
+            run([sys.executable, "-m", "venv", str(VENV)])
+        run([str(VENV / "bin" / "python"), "-m", "pip", "install", "-q", *PYTHON_PACKAGES])
+        if tools_python() is None:
+            say("could not install the Python packages " + ", ".join(PYTHON_PACKAGES))
+            return 1
+
+    if not quiet_if_ready or missing:
+        say(f"ready: CMake, a C++ compiler, GoogleTest, nlohmann-json, nvcc ({find_nvcc()}), "
+            f"Python tools ({tools_python()})")
+    return 0
+
+
+def _venv_works() -> bool:
+    """Debian's python3 has the venv module but not ensurepip unless python3-venv is installed."""
+    return subprocess.run([sys.executable, "-c", "import ensurepip"], capture_output=True).returncode == 0

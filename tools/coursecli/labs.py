@@ -1,0 +1,132 @@
+"""The labs: finding them, running their programs, plotting, and `course check`."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from . import environment
+from .build import build
+from .results import TestOutcome, read_junit, read_labels
+from .shell import ROOT, CommandFailed, run, say
+
+
+def lab_folders() -> dict[str, Path]:
+    """Lab number ("01") -> labs/01-topic, for every lab that has a lab.cmake."""
+    return {p.name[:2]: p for p in sorted((ROOT / "labs").glob("[0-9][0-9]-*")) if (p / "lab.cmake").exists()}
+
+
+def lab_folder(number: str) -> Path:
+    number = number.zfill(2)
+    labs = lab_folders()
+    if number not in labs:
+        raise SystemExit(f"course: no lab {number} (labs: {', '.join(labs) or 'none yet'})")
+    return labs[number]
+
+
+def plot(trace: Path, image: Path, extra: list[str] | None = None) -> bool:
+    """Draws `trace` into `image` with tools/streamlab_tools/plot.py. True on success."""
+    python = environment.tools_python()
+    if python is None:
+        say("no Python with matplotlib: run ./course setup to draw timelines")
+        return False
+    image.parent.mkdir(parents=True, exist_ok=True)
+    result = run([python, "-m", "streamlab_tools.plot", str(trace), "-o", str(image), *(extra or [])],
+                 check=False, env={"PYTHONPATH": str(ROOT / "tools"), "MPLBACKEND": "Agg"})
+    return result.returncode == 0
+
+
+def run_lab(number: str, preset: str, solution: bool) -> int:
+    """`course run NN`: builds and runs the lab's program, writes its trace and picture."""
+    number = lab_folder(number).name[:2]
+    variant = "solution" if solution else "starter"
+    target = f"lab{number}_{variant}_run"
+    folder = build(preset, [target])
+    trace = folder / "traces" / f"lab{number}-{variant}.json"
+    trace.parent.mkdir(parents=True, exist_ok=True)
+    executable = next(folder.rglob(target), None)
+    if executable is None:
+        say(f"built {target} but cannot find it under {folder}")
+        return 1
+    result = run([executable, "--trace", trace], check=False)
+    if result.returncode != 0:
+        say(f"the lab {number} program exited with status {result.returncode}")
+    if trace.exists():
+        image = folder / "plots" / f"lab{number}.png"
+        if plot(trace, image):
+            say(f"timeline picture: {image}")
+    return result.returncode
+
+
+def _format_outcome(outcome: TestOutcome) -> tuple[str, str, str]:
+    """Points column, status column, detail lines for one graded test."""
+    points = outcome.points
+    if outcome.status == "passed":
+        earned = f"{points}/{points}"
+        status = "pass"
+    elif outcome.status == "skipped":
+        earned = f"-/{points}"
+        status = "not graded"
+    else:
+        earned = f"0/{points}"
+        status = "FAIL"
+    details = [m.describe() for m in outcome.measures()]
+    if outcome.status == "skipped":
+        details.append(outcome.skip_reason())
+    elif outcome.status == "failed":
+        details.append(outcome.failure_reason())
+        details += [f"hint: {hint}" for hint in outcome.hints()]
+    return earned, status, "\n".join(details)
+
+
+def check_lab(number: str, preset: str, solution: bool) -> int:
+    """`course check NN`: runs the lab's graded tests and prints points and reasons."""
+    number = lab_folder(number).name[:2]
+    variant = "solution" if solution else "starter"
+    try:
+        folder = build(preset, [f"lab{number}_{variant}_test", f"lab{number}_{variant}_run"])
+    except CommandFailed as failure:
+        say(f"lab {number} does not build ({failure}); fix the compiler errors above first.")
+        return 1
+    junit = folder / "results" / f"lab{number}-{variant}.xml"
+    junit.parent.mkdir(parents=True, exist_ok=True)
+    run(["ctest", "--preset", preset, "-R", f"^lab{number}\\.{variant}\\.", "--output-junit", junit],
+        check=False)
+    outcomes = [o for o in read_junit(junit, read_labels(folder)) if o.points > 0]
+    print()
+    print(f"Lab {number} ({variant}): graded tests")
+    name_width = max([len(o.name.split(".", 2)[-1]) for o in outcomes] + [4])
+    print(f"  {'test':<{name_width}}  {'points':>7}  result")
+    earned = possible = graded_possible = 0
+    for outcome in outcomes:
+        points_text, status, details = _format_outcome(outcome)
+        short_name = outcome.name.split(".", 2)[-1]
+        print(f"  {short_name:<{name_width}}  {points_text:>7}  {status}")
+        for line in details.splitlines():
+            print(f"  {'':<{name_width}}  {'':>7}    {line}")
+        possible += outcome.points
+        if outcome.status != "skipped":
+            graded_possible += outcome.points
+        if outcome.status == "passed":
+            earned += outcome.points
+    print(f"  {'total':<{name_width}}  {earned:>3}/{possible:<3}"
+          + ("" if graded_possible == possible else f"  ({possible - graded_possible} points not graded)"))
+    # The timeline of the student's own run, to look at.
+    executable = next(folder.rglob(f"lab{number}_{variant}_run"), None)
+    if executable is not None:
+        trace = folder / "traces" / f"lab{number}-{variant}.json"
+        trace.parent.mkdir(parents=True, exist_ok=True)
+        result = run([executable, "--trace", trace], check=False, capture=True)
+        if result.returncode == 0 and trace.exists() and plot(trace, folder / "plots" / f"lab{number}.png"):
+            print(f"Timeline of your run: {folder / 'plots' / f'lab{number}.png'}")
+        else:
+            print("No timeline picture: the lab program did not produce a trace "
+                  f"(exit status {result.returncode}).")
+    return 0 if outcomes and earned == possible else 1
+
+
+def lab_numbers() -> list[str]:
+    return list(lab_folders())
+
+
+def cpu_count() -> int:
+    return max(1, min(os.cpu_count() or 1, 8))

@@ -1,0 +1,147 @@
+"""The verbs of the `course` command."""
+from __future__ import annotations
+
+import argparse
+from collections import Counter
+from pathlib import Path
+
+from . import environment, labs
+from .build import DEFAULT_PRESET, build
+from .results import read_junit, read_labels
+from .shell import ROOT, CommandFailed, run, say
+
+
+def _setup_or_fail() -> None:
+    if environment.setup(quiet_if_ready=True) != 0:
+        raise SystemExit(1)
+
+
+def cmd_setup(args: argparse.Namespace) -> int:
+    return environment.setup()
+
+
+def cmd_build(args: argparse.Namespace) -> int:
+    _setup_or_fail()
+    build(args.preset)
+    return 0
+
+
+def _report_not_run(outcomes) -> None:
+    """ctest lists skipped tests by name only; say why they did not run."""
+    reasons = Counter(o.skip_reason() for o in outcomes if o.status == "skipped")
+    for reason, count in reasons.most_common():
+        say(f"{count} test(s) not run: {reason}")
+
+
+def cmd_test(args: argparse.Namespace) -> int:
+    """Everything a developer or CI checks: C++ tests (not the starters), lab consistency, Python tests."""
+    _setup_or_fail()
+    folder = build(args.preset)
+    junit = folder / "results" / "course-test.xml"
+    junit.parent.mkdir(parents=True, exist_ok=True)
+    # Starter tests fail by design until a student completes the lab: `course check NN` runs those.
+    ctest = run(["ctest", "--preset", args.preset, "--label-exclude", "starter",
+                 "--parallel", str(labs.cpu_count()), "--output-junit", junit], check=False)
+    if junit.exists():
+        _report_not_run(read_junit(junit, read_labels(folder)))
+
+    failures = []
+    if ctest.returncode != 0:
+        failures.append("ctest")
+    if run(["python3", ROOT / "tools" / "check_labs.py"], check=False).returncode != 0:
+        failures.append("lab consistency check")
+    python = environment.tools_python()
+    pytest = run([python, "-m", "pytest", "-q", "tools/tests"], check=False,
+                 env={"PYTHONPATH": str(ROOT / "tools"), "MPLBACKEND": "Agg",
+                      "STREAMLAB_ANALYZE": str(folder / "common" / "streamlab_analyze")})
+    if pytest.returncode != 0:
+        failures.append("pytest")
+    if failures:
+        say("FAILED: " + ", ".join(failures))
+        return 1
+    say("all tests passed (tests that need a GPU are reported above as not run when there is none)")
+    return 0
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    _setup_or_fail()
+    folder = build(args.preset, ["streamlab_demo"])
+    return run([folder / "common" / "streamlab_demo"], check=False).returncode
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    _setup_or_fail()
+    return labs.run_lab(args.lab, args.preset, args.solution)
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    _setup_or_fail()
+    return labs.check_lab(args.lab, args.preset, args.solution)
+
+
+def cmd_plot(args: argparse.Namespace) -> int:
+    python = environment.tools_python()
+    if python is None:
+        say("no Python with matplotlib: run ./course setup first")
+        return 1
+    return run([python, "-m", "streamlab_tools.plot", *args.plot_args], check=False,
+               env={"PYTHONPATH": str(ROOT / "tools"), "MPLBACKEND": "Agg"}).returncode
+
+
+def cmd_trace(args: argparse.Namespace) -> int:
+    _setup_or_fail()
+    folder = build(args.preset, ["streamlab_inject"])
+    inject = next(folder.rglob("libstreamlab_inject.so"), None)
+    if inject is None:
+        say("the injection library was not built")
+        return 1
+    trace_args = list(args.trace_args)
+    if trace_args and trace_args[0] == "--":
+        trace_args = trace_args[1:]
+    output = ["-o", args.output] if args.output else []
+    return run(["python3", "-m", "streamlab_tools.trace_cmd", "--inject", inject, *output, "--", *trace_args],
+               check=False, env={"PYTHONPATH": str(ROOT / "tools")}).returncode
+
+
+def parser() -> argparse.ArgumentParser:
+    top = argparse.ArgumentParser(
+        prog="course",
+        description="CUDA Streams Lab: set up, build, test, run and check the labs. "
+                    "Every cmake/ctest command is printed before it runs.")
+    verbs = top.add_subparsers(dest="verb", required=True, metavar="VERB")
+
+    def verb(name: str, func, help_text: str, preset: bool = True) -> argparse.ArgumentParser:
+        sub = verbs.add_parser(name, help=help_text, description=help_text)
+        sub.set_defaults(func=func)
+        if preset:
+            sub.add_argument("--preset", default=DEFAULT_PRESET,
+                             help="CMake preset (default, debug, ci); default: %(default)s")
+        return sub
+
+    verb("setup", cmd_setup, "install what is missing (apt packages, Python packages in .venv)", preset=False)
+    verb("build", cmd_build, "configure and build everything")
+    verb("test", cmd_test, "build and run the course's own tests (C++ without starters, labs check, pytest)")
+    verb("demo", cmd_demo, "the main job: show what the GPU at hand does with streams")
+    for name, func, text in (("run", cmd_run, "build and run lab NN's program; draw its timeline"),
+                             ("check", cmd_check, "grade lab NN: points, measured values, hints")):
+        sub = verb(name, func, text)
+        sub.add_argument("lab", help="lab number, e.g. 01")
+        sub.add_argument("--solution", action="store_true", help="use the reference solution, not the starter")
+    plot = verb("plot", cmd_plot, "draw a trace, a bandwidth sweep or a chunk sweep (see plot --help)",
+                preset=False)
+    plot.add_argument("plot_args", nargs=argparse.REMAINDER, help="TRACE -o FILE.png [--by engine] [--model]")
+    trace = verb("trace", cmd_trace, "record any CUDA program's timeline: course trace -o t.json -- PROGRAM ARGS")
+    trace.add_argument("-o", "--output", help="trace file to write (default: trace.json)")
+    trace.add_argument("trace_args", nargs=argparse.REMAINDER, help="-- PROGRAM ARGS...")
+    return top
+
+
+def main(argv: list[str]) -> int:
+    args = parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except CommandFailed as failure:
+        say(str(failure))
+        return failure.returncode or 1
+    except KeyboardInterrupt:
+        return 130

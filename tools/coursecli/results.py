@@ -1,0 +1,122 @@
+"""Reading what ctest ran: outcomes (JUnit XML), labels and points, and what the tests printed."""
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass, field
+from pathlib import Path
+
+MEASURE_PREFIX = "STREAMLAB-MEASURE "
+HINT_PREFIX = "STREAMLAB-HINT "
+
+
+@dataclass
+class Measure:
+    """A measured value a test printed next to its threshold."""
+
+    name: str
+    value: float
+    op: str
+    threshold: float
+    unit: str
+
+    def describe(self) -> str:
+        return f"{self.name}: {self.value:.3g} {self.unit} (needs {self.op} {self.threshold:.3g})"
+
+
+@dataclass
+class TestOutcome:
+    """One ctest test as it ran."""
+
+    name: str
+    status: str  # "passed", "failed", "skipped"
+    labels: list[str] = field(default_factory=list)
+    output: str = ""
+
+    @property
+    def points(self) -> int:
+        for label in self.labels:
+            if label.startswith("pts:"):
+                return int(label[4:])
+        return 0
+
+    @property
+    def is_gpu(self) -> bool:
+        return "gpu" in self.labels
+
+    def measures(self) -> list[Measure]:
+        found = []
+        for line in self.output.splitlines():
+            if line.startswith(MEASURE_PREFIX):
+                try:
+                    data = json.loads(line[len(MEASURE_PREFIX):])
+                    found.append(Measure(data["name"], float(data["value"]), data["op"],
+                                         float(data["threshold"]), data.get("unit", "")))
+                except (ValueError, KeyError):
+                    continue  # a line we cannot read is not worth failing the report for
+        return found
+
+    def hints(self) -> list[str]:
+        hints = []
+        for line in self.output.splitlines():
+            if line.startswith(HINT_PREFIX):
+                try:
+                    hints.append(str(json.loads(line[len(HINT_PREFIX):])))
+                except ValueError:
+                    continue
+        return hints
+
+    def skip_reason(self) -> str:
+        """GoogleTest prints 'file:line: Skipped' and the reason on the next line(s)."""
+        lines = self.output.splitlines()
+        for i, line in enumerate(lines):
+            if line.endswith(": Skipped") and i + 1 < len(lines):
+                return lines[i + 1].strip()
+            if line.startswith("streamlab-skip: "):
+                return line[len("streamlab-skip: "):].strip()
+        return "skipped"
+
+    def failure_reason(self) -> str:
+        """The first failure message GoogleTest printed, in one or two lines."""
+        lines = self.output.splitlines()
+        for i, line in enumerate(lines):
+            if re.search(r":\d+: Failure$", line):
+                message = [text.strip() for text in lines[i + 1:i + 4]
+                           if text.strip() and not text.startswith("[")]
+                return " ".join(message)[:300]
+            if "Exit code" in line or "exception" in line.lower():
+                return line.strip()[:300]
+        if "Timeout" in self.output or not self.output:
+            return "no result: the test crashed or ran out of time"
+        return lines[-1].strip()[:300] if lines else "failed"
+
+
+def read_labels(build_dir: Path) -> dict[str, list[str]]:
+    """Every test's LABELS, from `ctest --show-only=json-v1`."""
+    listing = subprocess.run(["ctest", "--test-dir", str(build_dir), "--show-only=json-v1"],
+                             capture_output=True, text=True, check=True).stdout
+    labels: dict[str, list[str]] = {}
+    for test in json.loads(listing).get("tests", []):
+        for prop in test.get("properties", []):
+            if prop.get("name") == "LABELS":
+                labels[test["name"]] = list(prop.get("value", []))
+        labels.setdefault(test["name"], [])
+    return labels
+
+
+def read_junit(path: Path, labels: dict[str, list[str]]) -> list[TestOutcome]:
+    """Outcomes from the JUnit file `ctest --output-junit` wrote."""
+    outcomes = []
+    for case in ET.parse(path).getroot().iter("testcase"):
+        name = case.get("name", "")
+        if case.find("skipped") is not None or case.get("status") == "notrun":
+            status = "skipped"
+        elif case.find("failure") is not None or case.get("status") == "fail":
+            status = "failed"
+        else:
+            status = "passed"
+        output = case.findtext("system-out") or ""
+        outcomes.append(TestOutcome(name, status, labels.get(name, []), output))
+    return outcomes

@@ -1,0 +1,41 @@
+"""Running commands the way the course shows them: printed first, then run."""
+from __future__ import annotations
+
+import os
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+class CommandFailed(Exception):
+    """A command the course ran exited with a non-zero status."""
+
+    def __init__(self, command: list[str], returncode: int):
+        super().__init__(f"command failed ({returncode}): {shlex.join(command)}")
+        self.returncode = returncode
+
+
+def say(message: str) -> None:
+    """Prints one line of the course's own narration."""
+    print(f"course: {message}", flush=True)
+
+
+def run(command: list[str], *, check: bool = True, env: dict[str, str] | None = None,
+        cwd: Path | None = None, capture: bool = False) -> subprocess.CompletedProcess:
+    """Prints `command` as a shell line, runs it, and raises CommandFailed on failure."""
+    print(f"$ {shlex.join(str(part) for part in command)}", flush=True)
+    full_env = None
+    if env:
+        full_env = dict(os.environ)
+        full_env.update(env)
+    result = subprocess.run([str(part) for part in command], cwd=cwd or ROOT, env=full_env,
+                            text=True, capture_output=capture)
+    if check and result.returncode != 0:
+        if capture:
+            sys.stdout.write(result.stdout)
+            sys.stderr.write(result.stderr)
+        raise CommandFailed([str(part) for part in command], result.returncode)
+    return result

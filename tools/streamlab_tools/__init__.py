@@ -1,0 +1,1 @@
+"""Python tools for CUDA Streams Lab: read, analyse and plot the timelines the labs record."""

@@ -1,0 +1,375 @@
+"""Reading the files the labs write: traces (GPU timelines) and sweep results.
+
+common/TRACE_FORMAT.md is the contract. Every reader here checks a file against it
+strictly and raises TraceError with a one-line message that says what is wrong, so a
+command can print that line and stop instead of drawing or grading nonsense.
+
+Times stay integer nanoseconds, exactly as the file's ``args.start_ns`` /
+``args.end_ns`` hold them; the floating-point ``ts`` / ``dur`` fields exist only for
+trace viewers and are ignored.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+TRACE_FORMAT = "streamlab-trace"
+BANDWIDTH_FORMAT = "streamlab-bandwidth"
+CHUNKS_FORMAT = "streamlab-chunks"
+SUPPORTED_VERSION = 1
+
+OP_KINDS = ("kernel", "memcpy_h2d", "memcpy_d2h", "memcpy_d2d", "memcpy_other", "memset")
+STREAM_KINDS = ("created", "legacy_null", "per_thread_default")
+HOST_MEMORY_KINDS = ("not_applicable", "pageable", "pinned", "managed", "device", "unknown")
+
+# What each file kind is called in messages ("not a streamlab trace ...").
+FORMAT_DESCRIPTIONS = {
+    TRACE_FORMAT: "streamlab trace",
+    BANDWIDTH_FORMAT: "streamlab bandwidth sweep",
+    CHUNKS_FORMAT: "streamlab chunk sweep",
+}
+
+# The keys every entry of "points" must have in the sweep files, with their JSON types.
+POINT_SCHEMAS = {
+    BANDWIDTH_FORMAT: {"bytes": "integer", "direction": "string", "memory": "string", "gbps": "number"},
+    CHUNKS_FORMAT: {
+        "chunks": "integer",
+        "intensity": "string",
+        "makespan_ms": "number",
+        "serial_ms": "number",
+        "model_ms": "number",
+        "bound_ms": "number",
+    },
+}
+
+
+class TraceError(Exception):
+    """A file is missing, unreadable, or not what TRACE_FORMAT.md describes.
+
+    The message is always a single line, ready to be printed after a program name.
+    """
+
+
+@dataclass(frozen=True)
+class DeviceOp:
+    """One operation the GPU ran, with the GPU's own timestamps (ns)."""
+
+    kind: str  # one of OP_KINDS
+    name: str  # what a viewer shows: "H2D_1", "K_1", "memset", a kernel's name
+    label: str  # the lab's name for the op (a chunk number, say), or ""
+    stream: int  # CUPTI's stream id
+    stream_kind: str  # one of STREAM_KINDS
+    start_ns: int
+    end_ns: int
+    bytes: int = 0  # bytes moved or set; 0 for kernels
+    host_memory: str = "not_applicable"  # for copies: where the host buffer lives
+    correlation_id: int = 0  # ties the op to the API call that issued it
+    kernel_name: str = ""  # for kernels: the kernel's own name, label or not
+
+    @property
+    def duration_ns(self) -> int:
+        return self.end_ns - self.start_ns
+
+
+@dataclass(frozen=True)
+class HostMark:
+    """An instant the host recorded, on the same clock as the device operations."""
+
+    name: str
+    time_ns: int
+
+
+@dataclass
+class Trace:
+    """A recorded timeline: device operations sorted by start, host marks sorted by
+    time, and the file's ``otherData`` block as ``metadata``."""
+
+    ops: list[DeviceOp]
+    marks: list[HostMark]
+    metadata: dict[str, Any]
+
+    @property
+    def program(self) -> str:
+        return self.metadata.get("program", "")
+
+    @property
+    def device_name(self) -> str:
+        return self.metadata.get("device", {}).get("name", "")
+
+    @property
+    def copy_engines(self) -> int | None:
+        """The device's copy engine count (asyncEngineCount), or None when not recorded."""
+        return self.metadata.get("device", {}).get("copy_engines")
+
+
+# --- reading JSON ------------------------------------------------------------------
+
+
+def read_json_object(path: str | Path) -> dict[str, Any]:
+    """The JSON object stored in the file at ``path``.
+
+    Raises TraceError, its message starting with the path, when the file is missing,
+    unreadable, empty, not JSON, or holds JSON that is not an object.
+    """
+    try:
+        data = Path(path).read_bytes()
+    except FileNotFoundError:
+        raise TraceError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise TraceError(f"{path}: is a folder, not a file") from None
+    except OSError as error:
+        raise TraceError(f"{path}: cannot read ({error.strerror})") from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise TraceError(f"{path}: not JSON (the file is not UTF-8 text)") from None
+    if not text.strip():
+        raise TraceError(f"{path}: empty file")
+    try:
+        obj = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise TraceError(f"{path}: not JSON ({error.msg} at line {error.lineno} column {error.colno})") from None
+    if not isinstance(obj, dict):
+        raise TraceError(f"{path}: not a streamlab file (the top level is {_json_type(obj)}, not an object)")
+    return obj
+
+
+def file_format(obj: dict[str, Any]) -> str:
+    """The ``otherData.format`` of a parsed file; TraceError when it has none."""
+    other = obj.get("otherData")
+    if not isinstance(other, dict) or not isinstance(other.get("format"), str):
+        raise TraceError("not a streamlab file (no otherData.format)")
+    return other["format"]
+
+
+# --- traces --------------------------------------------------------------------------
+
+
+def load_trace(path: str | Path) -> Trace:
+    """Reads and checks the trace file at ``path``.
+
+    Raises TraceError with a one-line message starting with the path when the file
+    is missing, is not JSON, or is not a valid streamlab trace.
+    """
+    obj = read_json_object(path)
+    try:
+        return parse_trace(obj)
+    except TraceError as error:
+        raise TraceError(f"{path}: {error}") from None
+
+
+def parse_trace(obj: Any) -> Trace:
+    """Checks an already parsed trace (a dict from ``json.load``) and returns it as a Trace.
+
+    Raises TraceError with a one-line message naming the first problem found.
+    """
+    metadata = _check_header(obj, TRACE_FORMAT)
+    events = _get(obj, "traceEvents", "array")
+    ops: list[DeviceOp] = []
+    marks: list[HostMark] = []
+    for index, event in enumerate(events):
+        where = f" in event {index}"
+        if not isinstance(event, dict):
+            raise TraceError(f"event {index} is {_json_type(event)}, not an object")
+        phase = _get(event, "ph", "string", context=where)
+        if phase == "X":
+            ops.append(_parse_op(event, where))
+        elif phase == "i":
+            marks.append(_parse_mark(event, where))
+        elif phase != "M":  # "M" events only name the tracks for viewers
+            raise TraceError(f"unsupported event phase {json.dumps(phase)}{where} (known: X, i, M)")
+    ops.sort(key=lambda op: (op.start_ns, op.end_ns, op.stream))
+    marks.sort(key=lambda mark: mark.time_ns)
+    return Trace(ops=ops, marks=marks, metadata=metadata)
+
+
+def _parse_op(event: dict[str, Any], where: str) -> DeviceOp:
+    name = _get(event, "name", "string", context=where)
+    args = _get(event, "args", "object", context=where)
+
+    def arg(key: str, expected: str) -> Any:
+        return _get(args, key, expected, prefix="args.", context=where)
+
+    kind = _one_of(arg("op", "string"), OP_KINDS, "op kind", where)
+    stream_kind = _one_of(arg("stream_kind", "string"), STREAM_KINDS, "stream kind", where)
+    start_ns = _count(arg("start_ns", "integer"), "args.start_ns", where)
+    end_ns = _count(arg("end_ns", "integer"), "args.end_ns", where)
+    if end_ns < start_ns:
+        raise TraceError(f"event ends before it starts{where} (end_ns {end_ns} < start_ns {start_ns})")
+
+    # Copies always say how much they moved and from where; memsets how much they set.
+    is_copy = kind.startswith("memcpy_")
+    if is_copy or kind == "memset":
+        size = _count(arg("bytes", "integer"), "args.bytes", where)
+    else:
+        size = _count(args.get("bytes", 0), "args.bytes", where)
+    if is_copy:
+        host_memory = arg("host_memory", "string")
+    else:
+        host_memory = args.get("host_memory", "not_applicable")
+    host_memory = _one_of(host_memory, HOST_MEMORY_KINDS, "host memory kind", where)
+
+    return DeviceOp(
+        kind=kind,
+        name=name,
+        label=arg("label", "string"),
+        stream=_count(arg("stream", "integer"), "args.stream", where),
+        stream_kind=stream_kind,
+        start_ns=start_ns,
+        end_ns=end_ns,
+        bytes=size,
+        host_memory=host_memory,
+        correlation_id=_count(arg("correlation_id", "integer"), "args.correlation_id", where),
+        kernel_name=arg("kernel_name", "string") if kind == "kernel" else "",
+    )
+
+
+def _parse_mark(event: dict[str, Any], where: str) -> HostMark:
+    name = _get(event, "name", "string", context=where)
+    args = _get(event, "args", "object", context=where)
+    time_ns = _get(args, "time_ns", "integer", prefix="args.", context=where)
+    return HostMark(name=name, time_ns=_count(time_ns, "args.time_ns", where))
+
+
+# --- the other files -----------------------------------------------------------------
+
+
+def load_json_file(path: str | Path, expected_format: str) -> dict[str, Any]:
+    """Reads and checks a sweep file (``streamlab-bandwidth`` or ``streamlab-chunks``).
+
+    Returns the parsed JSON object. Raises TraceError with a one-line message starting
+    with the path when the file is missing, is not JSON, is another kind of file, or
+    does not hold the points its format describes.
+    """
+    obj = read_json_object(path)
+    try:
+        return parse_json_file(obj, expected_format)
+    except TraceError as error:
+        raise TraceError(f"{path}: {error}") from None
+
+
+def parse_json_file(obj: Any, expected_format: str) -> dict[str, Any]:
+    """Checks an already parsed sweep file; returns it unchanged. See load_json_file."""
+    if expected_format not in POINT_SCHEMAS:
+        raise ValueError(f"no point schema for format {expected_format!r}; use load_trace for traces")
+    _check_header(obj, expected_format)
+    points = _get(obj, "points", "array")
+    if not points:
+        raise TraceError("the file has no points")
+    for index, point in enumerate(points):
+        where = f" in point {index}"
+        if not isinstance(point, dict):
+            raise TraceError(f"point {index} is {_json_type(point)}, not an object")
+        for key, expected in POINT_SCHEMAS[expected_format].items():
+            _get(point, key, expected, context=where)
+    if expected_format == BANDWIDTH_FORMAT:
+        _check_bandwidth_points(points)
+    else:
+        _check_chunk_points(points)
+    return obj
+
+
+def _check_bandwidth_points(points: list[dict[str, Any]]) -> None:
+    for index, point in enumerate(points):
+        where = f" in point {index}"
+        _one_of(point["direction"], ("H2D", "D2H"), "direction", where)
+        _one_of(point["memory"], ("pageable", "pinned"), "memory", where)
+        if point["bytes"] <= 0:
+            raise TraceError(f"bytes{where} must be positive, not {point['bytes']}")
+        if point["gbps"] < 0:
+            raise TraceError(f"gbps{where} must not be negative, not {point['gbps']}")
+
+
+def _check_chunk_points(points: list[dict[str, Any]]) -> None:
+    for index, point in enumerate(points):
+        where = f" in point {index}"
+        if point["chunks"] < 1:
+            raise TraceError(f"chunks{where} must be at least 1, not {point['chunks']}")
+        # Speedups divide by these times, so each must be positive.
+        for key in ("makespan_ms", "serial_ms", "model_ms", "bound_ms"):
+            if point[key] <= 0:
+                raise TraceError(f"{key}{where} must be positive, not {point[key]}")
+
+
+# --- checking helpers ----------------------------------------------------------------
+
+
+def _check_header(obj: Any, expected_format: str) -> dict[str, Any]:
+    """Checks the top level and the ``otherData`` block; returns ``otherData``."""
+    description = FORMAT_DESCRIPTIONS[expected_format]
+    if not isinstance(obj, dict):
+        raise TraceError(f"not a {description} (the top level is {_json_type(obj)}, not an object)")
+    other = obj.get("otherData")
+    if not isinstance(other, dict) or "format" not in other:
+        raise TraceError(f"not a {description} (no otherData.format)")
+    if other["format"] != expected_format:
+        found = json.dumps(other["format"])
+        raise TraceError(f"not a {description} (otherData.format is {found}, expected {json.dumps(expected_format)})")
+    version = _get(other, "version", "integer", prefix="otherData.")
+    if version != SUPPORTED_VERSION:
+        raise TraceError(
+            f"unsupported {expected_format} version {version} (this reader knows version {SUPPORTED_VERSION})"
+        )
+    _get(other, "program", "string", prefix="otherData.")
+    device = _get(other, "device", "object", prefix="otherData.")
+    _get(device, "name", "string", prefix="otherData.device.")
+    if "copy_engines" in device:
+        _count(_get(device, "copy_engines", "integer", prefix="otherData.device."), "otherData.device.copy_engines", "")
+    return other
+
+
+_JSON_TYPES = {
+    "integer": lambda value: isinstance(value, int) and not isinstance(value, bool),
+    "number": lambda value: isinstance(value, (int, float)) and not isinstance(value, bool),
+    "string": lambda value: isinstance(value, str),
+    "object": lambda value: isinstance(value, dict),
+    "array": lambda value: isinstance(value, list),
+}
+
+
+def _get(obj: dict[str, Any], key: str, expected: str, prefix: str = "", context: str = "") -> Any:
+    """``obj[key]``, checked to be of the JSON type ``expected``.
+
+    ``prefix`` and ``context`` place the key in messages, e.g. ``args.`` and `` in event 3``
+    make "missing key args.start_ns in event 3".
+    """
+    if key not in obj:
+        raise TraceError(f"missing key {prefix}{key}{context}")
+    value = obj[key]
+    if not _JSON_TYPES[expected](value):
+        raise TraceError(f"{prefix}{key}{context} must be {_with_article(expected)}, not {_json_type(value)}")
+    return value
+
+
+def _count(value: Any, what: str, where: str) -> int:
+    """``value`` checked to be a non-negative integer (a time, an id, a size)."""
+    if not _JSON_TYPES["integer"](value):
+        raise TraceError(f"{what}{where} must be an integer, not {_json_type(value)}")
+    if value < 0:
+        raise TraceError(f"{what}{where} must not be negative, not {value}")
+    return value
+
+
+def _one_of(value: Any, known: tuple[str, ...], what: str, where: str) -> str:
+    if value not in known:
+        raise TraceError(f"unknown {what} {json.dumps(value)}{where} (known: {', '.join(known)})")
+    return value
+
+
+def _json_type(value: Any) -> str:
+    """The JSON name of a Python value's type, with an article: "an array", "null"."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    for name in ("integer", "number", "string", "object", "array"):
+        if _JSON_TYPES[name](value):
+            return _with_article(name)
+    return type(value).__name__
+
+
+def _with_article(name: str) -> str:
+    return ("an " if name[0] in "aeiou" else "a ") + name

@@ -1,0 +1,66 @@
+"""The starter/solution consistency check, on small labs made in tmp_path."""
+import shutil
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+import check_labs  # noqa: E402
+
+REPO = Path(__file__).resolve().parents[2]
+SECTIONS = "\n".join(f"## {s}\ntext\n" for s in check_labs.README_SECTIONS)
+LAB_CMAKE = "streamlab_add_lab(NUMBER 09 TOPIC demo STUDENT_SOURCES work.cu PROGRAM run.cu TEST_SOURCE t.cu TESTS A.B gpu 1)\n"
+SOLUTION = "int f() {\n    int x = 1;\n    return x;\n}\n"
+STARTER = "int f() {\n    int x = 1;\n    // TODO(lab09): return x.\n    return 0;\n    // TODO(lab09) end\n}\n"
+
+
+def make_lab(root: Path, starter: str = STARTER, solution: str = SOLUTION, readme: str = SECTIONS) -> Path:
+    lab, sol = root / "labs" / "09-demo", root / "solutions" / "09-demo"
+    lab.mkdir(parents=True)
+    sol.mkdir(parents=True)
+    (lab / "lab.cmake").write_text(LAB_CMAKE)
+    (lab / "README.md").write_text(readme)
+    (lab / "work.cu").write_text(starter)
+    (sol / "work.cu").write_text(solution)
+    return root
+
+
+def test_consistent_lab_passes(tmp_path, capsys):
+    assert check_labs.main(["--root", str(make_lab(tmp_path))]) == 0
+    assert "1 lab(s) consistent" in capsys.readouterr().out
+
+
+def test_difference_outside_a_block_fails(tmp_path, capsys):
+    starter = STARTER.replace("int x = 1;", "int x = 2;")
+    assert check_labs.main(["--root", str(make_lab(tmp_path, starter=starter))]) == 1
+    assert "outside a TODO block" in capsys.readouterr().out
+
+
+def test_starter_without_todo_fails(tmp_path, capsys):
+    assert check_labs.main(["--root", str(make_lab(tmp_path, starter=SOLUTION))]) == 1
+    assert "no TODO(lab09) block" in capsys.readouterr().out
+
+
+def test_solution_with_todo_fails(tmp_path, capsys):
+    solution = SOLUTION.replace("return x;", "return x;  // TODO tidy")
+    assert check_labs.main(["--root", str(make_lab(tmp_path, solution=solution))]) == 1
+    assert "still has a TODO" in capsys.readouterr().out
+
+
+def test_unclosed_block_and_missing_readme_section_fail(tmp_path, capsys):
+    starter = STARTER.replace("    // TODO(lab09) end\n", "")
+    readme = SECTIONS.replace("## Hints", "## Tips")
+    assert check_labs.main(["--root", str(make_lab(tmp_path, starter=starter, readme=readme))]) == 1
+    out = capsys.readouterr().out
+    assert "never closed" in out
+    assert "'## Hints'" in out
+
+
+def test_extra_solution_file_fails(tmp_path, capsys):
+    root = make_lab(tmp_path)
+    (root / "solutions" / "09-demo" / "extra.cu").write_text("")
+    assert check_labs.main(["--root", str(root)]) == 1
+    assert "extra.cu" in capsys.readouterr().out
+
+
+def test_this_repository_is_consistent(capsys):
+    assert check_labs.main(["--root", str(REPO)]) == 0, capsys.readouterr().out
