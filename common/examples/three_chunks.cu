@@ -14,17 +14,21 @@
 // the trace file only when a program records itself with streamlab::Tracer.
 //
 // Usage: three_chunks_example [ITERATIONS]   (kernel work per element, default 512)
+//        three_chunks_example [ITERATIONS] --compare-tracing REPEATS
+//        (the pipeline's time with and without streamlab::Tracer recording it)
 //
 // Everything goes to the three created streams; nothing uses the NULL stream,
 // so the trace shows exactly three streams.
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
 #include <string>
+#include <vector>
 
 #include "streamlab/handles.hpp"
 #include "streamlab/tracer.hpp"
@@ -32,59 +36,102 @@
 
 namespace {
 
+using namespace streamlab;
+
 constexpr int kChunks = 3;
 constexpr std::size_t kElements = std::size_t{12} << 20;  // 48 MiB of floats, 16 MiB per chunk
 
-int run(int iterations) {
-    using namespace streamlab;
-
+/// Host and device buffers and the three streams, made once and reused.
+struct Pipeline {
     // Pinned host memory: only pinned buffers let cudaMemcpyAsync overlap with kernels.
-    PinnedBuffer<float> input(kElements);
-    PinnedBuffer<float> output(kElements);
-    fill_input(input.data(), kElements);
-    fill_poison(output.data(), kElements);
-    DeviceBuffer<float> device_input(kElements);
-    DeviceBuffer<float> device_output(kElements);
-
+    PinnedBuffer<float> input{kElements};
+    PinnedBuffer<float> output{kElements};
+    DeviceBuffer<float> device_input{kElements};
+    DeviceBuffer<float> device_output{kElements};
     // Non-blocking: these streams never wait for the legacy NULL stream.
     std::array<Stream, kChunks> streams{Stream(cudaStreamNonBlocking), Stream(cudaStreamNonBlocking),
                                         Stream(cudaStreamNonBlocking)};
 
-    const auto started = std::chrono::steady_clock::now();
-    for (int i = 0; i < kChunks; ++i) {
-        const OpLabel label(std::to_string(i));  // the ops below are H2D_i, K_i, D2H_i
-        const ChunkRange chunk = chunk_range(kElements, kChunks, i);
-        const std::size_t bytes = chunk.count * sizeof(float);
-        cudaStream_t stream = streams[i].get();
-        SL_CHECK(cudaMemcpyAsync(device_input.data() + chunk.offset, input.data() + chunk.offset, bytes,
-                                 cudaMemcpyHostToDevice, stream));
-        launch_workload(device_input.data() + chunk.offset, device_output.data() + chunk.offset, chunk.count,
-                        iterations, stream);
-        SL_CHECK(cudaMemcpyAsync(output.data() + chunk.offset, device_output.data() + chunk.offset, bytes,
-                                 cudaMemcpyDeviceToHost, stream));
+    /// Issues H2D_i, K_i, D2H_i in stream i for every chunk, waits, and
+    /// returns the host-clock time from the first issue to the last wait, in ms.
+    double run(int iterations) {
+        const auto started = std::chrono::steady_clock::now();
+        for (int i = 0; i < kChunks; ++i) {
+            const OpLabel label(std::to_string(i + 1));  // the ops below are H2D_i, K_i, D2H_i
+            const ChunkRange chunk = chunk_range(kElements, kChunks, i);
+            const std::size_t bytes = chunk.count * sizeof(float);
+            cudaStream_t stream = streams[i].get();
+            SL_CHECK(cudaMemcpyAsync(device_input.data() + chunk.offset, input.data() + chunk.offset, bytes,
+                                     cudaMemcpyHostToDevice, stream));
+            launch_workload(device_input.data() + chunk.offset, device_output.data() + chunk.offset, chunk.count,
+                            iterations, stream);
+            SL_CHECK(cudaMemcpyAsync(output.data() + chunk.offset, device_output.data() + chunk.offset, bytes,
+                                     cudaMemcpyDeviceToHost, stream));
+        }
+        for (const Stream& stream : streams) {
+            stream.synchronize();
+        }
+        return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
     }
-    for (const Stream& stream : streams) {
-        stream.synchronize();
-    }
-    const std::chrono::duration<double, std::milli> elapsed = std::chrono::steady_clock::now() - started;
+};
 
-    const ResultCheck result = check_workload_output(input.data(), output.data(), kElements, iterations, kChunks);
+double median(std::vector<double> values) {
+    std::sort(values.begin(), values.end());
+    return values[values.size() / 2];
+}
+
+int run_once(int iterations) {
+    Pipeline pipeline;
+    fill_input(pipeline.input.data(), kElements);
+    fill_poison(pipeline.output.data(), kElements);
+    const double elapsed_ms = pipeline.run(iterations);
+    const ResultCheck result =
+        check_workload_output(pipeline.input.data(), pipeline.output.data(), kElements, iterations, kChunks);
     std::printf("three chunks, %d iterations: %.3f ms (host clock, issue to last synchronize)\n", iterations,
-                elapsed.count());
+                elapsed_ms);
     std::printf("result: %s\n", result.message().c_str());
     return result.ok ? 0 : 1;
+}
+
+/// How much recording a timeline slows the pipeline down: `repeats` runs
+/// without and `repeats` runs inside streamlab::Tracer, interleaved, medians compared.
+int compare_tracing(int iterations, int repeats) {
+    Pipeline pipeline;
+    fill_input(pipeline.input.data(), kElements);
+    pipeline.run(iterations);  // warm-up: module load, first-touch of the buffers
+    std::vector<double> plain, traced;
+    for (int r = 0; r < repeats; ++r) {
+        plain.push_back(pipeline.run(iterations));
+        double ms = 0.0;
+        const Timeline timeline = record_timeline("three_chunks_example", [&] { ms = pipeline.run(iterations); });
+        traced.push_back(ms);
+    }
+    const double ratio = median(traced) / median(plain);
+    std::printf("{\"untraced_ms\": %.4f, \"traced_ms\": %.4f, \"traced_over_untraced\": %.4f, \"repeats\": %d}\n",
+                median(plain), median(traced), ratio, repeats);
+    return 0;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
+    // three_chunks_example [ITERATIONS] [--compare-tracing REPEATS]
     int iterations = 512;
-    if (argc > 2 || (argc == 2 && (iterations = std::atoi(argv[1])) <= 0)) {
-        std::fprintf(stderr, "usage: %s [ITERATIONS > 0]\n", argv[0]);
-        return 2;
+    int repeats = 0;
+    for (int i = 1; i < argc; ++i) {
+        const std::string arg = argv[i];
+        if (arg == "--compare-tracing" && i + 1 < argc) {
+            repeats = std::atoi(argv[++i]);
+        } else {
+            iterations = std::atoi(argv[i]);
+        }
+        if (iterations <= 0 || (arg == "--compare-tracing" && repeats <= 0)) {
+            std::fprintf(stderr, "usage: %s [ITERATIONS > 0] [--compare-tracing REPEATS > 0]\n", argv[0]);
+            return 2;
+        }
     }
     try {
-        return run(iterations);
+        return repeats > 0 ? compare_tracing(iterations, repeats) : run_once(iterations);
     } catch (const std::exception& error) {
         std::fprintf(stderr, "three_chunks_example: %s\n", error.what());
         return 1;

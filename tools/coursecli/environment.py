@@ -64,7 +64,8 @@ def system_requirements() -> list[Requirement]:
         Requirement("CMake >= 3.25", "cmake", cmake is not None and cmake >= MIN_CMAKE),
         Requirement("a C++ compiler (g++)", "g++", shutil.which("g++") is not None or shutil.which("c++") is not None),
         Requirement("GoogleTest", "libgtest-dev",
-                    _any_exists([f"{d}/cmake/GTest/GTestConfig.cmake" for d in lib_dirs])),
+                    _any_exists([f"{d}/cmake/GTest/GTestConfig.cmake" for d in lib_dirs]
+                                + ["/usr/include/gtest/gtest.h", "/usr/local/include/gtest/gtest.h"])),
         Requirement("nlohmann-json", "nlohmann-json3-dev",
                     _any_exists(["/usr/include/nlohmann/json.hpp", "/usr/local/include/nlohmann/json.hpp"])),
     ]

@@ -74,8 +74,8 @@ class TestOutcome:
         for i, line in enumerate(lines):
             if line.endswith(": Skipped") and i + 1 < len(lines):
                 return lines[i + 1].strip()
-            if line.startswith("streamlab-skip: "):
-                return line[len("streamlab-skip: "):].strip()
+            if line.startswith("SKIPPED: "):  # scripts that exit with ctest's SKIP_RETURN_CODE
+                return line[len("SKIPPED: "):].strip()
         return "skipped"
 
     def failure_reason(self) -> str:

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Everything the course checks on a machine with an NVIDIA GPU, in one go:
+# the whole test suite, compute-sanitizer over the common GPU tests, every
+# lab's check (starter and solution), the lab programs' timelines, traces of
+# the example programs, and the tracer's overhead. Logs, traces and pictures
+# land in OUTDIR; summary.txt holds the key lines.
+#
+#   tools/gpu_suite.sh OUTDIR [PRESET]
+set -uo pipefail
+out=${1:?usage: tools/gpu_suite.sh OUTDIR [PRESET]}
+preset=${2:-default}
+cd "$(dirname "$0")/.."
+mkdir -p "$out/traces" "$out/plots"
+export PYTHONUNBUFFERED=1
+summary="$out/summary.txt"
+: > "$summary"
+note() { echo "$*" | tee -a "$summary"; }
+
+note "== $(date -u +%FT%TZ) $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>&1 | head -1)"
+build=$(python3 -c "import sys; sys.path.insert(0, 'tools'); from coursecli.build import build_dir; print(build_dir('$preset'))")
+
+./course demo --preset "$preset" > "$out/demo.log" 2>&1
+note "course demo: exit $?"
+grep -vE '^\$ |^\[|^--|^course:' "$out/demo.log" | tee -a "$summary"
+
+./course test --preset "$preset" > "$out/course-test.log" 2>&1
+note "course test: exit $?"
+grep -E "tests passed|tests failed|not run|passed in|failed in|^course:" "$out/course-test.log" | tee -a "$summary"
+
+compute-sanitizer --leak-check full --error-exitcode 99 "$build/common/tests/common_gpu_tests" > "$out/sanitizer.log" 2>&1
+note "compute-sanitizer --leak-check full common_gpu_tests: exit $?"
+grep -E "ERROR SUMMARY|LEAK SUMMARY|PASSED|FAILED" "$out/sanitizer.log" | tail -5 | tee -a "$summary"
+
+for lab in $(ls labs | grep -E '^[0-9]{2}-' | cut -c1-2); do
+  for variant in starter solution; do
+    flag=""; [ "$variant" = solution ] && flag="--solution"
+    ./course check "$lab" --preset "$preset" $flag > "$out/check-$lab-$variant.log" 2>&1
+    note "course check $lab $flag: exit $?"
+    sed -n '/graded tests$/,$p' "$out/check-$lab-$variant.log" >> "$summary"
+  done
+  ./course run "$lab" --solution --preset "$preset" > "$out/run-$lab.log" 2>&1
+  note "course run $lab --solution: exit $?"
+  cat "$out/run-$lab.log" | grep -vE '^\$ |^\[' >> "$summary"
+  cp "$build"/plots/lab"$lab".png "$out/plots/" 2>/dev/null
+  cp "$build"/traces/lab"$lab"-solution*.json "$out/traces/" 2>/dev/null
+done
+
+./course trace --preset "$preset" -o "$out/traces/three_chunks.json" -- "$build/common/examples/three_chunks_example" > "$out/trace-cpp.log" 2>&1
+note "course trace three_chunks_example: exit $?"
+./course plot "$out/traces/three_chunks.json" -o "$out/plots/three_chunks.png" >> "$out/trace-cpp.log" 2>&1
+./course trace --preset "$preset" -o "$out/traces/article_section3.json" -- python3 tools/examples/article_section3.py > "$out/trace-py.log" 2>&1
+note "course trace article_section3.py: exit $?"
+./course plot "$out/traces/article_section3.json" -o "$out/plots/article_section3.png" >> "$out/trace-py.log" 2>&1
+
+"$build/common/examples/three_chunks_example" 512 --compare-tracing 21 > "$out/tracer-overhead.json" 2>&1
+note "tracer overhead: $(cat "$out/tracer-overhead.json")"
