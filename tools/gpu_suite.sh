@@ -27,7 +27,11 @@ grep -vE '^\$ |^\[|^--|^course:' "$out/demo.log" | tee -a "$summary"
 note "course test: exit $?"
 grep -E "tests passed|tests failed|not run|passed in|failed in|^course:" "$out/course-test.log" | tee -a "$summary"
 
-compute-sanitizer --leak-check full --error-exitcode 99 "$build/common/tests/common_gpu_tests" > "$out/sanitizer.log" 2>&1
+# Left out: a test that provokes an out-of-memory error on purpose (the
+# sanitizer reports every failing API call) and a timing comparison, which
+# the sanitizer's instrumentation distorts.
+compute-sanitizer --leak-check full --error-exitcode 99 "$build/common/tests/common_gpu_tests" \
+  --gtest_filter=-HandlesGpu.ErrorsFromRealCallsThrow:WorkloadGpu.MoreIterationsTakeLonger > "$out/sanitizer.log" 2>&1
 note "compute-sanitizer --leak-check full common_gpu_tests: exit $?"
 grep -E "ERROR SUMMARY|LEAK SUMMARY|PASSED|FAILED" "$out/sanitizer.log" | tail -5 | tee -a "$summary"
 

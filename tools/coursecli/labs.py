@@ -89,8 +89,12 @@ def check_lab(number: str, preset: str, solution: bool) -> int:
         return 1
     junit = folder / "results" / f"lab{number}-{variant}.xml"
     junit.parent.mkdir(parents=True, exist_ok=True)
+    junit.unlink(missing_ok=True)
     run(["ctest", "--preset", preset, "-R", f"^lab{number}\\.{variant}\\.", "--output-junit", junit],
         check=False)
+    if not junit.exists():
+        say("ctest wrote no results (see its messages above)")
+        return 1
     outcomes = [o for o in read_junit(junit, read_labels(folder)) if o.points > 0]
     print()
     print(f"Lab {number} ({variant}): graded tests")

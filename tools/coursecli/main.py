@@ -143,5 +143,8 @@ def main(argv: list[str]) -> int:
     except CommandFailed as failure:
         say(str(failure))
         return failure.returncode or 1
+    except RuntimeError as problem:
+        say(str(problem))
+        return 1
     except KeyboardInterrupt:
         return 130

@@ -96,9 +96,14 @@ class TestOutcome:
 def read_labels(build_dir: Path) -> dict[str, list[str]]:
     """Every test's LABELS, from `ctest --show-only=json-v1`."""
     listing = subprocess.run(["ctest", "--test-dir", str(build_dir), "--show-only=json-v1"],
-                             capture_output=True, text=True, check=True).stdout
+                             capture_output=True, text=True)
+    try:
+        tests = json.loads(listing.stdout).get("tests", [])
+    except ValueError:
+        raise RuntimeError(f"ctest could not list the tests in {build_dir}: "
+                           + (listing.stderr.strip().splitlines() or ["no output"])[0]) from None
     labels: dict[str, list[str]] = {}
-    for test in json.loads(listing).get("tests", []):
+    for test in tests:
         for prop in test.get("properties", []):
             if prop.get("name") == "LABELS":
                 labels[test["name"]] = list(prop.get("value", []))
