@@ -346,14 +346,16 @@ void check_start_step(CUptiResult result, const char* step, CUpti_SubscriberHand
 
 }  // namespace
 
-ActivityRecorder::ActivityRecorder() {
-    Session& s = session();
-    {
-        const std::lock_guard<std::mutex> lock(s.mutex);
-        if (s.recording || s.subscriber != nullptr) {
-            throw std::logic_error("streamlab: a timeline is already being recorded in this process; "
-                                   "finish that Tracer before starting another");
-        }
+namespace {
+// Subscribes to CUPTI and enables the activity kinds, once per process.
+//
+// Recording stays enabled from then on, between recordings too: enabling it
+// makes the next kernel launch of the process pay for CUPTI's set-up (several
+// ms on an H200), which would show as a gap at the start of every recording.
+// Kept enabled, that cost is paid once, by the first recording's first launch.
+void attach_once(Session& s) {
+    if (s.subscriber != nullptr) {
+        return;
     }
     CUpti_SubscriberHandle subscriber = subscribe();
     check_start_step(cuptiEnableDomain(1, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API), "runtime API callbacks",
@@ -362,24 +364,42 @@ ActivityRecorder::ActivityRecorder() {
                      subscriber);
     check_start_step(cuptiActivityRegisterCallbacks(on_buffer_requested, on_buffer_completed),
                      "activity buffers", subscriber);
-    check_start_step(cuptiGetTimestamp(&origin_ns_), "a timestamp", subscriber);
-    {
-        const std::lock_guard<std::mutex> lock(s.mutex);
-        s.recording = true;
-        s.subscriber = subscriber;
-        s.records.clear();
-        s.labels.clear();
-        s.marks.clear();
-        s.api_calls.clear();
-    }
     for (const CUpti_ActivityKind kind : kRecordedKinds) {
         const CUptiResult result = cuptiActivityEnable(kind);
         if (result != CUPTI_SUCCESS) {
-            stop();
+            undo_start(subscriber);
             throw TimelineUnavailable("CUPTI refused to record activity kind " +
                                       std::to_string(static_cast<int>(kind)) + ": " + cupti_error_text(result));
         }
     }
+    const std::lock_guard<std::mutex> lock(s.mutex);
+    s.subscriber = subscriber;
+}
+}  // namespace
+
+ActivityRecorder::ActivityRecorder() {
+    Session& s = session();
+    {
+        const std::lock_guard<std::mutex> lock(s.mutex);
+        if (s.recording) {
+            throw std::logic_error("streamlab: a timeline is already being recorded in this process; "
+                                   "finish that Tracer before starting another");
+        }
+    }
+    attach_once(s);
+    // Records of earlier work still in CUPTI's buffers arrive now, while no
+    // recording is active, and are dropped.
+    cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+    const CUptiResult result = cuptiGetTimestamp(&origin_ns_);
+    if (result != CUPTI_SUCCESS) {
+        throw TimelineUnavailable(std::string("CUPTI refused a timestamp: ") + cupti_error_text(result));
+    }
+    const std::lock_guard<std::mutex> lock(s.mutex);
+    s.recording = true;
+    s.records.clear();
+    s.labels.clear();
+    s.marks.clear();
+    s.api_calls.clear();
 }
 
 ActivityRecorder::~ActivityRecorder() { stop(); }
@@ -397,15 +417,10 @@ void ActivityRecorder::stop() noexcept {
     }
     stopped_ = true;
     Session& s = session();
-    // Deliver what is still buffered while it is ours, then turn everything off.
+    // Deliver what is still buffered while it is ours; CUPTI itself stays attached (see attach_once).
     cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
-    CUpti_SubscriberHandle subscriber = nullptr;
-    {
-        const std::lock_guard<std::mutex> lock(s.mutex);
-        s.recording = false;
-        subscriber = std::exchange(s.subscriber, nullptr);
-    }
-    undo_start(subscriber);
+    const std::lock_guard<std::mutex> lock(s.mutex);
+    s.recording = false;
 }
 
 std::map<std::string, std::uint64_t> ActivityRecorder::api_calls() const {

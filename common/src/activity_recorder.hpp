@@ -24,9 +24,10 @@ struct Recording {
     std::map<std::string, std::uint64_t> api_calls;  ///< Runtime functions called, by name.
 };
 
-/// One CUPTI recording session: enables the activity kinds and the API
-/// callbacks on construction, disables them on stop() or destruction.
-/// At most one exists at a time in a process.
+/// One CUPTI recording: collects what the GPU does from construction to
+/// stop(). The first recorder of a process subscribes to CUPTI and enables the
+/// activity kinds, which then stay enabled (see attach_once in the .cpp).
+/// At most one recorder is active at a time in a process.
 class ActivityRecorder {
 public:
     /// Subscribes to CUPTI and starts recording. Throws TimelineUnavailable when
@@ -43,7 +44,7 @@ public:
     /// without timestamps.
     void flush();
 
-    /// Flushes, disables recording and unsubscribes. Safe to call twice.
+    /// Flushes and ends this recording. Safe to call twice.
     void stop() noexcept;
 
     /// How often each runtime function was called since recording began.
