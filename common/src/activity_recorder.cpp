@@ -23,7 +23,6 @@ namespace {
 
 // CUPTI writes records into buffers we hand it; it needs them 8-byte aligned.
 constexpr std::size_t kBufferBytes = std::size_t{8} << 20;
-constexpr std::size_t kBufferAlignment = 8;
 
 // The record kinds a timeline needs. CONCURRENT_KERNEL, never KERNEL: KERNEL
 // makes the driver run kernels one at a time, which would hide the very
@@ -162,8 +161,12 @@ std::optional<RawRecord> copy_record(const CUpti_Activity* record) {
     }
 }
 
+// CUPTI asks for a buffer from the thread that launched the work. calloc hands
+// out zeroed pages lazily, so this costs next to nothing there; with
+// CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER set (attach_once), CUPTI does
+// not clear the buffer itself, which would stall that launch for milliseconds.
 void CUPTIAPI on_buffer_requested(std::uint8_t** buffer, std::size_t* size, std::size_t* max_records) {
-    *buffer = static_cast<std::uint8_t*>(std::aligned_alloc(kBufferAlignment, kBufferBytes));
+    *buffer = static_cast<std::uint8_t*>(std::calloc(1, kBufferBytes));  // aligned for any record
     *size = *buffer != nullptr ? kBufferBytes : 0;
     *max_records = 0;  // as many as fit
 }
@@ -362,6 +365,10 @@ void attach_once(Session& s) {
                      subscriber);
     check_start_step(cuptiEnableDomain(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API), "driver API callbacks",
                      subscriber);
+    std::uint8_t zeroed = 1;
+    std::size_t zeroed_size = sizeof zeroed;
+    check_start_step(cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER, &zeroed_size, &zeroed),
+                     "zeroed activity buffers", subscriber);
     check_start_step(cuptiActivityRegisterCallbacks(on_buffer_requested, on_buffer_completed),
                      "activity buffers", subscriber);
     for (const CUpti_ActivityKind kind : kRecordedKinds) {
