@@ -430,6 +430,19 @@ void ActivityRecorder::stop() noexcept {
     s.recording = false;
 }
 
+void ActivityRecorder::restart_window() {
+    const CUptiResult result = cuptiGetTimestamp(&origin_ns_);
+    if (result != CUPTI_SUCCESS) {
+        throw TimelineUnavailable(std::string("CUPTI refused a timestamp: ") + cupti_error_text(result));
+    }
+    Session& s = session();
+    const std::lock_guard<std::mutex> lock(s.mutex);
+    s.records.clear();
+    s.labels.clear();
+    s.marks.clear();
+    s.api_calls.clear();
+}
+
 std::map<std::string, std::uint64_t> ActivityRecorder::api_calls() const {
     Session& s = session();
     const std::lock_guard<std::mutex> lock(s.mutex);
@@ -462,6 +475,9 @@ Recording ActivityRecorder::collect() const {
         if (raw.start == 0 || raw.end == 0 || raw.end < raw.start) {
             ++recording.dropped_records;
             continue;
+        }
+        if (raw.end < origin_ns_) {
+            continue;  // finished before this recording began (see restart_window)
         }
         DeviceOp op;
         op.kind = raw.kind;

@@ -44,6 +44,10 @@ public:
     /// without timestamps.
     void flush();
 
+    /// Starts the recording afresh from now: what was recorded so far, and
+    /// every record of work that ended before now, is left out.
+    void restart_window();
+
     /// Flushes and ends this recording. Safe to call twice.
     void stop() noexcept;
 
@@ -60,6 +64,10 @@ private:
     std::uint64_t origin_ns_ = 0;
     bool stopped_ = false;
 };
+
+/// Launches a tiny kernel in a stream of its own and waits for it (needs the
+/// CUDA runtime, so the Tracer uses it and the injection library does not).
+void warm_up_recording();
 
 /// The current UTC time as ISO 8601, e.g. "2026-11-30T12:00:00Z".
 [[nodiscard]] std::string utc_now_iso8601();

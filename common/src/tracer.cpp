@@ -18,6 +18,11 @@ Tracer::Tracer(std::string program) : program_(std::move(program)), date_(detail
         throw TimelineUnavailable(presence.reason);
     }
     recorder_ = std::make_unique<detail::ActivityRecorder>();
+    // The first launch after CUPTI starts a new buffer can stall the host for
+    // milliseconds. Take that stall here, on a tiny kernel of our own, rather
+    // than in the middle of the work being recorded; then start afresh.
+    detail::warm_up_recording();
+    recorder_->restart_window();
 }
 
 Tracer::~Tracer() = default;  // the recorder's destructor stops recording
