@@ -115,7 +115,7 @@ def plot_trace(
         raise PlotError("the trace has no device operations to draw")
     stats = summarize(trace.ops)
     heading = title if title is not None else _describe(trace)
-    with _figure(path, panels=2 if model else 1) as (fig, axes):
+    with _figure(path, panels=2 if model else 1, sources=[trace.metadata]) as (fig, axes):
         measured_ax = axes[0]
         placed = {measured_ax: _draw_trace(measured_ax, trace, by)}
         if model:
@@ -150,7 +150,8 @@ def plot_stacked(
             raise PlotError(f"the trace {label!r} has no device operations to draw")
     row_counts = [len(_rows_and_bars(trace.ops, by, trace.ops[0].start_ns)[0]) for trace in traces]
     height_ratios = [min(count, MAX_ROW_NAMES) + 1 for count in row_counts]
-    with _figure(path, panels=len(traces), height_ratios=height_ratios) as (fig, axes):
+    with _figure(path, panels=len(traces), height_ratios=height_ratios,
+                 sources=[t.metadata for t in traces]) as (fig, axes):
         placed = {}
         for ax, trace, label in zip(axes, traces, labels):
             placed[ax] = _draw_trace(ax, trace, by)
@@ -431,7 +432,7 @@ def plot_bandwidth(sweep: dict[str, Any], path: str | Path, title: str | None = 
     series: dict[tuple[str, str], list[tuple[int, float]]] = {}
     for point in points:
         series.setdefault((point["direction"], point["memory"]), []).append((point["bytes"], point["gbps"]))
-    with _figure(path) as (fig, axes):
+    with _figure(path, sources=[sweep['otherData']]) as (fig, axes):
         ax = axes[0]
         # H2D before D2H, pinned before pageable, in the legend as in the labs' text.
         def legend_order(item: tuple[tuple[str, str], Any]) -> tuple[bool, bool]:
@@ -473,7 +474,7 @@ def plot_chunks(sweep: dict[str, Any], path: str | Path, title: str | None = Non
     points = sweep["points"]
     intensities = list(dict.fromkeys(point["intensity"] for point in points))
     colors = matplotlib.colormaps["tab10"]
-    with _figure(path) as (fig, axes):
+    with _figure(path, sources=[sweep['otherData']]) as (fig, axes):
         ax = axes[0]
         for index, intensity in enumerate(intensities):
             rows = sorted((p for p in points if p["intensity"] == intensity), key=lambda p: p["chunks"])
@@ -527,10 +528,12 @@ def _format_bytes(size: int) -> str:
 
 @contextmanager
 def _figure(
-    path: str | Path, panels: int = 1, height_ratios: Sequence[float] | None = None
+    path: str | Path, panels: int = 1, height_ratios: Sequence[float] | None = None,
+    sources: Sequence[dict[str, Any]] = (),
 ) -> Iterator[tuple[Any, list[Any]]]:
     """A slide-sized figure with ``panels`` axes stacked on one shared x axis, saved to
-    ``path`` when the block ends."""
+    ``path`` when the block ends. ``sources`` (the drawn files' otherData) name, in the
+    image file's own metadata, the device and date the data was recorded on."""
     import matplotlib
     import matplotlib.pyplot as plt
 
@@ -543,11 +546,20 @@ def _figure(
             yield fig, list(axes[:, 0])
             try:
                 path.parent.mkdir(parents=True, exist_ok=True)
-                fig.savefig(path, dpi=DPI)
+                fig.savefig(path, dpi=DPI, metadata=_provenance(path, sources))
             except OSError as error:
                 raise PlotError(f"cannot write {path} ({error.strerror or error})") from None
         finally:
             plt.close(fig)
+
+
+def _provenance(path: Path, sources: Sequence[dict[str, Any]]) -> dict[str, str]:
+    """Image metadata saying what was drawn and where and when it was recorded."""
+    described = "; ".join(
+        f"{_describe_metadata(source)}, recorded {source.get('date', 'at an unknown date')}" for source in sources
+    ) or "modelled, not recorded"
+    key = {".png": "Description", ".pdf": "Subject", ".svg": "Description"}[path.suffix.lower()]
+    return {"Title": path.stem, key: described}
 
 
 def check_output_path(path: str | Path) -> None:

@@ -218,3 +218,14 @@ def test_command_line_module_runs(tmp_path):
                              cwd=TOOLS, capture_output=True, text=True, check=False)
     assert missing.returncode == 2
     assert missing.stderr.startswith("plot: ") and missing.stderr.count("\n") == 1
+
+
+def test_png_names_the_device_and_date_it_was_recorded_on(tmp_path):
+    """Committed figures must say where and when their data was recorded."""
+    from PIL import Image
+
+    out = tmp_path / "t.png"
+    assert plot.main([str(FIXTURES / "pipeline_3_chunks.json"), "-o", str(out)]) == 0
+    description = Image.open(out).info.get("Description", "")
+    assert "synthetic device" in description
+    assert "recorded" in description
