@@ -294,18 +294,6 @@ std::string demangle(const std::string& name) {
     return result;
 }
 
-const char* base_name(OpKind kind) {
-    switch (kind) {
-        case OpKind::MemcpyH2D: return "H2D";
-        case OpKind::MemcpyD2H: return "D2H";
-        case OpKind::MemcpyD2D: return "D2D";
-        case OpKind::MemcpyOther: return "memcpy";
-        case OpKind::Memset: return "memset";
-        case OpKind::Kernel: break;
-    }
-    return "kernel";
-}
-
 // Undoes what start() did so far; used when a later step of start() fails.
 void undo_start(CUpti_SubscriberHandle subscriber) noexcept {
     for (const CUpti_ActivityKind kind : kRecordedKinds) {
@@ -481,7 +469,7 @@ Recording ActivityRecorder::collect() const {
         }
         DeviceOp op;
         op.kind = raw.kind;
-        op.name = raw.kind == OpKind::Kernel ? demangle(raw.kernel_name) : base_name(raw.kind);
+        op.name = raw.kind == OpKind::Kernel ? demangle(raw.kernel_name) : op_base_name(raw.kind);
         auto label = labels.find(raw.correlation_id);
         if (label == labels.end() && raw.runtime_correlation_id != 0) {
             label = labels.find(raw.runtime_correlation_id);

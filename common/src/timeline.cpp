@@ -77,4 +77,16 @@ HostMemory host_memory_from_string(const std::string& text) {
 
 StreamKind stream_kind_from_string(const std::string& text) { return value_of(text, kStreamKindNames, "stream kind"); }
 
+const char* op_base_name(OpKind kind) {
+    switch (kind) {
+        case OpKind::MemcpyH2D: return "H2D";
+        case OpKind::MemcpyD2H: return "D2H";
+        case OpKind::MemcpyD2D: return "D2D";
+        case OpKind::MemcpyOther: return "memcpy";
+        case OpKind::Memset: return "memset";
+        case OpKind::Kernel: break;
+    }
+    return "kernel";
+}
+
 }  // namespace streamlab

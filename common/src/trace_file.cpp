@@ -28,19 +28,6 @@ using ordered_json = nlohmann::ordered_json;
 
 // ---------------------------------------------------------------- writing
 
-// A viewer's name for an op of `kind` before any label; kernels use their own name.
-const char* base_name(OpKind kind) {
-    switch (kind) {
-        case OpKind::MemcpyH2D: return "H2D";
-        case OpKind::MemcpyD2H: return "D2H";
-        case OpKind::MemcpyD2D: return "D2D";
-        case OpKind::MemcpyOther: return "memcpy";
-        case OpKind::Memset: return "memset";
-        case OpKind::Kernel: break;
-    }
-    return "kernel";
-}
-
 bool is_memcpy(OpKind kind) {
     return kind == OpKind::MemcpyH2D || kind == OpKind::MemcpyD2H || kind == OpKind::MemcpyD2D ||
            kind == OpKind::MemcpyOther;
@@ -301,7 +288,7 @@ DeviceOp parse_op(const json& event, const Place& event_place) {
     if (op.kind == OpKind::Kernel) {
         op.name = require_string(args, "kernel_name", place);
     } else {
-        op.name = base_name(op.kind);
+        op.name = op_base_name(op.kind);
         op.bytes = require_count(args, "bytes", place);
     }
     if (is_memcpy(op.kind)) {
@@ -361,7 +348,7 @@ std::string display_name(const DeviceOp& op) {
     if (op.kind == OpKind::Kernel) {
         return op.label.empty() ? op.name : "K_" + op.label;
     }
-    const std::string base = base_name(op.kind);
+    const std::string base = op_base_name(op.kind);
     return op.label.empty() ? base : base + "_" + op.label;
 }
 

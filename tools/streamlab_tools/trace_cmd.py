@@ -74,7 +74,8 @@ def main(argv: list[str]) -> int:
     env = dict(os.environ)
     env["CUDA_INJECTION64_PATH"] = str(inject)
     env["STREAMLAB_TRACE_OUT"] = str(output)
-    env.setdefault("STREAMLAB_TRACE_PROGRAM", shlex.join(command))
+    # The trace names the program as typed, without the folders in front of it.
+    env.setdefault("STREAMLAB_TRACE_PROGRAM", shlex.join([Path(command[0]).name, *command[1:]]))
     try:
         status = subprocess.run(command, env=env, check=False).returncode
     except OSError as error:  # e.g. a file that is not executable

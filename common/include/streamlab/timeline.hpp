@@ -63,6 +63,9 @@ struct Timeline {
     std::map<std::string, std::uint64_t> api_calls;
 };
 
+/// What a viewer calls an op of `kind` before its label: "H2D", "D2H", "D2D",
+/// "memcpy", "memset"; "kernel" for kernels, which are shown by their own name.
+[[nodiscard]] const char* op_base_name(OpKind kind);
 /// Short name of an op kind as the trace file spells it ("kernel", "memcpy_h2d", ...).
 [[nodiscard]] const char* to_string(OpKind kind);
 /// Host memory kind as the trace file spells it ("pinned", "pageable", ...).
