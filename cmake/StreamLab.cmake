@@ -7,7 +7,7 @@
 #   streamlab_add_lab(NUMBER NN TOPIC topic STUDENT_SOURCES ... PROGRAM src
 #                     TEST_SOURCE src TESTS Suite.Name gpu|cpu POINTS ...)
 #       One lab, built twice: against its starter (labs/NN-topic) and against
-#       its solution (solutions/NN-topic). See labs/README-for-authors.
+#       its solution (solutions/NN-topic). See labs/AUTHORING.md.
 
 # Where the starter sources are read from. The grader points this at a
 # student's submission; everything else (tests, points, CMake) stays the course's.
