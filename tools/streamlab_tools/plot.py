@@ -270,7 +270,8 @@ def _rows_and_bars(ops: Sequence[DeviceOp], by: str, origin_ns: int) -> tuple[li
     for op in ops:
         unit = unit_of(op)
         row = ENGINE_ROWS[unit] if by == "engine" else _stream_row(op)
-        text = op.name  # "H2D_1", "K_1", ... for labelled ops, "H2D" or the kernel's name for others
+        # "H2D_1", "K_1", ... for labelled ops; "H2D" or the kernel's short name for others
+        text = _short_kernel_name(op.name) if op.kind == "kernel" and not op.label else op.name
         start, end = (op.start_ns - origin_ns) / 1e6, (op.end_ns - origin_ns) / 1e6
         bars.append(Bar(row=row, start=start, end=end, kind=BAR_KIND_OF_UNIT[unit], text=text))
     if by == "engine":
@@ -279,6 +280,21 @@ def _rows_and_bars(ops: Sequence[DeviceOp], by: str, origin_ns: int) -> tuple[li
     else:
         rows = _rows_in_order(bars)
     return rows, bars
+
+
+def _short_kernel_name(name: str) -> str:
+    """'ns::(anonymous namespace)::work(float*, int)' -> 'work': what fits on a bar."""
+    depth, cut = 0, len(name)
+    for i, char in enumerate(name):  # drop the parameter list: the first '(' outside <...>
+        depth += {"<": 1, ">": -1}.get(char, 0)
+        if char == "(" and depth == 0 and not name.startswith("(anonymous", i):
+            cut = i
+            break
+    short = name[:cut].rsplit("::", 1)[-1]
+    head = short.split("<", 1)[0]  # templates come with their return type: "void f<int>"
+    if " " in head:
+        short = short[head.rfind(" ") + 1:]
+    return short or name
 
 
 def _stream_row(op: DeviceOp) -> str:

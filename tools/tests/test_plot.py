@@ -229,3 +229,12 @@ def test_png_names_the_device_and_date_it_was_recorded_on(tmp_path):
     description = Image.open(out).info.get("Description", "")
     assert "synthetic device" in description
     assert "recorded" in description
+
+
+@pytest.mark.parametrize("name, short", [
+    ("streamlab::(anonymous namespace)::workload_kernel(float const*, float*, unsigned long, int)", "workload_kernel"),
+    ("vec_add", "vec_add"),
+    ("void scale<float, 4>(float*, int)", "scale<float, 4>"),
+])
+def test_bars_show_short_kernel_names(name, short):
+    assert plot._short_kernel_name(name) == short
