@@ -20,7 +20,9 @@ set(STREAMLAB_SOLUTION_ROOT "${PROJECT_SOURCE_DIR}/solutions" CACHE PATH
 # ctest would count the test as passed. (The trailing space keeps "]" away from
 # the "]]" that newer GoogleTest modules write around property values.)
 set(STREAMLAB_SKIP_REGEX "\\[  SKIPPED \\] ")
-set(STREAMLAB_DEFAULT_TIMEOUT 120)
+# Seconds each test may run (a hung kernel is killed then). A cache variable so
+# that the grader can lower it: `course grade --timeout S`.
+set(STREAMLAB_DEFAULT_TIMEOUT 120 CACHE STRING "Timeout of each test, in seconds")
 
 function(streamlab_add_test_executable name)
   cmake_parse_arguments(PARSE_ARGV 1 arg "GPU" "TIMEOUT" "SOURCES;LIBRARIES")

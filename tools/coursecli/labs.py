@@ -6,7 +6,7 @@ from pathlib import Path
 
 from . import environment
 from .build import build
-from .results import TestOutcome, read_junit, read_labels
+from .results import TestOutcome, points_of, read_junit, read_labels
 from .shell import ROOT, CommandFailed, run, say
 
 
@@ -90,8 +90,9 @@ def check_lab(number: str, preset: str, solution: bool) -> int:
     junit = folder / "results" / f"lab{number}-{variant}.xml"
     junit.parent.mkdir(parents=True, exist_ok=True)
     junit.unlink(missing_ok=True)
-    run(["ctest", "--preset", preset, "-R", f"^lab{number}\\.{variant}\\.", "--output-junit", junit],
-        check=False)
+    # Room for every measured value the tests print (ctest keeps 1 KiB of a passed test's output).
+    run(["ctest", "--preset", preset, "-R", f"^lab{number}\\.{variant}\\.", "--output-junit", junit,
+         "--test-output-size-passed", "65536", "--test-output-size-failed", "65536"], check=False)
     if not junit.exists():
         say("ctest wrote no results (see its messages above)")
         return 1
@@ -114,6 +115,10 @@ def check_lab(number: str, preset: str, solution: bool) -> int:
             earned += outcome.points
     print(f"  {'total':<{name_width}}  {earned:>3}/{possible:<3}"
           + ("" if graded_possible == possible else f"  ({possible - graded_possible} points not graded)"))
+    course_points = sum(points_of(labels) for name, labels in read_labels(folder).items()
+                        if ".starter." in name)
+    print(f"  (lab {number} is worth {possible} of the course's {course_points} points, "
+          f"over {len(lab_folders())} labs)")
     # The timeline of the student's own run, to look at.
     executable = next(folder.rglob(f"lab{number}_{variant}_run"), None)
     if executable is not None:

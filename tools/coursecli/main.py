@@ -5,7 +5,7 @@ import argparse
 from collections import Counter
 from pathlib import Path
 
-from . import environment, labs
+from . import bench, demo, environment, grade, gradescope, labs
 from .build import DEFAULT_PRESET, build
 from .results import read_junit, read_labels
 from .shell import ROOT, CommandFailed, run, say
@@ -65,8 +65,12 @@ def cmd_test(args: argparse.Namespace) -> int:
 
 def cmd_demo(args: argparse.Namespace) -> int:
     _setup_or_fail()
-    folder = build(args.preset, ["streamlab_demo"])
-    return run([folder / "common" / "streamlab_demo"], check=False).returncode
+    return demo.run_demo(args.preset)
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    _setup_or_fail()
+    return bench.run_bench(args.preset, args.repeats)
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -103,6 +107,23 @@ def cmd_trace(args: argparse.Namespace) -> int:
                check=False, env={"PYTHONPATH": str(ROOT / "tools")}).returncode
 
 
+def cmd_grade(args: argparse.Namespace) -> int:
+    """Grades a folder of submissions (standard library only, so it starts anywhere)."""
+    gpu_present, _ = grade.gpu_presence()
+    settings = grade.GradeSettings(
+        out=args.output.resolve(), labs=grade.selected_labs(args.labs), all_labs=grade.selected_labs(None),
+        timeout_s=args.timeout, jobs=args.jobs, regrade=args.regrade,
+        cuda_arch=args.cuda_arch or grade.default_cuda_arch(gpu_present),
+        keep_builds=args.keep_builds, verbose=args.verbose)
+    return grade.grade_batch(args.submissions.resolve(), settings)
+
+
+def cmd_gradescope(args: argparse.Namespace) -> int:
+    names = gradescope.build_autograder(args.output, grade.selected_labs(args.labs), args.timeout, args.cuda_version)
+    say(f"wrote {args.output} ({len(names)} files): upload it as the autograder of a Gradescope assignment")
+    return 0
+
+
 def parser() -> argparse.ArgumentParser:
     top = argparse.ArgumentParser(
         prog="course",
@@ -122,6 +143,10 @@ def parser() -> argparse.ArgumentParser:
     verb("build", cmd_build, "configure and build everything")
     verb("test", cmd_test, "build and run the course's own tests (C++ without starters, labs check, pytest)")
     verb("demo", cmd_demo, "the main job: show what the GPU at hand does with streams")
+    bench_verb = verb("bench", cmd_bench, "lab 05's pipeline from 1 to 64 chunks against the model; "
+                                         "results and plot in build/bench/")
+    bench_verb.add_argument("--repeats", type=int, default=5,
+                            help="runs per configuration, the median kept (default: %(default)s)")
     for name, func, text in (("run", cmd_run, "build and run lab NN's program; draw its timeline"),
                              ("check", cmd_check, "grade lab NN: points, measured values, hints")):
         sub = verb(name, func, text)
@@ -133,6 +158,26 @@ def parser() -> argparse.ArgumentParser:
     trace = verb("trace", cmd_trace, "record any CUDA program's timeline: course trace -o t.json -- PROGRAM ARGS")
     trace.add_argument("-o", "--output", help="trace file to write (default: trace.json)")
     trace.add_argument("trace_args", nargs=argparse.REMAINDER, help="-- PROGRAM ARGS...")
+    grade_verb = verb("grade", cmd_grade, "grade a folder of submissions: gradebook, reports, Gradescope results",
+                      preset=False)
+    grade_verb.add_argument("submissions", type=Path,
+                            help="folder of submissions (folders, .zip, .tar.gz named after each student)")
+    grade_verb.add_argument("-o", "--output", type=Path, required=True, help="folder for the gradebook and reports")
+    grade_verb.add_argument("--labs", nargs="+", metavar="NN", help="labs to grade (default: all)")
+    grade_verb.add_argument("--regrade", action="store_true", help="grade again students already graded")
+    grade_verb.add_argument("--jobs", type=int, default=grade.default_jobs(),
+                            help="submissions built at a time (default: %(default)s, from the CPU count)")
+    grade_verb.add_argument("--timeout", type=int, default=grade.DEFAULT_TIMEOUT_S,
+                            help="seconds each test may run (default: %(default)s)")
+    grade_verb.add_argument("--cuda-arch", help="CMAKE_CUDA_ARCHITECTURES (default: native with a GPU, else 90)")
+    grade_verb.add_argument("--keep-builds", action="store_true", help="keep each submission's build folder")
+    grade_verb.add_argument("-v", "--verbose", action="store_true", help="print every command (always in grade.log)")
+    scope = verb("gradescope", cmd_gradescope, "build the Gradescope autograder zip for chosen labs", preset=False)
+    scope.add_argument("-o", "--output", type=Path, default=Path("autograder.zip"), help="default: %(default)s")
+    scope.add_argument("--labs", nargs="+", metavar="NN", help="labs to grade (default: all)")
+    scope.add_argument("--timeout", type=int, default=grade.DEFAULT_TIMEOUT_S, help="seconds per test")
+    scope.add_argument("--cuda-version", default="13-0",
+                       help="CUDA Toolkit apt package version setup.sh installs (default: %(default)s)")
     return top
 
 

@@ -26,6 +26,14 @@ class Measure:
         return f"{self.name}: {self.value:.3g} {self.unit} (needs {self.op} {self.threshold:.3g})"
 
 
+def points_of(labels: list[str]) -> int:
+    """A test's points, from its `pts:N` label (0 when it has none)."""
+    for label in labels:
+        if label.startswith("pts:"):
+            return int(label[4:])
+    return 0
+
+
 @dataclass
 class TestOutcome:
     """One ctest test as it ran."""
@@ -37,10 +45,7 @@ class TestOutcome:
 
     @property
     def points(self) -> int:
-        for label in self.labels:
-            if label.startswith("pts:"):
-                return int(label[4:])
-        return 0
+        return points_of(self.labels)
 
     @property
     def is_gpu(self) -> bool:

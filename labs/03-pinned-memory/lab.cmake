@@ -1,0 +1,18 @@
+# Lab 03: pinned memory. The files a student edits, the program, and the
+# graded tests with their points. Tests: Suite.Name  gpu|cpu  points.
+streamlab_add_lab(
+  NUMBER 03
+  TOPIC pinned-memory
+  STUDENT_SOURCES pinned_memory.cu
+  PROGRAM run_lab03.cu
+  TEST_SOURCE test_lab03.cu
+  TESTS
+    PinnedCopies.MallocHostCopiesArePinned       gpu 2
+    PinnedCopies.HostAllocCopiesArePinned        gpu 2
+    PinnedCopies.RegisteredCopiesArePinned       gpu 2
+    PinnedCopies.PageableCopiesArePageable       gpu 1
+    PinnedAllocations.EveryAllocationIsFreed     gpu 2
+    PinnedAllocations.EveryRegistrationIsUndone  gpu 2
+    Bandwidth.PinnedBeatsPageableAtLargeSizes    gpu 3
+    Bandwidth.PinnedReachesTheReference          gpu 3
+)

@@ -1,0 +1,22 @@
+# Lab 04: asynchronous copies. The files a student edits, the program, and the
+# graded tests with their points. Tests: Suite.Name  gpu|cpu  points.
+streamlab_add_lab(
+  NUMBER 04
+  TOPIC async-copies
+  STUDENT_SOURCES async_copies.cu
+  PROGRAM run_lab04.cu
+  TEST_SOURCE test_lab04.cu
+  TESTS
+    Batches.ResultsMatchCpuReference                    gpu 2
+    Batches.AllOpsInOneCreatedStream                    gpu 2
+    Batches.CopiesAreAsyncFromPinnedMemory              gpu 2
+    Batches.DeviceMemoryFromTheStreamOrderedAllocator   gpu 2
+    Batches.StreamIsDestroyed                           gpu 1
+    Batches.HostRegainsControlBeforeTheDeviceFinishes   gpu 3
+    Batches.HostWorkOverlapsDeviceWork                  gpu 3
+    Batches.YourReportMatchesTheTimeline                gpu 2
+    Waiting.StreamSynchronizeWaitsForYourStreamOnly     gpu 2
+    Waiting.DeviceSynchronizeWaitsForEveryStream        gpu 2
+    PageableMemory.HostIsBlockedUntilTheCopiesEnd       gpu 2
+    PageableMemory.YourReportMatchesTheTimeline         gpu 2
+)

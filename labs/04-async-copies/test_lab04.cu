@@ -1,0 +1,283 @@
+// Lab 04's graded tests. Your batch loop runs while CUPTI records what the GPU
+// did; the host work it calls belongs to the test, which marks on the same clock
+// when control came back to the host and when the host's work ended. The grade
+// comes from those marks and the GPU's timeline; your report is compared with them.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "lab04.hpp"
+#include "streamlab/analysis.hpp"
+#include "streamlab/batches.hpp"
+#include "streamlab/testing.hpp"
+#include "streamlab/tracer.hpp"
+
+namespace {
+
+using namespace streamlab;
+using grading::report_hint;
+using grading::report_measure;
+using lab04::WaitWith;
+
+double ms(std::uint64_t ns) { return static_cast<double>(ns) / 1e6; }
+
+/// Three batches of 16 MiB, with a kernel about as long as one batch's H2D copy.
+class BatchTest : public ::testing::Test {
+protected:
+    static constexpr int kBatches = 3;
+    static constexpr std::size_t kElements = std::size_t{4} << 20;
+    static constexpr std::uint64_t kBytes = kElements * sizeof(float);
+
+    void SetUp() override {
+        SL_REQUIRE_GPU();
+        facts_ = query_device_facts(0);
+        h2d_ms_ = measure_h2d_ms(kBytes);
+        iterations_ = iterations_for_kernel_ms(kElements, h2d_ms_);
+    }
+
+    /// Runs run_batches over `buffers` while the tracer records; `before` runs first, inside the recording.
+    void record(BatchBuffers& buffers, WaitWith wait, bool prepare_next, const std::function<void()>& before = {}) {
+        std::vector<lab04::Batch> batches;
+        for (int b = 0; b < buffers.count(); ++b) batches.push_back({buffers.input(b), buffers.output(b)});
+        buffers.reset(/*prepare_all=*/!prepare_next);
+        const auto host_work = marked_host_work(buffers, prepare_next);
+        SL_RECORD_TIMELINE(timeline_, "lab04 run_batches", [&] {
+            if (before) before();
+            reports_ = lab04::run_batches(batches, kElements, iterations_, wait, host_work);
+        });
+        found_ = find_batches(timeline_, kBatches, kBytes);
+    }
+
+    /// The usual run: pinned or pageable buffers, the host preparing each next batch, waits per stream.
+    void record_run(bool pinned) {
+        buffers_ = std::make_unique<BatchBuffers>(kBatches, kElements, pinned);
+        record(*buffers_, WaitWith::Stream, /*prepare_next=*/true);
+    }
+
+    /// Whether every batch was found on the timeline, or what is missing.
+    [[nodiscard]] ::testing::AssertionResult found_every_batch() const {
+        if (found_.problem.empty()) return ::testing::AssertionSuccess();
+        return ::testing::AssertionFailure() << found_.problem;
+    }
+
+    /// Your report against the timeline, batch by batch.
+    void expect_report_matches_timeline() const {
+        ASSERT_EQ(reports_.size(), static_cast<std::size_t>(kBatches)) << "return one report per batch";
+        std::size_t agree = 0;
+        for (int b = 0; b < kBatches; ++b) {
+            const bool seen = found_.batches[b].device_busy_on_return();
+            const bool reported = reports_[b].device_busy_on_return;
+            agree += seen == reported;
+            EXPECT_EQ(reported, seen) << "batch " << b << ": you reported the device "
+                                      << (reported ? "still busy" : "done") << " when control came back; the "
+                                      << "timeline shows it " << (seen ? "still busy" : "done");
+        }
+        report_measure("batches your report gets right", static_cast<double>(agree), "==", kBatches, "");
+        if (::testing::Test::HasFailure()) {
+            report_hint("right after queuing a batch, call cudaStreamQuery(stream): cudaErrorNotReady means busy");
+        }
+    }
+
+    DeviceFacts facts_;
+    double h2d_ms_ = 0.0;
+    int iterations_ = 1;
+    std::unique_ptr<BatchBuffers> buffers_;
+    Timeline timeline_;
+    std::vector<lab04::BatchReport> reports_;
+    BatchesOnTimeline found_;
+};
+
+// ---------------------------------------------------------------- tasks 1 and 2: pinned memory, one stream
+
+class Batches : public BatchTest {};
+
+TEST_F(Batches, ResultsMatchCpuReference) {
+    record_run(/*pinned=*/true);
+    if (IsSkipped()) return;
+    for (int b = 0; b < kBatches; ++b) {
+        const ResultCheck check = buffers_->check(b, iterations_);
+        EXPECT_TRUE(check.ok) << "batch " << b << ": " << check.message();
+    }
+    if (HasFailure()) report_hint("each batch: H2D from batch.input, the kernel, D2H into batch.output");
+}
+
+TEST_F(Batches, AllOpsInOneCreatedStream) {
+    record_run(/*pinned=*/true);
+    if (IsSkipped()) return;
+    ASSERT_TRUE(found_every_batch());
+    const auto ops = unlabelled_ops(timeline_.ops);
+    report_measure("streams used", static_cast<double>(distinct_streams(ops)), "==", 1, "");
+    EXPECT_EQ(null_stream_ops(ops), 0U) << "some ops ran in the NULL stream: pass your stream to every call";
+    EXPECT_EQ(distinct_streams(ops), 1U) << "every op belongs in the one stream you created";
+}
+
+TEST_F(Batches, CopiesAreAsyncFromPinnedMemory) {
+    record_run(/*pinned=*/true);
+    if (IsSkipped()) return;
+    ASSERT_TRUE(found_every_batch());
+    const auto async_copies = count_api_calls(timeline_, {"cudaMemcpyAsync"});
+    report_measure("cudaMemcpyAsync calls", static_cast<double>(async_copies), "==", 2 * kBatches, "");
+    EXPECT_EQ(async_copies, 2U * kBatches) << "one cudaMemcpyAsync per copy";
+    EXPECT_EQ(count_api_calls(timeline_, {"cudaMemcpy"}), 0U) << "cudaMemcpy makes the host wait: use cudaMemcpyAsync";
+    for (const BatchOnTimeline& batch : found_.batches) {
+        EXPECT_EQ(batch.h2d.host_memory, HostMemory::Pinned) << "copy straight from the pinned batch buffers";
+        EXPECT_EQ(batch.d2h.host_memory, HostMemory::Pinned) << "copy straight into the pinned batch buffers";
+    }
+}
+
+TEST_F(Batches, DeviceMemoryFromTheStreamOrderedAllocator) {
+    record_run(/*pinned=*/true);
+    if (IsSkipped()) return;
+    const auto allocated = count_api_calls(timeline_, {"cudaMallocAsync"});
+    const auto freed = count_api_calls(timeline_, {"cudaFreeAsync"});
+    report_measure("cudaMallocAsync calls", static_cast<double>(allocated), ">=", 2, "");
+    report_measure("cudaFreeAsync calls", static_cast<double>(freed), "==", static_cast<double>(allocated), "");
+    EXPECT_GE(allocated, 2U) << "allocate d_input and d_output with cudaMallocAsync";
+    EXPECT_EQ(freed, allocated) << "free every cudaMallocAsync allocation with cudaFreeAsync";
+    EXPECT_EQ(count_api_calls(timeline_, {"cudaMalloc"}), 0U) << "this lab's device memory comes from cudaMallocAsync";
+}
+
+TEST_F(Batches, StreamIsDestroyed) {
+    record_run(/*pinned=*/true);
+    if (IsSkipped()) return;
+    const auto created = count_api_calls(
+        timeline_, {"cudaStreamCreate", "cudaStreamCreateWithFlags", "cudaStreamCreateWithPriority"});
+    const auto destroyed = count_api_calls(timeline_, {"cudaStreamDestroy"});
+    report_measure("streams destroyed", static_cast<double>(destroyed), "==", static_cast<double>(created), "");
+    EXPECT_GE(created, 1U) << "create a stream of your own";
+    EXPECT_EQ(destroyed, created) << "destroy the stream you created";
+}
+
+TEST_F(Batches, HostRegainsControlBeforeTheDeviceFinishes) {
+    record_run(/*pinned=*/true);
+    if (IsSkipped()) return;
+    ASSERT_TRUE(found_every_batch());
+    int early = 0;
+    for (int b = 0; b < kBatches; ++b) {
+        const BatchOnTimeline& batch = found_.batches[b];
+        early += batch.device_busy_on_return();
+        EXPECT_TRUE(batch.device_busy_on_return())
+            << "batch " << b << ": control came back to the host " << ms(batch.queued_ns - batch.d2h.end_ns)
+            << " ms after the batch's D2H copy ended; the calls must only queue the work";
+    }
+    report_measure("batches queued before the device finished them", early, "==", kBatches, "");
+    if (HasFailure()) report_hint("nothing between queuing and host_work may wait: no cudaMemcpy, no synchronize");
+}
+
+TEST_F(Batches, HostWorkOverlapsDeviceWork) {
+    record_run(/*pinned=*/true);
+    if (IsSkipped()) return;
+    ASSERT_TRUE(found_every_batch());
+    // The host has work (preparing the next batch) during every batch but the last.
+    std::uint64_t overlap = 0;
+    std::uint64_t possible = 0;
+    for (int b = 0; b + 1 < kBatches; ++b) {
+        const BatchOnTimeline& batch = found_.batches[b];
+        overlap += batch.host_device_overlap_ns();
+        possible += std::min(batch.host_work_ns(), batch.device_span_ns());
+    }
+    ASSERT_GT(possible, 0U) << "the host work took no time at all";
+    const double share = static_cast<double>(overlap) / static_cast<double>(possible);
+    report_measure("host work overlapping the device, share of the possible", share, ">=", 0.5, "");
+    EXPECT_GE(share, 0.5) << "the host worked alongside the device for " << ms(overlap) << " ms of a possible "
+                          << ms(possible) << " ms";
+    if (HasFailure()) report_hint("call host_work(b) right after queuing batch b, and wait for the batch only after");
+}
+
+TEST_F(Batches, YourReportMatchesTheTimeline) {
+    record_run(/*pinned=*/true);
+    if (IsSkipped()) return;
+    ASSERT_TRUE(found_every_batch());
+    expect_report_matches_timeline();
+}
+
+// ---------------------------------------------------------------- task 3: waiting for a stream or for the device
+
+/// A long kernel in another stream, queued just before your batches.
+class Waiting : public BatchTest {
+protected:
+    void SetUp() override {
+        BatchTest::SetUp();
+        if (IsSkipped()) return;
+        if (!facts_.concurrent_kernels) {
+            GTEST_SKIP() << facts_.name << " cannot run kernels of different streams at the same time, so another "
+                         << "stream's kernel would hold up yours";
+        }
+        // Four times what the three batches should take, measured from this GPU's copy time.
+        background_ = std::make_unique<BackgroundKernel>(4.0 * kBatches * 3.0 * h2d_ms_, facts_);
+        buffers_ = std::make_unique<BatchBuffers>(kBatches, kElements, /*pinned=*/true);
+    }
+
+    void record_with_background(WaitWith wait) {
+        record(*buffers_, wait, /*prepare_next=*/false, [&] { background_->launch(); });
+        const auto background = ops_of_kind(timeline_.ops, OpKind::Kernel);
+        for (const DeviceOp& op : background) {
+            if (op.label == kBackgroundLabel) background_end_ns_ = op.end_ns;
+        }
+    }
+
+    std::unique_ptr<BackgroundKernel> background_;
+    std::uint64_t background_end_ns_ = 0;
+};
+
+TEST_F(Waiting, StreamSynchronizeWaitsForYourStreamOnly) {
+    record_with_background(WaitWith::Stream);
+    if (IsSkipped()) return;
+    ASSERT_TRUE(found_every_batch());
+    ASSERT_GT(background_end_ns_, 0U) << "the background kernel was not recorded";
+    EXPECT_GE(count_api_calls(timeline_, {"cudaStreamSynchronize"}), static_cast<std::uint64_t>(kBatches))
+        << "wait for each batch with cudaStreamSynchronize";
+    const BatchOnTimeline& last = found_.batches.back();
+    report_measure("last batch queued before the other stream's kernel ended, by",
+                   ms(background_end_ns_) - ms(last.queued_ns), ">", 0.0, "ms");
+    EXPECT_LT(last.queued_ns, background_end_ns_)
+        << "your waits also waited for a kernel in another stream: with WaitWith::Stream, wait for your stream only";
+}
+
+TEST_F(Waiting, DeviceSynchronizeWaitsForEveryStream) {
+    record_with_background(WaitWith::Device);
+    if (IsSkipped()) return;
+    ASSERT_TRUE(found_every_batch());
+    ASSERT_GT(background_end_ns_, 0U) << "the background kernel was not recorded";
+    EXPECT_GE(count_api_calls(timeline_, {"cudaDeviceSynchronize"}), static_cast<std::uint64_t>(kBatches - 1))
+        << "wait for each batch with cudaDeviceSynchronize";
+    const BatchOnTimeline& second = found_.batches[1];
+    report_measure("batch 1 queued after the other stream's kernel ended, by",
+                   ms(second.queued_ns) - ms(background_end_ns_), ">=", 0.0, "ms");
+    EXPECT_GE(second.queued_ns, background_end_ns_)
+        << "with WaitWith::Device the wait after batch 0 must wait for every stream, the other kernel's too";
+}
+
+// ---------------------------------------------------------------- the same code over pageable memory
+
+class PageableMemory : public BatchTest {};
+
+TEST_F(PageableMemory, HostIsBlockedUntilTheCopiesEnd) {
+    record_run(/*pinned=*/false);
+    if (IsSkipped()) return;
+    ASSERT_TRUE(found_every_batch());
+    std::uint64_t overlap = 0;
+    for (int b = 0; b < kBatches; ++b) {
+        const BatchOnTimeline& batch = found_.batches[b];
+        EXPECT_EQ(batch.h2d.host_memory, HostMemory::Pageable) << "copy straight from the batch buffers";
+        EXPECT_GE(batch.queued_ns, batch.h2d.end_ns)
+            << "batch " << b << ": control came back before the pageable H2D copy had ended";
+        overlap += intersection_length({{batch.queued_ns, batch.host_done_ns}},
+                                       {{batch.h2d.start_ns, batch.h2d.end_ns}, {batch.d2h.start_ns, batch.d2h.end_ns}});
+    }
+    report_measure("host work overlapping pageable copies", ms(overlap), "==", 0.0, "ms");
+    EXPECT_EQ(overlap, 0U) << "host work and pageable copies ran at the same time";
+}
+
+TEST_F(PageableMemory, YourReportMatchesTheTimeline) {
+    record_run(/*pinned=*/false);
+    if (IsSkipped()) return;
+    ASSERT_TRUE(found_every_batch());
+    expect_report_matches_timeline();
+}
+
+}  // namespace

@@ -1,0 +1,212 @@
+// lab05_bench: what `course bench` runs. Lab 05's reference solution, cut into
+// 1 to 64 chunks, with a light, a balanced and a heavy kernel, each set against
+// the serial run on the same data and against the pipeline model. Also measures
+// how much recording a timeline slows the pipeline down.
+//
+// Usage: lab05_bench [--out FILE.json] [--repeats R]
+//   FILE.json: the chunk sweep (common/TRACE_FORMAT.md, "streamlab-chunks"),
+//   which `course plot FILE.json` draws as speedup against chunks.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "lab05.hpp"
+#include "streamlab/analysis.hpp"
+#include "streamlab/chunk_sweep.hpp"
+#include "streamlab/device.hpp"
+#include "streamlab/pipeline.hpp"
+#include "streamlab/tracer.hpp"
+
+namespace {
+
+using namespace streamlab;
+
+constexpr int kChunkCounts[] = {1, 2, 3, 4, 8, 16, 32, 64};
+
+/// How heavy the kernel is: its time over the whole H2D copy's time.
+struct Intensity {
+    const char* name;
+    double kernel_to_copy;
+};
+constexpr Intensity kIntensities[] = {{"copy-bound", 0.25}, {"balanced", 1.0}, {"compute-bound", 4.0}};
+/// The article's case, which the efficiency target is about: kernel and copies about equal.
+constexpr const char* kArticleIntensity = "balanced";
+
+/// Runs of the pipeline that the tracer overhead is the median of.
+constexpr int kOverheadRepeats = 21;
+
+double median(std::vector<double> values) {
+    std::sort(values.begin(), values.end());
+    return values[values.size() / 2];
+}
+
+/// The timeline with the median makespan (the middle one of an odd count).
+Timeline median_timeline(std::vector<Timeline> timelines) {
+    std::sort(timelines.begin(), timelines.end(),
+              [](const Timeline& a, const Timeline& b) { return makespan_ns(a.ops) < makespan_ns(b.ops); });
+    return timelines[timelines.size() / 2];
+}
+
+lab05::PipelineJob job_for(PipelineMemory& memory, int iterations) {
+    return {memory.input.data(),         memory.output.data(), memory.device_input.data(),
+            memory.device_output.data(), memory.size(),        iterations};
+}
+
+/// The pipeline's time on the host clock: from the first call to the last wait, in ms.
+double host_ms(const lab05::PipelineJob& job, int chunks) {
+    const auto started = std::chrono::steady_clock::now();
+    (void)lab05::run_pipeline(job, chunks);
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+}
+
+/// Median host-clock time of three chunks without, then with, a Tracer recording.
+/// It must run before anything else records: once a process has recorded, CUPTI
+/// stays attached to it and no run is untraced any more. The first recording
+/// pays CUPTI's one-time set-up and is left out.
+struct TracerOverhead {
+    double untraced_ms = 0;  ///< Median without a Tracer.
+    double traced_ms = 0;    ///< Median inside a Tracer's recording.
+};
+TracerOverhead measure_tracer_overhead(const lab05::PipelineJob& job) {
+    (void)host_ms(job, lab05::kChunks);  // warm-up
+    std::vector<double> untraced, traced;
+    for (int r = 0; r < kOverheadRepeats; ++r) {
+        untraced.push_back(host_ms(job, lab05::kChunks));
+    }
+    (void)record_timeline("lab05_bench: tracer warm-up", [&] { (void)host_ms(job, lab05::kChunks); });
+    for (int r = 0; r < kOverheadRepeats; ++r) {
+        (void)record_timeline("lab05_bench: tracer overhead", [&] { traced.push_back(host_ms(job, lab05::kChunks)); });
+    }
+    return {median(untraced), median(traced)};
+}
+
+/// The sweep's points for one kernel intensity; every configuration is run
+/// `repeats` times and the run with the median makespan is kept.
+std::vector<ChunkSweepPoint> sweep_intensity(PipelineMemory& memory, int iterations, const Intensity& intensity,
+                                             int repeats, int copy_engines, std::string& date) {
+    std::vector<Timeline> serial_runs;
+    for (int r = 0; r < repeats; ++r) {
+        serial_runs.push_back(run_serial_reference(memory, iterations).timeline);
+    }
+    const Timeline serial = median_timeline(serial_runs);
+    date = serial.date;
+    const lab05::PipelineJob job = job_for(memory, iterations);
+    std::vector<ChunkSweepPoint> points;
+    for (const int chunks : kChunkCounts) {
+        (void)lab05::run_pipeline(job, chunks);  // warm-up: creates this many streams once
+        fill_poison(memory.output.data(), memory.size());
+        std::vector<Timeline> runs;
+        for (int r = 0; r < repeats; ++r) {
+            runs.push_back(record_timeline("lab05_bench", [&] { (void)lab05::run_pipeline(job, chunks); }));
+        }
+        const ResultCheck check = check_workload_output(memory.input.data(), memory.output.data(), memory.size(),
+                                                        iterations, chunks);
+        if (!check.ok) {
+            throw std::runtime_error(std::to_string(chunks) + " chunks gave a wrong result: " + check.message());
+        }
+        const PipelineComparison c = compare_with_model(serial, median_timeline(runs), chunks, copy_engines);
+        points.push_back({chunks, intensity.name, c.pipelined_ms, c.serial_ms, c.model_ms, c.bound_ms, c.stages.h2d,
+                          c.stages.kernel, c.stages.d2h});
+        std::printf("  %-13s %3d chunks: %8.3f ms  model %8.3f  bound %8.3f  speedup %5.2fx (model %5.2fx)  "
+                    "efficiency %5.1f%%\n",
+                    intensity.name, chunks, c.pipelined_ms, c.model_ms, c.bound_ms, c.speedup(), c.model_speedup(),
+                    100.0 * c.efficiency());
+    }
+    return points;
+}
+
+/// The balanced three-chunk run once more, against the model fed with its own
+/// op durations rather than with the stages measured alone: what is left is
+/// time lost between operations, not operations slowed down by running together.
+double scheduling_efficiency(PipelineMemory& memory, int iterations, int copy_engines) {
+    const lab05::PipelineJob job = job_for(memory, iterations);
+    const Timeline run = record_timeline("lab05_bench", [&] { (void)lab05::run_pipeline(job, lab05::kChunks); });
+    const std::vector<SimulatedOp> modelled =
+        simulate_pipeline(stage_times(run.ops), lab05::kChunks, lab05::kChunks, copy_engines, issue_order(run.ops));
+    return simulated_makespan(modelled) / (static_cast<double>(makespan_ns(run.ops)) / 1e6);
+}
+
+int run_bench(const std::string& out_path, int repeats) {
+    const DeviceFacts facts = query_device_facts(0);
+    PipelineMemory memory(pipeline_elements(facts.total_memory_bytes));
+    fill_input(memory.input.data(), memory.size());
+    const double h2d_ms = measure_h2d_ms(memory.input.bytes());
+    std::printf("%s, %d copy engine(s): %zu MiB each way, the whole H2D copy takes %.3f ms\n", facts.name.c_str(),
+                facts.copy_engines, memory.input.bytes() >> 20, h2d_ms);
+
+    ChunkSweep sweep;
+    sweep.program = "lab05_bench: lab 05's solution, 1 to 64 chunks";
+    sweep.device = facts;
+    const int balanced_iterations = iterations_for_kernel_ms(memory.size(), h2d_ms);
+    const TracerOverhead overhead = measure_tracer_overhead(job_for(memory, balanced_iterations));
+
+    double efficiency_3 = 0;
+    for (const Intensity& intensity : kIntensities) {
+        const int iterations = iterations_for_kernel_ms(memory.size(), intensity.kernel_to_copy * h2d_ms);
+        for (const ChunkSweepPoint& point :
+             sweep_intensity(memory, iterations, intensity, repeats, facts.copy_engines, sweep.date)) {
+            sweep.points.push_back(point);
+            if (point.chunks == lab05::kChunks && point.intensity == kArticleIntensity) {
+                efficiency_3 = point.model_ms / point.makespan_ms;
+            }
+        }
+    }
+    const double scheduling_3 = scheduling_efficiency(memory, balanced_iterations, facts.copy_engines);
+
+    const double overhead_fraction = overhead.traced_ms / overhead.untraced_ms - 1.0;
+    sweep.summary = {{"bytes", static_cast<double>(memory.input.bytes())},
+                     {"repeats", static_cast<double>(repeats)},
+                     {"efficiency_3_chunks_balanced", efficiency_3},
+                     {"efficiency_3_chunks_balanced_own_stage_times", scheduling_3},
+                     {"tracer_untraced_ms", overhead.untraced_ms},
+                     {"tracer_traced_ms", overhead.traced_ms},
+                     {"tracer_overhead", overhead_fraction}};
+    std::printf("3 chunks, balanced: %.1f%% of the model's speed (target: >= 98%% on the H200); "
+                "%.1f%% against its own op durations\n",
+                100.0 * efficiency_3, 100.0 * scheduling_3);
+    std::printf("tracer overhead on the 3-chunk pipeline (host clock, median of %d): %.3f ms untraced, "
+                "%.3f ms traced: %+.1f%% (target: < 3%%)\n",
+                kOverheadRepeats, overhead.untraced_ms, overhead.traced_ms, 100.0 * overhead_fraction);
+    if (!out_path.empty()) {
+        write_chunk_sweep(out_path, sweep);
+        std::printf("chunk sweep written to %s\n", out_path.c_str());
+    }
+    return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    std::string out_path;
+    int repeats = 5;
+    for (int i = 1; i < argc; ++i) {
+        const std::string arg = argv[i];
+        if (arg == "--out" && i + 1 < argc) {
+            out_path = argv[++i];
+        } else if (arg == "--repeats" && i + 1 < argc) {
+            repeats = std::atoi(argv[++i]);
+        } else {
+            repeats = 0;  // marks a bad command line
+        }
+        if (repeats < 1) {
+            std::fprintf(stderr, "usage: %s [--out FILE.json] [--repeats R >= 1]\n", argv[0]);
+            return 2;
+        }
+    }
+    const GpuPresence presence = query_gpu_presence();
+    if (!presence.available) {
+        std::fprintf(stderr, "%s: the benchmark needs an NVIDIA GPU: %s\n", argv[0], presence.reason.c_str());
+        return 1;
+    }
+    try {
+        return run_bench(out_path, repeats);
+    } catch (const std::exception& error) {
+        std::fprintf(stderr, "%s: %s\n", argv[0], error.what());
+        return 1;
+    }
+}

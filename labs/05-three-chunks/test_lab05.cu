@@ -1,0 +1,270 @@
+// Lab 05's graded tests. They run your pipeline while CUPTI records what the GPU
+// did, and grade that timeline against the serial run and the pipeline model,
+// both measured a moment before on the same GPU and the same data.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "lab05.hpp"
+#include "streamlab/analysis.hpp"
+#include "streamlab/handles.hpp"
+#include "streamlab/model.hpp"
+#include "streamlab/pipeline.hpp"
+#include "streamlab/testing.hpp"
+#include "streamlab/tracer.hpp"
+#include "streamlab/workload.hpp"
+
+namespace {
+
+using namespace streamlab;
+using grading::report_hint;
+using grading::report_measure;
+using lab05::kChunks;
+
+/// The least efficiency (the model's makespan over yours) that passes. A plain
+/// correct pipeline reaches about 0.97 on the H200; the margin covers GPUs whose
+/// copies slow down when both directions run at once, and the few microseconds
+/// each of the nine operations costs to start. A pipeline that waits for one
+/// chunk before issuing the next lands near 0.55.
+constexpr double kMinEfficiency = 0.8;
+
+/// How far (relative) the speedup your events measured may be from the timeline's.
+constexpr double kSpeedupTolerance = 0.1;
+
+/// How long two spans [a_start, a_end) and [b_start, b_end) overlap, in their unit (0 when they do not).
+double overlap_length(double a_start, double a_end, double b_start, double b_end) {
+    return std::max(0.0, std::min(a_end, b_end) - std::max(a_start, b_start));
+}
+
+/// One chunk's op of `stage`.
+const DeviceOp& op_of(const ChunkOps& chunk, Stage stage) {
+    switch (stage) {
+        case Stage::H2D: return chunk.h2d;
+        case Stage::Kernel: return chunk.kernel;
+        case Stage::D2H: break;
+    }
+    return chunk.d2h;
+}
+
+/// The article's name of an op: H2D_1, K_1, D2H_1 (chunks counted from 1).
+std::string article_name(Stage stage, int chunk) { return std::string(to_string(stage)) + "_" + std::to_string(chunk + 1); }
+
+/// 256 MiB (less on a small GPU) through your pipeline, with a kernel about as long as the whole H2D copy.
+class ThreeChunks : public ::testing::Test {
+protected:
+    void SetUp() override {
+        SL_REQUIRE_GPU();
+        facts_ = query_device_facts(0);
+        memory_.emplace(pipeline_elements(facts_.total_memory_bytes));
+        fill_input(memory_->input.data(), n());
+        h2d_ms_ = measure_h2d_ms(memory_->input.bytes());
+        iterations_ = iterations_for_kernel_ms(n(), h2d_ms_);
+        job_ = {memory_->input.data(), memory_->output.data(), memory_->device_input.data(),
+                memory_->device_output.data(), n(), iterations_};
+    }
+
+    std::size_t n() const { return memory_->size(); }
+
+    /// The serial run on the same data (lab 01's way): the reference, and each stage's time alone.
+    void record_serial() {
+        try {
+            serial_ = run_serial_reference(*memory_, iterations_);
+        } catch (const TimelineUnavailable& unavailable) {
+            GTEST_SKIP() << unavailable.what();
+        }
+    }
+
+    /// The serial reference, then your pipeline, on the same data.
+    void record_serial_then_pipeline() {
+        record_serial();
+        if (IsSkipped()) return;
+        record_pipeline();
+    }
+
+    /// Runs your pipeline once to warm up, then once more while CUPTI records;
+    /// `before` runs first inside the recording.
+    void record_pipeline(const std::function<void()>& before = [] {}) {
+        (void)lab05::run_pipeline(job_, kChunks);
+        fill_poison(memory_->output.data(), n());
+        SL_RECORD_TIMELINE(timeline_, "lab05 run_pipeline", [&] {
+            before();
+            reported_ms_ = lab05::run_pipeline(job_, kChunks);
+        });
+    }
+
+    /// The three chunks of `ops`, or a failure that says what the timeline shows instead.
+    ::testing::AssertionResult found_three_chunks(const std::vector<DeviceOp>& ops) {
+        const PipelineChunks found = find_chunks(ops);
+        if (!found.problem.empty()) {
+            return ::testing::AssertionFailure() << found.problem;
+        }
+        if (found.chunks.size() != static_cast<std::size_t>(kChunks)) {
+            return ::testing::AssertionFailure() << "expected " << kChunks << " streams with one chunk each, found "
+                                                 << found.chunks.size();
+        }
+        chunks_ = found.chunks;
+        return ::testing::AssertionSuccess();
+    }
+
+    DeviceFacts facts_;
+    std::optional<PipelineMemory> memory_;
+    double h2d_ms_ = 0;
+    int iterations_ = 1;
+    lab05::PipelineJob job_;
+    SerialReference serial_;
+    Timeline timeline_;
+    float reported_ms_ = 0.0F;
+    std::vector<ChunkOps> chunks_;
+};
+
+TEST_F(ThreeChunks, ResultsMatchCpuReference) {
+    record_pipeline();
+    if (IsSkipped()) return;  // no timeline here: the reason is printed
+    const ResultCheck check = check_workload_output(memory_->input.data(), memory_->output.data(), n(), iterations_,
+                                                    kChunks);
+    if (!check.ok) {
+        report_hint("offset all three pointers of a chunk by chunk.offset, copy chunk.count * sizeof(float) bytes, "
+                    "and give the kernel chunk.count elements");
+    }
+    EXPECT_TRUE(check.ok) << check.message();
+}
+
+TEST_F(ThreeChunks, EachChunkRunsInItsOwnStream) {
+    record_pipeline();
+    if (IsSkipped()) return;
+    const PipelineChunks found = find_chunks(timeline_.ops);
+    report_measure("streams that ran one whole chunk", static_cast<double>(found.chunks.size()), "==", kChunks, "");
+    if (!found.problem.empty()) {
+        report_hint("chunk i's H2D copy, kernel and D2H copy all go into streams[i]; nothing into the NULL stream");
+    }
+    ASSERT_TRUE(found_three_chunks(timeline_.ops));
+    for (int i = 0; i < kChunks; ++i) {
+        const std::uint64_t bytes = chunk_range(n(), kChunks, i).count * sizeof(float);
+        EXPECT_EQ(chunks_[i].h2d.bytes, bytes) << article_name(Stage::H2D, i) << " should copy chunk " << i + 1;
+        EXPECT_EQ(chunks_[i].d2h.bytes, bytes) << article_name(Stage::D2H, i) << " should copy chunk " << i + 1;
+        EXPECT_EQ(chunks_[i].h2d.host_memory, HostMemory::Pinned) << "copy from the pinned buffer job.input";
+    }
+}
+
+TEST_F(ThreeChunks, StreamsDoNotWaitForTheNullStream) {
+    // A kernel in the legacy NULL stream, queued just before your pipeline and as
+    // long as the whole H2D copy. Blocking streams would wait for it to finish;
+    // non-blocking streams start their copies at once.
+    const std::size_t blocker_n = std::size_t{1} << 20;
+    DeviceBuffer<float> blocker_in(blocker_n), blocker_out(blocker_n);
+    SL_CHECK(cudaMemset(blocker_in.data(), 0, blocker_in.bytes()));
+    const int max_blocks = std::max(1, facts_.sm_count / 4);  // leaves room for your kernels
+    const int blocker_iterations = iterations_for_kernel_ms(blocker_n, h2d_ms_, max_blocks);
+    record_pipeline([&] {
+        launch_workload(blocker_in.data(), blocker_out.data(), blocker_n, blocker_iterations, /*stream=*/nullptr,
+                        max_blocks);
+    });
+    if (IsSkipped()) return;
+
+    std::vector<DeviceOp> in_null_stream, yours;
+    for (const DeviceOp& op : timeline_.ops) {
+        (op.stream_kind == StreamKind::Created ? yours : in_null_stream).push_back(op);
+    }
+    ASSERT_EQ(in_null_stream.size(), 1U) << "only the test's own kernel belongs in the NULL stream";
+    ASSERT_TRUE(found_three_chunks(yours));
+    const DeviceOp& blocker = in_null_stream.front();
+    const DeviceOp& first_copy = chunks_.front().h2d;
+    const double head_start_ms = (static_cast<double>(blocker.end_ns) - static_cast<double>(first_copy.start_ns)) / 1e6;
+    report_measure("H2D_1 started this long before the NULL-stream kernel ended", head_start_ms, ">", 0.0, "ms");
+    if (first_copy.start_ns >= blocker.end_ns) {
+        report_hint("create the streams with cudaStreamNonBlocking: streams created without it wait for work in the "
+                    "legacy NULL stream");
+    }
+    EXPECT_LT(first_copy.start_ns, blocker.end_ns) << "H2D_1 waited for the kernel in the NULL stream";
+}
+
+TEST_F(ThreeChunks, CopiesOverlapKernels) {
+    record_serial_then_pipeline();
+    if (IsSkipped()) return;
+    ASSERT_TRUE(found_three_chunks(timeline_.ops));
+
+    // The pairs of the article's five steps: H2D_{i+1} with K_i, and K_{i+1} with
+    // D2H_i. Each is required where the model, for this GPU's copy engines and your
+    // issue order, has them run together for at least half the shorter one.
+    const std::vector<SimulatedOp> modelled =
+        simulate_pipeline(serial_.stages, kChunks, kChunks, facts_.copy_engines, issue_order(timeline_.ops));
+    const auto modelled_op = [&](int chunk, Stage stage) {
+        return *std::find_if(modelled.begin(), modelled.end(),
+                             [&](const SimulatedOp& op) { return op.chunk == chunk && op.stage == stage; });
+    };
+    struct Pair {
+        Stage later_stage;
+        Stage earlier_stage;
+    };
+    int expected = 0, shown = 0;
+    for (int i = 0; i + 1 < kChunks; ++i) {
+        for (const Pair pair : {Pair{Stage::H2D, Stage::Kernel}, Pair{Stage::Kernel, Stage::D2H}}) {
+            const SimulatedOp a = modelled_op(i + 1, pair.later_stage), b = modelled_op(i, pair.earlier_stage);
+            if (overlap_length(a.start, a.end, b.start, b.end) < 0.5 * std::min(a.end - a.start, b.end - b.start)) {
+                continue;  // the model does not have them run together on this GPU
+            }
+            ++expected;
+            const DeviceOp& x = op_of(chunks_[i + 1], pair.later_stage);
+            const DeviceOp& y = op_of(chunks_[i], pair.earlier_stage);
+            const double together = overlap_length(x.start_ns, x.end_ns, y.start_ns, y.end_ns);
+            const double shorter = static_cast<double>(std::min(x.duration_ns(), y.duration_ns()));
+            const bool ok = together >= 0.25 * shorter;  // a real overlap, not a touch
+            shown += ok ? 1 : 0;
+            EXPECT_TRUE(ok) << article_name(pair.later_stage, i + 1) << " and " << article_name(pair.earlier_stage, i)
+                            << " ran together for " << together / 1e6 << " ms; the shorter of them took "
+                            << shorter / 1e6 << " ms";
+        }
+    }
+    if (expected == 0) {
+        GTEST_SKIP() << facts_.name << " has " << facts_.copy_engines << " copy engine(s): for your issue order the "
+                     << "model has no copy run beside a kernel (see the README, one copy engine)";
+    }
+    report_measure("overlapping pairs the model expects", shown, "==", expected, "");
+    if (shown < expected) {
+        report_hint("queue every chunk's work before waiting for anything: one synchronize, at the very end");
+    }
+}
+
+TEST_F(ThreeChunks, MakespanNearTheModel) {
+    record_serial_then_pipeline();
+    if (IsSkipped()) return;
+    ASSERT_TRUE(found_three_chunks(timeline_.ops));
+    const PipelineComparison c = compare_with_model(serial_.timeline, timeline_, kChunks, facts_.copy_engines);
+    report_measure("efficiency: the model's makespan / yours", c.efficiency(), ">=", kMinEfficiency, "");
+    if (c.efficiency() < kMinEfficiency) {
+        report_hint("draw your timeline with the model beneath it: ./course plot build/traces/lab05-starter.json "
+                    "--model; every gap in yours that the model does not have is time lost");
+    }
+    EXPECT_GE(c.efficiency(), kMinEfficiency) << "your pipeline took " << c.pipelined_ms << " ms; from the stage "
+                                              << "times measured a moment ago the model allows " << c.model_ms
+                                              << " ms\n" << describe(c);
+}
+
+TEST_F(ThreeChunks, ReportedSpeedupMatchesTimeline) {
+    record_serial_then_pipeline();
+    if (IsSkipped()) return;
+    ASSERT_TRUE(found_three_chunks(timeline_.ops));
+    if (reported_ms_ <= 0.0F) {
+        report_hint("record `start` and `stop` in the first stream, wait for `stop`, and return elapsed_ms(start, stop)");
+    }
+    ASSERT_GT(reported_ms_, 0.0F) << "run_pipeline returned " << reported_ms_ << " ms";
+    // Your speedup: the serial run's events over yours. The timeline's: the two makespans.
+    const PipelineComparison c = compare_with_model(serial_.timeline, timeline_, kChunks, facts_.copy_engines);
+    const double yours = serial_.event_ms / reported_ms_;
+    const double ratio = yours / c.speedup();
+    report_measure("your speedup / the timeline's", ratio, "within", kSpeedupTolerance, "(relative)");
+    if (std::fabs(ratio - 1.0) > kSpeedupTolerance) {
+        report_hint("events in one stream do not wait for the others: make the first stream wait for every other "
+                    "stream (cudaStreamWaitEvent) before recording `stop`");
+    }
+    EXPECT_NEAR(ratio, 1.0, kSpeedupTolerance)
+        << "your events say " << reported_ms_ << " ms, a speedup of " << yours << "x; the timeline spans "
+        << c.pipelined_ms << " ms, a speedup of " << c.speedup() << "x (the model's: " << c.model_speedup() << "x)";
+}
+
+}  // namespace

@@ -1,0 +1,343 @@
+"""`course grade`: grade a folder of submissions, each in its own build folder.
+
+For each submission: take its student sources (submissions.py), configure the
+course with STREAMLAB_STARTER_ROOT pointing at them, build each lab's starter
+targets (a compile error costs that lab only), run the labs' tests with ctest
+under a timeout, and score ctest's verdicts (grading.py). Reports are written
+as soon as a student is graded (gradebook.py). Builds run `--jobs` at a time;
+tests and timeline programs run one submission at a time, since GPU timings of
+two processes sharing the GPU would disturb each other.
+"""
+from __future__ import annotations
+
+import ctypes
+import os
+import re
+import shlex
+import shutil
+import signal
+import subprocess
+import threading
+import time
+import xml.etree.ElementTree as ET
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import environment
+from .gradebook import lab_points, load_grade, save_grade, student_folder, summary_table, write_gradebook
+from .grading import LabGrade, SubmissionGrade, ctest_verdicts, failed_lab, grade_lab, outcome_points
+from .results import read_junit, read_labels
+from .shell import ROOT
+from .submissions import (Intake, LabSources, SubmissionRefused, course_labs, find_submissions, stage, student_name,
+                          take_student_sources)
+
+DEFAULT_TIMEOUT_S = 30       # per test; a solution's test takes a few seconds
+BUILD_TIMEOUT_S = 900        # per build step: a compiler stuck on hostile code is stopped too
+ERROR_LINES = 12             # compiler lines kept in a report
+TIMED_OUT = 124
+
+
+@dataclass
+class GradeSettings:
+    """How a batch is graded."""
+
+    out: Path
+    labs: list[LabSources]          # the labs to grade
+    all_labs: list[LabSources]      # every lab of the course (CMake configures them all)
+    timeout_s: int = DEFAULT_TIMEOUT_S
+    jobs: int = 1
+    regrade: bool = False
+    cuda_arch: str = ""
+    keep_builds: bool = False
+    verbose: bool = False
+    course_root: Path = ROOT
+
+
+def gpu_presence() -> tuple[bool, str]:
+    """(True, device name) when the CUDA driver sees a GPU, else (False, why not). No build needed."""
+    try:
+        cuda = ctypes.CDLL("libcuda.so.1")
+    except OSError:
+        return False, "no GPU: the NVIDIA driver (libcuda.so.1) is not installed"
+    count = ctypes.c_int(0)
+    if cuda.cuInit(0) != 0 or cuda.cuDeviceGetCount(ctypes.byref(count)) != 0 or count.value == 0:
+        return False, "no GPU: the driver sees no CUDA device"
+    name = ctypes.create_string_buffer(256)
+    cuda.cuDeviceGetName(name, 256, 0)
+    return True, name.value.decode(errors="replace") or "a CUDA GPU"
+
+
+class Log:
+    """A student's grading log: every command the grader ran for them, and its output."""
+
+    def __init__(self, path: Path, echo: bool):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.path, self.echo = path, echo
+        path.write_text("")
+
+    def command(self, command: list[str], output: str, returncode: int) -> None:
+        line = f"$ {shlex.join(command)}"
+        if self.echo:
+            print(line, flush=True)
+        with self.path.open("a") as stream:
+            stream.write(f"{line}\n{output}\n[exit status {returncode}]\n\n")
+
+
+def run_logged(command: list, log: Log, timeout_s: float, cwd: Path | None = None,
+               env: dict[str, str] | None = None) -> tuple[int, str]:
+    """Runs `command` in its own process group; on timeout kills the whole group. (status, output)."""
+    command = [str(part) for part in command]
+    process = subprocess.Popen(command, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                               errors="replace", start_new_session=True,
+                               env={**os.environ, **env} if env else None)
+    try:
+        output, _ = process.communicate(timeout=timeout_s)
+        status = process.returncode
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        output, _ = process.communicate()
+        output += f"\n[stopped after {timeout_s:.0f} s]"
+        status = TIMED_OUT
+    except BaseException:  # Ctrl-C: its own process group would not get the signal, so stop it here
+        os.killpg(process.pid, signal.SIGKILL)
+        raise
+    log.command(command, output, status)
+    return status, output
+
+
+def first_errors(output: str, staging: Path) -> str:
+    """The compiler's first error lines, with the grader's folders shown as labs/..."""
+    lines = [line for line in output.replace(str(staging) + "/", "labs/").splitlines()
+             if not re.match(r"g?make(\[\d+\])?: ", line)]  # make's own "Error 2" lines say nothing more
+    first = next((i for i, line in enumerate(lines) if re.search(r"\berror\b", line, re.I)), None)
+    if first is None:
+        return "\n".join(lines[-ERROR_LINES:])
+    return "\n".join(lines[first:first + ERROR_LINES])
+
+
+class SubmissionGrader:
+    """Grades one submission in its own work folder."""
+
+    def __init__(self, submission: Path, settings: GradeSettings, gpu: tuple[bool, str], gpu_lock: threading.Lock):
+        self.submission, self.settings = submission, settings
+        self.gpu_present, self.gpu_name = gpu
+        self.gpu_lock = gpu_lock
+        self.student = student_name(submission)
+        self.folder = student_folder(settings.out, self.student)
+        self.work = settings.out / ".work" / self.folder.name
+        self.staging = self.work / "labs"
+        self.build = self.work / "build"
+        self.log = Log(self.folder / "grade.log", settings.verbose)
+
+    def grade(self) -> SubmissionGrade:
+        started = time.monotonic()
+        grade = SubmissionGrade(self.student, gpu=self.gpu_name)
+        try:
+            self._grade_into(grade)
+        except Exception as problem:  # noqa: BLE001  one broken submission must not stop the batch
+            grade.problem = f"grader error: {problem!r} (see grade.log)"
+        finally:
+            if not self.settings.keep_builds:
+                shutil.rmtree(self.work, ignore_errors=True)
+        grade.seconds = round(time.monotonic() - started, 1)
+        save_grade(self.folder, grade)
+        return grade
+
+    def _grade_into(self, grade: SubmissionGrade) -> None:
+        settings = self.settings
+        shutil.rmtree(self.work, ignore_errors=True)
+        try:
+            intake = take_student_sources(self.submission, settings.all_labs, settings.course_root)
+        except SubmissionRefused as refusal:  # graded as a submission without files: 0 points, with the reason
+            grade.problem = f"submission refused: {refusal}"
+            intake = Intake(missing={lab.number: list(lab.files) for lab in settings.all_labs})
+        grade.ignored = intake.ignored_summary()
+        stage(intake, settings.all_labs, settings.course_root, self.staging)
+        if not self._configure():
+            grade.problem = "the course did not configure (a grader problem: see grade.log)"
+            return
+        labels = read_labels(self.build)
+        # The course's own library first, so that its failure is never blamed on a student's lab.
+        if any(lab.number not in intake.missing for lab in settings.labs) and \
+                not self._build(["streamlab", "streamlab_testing"]):
+            grade.problem = "the course library did not build (a grader problem: see grade.log)"
+            return
+        built: list[LabSources] = []
+        for lab in settings.labs:
+            declared = outcome_points(labels, lab.number)
+            if lab.number in intake.missing:
+                grade.labs.append(failed_lab(lab.number, lab.folder, declared,
+                                             "missing file(s): " + ", ".join(intake.missing[lab.number])))
+                continue
+            status, output = self._build_lab(lab)
+            if status == 0:
+                built.append(lab)
+                grade.labs.append(LabGrade(lab.number, lab.folder))
+            else:
+                problem = "the build timed out" if status == TIMED_OUT else "does not compile"
+                grade.labs.append(failed_lab(lab.number, lab.folder, declared, problem,
+                                             first_errors(output, self.staging)))
+        if built:
+            with self.gpu_lock:
+                self._test(built, labels, grade)
+                self._draw_timelines(built, grade)
+
+    def _configure(self) -> bool:
+        settings = self.settings
+        command = ["cmake", "-S", settings.course_root, "-B", self.build, "-DCMAKE_BUILD_TYPE=Release",
+                   f"-DSTREAMLAB_STARTER_ROOT={self.staging}", f"-DSTREAMLAB_SOLUTION_ROOT={self.staging}",
+                   f"-DSTREAMLAB_DEFAULT_TIMEOUT={settings.timeout_s}"]
+        if settings.cuda_arch:
+            command.append(f"-DCMAKE_CUDA_ARCHITECTURES={settings.cuda_arch}")
+        nvcc = environment.find_nvcc()
+        if nvcc and not shutil.which("nvcc"):
+            command.append(f"-DCMAKE_CUDA_COMPILER={nvcc}")
+        if shutil.which("ccache"):  # the course library is the same for every student: compile it once
+            command += ["-DCMAKE_CXX_COMPILER_LAUNCHER=ccache", "-DCMAKE_CUDA_COMPILER_LAUNCHER=ccache"]
+        return run_logged(command, self.log, BUILD_TIMEOUT_S)[0] == 0
+
+    def _build(self, targets: list[str]) -> bool:
+        return self._run_build(targets)[0] == 0
+
+    def _build_lab(self, lab: LabSources) -> tuple[int, str]:
+        return self._run_build([f"lab{lab.number}_starter_test", f"lab{lab.number}_starter_run"])
+
+    def _run_build(self, targets: list[str]) -> tuple[int, str]:
+        cores = max(1, (os.cpu_count() or 1) // max(1, self.settings.jobs))
+        return run_logged(["cmake", "--build", self.build, "--parallel", str(cores), "--target", *targets],
+                          self.log, BUILD_TIMEOUT_S)
+
+    def _test(self, labs: list[LabSources], labels: dict[str, list[str]], grade: SubmissionGrade) -> None:
+        """Runs the built labs' tests in one ctest and grades them from its JUnit file."""
+        timeout = self.settings.timeout_s
+        junit = self.work / "ctest-junit.xml"
+        junit.unlink(missing_ok=True)
+        pattern = "^lab(" + "|".join(lab.number for lab in labs) + r")\.starter\."
+        count = sum(1 for name in labels if re.match(pattern, name))
+        command = ["ctest", "--test-dir", self.build, "-R", pattern, "--timeout", str(timeout),
+                   "--output-junit", junit, "--no-tests=error", "--parallel", "2",
+                   # Keep the end of long outputs: GoogleTest's closing lines decide a pass.
+                   "--test-output-size-passed", "262144", "--test-output-size-failed", "262144",
+                   "--test-output-truncation", "middle"]
+        status, console = run_logged(command, self.log, count * (timeout + 15) + 120)
+        verdicts = ctest_verdicts(console)
+        try:
+            outcomes = read_junit(junit, labels) if junit.exists() else []
+        except ET.ParseError:  # ctest stopped while writing it
+            outcomes = []
+        for lab_grade in grade.labs:
+            if lab_grade.number not in {lab.number for lab in labs}:
+                continue
+            mine = [o for o in outcomes if o.name.startswith(f"lab{lab_grade.number}.starter.")]
+            graded = grade_lab(lab_grade.number, lab_grade.folder, mine, verdicts, timeout, self.gpu_present)
+            lab_grade.tests = graded.tests
+            if not mine:
+                problem = ("the test run was stopped" if status == TIMED_OUT else "ctest reported no results")
+                lab_grade.tests = failed_lab(lab_grade.number, lab_grade.folder,
+                                             outcome_points(labels, lab_grade.number), problem).tests
+                lab_grade.problem = problem
+
+    def _draw_timelines(self, labs: list[LabSources], grade: SubmissionGrade) -> None:
+        """Runs each lab's program with --trace and draws the traces it writes next to the report."""
+        by_number = {lab.number: lab for lab in grade.labs}
+        python = environment.tools_python()
+        for lab in labs:
+            lab_grade = by_number[lab.number]
+            if not self.gpu_present:
+                lab_grade.timeline_note = "No timeline picture: no GPU."
+                continue
+            program = next(self.build.rglob(f"lab{lab.number}_starter_run"), None)
+            if program is None:
+                continue
+            for old in self.folder.glob(f"lab{lab.number}*.json"):
+                old.unlink()
+            trace = self.folder / f"lab{lab.number}.json"
+            status, _ = run_logged([program, "--trace", trace], self.log, self.settings.timeout_s, cwd=self.work)
+            traces = sorted(self.folder.glob(f"lab{lab.number}*.json"))
+            if not traces:
+                why = "timed out" if status == TIMED_OUT else f"exit status {status}"
+                lab_grade.timeline_note = f"No timeline picture: the lab program wrote no trace ({why})."
+                continue
+            if python is None:
+                lab_grade.timeline_note = "Traces written, not drawn: no Python with matplotlib (./course setup)."
+                continue
+            for trace_file in traces:
+                image = trace_file.with_suffix(".png")
+                drawn, _ = run_logged([python, "-m", "streamlab_tools.plot", trace_file, "-o", image], self.log, 120,
+                                      env={"PYTHONPATH": str(self.settings.course_root / "tools"), "MPLBACKEND": "Agg"})
+                if drawn == 0 and image.exists():
+                    lab_grade.timelines.append(image.name)
+
+
+def grade_batch(submissions: Path, settings: GradeSettings) -> int:
+    """Grades every submission in `submissions`; writes OUTDIR; prints progress and a summary."""
+    if not submissions.exists():
+        print(f"course: {submissions} does not exist")
+        return 1
+    found = find_submissions(submissions)
+    if not found:
+        print(f"course: no submissions in {submissions} (folders, .zip or .tar.gz files)")
+        return 1
+    folders = [student_folder(settings.out, student_name(p)).name for p in found]
+    clashes = sorted({name for name in folders if folders.count(name) > 1})
+    if clashes:
+        print(f"course: several submissions share a student name: {', '.join(clashes)}; rename them")
+        return 1
+    numbers = [lab.number for lab in settings.labs]
+    gpu = gpu_presence()
+    print(f"course: grading {len(found)} submission(s), labs {' '.join(numbers)}, "
+          f"{settings.jobs} at a time, {settings.timeout_s} s per test; GPU: {gpu[1]}", flush=True)
+    if not gpu[0]:
+        print("course: GPU tests will be reported as not graded (no GPU): they count neither for nor against")
+    gpu_lock, print_lock, done = threading.Lock(), threading.Lock(), [0]
+
+    def grade_one(submission: Path) -> None:
+        student = student_name(submission)
+        previous = load_grade(student_folder(settings.out, student))
+        if previous and not settings.regrade and set(numbers) <= {lab.number for lab in previous.labs}:
+            message = "already graded (--regrade to grade again)"
+        else:
+            grade = SubmissionGrader(submission, settings, gpu, gpu_lock).grade()
+            with print_lock:
+                write_gradebook(settings.out, numbers)
+            labs = ", ".join(f"lab{lab.number} {lab_points(lab)}" + (f" ({lab.problem})" if lab.problem else "")
+                             for lab in grade.labs)
+            message = f"{labs}  [{grade.seconds:.0f} s]" + (f"  {grade.problem}" if grade.problem else "")
+        with print_lock:
+            done[0] += 1
+            print(f"[{done[0]}/{len(found)}] {student}: {message}", flush=True)
+
+    with ThreadPoolExecutor(max_workers=max(1, settings.jobs)) as pool:
+        for future in [pool.submit(grade_one, s) for s in found]:
+            future.result()
+    grades = write_gradebook(settings.out, numbers)
+    if not settings.keep_builds:
+        shutil.rmtree(settings.out / ".work", ignore_errors=True)
+    print()
+    print(summary_table(grades, numbers))
+    print(f"\ncourse: gradebook {settings.out / 'gradebook.csv'}; reports in {settings.out / 'students'}")
+    return 0
+
+
+def selected_labs(numbers: list[str] | None, root: Path = ROOT) -> list[LabSources]:
+    """The labs asked for (all when None), checked against labs/*/lab.cmake."""
+    labs = course_labs(root)
+    if not numbers:
+        return labs
+    by_number = {lab.number: lab for lab in labs}
+    wanted = [n.zfill(2) for n in numbers]
+    unknown = [n for n in wanted if n not in by_number]
+    if unknown:
+        raise SystemExit(f"course: no lab {', '.join(unknown)} (labs: {', '.join(by_number) or 'none'})")
+    return [by_number[n] for n in wanted]
+
+
+def default_cuda_arch(gpu_present: bool) -> str:
+    """The GPU at hand when there is one (fastest to build), else one architecture, to check compiling."""
+    return "native" if gpu_present else "90"
+
+
+def default_jobs() -> int:
+    """Submissions built at a time: one per four cores, at most four (tests run one submission at a time)."""
+    return max(1, min(4, (os.cpu_count() or 1) // 4))

@@ -1,0 +1,189 @@
+"""What the grader writes: a report per student, Gradescope's results.json, the gradebook.
+
+Every file is written whole or not at all (a temporary file, then os.replace),
+so a grader killed halfway leaves no half-written result behind. A student's
+grade.json is written last: it marks the student as graded.
+
+    OUTDIR/gradebook.csv
+    OUTDIR/students/<student>/report.md, results.json, grade.json, labNN*.png
+"""
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import re
+import tempfile
+from pathlib import Path
+
+from .grading import NOT_GRADED, PASSED, LabGrade, SubmissionGrade
+
+GRADE_FILE = "grade.json"
+
+
+def write_atomically(path: Path, text: str) -> None:
+    """Writes `text` to `path` so that readers see the old file or the new one, never a part."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8", newline="") as stream:
+            stream.write(text)
+            stream.flush()
+            os.fsync(stream.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+def student_folder(out: Path, student: str) -> Path:
+    """OUTDIR/students/<student>, the name reduced to characters safe in any file system."""
+    safe = re.sub(r"[^A-Za-z0-9._-]+", "_", student).strip("._") or "student"
+    return out / "students" / safe
+
+
+def load_grade(folder: Path) -> SubmissionGrade | None:
+    """The grade recorded in `folder`, or None when the student is not graded yet."""
+    try:
+        return SubmissionGrade.from_json(json.loads((folder / GRADE_FILE).read_text()))
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def save_grade(folder: Path, grade: SubmissionGrade) -> None:
+    """Writes the student's report.md, results.json and, last, grade.json."""
+    write_atomically(folder / "report.md", report_markdown(grade))
+    write_atomically(folder / "results.json", json.dumps(gradescope_results(grade), indent=2) + "\n")
+    write_atomically(folder / GRADE_FILE, json.dumps(grade.to_json(), indent=2) + "\n")
+
+
+# ------------------------------------------------------------------ report.md
+
+def lab_points(lab: LabGrade) -> str:
+    """'7/14', '7/10 (+4 not graded)' or 'not graded (14 points)'."""
+    if not lab.graded:
+        return f"not graded ({lab.not_graded} points)"
+    text = f"{lab.earned}/{lab.possible}"
+    return text + (f" (+{lab.not_graded} not graded)" if lab.not_graded else "")
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", "<br>")
+
+
+def report_markdown(grade: SubmissionGrade) -> str:
+    """The student's report: points per lab and test, measured values, reasons, timelines."""
+    lines = [f"# Grade report: {grade.student}", ""]
+    if grade.gpu:
+        lines += [f"Graded on: {grade.gpu}", ""]
+    if grade.problem:
+        lines += [f"**Not graded:** {grade.problem}", ""]
+    total = f"**Total: {grade.earned}/{grade.possible}**"
+    if grade.not_graded:
+        total += f" ({grade.not_graded} points not graded: they count neither for nor against)"
+    lines += [total, "", "| lab | points |", "|---|---|"]
+    lines += [f"| {lab.folder} | {lab_points(lab)} |" for lab in grade.labs]
+    for lab in grade.labs:
+        lines += ["", f"## Lab {lab.folder}: {lab_points(lab)}", ""]
+        if lab.problem:
+            lines += [f"**{lab.problem}**: every test of this lab scores 0.", ""]
+        if lab.details:
+            lines += ["```", lab.details.rstrip(), "```", ""]
+        lines += ["| test | points | result | details |", "|---|---|---|---|"]
+        for test in lab.tests:
+            points = f"{test.earned}/{test.points}" if test.status != NOT_GRADED else f"-/{test.points}"
+            details = [*test.measures, *([test.reason] if test.reason else []),
+                       *(f"hint: {h}" for h in test.hints)]
+            lines.append(f"| {test.name} | {points} | {test.status} | {_cell(chr(10).join(details))} |")
+        if lab.timelines:
+            lines.append("")
+            lines += [f"![timeline of lab {lab.number}: {image}]({image})" for image in lab.timelines]
+        if lab.timeline_note:
+            lines += ["", lab.timeline_note]
+    if grade.ignored:
+        lines += ["", "## Files not graded", "",
+                  "Only each lab's student sources are taken; tests, CMake files, `common/` and "
+                  "thresholds are always the course's own.", ""]
+        lines += [f"- {_cell(entry)}" for entry in grade.ignored]
+    return "\n".join(lines) + "\n"
+
+
+# ------------------------------------------------------------------ Gradescope
+
+def gradescope_results(grade: SubmissionGrade) -> dict:
+    """Gradescope's autograder results: a test per graded test, and the total score.
+
+    A test that was not graded (no GPU) has max_score 0, so it counts neither way.
+    """
+    tests = []
+    for lab in grade.labs:
+        for test in lab.tests:
+            entry = {"name": f"Lab {lab.number}: {test.name}",
+                     "score": test.earned, "max_score": test.points if test.status != NOT_GRADED else 0,
+                     "output": "\n".join([*test.measures, *([test.reason] if test.reason else []),
+                                          *(f"hint: {h}" for h in test.hints)])}
+            if test.status == NOT_GRADED:
+                entry["name"] += f" - {test.reason or NOT_GRADED}"
+            else:
+                entry["status"] = "passed" if test.status == PASSED else "failed"
+            if lab.details and test.status != PASSED:
+                entry["output"] += "\n" + lab.details
+            tests.append(entry)
+    summary = [f"{lab.folder}: {lab_points(lab)}" + (f" ({lab.problem})" if lab.problem else "") for lab in grade.labs]
+    if grade.problem:
+        summary.insert(0, f"Not graded: {grade.problem}")
+    if grade.ignored:
+        summary += ["", "Files not graded:", *grade.ignored]
+    return {"score": grade.earned, "output": "\n".join(summary), "tests": tests}
+
+
+# ------------------------------------------------------------------ gradebook.csv
+
+def gradebook_csv(grades: list[SubmissionGrade], lab_numbers: list[str]) -> str:
+    """A row per student, a column per lab (blank where nothing was graded), total and notes."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(["student", *(f"lab{n}" for n in lab_numbers), "total", "out_of", "not_graded", "notes"])
+    for grade in sorted(grades, key=lambda g: g.student):
+        by_number = {lab.number: lab for lab in grade.labs}
+        cells = []
+        for number in lab_numbers:
+            lab = by_number.get(number)
+            cells.append("" if lab is None or not lab.graded else str(lab.earned))
+        notes = [f"lab{lab.number}: {lab.problem}" for lab in grade.labs if lab.problem]
+        if grade.problem:
+            notes.insert(0, grade.problem)
+        edited = sum("edited course file" in entry for entry in grade.ignored)
+        if edited:
+            notes.append(f"{edited} edited course file(s) ignored")
+        if grade.not_graded:
+            notes.append(f"{grade.not_graded} points not graded")
+        writer.writerow([grade.student, *cells, grade.earned, grade.possible, grade.not_graded, "; ".join(notes)])
+    return buffer.getvalue()
+
+
+def write_gradebook(out: Path, lab_numbers: list[str]) -> list[SubmissionGrade]:
+    """Rebuilds OUTDIR/gradebook.csv from every graded student; returns their grades."""
+    grades = [g for g in (load_grade(f) for f in sorted((out / "students").glob("*"))) if g is not None]
+    write_atomically(out / "gradebook.csv", gradebook_csv(grades, lab_numbers))
+    return grades
+
+
+def summary_table(grades: list[SubmissionGrade], lab_numbers: list[str]) -> str:
+    """The table printed at the end of a batch."""
+    width = max([len(g.student) for g in grades] + [7])
+    header = f"{'student':<{width}}  " + "  ".join(f"{'lab' + n:>8}" for n in lab_numbers) + f"  {'total':>9}  notes"
+    rows = [header, "-" * len(header)]
+    for grade in sorted(grades, key=lambda g: g.student):
+        by_number = {lab.number: lab for lab in grade.labs}
+        cells = []
+        for number in lab_numbers:
+            lab = by_number.get(number)
+            cells.append(f"{'-' if lab is None or not lab.graded else f'{lab.earned}/{lab.possible}':>8}")
+        notes = "; ".join([f"lab{lab.number}: {lab.problem}" for lab in grade.labs if lab.problem]
+                          + ([grade.problem] if grade.problem else [])
+                          + ([f"{grade.not_graded} pts not graded"] if grade.not_graded else []))
+        rows.append(f"{grade.student:<{width}}  " + "  ".join(cells)
+                    + f"  {f'{grade.earned}/{grade.possible}':>9}  {notes}")
+    return "\n".join(rows)

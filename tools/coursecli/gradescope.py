@@ -1,0 +1,106 @@
+"""`course gradescope`: the autograder zip for Gradescope (or any runner that follows its layout).
+
+The zip holds the course (without solutions, slides or the course's own
+tests), `setup.sh`, which installs what the course needs on Gradescope's Ubuntu
+image, and `run_autograder`, which grades the one submission in
+/autograder/submission with `course grade` and writes
+/autograder/results/results.json. The labs need an NVIDIA GPU: on a runner
+without one, GPU tests are reported as not graded.
+"""
+from __future__ import annotations
+
+import stat
+import zipfile
+from pathlib import Path
+
+from .grade import DEFAULT_TIMEOUT_S
+from .shell import ROOT
+from .submissions import LabSources
+
+# What a grader needs from the repository; labs are added one by one.
+COURSE_PATHS = ["course", "CMakeLists.txt", "CMakePresets.json", "cmake", "common", "labs/CMakeLists.txt",
+                "tools/CMakeLists.txt", "tools/check_labs.py", "tools/selfgrade.py", "tools/coursecli",
+                "tools/streamlab_tools"]
+LEFT_OUT = {"__pycache__", ".pytest_cache", ".venv", "build"}
+LEFT_OUT_SUFFIXES = {".pyc", ".png", ".pdf"}  # pictures are for READMEs, not for grading
+
+SETUP_SH = r"""#!/usr/bin/env bash
+# Gradescope runs this once, when it builds the autograder image (Ubuntu 22.04 or 24.04).
+set -euxo pipefail
+export DEBIAN_FRONTEND=noninteractive
+apt-get update
+apt-get install -y --no-install-recommends build-essential cmake ccache libgtest-dev nlohmann-json3-dev \
+    python3 python3-pip python3-matplotlib python3-numpy python3-pytest wget ca-certificates gnupg
+
+# The course needs CMake >= 3.25; Ubuntu 22.04 ships 3.22.
+if ! cmake --version | awk 'NR == 1 { split($3, v, "."); exit !(v[1] > 3 || (v[1] == 3 && v[2] >= 25)) }'; then
+    python3 -m pip install --break-system-packages 'cmake>=3.25' 2>/dev/null || python3 -m pip install 'cmake>=3.25'
+    hash -r
+fi
+
+# The CUDA Toolkit (nvcc, CUPTI) from NVIDIA's repository, unless the image has one.
+# The driver is not installed here: it comes from the GPU runner's host.
+if [ ! -x /usr/local/cuda/bin/nvcc ]; then
+    . /etc/os-release
+    repo="https://developer.download.nvidia.com/compute/cuda/repos/ubuntu${VERSION_ID//./}/x86_64"
+    wget -q "$repo/cuda-keyring_1.1-1_all.deb"
+    dpkg -i cuda-keyring_1.1-1_all.deb
+    apt-get update
+    apt-get install -y --no-install-recommends cuda-toolkit-@CUDA_VERSION@
+fi
+"""
+
+RUN_AUTOGRADER = r"""#!/usr/bin/env bash
+# Gradescope runs this for each submission: grade it, then write results.json.
+set -uo pipefail
+cd /autograder/source
+export PATH="/usr/local/cuda/bin:$PATH"
+work=/tmp/grading
+rm -rf "$work"
+mkdir -p "$work/submissions" /autograder/results
+cp -r /autograder/submission "$work/submissions/student"
+python3 ./course grade "$work/submissions" -o "$work/out" --labs @LABS@ --timeout @TIMEOUT@
+result="$work/out/students/student/results.json"
+if [ -f "$result" ]; then
+    cp "$result" /autograder/results/results.json
+else
+    echo '{"score": 0, "output": "The grader could not grade this submission: please tell your instructor."}' \
+        > /autograder/results/results.json
+fi
+"""
+
+
+def _course_files(root: Path, labs: list[LabSources]) -> list[Path]:
+    """The repository files the autograder needs, relative to `root`."""
+    paths = COURSE_PATHS + [f"labs/{lab.folder}" for lab in labs]
+    files = []
+    for name in paths:
+        path = root / name
+        if path.is_file():
+            files.append(Path(name))
+        for found in sorted(path.rglob("*")) if path.is_dir() else []:
+            relative = found.relative_to(root)
+            if found.is_file() and not set(relative.parts) & LEFT_OUT and found.suffix not in LEFT_OUT_SUFFIXES:
+                files.append(relative)
+    return files
+
+
+def _add_script(archive: zipfile.ZipFile, name: str, text: str) -> None:
+    info = zipfile.ZipInfo(name, date_time=(2020, 1, 1, 0, 0, 0))
+    info.external_attr = (stat.S_IFREG | 0o755) << 16
+    info.compress_type = zipfile.ZIP_DEFLATED
+    archive.writestr(info, text)
+
+
+def build_autograder(output: Path, labs: list[LabSources], timeout_s: int = DEFAULT_TIMEOUT_S,
+                     cuda_version: str = "13-0", root: Path = ROOT) -> list[str]:
+    """Writes the autograder zip for `labs`; returns the names it holds."""
+    output.parent.mkdir(parents=True, exist_ok=True)
+    numbers = " ".join(lab.number for lab in labs)
+    with zipfile.ZipFile(output, "w", zipfile.ZIP_DEFLATED) as archive:
+        _add_script(archive, "setup.sh", SETUP_SH.replace("@CUDA_VERSION@", cuda_version))
+        _add_script(archive, "run_autograder",
+                    RUN_AUTOGRADER.replace("@LABS@", numbers).replace("@TIMEOUT@", str(timeout_s)))
+        for relative in _course_files(root, labs):
+            archive.write(root / relative, relative.as_posix())
+        return archive.namelist()

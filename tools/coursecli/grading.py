@@ -1,0 +1,188 @@
+"""Points from ctest's verdicts: one graded test, one lab, one student.
+
+Everything here is decided from what the grader's own ctest process recorded:
+its JUnit file (pass, fail, skip, and the test's output), its console lines
+(which say whether a failure was a crash or a timeout) and the tests' labels
+(`pts:N`, set in lab.cmake). What the student's code prints is shown, never
+believed: a pass also needs GoogleTest's own closing lines, so code that calls
+exit(0) halfway through a test does not pass it.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass, field
+
+from .results import TestOutcome
+
+PASSED, FAILED, NOT_GRADED = "passed", "failed", "not graded"
+NO_GPU = "not graded (no GPU)"
+
+# "3/7 Test #3: lab01.starter.Demo.Segv ....***Exception: SegFault  0.01 sec"
+_CONSOLE_LINE = re.compile(r"Test\s+#\d+: (\S+) \.*\s*(?:\*\*\*)?(.+?)\s+[\d.]+ sec\s*$")
+
+
+def ctest_verdicts(console: str) -> dict[str, str]:
+    """Test name -> ctest's verdict ("Passed", "Failed", "Timeout", "Exception: SegFault", ...)."""
+    verdicts = {}
+    for line in console.splitlines():
+        match = _CONSOLE_LINE.search(line)
+        if match:
+            verdicts[match.group(1)] = match.group(2).strip()
+    return verdicts
+
+
+@dataclass
+class TestGrade:
+    """One graded test of one student."""
+
+    __test__ = False  # a name pytest would otherwise collect
+
+    name: str          # Suite.Name
+    points: int        # what it is worth
+    status: str        # PASSED, FAILED or NOT_GRADED
+    reason: str = ""   # why it failed or was not graded
+    measures: list[str] = field(default_factory=list)  # "name: value (needs op threshold)", for information
+    hints: list[str] = field(default_factory=list)
+
+    @property
+    def earned(self) -> int:
+        return self.points if self.status == PASSED else 0
+
+
+@dataclass
+class LabGrade:
+    """One lab of one student: its tests, or why none of them ran."""
+
+    number: str
+    folder: str
+    tests: list[TestGrade] = field(default_factory=list)
+    problem: str = ""                 # "does not compile", "missing file ...": the whole lab scores 0
+    details: str = ""                 # the compiler's first error lines, say
+    timelines: list[str] = field(default_factory=list)  # picture files, relative to the report
+    timeline_note: str = ""
+
+    @property
+    def earned(self) -> int:
+        return sum(t.earned for t in self.tests)
+
+    @property
+    def possible(self) -> int:
+        """Points of the tests that were graded (not-graded tests count neither way)."""
+        return sum(t.points for t in self.tests if t.status != NOT_GRADED)
+
+    @property
+    def not_graded(self) -> int:
+        return sum(t.points for t in self.tests if t.status == NOT_GRADED)
+
+    @property
+    def graded(self) -> bool:
+        return any(t.status != NOT_GRADED for t in self.tests)
+
+
+@dataclass
+class SubmissionGrade:
+    """Everything the reports say about one student."""
+
+    student: str
+    labs: list[LabGrade] = field(default_factory=list)
+    ignored: list[str] = field(default_factory=list)
+    problem: str = ""                 # the whole submission could not be graded
+    gpu: str = ""                     # the GPU it was graded on, or why there was none
+    seconds: float = 0.0
+
+    @property
+    def earned(self) -> int:
+        return sum(lab.earned for lab in self.labs)
+
+    @property
+    def possible(self) -> int:
+        return sum(lab.possible for lab in self.labs)
+
+    @property
+    def not_graded(self) -> int:
+        return sum(lab.not_graded for lab in self.labs)
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict) -> "SubmissionGrade":
+        labs = [LabGrade(**{**lab, "tests": [TestGrade(**t) for t in lab["tests"]]}) for lab in data["labs"]]
+        return cls(**{**data, "labs": labs})
+
+
+def _gtest_finished(output: str, name: str, marker: str) -> bool:
+    """True when GoogleTest itself printed the end of test `name` with `marker` (OK, SKIPPED)."""
+    return f"[{marker}] {name} (" in output and "[==========] 1 test from" in output
+
+
+def grade_test(outcome: TestOutcome, verdict: str, timeout_s: int, gpu_present: bool) -> TestGrade:
+    """Turns one ctest outcome (and ctest's console verdict) into points and a reason."""
+    name = outcome.name.split(".", 2)[-1]
+    measures = [m.describe() for m in outcome.measures()]
+    grade = TestGrade(name, outcome.points, FAILED, measures=measures)
+    if outcome.status == "skipped":
+        if not _gtest_finished(outcome.output, name, "  SKIPPED "):
+            grade.reason = "the test printed a skip but did not end as one (output forged or cut short)"
+        elif not gpu_present and outcome.is_gpu:
+            grade.status, grade.reason = NOT_GRADED, NO_GPU
+        else:
+            grade.status, grade.reason = NOT_GRADED, f"not graded: {outcome.skip_reason()}"
+        return grade
+    if outcome.status == "passed":
+        if _gtest_finished(outcome.output, name, "       OK "):
+            grade.status = PASSED
+        else:
+            grade.reason = ("the test process ended before the test finished "
+                            "(does the code call exit(), or print too much?)")
+        return grade
+    grade.reason = failure_reason(outcome, verdict, timeout_s)
+    grade.hints = outcome.hints()
+    return grade
+
+
+def failure_reason(outcome: TestOutcome, verdict: str, timeout_s: int) -> str:
+    """Why a test failed, in words: timeout, crash, CUDA error or wrong result."""
+    if verdict == "Timeout":
+        return (f"timed out after {timeout_s} s and was stopped "
+                "(a kernel or a host loop that never ends?)")
+    if verdict.startswith("Exception:"):
+        kind = verdict.split(":", 1)[1].strip()
+        what = {"SegFault": "segmentation fault (an invalid host pointer?)",
+                "Child aborted": "aborted (an uncaught error or assert)",
+                "Illegal": "illegal instruction",
+                "Bus error": "bus error",
+                "Numerical": "arithmetic exception"}.get(kind, kind)
+        return f"crashed: {what}"
+    exception = re.search(r'C\+\+ exception with description "(.*)" thrown', outcome.output)
+    if exception:
+        message = exception.group(1)
+        kind = "CUDA error" if re.search(r"\bcuda\w*Error|cudaError\w+", message) else "exception"
+        return f"{kind}: {message}"[:300]
+    if verdict not in ("", "Failed") and not re.search(r":\d+: Failure$", outcome.output, re.M):
+        return f"ctest: {verdict}"
+    return f"wrong result: {outcome.failure_reason()}"
+
+
+def grade_lab(number: str, folder: str, outcomes: list[TestOutcome], verdicts: dict[str, str],
+              timeout_s: int, gpu_present: bool) -> LabGrade:
+    """The lab's graded tests (those worth points) from one ctest run."""
+    lab = LabGrade(number, folder)
+    for outcome in outcomes:
+        if outcome.points > 0:
+            lab.tests.append(grade_test(outcome, verdicts.get(outcome.name, ""), timeout_s, gpu_present))
+    return lab
+
+
+def failed_lab(number: str, folder: str, declared: list[tuple[str, int]], problem: str,
+               details: str = "") -> LabGrade:
+    """A lab none of whose tests could run: every test scores 0 with the lab's problem as the reason."""
+    tests = [TestGrade(name, points, FAILED, reason=problem) for name, points in declared if points > 0]
+    return LabGrade(number, folder, tests, problem=problem, details=details)
+
+
+def outcome_points(labels: dict[str, list[str]], lab_number: str) -> list[tuple[str, int]]:
+    """(Suite.Name, points) of lab NN's starter tests, from the tests' labels."""
+    prefix = f"lab{lab_number}.starter."
+    return [(name[len(prefix):], TestOutcome(name, "", labels[name]).points)
+            for name in labels if name.startswith(prefix)]

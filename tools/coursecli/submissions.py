@@ -1,0 +1,274 @@
+"""Taking in a student's submission: only the files a student may change, safely.
+
+A submission is a folder, a `.zip` or a `.tar.gz` named after the student. It
+holds the student's copy of the repository (`.../labs/01-null-stream/...`) or
+of `labs/` (`01-null-stream/...`). From it we take each lab's STUDENT_SOURCES,
+the one list `tools/check_labs.py` reads from lab.cmake, and nothing else:
+
+- archives are never unpacked: each member is looked at by name and only the
+  files we take are read, so a path like `../../x`, a link or a device file
+  cannot land anywhere;
+- every other file is ignored and reported (an edited test is named, since the
+  course's own test is used instead);
+- sizes are capped, so an archive bomb costs at most the caps.
+"""
+from __future__ import annotations
+
+import os
+import stat
+import tarfile
+import zipfile
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+
+from check_labs import student_sources
+
+MAX_SOURCE_BYTES = 1 << 20          # one student source file
+MAX_ARCHIVE_MEMBERS = 50_000
+MAX_ARCHIVE_BYTES = 2 << 30         # all members together, uncompressed
+ARCHIVE_SUFFIXES = (".zip", ".tar.gz", ".tgz")
+# Folders of generated or private files: never the student's work, not worth reporting one by one.
+SKIPPED_FOLDERS = {".git", ".venv", "__pycache__", "__MACOSX", "node_modules"}
+LISTED_IGNORED = 20                 # extra files named in a report; the rest are counted
+
+
+class SubmissionRefused(Exception):
+    """The submission cannot be read safely (a broken or oversized archive)."""
+
+
+@dataclass
+class LabSources:
+    """The student sources one lab needs: lab folder name (e.g. 01-null-stream) and file names."""
+
+    folder: str
+    files: list[str]
+
+    @property
+    def number(self) -> str:
+        return self.folder[:2]
+
+
+def course_labs(root: Path) -> list[LabSources]:
+    """Every lab of the course at `root` (labs/NN-topic with a lab.cmake), in order."""
+    return [LabSources(p.name, student_sources(p / "lab.cmake"))
+            for p in sorted((root / "labs").glob("[0-9][0-9]-*")) if (p / "lab.cmake").is_file()]
+
+
+@dataclass
+class Member:
+    """One file in a submission, by its path inside the submission."""
+
+    path: str
+    size: int
+    read: object  # () -> bytes, reading at most MAX_SOURCE_BYTES + 1
+
+
+@dataclass
+class Intake:
+    """What was taken from a submission and what was left, for the report."""
+
+    taken: dict[str, dict[str, bytes]] = field(default_factory=dict)  # lab number -> file name -> content
+    missing: dict[str, list[str]] = field(default_factory=dict)       # lab number -> files not found
+    edited_course_files: list[str] = field(default_factory=list)      # course files that differ: ignored
+    refused: list[str] = field(default_factory=list)                  # unsafe or oversized entries
+    extra_files: list[str] = field(default_factory=list)              # anything else, ignored
+    unchanged_course_files: int = 0
+
+    def ignored_summary(self) -> list[str]:
+        """Lines for the report: every ignored or refused file that matters."""
+        lines = [f"{path}: edited course file, ignored (the course's own copy is used)"
+                 for path in self.edited_course_files]
+        lines += [f"{entry}: refused" for entry in self.refused]
+        lines += [f"{path}: not a file the grader takes, ignored" for path in self.extra_files[:LISTED_IGNORED]]
+        if len(self.extra_files) > LISTED_IGNORED:
+            lines.append(f"... and {len(self.extra_files) - LISTED_IGNORED} more files that the grader does not take")
+        return lines
+
+
+def _safe_parts(name: str) -> tuple[str, ...] | None:
+    """The path's parts, or None when it is absolute or climbs out with '..'."""
+    path = PurePosixPath(name.replace("\\", "/"))
+    if path.is_absolute() or ".." in path.parts or (path.parts and ":" in path.parts[0]):
+        return None
+    return tuple(part for part in path.parts if part not in ("", "."))
+
+
+def _read_capped(opener) -> bytes:
+    with opener() as stream:
+        return stream.read(MAX_SOURCE_BYTES + 1)
+
+
+def _folder_members(folder: Path, refused: list[str]) -> list[Member]:
+    members = []
+    for directory, subfolders, files in os.walk(folder, followlinks=False):
+        subfolders[:] = [d for d in subfolders if d not in SKIPPED_FOLDERS and not (Path(directory) / d).is_symlink()]
+        for name in files:
+            path = Path(directory) / name
+            relative = path.relative_to(folder).as_posix()
+            info = path.lstat()
+            if not stat.S_ISREG(info.st_mode):
+                refused.append(f"{relative} (a link or special file)")
+                continue
+            members.append(Member(relative, info.st_size, lambda p=path: _read_capped(lambda: p.open("rb"))))
+    return members
+
+
+def _within_limits(archive: Path, count: int, total: int) -> None:
+    """Refuses an archive with too many entries or too many bytes once unpacked."""
+    if count > MAX_ARCHIVE_MEMBERS:
+        raise SubmissionRefused(f"{archive.name}: more than {MAX_ARCHIVE_MEMBERS} entries")
+    if total > MAX_ARCHIVE_BYTES:
+        raise SubmissionRefused(f"{archive.name}: more than {MAX_ARCHIVE_BYTES >> 20} MiB unpacked")
+
+
+def _zip_members(archive: Path, refused: list[str]) -> list[Member]:
+    members, total = [], 0
+    with zipfile.ZipFile(archive) as opened:
+        infos = opened.infolist()
+    for count, info in enumerate(infos, start=1):
+        total += info.file_size
+        _within_limits(archive, count, total)
+        if info.is_dir():
+            continue
+        if stat.S_ISLNK(info.external_attr >> 16):
+            refused.append(f"{info.filename} (a link)")
+            continue
+
+        def read(name=info.filename) -> bytes:
+            with zipfile.ZipFile(archive) as again:
+                return _read_capped(lambda: again.open(name))
+        members.append(Member(info.filename, info.file_size, read))
+    return members
+
+
+def _tar_members(archive: Path, refused: list[str]) -> list[Member]:
+    members, total = [], 0
+    with tarfile.open(archive, "r:*") as opened:
+        for count, info in enumerate(opened, start=1):
+            total += info.size
+            _within_limits(archive, count, total)
+            if info.isdir():
+                continue
+            if not info.isfile():
+                refused.append(f"{info.name} (a link or special file)")
+                continue
+
+            def read(name=info.name) -> bytes:
+                with tarfile.open(archive, "r:*") as again:
+                    return _read_capped(lambda: again.extractfile(name))
+            members.append(Member(info.name, info.size, read))
+    return members
+
+
+def list_members(submission: Path, refused: list[str]) -> list[Member]:
+    """Every regular file of a folder, zip or tar.gz submission (links and special files refused)."""
+    try:
+        if submission.is_dir():
+            return _folder_members(submission, refused)
+        if submission.name.endswith(".zip"):
+            return _zip_members(submission, refused)
+        if submission.name.endswith((".tar.gz", ".tgz")):
+            return _tar_members(submission, refused)
+    except (zipfile.BadZipFile, tarfile.TarError, EOFError, OSError) as problem:
+        raise SubmissionRefused(f"{submission.name}: cannot be read ({problem})") from None
+    raise SubmissionRefused(f"{submission.name}: not a folder, .zip or .tar.gz")
+
+
+def _rank(parts: tuple[str, ...]) -> tuple[int, int]:
+    """Which copy of a student source to prefer: labs/NN-topic/file first, then the shallowest."""
+    return (0 if len(parts) >= 3 and parts[-3] == "labs" else 1, len(parts))
+
+
+def take_student_sources(submission: Path, labs: list[LabSources], course_root: Path) -> Intake:
+    """Reads the student sources of every lab in `labs` from `submission`; reports the rest."""
+    intake = Intake()
+    members = list_members(submission, intake.refused)
+    wanted = {(lab.folder, name): lab for lab in labs for name in lab.files}
+    candidates: dict[tuple[str, str], list[tuple[tuple[int, int], Member]]] = {}
+    for member in members:
+        parts = _safe_parts(member.path)
+        if parts is None:
+            intake.refused.append(f"{member.path} (a path outside the submission)")
+            continue
+        if not parts or set(parts) & SKIPPED_FOLDERS:
+            continue
+        key = (parts[-2], parts[-1]) if len(parts) >= 2 else None
+        # A student's work lives in labs/, never in a solutions/ folder.
+        if key in wanted and "solutions" not in parts[:-2]:
+            candidates.setdefault(key, []).append((_rank(parts), member))
+            continue
+        _classify_ignored(member, parts, course_root, intake)
+
+    for (folder, name), lab in wanted.items():
+        found = sorted(candidates.get((folder, name), []), key=lambda pair: (pair[0], pair[1].path))
+        if not found:
+            intake.missing.setdefault(lab.number, []).append(name)
+            continue
+        chosen = found[0][1]
+        for _, other in found[1:]:
+            intake.extra_files.append(f"{other.path} (another copy; {chosen.path} is graded)")
+        if chosen.size > MAX_SOURCE_BYTES:
+            intake.refused.append(f"{chosen.path} (larger than {MAX_SOURCE_BYTES >> 10} KiB)")
+            intake.missing.setdefault(lab.number, []).append(name)
+            continue
+        content = chosen.read()
+        if len(content) > MAX_SOURCE_BYTES:
+            intake.refused.append(f"{chosen.path} (larger than {MAX_SOURCE_BYTES >> 10} KiB)")
+            intake.missing.setdefault(lab.number, []).append(name)
+            continue
+        intake.taken.setdefault(lab.number, {})[name] = content
+    return intake
+
+
+def _classify_ignored(member: Member, parts: tuple[str, ...], course_root: Path, intake: Intake) -> None:
+    """An ignored file is an edited course file, an unchanged one, or an extra one."""
+    course_file = _matching_course_file(parts, course_root)
+    if course_file is None:
+        intake.extra_files.append(member.path)
+    elif member.size == course_file.stat().st_size and member.read() == course_file.read_bytes():
+        intake.unchanged_course_files += 1
+    else:
+        intake.edited_course_files.append(member.path)
+
+
+def _matching_course_file(parts: tuple[str, ...], course_root: Path) -> Path | None:
+    """The course's own file this submitted path stands for (repository copy or labs/ copy), if any."""
+    for start in range(len(parts)):
+        tail = parts[start:]
+        for candidate in (course_root.joinpath(*tail), course_root.joinpath("labs", *tail)):
+            if candidate.is_file() and not candidate.is_symlink():
+                return candidate
+    return None
+
+
+def stage(intake: Intake, labs: list[LabSources], course_root: Path, staging: Path) -> None:
+    """Writes staging/NN-topic/file for every lab: the student's file, else the course's starter.
+
+    CMake configures every lab, so each needs its files; a lab whose files are
+    missing is given the starter only so that the others build, and is not graded.
+    """
+    for lab in labs:
+        folder = staging / lab.folder
+        folder.mkdir(parents=True, exist_ok=True)
+        for name in lab.files:
+            content = intake.taken.get(lab.number, {}).get(name)
+            if content is None:
+                content = (course_root / "labs" / lab.folder / name).read_bytes()
+            (folder / name).write_bytes(content)
+
+
+def student_name(submission: Path) -> str:
+    """The student's name: the submission's name without .zip / .tar.gz / .tgz."""
+    name = submission.name
+    for suffix in ARCHIVE_SUFFIXES:
+        if name.endswith(suffix):
+            return name[: -len(suffix)]
+    return name
+
+
+def find_submissions(path: Path) -> list[Path]:
+    """The submissions in a folder of submissions (folders and archives), sorted by name."""
+    if path.is_file():
+        return [path]
+    entries = [p for p in sorted(path.iterdir()) if not p.name.startswith(".")]
+    return [p for p in entries if (p.is_dir() and not p.is_symlink()) or p.name.endswith(ARCHIVE_SUFFIXES)]

@@ -1,0 +1,137 @@
+#!/usr/bin/env python3
+"""Makes six sample submissions that exercise the grader, from this repository.
+
+    python3 tools/make_grading_samples.py /tmp/subs && ./course grade /tmp/subs -o /tmp/grades
+
+  solutions/               every lab's solution, as a labs/ copy            full points
+  starters.zip             the starters, as a nested copy of the repository  starter points
+  does-not-compile.tar.gz  solutions, lab 01 with a syntax error             lab 01: 0, compile error
+  kernel-never-ends/       solutions, lab 01's barrier demo launches a kernel that never ends:
+                           those tests time out, every other test passes
+  segfault/                solutions, lab 02's run_in_null_stream writes through a null pointer:
+                           that test crashes, every other test passes
+  edits-a-test/            the starters, and a lab 01 test file whose tests all pass:
+                           the edit is ignored and reported; starter points
+
+Standard library only.
+"""
+from __future__ import annotations
+
+import argparse
+import io
+import shutil
+import sys
+import tarfile
+import zipfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tools"))
+from coursecli.submissions import course_labs  # noqa: E402  (needs the path above)
+
+SYNTAX_ERROR = "\nthis line is not C++ at all\n"
+NEVER_ENDING_KERNEL = """
+namespace {
+/// Spins forever: `spin` is volatile, so the compiler must keep reading it.
+__global__ void never_ends() {
+    volatile int spin = 0;
+    while (spin == 0) {
+    }
+}
+}  // namespace
+"""
+BARRIER_SYNC = "    SL_CHECK(cudaDeviceSynchronize());\n    SL_CHECK(cudaStreamDestroy(first));"
+# A volatile pointer: the compiler cannot see it is null, so the write really happens (and crashes).
+NULL_WRITE = "    int* volatile nowhere = nullptr;\n    *nowhere = 1;  // a crash, on purpose\n"
+NULL_STREAM_LOOP = "void run_in_null_stream(const std::vector<KernelJob>& jobs) {\n"
+ALWAYS_PASSING_TEST = """#include <gtest/gtest.h>
+// Every test passes, whatever the code does: the grader must ignore this file.
+TEST(SerialRun, ResultMatchesCpuReference) { SUCCEED(); }
+TEST(SerialRun, EveryOpInTheNullStream) { SUCCEED(); }
+TEST(SerialRun, OpsRunOneAfterAnother) { SUCCEED(); }
+TEST(SerialRun, EventTimeMatchesTimeline) { SUCCEED(); }
+TEST(BarrierDemo, BlockingStreamsAreSerializedByTheNullStream) { SUCCEED(); }
+TEST(BarrierDemo, NonBlockingStreamsAreNotSeparated) { SUCCEED(); }
+"""
+
+
+def student_files(variant: str) -> dict[str, str]:
+    """labs/NN-topic/file -> text, for every lab's student sources, from the starters or the solutions."""
+    source_root = ROOT / ("labs" if variant == "starter" else "solutions")
+    return {f"labs/{lab.folder}/{name}": (source_root / lab.folder / name).read_text()
+            for lab in course_labs(ROOT) for name in lab.files}
+
+
+def plant(files: dict[str, str], path: str, anchor: str, insert: str, before: bool = True) -> None:
+    """Inserts `insert` before (or after) `anchor` in files[path]; fails loudly when the anchor moved."""
+    text = files[path]
+    if text.count(anchor) != 1:
+        raise SystemExit(f"make_grading_samples: cannot find where to plant the fault in {path}")
+    files[path] = text.replace(anchor, insert + anchor if before else anchor + insert)
+
+
+def write_folder(folder: Path, files: dict[str, str]) -> None:
+    for name, text in files.items():
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        (folder / name).write_text(text)
+
+
+def write_zip(path: Path, files: dict[str, str]) -> None:
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, text in files.items():
+            archive.writestr(name, text)
+
+
+def write_tar_gz(path: Path, files: dict[str, str]) -> None:
+    with tarfile.open(path, "w:gz") as archive:
+        for name, text in files.items():
+            data = text.encode()
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            archive.addfile(info, io.BytesIO(data))
+
+
+def make_samples(out: Path) -> list[str]:
+    """Writes the six samples into `out` (emptied first); returns their names."""
+    if out.exists():
+        shutil.rmtree(out)
+    out.mkdir(parents=True)
+    lab01 = "labs/01-null-stream/null_stream.cu"
+    lab02 = "labs/02-streams/streams.cu"
+
+    write_folder(out / "solutions", student_files("solution"))
+
+    nested = {f"cuda-streams-lab/{name}": text for name, text in student_files("starter").items()}
+    nested["cuda-streams-lab/README.md"] = "my notes\n"
+    write_zip(out / "starters.zip", nested)
+
+    broken = student_files("solution")
+    broken[lab01] += SYNTAX_ERROR
+    write_tar_gz(out / "does-not-compile.tar.gz", broken)
+
+    hang = student_files("solution")
+    plant(hang, lab01, "namespace lab01 {\n", NEVER_ENDING_KERNEL)
+    plant(hang, lab01, BARRIER_SYNC, "    never_ends<<<1, 1>>>();\n")
+    write_folder(out / "kernel-never-ends", hang)
+
+    crash = student_files("solution")
+    plant(crash, lab02, NULL_STREAM_LOOP, NULL_WRITE, before=False)
+    write_folder(out / "segfault", crash)
+
+    edited = student_files("starter")
+    edited["labs/01-null-stream/test_lab01.cu"] = ALWAYS_PASSING_TEST
+    write_folder(out / "edits-a-test", edited)
+    return sorted(p.name for p in out.iterdir())
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("folder", type=Path, help="where to write the samples (emptied first)")
+    args = parser.parse_args(argv)
+    for name in make_samples(args.folder):
+        print(f"make_grading_samples: {args.folder / name}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

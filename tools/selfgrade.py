@@ -1,0 +1,75 @@
+#!/usr/bin/env python3
+"""The grader graded by itself: on a GPU, every lab's solution must score full
+points and every lab's starter less, through `course grade` exactly as a class
+would be graded.
+
+    python3 tools/selfgrade.py [--work DIR]
+
+Exits 77 (the test's SKIP_RETURN_CODE) when there is no GPU, 1 when a lab
+breaks the rule, 0 otherwise. ctest runs it as the `selfgrade` test.
+"""
+from __future__ import annotations
+
+import argparse
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tools"))
+from coursecli.grade import GradeSettings, default_cuda_arch, gpu_presence, grade_batch  # noqa: E402
+from coursecli.gradebook import load_grade, student_folder  # noqa: E402
+from coursecli.submissions import course_labs  # noqa: E402
+from make_grading_samples import student_files, write_folder  # noqa: E402
+
+SKIP = 77
+
+
+def lab_problems(student: str, grade, want_full_points: bool) -> list[str]:
+    """What is wrong with one graded sample, lab by lab."""
+    if grade is None:
+        return [f"{student}: no grade was written"]
+    problems = [f"{student}: {grade.problem}"] if grade.problem else []
+    for lab in grade.labs:
+        score = f"lab {lab.number} {student}: {lab.earned}/{lab.possible}"
+        if want_full_points and (lab.problem or not lab.graded or lab.earned != lab.possible):
+            failed = [f"{t.name} ({t.reason})" for t in lab.tests if t.status != "passed"]
+            problems.append(f"{score}, not full points: {'; '.join(failed) or lab.problem}")
+        elif not want_full_points and lab.graded and lab.earned >= lab.possible:
+            problems.append(f"{score}: the starter already scores full points")
+    return problems
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--work", type=Path, help="folder for submissions and grades (default: a temporary one)")
+    parser.add_argument("--jobs", type=int, default=2)
+    args = parser.parse_args(argv)
+    gpu_present, gpu = gpu_presence()
+    if not gpu_present:
+        print(f"SKIPPED: {gpu}: grading the solutions and starters needs a GPU")
+        return SKIP
+
+    work = args.work or Path(tempfile.mkdtemp(prefix="selfgrade-"))
+    shutil.rmtree(work / "submissions", ignore_errors=True)
+    write_folder(work / "submissions" / "solutions", student_files("solution"))
+    write_folder(work / "submissions" / "starters", student_files("starter"))
+    labs = course_labs(ROOT)
+    settings = GradeSettings(out=work / "grades", labs=labs, all_labs=labs, jobs=args.jobs, regrade=True,
+                             cuda_arch=default_cuda_arch(gpu_present))
+    if grade_batch(work / "submissions", settings) != 0:
+        return 1
+    problems = []
+    for student, full in (("solutions", True), ("starters", False)):
+        problems += lab_problems(student, load_grade(student_folder(settings.out, student)), full)
+    for problem in problems:
+        print(f"selfgrade: {problem}")
+    if problems:
+        return 1
+    print(f"selfgrade: {len(labs)} lab(s): every solution scores full points, every starter less")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,106 @@
+"""The demo's picture where no GPU is at hand: the model's timelines for stage times
+measured on another GPU and committed with the course.
+
+    python -m streamlab_tools.demo_model common/reference/h200_stage_times.json -o demo.png
+
+The stage-times file is one JSON object: ``device``, ``date``, ``copy_engines``,
+``chunks``, ``bytes`` and ``h2d_ms``, ``kernel_ms``, ``d2h_ms`` (each the whole data's
+stage, alone). It prints what the model predicts and draws the serial and pipelined
+schedules, marked as modelled. A file it cannot use gives one line on stderr starting
+with "demo_model: ", and exit status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from .model import makespan, pipeline_model, simulate_pipeline
+from .plot import PlotError, check_output_path, plot_model_schedule
+
+
+class StageTimesError(Exception):
+    """A stage-times file is missing, unreadable or incomplete; the message is one line."""
+
+
+@dataclass(frozen=True)
+class ReferenceStageTimes:
+    """Stage times measured on one GPU (ms, whole data), and what they were measured on."""
+
+    device: str
+    date: str
+    copy_engines: int
+    chunks: int
+    bytes: int
+    h2d_ms: float
+    kernel_ms: float
+    d2h_ms: float
+
+
+def load_stage_times(path: str | Path) -> ReferenceStageTimes:
+    """Reads and checks a stage-times file; raises StageTimesError saying what is wrong."""
+    try:
+        obj = json.loads(Path(path).read_text())
+    except OSError as error:
+        raise StageTimesError(f"cannot read {path}: {error.strerror or error}") from None
+    except json.JSONDecodeError as error:
+        raise StageTimesError(f"{path} is not JSON ({error.msg}, line {error.lineno})") from None
+    if not isinstance(obj, dict):
+        raise StageTimesError(f"{path} does not hold a JSON object")
+    kinds = {"device": str, "date": str, "copy_engines": int, "chunks": int, "bytes": int,
+             "h2d_ms": (int, float), "kernel_ms": (int, float), "d2h_ms": (int, float)}
+    for key, kind in kinds.items():
+        if key not in obj:
+            raise StageTimesError(f"{path} has no {key!r}")
+        if not isinstance(obj[key], kind) or isinstance(obj[key], bool):
+            raise StageTimesError(f"{path}: {key!r} has the wrong type ({type(obj[key]).__name__})")
+    times = ReferenceStageTimes(**{key: obj[key] for key in kinds})
+    if min(times.copy_engines, times.chunks, times.bytes) < 1:
+        raise StageTimesError(f"{path}: copy_engines, chunks and bytes must be at least 1")
+    if min(times.h2d_ms, times.kernel_ms, times.d2h_ms) <= 0:
+        raise StageTimesError(f"{path}: every stage time must be positive")
+    return times
+
+
+def describe(times: ReferenceStageTimes) -> str:
+    """What the model predicts for these stage times, in a few lines."""
+    model = pipeline_model(times.h2d_ms, times.kernel_ms, times.d2h_ms, times.chunks, times.copy_engines)
+    schedule = simulate_pipeline(times.h2d_ms, times.kernel_ms, times.d2h_ms, times.chunks, times.chunks,
+                                 times.copy_engines)
+    pipelined = makespan(schedule)
+    return (
+        f"Modelled, not measured: stage times of {times.bytes >> 20} MiB measured on {times.device} ({times.date}):\n"
+        f"  H2D {times.h2d_ms:.2f} ms, kernel {times.kernel_ms:.2f} ms, D2H {times.d2h_ms:.2f} ms\n"
+        f"  serial {model['serial']:.2f} ms; {times.chunks} chunks in {times.chunks} streams {pipelined:.2f} ms "
+        f"(speedup {model['serial'] / pipelined:.2f}x); no chunk count beats the bound, {model['bound']:.2f} ms"
+    )
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Prints the model's numbers and draws its timelines; returns the exit status."""
+    import matplotlib
+
+    matplotlib.use("Agg")  # files only, no window
+    parser = argparse.ArgumentParser(prog="demo_model", description=__doc__.split("\n")[0])
+    parser.add_argument("stage_times", help="stage-times JSON file, e.g. common/reference/h200_stage_times.json")
+    parser.add_argument("-o", "--output", required=True, help="picture to write: .png, .svg or .pdf")
+    args = parser.parse_args(argv)
+    try:
+        check_output_path(args.output)
+        times = load_stage_times(args.stage_times)
+        print(describe(times))
+        plot_model_schedule(times.h2d_ms, times.kernel_ms, times.d2h_ms, times.chunks, times.copy_engines,
+                            args.output, title=f"What the model predicts on {times.device} (no GPU here)")
+    except (StageTimesError, PlotError, ValueError) as error:
+        print(f"demo_model: {error}", file=sys.stderr)
+        return 2
+    print(f"demo_model: wrote {args.output}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

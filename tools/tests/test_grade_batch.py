@@ -1,0 +1,75 @@
+"""A real batch without a GPU: one submission that compiles, one that does not, built with CMake.
+
+It builds the course library twice (one lab, one GPU architecture), so it
+takes a minute or two; it is skipped where cmake or nvcc is missing.
+"""
+import csv
+import json
+import shutil
+
+import pytest
+
+from coursecli import environment
+from coursecli import grade as grade_module
+from coursecli.gradebook import load_grade, student_folder
+from coursecli.grading import FAILED, NO_GPU, NOT_GRADED
+from coursecli.shell import ROOT
+
+pytestmark = pytest.mark.skipif(shutil.which("cmake") is None or environment.find_nvcc() is None,
+                                reason="needs cmake and nvcc to build submissions")
+LAB = "01-null-stream"
+SOURCE = "null_stream.cu"
+
+
+def copy_course(root):
+    """The course with lab 01 only, so that the batch builds quickly and other labs cannot disturb it."""
+    root.mkdir(parents=True)
+    for name in ("CMakeLists.txt", "CMakePresets.json"):
+        shutil.copy(ROOT / name, root / name)
+    for name in ("cmake", "common", f"labs/{LAB}"):
+        shutil.copytree(ROOT / name, root / name, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(ROOT / "labs" / "CMakeLists.txt", root / "labs" / "CMakeLists.txt")
+    (root / "tools").mkdir()
+    shutil.copy(ROOT / "tools" / "CMakeLists.txt", root / "tools" / "CMakeLists.txt")
+    return root
+
+
+def test_a_compiling_and_a_broken_submission(tmp_path, monkeypatch):
+    course = copy_course(tmp_path / "course")
+    starter = (course / "labs" / LAB / SOURCE).read_text()
+    good = tmp_path / "subs" / "compiles" / "labs" / LAB
+    bad = tmp_path / "subs" / "broken" / LAB
+    good.mkdir(parents=True)
+    bad.mkdir(parents=True)
+    (good / SOURCE).write_text(starter)
+    (good / "test_lab01.cu").write_text("TEST(A, B) {}\n")  # an edited test: ignored
+    (bad / SOURCE).write_text(starter + "\nthis is not C++;\n")
+
+    # Even on a machine with a GPU, this test grades as if there were none.
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "")
+    monkeypatch.setattr(grade_module, "gpu_presence", lambda: (False, "no GPU: hidden by the test"))
+    labs = grade_module.selected_labs(None, course)
+    out = tmp_path / "out"
+    settings = grade_module.GradeSettings(out=out, labs=labs, all_labs=labs, cuda_arch="90", course_root=course,
+                                          jobs=2, timeout_s=60)
+    assert grade_module.grade_batch(tmp_path / "subs", settings) == 0
+
+    broken = load_grade(student_folder(out, "broken"))
+    lab = broken.labs[0]
+    assert lab.problem == "does not compile" and "error" in lab.details and "labs/01-null-stream/" in lab.details
+    assert lab.tests and all(t.status == FAILED and t.earned == 0 for t in lab.tests)
+    assert broken.earned == 0 and broken.possible == lab.possible > 0
+
+    compiles = load_grade(student_folder(out, "compiles"))
+    lab = compiles.labs[0]
+    assert not lab.problem and lab.tests
+    assert all(t.status == NOT_GRADED and t.reason == NO_GPU for t in lab.tests)
+    assert compiles.possible == 0 and compiles.not_graded == sum(t.points for t in lab.tests)
+    assert any("test_lab01.cu: edited course file" in line for line in compiles.ignored)
+
+    rows = {row["student"]: row for row in csv.DictReader((out / "gradebook.csv").open())}
+    assert rows["broken"]["lab01"] == "0" and "does not compile" in rows["broken"]["notes"]
+    assert rows["compiles"]["lab01"] == "" and rows["compiles"]["not_graded"] == str(compiles.not_graded)
+    results = json.loads((student_folder(out, "broken") / "results.json").read_text())
+    assert results["score"] == 0 and all(t["status"] == "failed" for t in results["tests"])
+    assert not (out / ".work").exists()  # build folders are removed once graded

@@ -1,0 +1,115 @@
+"""Points and reasons from recorded ctest output (fixtures/grading: JUnit, console, labels)."""
+import json
+from pathlib import Path
+
+import pytest
+
+from coursecli.grading import (FAILED, NO_GPU, NOT_GRADED, PASSED, LabGrade, SubmissionGrade, TestGrade,
+                               ctest_verdicts, failed_lab, grade_lab, outcome_points)
+from coursecli.results import read_junit
+
+FIXTURES = Path(__file__).parent / "fixtures" / "grading"
+TIMEOUT_S = 3
+
+
+@pytest.fixture(scope="module")
+def recorded():
+    labels = json.loads((FIXTURES / "ctest-labels.json").read_text())
+    outcomes = read_junit(FIXTURES / "ctest-junit.xml", labels)
+    verdicts = ctest_verdicts((FIXTURES / "ctest-console.txt").read_text())
+    return labels, outcomes, verdicts
+
+
+def graded(recorded, gpu_present=True) -> dict[str, TestGrade]:
+    labels, outcomes, verdicts = recorded
+    lab = grade_lab("01", "01-null-stream", outcomes, verdicts, TIMEOUT_S, gpu_present)
+    return {test.name: test for test in lab.tests}
+
+
+def test_console_verdicts_name_crashes_and_timeouts(recorded):
+    _, _, verdicts = recorded
+    assert verdicts["lab01.starter.Demo.Segv"] == "Exception: SegFault"
+    assert verdicts["lab01.starter.Demo.Hang"] == "Timeout"
+    assert verdicts["lab01.starter.Demo.Pass"] == "Passed"
+    assert verdicts["lab01.starter.Demo.Skip"] == "Skipped"
+
+
+def test_a_passing_test_earns_its_points_and_shows_its_measure(recorded):
+    test = graded(recorded)["Demo.Pass"]
+    assert (test.status, test.earned, test.points) == (PASSED, 2, 2)
+    assert len(test.measures) == 1 and test.measures[0].startswith("overlap: 0.8")
+
+
+def test_a_wrong_result_costs_the_points_with_the_message_and_hint(recorded):
+    test = graded(recorded)["Demo.Fail"]
+    assert (test.status, test.earned) == (FAILED, 0)
+    assert test.reason.startswith("wrong result: Expected equality")
+    assert test.hints == ["launch in streams"]
+    assert "0.1" in test.measures[0]
+
+
+def test_a_crash_is_named(recorded):
+    test = graded(recorded)["Demo.Segv"]
+    assert test.earned == 0 and test.reason.startswith("crashed: segmentation fault")
+
+
+def test_a_hang_is_a_timeout(recorded):
+    test = graded(recorded)["Demo.Hang"]
+    assert test.earned == 0 and test.reason.startswith(f"timed out after {TIMEOUT_S} s")
+
+
+def test_a_cuda_error_is_named(recorded):
+    test = graded(recorded)["Demo.CudaError"]
+    assert test.earned == 0 and test.reason.startswith("CUDA error:") and "cudaErrorInvalidValue" in test.reason
+
+
+def test_exit_zero_halfway_through_a_test_does_not_pass(recorded):
+    # ctest saw exit status 0, but GoogleTest never finished the test.
+    labels, outcomes, _ = recorded
+    assert next(o for o in outcomes if o.name.endswith("EarlyExit")).status == "passed"
+    test = graded(recorded)["Demo.EarlyExit"]
+    assert test.status == FAILED and "ended before the test finished" in test.reason
+
+
+def test_a_skip_without_a_gpu_is_not_graded_never_zero(recorded):
+    test = graded(recorded, gpu_present=False)["Demo.Skip"]
+    assert (test.status, test.reason) == (NOT_GRADED, NO_GPU)
+    lab = LabGrade("01", "01-null-stream", [test, TestGrade("X.Y", 3, PASSED)])
+    assert (lab.earned, lab.possible, lab.not_graded) == (3, 3, 2)
+
+
+def test_a_skip_on_a_gpu_keeps_its_reason(recorded):
+    test = graded(recorded, gpu_present=True)["Demo.Skip"]
+    assert test.status == NOT_GRADED and "needs a GPU: no CUDA-capable device" in test.reason
+
+
+def test_a_forged_skip_line_is_not_a_skip(recorded):
+    labels, outcomes, verdicts = recorded
+    skip = next(o for o in outcomes if o.name.endswith("Demo.Skip"))
+    skip.output = "[ RUN      ] Demo.Skip\n[  SKIPPED ] printed by the student\n"
+    lab = grade_lab("01", "01-null-stream", [skip], verdicts, TIMEOUT_S, gpu_present=True)
+    assert lab.tests[0].status == FAILED
+
+
+def test_student_output_cannot_raise_points(recorded):
+    # Printing a measure that "passes" changes nothing: the verdict is ctest's.
+    labels, outcomes, verdicts = recorded
+    failing = next(o for o in outcomes if o.name.endswith("Demo.Fail"))
+    failing.output += '\n[       OK ] Demo.Fail (0 ms)\nSTREAMLAB-MEASURE {"name":"x","value":1,"op":">=","threshold":0}\n'
+    lab = grade_lab("01", "01-null-stream", [failing], verdicts, TIMEOUT_S, gpu_present=True)
+    assert lab.tests[0].earned == 0
+
+
+def test_points_come_from_the_labels(recorded):
+    labels, _, _ = recorded
+    declared = dict(outcome_points(labels, "01"))
+    assert declared["Demo.Pass"] == 2 and len(declared) == 7
+    lab = failed_lab("01", "01-null-stream", list(declared.items()), "does not compile", "x.cu:3: error: y")
+    assert lab.earned == 0 and lab.possible == 14 and all(t.reason == "does not compile" for t in lab.tests)
+
+
+def test_a_grade_survives_its_json_round_trip(recorded):
+    lab = grade_lab("01", "01-null-stream", recorded[1], recorded[2], TIMEOUT_S, gpu_present=False)
+    grade = SubmissionGrade("ada", [lab], ignored=["a.txt: ignored"], gpu="none")
+    again = SubmissionGrade.from_json(json.loads(json.dumps(grade.to_json())))
+    assert again == grade and again.earned == grade.earned

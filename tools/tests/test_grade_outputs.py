@@ -1,0 +1,136 @@
+"""What the grader writes: gradebook.csv, report.md, Gradescope's results.json, atomically; skip on rerun."""
+import csv
+import io
+import json
+import zipfile
+
+import pytest
+
+from coursecli import grade as grade_module
+from coursecli.gradebook import (gradebook_csv, gradescope_results, load_grade, report_markdown, save_grade,
+                                 student_folder, summary_table, write_atomically, write_gradebook)
+from coursecli.gradescope import build_autograder
+from coursecli.grading import FAILED, NO_GPU, NOT_GRADED, PASSED, LabGrade, SubmissionGrade, TestGrade, failed_lab
+from coursecli.submissions import course_labs
+from coursecli.shell import ROOT
+
+
+def sample_grades() -> list[SubmissionGrade]:
+    lab01 = LabGrade("01", "01-null-stream", [
+        TestGrade("Serial.Result", 2, PASSED, measures=["overlap: 0.8 (needs >= 0.5)"]),
+        TestGrade("Serial.Overlap", 3, FAILED, reason="timed out after 30 s", hints=["use streams"]),
+        TestGrade("Serial.Cpu", 1, PASSED)], timelines=["lab01.png"])
+    lab02 = failed_lab("02", "02-streams", [("Streams.A", 2), ("Streams.B", 2)], "does not compile",
+                       "labs/02-streams/streams.cu(3): error: expected a ';'")
+    ada = SubmissionGrade("ada", [lab01, lab02], ignored=["labs/01-null-stream/test_lab01.cu: edited course file, "
+                                                          "ignored (the course's own copy is used)"])
+    nogpu = SubmissionGrade("bob", [LabGrade("01", "01-null-stream", [
+        TestGrade("Serial.Result", 2, NOT_GRADED, reason=NO_GPU), TestGrade("Serial.Cpu", 1, PASSED)]),
+        LabGrade("02", "02-streams", [TestGrade("Streams.A", 2, NOT_GRADED, reason=NO_GPU)])])
+    return [ada, nogpu]
+
+
+def test_gradebook_has_a_row_per_student_and_a_column_per_lab():
+    rows = list(csv.DictReader(io.StringIO(gradebook_csv(sample_grades(), ["01", "02"]))))
+    assert list(rows[0]) == ["student", "lab01", "lab02", "total", "out_of", "not_graded", "notes"]
+    ada, bob = rows
+    assert (ada["lab01"], ada["lab02"], ada["total"], ada["out_of"]) == ("3", "0", "3", "10")
+    assert "lab02: does not compile" in ada["notes"] and "1 edited course file(s) ignored" in ada["notes"]
+    # Without a GPU: not zero, blank, and the points are in not_graded.
+    assert (bob["lab01"], bob["lab02"], bob["total"], bob["out_of"], bob["not_graded"]) == ("1", "", "1", "1", "4")
+
+
+def test_report_shows_points_measures_reasons_pictures_and_ignored_files():
+    report = report_markdown(sample_grades()[0])
+    assert "**Total: 3/10**" in report
+    assert "| Serial.Result | 2/2 | passed | overlap: 0.8 (needs >= 0.5) |" in report
+    assert "timed out after 30 s<br>hint: use streams" in report
+    assert "![timeline of lab 01: lab01.png](lab01.png)" in report
+    assert "**does not compile**" in report and "expected a ';'" in report
+    assert "test_lab01.cu: edited course file" in report
+    assert "not graded (no GPU)" in report_markdown(sample_grades()[1])
+
+
+def test_gradescope_results_follow_the_specification():
+    results = gradescope_results(sample_grades()[0])
+    assert results["score"] == 3
+    assert {"name", "score", "max_score", "status", "output"} <= set(results["tests"][0])
+    statuses = [(t["score"], t["max_score"], t["status"]) for t in results["tests"]]
+    assert statuses == [(2, 2, "passed"), (0, 3, "failed"), (1, 1, "passed"), (0, 2, "failed"), (0, 2, "failed")]
+    assert "expected a ';'" in results["tests"][3]["output"]
+    not_graded = gradescope_results(sample_grades()[1])["tests"][0]
+    assert not_graded["max_score"] == 0 and not_graded["score"] == 0 and "no GPU" in not_graded["name"]
+
+
+def test_writes_are_atomic(tmp_path, monkeypatch):
+    target = tmp_path / "results.json"
+    write_atomically(target, "old\n")
+
+    def broken_replace(source, destination):
+        raise OSError("killed")
+    monkeypatch.setattr("coursecli.gradebook.os.replace", broken_replace)
+    with pytest.raises(OSError):
+        write_atomically(target, "new\n")
+    assert target.read_text() == "old\n"
+    assert list(tmp_path.iterdir()) == [target]  # no temporary file left behind
+
+
+def test_saved_grades_are_read_back_and_fill_the_gradebook(tmp_path):
+    for grade in sample_grades():
+        save_grade(student_folder(tmp_path, grade.student), grade)
+    folder = student_folder(tmp_path, "ada")
+    assert {p.name for p in folder.iterdir()} == {"report.md", "results.json", "grade.json"}
+    assert json.loads((folder / "results.json").read_text())["score"] == 3
+    assert load_grade(folder) == sample_grades()[0]
+    grades = write_gradebook(tmp_path, ["01", "02"])
+    assert [g.student for g in grades] == ["ada", "bob"]
+    assert (tmp_path / "gradebook.csv").read_text().startswith("student,lab01,lab02,total")
+    table = summary_table(grades, ["01", "02"])
+    assert "ada" in table and "3/10" in table and "4 pts not graded" in table
+
+
+def test_student_names_become_safe_folder_names(tmp_path):
+    assert student_folder(tmp_path, "../../etc").name == "etc"
+    assert student_folder(tmp_path, "Ana María López").name == "Ana_Mar_a_L_pez"
+
+
+def test_a_rerun_skips_graded_students_unless_regrade(tmp_path, monkeypatch, capsys):
+    (tmp_path / "subs" / "ada").mkdir(parents=True)
+    out = tmp_path / "out"
+    graded = []
+
+    class FakeGrader:
+        def __init__(self, submission, settings, gpu, lock):
+            self.submission, self.settings = submission, settings
+
+        def grade(self):
+            graded.append(self.submission.name)
+            grade = sample_grades()[0]
+            save_grade(student_folder(self.settings.out, "ada"), grade)
+            return grade
+
+    monkeypatch.setattr(grade_module, "SubmissionGrader", FakeGrader)
+    monkeypatch.setattr(grade_module, "gpu_presence", lambda: (False, "no GPU: test"))
+    labs = [lab for lab in course_labs(ROOT) if lab.number in ("01", "02")]
+    settings = grade_module.GradeSettings(out=out, labs=labs, all_labs=labs)
+    assert grade_module.grade_batch(tmp_path / "subs", settings) == 0
+    assert grade_module.grade_batch(tmp_path / "subs", settings) == 0
+    assert graded == ["ada"]
+    assert "already graded" in capsys.readouterr().out
+    settings.regrade = True
+    grade_module.grade_batch(tmp_path / "subs", settings)
+    assert graded == ["ada", "ada"]
+    assert (out / "gradebook.csv").read_text().count("\nada,") == 1
+
+
+def test_the_autograder_zip_has_the_scripts_and_the_course(tmp_path):
+    labs = [lab for lab in course_labs(ROOT) if lab.number == "01"]
+    names = build_autograder(tmp_path / "autograder.zip", labs, timeout_s=25)
+    assert {"setup.sh", "run_autograder", "course", "CMakeLists.txt", "cmake/StreamLab.cmake",
+            "labs/01-null-stream/lab.cmake", "tools/coursecli/grade.py"} <= set(names)
+    assert not any(n.startswith(("solutions/", "labs/02-", "tools/tests/")) or "__pycache__" in n for n in names)
+    with zipfile.ZipFile(tmp_path / "autograder.zip") as archive:
+        run = archive.read("run_autograder").decode()
+        assert "--labs 01 --timeout 25" in run and "/autograder/results/results.json" in run
+        assert archive.getinfo("run_autograder").external_attr >> 16 & 0o111
+        assert "cuda-toolkit-13-0" in archive.read("setup.sh").decode()
