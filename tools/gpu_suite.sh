@@ -49,6 +49,16 @@ for lab in $(ls labs | grep -E '^[0-9]{2}-' | cut -c1-2); do
   cp "$build"/traces/lab"$lab"-solution*.json "$out/traces/" 2>/dev/null
 done
 
+# The figures the lab READMEs show, from the solutions' traces.
+t="$out/traces"
+./course plot "$t/lab03-solution-bandwidth.json" -o "$out/plots/lab03-bandwidth.png" >> "$out/figures.log" 2>&1
+./course plot "$t/lab04-solution.json" --compare "$t/lab04-solution-pageable.json" --labels pinned pageable \
+  -o "$out/plots/lab04-pinned-vs-pageable.png" >> "$out/figures.log" 2>&1
+./course plot "$t/lab05-solution-serial.json" --compare "$t/lab05-solution.json" --labels serial "three chunks" \
+  -o "$out/plots/lab05-serial-vs-chunks.png" >> "$out/figures.log" 2>&1
+./course plot "$t/lab05-solution.json" --model -o "$out/plots/lab05-model.png" >> "$out/figures.log" 2>&1
+note "figures: $(ls "$out/plots" | tr '\n' ' ')"
+
 ./course trace --preset "$preset" -o "$out/traces/three_chunks.json" -- "$build/common/examples/three_chunks_example" > "$out/trace-cpp.log" 2>&1
 note "course trace three_chunks_example: exit $?"
 ./course plot "$out/traces/three_chunks.json" -o "$out/plots/three_chunks.png" >> "$out/trace-cpp.log" 2>&1
@@ -58,3 +68,9 @@ note "course trace article_section3.py: exit $?"
 
 "$build/common/examples/three_chunks_example" 512 --compare-tracing 21 > "$out/tracer-overhead.json" 2>&1
 note "tracer overhead: $(cat "$out/tracer-overhead.json")"
+
+./course bench --preset "$preset" > "$out/bench.log" 2>&1
+note "course bench: exit $?"
+grep -vE '^\$ |^\[' "$out/bench.log" | tail -40 >> "$summary"
+mkdir -p "$out/bench" && cp -r "$build"/bench/. "$out/bench/" 2>/dev/null
+mkdir -p "$out/demo" && cp -r "$build"/demo/. "$out/demo/" 2>/dev/null
