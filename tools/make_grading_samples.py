@@ -42,7 +42,9 @@ __global__ void never_ends() {
 """
 BARRIER_SYNC = "    SL_CHECK(cudaDeviceSynchronize());\n    SL_CHECK(cudaStreamDestroy(first));"
 # A volatile pointer: the compiler cannot see it is null, so the write really happens (and crashes).
-NULL_WRITE = "    int* volatile nowhere = nullptr;\n    *nowhere = 1;  // a crash, on purpose\n"
+# A write through a null pointer can be optimised into something else; the
+# signal a segfault raises cannot.
+NULL_WRITE = "    std::raise(SIGSEGV);  // a crash, on purpose\n"
 NULL_STREAM_LOOP = "void run_in_null_stream(const std::vector<KernelJob>& jobs) {\n"
 ALWAYS_PASSING_TEST = """#include <gtest/gtest.h>
 // Every test passes, whatever the code does: the grader must ignore this file.
@@ -116,6 +118,7 @@ def make_samples(out: Path) -> list[str]:
 
     crash = student_files("solution")
     plant(crash, lab02, NULL_STREAM_LOOP, NULL_WRITE, before=False)
+    crash[lab02] = "#include <csignal>\n" + crash[lab02]
     write_folder(out / "segfault", crash)
 
     edited = student_files("starter")

@@ -207,9 +207,16 @@ protected:
             GTEST_SKIP() << facts_.name << " cannot run kernels of different streams at the same time, so another "
                          << "stream's kernel would hold up yours";
         }
-        // Four times what the three batches should take, measured from this GPU's copy time.
-        background_ = std::make_unique<BackgroundKernel>(4.0 * kBatches * 3.0 * h2d_ms_, facts_);
         buffers_ = std::make_unique<BatchBuffers>(kBatches, kElements, /*pinned=*/true);
+        // The other stream's kernel must outlast your batches by far: four times
+        // as long as they take on this GPU, measured just now without it (and
+        // never less than four times their copies and kernels).
+        record(*buffers_, WaitWith::Stream, /*prepare_next=*/false);
+        if (IsSkipped()) return;
+        std::uint64_t batches_end_ns = 0;
+        for (const DeviceOp& op : timeline_.ops) batches_end_ns = std::max(batches_end_ns, op.end_ns);
+        const double batches_ms = std::max(ms(batches_end_ns), kBatches * 3.0 * h2d_ms_);
+        background_ = std::make_unique<BackgroundKernel>(4.0 * batches_ms, facts_);
     }
 
     void record_with_background(WaitWith wait) {
