@@ -69,12 +69,9 @@ const char* direction_name_in_file(OpKind direction) {
     return op_base_name(direction);  // "H2D" or "D2H"
 }
 
-/// The `device` block exactly as trace files write it: taken from the trace
-/// writer, so the two kinds of file can never describe a device differently.
+/// The `device` block exactly as trace files write it.
 ordered_json device_block(const DeviceFacts& device) {
-    Timeline carrier;
-    carrier.device = device;
-    return ordered_json::parse(trace_to_json_string(carrier)).at("otherData").at("device");
+    return ordered_json::parse(device_facts_to_json_string(device));
 }
 
 }  // namespace

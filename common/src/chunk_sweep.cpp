@@ -14,20 +14,14 @@ namespace {
 
 using ordered_json = nlohmann::ordered_json;
 
-/// The metadata block, spelled exactly as a trace file spells it: the trace
-/// writer's own block for a timeline without ops, with the trace-only keys left out.
+/// The metadata block, with the device spelled exactly as a trace file spells it.
 ordered_json metadata_json(const ChunkSweep& sweep) {
-    Timeline described;
-    described.program = sweep.program;
-    described.date = sweep.date;
-    described.device = sweep.device;
-    const ordered_json trace_metadata = ordered_json::parse(trace_to_json_string(described)).at("otherData");
     ordered_json metadata;
     metadata["format"] = kChunkSweepFormatName;
     metadata["version"] = kTraceFormatVersion;
-    for (const char* key : {"program", "date", "device"}) {
-        metadata[key] = trace_metadata.at(key);
-    }
+    metadata["program"] = sweep.program;
+    metadata["date"] = sweep.date;
+    metadata["device"] = ordered_json::parse(device_facts_to_json_string(sweep.device));
     return metadata;
 }
 

@@ -464,4 +464,6 @@ Timeline read_trace(const std::string& path) {
     }
 }
 
+std::string device_facts_to_json_string(const DeviceFacts& device) { return device_json(device).dump(); }
+
 }  // namespace streamlab

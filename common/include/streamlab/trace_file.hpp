@@ -33,6 +33,10 @@ public:
 /// The trace file text for `timeline`: one JSON object, one event per line.
 [[nodiscard]] std::string trace_to_json_string(const Timeline& timeline);
 
+/// The `device` object of a file's metadata, as JSON text: the one spelling
+/// of DeviceFacts that trace, bandwidth and chunk files share.
+[[nodiscard]] std::string device_facts_to_json_string(const DeviceFacts& device);
+
 /// Writes `timeline` to `path`, creating missing parent folders. The text goes to
 /// a temporary file next to `path` first and is then renamed onto it, so a reader
 /// never sees half a trace.
