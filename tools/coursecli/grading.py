@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import asdict, dataclass, field
 
-from .results import TestOutcome
+from .results import TestOutcome, points_of
 
 PASSED, FAILED, NOT_GRADED = "passed", "failed", "not graded"
 NO_GPU = "not graded (no GPU)"
@@ -184,5 +184,4 @@ def failed_lab(number: str, folder: str, declared: list[tuple[str, int]], proble
 def outcome_points(labels: dict[str, list[str]], lab_number: str) -> list[tuple[str, int]]:
     """(Suite.Name, points) of lab NN's starter tests, from the tests' labels."""
     prefix = f"lab{lab_number}.starter."
-    return [(name[len(prefix):], TestOutcome(name, "", labels[name]).points)
-            for name in labels if name.startswith(prefix)]
+    return [(name[len(prefix):], points_of(labels[name])) for name in labels if name.startswith(prefix)]
