@@ -12,9 +12,10 @@ import shutil
 import subprocess
 import sys
 from dataclasses import dataclass
+from typing import Callable
 from pathlib import Path
 
-from .shell import ROOT, run, say
+from .shell import ROOT, CommandFailed, run, say
 
 VENV = ROOT / ".venv"
 PYTHON_PACKAGES = ["matplotlib", "numpy", "pytest"]
@@ -71,6 +72,62 @@ def system_requirements() -> list[Requirement]:
     ]
 
 
+def docs_requirements() -> list[Requirement]:
+    """What the API documentation needs: Doxygen, and Graphviz for its graphs.
+    Nothing else in the course needs them."""
+    return [
+        Requirement("Doxygen", "doxygen", shutil.which("doxygen") is not None),
+        Requirement("Graphviz", "graphviz", shutil.which("dot") is not None),
+    ]
+
+
+def install_docs_tools() -> list[Requirement]:
+    """Installs Doxygen and Graphviz where missing (see install_optional); returns what is still missing."""
+    return install_optional("the API docs", docs_requirements)
+
+
+def install_optional(purpose: str, requirements: Callable[[], list[Requirement]]) -> list[Requirement]:
+    """Installs the missing `requirements` for `purpose` where apt-get may run, as
+    setup does for the rest; prints the command otherwise. Returns what is still
+    missing. Never raises: a machine without them (or without network) builds and
+    tests everything else."""
+    missing = [r for r in requirements() if not r.present]
+    if not missing:
+        return []
+    say(f"missing for {purpose}: " + ", ".join(r.name for r in missing))
+    try:
+        _apt_install(sorted({r.debian_package for r in missing}))
+    except CommandFailed as failure:
+        say(f"could not install them: {failure}")
+    return [r for r in requirements() if not r.present]
+
+
+def _tex_has(file_name: str) -> bool:
+    """Whether the TeX installation finds `file_name` (a class, package or font file)."""
+    kpsewhich = shutil.which("kpsewhich")
+    return kpsewhich is not None and bool(
+        subprocess.run([kpsewhich, file_name], capture_output=True, text=True).stdout.strip())
+
+
+def slides_requirements() -> list[Requirement]:
+    """What rendering the slides needs: pandoc, and pdflatex with Beamer and the
+    TeX packages the decks use. Nothing else in the course needs them."""
+    return [
+        Requirement("pandoc", "pandoc", shutil.which("pandoc") is not None),
+        Requirement("pdflatex", "texlive-latex-recommended", shutil.which("pdflatex") is not None),
+        Requirement("Beamer", "texlive-latex-recommended", _tex_has("beamer.cls")),
+        Requirement("fvextra", "texlive-latex-extra", _tex_has("fvextra.sty")),
+        Requirement("TikZ", "texlive-pictures", _tex_has("tikz.sty")),
+        Requirement("the recommended TeX fonts", "texlive-fonts-recommended", _tex_has("uhvr8t.tfm")),
+        Requirement("Latin Modern", "lmodern", _tex_has("lmodern.sty")),
+    ]
+
+
+def install_slide_tools() -> list[Requirement]:
+    """Installs pandoc and Beamer's TeX packages where missing (see install_optional)."""
+    return install_optional("the slides", slides_requirements)
+
+
 def _python_has_packages(python: str | Path) -> bool:
     probe = "import " + ", ".join(PYTHON_PACKAGES)
     return subprocess.run([str(python), "-c", probe], capture_output=True).returncode == 0
@@ -101,8 +158,10 @@ def _apt_install(packages: list[str]) -> bool:
         say("missing system packages; run:  sudo apt-get update && sudo " + " ".join(command))
         return False
     env = {"DEBIAN_FRONTEND": "noninteractive"}
-    run([*prefix, "apt-get", "update", "-q"], env=env)
-    run([*prefix, *command], env=env)
+    # Give up soon where there is no network (a machine that reaches no mirror).
+    patience = ["-o", "Acquire::Retries=1", "-o", "Acquire::http::Timeout=30", "-o", "Acquire::https::Timeout=30"]
+    run([*prefix, "apt-get", *patience, "update", "-q"], env=env)
+    run([*prefix, command[0], *patience, *command[1:]], env=env)
     return True
 
 

@@ -5,7 +5,7 @@ import argparse
 from collections import Counter
 from pathlib import Path
 
-from . import bench, demo, environment, grade, gradescope, labs
+from . import bench, demo, docs, environment, grade, gradescope, labs, slides
 from .build import DEFAULT_PRESET, build
 from .results import read_junit, read_labels
 from .shell import ROOT, CommandFailed, run, say
@@ -34,7 +34,8 @@ def _report_not_run(outcomes) -> None:
 
 
 def cmd_test(args: argparse.Namespace) -> int:
-    """Everything a developer or CI checks: C++ tests (not the starters), lab consistency, Python tests."""
+    """Everything a developer or CI checks: C++ tests (not the starters), lab consistency, Python tests,
+    and the API docs and the slides where their tools are installed or can be."""
     _setup_or_fail()
     folder = build(args.preset)
     junit = folder / "results" / "course-test.xml"
@@ -50,17 +51,32 @@ def cmd_test(args: argparse.Namespace) -> int:
         failures.append("ctest")
     if run(["python3", ROOT / "tools" / "check_labs.py"], check=False).returncode != 0:
         failures.append("lab consistency check")
+    # Before pytest, whose slide test renders a deck only where pandoc is installed.
+    if not slides.slides_step(args.preset):
+        failures.append("slides")
     python = environment.tools_python()
     pytest = run([python, "-m", "pytest", "-q", "tools/tests"], check=False,
                  env={"PYTHONPATH": str(ROOT / "tools"), "MPLBACKEND": "Agg",
                       "STREAMLAB_ANALYZE": str(folder / "common" / "streamlab_analyze")})
     if pytest.returncode != 0:
         failures.append("pytest")
+    if not docs.docs_step(args.preset):
+        failures.append("API docs")
     if failures:
         say("FAILED: " + ", ".join(failures))
         return 1
     say("all tests passed (tests that need a GPU are reported above as not run when there is none)")
     return 0
+
+
+def cmd_docs(args: argparse.Namespace) -> int:
+    _setup_or_fail()
+    return docs.run_docs(args.preset)
+
+
+def cmd_slides(args: argparse.Namespace) -> int:
+    _setup_or_fail()
+    return slides.run_slides(args.preset)
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
@@ -141,7 +157,11 @@ def parser() -> argparse.ArgumentParser:
 
     verb("setup", cmd_setup, "install what is missing (apt packages, Python packages in .venv)", preset=False)
     verb("build", cmd_build, "configure and build everything")
-    verb("test", cmd_test, "build and run the course's own tests (C++ without starters, labs check, pytest)")
+    verb("test", cmd_test, "build and run the course's own tests "
+                           "(C++ without starters, labs check, pytest, API docs, slides)")
+    verb("docs", cmd_docs, "build the API documentation with Doxygen (installed if missing): build/docs/html")
+    verb("slides", cmd_slides, "render the slide decks to PDF with pandoc and Beamer (installed if missing): "
+                               "build/slides/")
     verb("demo", cmd_demo, "the main job: show what the GPU at hand does with streams")
     bench_verb = verb("bench", cmd_bench, "lab 05's pipeline from 1 to 64 chunks against the model; "
                                          "results and plot in build/bench/")

@@ -7,6 +7,8 @@
 #include <stdexcept>
 #include <string>
 
+/// The course library: error checks, RAII handles, device facts, the workload kernel,
+/// the timeline tracer, trace files, trace analysis and the pipeline model.
 namespace streamlab {
 
 /// A CUDA call failed. The message reads
@@ -38,6 +40,7 @@ private:
     int line_;
 };
 
+/// Implementation helpers of the public API: call them through its macros and classes.
 namespace detail {
 /// Throws CudaError when `code` is not cudaSuccess. Use through SL_CHECK.
 void throw_on_error(cudaError_t code, const char* expression, const char* file, int line);

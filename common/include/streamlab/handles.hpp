@@ -24,8 +24,11 @@ public:
     /// Creates a stream. `cudaStreamDefault` streams are *blocking*: they
     /// synchronize with the legacy NULL stream. `cudaStreamNonBlocking` ones do not.
     explicit Stream(unsigned int flags) { SL_CHECK(cudaStreamCreateWithFlags(&stream_, flags)); }
+    /// Destroys the stream (if any).
     ~Stream() { reset(); }
+    /// Takes over `other`'s stream; `other` then owns nothing.
     Stream(Stream&& other) noexcept : stream_(std::exchange(other.stream_, nullptr)) {}
+    /// Destroys this handle's stream (if any) and takes over `other`'s.
     Stream& operator=(Stream&& other) noexcept {
         if (this != &other) {
             reset();
@@ -61,8 +64,11 @@ public:
     Event() noexcept = default;
     /// Creates an event; `cudaEventDefault` records timing, `cudaEventDisableTiming` does not.
     explicit Event(unsigned int flags) { SL_CHECK(cudaEventCreateWithFlags(&event_, flags)); }
+    /// Destroys the event (if any).
     ~Event() { reset(); }
+    /// Takes over `other`'s event; `other` then owns nothing.
     Event(Event&& other) noexcept : event_(std::exchange(other.event_, nullptr)) {}
+    /// Destroys this handle's event (if any) and takes over `other`'s.
     Event& operator=(Event&& other) noexcept {
         if (this != &other) {
             reset();
@@ -106,12 +112,16 @@ namespace detail {
 template <typename T, typename Free>
 class Buffer {
 public:
+    /// Owns nothing.
     Buffer() noexcept = default;
+    /// Releases the memory (if any).
     ~Buffer() { reset(); }
+    /// Takes over `other`'s memory; `other` then owns nothing.
     Buffer(Buffer&& other) noexcept
         : data_(std::exchange(other.data_, nullptr)),
           count_(std::exchange(other.count_, 0)),
           free_(std::move(other.free_)) {}
+    /// Releases this handle's memory (if any) and takes over `other`'s.
     Buffer& operator=(Buffer&& other) noexcept {
         if (this != &other) {
             reset();
@@ -142,6 +152,7 @@ public:
     }
 
 protected:
+    /// Owns `count` elements at `data`, which `free` releases; for the handles' constructors.
     Buffer(T* data, std::size_t count, Free free) noexcept : data_(data), count_(count), free_(std::move(free)) {}
 
 private:
@@ -152,15 +163,18 @@ private:
 
 /// Releases memory from cudaMallocHost.
 struct FreeHost {
+    /// Frees `p` with cudaFreeHost.
     void operator()(void* p) const noexcept { SL_CHECK_NOEXCEPT(cudaFreeHost(p)); }
 };
 /// Releases memory from cudaMalloc.
 struct FreeDevice {
+    /// Frees `p` with cudaFree.
     void operator()(void* p) const noexcept { SL_CHECK_NOEXCEPT(cudaFree(p)); }
 };
 /// Releases memory from cudaMallocAsync, in the stream it belongs to.
 struct FreeDeviceAsync {
     cudaStream_t stream = nullptr;  ///< The stream the free is ordered in.
+    /// Queues the free of `p` in `stream` with cudaFreeAsync.
     void operator()(void* p) const noexcept { SL_CHECK_NOEXCEPT(cudaFreeAsync(p, stream)); }
 };
 }  // namespace detail
@@ -237,8 +251,11 @@ public:
         SL_CHECK(cudaHostRegister(data, bytes, flags));
         data_ = data;
     }
+    /// Unregisters the range (if any).
     ~HostRegistration() { reset(); }
+    /// Takes over `other`'s registration; `other` then owns nothing.
     HostRegistration(HostRegistration&& other) noexcept : data_(std::exchange(other.data_, nullptr)) {}
+    /// Unregisters this handle's range (if any) and takes over `other`'s registration.
     HostRegistration& operator=(HostRegistration&& other) noexcept {
         if (this != &other) {
             reset();

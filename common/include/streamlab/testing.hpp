@@ -9,6 +9,7 @@
 #include "streamlab/device.hpp"
 #include "streamlab/tracer.hpp"
 
+/// Helpers for the graded tests: what `course check` shows next to a test's verdict.
 namespace streamlab::grading {
 
 /// Prints a measured value next to its threshold in a form `course check` reads:

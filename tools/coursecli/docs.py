@@ -1,0 +1,75 @@
+"""`course docs`: the API documentation, built by the CMake target `docs` (Doxygen).
+
+Doxygen is optional to the rest of the course. `course docs` needs it and says how
+to get it; `course test` builds the docs where Doxygen is (or can be) installed,
+and goes on without them elsewhere, saying so.
+"""
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+from . import environment
+from .build import build, build_dir
+from .shell import CommandFailed, run, say
+
+NOT_INSTALLED = "API docs not built: Doxygen is not installed"
+
+
+def _configure_again_if_stale(preset: str) -> None:
+    """Configures `preset` again when its build folder predates the `docs` target (no
+    make rule for it yet), or when CMake remembers a Doxygen or Graphviz it did not find
+    and that is now installed."""
+    cache = build_dir(preset) / "CMakeCache.txt"
+    if not cache.exists():
+        return  # build() configures it from scratch
+    text = cache.read_text(errors="replace")
+    stale = "DOXYGEN_EXECUTABLE:" not in text
+    for variable, program in (("DOXYGEN_EXECUTABLE", "doxygen"), ("DOXYGEN_DOT_EXECUTABLE", "dot")):
+        if re.search(rf"^{variable}:\w+=.*NOTFOUND$", text, re.M) and shutil.which(program):
+            stale = True
+    if stale:
+        run(["cmake", "--preset", preset])
+
+
+def build_docs(preset: str) -> Path:
+    """Builds the `docs` target of `preset`'s build and returns the HTML folder.
+    Raises CommandFailed when Doxygen warns (an undocumented public name, say)."""
+    _configure_again_if_stale(preset)
+    folder = build(preset, ["docs"])
+    return folder / "docs" / "html"
+
+
+def _doxygen_ready() -> bool:
+    """Installs what the docs need if it can; True when Doxygen is there (Graphviz only adds graphs)."""
+    missing = {r.name for r in environment.install_docs_tools()}
+    if "Doxygen" in missing:
+        return False
+    if "Graphviz" in missing:
+        say("Graphviz is not installed: the API docs are built without graphs")
+    return True
+
+
+def run_docs(preset: str) -> int:
+    """`course docs`: installs Doxygen and Graphviz if missing, builds the docs, says where they are."""
+    if not _doxygen_ready():
+        say(NOT_INSTALLED)
+        return 1
+    html = build_docs(preset)
+    say(f"API docs: {html / 'index.html'}")
+    return 0
+
+
+def docs_step(preset: str) -> bool:
+    """The docs part of `course test`: False only when Doxygen ran and warned."""
+    if not _doxygen_ready():
+        say(NOT_INSTALLED + " (the other tests do not need it)")
+        return True
+    try:
+        html = build_docs(preset)
+    except CommandFailed as failure:
+        say(f"{failure}: Doxygen's warnings are above (every public name needs a /// comment)")
+        return False
+    say(f"API docs built without warnings: {html / 'index.html'}")
+    return True

@@ -1,0 +1,74 @@
+"""`course slides`: the slide decks as PDF, built by the CMake target `slides`.
+
+pandoc and TeX are optional to the rest of the course. `course slides` needs
+them and installs them (or says how); `course test` builds the slides where
+they are (or can be) installed, and goes on without them elsewhere, saying so.
+"""
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+from . import environment
+from .build import build, build_dir
+from .shell import CommandFailed, run, say
+
+
+def _not_installed(missing: list[environment.Requirement]) -> str:
+    """Says what is missing; pandoc first, since without it nothing else matters."""
+    names = [r.name for r in missing]
+    if "pandoc" in names:
+        names = ["pandoc"]
+    verb = "is" if len(names) == 1 else "are"
+    listed = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+    return f"slides not built: {listed} {verb} not installed"
+
+
+def _configure_again_if_stale(preset: str) -> None:
+    """Configures `preset` again when its build folder predates the `slides` target,
+    or when CMake remembers a pandoc or pdflatex it did not find and that is now installed."""
+    cache = build_dir(preset) / "CMakeCache.txt"
+    if not cache.exists():
+        return  # build() configures it from scratch
+    text = cache.read_text(errors="replace")
+    stale = "PANDOC:" not in text
+    for variable, program in (("PANDOC", "pandoc"), ("PDFLATEX", "pdflatex"), ("PDFTOTEXT", "pdftotext")):
+        if re.search(rf"^{variable}:\w+=.*NOTFOUND$", text, re.M) and shutil.which(program):
+            stale = True
+    if stale:
+        run(["cmake", "--preset", preset])
+
+
+def build_slides(preset: str) -> Path:
+    """Builds the `slides` target of `preset`'s build and returns the folder of PDFs.
+    Raises CommandFailed when a deck names code that is gone or a slide overflows."""
+    _configure_again_if_stale(preset)
+    folder = build(preset, ["slides"])
+    return folder / "slides"
+
+
+def run_slides(preset: str) -> int:
+    """`course slides`: installs pandoc and TeX if missing, renders every deck, says where they are."""
+    missing = environment.install_slide_tools()
+    if missing:
+        say(_not_installed(missing))
+        return 1
+    pdfs = build_slides(preset)
+    say(f"slides: {', '.join(sorted(p.name for p in pdfs.glob('*.pdf')))} in {pdfs}")
+    return 0
+
+
+def slides_step(preset: str) -> bool:
+    """The slides part of `course test`: False only when the decks were rendered and failed."""
+    missing = environment.install_slide_tools()
+    if missing:
+        say(_not_installed(missing) + " (the other tests do not need them)")
+        return True
+    try:
+        pdfs = build_slides(preset)
+    except CommandFailed as failure:
+        say(f"{failure}: the reason is above (a deck's include, or a slide that runs off the page)")
+        return False
+    say(f"slides built, nothing runs off a slide: {pdfs}")
+    return True
