@@ -42,6 +42,10 @@ from .trace import (
 
 OUTPUT_SUFFIXES = (".png", ".svg", ".pdf")
 FIGURE_SIZE = (12, 6.75)  # inches: 16:9, the shape of a slide
+# Host-mark names: the heights they may take in the host row, and roughly how
+# much of the time axis one character of a 12-point name covers.
+MARK_LANES = (0.3, 0.0, -0.3)
+MARK_CHAR_WIDTH = 0.0095
 DPI = 150
 STYLE = {
     "font.size": 15,
@@ -155,7 +159,7 @@ def plot_stacked(
         placed = {}
         for ax, trace, label in zip(axes, traces, labels):
             placed[ax] = _draw_trace(ax, trace, by)
-            ax.set_title(f"{label}: {_stats_line(summarize(trace.ops))}", loc="left")
+            ax.set_title(f"{label}: {_stats_line(summarize(trace.ops), short=True)}", loc="left")
         for ax, trace in zip(axes, traces):
             _draw_marks(ax, trace)
         axes[-1].set_xlabel("time since the first operation (ms)")
@@ -373,20 +377,26 @@ def _draw_marks(ax: Any, trace: Trace) -> None:
     """Host marks: a dashed vertical line each, named in the host row (row 0).
 
     Call it after every panel sharing the time axis is drawn: names of marks in the last
-    quarter of the axis go left of their line, so they stay inside the axes. Consecutive
-    names alternate up and down to keep clear of each other.
+    quarter of the axis go left of their line, so they stay inside the axes. Each name
+    takes the first of three heights where it does not run into a name already placed.
     """
     origin_ns = trace.ops[0].start_ns
-    marks = trace.marks
     left, right = ax.get_xlim()
     end = left + 0.75 * (right - left)
-    for index, mark in enumerate(marks):
+    char_width = MARK_CHAR_WIDTH * (right - left)  # a name's width, roughly, in ms
+    taken: dict[float, list[tuple[float, float]]] = {lane: [] for lane in MARK_LANES}
+    for mark in trace.marks:
         x = (mark.time_ns - origin_ns) / 1e6
         ax.axvline(x, color="0.2", linestyle="--", linewidth=1.2)
         on_the_right = x > end
+        width = char_width * (len(mark.name) + 1)
+        span = (x - width, x) if on_the_right else (x, x + width)
+        free = [lane for lane in MARK_LANES if all(span[1] < a or span[0] > b for a, b in taken[lane])]
+        lane = free[0] if free else min(MARK_LANES, key=lambda candidate: len(taken[candidate]))
+        taken[lane].append(span)
         name = ax.annotate(
             mark.name,
-            xy=(x, 0.2 * (-1) ** index if len(marks) > 1 else 0.0),
+            xy=(x, lane if len(trace.marks) > 1 else 0.0),
             xytext=(-5 if on_the_right else 5, 0),
             textcoords="offset points",
             ha="right" if on_the_right else "left",
@@ -476,7 +486,8 @@ def plot_bandwidth(sweep: dict[str, Any], path: str | Path, title: str | None = 
         ax.set_ylabel("bandwidth (GB/s)")
         ax.grid(alpha=0.3)
         ax.legend(loc="upper left")
-        fig.suptitle(title if title is not None else f"Copy bandwidth: {_describe_metadata(sweep['otherData'])}")
+        device = sweep["otherData"].get("device", {}).get("name", "")
+        fig.suptitle(title if title is not None else f"Copy bandwidth on {device or 'an unnamed device'}")
 
 
 def plot_chunks(sweep: dict[str, Any], path: str | Path, title: str | None = None) -> None:
@@ -594,11 +605,13 @@ def _describe_metadata(metadata: dict[str, Any]) -> str:
     return f"{program} on {device}" if program and device else program or device
 
 
-def _stats_line(stats: dict[str, Any]) -> str:
-    return (
-        f"makespan {_ms(stats['makespan_ns'] / 1e6)}, copy/compute overlap "
-        f"{_ms(stats['copy_compute_overlap_ns'] / 1e6)} ({stats['hidden_copy_fraction']:.0%} of copy time hidden)"
-    )
+def _stats_line(stats: dict[str, Any], short: bool = False) -> str:
+    """Makespan and copy/compute overlap; `short` for a panel title that shares a line with a label."""
+    overlap = _ms(stats["copy_compute_overlap_ns"] / 1e6)
+    hidden = f"{stats['hidden_copy_fraction']:.0%}"
+    if short:
+        return f"makespan {_ms(stats['makespan_ns'] / 1e6)}, copies overlap kernels {overlap} ({hidden} hidden)"
+    return f"makespan {_ms(stats['makespan_ns'] / 1e6)}, copy/compute overlap {overlap} ({hidden} of copy time hidden)"
 
 
 def _ms(value: float) -> str:
