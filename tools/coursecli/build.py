@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import json
+import re
+import shutil
 from pathlib import Path
 
 from . import environment
@@ -42,3 +44,20 @@ def build(preset: str, targets: list[str] | None = None) -> Path:
         command += ["--target", *targets]
     run(command)
     return folder
+
+
+def configure_again_if_stale(preset: str, programs: dict[str, str]) -> None:
+    """Configures `preset` again when its build folder predates an optional tool's
+    target (the cache lacks the first of `programs`' cache variables), or when CMake
+    remembers one of `programs` (cache variable -> program) as not found and it is
+    now installed."""
+    cache = build_dir(preset) / "CMakeCache.txt"
+    if not cache.exists():
+        return  # build() configures it from scratch
+    text = cache.read_text(errors="replace")
+    stale = f"{next(iter(programs))}:" not in text
+    for variable, program in programs.items():
+        if re.search(rf"^{variable}:\w+=.*NOTFOUND$", text, re.M) and shutil.which(program):
+            stale = True
+    if stale:
+        run(["cmake", "--preset", preset])

@@ -6,37 +6,19 @@ and goes on without them elsewhere, saying so.
 """
 from __future__ import annotations
 
-import re
-import shutil
 from pathlib import Path
 
 from . import environment
-from .build import build, build_dir
-from .shell import CommandFailed, run, say
+from .build import build, configure_again_if_stale
+from .shell import CommandFailed, say
 
 NOT_INSTALLED = "API docs not built: Doxygen is not installed"
-
-
-def _configure_again_if_stale(preset: str) -> None:
-    """Configures `preset` again when its build folder predates the `docs` target (no
-    make rule for it yet), or when CMake remembers a Doxygen or Graphviz it did not find
-    and that is now installed."""
-    cache = build_dir(preset) / "CMakeCache.txt"
-    if not cache.exists():
-        return  # build() configures it from scratch
-    text = cache.read_text(errors="replace")
-    stale = "DOXYGEN_EXECUTABLE:" not in text
-    for variable, program in (("DOXYGEN_EXECUTABLE", "doxygen"), ("DOXYGEN_DOT_EXECUTABLE", "dot")):
-        if re.search(rf"^{variable}:\w+=.*NOTFOUND$", text, re.M) and shutil.which(program):
-            stale = True
-    if stale:
-        run(["cmake", "--preset", preset])
 
 
 def build_docs(preset: str) -> Path:
     """Builds the `docs` target of `preset`'s build and returns the HTML folder.
     Raises CommandFailed when Doxygen warns (an undocumented public name, say)."""
-    _configure_again_if_stale(preset)
+    configure_again_if_stale(preset, {"DOXYGEN_EXECUTABLE": "doxygen", "DOXYGEN_DOT_EXECUTABLE": "dot"})
     folder = build(preset, ["docs"])
     return folder / "docs" / "html"
 

@@ -6,13 +6,11 @@ they are (or can be) installed, and goes on without them elsewhere, saying so.
 """
 from __future__ import annotations
 
-import re
-import shutil
 from pathlib import Path
 
 from . import environment
-from .build import build, build_dir
-from .shell import CommandFailed, run, say
+from .build import build, configure_again_if_stale
+from .shell import CommandFailed, say
 
 
 def _not_installed(missing: list[environment.Requirement]) -> str:
@@ -25,25 +23,10 @@ def _not_installed(missing: list[environment.Requirement]) -> str:
     return f"slides not built: {listed} {verb} not installed"
 
 
-def _configure_again_if_stale(preset: str) -> None:
-    """Configures `preset` again when its build folder predates the `slides` target,
-    or when CMake remembers a pandoc or pdflatex it did not find and that is now installed."""
-    cache = build_dir(preset) / "CMakeCache.txt"
-    if not cache.exists():
-        return  # build() configures it from scratch
-    text = cache.read_text(errors="replace")
-    stale = "PANDOC:" not in text
-    for variable, program in (("PANDOC", "pandoc"), ("PDFLATEX", "pdflatex"), ("PDFTOTEXT", "pdftotext")):
-        if re.search(rf"^{variable}:\w+=.*NOTFOUND$", text, re.M) and shutil.which(program):
-            stale = True
-    if stale:
-        run(["cmake", "--preset", preset])
-
-
 def build_slides(preset: str) -> Path:
     """Builds the `slides` target of `preset`'s build and returns the folder of PDFs.
     Raises CommandFailed when a deck names code that is gone or a slide overflows."""
-    _configure_again_if_stale(preset)
+    configure_again_if_stale(preset, {"PANDOC": "pandoc", "PDFLATEX": "pdflatex", "PDFTOTEXT": "pdftotext"})
     folder = build(preset, ["slides"])
     return folder / "slides"
 
