@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstddef>
+#include <limits>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -22,6 +24,14 @@ void require_valid_times(const StageTimes& whole) {
 void require_at_least_one(int value, const char* what) {
     if (value < 1) {
         throw std::invalid_argument(std::string(what) + " must be at least 1, found " + std::to_string(value));
+    }
+}
+
+void require_valid_sharing(const LinkSharing& link) {
+    for (const double fraction : {link.h2d, link.d2h}) {
+        if (!(fraction > 0 && fraction <= 1)) {
+            throw std::invalid_argument("a link sharing fraction must be in (0, 1], found " + std::to_string(fraction));
+        }
     }
 }
 
@@ -94,11 +104,12 @@ const char* to_string(Stage stage) {
 }
 
 std::vector<SimulatedOp> simulate_pipeline(const StageTimes& whole, int chunks, int streams, int copy_engines,
-                                           IssueOrder order) {
+                                           IssueOrder order, const LinkSharing& link) {
     require_valid_times(whole);
     require_at_least_one(chunks, "chunks");
     require_at_least_one(streams, "streams");
     require_at_least_one(copy_engines, "copy_engines");
+    require_valid_sharing(link);
 
     const auto duration_of = [&](Stage stage) {
         switch (stage) {
@@ -109,24 +120,84 @@ std::vector<SimulatedOp> simulate_pipeline(const StageTimes& whole, int chunks, 
         return whole.d2h / chunks;
     };
 
-    // Ops are placed in issue order, so when an op is placed, the previous op of its
-    // stream and the previous op of its unit (FIFO) are already placed: their end
-    // times are all it waits for.
-    std::vector<double> stream_free(static_cast<std::size_t>(streams), 0.0);
-    std::array<double, kUnitCount> unit_free{};
-    std::vector<SimulatedOp> ops;
+    // Every op, in issue order, with the work it has left: the time it would still
+    // take at its full speed.
+    struct PendingOp {
+        SimulatedOp op;
+        UnitIndex unit;
+        double work_left;
+        bool started = false;
+        bool done = false;
+    };
+    std::vector<PendingOp> pending;
     for (const auto& [chunk, stage] : issue_sequence(chunks, order)) {
         SimulatedOp op;
         op.chunk = chunk;
         op.stage = stage;
         op.stream = chunk % streams;
-        double& stream_ready = stream_free[static_cast<std::size_t>(op.stream)];
-        double& unit_ready = unit_free[unit_for(stage, copy_engines)];
-        op.start = std::max(stream_ready, unit_ready);
-        op.end = op.start + duration_of(stage);
-        stream_ready = op.end;
-        unit_ready = op.end;
-        ops.push_back(op);
+        pending.push_back({op, unit_for(stage, copy_engines), duration_of(stage)});
+    }
+
+    // An op runs when it is the first unfinished op of its stream (streams run in
+    // order) and of its unit (units serve ops first in, first out). Between two
+    // moments where an op starts or ends, the speeds do not change, so time jumps
+    // from one such moment to the next.
+    // first_unfinished: whether op i is the first unfinished one among the ops `same_queue` groups with it.
+    const auto first_unfinished = [&](std::size_t i, auto same_queue) {
+        return std::none_of(pending.begin(), pending.begin() + static_cast<std::ptrdiff_t>(i),
+                            [&](const PendingOp& earlier) { return !earlier.done && same_queue(earlier, pending[i]); });
+    };
+    const auto same_stream = [](const PendingOp& a, const PendingOp& b) { return a.op.stream == b.op.stream; };
+    const auto same_unit = [](const PendingOp& a, const PendingOp& b) { return a.unit == b.unit; };
+    double now = 0;
+    for (;;) {
+        std::vector<std::size_t> running;
+        for (std::size_t i = 0; i < pending.size(); ++i) {
+            if (!pending[i].done && first_unfinished(i, same_stream) && first_unfinished(i, same_unit)) {
+                running.push_back(i);
+            }
+        }
+        if (running.empty()) {
+            break;  // everything has run
+        }
+        // Copies in opposite directions running together share the link.
+        const auto running_stage = [&](Stage stage) {
+            return std::any_of(running.begin(), running.end(),
+                               [&](std::size_t i) { return pending[i].op.stage == stage; });
+        };
+        const bool both_directions = running_stage(Stage::H2D) && running_stage(Stage::D2H);
+        const auto speed_of = [&](const PendingOp& p) {
+            if (!both_directions || p.op.stage == Stage::Kernel) {
+                return 1.0;
+            }
+            return p.op.stage == Stage::H2D ? link.h2d : link.d2h;
+        };
+        double step = std::numeric_limits<double>::infinity();
+        for (const std::size_t i : running) {
+            PendingOp& p = pending[i];
+            if (!p.started) {
+                p.started = true;
+                p.op.start = now;
+            }
+            step = std::min(step, p.work_left / speed_of(p));
+        }
+        now += step;
+        for (const std::size_t i : running) {
+            PendingOp& p = pending[i];
+            const double speed = speed_of(p);
+            if (p.work_left / speed <= step) {  // the op, or one of the ops, that set the step
+                p.work_left = 0;
+                p.done = true;
+                p.op.end = now;
+            } else {
+                p.work_left -= step * speed;
+            }
+        }
+    }
+
+    std::vector<SimulatedOp> ops;
+    for (const PendingOp& p : pending) {
+        ops.push_back(p.op);
     }
     return ops;
 }

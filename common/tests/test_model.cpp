@@ -16,6 +16,7 @@
 namespace {
 
 using streamlab::IssueOrder;
+using streamlab::LinkSharing;
 using streamlab::PipelineEstimate;
 using streamlab::SimulatedOp;
 using streamlab::Stage;
@@ -223,6 +224,68 @@ TEST(PipelineSimulation, OneStreamSerializesEverything) {
     for (const StageTimes& whole : kMixes) {
         expect_close(simulate(whole, 5, 1, 2, IssueOrder::ChunkByChunk), whole.h2d + whole.kernel + whole.d2h,
                      "one stream runs its ops one after another");
+    }
+}
+
+// ---------------------------------------------------------------- copies sharing the link
+
+double simulate_shared(const StageTimes& whole, int chunks, int engines, const LinkSharing& link) {
+    return streamlab::simulated_makespan(
+        streamlab::simulate_pipeline(whole, chunks, chunks, engines, IssueOrder::ChunkByChunk, link));
+}
+
+TEST(PipelineSimulationSharedLink, HalfSpeedCopiesTogetherWorkedByHand) {
+    // Copy-bound, 2 chunks: h = d = 1, k = 0. D2H_1 and H2D_2 start together at 1
+    // and each runs at half speed, so both end at 3; D2H_2 then runs alone.
+    const std::vector<SimulatedOp> ops =
+        streamlab::simulate_pipeline({2, 0, 2}, 2, 2, 2, IssueOrder::ChunkByChunk, LinkSharing{0.5, 0.5});
+    const auto find = [&](int chunk, Stage stage) {
+        return *std::find_if(ops.begin(), ops.end(),
+                             [&](const SimulatedOp& op) { return op.chunk == chunk && op.stage == stage; });
+    };
+    expect_close(find(0, Stage::D2H).start, 1, "D2H_1 starts");
+    expect_close(find(0, Stage::D2H).end, 3, "D2H_1 ends");
+    expect_close(find(1, Stage::H2D).end, 3, "H2D_2 ends");
+    expect_close(find(1, Stage::D2H).start, 3, "D2H_2 starts");
+    expect_close(streamlab::simulated_makespan(ops), 4, "makespan");
+}
+
+TEST(PipelineSimulationSharedLink, OnlyTheSlowedDirectionLosesTime) {
+    // H2D keeps its speed, D2H halves while both run: H2D_2 ends at 2, D2H_1 has
+    // done half its work by then and finishes alone at 2.5; D2H_2 ends at 3.5.
+    expect_close(simulate_shared({2, 0, 2}, 2, 2, LinkSharing{1.0, 0.5}), 3.5, "makespan");
+}
+
+TEST(PipelineSimulationSharedLink, ASlowerLinkNeverMakesThePipelineFaster) {
+    for (const StageTimes& whole : kMixes) {
+        for (int chunks = 1; chunks <= 8; ++chunks) {
+            const double ideal = simulate_shared(whole, chunks, 2, LinkSharing{});
+            const double shared = simulate_shared(whole, chunks, 2, LinkSharing{0.8, 0.9});
+            const double slower = simulate_shared(whole, chunks, 2, LinkSharing{0.6, 0.7});
+            EXPECT_GE(shared, ideal * (1 - kRelativeTolerance)) << "chunks " << chunks;
+            EXPECT_GE(slower, shared * (1 - kRelativeTolerance)) << "chunks " << chunks;
+            // No copy runs slower than its sharing fraction allows.
+            EXPECT_LE(slower, ideal / 0.6 * (1 + kRelativeTolerance)) << "chunks " << chunks;
+        }
+        expect_close(simulate_shared(whole, 1, 2, LinkSharing{0.5, 0.5}), whole.h2d + whole.kernel + whole.d2h,
+                     "one chunk: its copies never run together");
+    }
+}
+
+TEST(PipelineSimulationSharedLink, OneCopyEngineNeverRunsBothDirections) {
+    for (const StageTimes& whole : kMixes) {
+        for (int chunks = 1; chunks <= 6; ++chunks) {
+            expect_close(simulate_shared(whole, chunks, 1, LinkSharing{0.5, 0.5}),
+                         simulate_shared(whole, chunks, 1, LinkSharing{}), "chunks " + std::to_string(chunks));
+        }
+    }
+}
+
+TEST(PipelineSimulationSharedLink, RejectsFractionsOutsideZeroToOne) {
+    for (const LinkSharing link : {LinkSharing{0, 1}, LinkSharing{1, 1.5}, LinkSharing{std::nan(""), 1},
+                                   LinkSharing{1, -0.5}}) {
+        EXPECT_THROW((void)streamlab::simulate_pipeline({1, 1, 1}, 3, 3, 2, IssueOrder::ChunkByChunk, link),
+                     std::invalid_argument);
     }
 }
 

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "streamlab/chunk_sweep.hpp"
+#include "streamlab/analysis.hpp"
 #include "streamlab/pipeline.hpp"
 
 namespace {
@@ -193,6 +194,30 @@ TEST(ChunkSweepFile, WritesIntoNewFolders) {
     std::ifstream in(folder + "/chunks.json");
     EXPECT_EQ(nlohmann::json::parse(in)["points"][0]["chunks"], 1);
     EXPECT_THROW(write_chunk_sweep("/proc/streamlab-cannot-write/chunks.json", sweep), std::runtime_error);
+}
+
+TEST(PipelineCpu, MedianRunKeepsTheMiddleMakespan) {
+    const auto run_lasting = [](double end_us) {
+        Timeline t;
+        t.ops = {op(OpKind::Kernel, 1, 0, end_us, 1)};
+        return t;
+    };
+    const Timeline median = median_run({run_lasting(300), run_lasting(100), run_lasting(200)});
+    EXPECT_EQ(makespan_ns(median.ops), 200'000U);
+    EXPECT_THROW((void)median_run({}), std::invalid_argument);
+}
+
+TEST(PipelineCpu, SharedLinkModelIsTheIdealOneUntilTheLinkIsShared) {
+    const Timeline serial = serial_timeline();
+    const Timeline pipelined = ideal_three_chunks();
+    const PipelineComparison ideal = compare_with_model(serial, pipelined, 3, 2);
+    EXPECT_DOUBLE_EQ(ideal.link_model_ms, ideal.model_ms) << "no link given: the same model";
+    const PipelineComparison shared = compare_with_model(serial, pipelined, 3, 2, LinkSharing{0.8, 0.8});
+    EXPECT_GT(shared.link_model_ms, shared.model_ms) << "copies that slow each other down take longer";
+    EXPECT_LT(shared.link_efficiency(), 1.0 / 0.8 * shared.efficiency() + 1e-9);
+    EXPECT_GT(shared.link_efficiency(), shared.efficiency());
+    EXPECT_NE(describe(shared).find("share the link"), std::string::npos) << describe(shared);
+    EXPECT_EQ(describe(ideal).find("share the link"), std::string::npos) << describe(ideal);
 }
 
 }  // namespace

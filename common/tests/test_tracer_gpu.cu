@@ -7,13 +7,16 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "streamlab/analysis.hpp"
+#include "streamlab/device.hpp"
 #include "streamlab/handles.hpp"
+#include "streamlab/pipeline.hpp"
 #include "streamlab/testing.hpp"
 #include "streamlab/tracer.hpp"
 #include "streamlab/workload.hpp"
@@ -351,6 +354,55 @@ TEST_F(TracerGpu, OnlyOneTracerRecordsAtATime) {
     } catch (const TimelineUnavailable& unavailable) {
         GTEST_SKIP() << unavailable.what();
     }
+}
+
+// ---------------------------------------------------------------- copies sharing the link
+
+/// Three chunks in three streams over a PipelineMemory: the shape of lab 05's pipeline.
+void three_chunks(PipelineMemory& memory, int iterations) {
+    const std::array<Stream, 3> streams{Stream(cudaStreamNonBlocking), Stream(cudaStreamNonBlocking),
+                                        Stream(cudaStreamNonBlocking)};
+    for (int i = 0; i < 3; ++i) {
+        const ChunkRange chunk = chunk_range(memory.size(), 3, i);
+        const std::size_t bytes = chunk.count * sizeof(float);
+        SL_CHECK(cudaMemcpyAsync(memory.device_input.data() + chunk.offset, memory.input.data() + chunk.offset, bytes,
+                                 cudaMemcpyHostToDevice, streams[i].get()));
+        launch_workload(memory.device_input.data() + chunk.offset, memory.device_output.data() + chunk.offset,
+                        chunk.count, iterations, streams[i].get());
+        SL_CHECK(cudaMemcpyAsync(memory.output.data() + chunk.offset, memory.device_output.data() + chunk.offset,
+                                 bytes, cudaMemcpyDeviceToHost, streams[i].get()));
+    }
+    SL_CHECK(cudaDeviceSynchronize());
+}
+
+// A copy-bound pipeline, where copies in both directions run together most: the
+// model that knows how they share the link must come closer to what the GPU did
+// than the ideal model, which assumes they do not slow each other down.
+TEST_F(TracerGpu, SharedLinkModelExplainsACopyBoundPipelineBetter) {
+    PipelineRun run;
+    try {
+        run = record_pipeline_run(3, three_chunks, /*kernel_to_copy=*/0.25);
+    } catch (const TimelineUnavailable& unavailable) {
+        GTEST_SKIP() << unavailable.what();
+    }
+    ASSERT_TRUE(run.result.ok) << run.result.message();
+    const PipelineComparison& c = run.comparison;
+    grading::report_measure("H2D speed kept beside a D2H copy", c.link.h2d, "<=", 1.0, "");
+    grading::report_measure("D2H speed kept beside an H2D copy", c.link.d2h, "<=", 1.0, "");
+    for (const double kept : {c.link.h2d, c.link.d2h}) {
+        EXPECT_GT(kept, 0.0);
+        EXPECT_LE(kept, 1.0);
+    }
+    EXPECT_GE(c.link_model_ms, c.model_ms * (1 - 1e-9)) << "a shared link cannot make the pipeline faster";
+    if (query_device_facts(0).copy_engines < 2) {
+        EXPECT_EQ(c.link_model_ms, c.model_ms) << "with one copy engine the directions never run together";
+        return;
+    }
+    grading::report_measure("measured / ideal model", c.pipelined_ms / c.model_ms, ">=", 1.0, "");
+    grading::report_measure("measured / shared-link model", c.pipelined_ms / c.link_model_ms, ">=", 1.0, "");
+    EXPECT_LE(std::abs(c.pipelined_ms - c.link_model_ms), std::abs(c.pipelined_ms - c.model_ms) + 1e-6)
+        << "ideal model " << c.model_ms << " ms, shared-link model " << c.link_model_ms << " ms, measured "
+        << c.pipelined_ms << " ms";
 }
 
 }  // namespace

@@ -493,7 +493,9 @@ def plot_bandwidth(sweep: dict[str, Any], path: str | Path, title: str | None = 
 def plot_chunks(sweep: dict[str, Any], path: str | Path, title: str | None = None) -> None:
     """Draws a chunk sweep: speedup over serial against the number of chunks.
 
-    Per intensity: measured speedup (solid), the model's (dashed) and the bound's (dotted).
+    Per intensity: measured speedup (solid), the model's (dashed), the model's with
+    H2D and D2H sharing the link as measured (dash-dot, where the file has it) and
+    the bound's (dotted).
     """
     import matplotlib
     from matplotlib.lines import Line2D
@@ -501,6 +503,7 @@ def plot_chunks(sweep: dict[str, Any], path: str | Path, title: str | None = Non
     points = sweep["points"]
     intensities = list(dict.fromkeys(point["intensity"] for point in points))
     colors = matplotlib.colormaps["tab10"]
+    has_link_model = all("link_model_ms" in point for point in points)
     with _figure(path, sources=[sweep['otherData']]) as (fig, axes):
         ax = axes[0]
         for index, intensity in enumerate(intensities):
@@ -513,6 +516,8 @@ def plot_chunks(sweep: dict[str, Any], path: str | Path, title: str | None = Non
 
             ax.plot(chunks, speedups("makespan_ms"), color=color, marker="o", linewidth=2.5)
             ax.plot(chunks, speedups("model_ms"), color=color, linestyle="--", linewidth=2)
+            if has_link_model:
+                ax.plot(chunks, speedups("link_model_ms"), color=color, linestyle="-.", linewidth=1.5)
             ax.plot(chunks, speedups("bound_ms"), color=color, linestyle=":", linewidth=2)
         ax.axhline(1.0, color="0.4", linewidth=1)
         ax.set_xscale("log", base=2)
@@ -529,8 +534,10 @@ def plot_chunks(sweep: dict[str, Any], path: str | Path, title: str | None = Non
         handles += [
             Line2D([], [], color="black", marker="o", linewidth=2.5, label="measured"),
             Line2D([], [], color="black", linestyle="--", linewidth=2, label="model"),
-            Line2D([], [], color="black", linestyle=":", linewidth=2, label="bound"),
         ]
+        if has_link_model:
+            handles.append(Line2D([], [], color="black", linestyle="-.", linewidth=1.5, label="model, shared link"))
+        handles.append(Line2D([], [], color="black", linestyle=":", linewidth=2, label="bound"))
         ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.02, 1.0))
         fig.suptitle(title if title is not None else f"Chunked pipeline: {_describe_metadata(sweep['otherData'])}")
 

@@ -44,6 +44,18 @@ def test_each_file_kind_draws_to_each_format(tmp_path, capsys, fixture, suffix):
     assert_image(output, suffix)
 
 
+def test_chunk_sweep_with_the_shared_link_model_draws(tmp_path, capsys):
+    sweep = json.loads(CHUNKS.read_text())
+    for point in sweep["points"]:
+        point["link_model_ms"] = point["model_ms"] * 1.05
+    source = tmp_path / "with_link.json"
+    source.write_text(json.dumps(sweep))
+    output = tmp_path / "with_link.png"
+    status, _, err = run_plot(capsys, source, "-o", output)
+    assert (status, err) == (0, "")
+    assert_image(output)
+
+
 @pytest.mark.parametrize(
     "options",
     [["--by", "engine"], ["--model"], ["--model", "--by", "engine"], ["--title", "Three chunks"]],

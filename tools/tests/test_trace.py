@@ -225,6 +225,10 @@ MALFORMED_SWEEPS = {
     "chunks zero model time": ("chunk_sweep.json", set_point("model_ms", 0), "model_ms in point 0 must be positive"),
     "chunks missing bound": ("chunk_sweep.json", lambda obj: obj["points"][0].pop("bound_ms"), "missing key bound_ms"),
     "chunks unsupported version": ("chunk_sweep.json", set_other("version", 7), "unsupported"),
+    "chunks link model not a number": (
+        "chunk_sweep.json", set_point("link_model_ms", "fast"), "link_model_ms in point 0 must be a positive number"),
+    "chunks zero link model": (
+        "chunk_sweep.json", set_point("link_model_ms", 0), "link_model_ms in point 0 must be a positive number"),
 }
 
 

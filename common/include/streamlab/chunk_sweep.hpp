@@ -23,7 +23,8 @@ struct ChunkSweepPoint {
     std::string intensity;     ///< The kernel's weight against the copies, e.g. "balanced".
     double makespan_ms = 0;    ///< Pipelined makespan, from the recorded timeline.
     double serial_ms = 0;      ///< Serial makespan of the same data.
-    double model_ms = 0;       ///< The model's makespan for this configuration.
+    double model_ms = 0;       ///< The ideal model's makespan for this configuration.
+    double link_model_ms = 0;  ///< The model's makespan with H2D and D2H sharing the link as measured.
     double bound_ms = 0;       ///< The busiest unit's total time.
     double h2d_ms = 0;         ///< Stage time of the whole H2D copy, alone.
     double kernel_ms = 0;      ///< Stage time of the whole kernel, alone.

@@ -56,6 +56,17 @@ enum class IssueOrder {
     StageByStage,  ///< H2D_1, H2D_2, ..., then K_1, K_2, ..., then D2H_1, D2H_2, ...
 };
 
+/// How much the two copy directions slow each other down when they run at the same
+/// time. On most hosts H2D and D2H share one link (PCIe, say) and the memory behind
+/// it, so two copies in opposite directions each get a little less than they get
+/// alone. Each number is the fraction of its own speed a direction keeps while the
+/// other direction copies too: 1 means no slowdown (the ideal model's assumption).
+/// measure_link_sharing (pipeline.hpp) measures it on the GPU at hand.
+struct LinkSharing {
+    double h2d = 1.0;  ///< H2D speed while a D2H copy runs, over H2D speed alone, in (0, 1].
+    double d2h = 1.0;  ///< D2H speed while an H2D copy runs, over D2H speed alone, in (0, 1].
+};
+
 /// One operation of the simulated pipeline.
 struct SimulatedOp {
     int chunk = 0;             ///< Chunk index, from 0 (the article's chunk 1 is chunk 0).
@@ -76,11 +87,16 @@ struct SimulatedOp {
 ///   still waiting for its stream. This is why, on one copy engine, chunk-by-chunk
 ///   issue makes H2D_2 wait behind D2H_1.
 ///
+/// - While an H2D and a D2H copy run at the same time, each goes at the fraction of
+///   its speed that `link` gives (the default, 1 and 1, is the ideal model's).
+///
 /// So an op starts at max(end of its stream's previous op, end of its unit's previous op).
 /// Returns the ops in issue order. Throws std::invalid_argument when chunks,
-/// streams or copy_engines is below 1, or a time is negative or not finite.
+/// streams or copy_engines is below 1, a time is negative or not finite, or a
+/// sharing fraction is not in (0, 1].
 [[nodiscard]] std::vector<SimulatedOp> simulate_pipeline(const StageTimes& whole, int chunks, int streams,
-                                                         int copy_engines, IssueOrder order);
+                                                         int copy_engines, IssueOrder order,
+                                                         const LinkSharing& link = {});
 
 /// Last end minus first start of simulated ops; 0 when there are none.
 [[nodiscard]] double simulated_makespan(const std::vector<SimulatedOp>& ops);

@@ -61,6 +61,18 @@ struct SerialReference {
 /// Throws TimelineUnavailable when no timeline can be recorded.
 [[nodiscard]] SerialReference run_serial_reference(PipelineMemory& memory, int iterations);
 
+// ---------------------------------------------------------------- the shared link
+
+/// Measures how much H2D and D2H copies slow each other down on this GPU and host
+/// (see LinkSharing): copies the whole of `memory` both ways at the same time, in
+/// two streams, while a Tracer records, and compares each copy's time with the
+/// time it took alone (`alone`, from the serial reference of the same memory).
+/// The median of three tries. Where the two copies did not run together (a GPU
+/// with one copy engine) there is nothing to share and both fractions are 1.
+/// `memory.output` is overwritten. Throws TimelineUnavailable when no timeline can
+/// be recorded.
+[[nodiscard]] LinkSharing measure_link_sharing(PipelineMemory& memory, const StageTimes& alone);
+
 // ---------------------------------------------------------------- reading a timeline
 
 /// The total time, in ms, that `ops` spent in each stage: all H2D copies, all
@@ -71,6 +83,11 @@ struct SerialReference {
 /// issued before the first kernel (and there are several copies), ChunkByChunk
 /// otherwise. Correlation ids number the runtime calls in the order they were made.
 [[nodiscard]] IssueOrder issue_order(const std::vector<DeviceOp>& ops);
+
+/// Of several recorded runs of the same thing, the one with the median makespan
+/// (the upper middle one of an even count): one run can be slowed by anything
+/// else the machine does. Throws std::invalid_argument when `runs` is empty.
+[[nodiscard]] Timeline median_run(std::vector<Timeline> runs);
 
 /// One chunk's three operations, as the GPU ran them.
 struct ChunkOps {
@@ -102,6 +119,8 @@ struct PipelineComparison {
     double serial_ms = 0;                     ///< Makespan of the serial run.
     double pipelined_ms = 0;                  ///< Makespan of the pipelined run.
     double model_ms = 0;                      ///< The model's makespan for these chunks, engines and order.
+    LinkSharing link;                         ///< How the copy directions share the link (1, 1: not measured).
+    double link_model_ms = 0;                 ///< The model's makespan when copies also share the link as `link` says.
     double bound_ms = 0;                      ///< The busiest unit's total: no chunk count gets below it.
     /// serial_ms / pipelined_ms: what the pipeline gained, measured.
     [[nodiscard]] double speedup() const { return pipelined_ms > 0 ? serial_ms / pipelined_ms : 0.0; }
@@ -111,15 +130,19 @@ struct PipelineComparison {
     }
     /// model_ms / pipelined_ms: 1 when the run is as fast as the model allows.
     [[nodiscard]] double efficiency() const { return pipelined_ms > 0 ? model_ms / pipelined_ms : 0.0; }
+    /// link_model_ms / pipelined_ms: the same, against the model that knows the shared link.
+    [[nodiscard]] double link_efficiency() const { return pipelined_ms > 0 ? link_model_ms / pipelined_ms : 0.0; }
 };
 
 /// Compares a pipelined run of `chunks` chunks with its serial reference. The
 /// model is simulate_pipeline with one stream per chunk, the stage times of the
 /// serial run, `copy_engines`, and the issue order read from the pipelined run
-/// (with two or more copy engines that equals pipeline_model's ideal).
-/// Throws std::invalid_argument when chunks or copy_engines is below 1.
+/// (with two or more copy engines that equals pipeline_model's ideal). The
+/// second model, link_model_ms, is the same simulation with the copies sharing
+/// the link as `link` says (measure_link_sharing); left at its default it equals
+/// the first. Throws std::invalid_argument when chunks or copy_engines is below 1.
 [[nodiscard]] PipelineComparison compare_with_model(const Timeline& serial, const Timeline& pipelined, int chunks,
-                                                    int copy_engines);
+                                                    int copy_engines, const LinkSharing& link = {});
 
 /// The comparison as a few indented lines for a program's output: stage times,
 /// serial and pipelined makespans, speedup measured and modelled, efficiency, bound.
@@ -137,9 +160,11 @@ struct PipelineRun {
 
 /// Everything a program needs to show a pipeline on the GPU at hand: sizes the data
 /// (pipeline_elements) and the kernel (about as long as the whole H2D copy, times
-/// `kernel_to_copy`), runs the serial reference, then `pipelined(memory, iterations)`
-/// once to warm up and once while a Tracer records, and checks its output (every
-/// chunk's first and last element among others). `pipelined` must split the data
+/// `kernel_to_copy`), runs the serial reference, measures how the copy directions
+/// share the link (measure_link_sharing), then runs `pipelined(memory, iterations)`
+/// once to warm up and three times while a Tracer records, checks the output of
+/// each (every chunk's first and last element among others) and keeps the run
+/// with the median makespan. `pipelined` must split the data
 /// into `chunks` chunks. Throws TimelineUnavailable when no timeline can be recorded.
 [[nodiscard]] PipelineRun record_pipeline_run(int chunks,
                                               const std::function<void(PipelineMemory&, int)>& pipelined,
