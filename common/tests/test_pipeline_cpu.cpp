@@ -160,8 +160,9 @@ TEST(ChunkSweepFile, HoldsMetadataPointsAndSummary) {
     sweep.device.name = "NVIDIA H200";
     sweep.device.copy_engines = 3;
     sweep.device.driver_version = 13000;
-    sweep.points = {{3, "balanced", 8.15, 14.04, 7.92, 4.86, 4.85, 4.34, 4.86},
-                    {32, "copy-bound", 5.75, 11.0, 5.1, 4.86, 4.85, 1.2, 4.86}};
+    // chunks, intensity, makespan, serial, model, shared-link model, bound, H2D, kernel, D2H
+    sweep.points = {{3, "balanced", 8.15, 14.04, 7.92, 8.05, 4.86, 4.85, 4.34, 4.86},
+                    {32, "copy-bound", 5.75, 11.0, 5.1, 5.6, 4.86, 4.85, 1.2, 4.86}};
     sweep.summary = {{"tracer_overhead", 0.012}};
     const auto json = nlohmann::json::parse(chunk_sweep_to_json_string(sweep));
 
@@ -178,7 +179,7 @@ TEST(ChunkSweepFile, HoldsMetadataPointsAndSummary) {
     EXPECT_EQ(first["chunks"], 3);
     EXPECT_EQ(first["intensity"], "balanced");
     for (const auto& [key, value] : std::vector<std::pair<std::string, double>>{
-             {"makespan_ms", 8.15}, {"serial_ms", 14.04}, {"model_ms", 7.92}, {"bound_ms", 4.86},
+             {"makespan_ms", 8.15}, {"serial_ms", 14.04}, {"model_ms", 7.92}, {"link_model_ms", 8.05}, {"bound_ms", 4.86},
              {"h2d_ms", 4.85}, {"kernel_ms", 4.34}, {"d2h_ms", 4.86}}) {
         EXPECT_DOUBLE_EQ(first[key].get<double>(), value) << key;
     }

@@ -1,7 +1,8 @@
 // lab05_bench: what `course bench` runs. Lab 05's reference solution, cut into
 // 1 to 64 chunks, with a light, a balanced and a heavy kernel, each set against
-// the serial run on the same data and against the pipeline model. Also measures
-// how much recording a timeline slows the pipeline down.
+// the serial run on the same data, against the ideal pipeline model, and against
+// the model in which H2D and D2H copies share the host link as measured in the
+// same run. Also measures how much recording a timeline slows the pipeline down.
 //
 // Usage: lab05_bench [--out FILE.json] [--repeats R]
 //   FILE.json: the chunk sweep (common/TRACE_FORMAT.md, "streamlab-chunks"),
