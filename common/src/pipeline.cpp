@@ -72,41 +72,65 @@ double kept_speed(double alone_ms, double took_ms, double together_ms) {
     return std::clamp(fraction, 0.01, 1.0);
 }
 
-double median_of_three(double a, double b, double c) { return std::max(std::min(a, b), std::min(std::max(a, b), c)); }
+double median(std::vector<double> values) {
+    std::sort(values.begin(), values.end());
+    return values[values.size() / 2];
+}
+
+/// The one op of `kind` in `ops`, the `index`-th of that kind in issue order.
+DeviceOp nth_op(const std::vector<DeviceOp>& ops, OpKind kind, std::size_t index) {
+    std::vector<DeviceOp> found = ops_of_kind(ops, kind);
+    std::sort(found.begin(), found.end(), by_correlation);
+    if (found.size() != 2) {
+        throw std::runtime_error("measuring the shared link: expected two " + std::string(op_base_name(kind)) +
+                                 " copies, the GPU ran " + std::to_string(found.size()));
+    }
+    return found[index];
+}
 
 }  // namespace
 
-LinkSharing measure_link_sharing(PipelineMemory& memory, const StageTimes& alone) {
+LinkSharing measure_link_sharing(PipelineMemory& memory) {
     const std::size_t bytes = memory.input.bytes();
     Stream to_device(cudaStreamNonBlocking);
     Stream to_host(cudaStreamNonBlocking);
-    std::vector<LinkSharing> tries;
-    for (int attempt = 0; attempt < 3; ++attempt) {
-        const Timeline both = record_timeline("H2D and D2H at the same time", [&] {
-            SL_CHECK(cudaMemcpyAsync(memory.device_input.data(), memory.input.data(), bytes, cudaMemcpyHostToDevice,
-                                     to_device.get()));
-            SL_CHECK(cudaMemcpyAsync(memory.output.data(), memory.device_output.data(), bytes, cudaMemcpyDeviceToHost,
-                                     to_host.get()));
+    const auto copy_in = [&] {
+        SL_CHECK(cudaMemcpyAsync(memory.device_input.data(), memory.input.data(), bytes, cudaMemcpyHostToDevice,
+                                 to_device.get()));
+    };
+    const auto copy_out = [&] {
+        SL_CHECK(cudaMemcpyAsync(memory.output.data(), memory.device_output.data(), bytes, cudaMemcpyDeviceToHost,
+                                 to_host.get()));
+    };
+    // Each try times both copies alone and then together, a few milliseconds
+    // apart, so that whatever else the machine is doing at that moment weighs on
+    // both sides of the comparison.
+    constexpr int kTries = 5;
+    std::vector<double> h2d_kept, d2h_kept;
+    for (int attempt = 0; attempt < kTries; ++attempt) {
+        const Timeline timeline = record_timeline("H2D and D2H alone, then at the same time", [&] {
+            copy_in();
+            SL_CHECK(cudaStreamSynchronize(to_device.get()));
+            copy_out();
+            SL_CHECK(cudaStreamSynchronize(to_host.get()));
+            copy_in();
+            copy_out();
             SL_CHECK(cudaStreamSynchronize(to_device.get()));
             SL_CHECK(cudaStreamSynchronize(to_host.get()));
         });
-        const std::vector<DeviceOp> h2d = ops_of_kind(both.ops, OpKind::MemcpyH2D);
-        const std::vector<DeviceOp> d2h = ops_of_kind(both.ops, OpKind::MemcpyD2H);
-        if (h2d.size() != 1 || d2h.size() != 1) {
-            throw std::runtime_error("measuring the shared link: expected one copy each way, the GPU ran " +
-                                     std::to_string(h2d.size()) + " H2D and " + std::to_string(d2h.size()) + " D2H");
-        }
+        const DeviceOp h2d_alone = nth_op(timeline.ops, OpKind::MemcpyH2D, 0);
+        const DeviceOp d2h_alone = nth_op(timeline.ops, OpKind::MemcpyD2H, 0);
+        const DeviceOp h2d = nth_op(timeline.ops, OpKind::MemcpyH2D, 1);
+        const DeviceOp d2h = nth_op(timeline.ops, OpKind::MemcpyD2H, 1);
         const double together_ms =
-            std::max(0.0, ms(std::min(h2d[0].end_ns, d2h[0].end_ns)) - ms(std::max(h2d[0].start_ns, d2h[0].start_ns)));
-        const double h2d_ms = ms(h2d[0].duration_ns());
-        const double d2h_ms = ms(d2h[0].duration_ns());
-        if (together_ms < 0.5 * std::min(h2d_ms, d2h_ms)) {
+            std::max(0.0, ms(std::min(h2d.end_ns, d2h.end_ns)) - ms(std::max(h2d.start_ns, d2h.start_ns)));
+        if (together_ms < 0.5 * std::min(ms(h2d.duration_ns()), ms(d2h.duration_ns()))) {
             return {};  // the copies took turns (one copy engine): nothing to share
         }
-        tries.push_back({kept_speed(alone.h2d, h2d_ms, together_ms), kept_speed(alone.d2h, d2h_ms, together_ms)});
+        h2d_kept.push_back(kept_speed(ms(h2d_alone.duration_ns()), ms(h2d.duration_ns()), together_ms));
+        d2h_kept.push_back(kept_speed(ms(d2h_alone.duration_ns()), ms(d2h.duration_ns()), together_ms));
     }
-    return {median_of_three(tries[0].h2d, tries[1].h2d, tries[2].h2d),
-            median_of_three(tries[0].d2h, tries[1].d2h, tries[2].d2h)};
+    return {median(h2d_kept), median(d2h_kept)};
 }
 
 Timeline median_run(std::vector<Timeline> runs) {
@@ -226,7 +250,7 @@ PipelineRun record_pipeline_run(int chunks, const std::function<void(PipelineMem
 
     PipelineRun run;
     run.serial = run_serial_reference(memory, iterations);
-    const LinkSharing link = measure_link_sharing(memory, run.serial.stages);
+    const LinkSharing link = measure_link_sharing(memory);
     pipelined(memory, iterations);  // warm-up: the first run of a program pays one-time costs
     constexpr int kRecordedRuns = 3;
     std::vector<Timeline> runs;

@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <map>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -92,25 +93,33 @@ std::vector<ChunkSweepPoint> sweep_intensity(PipelineMemory& memory, int iterati
     }
     const Timeline serial = median_run(serial_runs);
     date = serial.date;
-    const LinkSharing link = measure_link_sharing(memory, stage_times(serial.ops));
+    const LinkSharing link = measure_link_sharing(memory);
     link_measured = link;
     std::printf("  %-13s H2D and D2H together keep %.1f%% and %.1f%% of their speed alone\n", intensity.name,
                 100.0 * link.h2d, 100.0 * link.d2h);
     const lab05::PipelineJob job = job_for(memory, iterations);
-    std::vector<ChunkSweepPoint> points;
     for (const int chunks : kChunkCounts) {
         (void)lab05::run_pipeline(job, chunks);  // warm-up: creates this many streams once
-        fill_poison(memory.output.data(), memory.size());
-        std::vector<Timeline> runs;
-        for (int r = 0; r < repeats; ++r) {
-            runs.push_back(record_timeline("lab05_bench", [&] { (void)lab05::run_pipeline(job, chunks); }));
+    }
+    // Each round records every chunk count once, so the repeats of one configuration
+    // are spread over the whole sweep: a moment when something else loads the
+    // machine spoils at most one of them, and the median leaves it out.
+    std::map<int, std::vector<Timeline>> runs;
+    for (int r = 0; r < repeats; ++r) {
+        for (const int chunks : kChunkCounts) {
+            fill_poison(memory.output.data(), memory.size());
+            runs[chunks].push_back(record_timeline("lab05_bench", [&] { (void)lab05::run_pipeline(job, chunks); }));
+            const ResultCheck check = check_workload_output(memory.input.data(), memory.output.data(),
+                                                            memory.size(), iterations, chunks);
+            if (!check.ok) {
+                throw std::runtime_error(std::to_string(chunks) + " chunks gave a wrong result: " + check.message());
+            }
         }
-        const ResultCheck check = check_workload_output(memory.input.data(), memory.output.data(), memory.size(),
-                                                        iterations, chunks);
-        if (!check.ok) {
-            throw std::runtime_error(std::to_string(chunks) + " chunks gave a wrong result: " + check.message());
-        }
-        const PipelineComparison c = compare_with_model(serial, median_run(runs), chunks, copy_engines, link);
+    }
+    std::vector<ChunkSweepPoint> points;
+    for (const int chunks : kChunkCounts) {
+        const PipelineComparison c =
+            compare_with_model(serial, median_run(runs[chunks]), chunks, copy_engines, link);
         points.push_back({chunks, intensity.name, c.pipelined_ms, c.serial_ms, c.model_ms, c.link_model_ms,
                           c.bound_ms, c.stages.h2d, c.stages.kernel, c.stages.d2h});
         std::printf("  %-13s %3d chunks: %8.3f ms  model %8.3f  shared link %8.3f  bound %8.3f  speedup %5.2fx "

@@ -64,14 +64,13 @@ struct SerialReference {
 // ---------------------------------------------------------------- the shared link
 
 /// Measures how much H2D and D2H copies slow each other down on this GPU and host
-/// (see LinkSharing): copies the whole of `memory` both ways at the same time, in
-/// two streams, while a Tracer records, and compares each copy's time with the
-/// time it took alone (`alone`, from the serial reference of the same memory).
-/// The median of three tries. Where the two copies did not run together (a GPU
-/// with one copy engine) there is nothing to share and both fractions are 1.
-/// `memory.output` is overwritten. Throws TimelineUnavailable when no timeline can
-/// be recorded.
-[[nodiscard]] LinkSharing measure_link_sharing(PipelineMemory& memory, const StageTimes& alone);
+/// (see LinkSharing): copies the whole of `memory` in, then out, then both ways at
+/// the same time in two streams, while a Tracer records, and compares each copy
+/// beside the other with the same copy alone. The median of five tries. Where
+/// the two copies did not run together (a GPU with one copy engine) there is
+/// nothing to share and both fractions are 1. `memory.output` is overwritten.
+/// Throws TimelineUnavailable when no timeline can be recorded.
+[[nodiscard]] LinkSharing measure_link_sharing(PipelineMemory& memory);
 
 // ---------------------------------------------------------------- reading a timeline
 
