@@ -77,7 +77,8 @@ double median(std::vector<double> values) {
     return values[values.size() / 2];
 }
 
-/// The one op of `kind` in `ops`, the `index`-th of that kind in issue order.
+/// Of the two ops of `kind` in `ops`, the `index`-th in issue order; throws when
+/// there are not exactly two.
 DeviceOp nth_op(const std::vector<DeviceOp>& ops, OpKind kind, std::size_t index) {
     std::vector<DeviceOp> found = ops_of_kind(ops, kind);
     std::sort(found.begin(), found.end(), by_correlation);
