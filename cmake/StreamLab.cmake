@@ -51,7 +51,9 @@ function(streamlab_add_test_executable name)
 endfunction()
 
 function(streamlab_add_lab)
-  cmake_parse_arguments(PARSE_ARGV 0 arg "" "NUMBER;TOPIC;PROGRAM;TEST_SOURCE;TIMEOUT"
+  # SANITIZE_POINTS N: what a clean compute-sanitizer run earns in `course grade --sanitize`
+  # (read by tools/coursecli/sanitize.py; without it, the sanitizer's findings are feedback only).
+  cmake_parse_arguments(PARSE_ARGV 0 arg "" "NUMBER;TOPIC;PROGRAM;TEST_SOURCE;TIMEOUT;SANITIZE_POINTS"
                         "STUDENT_SOURCES;TESTS")
   set(lab "lab${arg_NUMBER}")
   set(folder "${arg_NUMBER}-${arg_TOPIC}")
@@ -82,9 +84,13 @@ function(streamlab_add_lab)
     add_library(${lab}_${variant} STATIC ${student_files})
     target_include_directories(${lab}_${variant} PUBLIC "${lab_dir}")
     target_link_libraries(${lab}_${variant} PUBLIC streamlab)
+    # Line numbers of the student's code, host (-g) and device (-lineinfo), so
+    # that compute-sanitizer (`course check NN --sanitize`) can name the file and
+    # line of each finding. Neither changes the code the compiler generates.
+    target_compile_options(${lab}_${variant} PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-lineinfo -g> $<$<COMPILE_LANGUAGE:CXX>:-g>)
 
     add_executable(${lab}_${variant}_run "${lab_dir}/${arg_PROGRAM}")
-    target_link_libraries(${lab}_${variant}_run PRIVATE ${lab}_${variant})
+    target_link_libraries(${lab}_${variant}_run PRIVATE ${lab}_${variant} streamlab_census)
 
     set(test_exe ${lab}_${variant}_test)
     add_executable(${test_exe} "${lab_dir}/${arg_TEST_SOURCE}")

@@ -20,7 +20,7 @@ import sys
 from pathlib import Path
 
 README_SECTIONS = ["Goal", "Article sections", "Concepts and CUDA APIs", "Tasks", "Build, run, check",
-                   "What the grader checks", "Hints", "Pitfalls", "Further reading"]
+                   "When the numbers are wrong", "What the grader checks", "Hints", "Pitfalls", "Further reading"]
 
 
 def student_sources(lab_cmake: Path) -> list[str]:

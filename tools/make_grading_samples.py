@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import io
+import json
 import shutil
 import sys
 import tarfile
@@ -127,11 +128,72 @@ def make_samples(out: Path) -> list[str]:
     return sorted(p.name for p in out.iterdir())
 
 
+# ---------------------------------------------------------------- compute-sanitizer samples
+#
+#   python3 tools/make_grading_samples.py --sanitizer /tmp/san
+#   ./course grade /tmp/san -o /tmp/san-grades --labs 02 03 05 --sanitize
+#
+# Each sample is the solutions with one bug that compute-sanitizer (or the lab
+# program's census) must report, of the kind, in the file and at the lines
+# that /tmp/san/sanitizer-expected.json lists (a statement may span two lines).
+
+LAB02, LAB03, LAB05 = "labs/02-streams/streams.cu", "labs/03-pinned-memory/pinned_memory.cu", \
+    "labs/05-three-chunks/three_chunks.cu"
+H2D_COPY = "SL_CHECK(cudaMemcpyAsync(job.device_input + chunk.offset, job.input + chunk.offset, bytes,"
+LAUNCH = "streamlab::launch_workload(job.device_input + chunk.offset, job.device_output + chunk.offset, chunk.count,"
+SANITIZER_SAMPLES = {
+    # name: (file, text replaced, its replacement, lab, the finding's kind, the line the finding points at)
+    "oob-copy": (LAB05, H2D_COPY, H2D_COPY.replace("bytes,", "bytes + (i + 1 == chunks ? sizeof(float) : 0),"),
+                 "05", "out-of-bounds copy", "SL_CHECK(cudaMemcpyAsync(job.device_input"),
+    "oob-kernel": (LAB05, LAUNCH, LAUNCH.replace("chunk.count,", "chunk.count + (i + 1 == chunks),"),
+                   "05", "out-of-bounds kernel access", "streamlab::launch_workload(job.device_input"),
+    "leaked-pinned-buffer": (LAB03, "    SL_CHECK(cudaFreeHost(pinned));", "    (void)pinned;  // cudaFreeHost forgotten",
+                             "03", "leaked pinned buffer", "SL_CHECK(cudaMallocHost(&pinned, bytes));"),
+    "leaked-stream": (LAB02, "        SL_CHECK(cudaStreamDestroy(stream));", "        (void)stream;  // never destroyed",
+                      "02", "leaked stream", "SL_CHECK(cudaStreamCreateWithFlags(&stream, flags));"),
+    "uninitialised-read": (LAB05, H2D_COPY, "if (i != 1) " + H2D_COPY,  # chunk 2 is never copied in
+                           "05", "uninitialised device read", "streamlab::launch_workload(job.device_input"),
+}
+
+
+def replace_once(files: dict[str, str], path: str, old: str, new: str) -> None:
+    """Replaces the one occurrence of `old` in files[path]; fails loudly when the code moved."""
+    if files[path].count(old) != 1:
+        raise SystemExit(f"make_grading_samples: cannot find where to plant the fault in {path}")
+    files[path] = files[path].replace(old, new)
+
+
+def statement_lines(text: str, start: str) -> list[int]:
+    """The 1-based lines of the statement whose first line holds `start` (up to its closing ';')."""
+    lines = text.splitlines()
+    first = next(i for i, line in enumerate(lines) if start in line)
+    last = next(i for i in range(first, len(lines)) if lines[i].rstrip().endswith(";"))
+    return list(range(first + 1, last + 2))
+
+
+def make_sanitizer_samples(out: Path) -> list[str]:
+    """Writes the compute-sanitizer samples and sanitizer-expected.json into `out` (emptied first)."""
+    if out.exists():
+        shutil.rmtree(out)
+    out.mkdir(parents=True)
+    expected = {}
+    for name, (path, old, new, lab, kind, pointed_at) in SANITIZER_SAMPLES.items():
+        files = student_files("solution")
+        replace_once(files, path, old, new)
+        write_folder(out / name, files)
+        expected[name] = {"lab": lab, "kind": kind, "file": path,
+                          "lines": statement_lines(files[path], pointed_at.strip())}
+    (out / "sanitizer-expected.json").write_text(json.dumps(expected, indent=2) + "\n")
+    return sorted(SANITIZER_SAMPLES)
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("folder", type=Path, help="where to write the samples (emptied first)")
+    parser.add_argument("--sanitizer", action="store_true",
+                        help="write the compute-sanitizer samples instead (one bug each; see SANITIZER_SAMPLES)")
     args = parser.parse_args(argv)
-    for name in make_samples(args.folder):
+    for name in (make_sanitizer_samples if args.sanitizer else make_samples)(args.folder):
         print(f"make_grading_samples: {args.folder / name}")
     return 0
 

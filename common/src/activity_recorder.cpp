@@ -319,7 +319,8 @@ CUpti_SubscriberHandle subscribe() {
         const std::string who = holder[0] != '\0' ? std::string(" (") + holder + ")" : std::string();
         throw TimelineUnavailable("another CUPTI tool is already recording this process" + who +
                                   "; Nsight Systems, Nsight Compute, compute-sanitizer and cuda-gdb "
-                                  "all use CUPTI, so run without them to record a timeline");
+                                  "all use CUPTI, so run without them to record a timeline, or run the program with "
+                                  "--no-trace (a test executable with STREAMLAB_NO_TRACE=1) to let them watch it");
     }
     if (result != CUPTI_SUCCESS) {
         throw TimelineUnavailable("CUPTI could not start (" + cupti_error_text(result) +

@@ -6,12 +6,17 @@
 #include "streamlab/analysis.hpp"
 #include "streamlab/device.hpp"
 #include "streamlab/trace_file.hpp"
+#include "streamlab/tracer.hpp"
+#include "tracing_switch.hpp"
 
 namespace streamlab {
 namespace {
 
 void print_usage(const char* program, const std::string& description) {
-    std::printf("%s\n\nusage: %s [--trace PATH]\n  --trace PATH  write the recorded timeline (Chrome trace JSON)\n",
+    std::printf("%s\n\nusage: %s [--trace PATH | --no-trace]\n"
+                "  --trace PATH  write the recorded timeline (Chrome trace JSON)\n"
+                "  --no-trace    run without the tracer, so that compute-sanitizer can watch the program\n"
+                "                (CUPTI allows one tool at a time): no timeline is recorded\n",
                 description.c_str(), program);
 }
 
@@ -38,15 +43,27 @@ int run_lab_program(int argc, char** argv, const std::string& description,
         }
         if (arg == "--trace" && i + 1 < argc) {
             options.trace_path = argv[++i];
+        } else if (arg == "--no-trace") {
+            options.no_trace = true;
         } else {
             std::fprintf(stderr, "%s: unknown or incomplete option '%s' (try --help)\n", argv[0], arg.c_str());
             return 2;
         }
     }
+    if (options.no_trace && !options.trace_path.empty()) {
+        std::fprintf(stderr, "%s: --trace and --no-trace exclude each other (try --help)\n", argv[0]);
+        return 2;
+    }
+    if (options.no_trace) {
+        detail::turn_tracing_off("--no-trace");  // before anything could attach CUPTI
+    }
     const GpuPresence presence = query_gpu_presence();
     if (!presence.available) {
         std::fprintf(stderr, "%s: this lab needs an NVIDIA GPU: %s\n", argv[0], presence.reason.c_str());
         return 1;
+    }
+    if (const std::string off = tracing_off_reason(); !off.empty()) {
+        std::printf("no timeline will be recorded: %s\n", off.c_str());
     }
     try {
         return body(options);
@@ -58,6 +75,10 @@ int run_lab_program(int argc, char** argv, const std::string& description,
 
 void report_timeline(const Timeline& timeline, const std::string& title, const LabOptions& options,
                      const std::string& variant) {
+    if (!timeline.recorded()) {
+        std::printf("%s: no timeline recorded (the tracer was off)\n", title.c_str());
+        return;
+    }
     const TimelineSummary s = summarize(timeline.ops);
     std::printf("%s (timeline recorded by CUPTI on %s):\n", title.c_str(), timeline.device.name.c_str());
     std::printf("  %zu ops in %zu stream(s), %zu in the NULL stream; makespan %.3f ms\n", s.op_count,

@@ -3,16 +3,100 @@
 #include <cuda_runtime_api.h>
 #include <nvtx3/nvToolsExt.h>
 
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
 #include <map>
+#include <mutex>
 #include <utility>
 
 #include "activity_recorder.hpp"
 #include "streamlab/check.hpp"
 #include "streamlab/device.hpp"
+#include "tracing_switch.hpp"
 
 namespace streamlab {
 
+namespace {
+
+/// The variable that turns the tracer off for a process (a test executable, say).
+constexpr const char* kNoTraceVariable = "STREAMLAB_NO_TRACE";
+
+std::mutex& switch_mutex() {
+    static std::mutex mutex;
+    return mutex;
+}
+
+/// What turned the tracer off with turn_tracing_off ("" while nothing did).
+std::string& off_option() {
+    static std::string option;
+    return option;
+}
+
+std::string off_sentence(const std::string& option) {
+    return "the tracer is off (" + option +
+           "), so CUPTI is left to tools such as compute-sanitizer; run without it to record a timeline";
+}
+
+}  // namespace
+
+namespace detail {
+
+void turn_tracing_off(const std::string& option) {
+    const std::lock_guard<std::mutex> lock(switch_mutex());
+    off_option() = option;
+}
+
+std::string start_environment(const std::string& name) {
+    std::ifstream environ_file("/proc/self/environ", std::ios::binary);
+    if (!environ_file) {
+        const char* value = std::getenv(name.c_str());
+        return value != nullptr ? value : "";
+    }
+    const std::string all((std::istreambuf_iterator<char>(environ_file)), std::istreambuf_iterator<char>());
+    const std::string prefix = name + "=";
+    for (std::size_t begin = 0; begin < all.size();) {
+        std::size_t end = all.find('\0', begin);
+        if (end == std::string::npos) end = all.size();
+        if (all.compare(begin, prefix.size(), prefix) == 0) {
+            return all.substr(begin + prefix.size(), end - begin - prefix.size());
+        }
+        begin = end + 1;
+    }
+    return "";
+}
+
+}  // namespace detail
+
+std::string tracing_off_reason() {
+    {
+        const std::lock_guard<std::mutex> lock(switch_mutex());
+        if (!off_option().empty()) return off_sentence(off_option());
+    }
+    // Read once: the environment a process started with does not change.
+    static const std::string from_environment = detail::start_environment(kNoTraceVariable);
+    if (!from_environment.empty() && from_environment != "0") {
+        return off_sentence(std::string(kNoTraceVariable) + "=" + from_environment);
+    }
+    return "";
+}
+
+Timeline unrecorded_timeline(const std::string& program, const std::string& why) {
+    SL_CHECK(cudaDeviceSynchronize());  // as finish() does: the work has ended on return
+    Timeline timeline;
+    timeline.program = program;
+    timeline.date = detail::utc_now_iso8601();
+    timeline.not_recorded = why;
+    int device = 0;
+    SL_CHECK(cudaGetDevice(&device));
+    timeline.device = query_device_facts(device);
+    return timeline;
+}
+
 Tracer::Tracer(std::string program) : program_(std::move(program)), date_(detail::utc_now_iso8601()) {
+    if (const std::string off = tracing_off_reason(); !off.empty()) {
+        throw TimelineUnavailable(off);
+    }
     const GpuPresence presence = query_gpu_presence();
     if (!presence.available) {
         throw TimelineUnavailable(presence.reason);

@@ -3,6 +3,7 @@
 // Every test issues its work inside the recording and nothing else, so it can
 // expect exactly the ops it issued. Kernels are launched once before recording
 // (in SetUp): the first launch loads the module, which is not part of any test.
+#include <cupti.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -20,6 +21,7 @@
 #include "streamlab/testing.hpp"
 #include "streamlab/tracer.hpp"
 #include "streamlab/workload.hpp"
+#include "tracing_switch.hpp"
 
 namespace {
 
@@ -354,6 +356,32 @@ TEST_F(TracerGpu, OnlyOneTracerRecordsAtATime) {
     } catch (const TimelineUnavailable& unavailable) {
         GTEST_SKIP() << unavailable.what();
     }
+}
+
+// With the tracer off (--no-trace), the work still runs, the timeline says why it
+// was not recorded, and CUPTI was never touched: another tool (here this test
+// itself, as compute-sanitizer would) can still subscribe to it.
+TEST_F(TracerGpu, TracerOffRunsTheWorkAndLeavesCuptiFree) {
+    detail::turn_tracing_off("--no-trace");
+    DeviceBuffer<float> device(1);
+    const float input = 1.0F;
+    float host = 0.0F;
+    const Timeline timeline = record_timeline("tracer test: off", [&] {
+        SL_CHECK(cudaMemcpy(device.data(), &input, sizeof(float), cudaMemcpyHostToDevice));
+        launch_workload(device.data(), device.data(), 1, 1, nullptr);
+        SL_CHECK(cudaMemcpy(&host, device.data(), sizeof(float), cudaMemcpyDeviceToHost));
+    });
+    EXPECT_FALSE(timeline.recorded());
+    EXPECT_NE(timeline.not_recorded.find("--no-trace"), std::string::npos) << timeline.not_recorded;
+    EXPECT_TRUE(timeline.ops.empty());
+    EXPECT_EQ(host, workload_reference(input, 1)) << "the work ran";
+    EXPECT_THROW(Tracer tracer("tracer test: off"), TimelineUnavailable);
+
+    CUpti_SubscriberHandle subscriber = nullptr;
+    const CUptiResult subscribed = cuptiSubscribe(&subscriber, [](void*, CUpti_CallbackDomain, CUpti_CallbackId,
+                                                                  const void*) {}, nullptr);
+    EXPECT_EQ(subscribed, CUPTI_SUCCESS) << "CUPTI already had a subscriber: the tracer attached while off";
+    if (subscribed == CUPTI_SUCCESS) cuptiUnsubscribe(subscriber);
 }
 
 // ---------------------------------------------------------------- copies sharing the link

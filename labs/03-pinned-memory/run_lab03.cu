@@ -94,10 +94,16 @@ int run(const LabOptions& options) {
         date = sweep.date;
     }
     const std::vector<BandwidthPoint> points = best_bandwidths(copies);
-    print_sweep(points, sizes);
-    std::printf("\n");
-    if (largest > 64 * kMiB) print_summary(points, 64 * kMiB);
-    print_summary(points, largest);
+    // Without the tracer (--no-trace) the copies ran but no bandwidth was measured.
+    const bool traced = tracing_off_reason().empty();
+    if (traced) {
+        print_sweep(points, sizes);
+        std::printf("\n");
+        if (largest > 64 * kMiB) print_summary(points, 64 * kMiB);
+        print_summary(points, largest);
+    } else {
+        std::printf("\nbandwidth sweep: the copies ran, but no bandwidth was measured (the tracer was off)\n");
+    }
     if (!options.trace_path.empty() && !points.empty()) {
         const std::string path = sweep_path_for(options.trace_path);
         write_bandwidth_sweep(path, {"lab03: bandwidth sweep, pageable and pinned", date, facts, points});
@@ -125,6 +131,7 @@ int run(const LabOptions& options) {
         });
         const auto other_points = best_bandwidths(other.ops);
         std::printf("  %-16s:", lab03::to_string(kind));
+        if (!other.recorded()) std::printf("  copied, not measured (the tracer was off)");
         for (const BandwidthPoint& point : other_points) {
             std::printf("  %s %s GB/s (%s)", op_base_name(point.direction), gbps_text(point.gbps).c_str(),
                         to_string(point.memory));
@@ -147,6 +154,7 @@ int run(const LabOptions& options) {
 
     // Both kinds of memory, both directions: otherwise a task is not done yet.
     for (const OpKind direction : {OpKind::MemcpyH2D, OpKind::MemcpyD2H}) {
+        if (!traced) break;  // nothing to tell from without a timeline
         for (const HostMemory memory : {HostMemory::Pageable, HostMemory::Pinned}) {
             if (bandwidth_gbps(points, largest, direction, memory) <= 0) {
                 std::printf("\nno %s copy of %s from %s memory was recorded: the sweep is incomplete\n",

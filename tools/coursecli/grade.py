@@ -24,7 +24,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import environment
+from . import environment, sanitize
 from .gradebook import lab_points, load_grade, save_grade, student_folder, summary_table, write_gradebook
 from .grading import LabGrade, SubmissionGrade, ctest_verdicts, failed_lab, grade_lab, outcome_points
 from .results import read_junit, read_labels
@@ -52,6 +52,8 @@ class GradeSettings:
     keep_builds: bool = False
     verbose: bool = False
     course_root: Path = ROOT
+    sanitize: bool = False                # also run each lab's program under compute-sanitizer
+    sanitize_points: int | None = None    # points a clean run earns; None: each lab.cmake's SANITIZE_POINTS
 
 
 def gpu_presence() -> tuple[bool, str]:
@@ -182,6 +184,8 @@ class SubmissionGrader:
             with self.gpu_lock:
                 self._test(built, labels, grade)
                 self._draw_timelines(built, grade)
+                if settings.sanitize:
+                    self._sanitize(built, grade)
 
     def _configure(self) -> bool:
         settings = self.settings
@@ -268,6 +272,26 @@ class SubmissionGrader:
                                       env={"PYTHONPATH": str(self.settings.course_root / "tools"), "MPLBACKEND": "Agg"})
                 if drawn == 0 and image.exists():
                     lab_grade.timelines.append(image.name)
+
+
+    def _sanitize(self, labs: list[LabSources], grade: SubmissionGrade) -> None:
+        """Each lab's program under compute-sanitizer: findings in the report, points only when asked for."""
+        by_number = {lab.number: lab for lab in grade.labs}
+        for lab in labs:
+            program = next(self.build.rglob(f"lab{lab.number}_starter_run"), None)
+            if program is None:
+                continue
+            result = sanitize.sanitize_submission_lab(
+                program, lab.folder, lab.files, self.staging, self.work / "sanitize" / lab.number,
+                self.settings.timeout_s, lambda command, env, timeout: run_logged(command, self.log, timeout,
+                                                                                  cwd=self.work, env=env),
+                (self.gpu_present, self.gpu_name))
+            by_number[lab.number].sanitizer = result.lines() if not result.clean else ["clean: no findings"]
+            points = self.settings.sanitize_points
+            if points is None:
+                points = sanitize.lab_sanitize_points(self.settings.course_root / "labs" / lab.folder / "lab.cmake")
+            if points > 0:
+                by_number[lab.number].tests.append(sanitize.points_test(result, points))
 
 
 def grade_batch(submissions: Path, settings: GradeSettings) -> int:

@@ -101,6 +101,9 @@ def report_markdown(grade: SubmissionGrade) -> str:
             lines += [f"![timeline of lab {lab.number}: {image}]({image})" for image in lab.timelines]
         if lab.timeline_note:
             lines += ["", lab.timeline_note]
+        if lab.sanitizer:
+            lines += ["", "compute-sanitizer (your program run with `--no-trace`; "
+                      f"`./course check {lab.number} --sanitize` shows the same):", "", "```", *lab.sanitizer, "```"]
     if grade.ignored:
         lines += ["", "## Files not graded", "",
                   "Only each lab's student sources are taken; tests, CMake files, `common/` and "

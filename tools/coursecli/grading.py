@@ -60,6 +60,7 @@ class LabGrade:
     details: str = ""                 # the compiler's first error lines, say
     timelines: list[str] = field(default_factory=list)  # picture files, relative to the report
     timeline_note: str = ""
+    sanitizer: list[str] = field(default_factory=list)  # `grade --sanitize`: what compute-sanitizer found
 
     @property
     def earned(self) -> int:

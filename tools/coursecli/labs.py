@@ -4,10 +4,15 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from . import environment
+from check_labs import student_sources
+
+from . import environment, sanitize
 from .build import build
+from .grade import Log, gpu_presence, run_logged
 from .results import TestOutcome, points_of, read_junit, read_labels
 from .shell import ROOT, CommandFailed, run, say
+
+SANITIZE_TIMEOUT_S = 900  # per tool: a lab program runs several times slower under compute-sanitizer
 
 
 def lab_folders() -> dict[str, Path]:
@@ -35,8 +40,32 @@ def plot(trace: Path, image: Path, extra: list[str] | None = None) -> bool:
     return result.returncode == 0
 
 
-def run_lab(number: str, preset: str, solution: bool) -> int:
-    """`course run NN`: builds and runs the lab's program, writes its trace and picture."""
+def sanitize_lab(number: str, variant: str, folder: Path, executable: Path) -> sanitize.SanitizeResult:
+    """Runs lab NN's program under compute-sanitizer and prints what it found, in the student's words."""
+    lab = lab_folder(number)
+    sources_root = lab if variant == "starter" else ROOT / "solutions" / lab.name
+    files = student_sources(lab / "lab.cmake")
+    texts = [(sources_root / name).read_text(errors="replace") for name in files if (sources_root / name).exists()]
+    sources = sanitize.lab_sources(lab.name, files, "labs" if variant == "starter" else "solutions")
+    work = folder / "sanitize" / f"lab{number}-{variant}"
+    log = Log(work / "sanitize.log", echo=True)  # every command, and the program's output, kept there
+
+    def runner(command: list[str], env: dict[str, str], timeout_s: float) -> tuple[int, str]:
+        return run_logged(command, log, timeout_s, env=env)
+    result = sanitize.sanitize_program(executable, sources, sanitize.tools_for(texts), work, SANITIZE_TIMEOUT_S,
+                                       runner, gpu_presence())
+    print()
+    print(f"Lab {number} ({variant}) under compute-sanitizer (the program run with --no-trace):")
+    for line in result.lines():
+        print(f"  {line}")
+    if result.clean:
+        print("  no memory errors, leaks or uninitialised reads found")
+    return result
+
+
+def run_lab(number: str, preset: str, solution: bool, sanitize_it: bool = False) -> int:
+    """`course run NN`: builds and runs the lab's program, writes its trace and picture.
+    With `sanitize_it`, runs it under compute-sanitizer instead (no trace, no picture)."""
     number = lab_folder(number).name[:2]
     variant = "solution" if solution else "starter"
     target = f"lab{number}_{variant}_run"
@@ -47,6 +76,11 @@ def run_lab(number: str, preset: str, solution: bool) -> int:
     if executable is None:
         say(f"built {target} but cannot find it under {folder}")
         return 1
+    if sanitize_it:
+        result = sanitize_lab(number, variant, folder, executable)
+        if result.runs:
+            print(f"\nThe program's own output (under {result.runs[0].tool}):\n{result.runs[0].program_output}")
+        return 0 if result.clean or result.problem else 1
     result = run([executable, "--trace", trace], check=False)
     if result.returncode != 0:
         say(f"the lab {number} program exited with status {result.returncode}")
@@ -78,8 +112,9 @@ def _format_outcome(outcome: TestOutcome) -> tuple[str, str, str]:
     return earned, status, "\n".join(details)
 
 
-def check_lab(number: str, preset: str, solution: bool) -> int:
-    """`course check NN`: runs the lab's graded tests and prints points and reasons."""
+def check_lab(number: str, preset: str, solution: bool, sanitize_it: bool = False) -> int:
+    """`course check NN`: runs the lab's graded tests and prints points and reasons; with
+    `sanitize_it`, then the lab's program under compute-sanitizer (findings make the check fail)."""
     number = lab_folder(number).name[:2]
     variant = "solution" if solution else "starter"
     try:
@@ -130,7 +165,11 @@ def check_lab(number: str, preset: str, solution: bool) -> int:
         else:
             print("No timeline picture: the lab program did not produce a trace "
                   f"(exit status {result.returncode}).")
-    return 0 if outcomes and earned == possible else 1
+    sanitized_clean = True
+    if sanitize_it and executable is not None:
+        sanitized = sanitize_lab(number, variant, folder, executable)
+        sanitized_clean = sanitized.clean or bool(sanitized.problem)  # a missing tool changes nothing
+    return 0 if outcomes and earned == possible and sanitized_clean else 1
 
 
 def lab_numbers() -> list[str]:

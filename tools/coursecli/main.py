@@ -91,12 +91,12 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 def cmd_run(args: argparse.Namespace) -> int:
     _setup_or_fail()
-    return labs.run_lab(args.lab, args.preset, args.solution)
+    return labs.run_lab(args.lab, args.preset, args.solution, args.sanitize)
 
 
 def cmd_check(args: argparse.Namespace) -> int:
     _setup_or_fail()
-    return labs.check_lab(args.lab, args.preset, args.solution)
+    return labs.check_lab(args.lab, args.preset, args.solution, args.sanitize)
 
 
 def cmd_plot(args: argparse.Namespace) -> int:
@@ -125,12 +125,16 @@ def cmd_trace(args: argparse.Namespace) -> int:
 
 def cmd_grade(args: argparse.Namespace) -> int:
     """Grades a folder of submissions (standard library only, so it starts anywhere)."""
+    if args.sanitize_points is not None and (not args.sanitize or args.sanitize_points < 0):
+        say("--sanitize-points needs --sanitize and a number of points, 0 or more")
+        return 2
     gpu_present, _ = grade.gpu_presence()
     settings = grade.GradeSettings(
         out=args.output.resolve(), labs=grade.selected_labs(args.labs), all_labs=grade.selected_labs(None),
         timeout_s=args.timeout, jobs=args.jobs, regrade=args.regrade,
         cuda_arch=args.cuda_arch or grade.default_cuda_arch(gpu_present),
-        keep_builds=args.keep_builds, verbose=args.verbose)
+        keep_builds=args.keep_builds, verbose=args.verbose, sanitize=args.sanitize,
+        sanitize_points=args.sanitize_points)
     return grade.grade_batch(args.submissions.resolve(), settings)
 
 
@@ -172,6 +176,10 @@ def parser() -> argparse.ArgumentParser:
         sub = verb(name, func, text)
         sub.add_argument("lab", help="lab number, e.g. 01")
         sub.add_argument("--solution", action="store_true", help="use the reference solution, not the starter")
+        sub.add_argument("--sanitize", action="store_true",
+                         help="run the lab's program under compute-sanitizer (memcheck with leak check, "
+                              "initcheck; racecheck and synccheck for kernels of your own) and explain what it "
+                              "finds: memory errors, leaks, uninitialised reads")
     plot = verb("plot", cmd_plot, "draw a trace, a bandwidth sweep or a chunk sweep (see plot --help)",
                 preset=False)
     plot.add_argument("plot_args", nargs=argparse.REMAINDER, help="TRACE -o FILE.png [--by engine] [--model]")
@@ -192,6 +200,12 @@ def parser() -> argparse.ArgumentParser:
     grade_verb.add_argument("--cuda-arch", help="CMAKE_CUDA_ARCHITECTURES (default: native with a GPU, else 90)")
     grade_verb.add_argument("--keep-builds", action="store_true", help="keep each submission's build folder")
     grade_verb.add_argument("-v", "--verbose", action="store_true", help="print every command (always in grade.log)")
+    grade_verb.add_argument("--sanitize", action="store_true",
+                            help="also run each lab's program under compute-sanitizer; findings go into the reports "
+                                 "(feedback only, unless points are put on it)")
+    grade_verb.add_argument("--sanitize-points", type=int, metavar="N",
+                            help="with --sanitize: a clean run earns N points in every lab "
+                                 "(default: each lab.cmake's SANITIZE_POINTS, none when unset)")
     scope = verb("gradescope", cmd_gradescope, "build the Gradescope autograder zip for chosen labs", preset=False)
     scope.add_argument("-o", "--output", type=Path, default=Path("autograder.zip"), help="default: %(default)s")
     scope.add_argument("--labs", nargs="+", metavar="NN", help="labs to grade (default: all)")

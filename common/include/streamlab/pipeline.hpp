@@ -58,7 +58,8 @@ struct SerialReference {
 
 /// Runs the serial reference on `memory` (its output is overwritten) with the
 /// workload's `iterations`, while a Tracer records it.
-/// Throws TimelineUnavailable when no timeline can be recorded.
+/// Throws TimelineUnavailable when no timeline can be recorded. With the tracer off, it
+/// throws that before doing anything.
 [[nodiscard]] SerialReference run_serial_reference(PipelineMemory& memory, int iterations);
 
 // ---------------------------------------------------------------- the shared link
@@ -69,7 +70,8 @@ struct SerialReference {
 /// beside the other with the same copy alone. The median of five tries. Where
 /// the two copies did not run together (a GPU with one copy engine) there is
 /// nothing to share and both fractions are 1. `memory.output` is overwritten.
-/// Throws TimelineUnavailable when no timeline can be recorded.
+/// Throws TimelineUnavailable when no timeline can be recorded. With the tracer off, it
+/// throws that before doing anything.
 [[nodiscard]] LinkSharing measure_link_sharing(PipelineMemory& memory);
 
 // ---------------------------------------------------------------- reading a timeline
@@ -165,6 +167,9 @@ struct PipelineRun {
 /// each (every chunk's first and last element among others) and keeps the run
 /// with the median makespan. `pipelined` must split the data
 /// into `chunks` chunks. Throws TimelineUnavailable when no timeline can be recorded.
+/// With the tracer off (tracing_off_reason), runs `pipelined` once after the
+/// warm-up and checks its output, nothing else: `pipelined` is then unrecorded
+/// and `serial` and `comparison` are left empty.
 [[nodiscard]] PipelineRun record_pipeline_run(int chunks,
                                               const std::function<void(PipelineMemory&, int)>& pipelined,
                                               double kernel_to_copy = 1.0);

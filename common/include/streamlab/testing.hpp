@@ -36,6 +36,8 @@ void report_hint(const std::string& hint);
 /// `timeline_var` (an existing streamlab::Timeline). Skips the current test,
 /// with the reason, when there is no GPU or the timeline cannot be recorded
 /// (under Nsight Systems or compute-sanitizer, say): never a zero score.
+/// With the tracer off (STREAMLAB_NO_TRACE=1) the lambda still runs, so that
+/// compute-sanitizer sees the code under test, and then the test is skipped.
 /// Like GTEST_SKIP(), it returns from the function it is used in. The lambda is
 /// taken as `...` so that commas in its body (`std::array<int, 3>`) are harmless.
 #define SL_RECORD_TIMELINE(timeline_var, program, ...)                                 \
@@ -45,5 +47,8 @@ void report_hint(const std::string& hint);
             (timeline_var) = ::streamlab::record_timeline((program), __VA_ARGS__);     \
         } catch (const ::streamlab::TimelineUnavailable& sl_unavailable) {             \
             GTEST_SKIP() << sl_unavailable.what();                                     \
+        }                                                                              \
+        if (!(timeline_var).recorded()) {                                              \
+            GTEST_SKIP() << "timeline unavailable: " << (timeline_var).not_recorded;   \
         }                                                                              \
     } while (false)

@@ -61,6 +61,12 @@ struct Timeline {
     /// name without version suffix ("cudaStreamCreateWithFlags": 4), as CUPTI's
     /// callbacks saw the calls.
     std::map<std::string, std::uint64_t> api_calls;
+    /// Why nothing was recorded (the tracer was off, see tracing_off_reason);
+    /// empty for a recorded timeline.
+    std::string not_recorded;
+
+    /// False when the work ran without the tracer: then `ops` says nothing.
+    [[nodiscard]] bool recorded() const { return not_recorded.empty(); }
 };
 
 /// What a viewer calls an op of `kind` before its label: "H2D", "D2H", "D2D",

@@ -49,7 +49,8 @@ class ActivityRecorder;
 class Tracer {
 public:
     /// Starts recording. `program` names what is recorded (it goes into the trace).
-    /// Throws TimelineUnavailable when recording is impossible, and
+    /// Throws TimelineUnavailable when recording is impossible or the tracer is
+    /// off (tracing_off_reason), and
     /// std::logic_error when another Tracer is already recording.
     explicit Tracer(std::string program);
     /// Stops recording (if finish() was not called) and discards what was recorded. Never throws.
@@ -79,10 +80,29 @@ private:
 /// Does nothing when no Tracer is recording, so code can mark unconditionally.
 void host_mark(const std::string& name);
 
+/// Why the tracer is off, or "" while it records. It is off when the program
+/// was started with `--no-trace` (run_lab_program) or with the environment
+/// variable STREAMLAB_NO_TRACE set to anything but "" or "0" (how a test
+/// executable is run without it). While it is off, CUPTI is never touched, so
+/// that compute-sanitizer, Nsight and other tools that need CUPTI can watch the
+/// program; record_timeline runs its work unrecorded.
+[[nodiscard]] std::string tracing_off_reason();
+
+/// The timeline of work that ran while the tracer was off: no ops, the device's
+/// facts, `program`, the date, and `not_recorded` set to `why`. Waits for the
+/// device first, as Tracer::finish() does, so the work has ended on return.
+[[nodiscard]] Timeline unrecorded_timeline(const std::string& program, const std::string& why);
+
 /// Runs `work()` while a Tracer records and returns the timeline.
 /// Throws TimelineUnavailable when recording is impossible (before running `work`).
+/// While the tracer is off (tracing_off_reason), runs `work()` all the same and
+/// returns an unrecorded timeline: check `timeline.recorded()` before reading it.
 template <typename Work>
 [[nodiscard]] Timeline record_timeline(const std::string& program, Work&& work) {
+    if (std::string off = tracing_off_reason(); !off.empty()) {
+        std::forward<Work>(work)();
+        return unrecorded_timeline(program, off);
+    }
     Tracer tracer(program);
     std::forward<Work>(work)();
     return tracer.finish();
