@@ -131,11 +131,13 @@ def make_samples(out: Path) -> list[str]:
 # ---------------------------------------------------------------- compute-sanitizer samples
 #
 #   python3 tools/make_grading_samples.py --sanitizer /tmp/san
-#   ./course grade /tmp/san -o /tmp/san-grades --labs 02 03 05 --sanitize
+#   ./course grade /tmp/san -o /tmp/san-grades --sanitize
 #
 # Each sample is the solutions with one bug that compute-sanitizer (or the lab
 # program's census) must report, of the kind, in the file and at the lines
-# that /tmp/san/sanitizer-expected.json lists (a statement may span two lines).
+# that /tmp/san/sanitizer-expected.json lists (a statement may span two lines);
+# solutions-clean, the solutions themselves, must report nothing.
+# tools/check_sanitizer_samples.py compares the reports with that file.
 
 LAB02, LAB03, LAB05 = "labs/02-streams/streams.cu", "labs/03-pinned-memory/pinned_memory.cu", \
     "labs/05-three-chunks/three_chunks.cu"
@@ -183,8 +185,10 @@ def make_sanitizer_samples(out: Path) -> list[str]:
         write_folder(out / name, files)
         expected[name] = {"lab": lab, "kind": kind, "file": path,
                           "lines": statement_lines(files[path], pointed_at.strip())}
+    write_folder(out / "solutions-clean", student_files("solution"))  # every lab must come out clean
+    expected["solutions-clean"] = {"clean": True}
     (out / "sanitizer-expected.json").write_text(json.dumps(expected, indent=2) + "\n")
-    return sorted(SANITIZER_SAMPLES)
+    return sorted([*SANITIZER_SAMPLES, "solutions-clean"])
 
 
 def main(argv: list[str]) -> int:

@@ -63,9 +63,9 @@ struct Census {
             for (void* address : creation.return_addresses) {
                 Dl_info info{};
                 if (dladdr(address, &info) == 0 || info.dli_fname == nullptr) continue;
-                // One byte back: a return address points after the call, maybe into the next line.
+                // A return address, as compute-sanitizer's frames give them (the reader steps back one byte).
                 const auto offset = reinterpret_cast<std::uintptr_t>(address) -
-                                    reinterpret_cast<std::uintptr_t>(info.dli_fbase) - 1;
+                                    reinterpret_cast<std::uintptr_t>(info.dli_fbase);
                 char text[64];
                 std::snprintf(text, sizeof text, "0x%jx", static_cast<std::uintmax_t>(offset));
                 lines += std::string(separator) + "[\"" + info.dli_fname + "\", \"" + text + "\"]";

@@ -286,7 +286,7 @@ class SubmissionGrader:
                 self.settings.timeout_s, lambda command, env, timeout: run_logged(command, self.log, timeout,
                                                                                   cwd=self.work, env=env),
                 (self.gpu_present, self.gpu_name))
-            by_number[lab.number].sanitizer = result.lines() if not result.clean else ["clean: no findings"]
+            by_number[lab.number].sanitizer = result.lines()
             points = self.settings.sanitize_points
             if points is None:
                 points = sanitize.lab_sanitize_points(self.settings.course_root / "labs" / lab.folder / "lab.cmake")

@@ -83,15 +83,19 @@ def addr2line_resolver(program: Path, sources: Sources) -> Callable[[list[Frame]
     def own(frame: Frame) -> bool:
         return bool(frame.pc) and (frame.module == str(program) or Path(frame.module).name == program.name)
 
+    def call_site(pc: str) -> str:
+        # Every frame of the program is a return address: the call is the byte before it.
+        return f"0x{max(0, int(pc, 16) - 1):x}"
+
     def resolve(frames: list[Frame]) -> None:
-        wanted = sorted({f.pc for f in frames if own(f) and f.pc not in cache})
+        wanted = sorted({call_site(f.pc) for f in frames if own(f)} - set(cache))
         if wanted:
             result = subprocess.run([tool, "-a", "-f", "-C", "-i", "-e", str(program), *wanted],
                                     capture_output=True, text=True, check=False)
             cache.update(_read_addr2line(result.stdout, sources))
         for frame in frames:
-            if own(frame) and frame.pc in cache:
-                frame.file, frame.line, function = cache[frame.pc]
+            if own(frame) and call_site(frame.pc) in cache:
+                frame.file, frame.line, function = cache[call_site(frame.pc)]
                 frame.function = frame.function or function
 
     return resolve

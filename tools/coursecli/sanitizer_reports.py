@@ -373,14 +373,15 @@ def _what(record: Record, kind: str) -> str:
     if record.api:
         return f"{record.api} failed: {record.error} ({record.message})"
     if record.kernel:
-        return f"{record.text} in kernel {record.kernel}"
+        return f"{record.text.removesuffix(' is out of bounds')} in kernel {record.kernel}"
     return record.text
 
 
 def _detail(record: Record) -> str:
+    """How far from a buffer an access went, as the text log says ("and is 4 bytes after ...")."""
     for line in record.details:
         if "nearest allocation" in line:
-            return line.removeprefix("and ").replace(" 1 bytes", " 1 byte")
+            return "the address " + line.removeprefix("and ").replace("is 1 bytes", "is 1 byte")
     return ""
 
 

@@ -151,7 +151,8 @@ def test_addr2line_resolver_finds_file_and_line_in_a_real_program(tmp_path):
     subprocess.run(["gcc", "-g", "-O0", "-x", "c", str(source), "-o", str(program)], check=True)
     symbols = subprocess.run(["nm", str(program)], capture_output=True, text=True, check=True).stdout
     address = next(line.split()[0] for line in symbols.splitlines() if line.endswith(" helper"))
-    frame = Frame(function="", module=str(program), pc=hex(int(address, 16)))
+    # Frames carry return addresses; the resolver looks one byte before: here, helper's first byte.
+    frame = Frame(function="", module=str(program), pc=hex(int(address, 16) + 1))
     sources = sanitize.lab_sources("05-three-chunks", ["three_chunks.cu"])
     resolve = sanitize.addr2line_resolver(program, sources)
     resolve([frame])
@@ -251,6 +252,7 @@ def test_each_sanitizer_sample_plants_one_bug_where_its_expected_finding_points(
     names = samples.make_sanitizer_samples(tmp_path)
     expected = json.loads((tmp_path / "sanitizer-expected.json").read_text())
     assert sorted(expected) == names
+    assert expected.pop("solutions-clean") == {"clean": True}
     assert {entry["kind"] for entry in expected.values()} >= {
         "out-of-bounds copy", "out-of-bounds kernel access", "leaked pinned buffer", "leaked stream",
         "uninitialised device read"}
@@ -285,3 +287,24 @@ def test_the_report_shows_the_findings_of_each_lab():
     assert "1. leaked stream: a stream from cudaStreamCreate" in report
     assert "./course check 05 --sanitize" in report
     assert "compute-sanitizer" not in report_markdown(SubmissionGrade("bob", labs=[LabGrade("05", "05-x")]))
+
+
+def test_the_sample_checker_reads_the_reports(tmp_path):
+    from check_sanitizer_samples import check
+    from coursecli.gradebook import save_grade, student_folder
+    from coursecli.grading import LabGrade, SubmissionGrade
+    save_grade(student_folder(tmp_path, "leaked-stream"), SubmissionGrade("leaked-stream", labs=[LabGrade(
+        "02", "02-streams", sanitizer=["memcheck --leak-check full: 1 finding(s)",
+                                       "1. leaked stream: a stream from cudaStreamCreateWithFlags, never released",
+                                       "     at labs/02-streams/streams.cu:26 in lab02::run_in_streams"])]))
+    save_grade(student_folder(tmp_path, "solutions-clean"), SubmissionGrade("solutions-clean", labs=[LabGrade(
+        "02", "02-streams", sanitizer=["memcheck --leak-check full: clean", "initcheck: clean"])]))
+    expected = {"leaked-stream": {"lab": "02", "kind": "leaked stream", "file": "labs/02-streams/streams.cu",
+                                  "lines": [26]},
+                "solutions-clean": {"clean": True}}
+    assert [ok for *_, ok in check(expected, tmp_path)] == [True, True]
+    expected["leaked-stream"]["lines"] = [30]
+    assert [ok for *_, ok in check(expected, tmp_path)] == [False, True]
+    save_grade(student_folder(tmp_path, "solutions-clean"), SubmissionGrade("solutions-clean", labs=[LabGrade(
+        "02", "02-streams", sanitizer=[sanitize.missing_sanitizer_line()])]))
+    assert [ok for *_, ok in check(expected, tmp_path)] == [False, False]  # not checked is not clean
