@@ -397,6 +397,8 @@ def findings_from(records: list[Record], sources: Sources, resolve: Resolver | N
     kernel_fault = any(classify(r) in KERNEL_FAULTS for r in records)
     for record in records:
         kind = classify(record)
+        if record.error == "cudaErrorNotReady" and record.api in ("cudaStreamQuery", "cudaEventQuery"):
+            continue  # "still working" is the answer a query exists for, not an error
         if kernel_fault and ((kind == "failed CUDA call" and record.error in _AFTERMATH) or
                              kind.startswith("leaked") or kind == "host memory left pinned"):
             continue  # "unspecified launch failure" on every later call, frees that failed: the fault says it all

@@ -308,3 +308,14 @@ def test_the_sample_checker_reads_the_reports(tmp_path):
     save_grade(student_folder(tmp_path, "solutions-clean"), SubmissionGrade("solutions-clean", labs=[LabGrade(
         "02", "02-streams", sanitizer=[sanitize.missing_sanitizer_line()])]))
     assert [ok for *_, ok in check(expected, tmp_path)] == [False, False]  # not checked is not clean
+
+
+def test_a_query_that_answers_not_ready_is_not_a_finding():
+    text = ('========= Program hit cudaErrorNotReady (error 600) due to "device not ready" on CUDA API call to '
+            'cudaStreamQuery.\n=========     Saved host backtrace up to driver entry point at error\n'
+            '=========         Host Frame: lab02::run_in_streams [0x1234] in lab02_starter_run\n=========\n'
+            '========= Program hit cudaErrorInvalidResourceHandle (error 400) due to "invalid resource handle" on '
+            'CUDA API call to cudaStreamSynchronize.\n')
+    found = findings_from(parse_text(text, "memcheck"), PROBE)
+    assert [(f.kind, f.what) for f in found] == [
+        ("failed CUDA call", "cudaStreamSynchronize failed: cudaErrorInvalidResourceHandle (invalid resource handle)")]
