@@ -34,7 +34,7 @@ TEST(Census, NamesWhatIsStillAliveAndForgetsWhatWasReleased) {
     EXPECT_EQ(lines_with(alive, "\"kind\": \"event\""), lines_with(before, "\"kind\": \"event\"") + 1) << alive;
     EXPECT_EQ(lines_with(alive, "registered host memory"), lines_with(before, "registered host memory") + 1) << alive;
     EXPECT_NE(alive.find("cudaStreamCreateWithFlags"), std::string::npos) << alive;
-    EXPECT_NE(alive.find("test_census"), std::string::npos) << "the frames name this executable: " << alive;
+    EXPECT_NE(alive.find("common_census_gpu_tests"), std::string::npos) << "the frames name this executable: " << alive;
 
     SL_CHECK(cudaHostUnregister(host.data()));
     SL_CHECK(cudaEventDestroy(event));
