@@ -273,7 +273,6 @@ class SubmissionGrader:
                 if drawn == 0 and image.exists():
                     lab_grade.timelines.append(image.name)
 
-
     def _sanitize(self, labs: list[LabSources], grade: SubmissionGrade) -> None:
         """Each lab's program under compute-sanitizer: findings in the report, points only when asked for."""
         by_number = {lab.number: lab for lab in grade.labs}
