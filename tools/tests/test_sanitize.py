@@ -319,3 +319,25 @@ def test_a_query_that_answers_not_ready_is_not_a_finding():
     found = findings_from(parse_text(text, "memcheck"), PROBE)
     assert [(f.kind, f.what) for f in found] == [
         ("failed CUDA call", "cudaStreamSynchronize failed: cudaErrorInvalidResourceHandle (invalid resource handle)")]
+
+
+def test_grade_puts_the_findings_in_the_lab_and_points_only_when_asked(tmp_path, monkeypatch):
+    from coursecli import grade as grade_module
+    from coursecli.grading import LabGrade, SubmissionGrade
+    from coursecli.submissions import LabSources
+    monkeypatch.setattr(sanitize, "find_sanitizer", lambda: "/opt/cuda/bin/compute-sanitizer")
+    monkeypatch.setattr(sanitize, "run_tool", lambda sanitizer, tool, program, sources, work, timeout_s, runner:
+                        sanitize.ToolRun(tool, 0))  # every tool clean
+    lab = LabSources("05-three-chunks", ["three_chunks.cu"])
+    for points, expected_tests in [(None, []), (0, []), (2, [("compute-sanitizer", 2, PASSED)])]:
+        settings = grade_module.GradeSettings(out=tmp_path / "out", labs=[lab], all_labs=[lab], sanitize=True,
+                                              sanitize_points=points)
+        grader = grade_module.SubmissionGrader(tmp_path / "ada", settings, (True, "H200"), None)
+        (grader.build / "labs").mkdir(parents=True, exist_ok=True)
+        (grader.build / "labs" / "lab05_starter_run").write_text("")
+        (grader.staging / lab.folder).mkdir(parents=True, exist_ok=True)
+        (grader.staging / lab.folder / "three_chunks.cu").write_text("void run_pipeline() {}\n")
+        graded = SubmissionGrade("ada", labs=[LabGrade("05", lab.folder)])
+        grader._sanitize([lab], graded)
+        assert graded.labs[0].sanitizer == ["memcheck --leak-check full: clean", "initcheck: clean"]
+        assert [(t.name, t.points, t.status) for t in graded.labs[0].tests] == expected_tests
