@@ -1,0 +1,66 @@
+#!/usr/bin/env python3
+"""Runs a command and passes on at most LIMIT bytes of its output; the rest is counted and dropped.
+
+    output_cap.py LIMIT COMMAND ARGS...
+
+The grader configures it as the tests' launcher (CMAKE_CROSSCOMPILING_EMULATOR),
+because ctest keeps a test's whole output in memory before it truncates it: a
+test that prints 200 MB would cost the grader 200 MB. Here the output is cut
+where it is made. The command's exit status is passed on, and so is a signal
+that ended it, so that ctest still tells a crash from a failure.
+
+Standard library only, and nothing from the course: it runs inside the sandbox.
+"""
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from typing import BinaryIO
+
+CHUNK = 1 << 16
+
+
+def copy_capped(source: BinaryIO, keep, limit: int) -> int:
+    """Reads `source` to its end; gives the first `limit` bytes to keep(bytes). Returns the bytes dropped."""
+    kept = dropped = 0
+    while True:
+        chunk = source.read1(CHUNK) if hasattr(source, "read1") else source.read(CHUNK)
+        if not chunk:
+            return dropped
+        room = max(0, limit - kept)
+        if room:
+            keep(chunk[:room])
+            kept += min(room, len(chunk))
+        dropped += max(0, len(chunk) - room)
+
+
+def dropped_note(dropped: int) -> str:
+    return f"\n[the grader kept the first part of this output and dropped {dropped} more bytes]\n"
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) < 2 or not argv[0].isdigit():
+        print("usage: output_cap.py LIMIT COMMAND ARGS...", file=sys.stderr)
+        return 2
+    limit, command = int(argv[0]), argv[1:]
+    try:
+        process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    except OSError as problem:
+        print(f"output_cap: cannot run {command[0]}: {problem}", file=sys.stderr)
+        return 127
+    out = sys.stdout.buffer
+    dropped = copy_capped(process.stdout, out.write, limit)
+    status = process.wait()
+    if dropped:
+        out.write(dropped_note(dropped).encode())
+    out.flush()
+    if status < 0:  # ended by a signal: end the same way, so that ctest names the crash
+        signal.signal(-status, signal.SIG_DFL)
+        os.kill(os.getpid(), -status)
+    return status if status >= 0 else 128 - status
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
