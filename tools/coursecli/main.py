@@ -5,7 +5,7 @@ import argparse
 from collections import Counter
 from pathlib import Path
 
-from . import bench, demo, docs, environment, grade, gradescope, labs, slides
+from . import bench, demo, docs, environment, grade, gradescope, labs, sandbox, slides
 from .build import DEFAULT_PRESET, build
 from .results import read_junit, read_labels
 from .shell import ROOT, CommandFailed, run, say
@@ -130,7 +130,7 @@ def cmd_grade(args: argparse.Namespace) -> int:
         out=args.output.resolve(), labs=grade.selected_labs(args.labs), all_labs=grade.selected_labs(None),
         timeout_s=args.timeout, jobs=args.jobs, regrade=args.regrade,
         cuda_arch=args.cuda_arch or grade.default_cuda_arch(gpu_present),
-        keep_builds=args.keep_builds, verbose=args.verbose)
+        keep_builds=args.keep_builds, verbose=args.verbose, sandbox=args.sandbox, bwrap=args.bwrap)
     return grade.grade_batch(args.submissions.resolve(), settings)
 
 
@@ -191,6 +191,10 @@ def parser() -> argparse.ArgumentParser:
                             help="seconds each test may run (default: %(default)s)")
     grade_verb.add_argument("--cuda-arch", help="CMAKE_CUDA_ARCHITECTURES (default: native with a GPU, else 90)")
     grade_verb.add_argument("--keep-builds", action="store_true", help="keep each submission's build folder")
+    grade_verb.add_argument("--sandbox", choices=sandbox.MODES, default="auto",
+                            help="isolation of each build and test step: bubblewrap where it runs, else the "
+                                 "fallback (auto); none only to measure what the sandbox costs")
+    grade_verb.add_argument("--bwrap", help=f"bwrap's path when it is not on PATH (or set {sandbox.BWRAP_VARIABLE})")
     grade_verb.add_argument("-v", "--verbose", action="store_true", help="print every command (always in grade.log)")
     scope = verb("gradescope", cmd_gradescope, "build the Gradescope autograder zip for chosen labs", preset=False)
     scope.add_argument("-o", "--output", type=Path, default=Path("autograder.zip"), help="default: %(default)s")

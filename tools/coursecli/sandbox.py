@@ -27,11 +27,14 @@ import os
 import secrets
 import shutil
 import signal
+import stat
+import sys
 import subprocess
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from . import output_cap
 from .output_cap import copy_capped, dropped_note
 
 BUBBLEWRAP, FALLBACK, NONE = "bubblewrap", "fallback", "none"
@@ -263,6 +266,31 @@ class Sandbox:
             _running.discard(process.pid)
         if self.isolation.kind == FALLBACK:
             kill_orphans()
+
+
+def output_cap_launcher() -> str:
+    """CMAKE_CROSSCOMPILING_EMULATOR for the tests: each test's output is cut at OUTPUT_LIMIT where it is made."""
+    return f"{sys.executable};{output_cap.__file__};{OUTPUT_LIMIT}"
+
+
+def ccache_folder() -> Path | None:
+    """ccache's folder, which build steps may write (and steps that run students' code never see writable)."""
+    if shutil.which("ccache") is None:
+        return None
+    done = subprocess.run(["ccache", "-k", "cache_dir"], capture_output=True, text=True)
+    folder = Path(done.stdout.strip()) if done.returncode == 0 and done.stdout.strip() else None
+    if folder:
+        folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def is_plain_file(path: Path, limit: int) -> bool:
+    """True for a regular file (not a link, FIFO or device a step planted) of at most `limit` bytes."""
+    try:
+        info = path.lstat()
+    except OSError:
+        return False
+    return stat.S_ISREG(info.st_mode) and info.st_size <= limit
 
 
 PR_SET_CHILD_SUBREAPER = 36

@@ -79,7 +79,7 @@ def test_saved_grades_are_read_back_and_fill_the_gradebook(tmp_path):
     for grade in sample_grades():
         save_grade(student_folder(tmp_path, grade.student), grade)
     folder = student_folder(tmp_path, "ada")
-    assert {p.name for p in folder.iterdir()} == {"report.md", "results.json", "grade.json"}
+    assert {p.name for p in folder.iterdir()} == {"report.md", "results.json", "grade.json", "grade.sig"}
     assert json.loads((folder / "results.json").read_text())["score"] == 3
     assert load_grade(folder) == sample_grades()[0]
     grades = write_gradebook(tmp_path, ["01", "02"])
@@ -87,6 +87,35 @@ def test_saved_grades_are_read_back_and_fill_the_gradebook(tmp_path):
     assert (tmp_path / "gradebook.csv").read_text().startswith("student,lab01,lab02,total")
     table = summary_table(grades, ["01", "02"])
     assert "ada" in table and "3/10" in table and "4 pts not graded" in table
+
+
+def test_a_grade_counts_only_when_it_verifies(tmp_path):
+    ada, bob = sample_grades()
+    save_grade(student_folder(tmp_path, "ada"), ada)
+    save_grade(student_folder(tmp_path, "bob"), bob)
+    assert (tmp_path / ".grader-key").stat().st_mode & 0o077 == 0
+    # Edited by someone else: not trusted, and the gradebook says so instead of showing it.
+    edited = student_folder(tmp_path, "ada") / "grade.json"
+    edited.write_text(edited.read_text().replace('"points": 3', '"points": 0'))
+    assert load_grade(student_folder(tmp_path, "ada")) is None
+    # Planted: a copy of bob's files under a student that never submitted does not verify either.
+    planted = student_folder(tmp_path, "eve")
+    planted.mkdir()
+    for name in ("grade.json", "grade.sig"):
+        (planted / name).write_bytes((student_folder(tmp_path, "bob") / name).read_bytes())
+    assert load_grade(planted) is None
+    rows = {row["student"]: row for row in csv.DictReader(io.StringIO(
+        (write_gradebook(tmp_path, ["01", "02"]) and (tmp_path / "gradebook.csv").read_text())))}
+    assert rows["bob"]["total"] == "1"
+    assert rows["ada"]["total"] == "0" and "does not verify" in rows["ada"]["notes"]
+    assert rows["eve"]["total"] == "0" and "does not verify" in rows["eve"]["notes"]
+
+
+def test_reports_say_which_isolation_was_in_force(tmp_path):
+    grade = sample_grades()[0]
+    grade.isolation = "bubblewrap (bwrap 0.8.0): own PID and network namespaces"
+    assert "Isolation: bubblewrap" in report_markdown(grade)
+    assert "Isolation: bubblewrap" in gradescope_results(grade)["output"]
 
 
 def test_student_names_become_safe_folder_names(tmp_path):
