@@ -23,12 +23,15 @@ import re
 import tempfile
 from pathlib import Path
 
-from .grading import NOT_GRADED, PASSED, LabGrade, SubmissionGrade
+from .grading import NO_GPU, NOT_GRADED, PASSED, LabGrade, SubmissionGrade
 
 GRADE_FILE = "grade.json"
 SIGNATURE_FILE = "grade.sig"
 KEY_FILE = ".grader-key"
 REPORT_LIMIT = 1 << 20      # characters of a report.md or results.json; a longer one is cut, with a note
+NO_GPU_HERE = ("The GPU tests could not be graded here: this machine has no GPU (Gradescope's own runners have "
+               "none). They are not scored here, and not counted as zero: your instructor grades them on a machine "
+               "with an NVIDIA GPU (the course's GPU machine, or a cluster).")
 UNVERIFIED = ("its grade.json does not verify (changed after grading, or not written by the grader): "
               "not counted; grade it again with --regrade")
 
@@ -197,6 +200,8 @@ def gradescope_results(grade: SubmissionGrade) -> dict:
     summary = [f"{lab.folder}: {lab_points(lab)}" + (f" ({lab.problem})" if lab.problem else "") for lab in grade.labs]
     if grade.problem:
         summary.insert(0, f"Not graded: {grade.problem}")
+    if any(test.reason == NO_GPU for lab in grade.labs for test in lab.tests):
+        summary[:0] = [NO_GPU_HERE, ""]
     if grade.isolation:
         summary.append(f"Isolation: {grade.isolation}")
     if grade.ignored:

@@ -163,3 +163,30 @@ def test_the_autograder_zip_has_the_scripts_and_the_course(tmp_path):
         assert "--labs 01 --timeout 25" in run and "/autograder/results/results.json" in run
         assert archive.getinfo("run_autograder").external_attr >> 16 & 0o111
         assert "cuda-toolkit-13-0" in archive.read("setup.sh").decode()
+
+
+def test_without_a_gpu_the_result_says_the_gpu_tests_were_not_graded_there():
+    bob = sample_grades()[1]
+    results = gradescope_results(bob)
+    assert results["output"].startswith("The GPU tests could not be graded here")
+    not_graded = [t for t in results["tests"] if "not graded" in t["name"]]
+    assert not_graded and all(t["max_score"] == 0 and "status" not in t for t in not_graded)
+    assert "could not be graded here" not in gradescope_results(sample_grades()[0])["output"]
+
+
+def test_the_autograder_zip_holds_tracked_files_only(tmp_path):
+    import subprocess
+    root = tmp_path / "course"
+    lab = root / "labs" / "01-null-stream"
+    lab.mkdir(parents=True)
+    (root / "CMakeLists.txt").write_text("project(x)\n")
+    (lab / "lab.cmake").write_text("tracked\n")
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    subprocess.run(["git", "-C", str(root), "add", "."], check=True)
+    (lab / "answers.txt").write_text("an untracked file that merely lies on disk\n")
+    labs = [lab for lab in course_labs(ROOT) if lab.number == "01"]
+    names = build_autograder(tmp_path / "autograder.zip", labs, root=root)
+    assert {"CMakeLists.txt", "labs/01-null-stream/lab.cmake"} <= set(names)
+    assert "labs/01-null-stream/answers.txt" not in names
+    with pytest.raises(RuntimeError, match="not a git checkout"):
+        build_autograder(tmp_path / "other.zip", labs, root=tmp_path / "nowhere")
