@@ -17,7 +17,9 @@ def _setup_or_fail() -> None:
 
 
 def cmd_setup(args: argparse.Namespace) -> int:
-    return environment.setup()
+    status = environment.setup()
+    environment.install_sandbox_tools()  # optional: `course grade` says which isolation it could use
+    return status
 
 
 def cmd_build(args: argparse.Namespace) -> int:
@@ -37,6 +39,7 @@ def cmd_test(args: argparse.Namespace) -> int:
     """Everything a developer or CI checks: C++ tests (not the starters), lab consistency, Python tests,
     and the API docs and the slides where their tools are installed or can be."""
     _setup_or_fail()
+    environment.install_sandbox_tools()  # so that the grader's sandbox tests run where it can
     folder = build(args.preset)
     junit = folder / "results" / "course-test.xml"
     junit.parent.mkdir(parents=True, exist_ok=True)

@@ -307,13 +307,13 @@ def _become_subreaper() -> None:
 def _children() -> list[int]:
     """Process ids whose parent is the grader."""
     me, found = os.getpid(), []
-    for stat in glob.glob("/proc/[0-9]*/stat"):
+    for status_file in glob.glob("/proc/[0-9]*/stat"):
         try:
-            text = Path(stat).read_text()
+            text = Path(status_file).read_text()
         except OSError:
             continue
         if int(text.rsplit(")", 1)[1].split()[1]) == me:
-            found.append(int(Path(stat).parent.name))
+            found.append(int(Path(status_file).parent.name))
     return found
 
 
