@@ -151,41 +151,49 @@ def _within_limits(archive: Path, count: int, total: int) -> None:
         raise SubmissionRefused(f"{archive.name}: more than {MAX_ARCHIVE_BYTES >> 20} MiB unpacked")
 
 
-def _zip_members(archive: Path, refused: list[str], worth_reading: Callable[[str], bool]) -> list[Member]:
+@dataclass
+class _Entry:
+    """An archive member as both archive formats describe it."""
+
+    name: str
+    size: int
+    is_dir: bool
+    refused_as: str   # "" for a regular file, else why it is refused ("a link", ...)
+    open: Callable
+
+
+def _archive_members(archive: Path, entries, refused: list[str], worth_reading: Callable[[str], bool]) -> list[Member]:
+    """Members of an archive from its entries, in the one pass over them; content read when worth_reading."""
     members, total, budget = [], 0, _Budget(archive)
-    with zipfile.ZipFile(archive) as opened:
-        for count, info in enumerate(opened.infolist(), start=1):
-            total += info.file_size
-            budget.check(count, total)
-            if info.is_dir():
-                continue
-            if stat.S_ISLNK(info.external_attr >> 16):
-                refused.append(f"{info.filename} (a link)")
-                continue
-            content = b""
-            if info.file_size <= MAX_SOURCE_BYTES and worth_reading(info.filename):
-                content = budget.keep(_read_capped(lambda: opened.open(info)))
-            members.append(Member(info.filename, info.file_size, lambda c=content: c))
+    for count, entry in enumerate(entries, start=1):
+        total += entry.size
+        budget.check(count, total)
+        if entry.is_dir:
+            continue
+        if entry.refused_as:
+            refused.append(f"{entry.name} ({entry.refused_as})")
+            continue
+        content = b""
+        if entry.size <= MAX_SOURCE_BYTES and worth_reading(entry.name):
+            content = budget.keep(_read_capped(entry.open))
+        members.append(Member(entry.name, entry.size, lambda c=content: c))
     return members
+
+
+def _zip_members(archive: Path, refused: list[str], worth_reading: Callable[[str], bool]) -> list[Member]:
+    with zipfile.ZipFile(archive) as opened:
+        entries = (_Entry(info.filename, info.file_size, info.is_dir(),
+                          "a link" if stat.S_ISLNK(info.external_attr >> 16) else "",
+                          lambda info=info: opened.open(info)) for info in opened.infolist())
+        return _archive_members(archive, entries, refused, worth_reading)
 
 
 def _tar_members(archive: Path, refused: list[str], worth_reading: Callable[[str], bool]) -> list[Member]:
     """One pass over the stream ("r|*"): seeking back in a .tar.gz would decompress it again, per member."""
-    members, total, budget = [], 0, _Budget(archive)
     with tarfile.open(archive, "r|*") as opened:
-        for count, info in enumerate(opened, start=1):
-            total += info.size
-            budget.check(count, total)
-            if info.isdir():
-                continue
-            if not info.isfile():
-                refused.append(f"{info.name} (a link or special file)")
-                continue
-            content = b""
-            if info.size <= MAX_SOURCE_BYTES and worth_reading(info.name):
-                content = budget.keep(_read_capped(lambda: opened.extractfile(info)))
-            members.append(Member(info.name, info.size, lambda c=content: c))
-    return members
+        entries = (_Entry(info.name, info.size, info.isdir(), "" if info.isfile() else "a link or special file",
+                          lambda info=info: opened.extractfile(info)) for info in opened)
+        return _archive_members(archive, entries, refused, worth_reading)
 
 
 def list_members(submission: Path, refused: list[str],
