@@ -13,6 +13,7 @@ Standard library only, and nothing from the course: it runs inside the sandbox.
 """
 from __future__ import annotations
 
+import ctypes
 import os
 import signal
 import subprocess
@@ -36,6 +37,14 @@ def copy_capped(source: BinaryIO, keep, limit: int) -> int:
         dropped += max(0, len(chunk) - room)
 
 
+PR_SET_PDEATHSIG = 1
+
+
+def _die_with_this_process() -> None:
+    """In the child: when ctest stops this launcher (a timeout), the test itself ends too."""
+    ctypes.CDLL(None).prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+
+
 def dropped_note(dropped: int) -> str:
     return f"\n[the grader kept the first part of this output and dropped {dropped} more bytes]\n"
 
@@ -46,7 +55,8 @@ def main(argv: list[str]) -> int:
         return 2
     limit, command = int(argv[0]), argv[1:]
     try:
-        process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                   preexec_fn=_die_with_this_process)  # single-threaded here: safe
     except OSError as problem:
         print(f"output_cap: cannot run {command[0]}: {problem}", file=sys.stderr)
         return 127

@@ -171,3 +171,18 @@ def test_the_output_cap_ends_like_a_crashed_test(tmp_path):
     crash = "import os, signal; os.kill(os.getpid(), signal.SIGSEGV)"
     done = subprocess.run([sys.executable, output_cap.__file__, "100", sys.executable, "-c", crash])
     assert done.returncode == -11
+
+
+def test_a_test_stopped_by_ctest_ends_with_its_launcher(tmp_path):
+    import signal
+    import subprocess
+    token = f"cap-child-{os.getpid()}-{time.monotonic_ns()}"
+    launcher = subprocess.Popen([sys.executable, output_cap.__file__, "100", sys.executable, "-c",
+                                 "import time; time.sleep(300)", token])
+    deadline = time.monotonic() + 10
+    while not processes_with(token) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    launcher.send_signal(signal.SIGKILL)  # what ctest does to a test that times out
+    launcher.wait()
+    time.sleep(0.5)
+    assert [p for p in processes_with(token) if p != launcher.pid] == []
