@@ -29,8 +29,8 @@ from .grading import LabGrade, SubmissionGrade, ctest_verdicts, failed_lab, grad
 from .results import read_junit, read_labels
 from .sandbox import Isolation, Limits, Sandbox, SandboxUnavailable, View, build_limits, choose_isolation, run_limits
 from .shell import ROOT
-from .submissions import (Intake, LabSources, SubmissionRefused, course_labs, find_submissions, stage, student_name,
-                          take_student_sources)
+from .submissions import (Intake, LabSources, SubmissionRefused, course_labs, find_submissions, printable, stage,
+                          student_name, take_student_sources)
 
 DEFAULT_TIMEOUT_S = 30       # per test; a solution's test takes a few seconds
 BUILD_TIMEOUT_S = 900        # per build step: a compiler stuck on hostile code is stopped too
@@ -99,7 +99,8 @@ class Log:
 def student_view(settings: GradeSettings, work: Path, staging: Path) -> View:
     """What a submission's steps see: the course read-only, its work folder writable with its staged
     sources read-only inside, and neither the output folder nor the other submissions."""
-    hidden = [settings.out] + ([settings.submissions] if settings.submissions else [])
+    others = settings.submissions
+    hidden = [settings.out] + ([others] if others and others.is_dir() else [])  # a lone archive hides nothing
     return View(read_only=[settings.course_root], hidden=hidden, writable=[work], protected=[staging],
                 build_cache=sandbox.ccache_folder())
 
@@ -167,7 +168,7 @@ class SubmissionGrader:
         try:
             intake = take_student_sources(self.submission, settings.all_labs, settings.course_root)
         except SubmissionRefused as refusal:  # graded as a submission without files: 0 points, with the reason
-            grade.problem = f"submission refused: {refusal}"
+            grade.problem = f"submission refused: {printable(str(refusal))}"
             intake = Intake(missing={lab.number: list(lab.files) for lab in settings.all_labs})
         grade.ignored = intake.ignored_summary()
         stage(intake, settings.all_labs, settings.course_root, self.staging)
