@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Runs a command and passes on at most LIMIT bytes of its output; the rest is counted and dropped.
+"""Runs a command and passes on at most LIMIT bytes of its output (its start and its end); the rest is dropped.
 
     output_cap.py LIMIT COMMAND ARGS...
 
@@ -24,17 +24,28 @@ CHUNK = 1 << 16
 
 
 def copy_capped(source: BinaryIO, keep, limit: int) -> int:
-    """Reads `source` to its end; gives the first `limit` bytes to keep(bytes). Returns the bytes dropped."""
-    kept = dropped = 0
+    """Reads `source` to its end and gives keep(bytes) at most about `limit` bytes of it: the first three
+    quarters as they come, then a note of what was dropped, then the last quarter (where GoogleTest
+    prints its verdict). Returns the number of bytes dropped."""
+    head_room, tail_size = limit - limit // 4, limit // 4
+    head = total = 0
+    tail = bytearray()
     while True:
         chunk = source.read1(CHUNK) if hasattr(source, "read1") else source.read(CHUNK)
         if not chunk:
-            return dropped
-        room = max(0, limit - kept)
-        if room:
-            keep(chunk[:room])
-            kept += min(room, len(chunk))
-        dropped += max(0, len(chunk) - room)
+            break
+        total += len(chunk)
+        take = max(0, min(len(chunk), head_room - head))
+        if take:
+            keep(chunk[:take])
+            head += take
+        tail += chunk[take:]
+        del tail[:max(0, len(tail) - tail_size)]
+    dropped = total - head - len(tail)
+    if dropped:
+        keep(f"\n[the grader dropped {dropped} bytes of output here]\n".encode())
+    keep(bytes(tail))
+    return dropped
 
 
 PR_SET_PDEATHSIG = 1
@@ -43,10 +54,6 @@ PR_SET_PDEATHSIG = 1
 def _die_with_this_process() -> None:
     """In the child: when ctest stops this launcher (a timeout), the test itself ends too."""
     ctypes.CDLL(None).prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-
-
-def dropped_note(dropped: int) -> str:
-    return f"\n[the grader kept the first part of this output and dropped {dropped} more bytes]\n"
 
 
 def main(argv: list[str]) -> int:
@@ -61,10 +68,8 @@ def main(argv: list[str]) -> int:
         print(f"output_cap: cannot run {command[0]}: {problem}", file=sys.stderr)
         return 127
     out = sys.stdout.buffer
-    dropped = copy_capped(process.stdout, out.write, limit)
+    copy_capped(process.stdout, out.write, limit)
     status = process.wait()
-    if dropped:
-        out.write(dropped_note(dropped).encode())
     out.flush()
     if status < 0:  # ended by a signal: end the same way, so that ctest names the crash
         signal.signal(-status, signal.SIG_DFL)

@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import output_cap
-from .output_cap import copy_capped, dropped_note
+from .output_cap import copy_capped
 
 BUBBLEWRAP, FALLBACK, NONE = "bubblewrap", "fallback", "none"
 MODES = ("auto", BUBBLEWRAP, FALLBACK, NONE)
@@ -236,12 +236,7 @@ class Sandbox:
         with _running_lock:
             _running.add(process.pid)
         kept = bytearray()
-        dropped = [0]
-
-        def read() -> None:
-            dropped[0] = copy_capped(process.stdout, kept.extend, OUTPUT_LIMIT)
-
-        reader = threading.Thread(target=read, daemon=True)
+        reader = threading.Thread(target=copy_capped, args=(process.stdout, kept.extend, OUTPUT_LIMIT), daemon=True)
         reader.start()
         timed_out = False
         try:
@@ -251,7 +246,7 @@ class Sandbox:
         finally:  # on success, timeout or Ctrl-C alike: nothing of the step outlives it
             self._end_step(process)
         reader.join(timeout=10)
-        output = kept.decode(errors="replace") + (dropped_note(dropped[0]) if dropped[0] else "")
+        output = kept.decode(errors="replace")
         if timed_out:
             return StepResult(TIMED_OUT, output + f"\n[stopped after {timeout_s:.0f} s]", True)
         return StepResult(process.returncode, output)

@@ -119,5 +119,9 @@ def test_a_compiling_and_a_broken_submission(tmp_path, monkeypatch):
     # what the grader wrote, the hostile student has a row, and nothing it started is still running.
     assert load_grade(student_folder(out, "compiles")) == compiles
     assert "does not verify" not in rows["compiles"]["notes"]
+    hostile_grade = load_grade(student_folder(out, "hostile"))
+    print("hostile:", [(t.name, t.status, t.reason) for lab in hostile_grade.labs for t in lab.tests])
+    # Its code ran (or was refused) and failed its tests: never "not graded (no GPU)", never passed.
+    assert hostile_grade.labs[0].tests and all(t.status == FAILED for t in hostile_grade.labs[0].tests)
     assert rows["hostile"]["total"] == "0"
     assert leftovers(str(out / ".work" / "hostile")) == []
