@@ -63,7 +63,8 @@ FULL_POINTS = ('{"student": "%s", "labs": [{"number": "01", "folder": "01-null-s
                '[{"name": "SerialRun.ResultMatchesCpuReference", "points": 100, "status": "passed"}]}]}')
 ATTACKS = {
     "kills-the-grader": "    kill(getppid(), SIGKILL);\n",
-    "writes-another-grade": f'    write_file(grader_output() + "/students/{VICTIM}/grade.json", R"({FULL_POINTS % VICTIM})");\n',
+    "writes-another-grade": (f'    write_file(grader_output() + "/students/{VICTIM}/grade.json", '
+                             f'R"({FULL_POINTS % VICTIM})");\n'),
     "plants-a-student": ('    std::system(("mkdir -p " + grader_output() + "/students/zz-planted").c_str());\n'
                          f'    write_file(grader_output() + "/students/zz-planted/grade.json", '
                          f'R"({FULL_POINTS % "zz-planted"})");\n'),

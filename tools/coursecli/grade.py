@@ -138,7 +138,8 @@ class SubmissionGrader:
         self.staging = self.work / "labs"
         self.build = self.work / "build"
         self.log = Log(self.folder / "grade.log", settings.verbose)
-        self.box = Sandbox(settings.isolation or Isolation(sandbox.NONE), student_view(settings, self.work, self.staging))
+        isolation = settings.isolation or Isolation(sandbox.NONE)
+        self.box = Sandbox(isolation, student_view(settings, self.work, self.staging))
 
     def _step(self, command: list, timeout_s: float, limits: Limits, building: bool = False,
               env: dict[str, str] | None = None) -> tuple[int, str]:

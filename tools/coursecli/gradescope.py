@@ -1,10 +1,10 @@
 """`course gradescope`: the autograder zip for Gradescope (or any runner that follows its layout).
 
 The zip holds the course's git-tracked files (without solutions, slides or the
-course's own tests: nothing that merely lies on disk), `setup.sh`, which installs what the course needs on Gradescope's Ubuntu
-image, and `run_autograder`, which grades the one submission in
-/autograder/submission with `course grade` and writes
-/autograder/results/results.json. The labs need an NVIDIA GPU: Gradescope's
+course's own tests: nothing that merely lies on disk), `setup.sh`, which
+installs what the course needs on Gradescope's Ubuntu image, and
+`run_autograder`, which grades the one submission in /autograder/submission
+with `course grade` and writes /autograder/results/results.json. The labs need an NVIDIA GPU: Gradescope's
 own runners have none, so there the result says that the GPU tests could not
 be graded (they count neither way, never as zeros); a runner with a GPU grades
 them.
