@@ -101,3 +101,33 @@ def make_isolation_samples(out: Path) -> None:
         many[f"notes/{i:04d}.txt"] = b"a note\n"
     _tar_gz(out / "many-members.tar.gz", many)
     _tar_gz(out / "non-utf8-name.tar.gz", {**solutions, "labs/01-null-stream/caf\udce9-notes.txt": b"not UTF-8\n"})
+
+
+def isolation_problems(out: Path, students: list[str], log_limit: int) -> list[str]:
+    """What a graded batch of these samples (and the student "solutions") shows that should not be.
+
+    The scores of the hostile samples are not checked here (the grader may refuse their code, or their
+    tests fail): only that each has a row, that nobody else was harmed, and that nothing outlived the batch.
+    """
+    from coursecli.gradebook import load_grade, student_folder
+    problems = []
+    for student in students:
+        grade = load_grade(student_folder(out, student))
+        if grade is None:
+            problems.append(f"{student}: no verified grade (a row is owed to every student)")
+        elif student in (VICTIM, "many-members", "non-utf8-name") and (
+                not grade.labs or any(lab.earned != lab.possible or not lab.graded for lab in grade.labs)):
+            problems.append(f"{student}: not full points: " + "; ".join(
+                f"{t.name} ({t.reason})" for lab in grade.labs for t in lab.tests if t.status != "passed"))
+    if (out / "students" / "zz-planted").exists():
+        problems.append("a student who never submitted was planted in students/zz-planted")
+    log = student_folder(out, "prints-200mb") / "grade.log"
+    if log.exists() and log.stat().st_size > log_limit + (1 << 20):
+        problems.append(f"prints-200mb: grade.log holds {log.stat().st_size} bytes")
+    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+        try:
+            if str(out / ".work").encode() in cmdline.read_bytes():
+                problems.append(f"a process outlived its step: {cmdline.read_bytes()[:200]!r}")
+        except OSError:
+            continue
+    return problems
