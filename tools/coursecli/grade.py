@@ -290,8 +290,8 @@ class SubmissionGrader:
                 drawn, _ = self._step([python, "-m", "streamlab_tools.plot", scratch / trace_file.name, "-o",
                                        drawn_image], 120, run_limits(120),
                                       env={"PYTHONPATH": str(self.settings.course_root / "tools"), "MPLBACKEND": "Agg"})
-                if drawn == 0 and drawn_image.is_file() and drawn_image.stat().st_size <= TRACE_LIMIT:
-                    shutil.copyfile(drawn_image, image)
+                if drawn == 0 and sandbox.is_plain_file(drawn_image, TRACE_LIMIT):
+                    shutil.copyfile(drawn_image, image, follow_symlinks=False)
                     lab_grade.timelines.append(image.name)
 
 
