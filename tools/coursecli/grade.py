@@ -178,6 +178,7 @@ class SubmissionGrader:
             grade.problem = "the course did not configure (a grader problem: see grade.log)"
             return
         labels = read_labels(self.build)
+        self.box.writable_folder(self.build / "Testing", tree=True)  # that ctest made it as the grader
         # The course's own library first, so that its failure is never blamed on a student's lab.
         if any(lab.number not in intake.missing for lab in settings.labs) and \
                 not self._build(["streamlab", "streamlab_testing"]):

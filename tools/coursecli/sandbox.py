@@ -187,11 +187,14 @@ class Sandbox:
                                 capture_output=True, text=True, user=NOBODY, group=NOBODY, extra_groups=[])
         return [Path(line) for line in listed.stdout.splitlines()]
 
-    def writable_folder(self, path: Path) -> Path:
-        """Creates `path` so that the steps may write there (owned by uid 65534 in the fallback)."""
+    def writable_folder(self, path: Path, tree: bool = False) -> Path:
+        """Creates `path` so that the steps may write there (owned by uid 65534 in the fallback, with
+        everything in it when `tree`)."""
         path.mkdir(parents=True, exist_ok=True)
         if self.drop_user:
-            os.chown(path, NOBODY, NOBODY)
+            for folder, _, files in os.walk(path) if tree else [(str(path), [], [])]:
+                for name in [folder, *(os.path.join(folder, f) for f in files)]:
+                    os.chown(name, NOBODY, NOBODY, follow_symlinks=False)
         return path
 
     def command(self, argv: list[str], cwd: Path, building: bool) -> list[str]:
