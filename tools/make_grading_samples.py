@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Makes six sample submissions that exercise the grader, from this repository.
+"""Makes sample submissions that exercise the grader, from this repository.
 
     python3 tools/make_grading_samples.py /tmp/subs && ./course grade /tmp/subs -o /tmp/grades
 
@@ -12,6 +12,10 @@
                            that test crashes, every other test passes
   edits-a-test/            the starters, and a lab 01 test file whose tests all pass:
                            the edit is ignored and reported; starter points
+  and the samples that attack the grader itself (tools/isolation_samples.py):
+  kills-the-grader/, writes-another-grade/, plants-a-student/,
+  aa-rewrites-staged-sources/, leaves-a-process/, prints-200mb/,
+  many-members.tar.gz, non-utf8-name.tar.gz
 
 Standard library only.
 """
@@ -95,7 +99,7 @@ def write_tar_gz(path: Path, files: dict[str, str]) -> None:
 
 
 def make_samples(out: Path) -> list[str]:
-    """Writes the six samples into `out` (emptied first); returns their names."""
+    """Writes the samples into `out` (emptied first); returns their names."""
     if out.exists():
         shutil.rmtree(out)
     out.mkdir(parents=True)
@@ -125,6 +129,9 @@ def make_samples(out: Path) -> list[str]:
     edited = student_files("starter")
     edited["labs/01-null-stream/test_lab01.cu"] = ALWAYS_PASSING_TEST
     write_folder(out / "edits-a-test", edited)
+
+    from isolation_samples import make_isolation_samples  # it needs this module's helpers above
+    make_isolation_samples(out)
     return sorted(p.name for p in out.iterdir())
 
 

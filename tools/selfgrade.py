@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """The grader graded by itself: on a GPU, every lab's solution must score full
 points and every lab's starter less, through `course grade` exactly as a class
-would be graded.
+would be graded; and the samples that attack the grader (tools/isolation_samples.py),
+graded on lab 01 next to an honest solution, must harm nobody else.
 
     python3 tools/selfgrade.py [--work DIR]
 
@@ -18,9 +19,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
-from coursecli.grade import GradeSettings, default_cuda_arch, gpu_presence, grade_batch  # noqa: E402
+from coursecli.grade import LOG_LIMIT, GradeSettings, default_cuda_arch, gpu_presence, grade_batch  # noqa: E402
 from coursecli.gradebook import load_grade, student_folder  # noqa: E402
-from coursecli.submissions import course_labs  # noqa: E402
+from coursecli.submissions import course_labs, find_submissions, student_name  # noqa: E402
+from isolation_samples import VICTIM, isolation_problems, make_isolation_samples  # noqa: E402
 from make_grading_samples import student_files, write_folder  # noqa: E402
 
 SKIP = 77
@@ -39,6 +41,22 @@ def lab_problems(student: str, grade, want_full_points: bool) -> list[str]:
         elif not want_full_points and lab.graded and lab.earned >= lab.possible:
             problems.append(f"{score}: the starter already scores full points")
     return problems
+
+
+def isolation_batch(work: Path, jobs: int) -> list[str]:
+    """Grades the attacking samples and an honest solution on lab 01; what went wrong, if anything."""
+    submissions = work / "isolation-submissions"
+    shutil.rmtree(submissions, ignore_errors=True)
+    submissions.mkdir(parents=True)
+    make_isolation_samples(submissions)
+    write_folder(submissions / VICTIM, student_files("solution"))
+    labs = course_labs(ROOT)
+    settings = GradeSettings(out=work / "isolation-grades", labs=[lab for lab in labs if lab.number == "01"],
+                             all_labs=labs, jobs=jobs, regrade=True, cuda_arch=default_cuda_arch(True))
+    if grade_batch(submissions, settings) != 0:
+        return ["the batch of attacking samples did not finish"]
+    students = [student_name(p) for p in find_submissions(submissions)]
+    return isolation_problems(settings.out, students, LOG_LIMIT)
 
 
 def main(argv: list[str]) -> int:
@@ -63,11 +81,13 @@ def main(argv: list[str]) -> int:
     problems = []
     for student, full in (("solutions", True), ("starters", False)):
         problems += lab_problems(student, load_grade(student_folder(settings.out, student)), full)
+    problems += isolation_batch(work, args.jobs)
     for problem in problems:
         print(f"selfgrade: {problem}")
     if problems:
         return 1
-    print(f"selfgrade: {len(labs)} lab(s): every solution scores full points, every starter less")
+    print(f"selfgrade: {len(labs)} lab(s): every solution scores full points, every starter less; "
+          "the attacking samples harmed nobody else")
     return 0
 
 

@@ -102,6 +102,17 @@ def install_optional(purpose: str, requirements: Callable[[], list[Requirement]]
     return [r for r in requirements() if not r.present]
 
 
+def sandbox_requirements() -> list[Requirement]:
+    """What grading in a sandbox needs: bubblewrap (without it, `course grade` uses a weaker fallback)."""
+    return [Requirement("bubblewrap", "bubblewrap",
+                        shutil.which("bwrap") is not None or bool(os.environ.get("STREAMLAB_BWRAP")))]
+
+
+def install_sandbox_tools() -> list[Requirement]:
+    """Installs bubblewrap where missing (see install_optional)."""
+    return install_optional("grading in a sandbox", sandbox_requirements)
+
+
 def _tex_has(file_name: str) -> bool:
     """Whether the TeX installation finds `file_name` (a class, package or font file)."""
     kpsewhich = shutil.which("kpsewhich")

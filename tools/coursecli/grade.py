@@ -15,8 +15,7 @@ import os
 import re
 import shlex
 import shutil
-import signal
-import subprocess
+import sys
 import threading
 import time
 import xml.etree.ElementTree as ET
@@ -24,18 +23,22 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import environment, sanitize
+from . import environment, sandbox, sanitize
 from .gradebook import lab_points, load_grade, save_grade, student_folder, summary_table, write_gradebook
 from .grading import LabGrade, SubmissionGrade, ctest_verdicts, failed_lab, grade_lab, outcome_points
 from .results import read_junit, read_labels
+from .sandbox import Isolation, Limits, Sandbox, SandboxUnavailable, View, build_limits, choose_isolation, run_limits
 from .shell import ROOT
-from .submissions import (Intake, LabSources, SubmissionRefused, course_labs, find_submissions, stage, student_name,
-                          take_student_sources)
+from .submissions import (Intake, LabSources, SubmissionRefused, course_labs, find_submissions, printable, stage,
+                          student_name, take_student_sources)
 
 DEFAULT_TIMEOUT_S = 30       # per test; a solution's test takes a few seconds
 BUILD_TIMEOUT_S = 900        # per build step: a compiler stuck on hostile code is stopped too
 ERROR_LINES = 12             # compiler lines kept in a report
-TIMED_OUT = 124
+ERROR_LINE_CHARS = 400       # and characters of each
+LOG_LIMIT = 16 << 20         # bytes of a student's grade.log; later commands are listed without their output
+TRACE_LIMIT = 64 << 20       # bytes of a trace copied from a lab program's scratch folder into the report
+TIMED_OUT = sandbox.TIMED_OUT
 
 
 @dataclass
@@ -54,6 +57,10 @@ class GradeSettings:
     course_root: Path = ROOT
     sanitize: bool = False                # also run each lab's program under compute-sanitizer
     sanitize_points: int | None = None    # points a clean run earns; None: each lab.cmake's SANITIZE_POINTS
+    sandbox: str = "auto"            # auto, bubblewrap, fallback or none (sandbox.MODES)
+    bwrap: str | None = None         # bwrap's path, when not on PATH
+    isolation: Isolation | None = None   # chosen by grade_batch
+    submissions: Path | None = None      # hidden from the steps, with the output folder
 
 
 def gpu_presence() -> tuple[bool, str]:
@@ -76,41 +83,43 @@ class Log:
     def __init__(self, path: Path, echo: bool):
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path, self.echo = path, echo
+        self.written = 0
         path.write_text("")
 
     def command(self, command: list[str], output: str, returncode: int) -> None:
         line = f"$ {shlex.join(command)}"
         if self.echo:
             print(line, flush=True)
-        with self.path.open("a") as stream:
-            stream.write(f"{line}\n{output}\n[exit status {returncode}]\n\n")
+        if self.written + len(output) > LOG_LIMIT:
+            output = f"[{len(output)} characters of output not kept: the log reached {LOG_LIMIT >> 20} MiB]"
+        text = f"{line}\n{output}\n[exit status {returncode}]\n\n"
+        self.written += len(text)
+        with self.path.open("a", errors="backslashreplace") as stream:
+            stream.write(text)
 
 
-def run_logged(command: list, log: Log, timeout_s: float, cwd: Path | None = None,
-               env: dict[str, str] | None = None) -> tuple[int, str]:
-    """Runs `command` in its own process group; on timeout kills the whole group. (status, output)."""
-    command = [str(part) for part in command]
-    process = subprocess.Popen(command, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                               errors="replace", start_new_session=True,
-                               env={**os.environ, **env} if env else None)
-    try:
-        output, _ = process.communicate(timeout=timeout_s)
-        status = process.returncode
-    except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)
-        output, _ = process.communicate()
-        output += f"\n[stopped after {timeout_s:.0f} s]"
-        status = TIMED_OUT
-    except BaseException:  # Ctrl-C: its own process group would not get the signal, so stop it here
-        os.killpg(process.pid, signal.SIGKILL)
-        raise
-    log.command(command, output, status)
-    return status, output
+def student_view(settings: GradeSettings, work: Path, staging: Path) -> View:
+    """What a submission's steps see: the course read-only, its work folder writable with its staged
+    sources read-only inside, and neither the output folder nor the other submissions."""
+    others = settings.submissions
+    hidden = [settings.out] + ([others] if others and others.is_dir() else [])  # a lone archive hides nothing
+    return View(read_only=[settings.course_root], hidden=hidden, writable=[work], protected=[staging],
+                build_cache=sandbox.ccache_folder())
+
+
+def copy_traces(scratch: Path, prefix: str, folder: Path) -> list[Path]:
+    """Copies the traces a lab program wrote (regular files only, each at most TRACE_LIMIT) next to the report."""
+    copied = []
+    for trace in sorted(scratch.glob(f"{prefix}*.json")):
+        if sandbox.is_plain_file(trace, TRACE_LIMIT):
+            shutil.copyfile(trace, folder / trace.name, follow_symlinks=False)
+            copied.append(folder / trace.name)
+    return copied
 
 
 def first_errors(output: str, staging: Path) -> str:
     """The compiler's first error lines, with the grader's folders shown as labs/..."""
-    lines = [line for line in output.replace(str(staging) + "/", "labs/").splitlines()
+    lines = [line[:ERROR_LINE_CHARS] for line in output.replace(str(staging) + "/", "labs/").splitlines()
              if not re.match(r"g?make(\[\d+\])?: ", line)]  # make's own "Error 2" lines say nothing more
     first = next((i for i, line in enumerate(lines) if re.search(r"\berror\b", line, re.I)), None)
     if first is None:
@@ -131,10 +140,20 @@ class SubmissionGrader:
         self.staging = self.work / "labs"
         self.build = self.work / "build"
         self.log = Log(self.folder / "grade.log", settings.verbose)
+        isolation = settings.isolation or Isolation(sandbox.NONE)
+        self.box = Sandbox(isolation, student_view(settings, self.work, self.staging))
+
+    def _step(self, command: list, timeout_s: float, limits: Limits, building: bool = False,
+              env: dict[str, str] | None = None) -> tuple[int, str]:
+        """Runs one build or test step of this submission in its sandbox; logs it. (status, output)"""
+        result = self.box.run(command, timeout_s, limits, cwd=self.work, env=env, building=building)
+        self.log.command([str(part) for part in command], result.output, result.status)
+        return result.status, result.output
 
     def grade(self) -> SubmissionGrade:
         started = time.monotonic()
-        grade = SubmissionGrade(self.student, gpu=self.gpu_name)
+        grade = SubmissionGrade(self.student, gpu=self.gpu_name,
+                                isolation=(self.settings.isolation or Isolation(sandbox.NONE)).describe())
         try:
             self._grade_into(grade)
         except Exception as problem:  # noqa: BLE001  one broken submission must not stop the batch
@@ -152,14 +171,16 @@ class SubmissionGrader:
         try:
             intake = take_student_sources(self.submission, settings.all_labs, settings.course_root)
         except SubmissionRefused as refusal:  # graded as a submission without files: 0 points, with the reason
-            grade.problem = f"submission refused: {refusal}"
+            grade.problem = f"submission refused: {printable(str(refusal))}"
             intake = Intake(missing={lab.number: list(lab.files) for lab in settings.all_labs})
         grade.ignored = intake.ignored_summary()
         stage(intake, settings.all_labs, settings.course_root, self.staging)
+        self.box.writable_folder(self.work)
         if not self._configure():
             grade.problem = "the course did not configure (a grader problem: see grade.log)"
             return
         labels = read_labels(self.build)
+        self.box.writable_folder(self.build / "Testing", tree=True)  # that ctest made it as the grader
         # The course's own library first, so that its failure is never blamed on a student's lab.
         if any(lab.number not in intake.missing for lab in settings.labs) and \
                 not self._build(["streamlab", "streamlab_testing"]):
@@ -199,7 +220,8 @@ class SubmissionGrader:
             command.append(f"-DCMAKE_CUDA_COMPILER={nvcc}")
         if shutil.which("ccache"):  # the course library is the same for every student: compile it once
             command += ["-DCMAKE_CXX_COMPILER_LAUNCHER=ccache", "-DCMAKE_CUDA_COMPILER_LAUNCHER=ccache"]
-        return run_logged(command, self.log, BUILD_TIMEOUT_S)[0] == 0
+        command.append(f"-DCMAKE_CROSSCOMPILING_EMULATOR={sandbox.output_cap_launcher()}")
+        return self._step(command, BUILD_TIMEOUT_S, build_limits(BUILD_TIMEOUT_S), building=True)[0] == 0
 
     def _build(self, targets: list[str]) -> bool:
         return self._run_build(targets)[0] == 0
@@ -209,8 +231,8 @@ class SubmissionGrader:
 
     def _run_build(self, targets: list[str]) -> tuple[int, str]:
         cores = max(1, (os.cpu_count() or 1) // max(1, self.settings.jobs))
-        return run_logged(["cmake", "--build", self.build, "--parallel", str(cores), "--target", *targets],
-                          self.log, BUILD_TIMEOUT_S)
+        return self._step(["cmake", "--build", self.build, "--parallel", str(cores), "--target", *targets],
+                          BUILD_TIMEOUT_S, build_limits(BUILD_TIMEOUT_S), building=True)
 
     def _test(self, labs: list[LabSources], labels: dict[str, list[str]], grade: SubmissionGrade) -> None:
         """Runs the built labs' tests in one ctest and grades them from its JUnit file."""
@@ -224,10 +246,10 @@ class SubmissionGrader:
                    # Keep the end of long outputs: GoogleTest's closing lines decide a pass.
                    "--test-output-size-passed", "262144", "--test-output-size-failed", "262144",
                    "--test-output-truncation", "middle"]
-        status, console = run_logged(command, self.log, count * (timeout + 15) + 120)
+        status, console = self._step(command, count * (timeout + 15) + 120, run_limits(timeout))
         verdicts = ctest_verdicts(console)
         try:
-            outcomes = read_junit(junit, labels) if junit.exists() else []
+            outcomes = read_junit(junit, labels) if sandbox.is_plain_file(junit, 64 << 20) else []
         except ET.ParseError:  # ctest stopped while writing it
             outcomes = []
         for lab_grade in grade.labs:
@@ -256,9 +278,10 @@ class SubmissionGrader:
                 continue
             for old in self.folder.glob(f"lab{lab.number}*.json"):
                 old.unlink()
-            trace = self.folder / f"lab{lab.number}.json"
-            status, _ = run_logged([program, "--trace", trace], self.log, self.settings.timeout_s, cwd=self.work)
-            traces = sorted(self.folder.glob(f"lab{lab.number}*.json"))
+            scratch = self.box.writable_folder(self.work / "traces")
+            status, _ = self._step([program, "--trace", scratch / f"lab{lab.number}.json"], self.settings.timeout_s,
+                                   run_limits(self.settings.timeout_s))
+            traces = copy_traces(scratch, f"lab{lab.number}", self.folder)
             if not traces:
                 why = "timed out" if status == TIMED_OUT else f"exit status {status}"
                 lab_grade.timeline_note = f"No timeline picture: the lab program wrote no trace ({why})."
@@ -268,9 +291,12 @@ class SubmissionGrader:
                 continue
             for trace_file in traces:
                 image = trace_file.with_suffix(".png")
-                drawn, _ = run_logged([python, "-m", "streamlab_tools.plot", trace_file, "-o", image], self.log, 120,
+                drawn_image = scratch / image.name
+                drawn, _ = self._step([python, "-m", "streamlab_tools.plot", scratch / trace_file.name, "-o",
+                                       drawn_image], 120, run_limits(120),
                                       env={"PYTHONPATH": str(self.settings.course_root / "tools"), "MPLBACKEND": "Agg"})
-                if drawn == 0 and image.exists():
+                if drawn == 0 and sandbox.is_plain_file(drawn_image, TRACE_LIMIT):
+                    shutil.copyfile(drawn_image, image, follow_symlinks=False)
                     lab_grade.timelines.append(image.name)
 
     def _sanitize(self, labs: list[LabSources], grade: SubmissionGrade) -> None:
@@ -282,8 +308,8 @@ class SubmissionGrader:
                 continue
             result = sanitize.sanitize_submission_lab(
                 program, lab.folder, lab.files, self.staging, self.work / "sanitize" / lab.number,
-                self.settings.timeout_s, lambda command, env, timeout: run_logged(command, self.log, timeout,
-                                                                                  cwd=self.work, env=env),
+                self.settings.timeout_s,
+                lambda command, env, timeout: self._step(command, timeout, run_limits(timeout), env=env),
                 (self.gpu_present, self.gpu_name))
             by_number[lab.number].sanitizer = result.lines()
             points = self.settings.sanitize_points
@@ -308,11 +334,14 @@ def grade_batch(submissions: Path, settings: GradeSettings) -> int:
         print(f"course: several submissions share a student name: {', '.join(clashes)}; rename them")
         return 1
     numbers = [lab.number for lab in settings.labs]
+    if not prepare_isolation(submissions, settings):
+        return 1
     gpu = gpu_presence()
     print(f"course: grading {len(found)} submission(s), labs {' '.join(numbers)}, "
           f"{settings.jobs} at a time, {settings.timeout_s} s per test; GPU: {gpu[1]}", flush=True)
     if not gpu[0]:
         print("course: GPU tests will be reported as not graded (no GPU): they count neither for nor against")
+    print(f"course: isolation: {settings.isolation.describe()}", flush=True)
     gpu_lock, print_lock, done = threading.Lock(), threading.Lock(), [0]
 
     def grade_one(submission: Path) -> None:
@@ -321,7 +350,7 @@ def grade_batch(submissions: Path, settings: GradeSettings) -> int:
         if previous and not settings.regrade and set(numbers) <= {lab.number for lab in previous.labs}:
             message = "already graded (--regrade to grade again)"
         else:
-            grade = SubmissionGrader(submission, settings, gpu, gpu_lock).grade()
+            grade = grade_or_explain(submission, settings, gpu, gpu_lock)
             with print_lock:
                 write_gradebook(settings.out, numbers)
             labs = ", ".join(f"lab{lab.number} {lab_points(lab)}" + (f" ({lab.problem})" if lab.problem else "")
@@ -341,6 +370,44 @@ def grade_batch(submissions: Path, settings: GradeSettings) -> int:
     print(summary_table(grades, numbers))
     print(f"\ncourse: gradebook {settings.out / 'gradebook.csv'}; reports in {settings.out / 'students'}")
     return 0
+
+
+def prepare_isolation(submissions: Path, settings: GradeSettings) -> bool:
+    """Chooses the batch's isolation (settings.isolation); False, with the reason printed, when it cannot run."""
+    try:
+        settings.isolation = choose_isolation(settings.sandbox, settings.bwrap)
+    except SandboxUnavailable as problem:
+        print(f"course: cannot grade in a sandbox: {problem}")
+        return False
+    settings.submissions = submissions
+    if settings.isolation.kind != sandbox.FALLBACK:
+        return True
+    if settings.jobs > 1:  # the fallback hides nothing: one submission at a time, so none can reach another's build
+        print("course: without bubblewrap, submissions are graded one at a time")
+        settings.jobs = 1
+    settings.out.mkdir(parents=True, exist_ok=True)
+    tools = [shutil.which(name) or name for name in ("cmake", "ctest")] + [environment.find_nvcc() or "nvcc"]
+    unreachable = Sandbox(settings.isolation, View()).unreachable(
+        [settings.course_root, settings.out, Path(sys.executable), *map(Path, tools)])
+    if unreachable:
+        print(f"course: uid {sandbox.NOBODY} cannot read {', '.join(map(str, unreachable))}: put the course, the "
+              "output folder and the tools where every user may read them, or install bubblewrap")
+        return False
+    return True
+
+
+def grade_or_explain(submission: Path, settings: GradeSettings, gpu: tuple[bool, str],
+                     gpu_lock: threading.Lock) -> SubmissionGrade:
+    """Grades one submission; whatever goes wrong, the student still gets a row that says what."""
+    try:
+        return SubmissionGrader(submission, settings, gpu, gpu_lock).grade()
+    except Exception as problem:  # noqa: BLE001  one submission must never stop the batch
+        grade = SubmissionGrade(student_name(submission), problem=f"grader error: {problem!r}"[:500])
+        try:
+            save_grade(student_folder(settings.out, grade.student), grade)
+        except Exception:  # noqa: BLE001  the row is still printed and the batch goes on
+            pass
+        return grade
 
 
 def selected_labs(numbers: list[str] | None, root: Path = ROOT) -> list[LabSources]:

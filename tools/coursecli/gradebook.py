@@ -2,7 +2,11 @@
 
 Every file is written whole or not at all (a temporary file, then os.replace),
 so a grader killed halfway leaves no half-written result behind. A student's
-grade.json is written last: it marks the student as graded.
+grade.json is written last: it marks the student as graded. Only the grader
+writes grades, and a stored grade counts only when it verifies: grade.sig holds
+an HMAC of the student's folder name and grade.json under a key the grader
+keeps in OUTDIR/.grader-key (0600, never visible to students' code), so a
+grade edited, copied or planted by anyone else reads as not graded.
 
     OUTDIR/gradebook.csv
     OUTDIR/students/<student>/report.md, results.json, grade.json, labNN*.png
@@ -10,6 +14,8 @@ grade.json is written last: it marks the student as graded.
 from __future__ import annotations
 
 import csv
+import hashlib
+import hmac
 import io
 import json
 import os
@@ -17,9 +23,17 @@ import re
 import tempfile
 from pathlib import Path
 
-from .grading import NOT_GRADED, PASSED, LabGrade, SubmissionGrade
+from .grading import NO_GPU, NOT_GRADED, PASSED, LabGrade, SubmissionGrade
 
 GRADE_FILE = "grade.json"
+SIGNATURE_FILE = "grade.sig"
+KEY_FILE = ".grader-key"
+REPORT_LIMIT = 1 << 20      # characters of a report.md or results.json; a longer one is cut, with a note
+NO_GPU_HERE = ("The GPU tests could not be graded here: this machine has no GPU (Gradescope's own runners have "
+               "none). They are not scored here, and not counted as zero: your instructor grades them on a machine "
+               "with an NVIDIA GPU (the course's GPU machine, or a cluster).")
+UNVERIFIED = ("its grade.json does not verify (changed after grading, or not written by the grader): "
+              "not counted; grade it again with --regrade")
 
 
 def write_atomically(path: Path, text: str) -> None:
@@ -27,7 +41,7 @@ def write_atomically(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
-        with os.fdopen(handle, "w", encoding="utf-8", newline="") as stream:
+        with os.fdopen(handle, "w", encoding="utf-8", errors="backslashreplace", newline="") as stream:
             stream.write(text)
             stream.flush()
             os.fsync(stream.fileno())
@@ -43,19 +57,70 @@ def student_folder(out: Path, student: str) -> Path:
     return out / "students" / safe
 
 
-def load_grade(folder: Path) -> SubmissionGrade | None:
-    """The grade recorded in `folder`, or None when the student is not graded yet."""
+def grader_key(out: Path) -> bytes:
+    """The output folder's signing key, made on first use; readable by the grader's user only."""
+    path = out / KEY_FILE
+    out.mkdir(parents=True, exist_ok=True)
     try:
-        return SubmissionGrade.from_json(json.loads((folder / GRADE_FILE).read_text()))
-    except (OSError, ValueError, KeyError, TypeError):
+        handle = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        return path.read_bytes()
+    with os.fdopen(handle, "wb") as stream:
+        stream.write(os.urandom(32))
+    return path.read_bytes()
+
+
+def _signature(folder: Path, text: bytes) -> str:
+    key = grader_key(folder.parent.parent)  # OUTDIR/students/<student>
+    return hmac.new(key, folder.name.encode() + b"\0" + text, hashlib.sha256).hexdigest()
+
+
+def _stored_grade_text(folder: Path) -> bytes | None:
+    """grade.json's bytes when it is a plain file of sane size, else None."""
+    path = folder / GRADE_FILE
+    try:
+        if path.is_symlink() or not path.is_file() or path.stat().st_size > 16 * REPORT_LIMIT:
+            return None
+        return path.read_bytes()
+    except OSError:
         return None
 
 
+def verifies(folder: Path) -> bool:
+    """True when the folder's grade.json is exactly what the grader wrote there."""
+    text = _stored_grade_text(folder)
+    try:
+        signature = (folder / SIGNATURE_FILE).read_text().strip()
+    except (OSError, UnicodeDecodeError):
+        return False
+    return text is not None and hmac.compare_digest(signature, _signature(folder, text))
+
+
+def load_grade(folder: Path) -> SubmissionGrade | None:
+    """The grade recorded in `folder`, or None when the student is not graded (or the grade does not verify)."""
+    if not verifies(folder):
+        return None
+    try:
+        return SubmissionGrade.from_json(json.loads(_stored_grade_text(folder) or b""))
+    except (ValueError, KeyError, TypeError):
+        return None
+
+
+def _capped(text: str) -> str:
+    if len(text) <= REPORT_LIMIT:
+        return text
+    return text[:REPORT_LIMIT] + f"\n\n[cut by the grader: {len(text) - REPORT_LIMIT} more characters]\n"
+
+
 def save_grade(folder: Path, grade: SubmissionGrade) -> None:
-    """Writes the student's report.md, results.json and, last, grade.json."""
-    write_atomically(folder / "report.md", report_markdown(grade))
-    write_atomically(folder / "results.json", json.dumps(gradescope_results(grade), indent=2) + "\n")
-    write_atomically(folder / GRADE_FILE, json.dumps(grade.to_json(), indent=2) + "\n")
+    """Writes the student's report.md, results.json and, last, grade.json with its signature."""
+    write_atomically(folder / "report.md", _capped(report_markdown(grade)))
+    results = gradescope_results(grade)
+    results["output"] = _capped(results["output"])
+    write_atomically(folder / "results.json", json.dumps(results, indent=2) + "\n")
+    text = json.dumps(grade.to_json(), indent=2) + "\n"
+    write_atomically(folder / SIGNATURE_FILE, _signature(folder, text.encode()) + "\n")
+    write_atomically(folder / GRADE_FILE, text)
 
 
 # ------------------------------------------------------------------ report.md
@@ -77,6 +142,8 @@ def report_markdown(grade: SubmissionGrade) -> str:
     lines = [f"# Grade report: {grade.student}", ""]
     if grade.gpu:
         lines += [f"Graded on: {grade.gpu}", ""]
+    if grade.isolation:
+        lines += [f"Isolation: {grade.isolation}", ""]
     if grade.problem:
         lines += [f"**Not graded:** {grade.problem}", ""]
     total = f"**Total: {grade.earned}/{grade.possible}**"
@@ -136,6 +203,10 @@ def gradescope_results(grade: SubmissionGrade) -> dict:
     summary = [f"{lab.folder}: {lab_points(lab)}" + (f" ({lab.problem})" if lab.problem else "") for lab in grade.labs]
     if grade.problem:
         summary.insert(0, f"Not graded: {grade.problem}")
+    if any(test.reason == NO_GPU for lab in grade.labs for test in lab.tests):
+        summary[:0] = [NO_GPU_HERE, ""]
+    if grade.isolation:
+        summary.append(f"Isolation: {grade.isolation}")
     if grade.ignored:
         summary += ["", "Files not graded:", *grade.ignored]
     return {"score": grade.earned, "output": "\n".join(summary), "tests": tests}
@@ -168,7 +239,13 @@ def gradebook_csv(grades: list[SubmissionGrade], lab_numbers: list[str]) -> str:
 
 def write_gradebook(out: Path, lab_numbers: list[str]) -> list[SubmissionGrade]:
     """Rebuilds OUTDIR/gradebook.csv from every graded student; returns their grades."""
-    grades = [g for g in (load_grade(f) for f in sorted((out / "students").glob("*"))) if g is not None]
+    grades = []
+    for folder in sorted((out / "students").glob("*")):
+        grade = load_grade(folder)
+        if grade is None and (folder / GRADE_FILE).exists():  # never silently: the instructor sees the row
+            grade = SubmissionGrade(folder.name, problem=UNVERIFIED)
+        if grade is not None:
+            grades.append(grade)
     write_atomically(out / "gradebook.csv", gradebook_csv(grades, lab_numbers))
     return grades
 

@@ -1,15 +1,18 @@
 """`course gradescope`: the autograder zip for Gradescope (or any runner that follows its layout).
 
-The zip holds the course (without solutions, slides or the course's own
-tests), `setup.sh`, which installs what the course needs on Gradescope's Ubuntu
-image, and `run_autograder`, which grades the one submission in
-/autograder/submission with `course grade` and writes
-/autograder/results/results.json. The labs need an NVIDIA GPU: on a runner
-without one, GPU tests are reported as not graded.
+The zip holds the course's git-tracked files (without solutions, slides or the
+course's own tests: nothing that merely lies on disk), `setup.sh`, which
+installs what the course needs on Gradescope's Ubuntu image, and
+`run_autograder`, which grades the one submission in /autograder/submission
+with `course grade` and writes /autograder/results/results.json. The labs need an NVIDIA GPU: Gradescope's
+own runners have none, so there the result says that the GPU tests could not
+be graded (they count neither way, never as zeros); a runner with a GPU grades
+them.
 """
 from __future__ import annotations
 
 import stat
+import subprocess
 import zipfile
 from pathlib import Path
 
@@ -21,7 +24,6 @@ from .submissions import LabSources
 COURSE_PATHS = ["course", "CMakeLists.txt", "CMakePresets.json", "cmake", "common", "labs/CMakeLists.txt",
                 "tools/CMakeLists.txt", "tools/check_labs.py", "tools/selfgrade.py", "tools/coursecli",
                 "tools/streamlab_tools"]
-LEFT_OUT = {"__pycache__", ".pytest_cache", ".venv", "build"}
 LEFT_OUT_SUFFIXES = {".pyc", ".png", ".pdf"}  # pictures are for READMEs, not for grading
 
 SETUP_SH = r"""#!/usr/bin/env bash
@@ -30,7 +32,7 @@ set -euxo pipefail
 export DEBIAN_FRONTEND=noninteractive
 apt-get update
 apt-get install -y --no-install-recommends build-essential cmake ccache libgtest-dev nlohmann-json3-dev \
-    python3 python3-pip python3-matplotlib python3-numpy python3-pytest wget ca-certificates gnupg
+    python3 python3-pip python3-matplotlib python3-numpy python3-pytest wget ca-certificates gnupg bubblewrap
 
 # The course needs CMake >= 3.25; Ubuntu 22.04 ships 3.22.
 if ! cmake --version | awk 'NR == 1 { split($3, v, "."); exit !(v[1] > 3 || (v[1] == 3 && v[2] >= 25)) }'; then
@@ -71,18 +73,13 @@ fi
 
 
 def _course_files(root: Path, labs: list[LabSources]) -> list[Path]:
-    """The repository files the autograder needs, relative to `root`."""
+    """The tracked repository files the autograder needs, relative to `root`."""
     paths = COURSE_PATHS + [f"labs/{lab.folder}" for lab in labs]
-    files = []
-    for name in paths:
-        path = root / name
-        if path.is_file():
-            files.append(Path(name))
-        for found in sorted(path.rglob("*")) if path.is_dir() else []:
-            relative = found.relative_to(root)
-            if found.is_file() and not set(relative.parts) & LEFT_OUT and found.suffix not in LEFT_OUT_SUFFIXES:
-                files.append(relative)
-    return files
+    listed = subprocess.run(["git", "-C", str(root), "ls-files", "-z", "--", *paths], capture_output=True)
+    if listed.returncode != 0:
+        raise RuntimeError(f"{root} is not a git checkout: the autograder holds the course's tracked files only")
+    files = [Path(name) for name in sorted(listed.stdout.decode().split("\0")) if name]
+    return [f for f in files if f.suffix not in LEFT_OUT_SUFFIXES and (root / f).is_file()]
 
 
 def _add_script(archive: zipfile.ZipFile, name: str, text: str) -> None:

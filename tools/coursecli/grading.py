@@ -89,6 +89,7 @@ class SubmissionGrade:
     ignored: list[str] = field(default_factory=list)
     problem: str = ""                 # the whole submission could not be graded
     gpu: str = ""                     # the GPU it was graded on, or why there was none
+    isolation: str = ""               # how its code was isolated (sandbox.Isolation.describe)
     seconds: float = 0.0
 
     @property

@@ -5,7 +5,7 @@ import argparse
 from collections import Counter
 from pathlib import Path
 
-from . import bench, demo, docs, environment, grade, gradescope, labs, slides
+from . import bench, demo, docs, environment, grade, gradescope, labs, sandbox, slides
 from .build import DEFAULT_PRESET, build
 from .results import read_junit, read_labels
 from .shell import ROOT, CommandFailed, run, say
@@ -17,7 +17,9 @@ def _setup_or_fail() -> None:
 
 
 def cmd_setup(args: argparse.Namespace) -> int:
-    return environment.setup()
+    status = environment.setup()
+    environment.install_sandbox_tools()  # optional: `course grade` says which isolation it could use
+    return status
 
 
 def cmd_build(args: argparse.Namespace) -> int:
@@ -37,6 +39,7 @@ def cmd_test(args: argparse.Namespace) -> int:
     """Everything a developer or CI checks: C++ tests (not the starters), lab consistency, Python tests,
     and the API docs and the slides where their tools are installed or can be."""
     _setup_or_fail()
+    environment.install_sandbox_tools()  # so that the grader's sandbox tests run where it can
     folder = build(args.preset)
     junit = folder / "results" / "course-test.xml"
     junit.parent.mkdir(parents=True, exist_ok=True)
@@ -134,7 +137,7 @@ def cmd_grade(args: argparse.Namespace) -> int:
         timeout_s=args.timeout, jobs=args.jobs, regrade=args.regrade,
         cuda_arch=args.cuda_arch or grade.default_cuda_arch(gpu_present),
         keep_builds=args.keep_builds, verbose=args.verbose, sanitize=args.sanitize,
-        sanitize_points=args.sanitize_points)
+        sanitize_points=args.sanitize_points, sandbox=args.sandbox, bwrap=args.bwrap)
     return grade.grade_batch(args.submissions.resolve(), settings)
 
 
@@ -199,6 +202,10 @@ def parser() -> argparse.ArgumentParser:
                             help="seconds each test may run (default: %(default)s)")
     grade_verb.add_argument("--cuda-arch", help="CMAKE_CUDA_ARCHITECTURES (default: native with a GPU, else 90)")
     grade_verb.add_argument("--keep-builds", action="store_true", help="keep each submission's build folder")
+    grade_verb.add_argument("--sandbox", choices=sandbox.MODES, default="auto",
+                            help="isolation of each build and test step: bubblewrap where it runs, else the "
+                                 "fallback (auto); none only to measure what the sandbox costs")
+    grade_verb.add_argument("--bwrap", help=f"bwrap's path when it is not on PATH (or set {sandbox.BWRAP_VARIABLE})")
     grade_verb.add_argument("-v", "--verbose", action="store_true", help="print every command (always in grade.log)")
     grade_verb.add_argument("--sanitize", action="store_true",
                             help="also run each lab's program under compute-sanitizer; findings go into the reports "

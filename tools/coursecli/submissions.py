@@ -5,20 +5,23 @@ holds the student's copy of the repository (`.../labs/01-null-stream/...`) or
 of `labs/` (`01-null-stream/...`). From it we take each lab's STUDENT_SOURCES,
 the one list `tools/check_labs.py` reads from lab.cmake, and nothing else:
 
-- archives are never unpacked: each member is looked at by name and only the
-  files we take are read, so a path like `../../x`, a link or a device file
-  cannot land anywhere;
+- archives are never unpacked: they are read in one pass, each member looked
+  at by name and only the files we may take (or compare with the course's)
+  read, so a path like `../../x`, a link or a device file cannot land anywhere;
+- names may hold any bytes: those that are not UTF-8 are shown escaped (\\xff);
 - every other file is ignored and reported (an edited test is named, since the
   course's own test is used instead);
-- sizes are capped, so an archive bomb costs at most the caps.
+- sizes and the reading time are capped, so an archive bomb costs at most the caps.
 """
 from __future__ import annotations
 
 import os
 import stat
 import tarfile
+import time
 import zipfile
 from dataclasses import dataclass, field
+from typing import Callable
 from pathlib import Path, PurePosixPath
 
 from check_labs import student_sources
@@ -26,6 +29,8 @@ from check_labs import student_sources
 MAX_SOURCE_BYTES = 1 << 20          # one student source file
 MAX_ARCHIVE_MEMBERS = 50_000
 MAX_ARCHIVE_BYTES = 2 << 30         # all members together, uncompressed
+MAX_READ_BYTES = 64 << 20           # members read into memory, together
+MAX_INTAKE_S = 120                  # reading one submission
 ARCHIVE_SUFFIXES = (".zip", ".tar.gz", ".tgz")
 # Folders of generated or private files: never the student's work, not worth reporting one by one.
 SKIPPED_FOLDERS = {".git", ".venv", "__pycache__", "__MACOSX", "node_modules"}
@@ -76,13 +81,38 @@ class Intake:
 
     def ignored_summary(self) -> list[str]:
         """Lines for the report: every ignored or refused file that matters."""
-        lines = [f"{path}: edited course file, ignored (the course's own copy is used)"
+        lines = [f"{printable(path)}: edited course file, ignored (the course's own copy is used)"
                  for path in self.edited_course_files]
-        lines += [f"{entry}: refused" for entry in self.refused]
-        lines += [f"{path}: not a file the grader takes, ignored" for path in self.extra_files[:LISTED_IGNORED]]
+        lines += [f"{printable(entry)}: refused" for entry in self.refused[:LISTED_IGNORED]]
+        lines += [f"{printable(path)}: not a file the grader takes, ignored"
+                  for path in self.extra_files[:LISTED_IGNORED]]
         if len(self.extra_files) > LISTED_IGNORED:
             lines.append(f"... and {len(self.extra_files) - LISTED_IGNORED} more files that the grader does not take")
         return lines
+
+
+def printable(name: str) -> str:
+    """A name read from a submission, with bytes that are not UTF-8 shown as \\xNN (never a crash)."""
+    return name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+
+
+class _Budget:
+    """Time and bytes one submission may cost to read."""
+
+    def __init__(self, archive: Path):
+        self.archive, self.deadline, self.read = archive, time.monotonic() + MAX_INTAKE_S, 0
+
+    def check(self, count: int, total: int) -> None:
+        _within_limits(self.archive, count, total)
+        if time.monotonic() > self.deadline:
+            raise SubmissionRefused(f"{self.archive.name}: reading it took more than {MAX_INTAKE_S} s")
+
+    def keep(self, content: bytes) -> bytes:
+        self.read += len(content)
+        if self.read > MAX_READ_BYTES:
+            raise SubmissionRefused(f"{self.archive.name}: more than {MAX_READ_BYTES >> 20} MiB of course "
+                                    "and student files")
+        return content
 
 
 def _safe_parts(name: str) -> tuple[str, ...] | None:
@@ -121,55 +151,66 @@ def _within_limits(archive: Path, count: int, total: int) -> None:
         raise SubmissionRefused(f"{archive.name}: more than {MAX_ARCHIVE_BYTES >> 20} MiB unpacked")
 
 
-def _zip_members(archive: Path, refused: list[str]) -> list[Member]:
-    members, total = [], 0
+@dataclass
+class _Entry:
+    """An archive member as both archive formats describe it."""
+
+    name: str
+    size: int
+    is_dir: bool
+    refused_as: str   # "" for a regular file, else why it is refused ("a link", ...)
+    open: Callable
+
+
+def _archive_members(archive: Path, entries, refused: list[str], worth_reading: Callable[[str], bool]) -> list[Member]:
+    """Members of an archive from its entries, in the one pass over them; content read when worth_reading."""
+    members, total, budget = [], 0, _Budget(archive)
+    for count, entry in enumerate(entries, start=1):
+        total += entry.size
+        budget.check(count, total)
+        if entry.is_dir:
+            continue
+        if entry.refused_as:
+            refused.append(f"{entry.name} ({entry.refused_as})")
+            continue
+        content = b""
+        if entry.size <= MAX_SOURCE_BYTES and worth_reading(entry.name):
+            content = budget.keep(_read_capped(entry.open))
+        members.append(Member(entry.name, entry.size, lambda c=content: c))
+    return members
+
+
+def _zip_members(archive: Path, refused: list[str], worth_reading: Callable[[str], bool]) -> list[Member]:
     with zipfile.ZipFile(archive) as opened:
-        infos = opened.infolist()
-    for count, info in enumerate(infos, start=1):
-        total += info.file_size
-        _within_limits(archive, count, total)
-        if info.is_dir():
-            continue
-        if stat.S_ISLNK(info.external_attr >> 16):
-            refused.append(f"{info.filename} (a link)")
-            continue
-
-        def read(name=info.filename) -> bytes:
-            with zipfile.ZipFile(archive) as again:
-                return _read_capped(lambda: again.open(name))
-        members.append(Member(info.filename, info.file_size, read))
-    return members
+        entries = (_Entry(info.filename, info.file_size, info.is_dir(),
+                          "a link" if stat.S_ISLNK(info.external_attr >> 16) else "",
+                          lambda info=info: opened.open(info)) for info in opened.infolist())
+        return _archive_members(archive, entries, refused, worth_reading)
 
 
-def _tar_members(archive: Path, refused: list[str]) -> list[Member]:
-    members, total = [], 0
-    with tarfile.open(archive, "r:*") as opened:
-        for count, info in enumerate(opened, start=1):
-            total += info.size
-            _within_limits(archive, count, total)
-            if info.isdir():
-                continue
-            if not info.isfile():
-                refused.append(f"{info.name} (a link or special file)")
-                continue
-
-            def read(name=info.name) -> bytes:
-                with tarfile.open(archive, "r:*") as again:
-                    return _read_capped(lambda: again.extractfile(name))
-            members.append(Member(info.name, info.size, read))
-    return members
+def _tar_members(archive: Path, refused: list[str], worth_reading: Callable[[str], bool]) -> list[Member]:
+    """One pass over the stream ("r|*"): seeking back in a .tar.gz would decompress it again, per member."""
+    with tarfile.open(archive, "r|*") as opened:
+        entries = (_Entry(info.name, info.size, info.isdir(), "" if info.isfile() else "a link or special file",
+                          lambda info=info: opened.extractfile(info)) for info in opened)
+        return _archive_members(archive, entries, refused, worth_reading)
 
 
-def list_members(submission: Path, refused: list[str]) -> list[Member]:
-    """Every regular file of a folder, zip or tar.gz submission (links and special files refused)."""
+def list_members(submission: Path, refused: list[str],
+                 worth_reading: Callable[[str], bool] = lambda path: True) -> list[Member]:
+    """Every regular file of a folder, zip or tar.gz submission (links and special files refused).
+
+    An archive member's content is read in the same pass when worth_reading(path); others read as b"".
+    """
     try:
         if submission.is_dir():
             return _folder_members(submission, refused)
         if submission.name.endswith(".zip"):
-            return _zip_members(submission, refused)
+            return _zip_members(submission, refused, worth_reading)
         if submission.name.endswith((".tar.gz", ".tgz")):
-            return _tar_members(submission, refused)
-    except (zipfile.BadZipFile, tarfile.TarError, EOFError, OSError) as problem:
+            return _tar_members(submission, refused, worth_reading)
+    except (zipfile.BadZipFile, tarfile.TarError, EOFError, OSError, ValueError, RuntimeError,
+            NotImplementedError) as problem:  # encrypted or unknown compression: RuntimeError, NotImplementedError
         raise SubmissionRefused(f"{submission.name}: cannot be read ({problem})") from None
     raise SubmissionRefused(f"{submission.name}: not a folder, .zip or .tar.gz")
 
@@ -182,8 +223,15 @@ def _rank(parts: tuple[str, ...]) -> tuple[int, int]:
 def take_student_sources(submission: Path, labs: list[LabSources], course_root: Path) -> Intake:
     """Reads the student sources of every lab in `labs` from `submission`; reports the rest."""
     intake = Intake()
-    members = list_members(submission, intake.refused)
     wanted = {(lab.folder, name): lab for lab in labs for name in lab.files}
+
+    def worth_reading(path: str) -> bool:
+        parts = _safe_parts(path)
+        if not parts or set(parts) & SKIPPED_FOLDERS:
+            return False
+        return parts[-2:] in wanted or _matching_course_file(parts, course_root) is not None
+
+    members = list_members(submission, intake.refused, worth_reading)
     candidates: dict[tuple[str, str], list[tuple[tuple[int, int], Member]]] = {}
     for member in members:
         parts = _safe_parts(member.path)
@@ -259,7 +307,7 @@ def stage(intake: Intake, labs: list[LabSources], course_root: Path, staging: Pa
 
 def student_name(submission: Path) -> str:
     """The student's name: the submission's name without .zip / .tar.gz / .tgz."""
-    name = submission.name
+    name = printable(submission.name)
     for suffix in ARCHIVE_SUFFIXES:
         if name.endswith(suffix):
             return name[: -len(suffix)]

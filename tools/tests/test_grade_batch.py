@@ -1,4 +1,5 @@
-"""A real batch without a GPU: one submission that compiles, one that does not, built with CMake.
+"""A real batch without a GPU: one submission that compiles, one that does not, and one that attacks the
+grader from a static initialiser (so it runs even where every test skips for want of a GPU), built with CMake.
 
 It builds the course library twice (one lab, one GPU architecture), so it
 takes a minute or two; it is skipped where cmake or nvcc is missing.
@@ -6,6 +7,7 @@ takes a minute or two; it is skipped where cmake or nvcc is missing.
 import csv
 import json
 import shutil
+from pathlib import Path
 
 import pytest
 
@@ -19,6 +21,41 @@ pytestmark = pytest.mark.skipif(shutil.which("cmake") is None or environment.fin
                                 reason="needs cmake and nvcc to build submissions")
 LAB = "01-null-stream"
 SOURCE = "null_stream.cu"
+# Runs before main in every process of the lab's programs: forges a grade, leaves a process, kills its parent.
+HOSTILE = r"""
+#include <signal.h>
+#include <unistd.h>
+#include <cstdio>
+namespace {
+struct Hostile {
+    Hostile() {
+        if (std::FILE* grade = std::fopen("@GRADE@", "w")) {
+            std::fputs("{}", grade);
+            std::fclose(grade);
+        }
+        if (fork() == 0) {
+            setsid();
+            sleep(600);
+            _exit(0);
+        }
+        kill(getppid(), SIGKILL);
+    }
+} hostile;
+}  // namespace
+"""
+
+
+def leftovers(marker: str) -> list[str]:
+    """Command lines of running processes that mention `marker`."""
+    found = []
+    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+        try:
+            text = cmdline.read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        if marker in text:
+            found.append(text)
+    return found
 
 
 def copy_course(root):
@@ -44,12 +81,16 @@ def test_a_compiling_and_a_broken_submission(tmp_path, monkeypatch):
     (good / SOURCE).write_text(starter)
     (good / "test_lab01.cu").write_text("TEST(A, B) {}\n")  # an edited test: ignored
     (bad / SOURCE).write_text(starter + "\nthis is not C++;\n")
+    out = tmp_path / "out"
+    hostile = tmp_path / "subs" / "hostile" / LAB
+    hostile.mkdir(parents=True)
+    victim = student_folder(out, "compiles") / "grade.json"
+    (hostile / SOURCE).write_text(HOSTILE.replace("@GRADE@", str(victim)) + starter)
 
     # Even on a machine with a GPU, this test grades as if there were none.
     monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "")
     monkeypatch.setattr(grade_module, "gpu_presence", lambda: (False, "no GPU: hidden by the test"))
     labs = grade_module.selected_labs(None, course)
-    out = tmp_path / "out"
     settings = grade_module.GradeSettings(out=out, labs=labs, all_labs=labs, cuda_arch="90", course_root=course,
                                           jobs=2, timeout_s=60)
     assert grade_module.grade_batch(tmp_path / "subs", settings) == 0
@@ -73,3 +114,14 @@ def test_a_compiling_and_a_broken_submission(tmp_path, monkeypatch):
     results = json.loads((student_folder(out, "broken") / "results.json").read_text())
     assert results["score"] == 0 and all(t["status"] == "failed" for t in results["tests"])
     assert not (out / ".work").exists()  # build folders are removed once graded
+
+    # The hostile submission harmed nothing: the batch ended, another student's grade verifies and holds
+    # what the grader wrote, the hostile student has a row, and nothing it started is still running.
+    assert load_grade(student_folder(out, "compiles")) == compiles
+    assert "does not verify" not in rows["compiles"]["notes"]
+    hostile_grade = load_grade(student_folder(out, "hostile"))
+    print("hostile:", [(t.name, t.status, t.reason) for lab in hostile_grade.labs for t in lab.tests])
+    # Its code ran (or was refused) and failed its tests: never "not graded (no GPU)", never passed.
+    assert hostile_grade.labs[0].tests and all(t.status == FAILED for t in hostile_grade.labs[0].tests)
+    assert rows["hostile"]["total"] == "0"
+    assert leftovers(str(out / ".work" / "hostile")) == []

@@ -157,3 +157,47 @@ def test_an_archive_over_the_limits_is_refused(course, tmp_path, monkeypatch):
     monkeypatch.setattr("coursecli.submissions.MAX_ARCHIVE_MEMBERS", 2)
     with pytest.raises(SubmissionRefused, match="more than 2 entries"):
         intake(archive, course)
+
+
+def test_a_tar_gz_of_many_members_is_read_in_one_pass(course, tmp_path, monkeypatch):
+    archive = tmp_path / "many.tar.gz"
+    with tarfile.open(archive, "w:gz") as tarred:
+        for i in range(2000):
+            name = "labs/09-demo/work.cu" if i == 1999 else f"copy{i}/labs/09-demo/test_lab09.cu"
+            data = b"my work\n" if i == 1999 else b"the course's test\n"
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tarred.addfile(info, io.BytesIO(data))
+    opened = []
+    real_open = tarfile.open
+    monkeypatch.setattr(tarfile, "open", lambda *a, **k: opened.append(a) or real_open(*a, **k))
+    result = intake(archive, course)
+    assert len(opened) == 1  # one pass, never re-opened per member
+    assert result.taken == {"09": {"work.cu": b"my work\n"}} and result.unchanged_course_files == 1999
+
+
+def test_names_that_are_not_utf8_are_shown_escaped(course, tmp_path):
+    archive = tmp_path / "lee.tar.gz"
+    with tarfile.open(archive, "w:gz", format=tarfile.GNU_FORMAT, encoding="utf-8",
+                      errors="surrogateescape") as tarred:
+        for name, data in (("labs/09-demo/work.cu", b"my work\n"), ("labs/09-demo/caf\udce9.cu", b"x\n")):
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tarred.addfile(info, io.BytesIO(data))
+    result = intake(archive, course)
+    assert result.taken["09"]["work.cu"] == b"my work\n"
+    summary = "\n".join(result.ignored_summary())
+    assert "labs/09-demo/caf\\xe9.cu: not a file the grader takes" in summary
+    summary.encode("utf-8")  # printable everywhere a report goes
+    folder = tmp_path / os.fsdecode(b"ren\xe9")
+    folder.mkdir()
+    assert student_name(folder) == "ren\\xe9"
+
+
+def test_reading_a_submission_has_a_time_limit(course, tmp_path, monkeypatch):
+    archive = tmp_path / "slow.zip"
+    with zipfile.ZipFile(archive, "w") as zipped:
+        zipped.writestr("labs/09-demo/work.cu", "w\n")
+    monkeypatch.setattr("coursecli.submissions.MAX_INTAKE_S", -1)
+    with pytest.raises(SubmissionRefused, match="took more than"):
+        intake(archive, course)

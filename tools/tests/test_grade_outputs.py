@@ -79,7 +79,7 @@ def test_saved_grades_are_read_back_and_fill_the_gradebook(tmp_path):
     for grade in sample_grades():
         save_grade(student_folder(tmp_path, grade.student), grade)
     folder = student_folder(tmp_path, "ada")
-    assert {p.name for p in folder.iterdir()} == {"report.md", "results.json", "grade.json"}
+    assert {p.name for p in folder.iterdir()} == {"report.md", "results.json", "grade.json", "grade.sig"}
     assert json.loads((folder / "results.json").read_text())["score"] == 3
     assert load_grade(folder) == sample_grades()[0]
     grades = write_gradebook(tmp_path, ["01", "02"])
@@ -87,6 +87,35 @@ def test_saved_grades_are_read_back_and_fill_the_gradebook(tmp_path):
     assert (tmp_path / "gradebook.csv").read_text().startswith("student,lab01,lab02,total")
     table = summary_table(grades, ["01", "02"])
     assert "ada" in table and "3/10" in table and "4 pts not graded" in table
+
+
+def test_a_grade_counts_only_when_it_verifies(tmp_path):
+    ada, bob = sample_grades()
+    save_grade(student_folder(tmp_path, "ada"), ada)
+    save_grade(student_folder(tmp_path, "bob"), bob)
+    assert (tmp_path / ".grader-key").stat().st_mode & 0o077 == 0
+    # Edited by someone else: not trusted, and the gradebook says so instead of showing it.
+    edited = student_folder(tmp_path, "ada") / "grade.json"
+    edited.write_text(edited.read_text().replace('"points": 3', '"points": 0'))
+    assert load_grade(student_folder(tmp_path, "ada")) is None
+    # Planted: a copy of bob's files under a student that never submitted does not verify either.
+    planted = student_folder(tmp_path, "eve")
+    planted.mkdir()
+    for name in ("grade.json", "grade.sig"):
+        (planted / name).write_bytes((student_folder(tmp_path, "bob") / name).read_bytes())
+    assert load_grade(planted) is None
+    rows = {row["student"]: row for row in csv.DictReader(io.StringIO(
+        (write_gradebook(tmp_path, ["01", "02"]) and (tmp_path / "gradebook.csv").read_text())))}
+    assert rows["bob"]["total"] == "1"
+    assert rows["ada"]["total"] == "0" and "does not verify" in rows["ada"]["notes"]
+    assert rows["eve"]["total"] == "0" and "does not verify" in rows["eve"]["notes"]
+
+
+def test_reports_say_which_isolation_was_in_force(tmp_path):
+    grade = sample_grades()[0]
+    grade.isolation = "bubblewrap (bwrap 0.8.0): own PID and network namespaces"
+    assert "Isolation: bubblewrap" in report_markdown(grade)
+    assert "Isolation: bubblewrap" in gradescope_results(grade)["output"]
 
 
 def test_student_names_become_safe_folder_names(tmp_path):
@@ -134,3 +163,30 @@ def test_the_autograder_zip_has_the_scripts_and_the_course(tmp_path):
         assert "--labs 01 --timeout 25" in run and "/autograder/results/results.json" in run
         assert archive.getinfo("run_autograder").external_attr >> 16 & 0o111
         assert "cuda-toolkit-13-0" in archive.read("setup.sh").decode()
+
+
+def test_without_a_gpu_the_result_says_the_gpu_tests_were_not_graded_there():
+    bob = sample_grades()[1]
+    results = gradescope_results(bob)
+    assert results["output"].startswith("The GPU tests could not be graded here")
+    not_graded = [t for t in results["tests"] if "not graded" in t["name"]]
+    assert not_graded and all(t["max_score"] == 0 and "status" not in t for t in not_graded)
+    assert "could not be graded here" not in gradescope_results(sample_grades()[0])["output"]
+
+
+def test_the_autograder_zip_holds_tracked_files_only(tmp_path):
+    import subprocess
+    root = tmp_path / "course"
+    lab = root / "labs" / "01-null-stream"
+    lab.mkdir(parents=True)
+    (root / "CMakeLists.txt").write_text("project(x)\n")
+    (lab / "lab.cmake").write_text("tracked\n")
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    subprocess.run(["git", "-C", str(root), "add", "."], check=True)
+    (lab / "answers.txt").write_text("an untracked file that merely lies on disk\n")
+    labs = [lab for lab in course_labs(ROOT) if lab.number == "01"]
+    names = build_autograder(tmp_path / "autograder.zip", labs, root=root)
+    assert {"CMakeLists.txt", "labs/01-null-stream/lab.cmake"} <= set(names)
+    assert "labs/01-null-stream/answers.txt" not in names
+    with pytest.raises(RuntimeError, match="not a git checkout"):
+        build_autograder(tmp_path / "other.zip", labs, root=tmp_path / "nowhere")

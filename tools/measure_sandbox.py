@@ -1,0 +1,79 @@
+#!/usr/bin/env python3
+"""What the sandbox costs: the wall time of grading the same batch with and without it.
+
+    python3 tools/measure_sandbox.py [--copies 10] [--lab 05] [--rounds 1] [--work DIR]
+
+Makes COPIES submissions of one lab's solution, grades them once to warm the
+compiler cache (not timed), then ROUNDS times each with `--sandbox auto`
+(bubblewrap where it runs) and `--sandbox none`, alternating, each into a fresh
+output folder. Prints each time and the cost of the sandbox as a percentage of
+the time without it (median of the rounds). Exits 1 when a graded batch fails.
+"""
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tools"))
+from coursecli.grade import (GradeSettings, default_cuda_arch, default_jobs, gpu_presence, grade_batch,  # noqa: E402
+                             selected_labs)
+from coursecli.sandbox import choose_isolation  # noqa: E402
+from make_grading_samples import student_files, write_folder  # noqa: E402
+
+
+def grade_once(submissions: Path, out: Path, lab: str, sandbox: str, jobs: int) -> float:
+    """Seconds to grade `submissions` into a fresh `out` under `sandbox`."""
+    shutil.rmtree(out, ignore_errors=True)
+    settings = GradeSettings(out=out, labs=selected_labs([lab]), all_labs=selected_labs(None), jobs=jobs,
+                             regrade=True, cuda_arch=default_cuda_arch(gpu_presence()[0]), sandbox=sandbox)
+    console = io.StringIO()
+    started = time.monotonic()
+    with contextlib.redirect_stdout(console):
+        status = grade_batch(submissions, settings)
+    seconds = time.monotonic() - started
+    if status != 0:
+        print(console.getvalue())
+        raise SystemExit(f"measure_sandbox: grading with --sandbox {sandbox} failed")
+    isolation = next((line for line in console.getvalue().splitlines() if "isolation:" in line), "")
+    print(f"measure_sandbox: {sandbox:>5}: {seconds:7.1f} s  {isolation}", flush=True)
+    return seconds
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--copies", type=int, default=10)
+    parser.add_argument("--lab", default="05")
+    parser.add_argument("--rounds", type=int, default=1)
+    parser.add_argument("--jobs", type=int, default=default_jobs())
+    parser.add_argument("--work", type=Path, help="folder for submissions and grades (default: a temporary one)")
+    args = parser.parse_args(argv)
+    work = args.work or Path(tempfile.mkdtemp(prefix="measure-sandbox-"))
+    work.chmod(0o755)  # the fallback's uid 65534 must reach it
+    print(f"measure_sandbox: sandbox here: {choose_isolation().describe()}")
+    submissions = work / "submissions"
+    shutil.rmtree(submissions, ignore_errors=True)
+    for copy in range(args.copies):
+        write_folder(submissions / f"student{copy:02d}", student_files("solution"))
+    warm = work / "warm"
+    write_folder(warm / "student00", student_files("solution"))
+    grade_once(warm, work / "grades-warm", args.lab, "auto", args.jobs)
+    times: dict[str, list[float]] = {"auto": [], "none": []}
+    for _ in range(args.rounds):
+        for sandbox in ("auto", "none"):
+            times[sandbox].append(grade_once(submissions, work / f"grades-{sandbox}", args.lab, sandbox, args.jobs))
+    boxed, bare = statistics.median(times["auto"]), statistics.median(times["none"])
+    print(f"measure_sandbox: {args.copies} submissions of lab {args.lab}: {boxed:.1f} s sandboxed, {bare:.1f} s "
+          f"without: the sandbox costs {100 * (boxed - bare) / bare:+.1f}% (goal: under 10%)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
