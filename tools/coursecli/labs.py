@@ -8,9 +8,9 @@ from check_labs import student_sources
 
 from . import environment, sanitize
 from .build import build
-from .grade import Log, gpu_presence, run_logged
+from .grade import Log, gpu_presence
 from .results import TestOutcome, points_of, read_junit, read_labels
-from .shell import ROOT, CommandFailed, run, say
+from .shell import ROOT, CommandFailed, run, run_logged, say
 
 SANITIZE_TIMEOUT_S = 900  # per tool: a lab program runs several times slower under compute-sanitizer
 

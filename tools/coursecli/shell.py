@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import os
 import shlex
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -39,3 +40,29 @@ def run(command: list[str], *, check: bool = True, env: dict[str, str] | None = 
             sys.stderr.write(result.stderr)
         raise CommandFailed([str(part) for part in command], result.returncode)
     return result
+
+
+def run_logged(command: list, log, timeout_s: float, cwd: Path | None = None,
+               env: dict[str, str] | None = None) -> tuple[int, str]:
+    """Runs `command` in its own process group, logged with `log.command`; on timeout kills the whole group.
+
+    For the student's own runs on their own machine (`course check --sanitize`); graded runs go
+    through the sandbox instead (sandbox.py). Returns (status, output); status 124 on timeout.
+    """
+    command = [str(part) for part in command]
+    process = subprocess.Popen(command, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                               errors="replace", start_new_session=True,
+                               env={**os.environ, **env} if env else None)
+    try:
+        output, _ = process.communicate(timeout=timeout_s)
+        status = process.returncode
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        output, _ = process.communicate()
+        output += f"\n[stopped after {timeout_s:.0f} s]"
+        status = 124
+    except BaseException:  # Ctrl-C: its own process group would not get the signal, so stop it here
+        os.killpg(process.pid, signal.SIGKILL)
+        raise
+    log.command(command, output, status)
+    return status, output
