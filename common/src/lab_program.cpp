@@ -45,7 +45,7 @@ int run_lab_program(int argc, char** argv, const std::string& description,
     }
     const GpuPresence presence = query_gpu_presence();
     if (!presence.available) {
-        std::fprintf(stderr, "%s: this lab needs an NVIDIA GPU: %s\n", argv[0], presence.reason.c_str());
+        std::fprintf(stderr, "%s: no GPU: %s\n", argv[0], presence.reason.c_str());
         return 1;
     }
     try {

@@ -82,7 +82,7 @@ def main(argv: list[str]) -> int:
     command = args.command[1:] if args.command[:1] == ["--"] else args.command
 
     if not gpu_present():
-        print("SKIPPED: needs a GPU (nvidia-smi lists none)")
+        print("SKIPPED: no GPU: nvidia-smi lists none")
         return SKIPPED
 
     traced = subprocess.run([sys.executable, "-m", "streamlab_tools.trace_cmd", "--inject", args.inject,

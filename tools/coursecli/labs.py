@@ -6,6 +6,7 @@ from pathlib import Path
 
 from . import environment
 from .build import build
+from .gpu import NO_GPU_EXIT, gpu_presence
 from .results import TestOutcome, points_of, read_junit, read_labels
 from .shell import ROOT, CommandFailed, run, say
 
@@ -35,11 +36,36 @@ def plot(trace: Path, image: Path, extra: list[str] | None = None) -> bool:
     return result.returncode == 0
 
 
+def reference_picture(number: str) -> Path | None:
+    """The committed picture of lab `number`'s solution recorded on an H200, if the lab has one."""
+    pictures = sorted(lab_folder(number).glob("*-h200.png"), key=lambda p: p.name != "timeline-h200.png")
+    return pictures[0] if pictures else None
+
+
+def _without_gpu(number: str, preset: str, targets: list[str], why: str) -> int:
+    """What `course run` and `check` do where there is no GPU: say why once, build the lab
+    (so compiler errors still show), point at the solution's H200 picture, exit NO_GPU_EXIT."""
+    _, reason = gpu_presence()
+    say(f"{reason}. {why}: the lab is only built here.")
+    try:
+        build(preset, targets)
+    except CommandFailed as failure:
+        say(f"lab {number} does not build ({failure}); fix the compiler errors above first.")
+        return 1
+    picture = reference_picture(number)
+    if picture is not None:
+        say(f"lab {number} builds. What the solution looks like on an H200: {picture.relative_to(ROOT)}")
+    say(f"exit status {NO_GPU_EXIT}: not run for want of a GPU (not a failing grade)")
+    return NO_GPU_EXIT
+
+
 def run_lab(number: str, preset: str, solution: bool) -> int:
     """`course run NN`: builds and runs the lab's program, writes its trace and picture."""
     number = lab_folder(number).name[:2]
     variant = "solution" if solution else "starter"
     target = f"lab{number}_{variant}_run"
+    if not gpu_presence()[0]:
+        return _without_gpu(number, preset, [target], f"Lab {number}'s program runs on the GPU")
     folder = build(preset, [target])
     trace = folder / "traces" / f"lab{number}-{variant}.json"
     trace.parent.mkdir(parents=True, exist_ok=True)
@@ -82,8 +108,12 @@ def check_lab(number: str, preset: str, solution: bool) -> int:
     """`course check NN`: runs the lab's graded tests and prints points and reasons."""
     number = lab_folder(number).name[:2]
     variant = "solution" if solution else "starter"
+    targets = [f"lab{number}_{variant}_test", f"lab{number}_{variant}_run"]
+    if not gpu_presence()[0]:
+        return _without_gpu(number, preset, targets,
+                            f"Lab {number} is graded from the GPU's own timeline, so nothing can be graded")
     try:
-        folder = build(preset, [f"lab{number}_{variant}_test", f"lab{number}_{variant}_run"])
+        folder = build(preset, targets)
     except CommandFailed as failure:
         say(f"lab {number} does not build ({failure}); fix the compiler errors above first.")
         return 1

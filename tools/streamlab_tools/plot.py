@@ -579,7 +579,6 @@ def _figure(
         try:
             yield fig, list(axes[:, 0])
             try:
-                path.parent.mkdir(parents=True, exist_ok=True)
                 fig.savefig(path, dpi=DPI, metadata=_provenance(path, sources))
             except OSError as error:
                 raise PlotError(f"cannot write {path} ({error.strerror or error})") from None
@@ -597,10 +596,13 @@ def _provenance(path: Path, sources: Sequence[dict[str, Any]]) -> dict[str, str]
 
 
 def check_output_path(path: str | Path) -> None:
-    """Raises PlotError unless ``path`` names a .png, .svg or .pdf file."""
+    """Raises PlotError unless ``path`` names a .png, .svg or .pdf file in a folder that exists."""
     suffix = Path(path).suffix.lower()
     if suffix not in OUTPUT_SUFFIXES:
         raise PlotError(f"cannot write {path}: the output must end in {', '.join(OUTPUT_SUFFIXES)}")
+    folder = Path(path).parent
+    if not folder.is_dir():  # a mistyped folder is not made silently
+        raise PlotError(f"cannot write {path}: there is no folder {folder}")
 
 
 def _describe(trace: Trace) -> str:
