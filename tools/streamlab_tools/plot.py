@@ -80,6 +80,7 @@ BAR_TEXT_SIZES = (13, 11, 9)  # tried in turn until the text fits its bar
 MIN_TEXT_BAR_PX = 12  # narrower bars get no text at all
 MODELLED_HATCH = "//"
 MAX_ROW_NAMES = 12
+MIN_FIT_SIZE = 9  # points: the smallest a title is shrunk to so that it fits (see _fit_texts)
 MAX_PHASE_PANELS = 6  # more phases than this are listed, and drawn one at a time with --phase
 HOST_ROW = "host"
 
@@ -613,12 +614,31 @@ def _figure(
                                  gridspec_kw={"height_ratios": height_ratios})
         try:
             yield fig, list(axes[:, 0])
+            _fit_texts(fig)
             try:
                 fig.savefig(path, dpi=DPI, metadata=_provenance(path, sources))
             except OSError as error:
                 raise PlotError(f"cannot write {path} ({error.strerror or error})") from None
         finally:
             plt.close(fig)
+
+
+def _fit_texts(fig: Any) -> None:
+    """Shrinks every text of the layout (titles, above all) that would run past the figure's
+    left or right edge until it fits, down to MIN_FIT_SIZE points: a long program name or a
+    label must not cut a title off."""
+    from matplotlib.text import Text
+
+    fig.draw_without_rendering()  # the layout: texts now have their final places
+    renderer = fig.canvas.get_renderer()
+    for text in fig.findobj(Text):
+        if not (text.get_visible() and text.get_in_layout() and text.get_text()):
+            continue
+        while text.get_fontsize() > MIN_FIT_SIZE:
+            box = text.get_window_extent(renderer)
+            if box.x0 >= 0 and box.x1 <= fig.bbox.width:
+                break
+            text.set_fontsize(text.get_fontsize() - 1)
 
 
 def _provenance(path: Path, sources: Sequence[dict[str, Any]]) -> dict[str, str]:
@@ -769,9 +789,7 @@ def _plot_timeline(trace: Trace, args: argparse.Namespace, output: Path) -> None
     """One trace: whole, one phase of it (--phase), a window of it (--window), or, when the
     GPU sat idle between phases of work, each phase in its own panel; prints a line per phase."""
     phases = split_phases(trace.ops)
-    if len(phases) > 1:
-        for phase in phases:
-            print(describe_phase(phase, trace.ops[0].start_ns))
+    lines = [describe_phase(phase, trace.ops[0].start_ns) for phase in phases] if len(phases) > 1 else []
     title = args.title
     if args.phase is not None:
         if not 1 <= args.phase <= len(phases):
@@ -787,16 +805,18 @@ def _plot_timeline(trace: Trace, args: argparse.Namespace, output: Path) -> None
         if not trace.ops:
             raise PlotError(f"--window {start:g} {end:g}: no operation runs between {start:g} and {end:g} ms")
         title = title if title is not None else f"{_describe(trace)}, {start:g} to {end:g} ms"
-    elif 1 < len(phases) <= MAX_PHASE_PANELS:
+    elif len(phases) > MAX_PHASE_PANELS:
+        lines.append(f"plot: {len(phases)} phases are too many to draw one above the other: "
+                     "the whole timeline is drawn; draw one with --phase K")
+    elif len(phases) > 1:
         if args.model:
             raise PlotError(f"--model describes one pipeline, and the trace has {len(phases)} phases: "
                             "add --phase K")
         plot_phases(trace, phases, output, by=args.by, title=title)
-        return
-    elif len(phases) > MAX_PHASE_PANELS:
-        print(f"plot: {len(phases)} phases are too many to draw one above the other: "
-              "the whole timeline is drawn; draw one with --phase K")
-    plot_trace(trace, output, by=args.by, model=args.model, title=title)
+        trace = None  # drawn
+    if trace is not None:
+        plot_trace(trace, output, by=args.by, model=args.model, title=title)
+    print("\n".join(lines), end="\n" if lines else "")  # once drawn: a refusal is one line, and only that
 
 
 if __name__ == "__main__":
