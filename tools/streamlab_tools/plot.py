@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import math
 import sys
+import textwrap
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -625,8 +626,8 @@ def _figure(
 
 def _fit_texts(fig: Any) -> None:
     """Shrinks every text of the layout (titles, above all) that would run past the figure's
-    left or right edge until it fits, down to MIN_FIT_SIZE points: a long program name or a
-    label must not cut a title off."""
+    left or right edge until it fits, down to MIN_FIT_SIZE points, then cuts it into lines:
+    a long program name or label must not run off the picture."""
     from matplotlib.text import Text
 
     fig.draw_without_rendering()  # the layout: texts now have their final places
@@ -634,11 +635,18 @@ def _fit_texts(fig: Any) -> None:
     for text in fig.findobj(Text):
         if not (text.get_visible() and text.get_in_layout() and text.get_text()):
             continue
-        while text.get_fontsize() > MIN_FIT_SIZE:
-            box = text.get_window_extent(renderer)
-            if box.x0 >= 0 and box.x1 <= fig.bbox.width:
-                break
+        while not _fits(text, fig, renderer) and text.get_fontsize() > MIN_FIT_SIZE:
             text.set_fontsize(text.get_fontsize() - 1)
+        if not _fits(text, fig, renderer):  # still too long at the smallest size: cut into lines
+            share = fig.bbox.width / text.get_window_extent(renderer).width
+            lines = text.get_text().split("\n")
+            width = max(10, int(0.9 * share * max(len(line) for line in lines)))
+            text.set_text("\n".join(textwrap.fill(line, width) for line in lines))
+
+
+def _fits(text: Any, fig: Any, renderer: Any) -> bool:
+    box = text.get_window_extent(renderer)
+    return box.x0 >= 0 and box.x1 <= fig.bbox.width
 
 
 def _provenance(path: Path, sources: Sequence[dict[str, Any]]) -> dict[str, str]:
