@@ -26,11 +26,10 @@
 #include <array>
 #include <cstdio>
 #include <cstdlib>
-#include <exception>
 
 #include "streamlab/check.hpp"
-#include "streamlab/device.hpp"
 #include "streamlab/handles.hpp"
+#include "streamlab/lab_program.hpp"
 #include "streamlab/workload.hpp"
 
 namespace {
@@ -120,12 +119,7 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "usage: %s [ITERATIONS > 0]\n", argv[0]);
         return 2;
     }
-    const GpuPresence presence = query_gpu_presence();
-    if (!presence.available) {
-        std::fprintf(stderr, "%s: no GPU: %s\n", argv[0], presence.reason.c_str());
-        return 1;
-    }
-    try {
+    return run_with_gpu(argv[0], [&] {
         Experiments experiments(iterations);
         std::printf("%zu floats, %d streams, %d iterations per element; time between events:\n", kElements,
                     kStreams, iterations);
@@ -133,8 +127,5 @@ int main(int argc, char** argv) {
         right = experiments.run("version 1", &Experiments::version_1) && right;
         right = experiments.run("version 2", &Experiments::version_2) && right;
         return right ? 0 : 1;
-    } catch (const std::exception& error) {
-        std::fprintf(stderr, "%s: %s\n", argv[0], error.what());
-        return 1;
-    }
+    });
 }

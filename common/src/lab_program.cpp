@@ -43,15 +43,19 @@ int run_lab_program(int argc, char** argv, const std::string& description,
             return 2;
         }
     }
+    return run_with_gpu(argv[0], [&] { return body(options); });
+}
+
+int run_with_gpu(const char* program, const std::function<int()>& body) {
     const GpuPresence presence = query_gpu_presence();
     if (!presence.available) {
-        std::fprintf(stderr, "%s: no GPU: %s\n", argv[0], presence.reason.c_str());
+        std::fprintf(stderr, "%s: no GPU: %s\n", program, presence.reason.c_str());
         return 1;
     }
     try {
-        return body(options);
+        return body();
     } catch (const std::exception& error) {
-        std::fprintf(stderr, "%s: %s\n", argv[0], error.what());
+        std::fprintf(stderr, "%s: %s\n", program, error.what());
         return 1;
     }
 }
