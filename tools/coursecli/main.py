@@ -129,11 +129,10 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 def cmd_plot(plot_args: list[str]) -> int:
     """Hands every argument, --help included, to the plot tool, which has its own help."""
-    python = environment.tools_python()
-    if python is None:
-        say("no Python with matplotlib: run ./course setup first")
-        return 1
-    return run([python, "-m", "streamlab_tools.plot", *plot_args], check=False,
+    if environment.tools_python() is None:
+        say("drawing needs matplotlib: setting up the course's Python tools first")
+        _setup_or_fail()
+    return run([environment.tools_python(), "-m", "streamlab_tools.plot", *plot_args], check=False,
                env={"PYTHONPATH": str(ROOT / "tools"), "MPLBACKEND": "Agg"}).returncode
 
 
