@@ -137,6 +137,9 @@ def cmd_plot(plot_args: list[str]) -> int:
 
 
 def cmd_trace(args: argparse.Namespace) -> int:
+    if args.output and not Path(args.output).parent.is_dir():  # said before minutes of building
+        say(f"cannot write {args.output}: there is no folder {Path(args.output).parent}")
+        return 1
     _setup_or_fail()
     folder = build(args.preset, ["streamlab_inject"])
     inject = next(folder.rglob("libstreamlab_inject.so"), None)

@@ -234,3 +234,11 @@ def test_trace_refuses_a_missing_output_folder_and_makes_none(tmp_path, capsys):
     assert trace_cmd.main(["--inject", str(inject), "-o", str(output), "--", "true"]) == 2
     assert capsys.readouterr().err == f"trace: cannot write {output}: there is no folder {output.parent}\n"
     assert not (tmp_path / "nonexistent").exists()
+
+
+def test_course_trace_refuses_a_missing_output_folder_before_building(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr(course_main, "_setup_or_fail", lambda: pytest.fail("set up and built anyway"))
+    output = tmp_path / "nonexistent" / "d" / "t.json"
+    assert course(capsys, "trace", "-o", output, "--", "true") == (
+        1, f"course: cannot write {output}: there is no folder {output.parent}\n", "")
+    assert not (tmp_path / "nonexistent").exists()
