@@ -64,7 +64,10 @@ def overlap_experiments(h2d_ns: int = 300_000, kernel_ns: int = 200_000, d2h_ns:
         "otherData": {"format": "streamlab-trace", "version": 1,
                       "program": "synthetic: overlap_experiments (sequential, version 1, version 2), not recorded",
                       "date": "2026-01-01T00:00:00Z",
-                      "device": {"name": "synthetic device", "compute_capability": "9.0", "copy_engines": 2},
+                      "device": {"name": "synthetic device", "compute_capability": "9.0", "sm_count": 132,
+                                 "copy_engines": 2, "concurrent_kernels": True,
+                                 "total_memory_bytes": 85899345920, "driver_version": "13.0",
+                                 "runtime_version": "13.0"},
                       "dropped_records": 0, "origin_ns": 0},
         "traceEvents": names + events,
     }
