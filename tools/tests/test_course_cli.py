@@ -91,6 +91,7 @@ def test_every_no_gpu_message_starts_the_same_way(monkeypatch):
     assert gpu.no_gpu("detail") == "no GPU: detail"
     sources = {"common/include/streamlab/testing.hpp": 'GTEST_SKIP() << "no GPU: "',
                "common/src/lab_program.cpp": '"%s: no GPU: %s\\n"',
+               "common/tools/demo.cu": 'std::printf("no GPU: %s\\n", presence.reason.c_str());',
                "common/tests/trace_program_test.py": 'print("SKIPPED: no GPU: nvidia-smi lists none")'}
     for path, wording in sources.items():
         assert wording in (ROOT / path).read_text(), path
