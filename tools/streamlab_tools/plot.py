@@ -820,9 +820,9 @@ def _plot_timeline(trace: Trace, args: argparse.Namespace, output: Path) -> None
         if args.model:
             raise PlotError(f"--model describes one pipeline, and the trace has {len(phases)} phases: "
                             "add --phase K")
+    if args.phase is None and args.window is None and 1 < len(phases) <= MAX_PHASE_PANELS:
         plot_phases(trace, phases, output, by=args.by, title=title)
-        trace = None  # drawn
-    if trace is not None:
+    else:
         plot_trace(trace, output, by=args.by, model=args.model, title=title)
     print("\n".join(lines), end="\n" if lines else "")  # once drawn: a refusal is one line, and only that
 

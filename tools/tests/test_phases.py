@@ -146,3 +146,25 @@ def test_every_title_fits_the_picture(tmp_path, monkeypatch):
             box = title.get_window_extent()
             assert 0 <= box.x0 and box.x1 <= figure.bbox.width, title.get_text()
     assert len(figures) == 2 and all(figure._suptitle.get_text() for figure in figures)
+
+
+def test_more_phases_than_panels_are_listed_and_drawn_whole(tmp_path, capsys, monkeypatch):
+    obj = overlap_experiments()
+    ops = [e for e in obj["traceEvents"] if e["ph"] == "X"]
+    shift = 20_000_000
+    for copy in range(1, 3):  # three runs of the three experiments: nine phases
+        for event in ops:
+            moved = json.loads(json.dumps(event))
+            moved["args"]["start_ns"] += copy * shift
+            moved["args"]["end_ns"] += copy * shift
+            obj["traceEvents"].append(moved)
+    path = tmp_path / "nine.json"
+    path.write_text(json.dumps(obj))
+    drawn = []
+    monkeypatch.setattr(plot, "plot_trace", lambda trace, out, **kw: drawn.append(len(trace.ops)))
+    status, out, _ = run_plot(capsys, path, "-o", tmp_path / "n.png")
+    assert (status, drawn) == (0, [81])
+    lines = out.splitlines()
+    assert [line.split(":")[0] for line in lines[:9]] == [f"phase {k}" for k in range(1, 10)]
+    assert lines[9] == ("plot: 9 phases are too many to draw one above the other: "
+                        "the whole timeline is drawn; draw one with --phase K")
