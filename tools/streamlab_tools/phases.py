@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from .analysis import merge_intervals, summarize
 from .trace import DeviceOp, Trace
 
-IDLE_GAP_FRACTION = 0.1
+IDLE_GAP_FRACTION = 0.02
 
 
 @dataclass(frozen=True)
