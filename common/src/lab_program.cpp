@@ -57,18 +57,22 @@ int run_lab_program(int argc, char** argv, const std::string& description,
     if (options.no_trace) {
         detail::turn_tracing_off("--no-trace");  // before anything could attach CUPTI
     }
+    return run_with_gpu(argv[0], [&] { return body(options); });
+}
+
+int run_with_gpu(const char* program, const std::function<int()>& body) {
     const GpuPresence presence = query_gpu_presence();
     if (!presence.available) {
-        std::fprintf(stderr, "%s: this lab needs an NVIDIA GPU: %s\n", argv[0], presence.reason.c_str());
+        std::fprintf(stderr, "%s: no GPU: %s\n", program, presence.reason.c_str());
         return 1;
     }
     if (const std::string off = tracing_off_reason(); !off.empty()) {
         std::printf("no timeline will be recorded: %s\n", off.c_str());
     }
     try {
-        return body(options);
+        return body();
     } catch (const std::exception& error) {
-        std::fprintf(stderr, "%s: %s\n", argv[0], error.what());
+        std::fprintf(stderr, "%s: %s\n", program, error.what());
         return 1;
     }
 }

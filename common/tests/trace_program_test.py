@@ -11,6 +11,9 @@ then ``streamlab_analyze TRACE.json``, and checks what the program is known to d
   3 distinct streams, copies overlapping kernels.
 * ``copies``: a host-to-device and a device-to-host copy from pinned memory
   (tools/examples/article_section3.py).
+* ``phases``: the three overlap experiments (overlap_experiments): three phases
+  cut at the idle gaps, the first (sequential) in the NULL stream, the other two
+  in four created streams with copies overlapping kernels.
 
 Exit status: 0 pass, 1 fail, 77 skipped (no GPU, or the program skipped itself).
 It never passes without a GPU.
@@ -42,7 +45,7 @@ def ops_in_trace(path: Path) -> list[dict]:
     return [event["args"] for event in events if event.get("ph") == "X"]
 
 
-def check_pipeline(summary: dict, ops: list[dict]) -> list[str]:
+def check_pipeline(summary: dict, ops: list[dict], trace: Path) -> list[str]:
     problems = []
     if summary["op_count"] != 9:
         problems.append(f"expected 9 ops (3 x H2D, kernel, D2H), found {summary['op_count']}")
@@ -55,7 +58,7 @@ def check_pipeline(summary: dict, ops: list[dict]) -> list[str]:
     return problems
 
 
-def check_copies(summary: dict, ops: list[dict]) -> list[str]:
+def check_copies(summary: dict, ops: list[dict], trace: Path) -> list[str]:
     problems = []
     for kind in ("memcpy_h2d", "memcpy_d2h"):
         copies = [op for op in ops if op["op"] == kind]
@@ -68,7 +71,28 @@ def check_copies(summary: dict, ops: list[dict]) -> list[str]:
     return problems
 
 
-CHECKS = {"pipeline": check_pipeline, "copies": check_copies}
+def check_phases(summary: dict, ops: list[dict], trace: Path) -> list[str]:
+    from streamlab_tools.analysis import summarize
+    from streamlab_tools.phases import split_phases
+    from streamlab_tools.trace import load_trace
+
+    phases = split_phases(load_trace(trace).ops)
+    if len(phases) != 3:
+        return [f"expected 3 phases (sequential, version 1, version 2), found {len(phases)}: "
+                f"{[len(phase.ops) for phase in phases]} ops"]
+    problems = []
+    if {op.stream_kind for op in phases[0].ops} != {"legacy_null"} or len(phases[0].ops) != 3:
+        problems.append("phase 1 is not the sequential experiment's 3 ops in the NULL stream")
+    for phase in phases[1:]:
+        stats = summarize(phase.ops)
+        if len(phase.ops) != 12 or stats["distinct_streams"] != 4 or stats["null_stream_ops"] != 0:
+            problems.append(f"phase {phase.number} is not 12 ops in 4 created streams")
+        if stats["copy_compute_overlap_ns"] <= 0:
+            problems.append(f"in phase {phase.number} no copy overlapped a kernel")
+    return problems
+
+
+CHECKS = {"pipeline": check_pipeline, "copies": check_copies, "phases": check_phases}
 
 
 def main(argv: list[str]) -> int:
@@ -82,7 +106,7 @@ def main(argv: list[str]) -> int:
     command = args.command[1:] if args.command[:1] == ["--"] else args.command
 
     if not gpu_present():
-        print("SKIPPED: needs a GPU (nvidia-smi lists none)")
+        print("SKIPPED: no GPU: nvidia-smi lists none")
         return SKIPPED
 
     traced = subprocess.run([sys.executable, "-m", "streamlab_tools.trace_cmd", "--inject", args.inject,
@@ -101,7 +125,7 @@ def main(argv: list[str]) -> int:
     summary = json.loads(analyzed.stdout)
     print("summary:", json.dumps(summary))
 
-    problems = CHECKS[args.expect](summary, ops_in_trace(args.output))
+    problems = CHECKS[args.expect](summary, ops_in_trace(args.output), args.output)
     for problem in problems:
         print(f"FAILED: {problem}")
     return 1 if problems else 0

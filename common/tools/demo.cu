@@ -75,7 +75,7 @@ int main(int argc, char** argv) {
     }
     const GpuPresence presence = query_gpu_presence();
     if (!presence.available) {
-        std::printf("No CUDA device is usable here (%s).\n", presence.reason.c_str());
+        std::printf("no GPU: %s\n", presence.reason.c_str());
         std::printf("The labs build and their CPU tests run; GPU tests and timelines need an NVIDIA GPU.\n");
         return 0;
     }

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Callable
 from pathlib import Path
 
+from . import apt
 from .shell import ROOT, CommandFailed, run, say
 
 VENV = ROOT / ".venv"
@@ -96,7 +97,7 @@ def install_optional(purpose: str, requirements: Callable[[], list[Requirement]]
         return []
     say(f"missing for {purpose}: " + ", ".join(r.name for r in missing))
     try:
-        _apt_install(sorted({r.debian_package for r in missing}))
+        apt.install(sorted({r.debian_package for r in missing}), purpose)
     except CommandFailed as failure:
         say(f"could not install them: {failure}")
     return [r for r in requirements() if not r.present]
@@ -131,6 +132,8 @@ def slides_requirements() -> list[Requirement]:
         Requirement("TikZ", "texlive-pictures", _tex_has("tikz.sty")),
         Requirement("the recommended TeX fonts", "texlive-fonts-recommended", _tex_has("uhvr8t.tfm")),
         Requirement("Latin Modern", "lmodern", _tex_has("lmodern.sty")),
+        # Finds words past a page's edge, which the LaTeX log does not always report.
+        Requirement("pdftotext", "poppler-utils", shutil.which("pdftotext") is not None),
     ]
 
 
@@ -154,34 +157,12 @@ def tools_python() -> str | None:
     return None
 
 
-def _apt_install(packages: list[str]) -> bool:
-    """Installs Debian packages if we may; otherwise prints the command. True if installed."""
-    apt = shutil.which("apt-get")
-    command = ["apt-get", "install", "-y", "--no-install-recommends", *packages]
-    if apt is None:
-        say("no apt-get here: install these with your system's package manager: " + " ".join(packages))
-        return False
-    if os.geteuid() == 0:
-        prefix: list[str] = []
-    elif shutil.which("sudo") and subprocess.run(["sudo", "-n", "true"], capture_output=True).returncode == 0:
-        prefix = ["sudo"]
-    else:
-        say("missing system packages; run:  sudo apt-get update && sudo " + " ".join(command))
-        return False
-    env = {"DEBIAN_FRONTEND": "noninteractive"}
-    # Give up soon where there is no network (a machine that reaches no mirror).
-    patience = ["-o", "Acquire::Retries=1", "-o", "Acquire::http::Timeout=30", "-o", "Acquire::https::Timeout=30"]
-    run([*prefix, "apt-get", *patience, "update", "-q"], env=env)
-    run([*prefix, command[0], *patience, *command[1:]], env=env)
-    return True
-
-
 def setup(quiet_if_ready: bool = False) -> int:
     """Checks and installs everything the course needs. Returns 0 when ready."""
     missing = [r for r in system_requirements() if not r.present]
     if missing:
         say("missing: " + ", ".join(r.name for r in missing))
-        if not _apt_install(sorted({r.debian_package for r in missing})):
+        if not apt.install(sorted({r.debian_package for r in missing}), "the build"):
             return 1
         still = [r for r in system_requirements() if not r.present]
         if still:
@@ -197,7 +178,7 @@ def setup(quiet_if_ready: bool = False) -> int:
         if not (VENV / "bin" / "python").exists():
             if subprocess.run([sys.executable, "-m", "venv", "--help"], capture_output=True).returncode != 0 \
                     or not _venv_works():
-                if not _apt_install(["python3-venv"]):
+                if not apt.install(["python3-venv"], "the Python tools' virtual environment"):
                     return 1
             run([sys.executable, "-m", "venv", str(VENV)])
         run([str(VENV / "bin" / "python"), "-m", "pip", "install", "-q", *PYTHON_PACKAGES])

@@ -10,7 +10,6 @@ two processes sharing the GPU would disturb each other.
 """
 from __future__ import annotations
 
-import ctypes
 import os
 import re
 import shlex
@@ -24,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import environment, sandbox, sanitize
+from .gpu import gpu_presence  # noqa: F401  (grade_batch asks it; tests replace it here)
 from .gradebook import lab_points, load_grade, save_grade, student_folder, summary_table, write_gradebook
 from .grading import LabGrade, SubmissionGrade, ctest_verdicts, failed_lab, grade_lab, outcome_points
 from .results import read_junit, read_labels
@@ -61,20 +61,6 @@ class GradeSettings:
     bwrap: str | None = None         # bwrap's path, when not on PATH
     isolation: Isolation | None = None   # chosen by grade_batch
     submissions: Path | None = None      # hidden from the steps, with the output folder
-
-
-def gpu_presence() -> tuple[bool, str]:
-    """(True, device name) when the CUDA driver sees a GPU, else (False, why not). No build needed."""
-    try:
-        cuda = ctypes.CDLL("libcuda.so.1")
-    except OSError:
-        return False, "no GPU: the NVIDIA driver (libcuda.so.1) is not installed"
-    count = ctypes.c_int(0)
-    if cuda.cuInit(0) != 0 or cuda.cuDeviceGetCount(ctypes.byref(count)) != 0 or count.value == 0:
-        return False, "no GPU: the driver sees no CUDA device"
-    name = ctypes.create_string_buffer(256)
-    cuda.cuDeviceGetName(name, 256, 0)
-    return True, name.value.decode(errors="replace") or "a CUDA GPU"
 
 
 class Log:
@@ -339,8 +325,6 @@ def grade_batch(submissions: Path, settings: GradeSettings) -> int:
     gpu = gpu_presence()
     print(f"course: grading {len(found)} submission(s), labs {' '.join(numbers)}, "
           f"{settings.jobs} at a time, {settings.timeout_s} s per test; GPU: {gpu[1]}", flush=True)
-    if not gpu[0]:
-        print("course: GPU tests will be reported as not graded (no GPU): they count neither for nor against")
     print(f"course: isolation: {settings.isolation.describe()}", flush=True)
     gpu_lock, print_lock, done = threading.Lock(), threading.Lock(), [0]
 

@@ -8,7 +8,8 @@ from check_labs import student_sources
 
 from . import environment, sanitize
 from .build import build
-from .grade import Log, gpu_presence
+from .gpu import NO_GPU_EXIT, gpu_presence
+from .grade import Log
 from .results import TestOutcome, points_of, read_junit, read_labels
 from .shell import ROOT, CommandFailed, run, run_logged, say
 
@@ -63,12 +64,37 @@ def sanitize_lab(number: str, variant: str, folder: Path, executable: Path) -> s
     return result
 
 
+def reference_picture(number: str) -> Path | None:
+    """The committed picture of lab `number`'s solution recorded on an H200, if the lab has one."""
+    pictures = sorted(lab_folder(number).glob("*-h200.png"), key=lambda p: p.name != "timeline-h200.png")
+    return pictures[0] if pictures else None
+
+
+def _without_gpu(number: str, preset: str, targets: list[str], why: str) -> int:
+    """What `course run` and `check` do where there is no GPU: say why once, build the lab
+    (so compiler errors still show), point at the solution's H200 picture, exit NO_GPU_EXIT."""
+    _, reason = gpu_presence()
+    say(f"{reason}. {why}: the lab is only built here.")
+    try:
+        build(preset, targets)
+    except CommandFailed as failure:
+        say(f"lab {number} does not build ({failure}); fix the compiler errors above first.")
+        return 1
+    picture = reference_picture(number)
+    if picture is not None:
+        say(f"lab {number} builds. What the solution looks like on an H200: {picture.relative_to(ROOT)}")
+    say(f"exit status {NO_GPU_EXIT}: not run for want of a GPU (not a failing grade)")
+    return NO_GPU_EXIT
+
+
 def run_lab(number: str, preset: str, solution: bool, sanitize_it: bool = False) -> int:
     """`course run NN`: builds and runs the lab's program, writes its trace and picture.
     With `sanitize_it`, runs it under compute-sanitizer instead (no trace, no picture)."""
     number = lab_folder(number).name[:2]
     variant = "solution" if solution else "starter"
     target = f"lab{number}_{variant}_run"
+    if not gpu_presence()[0]:
+        return _without_gpu(number, preset, [target], f"Lab {number}'s program runs on the GPU")
     folder = build(preset, [target])
     trace = folder / "traces" / f"lab{number}-{variant}.json"
     trace.parent.mkdir(parents=True, exist_ok=True)
@@ -117,8 +143,12 @@ def check_lab(number: str, preset: str, solution: bool, sanitize_it: bool = Fals
     `sanitize_it`, then the lab's program under compute-sanitizer (findings make the check fail)."""
     number = lab_folder(number).name[:2]
     variant = "solution" if solution else "starter"
+    targets = [f"lab{number}_{variant}_test", f"lab{number}_{variant}_run"]
+    if not gpu_presence()[0]:
+        return _without_gpu(number, preset, targets,
+                            f"Lab {number} is graded from the GPU's own timeline, so nothing can be graded")
     try:
-        folder = build(preset, [f"lab{number}_{variant}_test", f"lab{number}_{variant}_run"])
+        folder = build(preset, targets)
     except CommandFailed as failure:
         say(f"lab {number} does not build ({failure}); fix the compiler errors above first.")
         return 1

@@ -2,11 +2,15 @@
 from __future__ import annotations
 
 import argparse
+import re
 from collections import Counter
 from pathlib import Path
 
 from . import bench, demo, docs, environment, grade, gradescope, labs, sandbox, slides
 from .build import DEFAULT_PRESET, build
+from .gpu import gpu_presence
+from .submissions import ARCHIVE_SUFFIXES
+from .tally import Tally, add_pytest_junit
 from .results import read_junit, read_labels
 from .shell import ROOT, CommandFailed, run, say
 
@@ -35,41 +39,65 @@ def _report_not_run(outcomes) -> None:
         say(f"{count} test(s) not run: {reason}")
 
 
+class Steps:
+    """Numbers the steps of a long command as it goes: "step 3/6: API docs"."""
+
+    def __init__(self, names: list[str]):
+        self.names, self.done = names, 0
+
+    def next(self, name: str) -> None:
+        self.done += 1
+        say(f"step {self.done}/{len(self.names)}: {name}")
+
+
 def cmd_test(args: argparse.Namespace) -> int:
-    """Everything a developer or CI checks: C++ tests (not the starters), lab consistency, Python tests,
-    and the API docs and the slides where their tools are installed or can be."""
+    """Everything a developer or CI checks: C++ tests (not the starters), lab consistency,
+    the slides and the API docs where their tools are installed or can be, and the Python
+    tests (after the docs and slides steps, which install what some of them use)."""
+    steps = Steps(["setup and build", "C++ tests (ctest)", "lab consistency", "slides", "API docs",
+                   "Python tests (pytest)"])
+    steps.next("setup and build")
     _setup_or_fail()
     environment.install_sandbox_tools()  # so that the grader's sandbox tests run where it can
     folder = build(args.preset)
-    junit = folder / "results" / "course-test.xml"
-    junit.parent.mkdir(parents=True, exist_ok=True)
+    results = folder / "results"
+    junit, pytest_junit = results / "course-test.xml", results / "course-test-pytest.xml"
+    results.mkdir(parents=True, exist_ok=True)
+    for stale in (junit, pytest_junit):
+        stale.unlink(missing_ok=True)  # an earlier run's results must not be counted as this one's
+    tally = Tally()
+
+    steps.next("C++ tests (ctest)")
     # Starter tests fail by design until a student completes the lab: `course check NN` runs those.
     ctest = run(["ctest", "--preset", args.preset, "--label-exclude", "starter",
                  "--parallel", str(labs.cpu_count()), "--output-junit", junit], check=False)
     if junit.exists():
-        _report_not_run(read_junit(junit, read_labels(folder)))
-
+        outcomes = read_junit(junit, read_labels(folder))
+        _report_not_run(outcomes)
+        for outcome in outcomes:
+            tally.add(outcome.status, outcome.skip_reason() if outcome.status == "skipped" else "")
     failures = []
     if ctest.returncode != 0:
         failures.append("ctest")
+    steps.next("lab consistency")
     if run(["python3", ROOT / "tools" / "check_labs.py"], check=False).returncode != 0:
         failures.append("lab consistency check")
-    # Before pytest, whose slide test renders a deck only where pandoc is installed.
+    steps.next("slides")
     if not slides.slides_step(args.preset):
         failures.append("slides")
-    python = environment.tools_python()
-    pytest = run([python, "-m", "pytest", "-q", "tools/tests"], check=False,
-                 env={"PYTHONPATH": str(ROOT / "tools"), "MPLBACKEND": "Agg",
-                      "STREAMLAB_ANALYZE": str(folder / "common" / "streamlab_analyze")})
-    if pytest.returncode != 0:
-        failures.append("pytest")
+    steps.next("API docs")
     if not docs.docs_step(args.preset):
         failures.append("API docs")
-    if failures:
-        say("FAILED: " + ", ".join(failures))
-        return 1
-    say("all tests passed (tests that need a GPU are reported above as not run when there is none)")
-    return 0
+    steps.next("Python tests (pytest)")
+    python = environment.tools_python()
+    pytest = run([python, "-m", "pytest", "-q", "-rs", f"--junitxml={pytest_junit}", "tools/tests"], check=False,
+                 env={"PYTHONPATH": str(ROOT / "tools"), "MPLBACKEND": "Agg",
+                      "STREAMLAB_ANALYZE": str(folder / "common" / "streamlab_analyze")})
+    add_pytest_junit(tally, pytest_junit)
+    if pytest.returncode != 0:
+        failures.append("pytest")
+    say(tally.line() + (f"; FAILED: {', '.join(failures)}" if failures else ""))
+    return 1 if failures else 0
 
 
 def cmd_docs(args: argparse.Namespace) -> int:
@@ -102,16 +130,19 @@ def cmd_check(args: argparse.Namespace) -> int:
     return labs.check_lab(args.lab, args.preset, args.solution, args.sanitize)
 
 
-def cmd_plot(args: argparse.Namespace) -> int:
-    python = environment.tools_python()
-    if python is None:
-        say("no Python with matplotlib: run ./course setup first")
-        return 1
-    return run([python, "-m", "streamlab_tools.plot", *args.plot_args], check=False,
+def cmd_plot(plot_args: list[str]) -> int:
+    """Hands every argument, --help included, to the plot tool, which has its own help."""
+    if environment.tools_python() is None:
+        say("drawing needs matplotlib: setting up the course's Python tools first")
+        _setup_or_fail()
+    return run([environment.tools_python(), "-m", "streamlab_tools.plot", *plot_args], check=False,
                env={"PYTHONPATH": str(ROOT / "tools"), "MPLBACKEND": "Agg"}).returncode
 
 
 def cmd_trace(args: argparse.Namespace) -> int:
+    if args.output and not Path(args.output).parent.is_dir():  # said before minutes of building
+        say(f"cannot write {args.output}: there is no folder {Path(args.output).parent}")
+        return 1
     _setup_or_fail()
     folder = build(args.preset, ["streamlab_inject"])
     inject = next(folder.rglob("libstreamlab_inject.so"), None)
@@ -131,7 +162,20 @@ def cmd_grade(args: argparse.Namespace) -> int:
     if args.sanitize_points is not None and (not args.sanitize or args.sanitize_points < 0):
         say("--sanitize-points needs --sanitize and a number of points, 0 or more")
         return 2
-    gpu_present, _ = grade.gpu_presence()
+    submissions = args.submissions
+    if not submissions.exists():
+        say(f"{submissions} does not exist: give a folder holding one submission per student")
+        return 1
+    if submissions.is_file() and not submissions.name.endswith(ARCHIVE_SUFFIXES):
+        say(f"{submissions} is a file, not a folder of submissions (or one .zip / .tar.gz submission)")
+        return 1
+    if args.output.is_file():
+        say(f"-o {args.output} is a file: give a folder for the gradebook and reports")
+        return 1
+    gpu_present, gpu_text = gpu_presence()
+    if not gpu_present:  # said before the builds, which take minutes
+        say(f"{gpu_text}. The submissions are built and their CPU tests run; "
+            "their GPU tests are reported as not graded, counting neither for nor against.")
     settings = grade.GradeSettings(
         out=args.output.resolve(), labs=grade.selected_labs(args.labs), all_labs=grade.selected_labs(None),
         timeout_s=args.timeout, jobs=args.jobs, regrade=args.regrade,
@@ -142,9 +186,27 @@ def cmd_grade(args: argparse.Namespace) -> int:
 
 
 def cmd_gradescope(args: argparse.Namespace) -> int:
+    if args.output.suffix != ".zip" or args.output.is_dir():
+        say(f"-o {args.output}: give the name of the .zip file to write, e.g. -o autograder.zip")
+        return 1
+    if not re.fullmatch(r"\d+-\d+", args.cuda_version):
+        say(f"--cuda-version {args.cuda_version}: give the toolkit's major-minor version as apt names it, "
+            "e.g. 13-0 or 12-6")
+        return 1
     names = gradescope.build_autograder(args.output, grade.selected_labs(args.labs), args.timeout, args.cuda_version)
     say(f"wrote {args.output} ({len(names)} files): upload it as the autograder of a Gradescope assignment")
     return 0
+
+
+def positive_int(text: str) -> int:
+    """An argparse type: a whole number of at least 1 (a timeout, a count of jobs)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{value} is not allowed: it must be at least 1")
+    return value
 
 
 def parser() -> argparse.ArgumentParser:
@@ -156,7 +218,7 @@ def parser() -> argparse.ArgumentParser:
 
     def verb(name: str, func, help_text: str, preset: bool = True) -> argparse.ArgumentParser:
         sub = verbs.add_parser(name, help=help_text, description=help_text)
-        sub.set_defaults(func=func)
+        sub.set_defaults(func=func, verb_parser=sub)
         if preset:
             sub.add_argument("--preset", default=DEFAULT_PRESET,
                              help="CMake preset (default, debug, ci); default: %(default)s")
@@ -172,7 +234,7 @@ def parser() -> argparse.ArgumentParser:
     verb("demo", cmd_demo, "the main job: show what the GPU at hand does with streams")
     bench_verb = verb("bench", cmd_bench, "lab 05's pipeline from 1 to 64 chunks against the model; "
                                          "results and plot in build/bench/")
-    bench_verb.add_argument("--repeats", type=int, default=5,
+    bench_verb.add_argument("--repeats", type=positive_int, default=5,
                             help="runs per configuration, the median kept (default: %(default)s)")
     for name, func, text in (("run", cmd_run, "build and run lab NN's program; draw its timeline"),
                              ("check", cmd_check, "grade lab NN: points, measured values, hints")):
@@ -183,9 +245,8 @@ def parser() -> argparse.ArgumentParser:
                          help="run the lab's program under compute-sanitizer (memcheck with leak check, "
                               "initcheck; racecheck and synccheck for kernels of your own) and explain what it "
                               "finds: memory errors, leaks, uninitialised reads")
-    plot = verb("plot", cmd_plot, "draw a trace, a bandwidth sweep or a chunk sweep (see plot --help)",
-                preset=False)
-    plot.add_argument("plot_args", nargs=argparse.REMAINDER, help="TRACE -o FILE.png [--by engine] [--model]")
+    # Listed for the top-level help only: main() hands `plot ...` to the plot tool as it is.
+    verb("plot", cmd_plot, "draw a trace, a bandwidth sweep or a chunk sweep (course plot --help)", preset=False)
     trace = verb("trace", cmd_trace, "record any CUDA program's timeline: course trace -o t.json -- PROGRAM ARGS")
     trace.add_argument("-o", "--output", help="trace file to write (default: trace.json)")
     trace.add_argument("trace_args", nargs=argparse.REMAINDER, help="-- PROGRAM ARGS...")
@@ -196,9 +257,9 @@ def parser() -> argparse.ArgumentParser:
     grade_verb.add_argument("-o", "--output", type=Path, required=True, help="folder for the gradebook and reports")
     grade_verb.add_argument("--labs", nargs="+", metavar="NN", help="labs to grade (default: all)")
     grade_verb.add_argument("--regrade", action="store_true", help="grade again students already graded")
-    grade_verb.add_argument("--jobs", type=int, default=grade.default_jobs(),
+    grade_verb.add_argument("--jobs", type=positive_int, default=grade.default_jobs(),
                             help="submissions built at a time (default: %(default)s, from the CPU count)")
-    grade_verb.add_argument("--timeout", type=int, default=grade.DEFAULT_TIMEOUT_S,
+    grade_verb.add_argument("--timeout", type=positive_int, default=grade.DEFAULT_TIMEOUT_S,
                             help="seconds each test may run (default: %(default)s)")
     grade_verb.add_argument("--cuda-arch", help="CMAKE_CUDA_ARCHITECTURES (default: native with a GPU, else 90)")
     grade_verb.add_argument("--keep-builds", action="store_true", help="keep each submission's build folder")
@@ -216,14 +277,18 @@ def parser() -> argparse.ArgumentParser:
     scope = verb("gradescope", cmd_gradescope, "build the Gradescope autograder zip for chosen labs", preset=False)
     scope.add_argument("-o", "--output", type=Path, default=Path("autograder.zip"), help="default: %(default)s")
     scope.add_argument("--labs", nargs="+", metavar="NN", help="labs to grade (default: all)")
-    scope.add_argument("--timeout", type=int, default=grade.DEFAULT_TIMEOUT_S, help="seconds per test")
+    scope.add_argument("--timeout", type=positive_int, default=grade.DEFAULT_TIMEOUT_S, help="seconds per test")
     scope.add_argument("--cuda-version", default="13-0",
                        help="CUDA Toolkit apt package version setup.sh installs (default: %(default)s)")
     return top
 
 
 def main(argv: list[str]) -> int:
-    args = parser().parse_args(argv)
+    if argv[:1] == ["plot"]:
+        return cmd_plot(argv[1:])
+    args, unknown = parser().parse_known_args(argv)
+    if unknown:  # the verb's own usage, not the top level's
+        args.verb_parser.error(f"unrecognized arguments: {' '.join(unknown)}")
     try:
         return args.func(args)
     except CommandFailed as failure:

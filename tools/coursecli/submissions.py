@@ -240,12 +240,12 @@ def take_student_sources(submission: Path, labs: list[LabSources], course_root: 
             continue
         if not parts or set(parts) & SKIPPED_FOLDERS:
             continue
-        key = (parts[-2], parts[-1]) if len(parts) >= 2 else None
+        key = (parts[-2], parts[-1]) if len(parts) >= 2 else _lone_file_lab(parts[0], labs)
         # A student's work lives in labs/, never in a solutions/ folder.
         if key in wanted and "solutions" not in parts[:-2]:
             candidates.setdefault(key, []).append((_rank(parts), member))
             continue
-        _classify_ignored(member, parts, course_root, intake)
+        _classify_ignored(member, parts, course_root, intake, labs)
 
     for (folder, name), lab in wanted.items():
         found = sorted(candidates.get((folder, name), []), key=lambda pair: (pair[0], pair[1].path))
@@ -268,10 +268,22 @@ def take_student_sources(submission: Path, labs: list[LabSources], course_root: 
     return intake
 
 
-def _classify_ignored(member: Member, parts: tuple[str, ...], course_root: Path, intake: Intake) -> None:
-    """An ignored file is an edited course file, an unchanged one, or an extra one."""
+def _lone_file_lab(name: str, labs: list[LabSources]) -> tuple[str, str] | None:
+    """A file uploaded on its own, outside any folder (Gradescope's usual upload), belongs to
+    the one lab whose student source has exactly its name: (lab folder, name); else None."""
+    owners = [lab.folder for lab in labs if name in lab.files]
+    return (owners[0], name) if len(owners) == 1 else None
+
+
+def _classify_ignored(member: Member, parts: tuple[str, ...], course_root: Path, intake: Intake,
+                      labs: list[LabSources]) -> None:
+    """An ignored file is an edited course file, an unchanged one, or an extra one (a student
+    source in the wrong place is named with the path it must have)."""
     course_file = _matching_course_file(parts, course_root)
-    if course_file is None:
+    expected = [f"labs/{lab.folder}/{parts[-1]}" for lab in labs if parts[-1] in lab.files]
+    if course_file is None and expected:
+        intake.extra_files.append(f"{member.path} (a lab's file must be at {' or '.join(expected)})")
+    elif course_file is None:
         intake.extra_files.append(member.path)
     elif member.size == course_file.stat().st_size and member.read() == course_file.read_bytes():
         intake.unchanged_course_files += 1

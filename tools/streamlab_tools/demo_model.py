@@ -76,7 +76,8 @@ def describe(times: ReferenceStageTimes) -> str:
         f"Modelled, not measured: stage times of {times.bytes >> 20} MiB measured on {times.device} ({times.date}):\n"
         f"  H2D {times.h2d_ms:.2f} ms, kernel {times.kernel_ms:.2f} ms, D2H {times.d2h_ms:.2f} ms\n"
         f"  serial {model['serial']:.2f} ms; {times.chunks} chunks in {times.chunks} streams {pipelined:.2f} ms "
-        f"(speedup {model['serial'] / pipelined:.2f}x); no chunk count beats the bound, {model['bound']:.2f} ms"
+        f"(speedup {model['serial'] / pipelined:.2f}x)\n"
+        f"  bound {model['bound']:.2f} ms (the busiest engine's total: no chunk count goes faster)"
     )
 
 

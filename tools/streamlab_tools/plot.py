@@ -6,8 +6,14 @@ The kind of file is read from its ``otherData.format``::
     python -m streamlab_tools.plot trace.json --by engine -o t.svg
     python -m streamlab_tools.plot trace.json --model           # + the modelled schedule
     python -m streamlab_tools.plot serial.json --compare pipelined.json -o both.png
+    python -m streamlab_tools.plot experiments.json --phase 2    # one phase of several
+    python -m streamlab_tools.plot experiments.json --window 4 6 # 4 to 6 ms after the first op
     python -m streamlab_tools.plot bandwidth.json -o bandwidth.pdf
     python -m streamlab_tools.plot chunks.json -o chunks.png
+
+A timeline in which the GPU sat idle between stretches of work (experiments run one
+after another, with host checks between them) is cut into phases there: each is
+drawn in a panel of its own and described in a line of its own (phases.py).
 
 Figures are 16:9 with large fonts, so they read on a slide. A file that cannot be
 drawn gives one line on stderr, starting with "plot: ", and exit status 2.
@@ -18,6 +24,7 @@ from __future__ import annotations
 import argparse
 import math
 import sys
+import textwrap
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -26,6 +33,7 @@ from typing import Any
 
 from .analysis import summarize, unit_of
 from .model import ScheduledOp, makespan, pipeline_model, simulate_pipeline
+from .phases import Phase, describe_phase, in_window, phase_trace, split_phases
 from .trace import (
     BANDWIDTH_FORMAT,
     CHUNKS_FORMAT,
@@ -73,6 +81,8 @@ BAR_TEXT_SIZES = (13, 11, 9)  # tried in turn until the text fits its bar
 MIN_TEXT_BAR_PX = 12  # narrower bars get no text at all
 MODELLED_HATCH = "//"
 MAX_ROW_NAMES = 12
+MIN_FIT_SIZE = 9  # points: the smallest a title is shrunk to so that it fits (see _fit_texts)
+MAX_PHASE_PANELS = 6  # more phases than this are listed, and drawn one at a time with --phase
 HOST_ROW = "host"
 
 
@@ -164,6 +174,32 @@ def plot_stacked(
             _draw_marks(ax, trace)
         axes[-1].set_xlabel("time since the first operation (ms)")
         fig.suptitle(title if title is not None else f"Timelines on {traces[0].device_name or 'an unnamed device'}")
+        _add_kind_legend(fig, [p.bar.kind for bars in placed.values() for p in bars])
+        _write_bar_texts(fig, placed)
+
+
+def plot_phases(trace: Trace, phases: Sequence[Phase], path: str | Path, by: str = "stream",
+                title: str | None = None) -> None:
+    """Draws each phase of ``trace`` (see phases.split_phases) in a panel of its own, on its
+    own time axis from its first op, titled with its own makespan and overlap."""
+    if not phases:
+        raise PlotError("the trace has no device operations to draw")
+    traces = [phase_trace(trace, phase) for phase in phases]
+    origin_ns = trace.ops[0].start_ns
+    row_counts = [len(_rows_and_bars(t.ops, by, t.ops[0].start_ns)[0]) + bool(t.marks) for t in traces]
+    with _figure(path, panels=len(phases), height_ratios=[min(count, MAX_ROW_NAMES) + 1 for count in row_counts],
+                 sources=[trace.metadata], share_time_axis=False) as (fig, axes):
+        placed = {}
+        for ax, phase, part in zip(axes, phases, traces):
+            placed[ax] = _draw_trace(ax, part, by)
+            _draw_marks(ax, part)
+            at = (phase.start_ns - origin_ns) / 1e6
+            ax.set_title(f"phase {phase.number}, at {_ms(at)}: {_stats_line(summarize(part.ops), short=True)}",
+                         loc="left")
+        axes[-1].set_xlabel("time since the phase's first operation (ms)")
+        heading = title if title is not None else _describe(trace)
+        whole = _ms(summarize(trace.ops)["makespan_ns"] / 1e6)
+        fig.suptitle(f"{heading}\n{len(phases)} phases, cut where the GPU was idle ({whole} in all)")
         _add_kind_legend(fig, [p.bar.kind for bars in placed.values() for p in bars])
         _write_bar_texts(fig, placed)
 
@@ -563,28 +599,54 @@ def _format_bytes(size: int) -> str:
 @contextmanager
 def _figure(
     path: str | Path, panels: int = 1, height_ratios: Sequence[float] | None = None,
-    sources: Sequence[dict[str, Any]] = (),
+    sources: Sequence[dict[str, Any]] = (), share_time_axis: bool = True,
 ) -> Iterator[tuple[Any, list[Any]]]:
-    """A slide-sized figure with ``panels`` axes stacked on one shared x axis, saved to
-    ``path`` when the block ends. ``sources`` (the drawn files' otherData) name, in the
-    image file's own metadata, the device and date the data was recorded on."""
+    """A slide-sized figure with ``panels`` axes stacked (on one shared x axis unless
+    ``share_time_axis`` is False), saved to ``path`` when the block ends. ``sources`` (the
+    drawn files' otherData) name, in the image file's own metadata, the device and date
+    the data was recorded on."""
     import matplotlib
     import matplotlib.pyplot as plt
 
     path = Path(path)
     check_output_path(path)
     with matplotlib.rc_context(STYLE):
-        fig, axes = plt.subplots(panels, 1, sharex=True, squeeze=False, figsize=FIGURE_SIZE, layout="constrained",
+        fig, axes = plt.subplots(panels, 1, sharex=share_time_axis, squeeze=False, figsize=FIGURE_SIZE, layout="constrained",
                                  gridspec_kw={"height_ratios": height_ratios})
         try:
             yield fig, list(axes[:, 0])
+            _fit_texts(fig)
             try:
-                path.parent.mkdir(parents=True, exist_ok=True)
                 fig.savefig(path, dpi=DPI, metadata=_provenance(path, sources))
             except OSError as error:
                 raise PlotError(f"cannot write {path} ({error.strerror or error})") from None
         finally:
             plt.close(fig)
+
+
+def _fit_texts(fig: Any) -> None:
+    """Shrinks every text of the layout (titles, above all) that would run past the figure's
+    left or right edge until it fits, down to MIN_FIT_SIZE points, then cuts it into lines:
+    a long program name or label must not run off the picture."""
+    from matplotlib.text import Text
+
+    fig.draw_without_rendering()  # the layout: texts now have their final places
+    renderer = fig.canvas.get_renderer()
+    for text in fig.findobj(Text):
+        if not (text.get_visible() and text.get_in_layout() and text.get_text()):
+            continue
+        while not _fits(text, fig, renderer) and text.get_fontsize() > MIN_FIT_SIZE:
+            text.set_fontsize(text.get_fontsize() - 1)
+        if not _fits(text, fig, renderer):  # still too long at the smallest size: cut into lines
+            share = fig.bbox.width / text.get_window_extent(renderer).width
+            lines = text.get_text().split("\n")
+            width = max(10, int(0.9 * share * max(len(line) for line in lines)))
+            text.set_text("\n".join(textwrap.fill(line, width) for line in lines))
+
+
+def _fits(text: Any, fig: Any, renderer: Any) -> bool:
+    box = text.get_window_extent(renderer)
+    return box.x0 >= 0 and box.x1 <= fig.bbox.width
 
 
 def _provenance(path: Path, sources: Sequence[dict[str, Any]]) -> dict[str, str]:
@@ -597,10 +659,13 @@ def _provenance(path: Path, sources: Sequence[dict[str, Any]]) -> dict[str, str]
 
 
 def check_output_path(path: str | Path) -> None:
-    """Raises PlotError unless ``path`` names a .png, .svg or .pdf file."""
+    """Raises PlotError unless ``path`` names a .png, .svg or .pdf file in a folder that exists."""
     suffix = Path(path).suffix.lower()
     if suffix not in OUTPUT_SUFFIXES:
         raise PlotError(f"cannot write {path}: the output must end in {', '.join(OUTPUT_SUFFIXES)}")
+    folder = Path(path).parent
+    if not folder.is_dir():  # a mistyped folder is not made silently
+        raise PlotError(f"cannot write {path}: there is no folder {folder}")
 
 
 def _describe(trace: Trace) -> str:
@@ -616,8 +681,8 @@ def _stats_line(stats: dict[str, Any], short: bool = False) -> str:
     """Makespan and copy/compute overlap; `short` for a panel title that shares a line with a label."""
     overlap = _ms(stats["copy_compute_overlap_ns"] / 1e6)
     hidden = f"{stats['hidden_copy_fraction']:.0%}"
-    if short:
-        return f"makespan {_ms(stats['makespan_ns'] / 1e6)}, copies overlap kernels {overlap} ({hidden} hidden)"
+    if short:  # shares a panel's title line with a label: kept short enough to fit
+        return f"{_ms(stats['makespan_ns'] / 1e6)}, {hidden} of copy time hidden"
     return f"makespan {_ms(stats['makespan_ns'] / 1e6)}, copy/compute overlap {overlap} ({hidden} of copy time hidden)"
 
 
@@ -661,6 +726,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--labels", nargs=2, metavar=("FIRST", "SECOND"),
                         help="names of the two timelines with --compare (default: their programs)")
     parser.add_argument("--title", help="title to use instead of program and device")
+    zoom = parser.add_mutually_exclusive_group()
+    zoom.add_argument("--phase", type=int, metavar="K",
+                      help="draw only phase K (from 1) of a timeline cut into phases where the GPU was idle")
+    zoom.add_argument("--window", nargs=2, type=float, metavar=("FROM", "TO"),
+                      help="draw only the operations between FROM and TO ms after the first one")
     return parser
 
 
@@ -701,7 +771,8 @@ def _plot_file(args: argparse.Namespace, output: Path) -> None:
 
     if kind != TRACE_FORMAT:
         for option, used in (("--model", args.model), ("--compare", args.compare), ("--labels", args.labels),
-                             ("--by", args.by != "stream")):
+                             ("--by", args.by != "stream"), ("--phase", args.phase is not None),
+                             ("--window", args.window is not None)):
             if used:
                 raise PlotError(f"{option} applies to traces only, and {args.file} is a {kind} file")
     if kind == BANDWIDTH_FORMAT:
@@ -709,15 +780,51 @@ def _plot_file(args: argparse.Namespace, output: Path) -> None:
     elif kind == CHUNKS_FORMAT:
         plot_chunks(data, output, title=args.title)
     elif args.compare:
-        if args.model:
-            raise PlotError("--model and --compare cannot be combined")
+        for option, used in (("--model", args.model), ("--phase", args.phase is not None),
+                             ("--window", args.window is not None)):
+            if used:
+                raise PlotError(f"{option} and --compare cannot be combined")
         other = load_trace(args.compare)
         labels = args.labels or [data.program or args.file, other.program or args.compare]
         plot_stacked([data, other], labels, output, by=args.by, title=args.title)
     else:
         if args.labels:
             raise PlotError("--labels applies to --compare only")
-        plot_trace(data, output, by=args.by, model=args.model, title=args.title)
+        _plot_timeline(data, args, output)
+
+
+def _plot_timeline(trace: Trace, args: argparse.Namespace, output: Path) -> None:
+    """One trace: whole, one phase of it (--phase), a window of it (--window), or, when the
+    GPU sat idle between phases of work, each phase in its own panel; prints a line per phase."""
+    phases = split_phases(trace.ops)
+    lines = [describe_phase(phase, trace.ops[0].start_ns) for phase in phases] if len(phases) > 1 else []
+    title = args.title
+    if args.phase is not None:
+        if not 1 <= args.phase <= len(phases):
+            raise PlotError(f"--phase {args.phase}: the trace has {_plural(len(phases), 'phase')} "
+                            f"(choose 1 to {len(phases)})")
+        trace = phase_trace(trace, phases[args.phase - 1])
+        title = title if title is not None else f"{_describe(trace)}, phase {args.phase}"
+    elif args.window is not None:
+        start, end = args.window
+        if not 0 <= start < end:
+            raise PlotError(f"--window {start:g} {end:g}: FROM must be at least 0 and below TO")
+        trace = in_window(trace, start, end)
+        if not trace.ops:
+            raise PlotError(f"--window {start:g} {end:g}: no operation runs between {start:g} and {end:g} ms")
+        title = title if title is not None else f"{_describe(trace)}, {start:g} to {end:g} ms"
+    elif len(phases) > MAX_PHASE_PANELS:
+        lines.append(f"plot: {len(phases)} phases are too many to draw one above the other: "
+                     "the whole timeline is drawn; draw one with --phase K")
+    elif len(phases) > 1:
+        if args.model:
+            raise PlotError(f"--model describes one pipeline, and the trace has {len(phases)} phases: "
+                            "add --phase K")
+    if args.phase is None and args.window is None and 1 < len(phases) <= MAX_PHASE_PANELS:
+        plot_phases(trace, phases, output, by=args.by, title=title)
+    else:
+        plot_trace(trace, output, by=args.by, model=args.model, title=title)
+    print("\n".join(lines), end="\n" if lines else "")  # once drawn: a refusal is one line, and only that
 
 
 if __name__ == "__main__":

@@ -67,7 +67,8 @@ def main(argv: list[str]) -> int:
         return fail(f"no injection library at {args.inject} (build the target streamlab_inject)")
 
     output = args.output.resolve()
-    output.parent.mkdir(parents=True, exist_ok=True)
+    if not output.parent.is_dir():  # a mistyped folder is neither made nor left behind
+        return fail(f"cannot write {args.output}: there is no folder {args.output.parent}")
     # A trace left over from an earlier run must not pass for this run's.
     output.unlink(missing_ok=True)
 

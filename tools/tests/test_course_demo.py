@@ -35,7 +35,7 @@ def png(path: Path) -> bool:
 
 
 def test_demo_without_a_gpu_draws_the_model(build_folder, capfd):
-    install_program(build_folder, "common/streamlab_demo", 'echo "No CUDA device is usable here (test)."\n')
+    install_program(build_folder, "common/streamlab_demo", 'echo "no GPU: test"\n')
     assert demo.run_demo("default") == 0
     out = capfd.readouterr().out
     assert "what the model predicts" in out

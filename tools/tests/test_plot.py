@@ -83,10 +83,12 @@ def test_output_defaults_to_the_input_with_png(tmp_path, capsys):
     assert_image(tmp_path / "run.png")
 
 
-def test_output_folder_is_created(tmp_path, capsys):
+def test_output_in_a_missing_folder_is_refused_and_nothing_is_made(tmp_path, capsys):
     output = tmp_path / "plots" / "new" / "timeline.svg"
-    assert run_plot(capsys, PIPELINE, "-o", output)[0] == 0
-    assert_image(output, ".svg")
+    status, out, err = run_plot(capsys, PIPELINE, "-o", output)
+    assert (status, out) == (2, "")
+    assert err == f"plot: cannot write {output}: there is no folder {output.parent}\n"
+    assert not (tmp_path / "plots").exists()
 
 
 def test_plot_stacked_and_plot_model_schedule(tmp_path):

@@ -24,6 +24,11 @@ struct LabOptions {
 int run_lab_program(int argc, char** argv, const std::string& description,
                     const std::function<int(const LabOptions&)>& body);
 
+/// Runs `body` where a GPU is usable and returns its status; otherwise prints
+/// "PROGRAM: no GPU: why" on stderr and returns 1. An exception from `body`
+/// becomes one line on stderr and status 1. Any program of the course can use it.
+int run_with_gpu(const char* program, const std::function<int()>& body);
+
 /// Prints the timeline's key numbers (makespan, busy time per unit, overlaps,
 /// streams) under `title`, and writes the trace when the options ask for one.
 /// For a timeline that was not recorded, prints one line that says so and why.

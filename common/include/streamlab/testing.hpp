@@ -28,7 +28,7 @@ void report_hint(const std::string& hint);
     do {                                                                             \
         const ::streamlab::GpuPresence sl_presence = ::streamlab::query_gpu_presence(); \
         if (!sl_presence.available) {                                                \
-            GTEST_SKIP() << "needs a GPU: " << sl_presence.reason;                  \
+            GTEST_SKIP() << "no GPU: " << sl_presence.reason;                        \
         }                                                                            \
     } while (false)
 

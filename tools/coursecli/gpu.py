@@ -1,0 +1,34 @@
+"""Whether there is a GPU here, asked of the NVIDIA driver itself (no build needed).
+
+Every "no GPU" message of the course starts the same way, `no GPU: `, followed
+by the detail (no driver, no device, ...), whichever part of the course says it.
+"""
+from __future__ import annotations
+
+import ctypes
+
+NO_GPU = "no GPU"
+
+
+def no_gpu(detail: str) -> str:
+    """The one wording of "there is no GPU here", with the detail after it."""
+    return f"{NO_GPU}: {detail}"
+
+
+def gpu_presence() -> tuple[bool, str]:
+    """(True, device name) when the CUDA driver sees a GPU, else (False, no_gpu(why not))."""
+    try:
+        cuda = ctypes.CDLL("libcuda.so.1")
+    except OSError:
+        return False, no_gpu("the NVIDIA driver (libcuda.so.1) is not installed")
+    count = ctypes.c_int(0)
+    if cuda.cuInit(0) != 0 or cuda.cuDeviceGetCount(ctypes.byref(count)) != 0 or count.value == 0:
+        return False, no_gpu("the driver sees no CUDA device")
+    name = ctypes.create_string_buffer(256)
+    cuda.cuDeviceGetName(name, 256, 0)
+    return True, name.value.decode(errors="replace") or "a CUDA GPU"
+
+
+# Exit status of `course check` / `course run` where nothing could run for want of a GPU:
+# neither success nor a failing grade (77 is what ctest and the course's scripts use for "skipped").
+NO_GPU_EXIT = 77
