@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """The grader graded by itself: on a GPU, every lab's solution must score full
 points and every lab's starter less, through `course grade` exactly as a class
-would be graded.
+would be graded; and every cheating submission of the catalogue
+(make_grading_samples.CHEATS, lab 01) must score 0 with a reason naming what it did.
 
     python3 tools/selfgrade.py [--work DIR]
 
@@ -21,7 +22,7 @@ sys.path.insert(0, str(ROOT / "tools"))
 from coursecli.grade import GradeSettings, default_cuda_arch, gpu_presence, grade_batch  # noqa: E402
 from coursecli.gradebook import load_grade, student_folder  # noqa: E402
 from coursecli.submissions import course_labs  # noqa: E402
-from make_grading_samples import student_files, write_folder  # noqa: E402
+from make_grading_samples import CHEATS, make_cheats, student_files, write_folder  # noqa: E402
 
 SKIP = 77
 
@@ -38,6 +39,23 @@ def lab_problems(student: str, grade, want_full_points: bool) -> list[str]:
             problems.append(f"{score}, not full points: {'; '.join(failed) or lab.problem}")
         elif not want_full_points and lab.graded and lab.earned >= lab.possible:
             problems.append(f"{score}: the starter already scores full points")
+    return problems
+
+
+def cheat_problems(out: Path) -> list[str]:
+    """What is wrong with the graded catalogue: a cheat that earned points or whose reason misses what it did."""
+    problems = []
+    for cheat in CHEATS:
+        grade = load_grade(student_folder(out, cheat.name))
+        lab = grade.labs[0] if grade and grade.labs else None
+        if lab is None:
+            problems.append(f"{cheat.name}: no grade for lab 01")
+            continue
+        reasons = "\n".join([lab.problem, lab.details, *(t.reason for t in lab.tests)])
+        if lab.earned or not lab.tests:
+            problems.append(f"{cheat.name}: lab 01 {lab.earned}/{lab.possible}, expected 0")
+        if cheat.says not in reasons:
+            problems.append(f"{cheat.name}: the reason does not say '{cheat.says}': {lab.problem or reasons[:200]}")
     return problems
 
 
@@ -63,11 +81,21 @@ def main(argv: list[str]) -> int:
     problems = []
     for student, full in (("solutions", True), ("starters", False)):
         problems += lab_problems(student, load_grade(student_folder(settings.out, student)), full)
+    # The catalogue of cheats, lab 01 only (the lab they change).
+    shutil.rmtree(work / "cheats", ignore_errors=True)
+    make_cheats(work / "cheats")
+    lab01 = [lab for lab in labs if lab.number == "01"]
+    cheats = GradeSettings(out=work / "cheat-grades", labs=lab01, all_labs=labs, jobs=args.jobs, regrade=True,
+                           cuda_arch=default_cuda_arch(gpu_present))
+    if grade_batch(work / "cheats", cheats) != 0:
+        return 1
+    problems += cheat_problems(cheats.out)
     for problem in problems:
         print(f"selfgrade: {problem}")
     if problems:
         return 1
-    print(f"selfgrade: {len(labs)} lab(s): every solution scores full points, every starter less")
+    print(f"selfgrade: {len(labs)} lab(s): every solution scores full points, every starter less; "
+          f"{len(CHEATS)} cheating submissions score 0 with their reasons")
     return 0
 
 

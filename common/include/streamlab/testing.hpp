@@ -4,7 +4,10 @@
 
 #include <gtest/gtest.h>
 
+#include <optional>
+#include <stdexcept>
 #include <string>
+#include <utility>
 
 #include "streamlab/device.hpp"
 #include "streamlab/tracer.hpp"
@@ -21,7 +24,27 @@ void report_measure(const std::string& name, double value, const std::string& op
 /// Prints a hint `course check` shows when the test fails.
 void report_hint(const std::string& hint);
 
+/// Runs the code under test while a timeline records. A TimelineUnavailable it
+/// throws did not come from the tracer (which has started by then): it becomes
+/// an ordinary failure, never a skip, so that graded code cannot turn a failing
+/// test into one that is not graded.
+template <typename Work>
+void run_code_under_test(Work&& work) {
+    try {
+        std::forward<Work>(work)();
+    } catch (const TimelineUnavailable& thrown) {
+        throw std::logic_error(std::string("the code under test threw streamlab::TimelineUnavailable (\"") +
+                               thrown.what() + "\"): only the tracer may, before the code runs");
+    }
+}
+
 }  // namespace streamlab::grading
+
+/// The skips the grader accepts as "not graded" on a machine with a GPU start
+/// with one of these (tools/coursecli/grading.py, GRADER_SKIPS): no GPU, no
+/// timeline before the code under test ran, or a device that cannot show what
+/// the test measures (its facts or the test's own reference runs say so).
+#define SL_SKIP_DEVICE_CANNOT_SHOW() GTEST_SKIP() << "this device cannot show it: "
 
 /// Skips the current test, with the reason, when no CUDA device is usable.
 #define SL_REQUIRE_GPU()                                                             \
@@ -34,16 +57,20 @@ void report_hint(const std::string& hint);
 
 /// Records the GPU's timeline while the lambda (`...`) runs and assigns it to
 /// `timeline_var` (an existing streamlab::Timeline). Skips the current test,
-/// with the reason, when there is no GPU or the timeline cannot be recorded
-/// (under Nsight Systems or compute-sanitizer, say): never a zero score.
+/// with the reason, when there is no GPU or the tracer cannot start (under
+/// Nsight Systems or compute-sanitizer, say): never a zero score. Only the
+/// tracer's start is guarded: whatever the lambda throws is a failure.
 /// Like GTEST_SKIP(), it returns from the function it is used in. The lambda is
 /// taken as `...` so that commas in its body (`std::array<int, 3>`) are harmless.
 #define SL_RECORD_TIMELINE(timeline_var, program, ...)                                 \
     do {                                                                               \
         SL_REQUIRE_GPU();                                                              \
+        ::std::optional<::streamlab::Tracer> sl_tracer;                                \
         try {                                                                          \
-            (timeline_var) = ::streamlab::record_timeline((program), __VA_ARGS__);     \
+            sl_tracer.emplace(program);                                                \
         } catch (const ::streamlab::TimelineUnavailable& sl_unavailable) {             \
             GTEST_SKIP() << sl_unavailable.what();                                     \
         }                                                                              \
+        ::streamlab::grading::run_code_under_test(__VA_ARGS__);                        \
+        (timeline_var) = sl_tracer->finish();                                          \
     } while (false)
