@@ -12,10 +12,11 @@
 #       and ALLOW_ASM widen what the grader lets graded code call (read by
 #       tools/coursecli/objcheck.py, not by CMake).
 #
-#   streamlab_link_graded_code(TARGET LIBRARY [COURSE course_library ...])
+#   streamlab_link_graded_code(TARGET LIBRARY [TEST] [COURSE course_library ...])
 #       Links a lab's student library into TARGET after the course's own code
-#       (streamlab_testing and streamlab unless COURSE names others), so that no
-#       course symbol can be replaced by the student's (see below).
+#       (streamlab, and for a TEST streamlab_testing and GoogleTest's main,
+#       unless COURSE names others), so that no course symbol can be replaced
+#       by the student's (see below).
 
 # Where the starter sources are read from. The grader points this at a
 # student's submission; everything else (tests, points, CMake) stays the course's.
@@ -71,16 +72,23 @@ endfunction()
 # streamlab_testing. The plain targets at the end give usage requirements and
 # build order.)
 function(streamlab_link_graded_code target library)
-  cmake_parse_arguments(PARSE_ARGV 2 arg "" "" "COURSE")
+  cmake_parse_arguments(PARSE_ARGV 2 arg "TEST" "" "COURSE")
+  set(main "")
+  if(arg_TEST)
+    set(main GTest::gtest_main)
+  endif()
   if(NOT arg_COURSE)
-    set(arg_COURSE streamlab_testing streamlab)
+    set(arg_COURSE streamlab)
+    if(arg_TEST)
+      set(arg_COURSE streamlab_testing streamlab)
+    endif()
   endif()
   set(whole "")
   foreach(course_library IN LISTS arg_COURSE)
     list(APPEND whole "$<TARGET_FILE:${course_library}>")
   endforeach()
   target_link_libraries(${target} PRIVATE "-Wl,--whole-archive" ${whole} "-Wl,--no-whole-archive"
-                        GTest::gtest_main ${library} ${arg_COURSE})
+                        ${main} ${library} ${arg_COURSE})
 endfunction()
 
 function(streamlab_add_lab)
@@ -124,7 +132,7 @@ function(streamlab_add_lab)
 
     set(test_exe ${lab}_${variant}_test)
     add_executable(${test_exe} "${lab_dir}/${arg_TEST_SOURCE}")
-    streamlab_link_graded_code(${test_exe} ${lab}_${variant})
+    streamlab_link_graded_code(${test_exe} ${lab}_${variant} TEST)
 
     # One ctest test per graded test, so each carries its own points label.
     set(declared "")

@@ -3,6 +3,7 @@
 #include <cuda_runtime_api.h>
 #include <nvtx3/nvToolsExt.h>
 
+#include <atomic>
 #include <map>
 #include <utility>
 
@@ -11,6 +12,12 @@
 #include "streamlab/device.hpp"
 
 namespace streamlab {
+
+namespace {
+std::atomic<bool> started_before{false};
+}  // namespace
+
+bool tracer_started_before() noexcept { return started_before.load(); }
 
 Tracer::Tracer(std::string program) : program_(std::move(program)), date_(detail::utc_now_iso8601()) {
     const GpuPresence presence = query_gpu_presence();
@@ -23,6 +30,7 @@ Tracer::Tracer(std::string program) : program_(std::move(program)), date_(detail
     // than in the middle of the work being recorded; then start afresh.
     detail::warm_up_recording();
     recorder_->restart_window();
+    started_before.store(true);
 }
 
 Tracer::~Tracer() = default;  // the recorder's destructor stops recording

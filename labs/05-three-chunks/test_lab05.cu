@@ -75,7 +75,7 @@ protected:
         try {
             serial_ = run_serial_reference(*memory_, iterations_);
         } catch (const TimelineUnavailable& unavailable) {
-            GTEST_SKIP() << unavailable.what();
+            SL_SKIP_UNLESS_BROKEN_HERE(tracer_started_before(), unavailable.what());
         }
     }
 

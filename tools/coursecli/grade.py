@@ -1,12 +1,15 @@
 """`course grade`: grade a folder of submissions, each in its own build folder.
 
-For each submission: take its student sources (submissions.py), configure the
-course with STREAMLAB_STARTER_ROOT pointing at them, build each lab's starter
-targets (a compile error costs that lab only), run the labs' tests with ctest
-under a timeout, and score ctest's verdicts (grading.py). Reports are written
-as soon as a student is graded (gradebook.py). Builds run `--jobs` at a time;
-tests and timeline programs run one submission at a time, since GPU timings of
-two processes sharing the GPU would disturb each other.
+The course is configured once per batch (prepare_course). For each submission:
+take its student sources (submissions.py), compile each lab's sources alone
+with the course's compile commands and check them symbol by symbol (objcheck.py:
+a refused lab scores 0 and nothing of it runs), configure the course with
+STREAMLAB_STARTER_ROOT pointing at them, build each lab's starter targets (a
+compile error costs that lab only), run the labs' tests with ctest under a
+timeout, and score ctest's verdicts with GoogleTest's own reports (grading.py).
+Reports are written as soon as a student is graded (gradebook.py). Builds run
+`--jobs` at a time; tests and timeline programs run one submission at a time,
+since GPU timings of two processes sharing the GPU would disturb each other.
 """
 from __future__ import annotations
 
@@ -222,14 +225,16 @@ class SubmissionGrader:
 
     def _configure(self) -> bool:
         command = configure_command(self.settings, self.build, self.staging)
-        command.append(f"-DSTREAMLAB_GTEST_XML_DIR={self.xml_reports}")
+        command.append(f"-DSTREAMLAB_GTEST_XML_DIR={self.xml_reports.resolve()}")
         return run_logged(command, self.log, BUILD_TIMEOUT_S)[0] == 0
 
     def _check_before_linking(self, intake: Intake) -> dict[str, Refusal]:
         """Each lab's student sources, compiled alone and read symbol by symbol (objcheck.py): refusals by lab."""
+        if self.settings.compiler is None:  # never graded unchecked
+            raise RuntimeError("the course was not prepared for checking objects (prepare_course)")
         refusals = {}
         for lab in self.settings.labs:
-            if lab.number in intake.missing or self.settings.compiler is None:
+            if lab.number in intake.missing:
                 continue
             rules = lab_rules(self.settings.course_root / "labs" / lab.folder, lab.files)
             refusal, compiler_output = check_lab(lab.folder, lab.files, self.staging, self.work / "objcheck",

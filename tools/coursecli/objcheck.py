@@ -32,6 +32,7 @@ STRONG_DEFINITIONS = set("TDBRCGSi")
 WEAK_DEFINITIONS = set("VWu")
 UNDEFINED = set("Uvw")
 COURSE_NAMESPACES = ("streamlab", "testing")
+DEVICE_STUB = "__device_stub__"
 COMPILE_TIMEOUT_S = 300
 _KEYWORDS = r"(?:NUMBER|TOPIC|STUDENT_SOURCES|PROGRAM|TEST_SOURCE|TIMEOUT|TESTS|ALLOW_SYMBOLS|ALLOW_ASM)\b"
 
@@ -177,16 +178,26 @@ def own_lines(preprocessed: str, source: Path) -> str:
     return "\n".join(lines)
 
 
-def read_symbols(obj: Path) -> list[tuple[str, str]]:
-    """(demangled name, nm type letter) of every symbol in an object file."""
-    listing = subprocess.run(["nm", "-P", str(obj)], capture_output=True, text=True, errors="replace", check=True)
-    rows = [line.split() for line in listing.stdout.splitlines() if len(line.split()) >= 2]
-    names = [row[0] for row in rows]
+def _demangle(names: list[str]) -> list[str]:
     demangled = subprocess.run(["c++filt"], input="\n".join(names), capture_output=True, text=True,
                                errors="replace", check=True).stdout.splitlines()
-    if len(demangled) != len(names):  # never expected; the mangled names are still checked
-        demangled = names
-    return [(name, row[1]) for name, row in zip(demangled, rows)]
+    return demangled if len(demangled) == len(names) else names  # never expected; then check the raw names
+
+
+def read_symbols(obj: Path) -> list[tuple[str, str]]:
+    """(demangled name, nm type letter) of every symbol in an object file.
+
+    nvcc's host stub of a kernel, `__device_stub__<kernel's mangled name>`, is
+    given the kernel's own name: it is checked as the kernel is.
+    """
+    listing = subprocess.run(["nm", "-P", str(obj)], capture_output=True, text=True, errors="replace", check=True)
+    rows = [line.split() for line in listing.stdout.splitlines() if len(line.split()) >= 2]
+    names = _demangle([row[0] for row in rows])
+    stubs = [i for i, name in enumerate(names) if name.startswith(DEVICE_STUB)]
+    kernels = _demangle(["_" + names[i][len(DEVICE_STUB):].split("(")[0] for i in stubs])
+    for i, kernel in zip(stubs, kernels):
+        names[i] = kernel
+    return [(name, row[1]) for name, row in zip(names, rows)]
 
 
 def check_symbols(name: str, symbols: list[tuple[str, str]], rules: LabRules) -> list[str]:

@@ -70,3 +70,14 @@ def test_every_starter_and_solution_passes_the_check(tmp_path, monkeypatch):
             refusal, compiler_output = check_lab(lab.folder, lab.files, ROOT / variant, tmp_path / "objects",
                                                  lab_rules(ROOT / "labs" / lab.folder, lab.files), settings.compiler)
             assert refusal is None and compiler_output == "", f"{variant}/{lab.folder}: {refusal or compiler_output}"
+    # A student's own kernel in an anonymous namespace is a helper like any other (nvcc gives it a global stub).
+    own_kernel = (ROOT / "solutions" / "05-three-chunks" / "three_chunks.cu").read_text() + (
+        "\nnamespace {\n__global__ void scale(float* x, int n) { if (threadIdx.x < n) x[threadIdx.x] *= 2; }\n}\n"
+        "void launch_scale(float* x) { scale<<<1, 32>>>(x, 32); }\n")
+    (tmp_path / "own" / "05-three-chunks").mkdir(parents=True)
+    (tmp_path / "own" / "05-three-chunks" / "three_chunks.cu").write_text(own_kernel)
+    lab05 = next(lab for lab in labs if lab.number == "05")
+    refusal, _ = check_lab(lab05.folder, lab05.files, tmp_path / "own", tmp_path / "objects",
+                           lab_rules(ROOT / "labs" / lab05.folder, lab05.files), settings.compiler)
+    assert refusal is not None and refusal.problem.startswith("three_chunks.cu defines launch_scale, which lab05.hpp")
+    assert "scale" not in refusal.details.replace("launch_scale", "")

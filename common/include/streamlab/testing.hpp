@@ -24,6 +24,13 @@ void report_measure(const std::string& name, double value, const std::string& op
 /// Prints a hint `course check` shows when the test fails.
 void report_hint(const std::string& hint);
 
+/// True once SL_REQUIRE_GPU found a usable GPU in this process: a GPU that is
+/// gone later was taken by what ran in between, the code under test.
+[[nodiscard]] bool gpu_seen_before() noexcept;
+
+/// Notes that this process found a usable GPU (SL_REQUIRE_GPU does).
+void note_gpu_seen() noexcept;
+
 /// Runs the code under test while a timeline records. A TimelineUnavailable it
 /// throws did not come from the tracer (which has started by then): it becomes
 /// an ordinary failure, never a skip, so that graded code cannot turn a failing
@@ -46,13 +53,26 @@ void run_code_under_test(Work&& work) {
 /// the test measures (its facts or the test's own reference runs say so).
 #define SL_SKIP_DEVICE_CANNOT_SHOW() GTEST_SKIP() << "this device cannot show it: "
 
+/// Skips the current test with `message`, the machine's reason, unless what
+/// is missing (the GPU, the tracer) `worked_before` in this process: then the
+/// code under test, which ran in between, broke it, and the test fails.
+#define SL_SKIP_UNLESS_BROKEN_HERE(worked_before, message)                           \
+    do {                                                                             \
+        if (worked_before) {                                                         \
+            GTEST_FAIL() << "no longer usable after the code under test ran: " << (message); \
+        }                                                                            \
+        GTEST_SKIP() << (message);                                                   \
+    } while (false)
+
 /// Skips the current test, with the reason, when no CUDA device is usable.
 #define SL_REQUIRE_GPU()                                                             \
     do {                                                                             \
         const ::streamlab::GpuPresence sl_presence = ::streamlab::query_gpu_presence(); \
         if (!sl_presence.available) {                                                \
-            GTEST_SKIP() << "needs a GPU: " << sl_presence.reason;                  \
+            SL_SKIP_UNLESS_BROKEN_HERE(::streamlab::grading::gpu_seen_before(),      \
+                                       "needs a GPU: " + sl_presence.reason);        \
         }                                                                            \
+        ::streamlab::grading::note_gpu_seen();                                       \
     } while (false)
 
 /// Records the GPU's timeline while the lambda (`...`) runs and assigns it to
@@ -69,7 +89,8 @@ void run_code_under_test(Work&& work) {
         try {                                                                          \
             sl_tracer.emplace(program);                                                \
         } catch (const ::streamlab::TimelineUnavailable& sl_unavailable) {             \
-            GTEST_SKIP() << sl_unavailable.what();                                     \
+            SL_SKIP_UNLESS_BROKEN_HERE(::streamlab::tracer_started_before(),           \
+                                       sl_unavailable.what());                         \
         }                                                                              \
         ::streamlab::grading::run_code_under_test(__VA_ARGS__);                        \
         (timeline_var) = sl_tracer->finish();                                          \
