@@ -1,5 +1,8 @@
 // SL_RECORD_TIMELINE guards only the tracer's start: what the code under test
-// throws, TimelineUnavailable included, is a failure, never a skip.
+// throws, TimelineUnavailable included, is a failure, never a skip; and what
+// worked earlier in the process (the GPU, the tracer) cannot be missing later
+// without failing the test.
+#include <gtest/gtest-spi.h>
 #include <gtest/gtest.h>
 
 #include <stdexcept>
@@ -32,4 +35,20 @@ TEST(CodeUnderTest, TheWorkRunsOnce) {
     int runs = 0;
     run_code_under_test([&] { ++runs; });
     EXPECT_EQ(runs, 1);
+}
+
+namespace {
+void skip_unless_broken_here(bool worked_before) {
+    SL_SKIP_UNLESS_BROKEN_HERE(worked_before, std::string("needs a GPU: no CUDA device"));
+}
+}  // namespace
+
+TEST(SkipUnlessBrokenHere, WhatWorkedEarlierInTheProcessAndIsGoneFailsTheTest) {
+    EXPECT_FATAL_FAILURE(skip_unless_broken_here(true),
+                         "no longer usable after the code under test ran: needs a GPU: no CUDA device");
+}
+
+TEST(SkipUnlessBrokenHere, TheProcessRemembersThatItSawAGpu) {
+    streamlab::grading::note_gpu_seen();
+    EXPECT_TRUE(streamlab::grading::gpu_seen_before());
 }
