@@ -5,9 +5,18 @@
 #       when ctest runs (one process per test, and the build needs no GPU).
 #
 #   streamlab_add_lab(NUMBER NN TOPIC topic STUDENT_SOURCES ... PROGRAM src
-#                     TEST_SOURCE src TESTS Suite.Name gpu|cpu POINTS ...)
+#                     TEST_SOURCE src TESTS Suite.Name gpu|cpu POINTS ...
+#                     [ALLOW_SYMBOLS pattern ...] [ALLOW_ASM])
 #       One lab, built twice: against its starter (labs/NN-topic) and against
-#       its solution (solutions/NN-topic). See labs/AUTHORING.md.
+#       its solution (solutions/NN-topic). See labs/AUTHORING.md. ALLOW_SYMBOLS
+#       and ALLOW_ASM widen what the grader lets graded code call (read by
+#       tools/coursecli/objcheck.py, not by CMake).
+#
+#   streamlab_link_graded_code(TARGET LIBRARY [TEST] [COURSE course_library ...])
+#       Links a lab's student library into TARGET after the course's own code
+#       (streamlab, and for a TEST streamlab_testing and GoogleTest's main,
+#       unless COURSE names others), so that no course symbol can be replaced
+#       by the student's (see below).
 
 # Where the starter sources are read from. The grader points this at a
 # student's submission; everything else (tests, points, CMake) stays the course's.
@@ -20,6 +29,9 @@ set(STREAMLAB_SOLUTION_ROOT "${PROJECT_SOURCE_DIR}/solutions" CACHE PATH
 # ctest would count the test as passed. (The trailing space keeps "]" away from
 # the "]]" that newer GoogleTest modules write around property values.)
 set(STREAMLAB_SKIP_REGEX "\\[  SKIPPED \\] ")
+# Where each lab test writes GoogleTest's own XML report (<dir>/<ctest name>.xml).
+# Empty: no report. The grader sets it: a pass needs that report (grading.py).
+set(STREAMLAB_GTEST_XML_DIR "" CACHE PATH "Folder for the lab tests' GoogleTest XML reports (the grader's)")
 # Seconds each test may run (a hung kernel is killed then). A cache variable so
 # that the grader can lower it: `course grade --timeout S`.
 set(STREAMLAB_DEFAULT_TIMEOUT 120 CACHE STRING "Timeout of each test, in seconds")
@@ -50,11 +62,40 @@ function(streamlab_add_test_executable name)
                SKIP_REGULAR_EXPRESSION "${STREAMLAB_SKIP_REGEX}")
 endfunction()
 
+# The course's code on the link line before the student's: the course's
+# libraries whole (every object loaded), GoogleTest's main, and only then the
+# student's library. A weak (inline, template) symbol both define resolves to
+# the course's, the first one loaded; a strong duplicate is a "multiple
+# definition" link error; a `main` of the student's never replaces GoogleTest's.
+# (Raw linker flags rather than $<LINK_LIBRARY:WHOLE_ARCHIVE,...>: CMake refuses
+# a library that appears both whole and plain, as streamlab does through
+# streamlab_testing. The plain targets at the end give usage requirements and
+# build order.)
+function(streamlab_link_graded_code target library)
+  cmake_parse_arguments(PARSE_ARGV 2 arg "TEST" "" "COURSE")
+  set(main "")
+  if(arg_TEST)
+    set(main GTest::gtest_main)
+  endif()
+  if(NOT arg_COURSE)
+    set(arg_COURSE streamlab)
+    if(arg_TEST)
+      set(arg_COURSE streamlab_testing streamlab)
+    endif()
+  endif()
+  set(whole "")
+  foreach(course_library IN LISTS arg_COURSE)
+    list(APPEND whole "$<TARGET_FILE:${course_library}>")
+  endforeach()
+  target_link_libraries(${target} PRIVATE "-Wl,--whole-archive" ${whole} "-Wl,--no-whole-archive"
+                        ${main} ${library} ${arg_COURSE})
+endfunction()
+
 function(streamlab_add_lab)
   # SANITIZE_POINTS N: what a clean compute-sanitizer run earns in `course grade --sanitize`
   # (read by tools/coursecli/sanitize.py; without it, the sanitizer's findings are feedback only).
-  cmake_parse_arguments(PARSE_ARGV 0 arg "" "NUMBER;TOPIC;PROGRAM;TEST_SOURCE;TIMEOUT;SANITIZE_POINTS"
-                        "STUDENT_SOURCES;TESTS")
+  cmake_parse_arguments(PARSE_ARGV 0 arg "ALLOW_ASM" "NUMBER;TOPIC;PROGRAM;TEST_SOURCE;TIMEOUT;SANITIZE_POINTS"
+                        "STUDENT_SOURCES;TESTS;ALLOW_SYMBOLS")
   set(lab "lab${arg_NUMBER}")
   set(folder "${arg_NUMBER}-${arg_TOPIC}")
   set(lab_dir "${PROJECT_SOURCE_DIR}/labs/${folder}")
@@ -80,21 +121,25 @@ function(streamlab_add_lab)
       list(APPEND student_files "${source_dir}/${file}")
     endforeach()
 
-    # The student's code (or the solution), as a library the program and the tests link.
+    # The student's code (or the solution), as a library of its own objects
+    # only: it sees the course's headers but brings none of the course's code,
+    # which streamlab_link_graded_code puts first on the link line.
     add_library(${lab}_${variant} STATIC ${student_files})
-    target_include_directories(${lab}_${variant} PUBLIC "${lab_dir}")
-    target_link_libraries(${lab}_${variant} PUBLIC streamlab)
+    target_include_directories(${lab}_${variant} PUBLIC "${lab_dir}"
+                               "$<TARGET_PROPERTY:streamlab,INTERFACE_INCLUDE_DIRECTORIES>")
+    target_compile_features(${lab}_${variant} PUBLIC cxx_std_17 cuda_std_17)
     # Line numbers of the student's code, host (-g) and device (-lineinfo), so
     # that compute-sanitizer (`course check NN --sanitize`) can name the file and
     # line of each finding. Neither changes the code the compiler generates.
     target_compile_options(${lab}_${variant} PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-lineinfo -g> $<$<COMPILE_LANGUAGE:CXX>:-g>)
 
     add_executable(${lab}_${variant}_run "${lab_dir}/${arg_PROGRAM}")
-    target_link_libraries(${lab}_${variant}_run PRIVATE ${lab}_${variant} streamlab_census)
+    streamlab_link_graded_code(${lab}_${variant}_run ${lab}_${variant})
+    target_link_libraries(${lab}_${variant}_run PRIVATE streamlab_census)
 
     set(test_exe ${lab}_${variant}_test)
     add_executable(${test_exe} "${lab_dir}/${arg_TEST_SOURCE}")
-    target_link_libraries(${test_exe} PRIVATE ${lab}_${variant} streamlab_testing GTest::gtest_main)
+    streamlab_link_graded_code(${test_exe} ${lab}_${variant} TEST)
 
     # One ctest test per graded test, so each carries its own points label.
     set(declared "")
@@ -106,8 +151,12 @@ function(streamlab_add_lab)
       list(GET arg_TESTS ${i1} device)
       list(GET arg_TESTS ${i2} points)
       set(ctest_name "${lab}.${variant}.${test_name}")
+      set(xml_report "")
+      if(STREAMLAB_GTEST_XML_DIR)
+        set(xml_report "--gtest_output=xml:${STREAMLAB_GTEST_XML_DIR}/${ctest_name}.xml")
+      endif()
       add_test(NAME ${ctest_name}
-               COMMAND ${test_exe} --gtest_filter=${test_name} --gtest_brief=0)
+               COMMAND ${test_exe} --gtest_filter=${test_name} --gtest_brief=0 ${xml_report})
       set_tests_properties(${ctest_name} PROPERTIES
           LABELS "${lab};${variant};${device};pts:${points}"
           TIMEOUT ${arg_TIMEOUT}

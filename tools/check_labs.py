@@ -26,7 +26,8 @@ README_SECTIONS = ["Goal", "Article sections", "Concepts and CUDA APIs", "Tasks"
 def student_sources(lab_cmake: Path) -> list[str]:
     """The STUDENT_SOURCES listed in a lab.cmake."""
     text = re.sub(r"#.*", "", lab_cmake.read_text())
-    match = re.search(r"STUDENT_SOURCES\s+(.*?)\s+(?:PROGRAM|TEST_SOURCE|TESTS|NUMBER|TOPIC)\b", text, re.S)
+    keywords = "PROGRAM|TEST_SOURCE|TESTS|NUMBER|TOPIC|TIMEOUT|ALLOW_SYMBOLS|ALLOW_ASM"
+    match = re.search(rf"STUDENT_SOURCES\s+(.*?)\s+(?:{keywords})\b", text, re.S)
     return match.group(1).split() if match else []
 
 

@@ -17,6 +17,12 @@
   aa-rewrites-staged-sources/, leaves-a-process/, prints-200mb/,
   many-members.tar.gz, non-utf8-name.tar.gz
 
+and, with --cheats, the catalogue of cheating submissions (CHEATS below): every
+lab's solution with lab 01 changed to forge a pass, replace the course's code,
+turn a failure into a skip, or call what graded code may not. Each must score
+0 in lab 01 with a reason that names what it did (tools/selfgrade.py checks it
+on a GPU, tools/tests/test_grade_cheats.py without one).
+
 Standard library only.
 """
 from __future__ import annotations
@@ -28,6 +34,7 @@ import shutil
 import sys
 import tarfile
 import zipfile
+from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -49,7 +56,8 @@ BARRIER_SYNC = "    SL_CHECK(cudaDeviceSynchronize());\n    SL_CHECK(cudaStreamD
 # A volatile pointer: the compiler cannot see it is null, so the write really happens (and crashes).
 # A write through a null pointer can be optimised into something else; the
 # signal a segfault raises cannot.
-NULL_WRITE = "    std::raise(SIGSEGV);  // a crash, on purpose\n"
+NULL_WRITE = ("    volatile int* volatile null = nullptr;  // a crash, on purpose\n"
+              "    *null = 1;\n")
 NULL_STREAM_LOOP = "void run_in_null_stream(const std::vector<KernelJob>& jobs) {\n"
 ALWAYS_PASSING_TEST = """#include <gtest/gtest.h>
 // Every test passes, whatever the code does: the grader must ignore this file.
@@ -60,6 +68,131 @@ TEST(SerialRun, EventTimeMatchesTimeline) { SUCCEED(); }
 TEST(BarrierDemo, BlockingStreamsAreSerializedByTheNullStream) { SUCCEED(); }
 TEST(BarrierDemo, NonBlockingStreamsAreNotSeparated) { SUCCEED(); }
 """
+
+
+LAB01 = "labs/01-null-stream/null_stream.cu"
+RUN_SERIAL = "float run_serial(const float* input, float* output, std::size_t n, int iterations) {\n"
+LAB01_INCLUDE = '#include "streamlab/workload.hpp"\n'
+
+
+@dataclass
+class Cheat:
+    """A cheating submission: lab 01 of the solutions with `top` added after its includes and `call`
+    at the start of run_serial. Lab 01 must score 0, with `says` in its problem or a test's reason."""
+
+    name: str
+    says: str
+    top: str = ""
+    call: str = ""
+    replace_lab01: str | None = None  # the whole lab 01 source instead
+
+
+FORGED_PASS = r"""#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+namespace {
+/// Runs before main: prints GoogleTest's lines for the test it was asked to run, then ends "successfully".
+struct ForgedPass {
+    ForgedPass() {
+        char args[4096] = {};
+        std::FILE* cmdline = std::fopen("/proc/self/cmdline", "rb");
+        const std::size_t size = cmdline ? std::fread(args, 1, sizeof args - 1, cmdline) : 0;
+        const char* name = "Suite.Name";
+        for (std::size_t at = 0; at < size; at += std::strlen(args + at) + 1) {
+            if (std::strncmp(args + at, "--gtest_filter=", 15) == 0) name = args + at + 15;
+        }
+        std::printf("[==========] Running 1 test from 1 test suite.\n[ RUN      ] %s\n[       OK ] %s (1 ms)\n"
+                    "[==========] 1 test from 1 test suite ran. (1 ms total)\n[  PASSED  ] 1 test.\n", name, name);
+        std::fflush(stdout);
+        std::_Exit(0);
+    }
+} forged_pass;
+}  // namespace
+"""
+WEAK_MAIN = "/// Replaces GoogleTest's main when the linker meets this one first.\n" \
+            "__attribute__((weak)) int main() { return 0; }\n"
+ALWAYS_OK = """/// The course's result check, always "all elements match".
+streamlab::ResultCheck streamlab::check_workload_output(const float*, const float*, std::size_t, int, int) {
+    return {};
+}
+"""
+REDECLARED_TYPE = """namespace streamlab {
+/// The course's Op, re-declared with a changed inline member: every op lasts 1 ns.
+struct Op {
+    std::uint64_t start_ns = 0;
+    std::uint64_t end_ns = 0;
+    std::uint64_t duration_ns() const { return 1; }
+};
+}  // namespace streamlab
+"""
+
+
+def workload_copy_always_ok() -> str:
+    """A copy of the course's workload.cu whose check_workload_output always says the result is right."""
+    text = (ROOT / "common" / "src" / "workload.cu").read_text()
+    anchor = "    ResultCheck result;\n"
+    if anchor not in text:
+        raise SystemExit("make_grading_samples: workload.cu changed; update workload_copy_always_ok")
+    return text.replace(anchor, anchor + "    return result;  // always ok\n", 1)
+
+
+CHEATS = [
+    Cheat("forged-pass", "_Exit", top=FORGED_PASS),
+    Cheat("weak-main", "defines main()", top=WEAK_MAIN),
+    Cheat("replaces-a-course-function", "defines streamlab::check_workload_output", top=ALWAYS_OK),
+    Cheat("copies-a-course-file", "namespace streamlab", replace_lab01="workload copy"),
+    Cheat("redeclares-a-course-type", "namespace streamlab", top="#include <cstdint>\n" + REDECLARED_TYPE),
+    Cheat("throws-timeline-unavailable", "streamlab::TimelineUnavailable", top='#include "streamlab/tracer.hpp"\n',
+          call='    if (n > 0) throw streamlab::TimelineUnavailable("the profiler is busy");\n'),
+    Cheat("inline-asm", "uses inline asm", call='    if (n == 1) asm volatile("int3");\n'),
+    Cheat("asm-built-by-a-macro", "uses inline asm", top="#define GLUE(a, b) a##b\n",
+          call='    if (n == 1) GLUE(as, m) volatile("int3");\n'),
+    Cheat("includes-an-absolute-path", "includes a file by its path", top='#include "/etc/passwd"\n'),
+]
+# One cheat per refused call: (sample, what its reason says, headers, the statement planted in run_serial).
+REFUSED_CALLS = [
+    ("calls-exit", "calls exit(): graded code may not end the process", "cstdlib", "std::exit(0)"),
+    ("kills-the-grader", "calls kill(): graded code may not send signals", "csignal unistd.h",
+     "kill(getppid(), SIGKILL)"),
+    ("forks", "calls fork(): graded code may not start other programs", "unistd.h", "(void)fork()"),
+    ("execs", "calls execl(): graded code may not start other programs", "unistd.h",
+     'execl("/bin/true", "true", nullptr)'),
+    ("runs-a-shell", "calls system(): graded code may not start other programs", "cstdlib",
+     '(void)std::system("true")'),
+    ("opens-a-pipe", "calls popen(): graded code may not start other programs", "cstdio", '(void)popen("true", "r")'),
+    ("loads-code", "graded code may not load code while it runs", "dlfcn.h",
+     '(void)dlsym(dlopen("libc.so.6", RTLD_NOW), "exit")'),
+    ("raw-syscall", "calls syscall(): graded code may not make raw system calls", "sys/syscall.h unistd.h",
+     "(void)syscall(SYS_exit_group, 0)"),
+    ("new-session", "calls setsid(): graded code may not change its own process", "unistd.h", "(void)setsid()"),
+    ("ptrace", "calls ptrace(): graded code may not change its own process", "sys/ptrace.h",
+     "(void)ptrace(PTRACE_TRACEME, 0, nullptr, nullptr)"),
+    ("opens-a-file", "calls fopen(): graded code may not open files", "cstdio", '(void)std::fopen("grade.json", "w")'),
+    ("writes-with-a-stream", "graded code may not open files", "fstream", 'std::ofstream("grade.json") << "{}"'),
+]
+CHEATS += [Cheat(name, says, top="".join(f"#include <{header}>\n" for header in headers.split()),
+                 call=f"    if (n == 1) {statement};\n")
+           for name, says, headers, statement in REFUSED_CALLS]
+
+
+def cheat_files(cheat: Cheat) -> dict[str, str]:
+    """Every lab's solution, lab 01 changed as `cheat` says."""
+    files = student_files("solution")
+    if cheat.replace_lab01:
+        files[LAB01] += "\n" + workload_copy_always_ok()
+    if cheat.top:
+        plant(files, LAB01, LAB01_INCLUDE, cheat.top, before=False)
+    if cheat.call:
+        plant(files, LAB01, RUN_SERIAL, cheat.call, before=False)
+    return files
+
+
+def make_cheats(out: Path) -> list[str]:
+    """Writes the catalogue of cheating submissions into `out`; returns their names."""
+    out.mkdir(parents=True, exist_ok=True)
+    for cheat in CHEATS:
+        write_folder(out / cheat.name, cheat_files(cheat))
+    return [cheat.name for cheat in CHEATS]
 
 
 def student_files(variant: str) -> dict[str, str]:
@@ -123,7 +256,6 @@ def make_samples(out: Path) -> list[str]:
 
     crash = student_files("solution")
     plant(crash, lab02, NULL_STREAM_LOOP, NULL_WRITE, before=False)
-    crash[lab02] = "#include <csignal>\n" + crash[lab02]
     write_folder(out / "segfault", crash)
 
     edited = student_files("starter")
@@ -203,8 +335,13 @@ def main(argv: list[str]) -> int:
     parser.add_argument("folder", type=Path, help="where to write the samples (emptied first)")
     parser.add_argument("--sanitizer", action="store_true",
                         help="write the compute-sanitizer samples instead (one bug each; see SANITIZER_SAMPLES)")
+    parser.add_argument("--cheats", action="store_true", help="add the catalogue of cheating submissions")
     args = parser.parse_args(argv)
-    for name in (make_sanitizer_samples if args.sanitizer else make_samples)(args.folder):
+    if args.sanitizer:
+        names = make_sanitizer_samples(args.folder)
+    else:
+        names = make_samples(args.folder) + (make_cheats(args.folder) if args.cheats else [])
+    for name in names:
         print(f"make_grading_samples: {args.folder / name}")
     return 0
 

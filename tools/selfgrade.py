@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """The grader graded by itself: on a GPU, every lab's solution must score full
 points and every lab's starter less, through `course grade` exactly as a class
-would be graded; and the samples that attack the grader (tools/isolation_samples.py),
-graded on lab 01 next to an honest solution, must harm nobody else.
+would be graded; every cheating submission of the catalogue
+(make_grading_samples.CHEATS, lab 01) must score 0 with a reason naming what it did;
+and the samples that attack the grader (tools/isolation_samples.py), graded on
+lab 01 next to an honest solution, must harm nobody else.
 
     python3 tools/selfgrade.py [--work DIR]
 
@@ -23,7 +25,7 @@ from coursecli.grade import LOG_LIMIT, GradeSettings, default_cuda_arch, gpu_pre
 from coursecli.gradebook import load_grade, student_folder  # noqa: E402
 from coursecli.submissions import course_labs, find_submissions, student_name  # noqa: E402
 from isolation_samples import VICTIM, isolation_problems, make_isolation_samples  # noqa: E402
-from make_grading_samples import student_files, write_folder  # noqa: E402
+from make_grading_samples import CHEATS, make_cheats, student_files, write_folder  # noqa: E402
 
 SKIP = 77
 
@@ -59,6 +61,23 @@ def isolation_batch(work: Path, jobs: int) -> list[str]:
     return isolation_problems(settings.out, students, LOG_LIMIT)
 
 
+def cheat_problems(out: Path) -> list[str]:
+    """What is wrong with the graded catalogue: a cheat that earned points or whose reason misses what it did."""
+    problems = []
+    for cheat in CHEATS:
+        grade = load_grade(student_folder(out, cheat.name))
+        lab = grade.labs[0] if grade and grade.labs else None
+        if lab is None:
+            problems.append(f"{cheat.name}: no grade for lab 01")
+            continue
+        reasons = "\n".join([lab.problem, lab.details, *(t.reason for t in lab.tests)])
+        if lab.earned or not lab.tests:
+            problems.append(f"{cheat.name}: lab 01 {lab.earned}/{lab.possible}, expected 0")
+        if cheat.says not in reasons:
+            problems.append(f"{cheat.name}: the reason does not say '{cheat.says}': {lab.problem or reasons[:200]}")
+    return problems
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--work", type=Path, help="folder for submissions and grades (default: a temporary one)")
@@ -81,12 +100,22 @@ def main(argv: list[str]) -> int:
     problems = []
     for student, full in (("solutions", True), ("starters", False)):
         problems += lab_problems(student, load_grade(student_folder(settings.out, student)), full)
+    # The catalogue of cheats, lab 01 only (the lab they change).
+    shutil.rmtree(work / "cheats", ignore_errors=True)
+    make_cheats(work / "cheats")
+    lab01 = [lab for lab in labs if lab.number == "01"]
+    cheats = GradeSettings(out=work / "cheat-grades", labs=lab01, all_labs=labs, jobs=args.jobs, regrade=True,
+                           cuda_arch=default_cuda_arch(gpu_present))
+    if grade_batch(work / "cheats", cheats) != 0:
+        return 1
+    problems += cheat_problems(cheats.out)
     problems += isolation_batch(work, args.jobs)
     for problem in problems:
         print(f"selfgrade: {problem}")
     if problems:
         return 1
     print(f"selfgrade: {len(labs)} lab(s): every solution scores full points, every starter less; "
+          f"{len(CHEATS)} cheating submissions score 0 with their reasons; "
           "the attacking samples harmed nobody else")
     return 0
 

@@ -1,9 +1,18 @@
 #include "streamlab/testing.hpp"
 
+#include <atomic>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
 namespace streamlab::grading {
+
+namespace {
+std::atomic<bool> gpu_seen{false};
+}  // namespace
+
+bool gpu_seen_before() noexcept { return gpu_seen.load(); }
+
+void note_gpu_seen() noexcept { gpu_seen.store(true); }
 
 void report_measure(const std::string& name, double value, const std::string& op, double threshold,
                     const std::string& unit) {

@@ -3,6 +3,7 @@
 #include <cuda_runtime_api.h>
 #include <nvtx3/nvToolsExt.h>
 
+#include <atomic>
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
@@ -93,6 +94,8 @@ Timeline unrecorded_timeline(const std::string& program, const std::string& why)
     return timeline;
 }
 
+bool tracer_started_before() noexcept { return started_before.load(); }
+
 Tracer::Tracer(std::string program) : program_(std::move(program)), date_(detail::utc_now_iso8601()) {
     if (const std::string off = tracing_off_reason(); !off.empty()) {
         throw TimelineUnavailable(off);
@@ -107,6 +110,7 @@ Tracer::Tracer(std::string program) : program_(std::move(program)), date_(detail
     // than in the middle of the work being recorded; then start afresh.
     detail::warm_up_recording();
     recorder_->restart_window();
+    started_before.store(true);
 }
 
 Tracer::~Tracer() = default;  // the recorder's destructor stops recording

@@ -179,7 +179,7 @@ TEST_F(BarrierDemo, BlockingStreamsAreSerializedByTheNullStream) {
 
 TEST_F(BarrierDemo, NonBlockingStreamsAreNotSeparated) {
     if (!facts_.concurrent_kernels) {
-        GTEST_SKIP() << facts_.name << " cannot run kernels of different streams at the same time";
+        SL_SKIP_DEVICE_CANNOT_SHOW() << facts_.name << " cannot run kernels of different streams at the same time";
     }
     record(cudaStreamNonBlocking);
     if (IsSkipped()) return;

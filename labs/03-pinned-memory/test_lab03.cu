@@ -204,7 +204,7 @@ TEST_F(Bandwidth, PinnedBeatsPageableAtLargeSizes) {
         }
     }
     if (graded.empty()) {
-        GTEST_SKIP() << "on this machine pageable copies are about as fast as pinned ones, so the difference "
+        SL_SKIP_DEVICE_CANNOT_SHOW() << "on this machine pageable copies are about as fast as pinned ones, so the difference "
                         "cannot be graded (the test's own copies of "
                      << size_text(large_) << ":" << why_not << ")";
     }

@@ -204,7 +204,7 @@ protected:
         BatchTest::SetUp();
         if (IsSkipped()) return;
         if (!facts_.concurrent_kernels) {
-            GTEST_SKIP() << facts_.name << " cannot run kernels of different streams at the same time, so another "
+            SL_SKIP_DEVICE_CANNOT_SHOW() << facts_.name << " cannot run kernels of different streams at the same time, so another "
                          << "stream's kernel would hold up yours";
         }
         buffers_ = std::make_unique<BatchBuffers>(kBatches, kElements, /*pinned=*/true);

@@ -75,7 +75,7 @@ protected:
         try {
             serial_ = run_serial_reference(*memory_, iterations_);
         } catch (const TimelineUnavailable& unavailable) {
-            GTEST_SKIP() << unavailable.what();
+            SL_SKIP_UNLESS_BROKEN_HERE(tracer_started_before(), unavailable.what());
         }
     }
 
@@ -221,7 +221,7 @@ TEST_F(ThreeChunks, CopiesOverlapKernels) {
         }
     }
     if (expected == 0) {
-        GTEST_SKIP() << facts_.name << " has " << facts_.copy_engines << " copy engine(s): for your issue order the "
+        SL_SKIP_DEVICE_CANNOT_SHOW() << facts_.name << " has " << facts_.copy_engines << " copy engine(s): for your issue order the "
                      << "model has no copy run beside a kernel (see the README, one copy engine)";
     }
     report_measure("overlapping pairs the model expects", shown, "==", expected, "");

@@ -1,12 +1,15 @@
 """`course grade`: grade a folder of submissions, each in its own build folder.
 
-For each submission: take its student sources (submissions.py), configure the
-course with STREAMLAB_STARTER_ROOT pointing at them, build each lab's starter
-targets (a compile error costs that lab only), run the labs' tests with ctest
-under a timeout, and score ctest's verdicts (grading.py). Reports are written
-as soon as a student is graded (gradebook.py). Builds run `--jobs` at a time;
-tests and timeline programs run one submission at a time, since GPU timings of
-two processes sharing the GPU would disturb each other.
+The course is configured once per batch (prepare_course). For each submission:
+take its student sources (submissions.py), compile each lab's sources alone
+with the course's compile commands and check them symbol by symbol (objcheck.py:
+a refused lab scores 0 and nothing of it runs), configure the course with
+STREAMLAB_STARTER_ROOT pointing at them, build each lab's starter targets (a
+compile error costs that lab only), run the labs' tests with ctest under a
+timeout, and score ctest's verdicts with GoogleTest's own reports (grading.py).
+Reports are written as soon as a student is graded (gradebook.py). Builds run
+`--jobs` at a time; tests and timeline programs run one submission at a time,
+since GPU timings of two processes sharing the GPU would disturb each other.
 """
 from __future__ import annotations
 
@@ -26,9 +29,10 @@ from . import environment, sandbox, sanitize
 from .gpu import gpu_presence  # noqa: F401  (grade_batch asks it; tests replace it here)
 from .gradebook import lab_points, load_grade, save_grade, student_folder, summary_table, write_gradebook
 from .grading import LabGrade, SubmissionGrade, ctest_verdicts, failed_lab, grade_lab, outcome_points
-from .results import read_junit, read_labels
+from .objcheck import CourseCompiler, Refusal, check_lab, lab_rules
+from .results import read_gtest_report, read_junit, read_labels
 from .sandbox import Isolation, Limits, Sandbox, SandboxUnavailable, View, build_limits, choose_isolation, run_limits
-from .shell import ROOT
+from .shell import ROOT, run_logged
 from .submissions import (Intake, LabSources, SubmissionRefused, course_labs, find_submissions, printable, stage,
                           student_name, take_student_sources)
 
@@ -61,6 +65,36 @@ class GradeSettings:
     bwrap: str | None = None         # bwrap's path, when not on PATH
     isolation: Isolation | None = None   # chosen by grade_batch
     submissions: Path | None = None      # hidden from the steps, with the output folder
+    compiler: CourseCompiler | None = None   # the course build's compile commands (prepare_course)
+    course_labels: dict[str, list[str]] | None = None
+
+
+def configure_command(settings: GradeSettings, build: Path, staging: Path) -> list:
+    """The cmake command that configures the course in `build` with the lab sources from `staging`."""
+    command = ["cmake", "-S", settings.course_root, "-B", build, "-DCMAKE_BUILD_TYPE=Release",
+               f"-DSTREAMLAB_STARTER_ROOT={staging}", f"-DSTREAMLAB_SOLUTION_ROOT={staging}",
+               f"-DSTREAMLAB_DEFAULT_TIMEOUT={settings.timeout_s}", "-DCMAKE_EXPORT_COMPILE_COMMANDS=ON"]
+    if settings.cuda_arch:
+        command.append(f"-DCMAKE_CUDA_ARCHITECTURES={settings.cuda_arch}")
+    nvcc = environment.find_nvcc()
+    if nvcc and not shutil.which("nvcc"):
+        command.append(f"-DCMAKE_CUDA_COMPILER={nvcc}")
+    if shutil.which("ccache"):  # the course library is the same for every student: compile it once
+        command += ["-DCMAKE_CXX_COMPILER_LAUNCHER=ccache", "-DCMAKE_CUDA_COMPILER_LAUNCHER=ccache"]
+    return command
+
+
+def prepare_course(settings: GradeSettings) -> str:
+    """Configures the course once for the batch: its compile commands check every student's objects
+    (objcheck.py) and its tests' labels give each lab's points. Returns a problem, or ""."""
+    build = settings.out / ".work" / ".course"  # a dot: no student folder is named so
+    log = Log(settings.out / ".work" / ".course.log", settings.verbose)
+    status, _ = run_logged(configure_command(settings, build, settings.course_root / "labs"), log, BUILD_TIMEOUT_S)
+    if status != 0:
+        return f"the course did not configure (see {log.path})"
+    settings.compiler = CourseCompiler(build, settings.course_root)
+    settings.course_labels = read_labels(build)
+    return ""
 
 
 class Log:
@@ -125,6 +159,7 @@ class SubmissionGrader:
         self.work = settings.out / ".work" / self.folder.name
         self.staging = self.work / "labs"
         self.build = self.work / "build"
+        self.xml_reports = self.work / "gtest-xml"
         self.log = Log(self.folder / "grade.log", settings.verbose)
         isolation = settings.isolation or Isolation(sandbox.NONE)
         self.box = Sandbox(isolation, student_view(settings, self.work, self.staging))
@@ -162,14 +197,16 @@ class SubmissionGrader:
         grade.ignored = intake.ignored_summary()
         stage(intake, settings.all_labs, settings.course_root, self.staging)
         self.box.writable_folder(self.work)
-        if not self._configure():
+        refusals = self._check_before_linking(intake)
+        to_build = [lab for lab in settings.labs if lab.number not in intake.missing and lab.number not in refusals]
+        if to_build and not self._configure():
             grade.problem = "the course did not configure (a grader problem: see grade.log)"
             return
-        labels = read_labels(self.build)
-        self.box.writable_folder(self.build / "Testing", tree=True)  # that ctest made it as the grader
+        labels = read_labels(self.build) if to_build else settings.course_labels or {}
+        if to_build:
+            self.box.writable_folder(self.build / "Testing", tree=True)  # that ctest made it as the grader
         # The course's own library first, so that its failure is never blamed on a student's lab.
-        if any(lab.number not in intake.missing for lab in settings.labs) and \
-                not self._build(["streamlab", "streamlab_testing"]):
+        if to_build and not self._build(["streamlab", "streamlab_testing"]):
             grade.problem = "the course library did not build (a grader problem: see grade.log)"
             return
         built: list[LabSources] = []
@@ -178,6 +215,10 @@ class SubmissionGrader:
             if lab.number in intake.missing:
                 grade.labs.append(failed_lab(lab.number, lab.folder, declared,
                                              "missing file(s): " + ", ".join(intake.missing[lab.number])))
+                continue
+            if lab.number in refusals:
+                grade.labs.append(failed_lab(lab.number, lab.folder, declared, refusals[lab.number].problem,
+                                             refusals[lab.number].details))
                 continue
             status, output = self._build_lab(lab)
             if status == 0:
@@ -195,19 +236,28 @@ class SubmissionGrader:
                     self._sanitize(built, grade)
 
     def _configure(self) -> bool:
-        settings = self.settings
-        command = ["cmake", "-S", settings.course_root, "-B", self.build, "-DCMAKE_BUILD_TYPE=Release",
-                   f"-DSTREAMLAB_STARTER_ROOT={self.staging}", f"-DSTREAMLAB_SOLUTION_ROOT={self.staging}",
-                   f"-DSTREAMLAB_DEFAULT_TIMEOUT={settings.timeout_s}"]
-        if settings.cuda_arch:
-            command.append(f"-DCMAKE_CUDA_ARCHITECTURES={settings.cuda_arch}")
-        nvcc = environment.find_nvcc()
-        if nvcc and not shutil.which("nvcc"):
-            command.append(f"-DCMAKE_CUDA_COMPILER={nvcc}")
-        if shutil.which("ccache"):  # the course library is the same for every student: compile it once
-            command += ["-DCMAKE_CXX_COMPILER_LAUNCHER=ccache", "-DCMAKE_CUDA_COMPILER_LAUNCHER=ccache"]
+        command = configure_command(self.settings, self.build, self.staging)
+        command.append(f"-DSTREAMLAB_GTEST_XML_DIR={self.xml_reports.resolve()}")
         command.append(f"-DCMAKE_CROSSCOMPILING_EMULATOR={sandbox.output_cap_launcher()}")
         return self._step(command, BUILD_TIMEOUT_S, build_limits(BUILD_TIMEOUT_S), building=True)[0] == 0
+
+    def _check_before_linking(self, intake: Intake) -> dict[str, Refusal]:
+        """Each lab's student sources, compiled alone and read symbol by symbol (objcheck.py): refusals by lab."""
+        if self.settings.compiler is None:  # never graded unchecked
+            raise RuntimeError("the course was not prepared for checking objects (prepare_course)")
+        refusals = {}
+        for lab in self.settings.labs:
+            if lab.number in intake.missing:
+                continue
+            rules = lab_rules(self.settings.course_root / "labs" / lab.folder, lab.files)
+            refusal, compiler_output = check_lab(lab.folder, lab.files, self.staging, self.work / "objcheck",
+                                                 rules, self.settings.compiler)
+            if compiler_output:
+                self.log.command(["compile alone", lab.folder], compiler_output, 1)
+            if refusal is not None:
+                self.log.command(["check before linking", lab.folder], refusal.details, 1)
+                refusals[lab.number] = refusal
+        return refusals
 
     def _build(self, targets: list[str]) -> bool:
         return self._run_build(targets)[0] == 0
@@ -225,6 +275,8 @@ class SubmissionGrader:
         timeout = self.settings.timeout_s
         junit = self.work / "ctest-junit.xml"
         junit.unlink(missing_ok=True)
+        shutil.rmtree(self.xml_reports, ignore_errors=True)  # only this run's reports count
+        self.xml_reports.mkdir(parents=True)
         pattern = "^lab(" + "|".join(lab.number for lab in labs) + r")\.starter\."
         count = sum(1 for name in labels if re.match(pattern, name))
         command = ["ctest", "--test-dir", self.build, "-R", pattern, "--timeout", str(timeout),
@@ -242,7 +294,10 @@ class SubmissionGrader:
             if lab_grade.number not in {lab.number for lab in labs}:
                 continue
             mine = [o for o in outcomes if o.name.startswith(f"lab{lab_grade.number}.starter.")]
-            graded = grade_lab(lab_grade.number, lab_grade.folder, mine, verdicts, timeout, self.gpu_present)
+            reports = {o.name: read_gtest_report(self.xml_reports / f"{o.name}.xml", o.name.split(".", 2)[-1])
+                       for o in mine}
+            graded = grade_lab(lab_grade.number, lab_grade.folder, mine, verdicts, timeout, self.gpu_present,
+                               reports)
             lab_grade.tests = graded.tests
             if not mine:
                 problem = ("the test run was stopped" if status == TIMED_OUT else "ctest reported no results")
@@ -326,6 +381,10 @@ def grade_batch(submissions: Path, settings: GradeSettings) -> int:
     print(f"course: grading {len(found)} submission(s), labs {' '.join(numbers)}, "
           f"{settings.jobs} at a time, {settings.timeout_s} s per test; GPU: {gpu[1]}", flush=True)
     print(f"course: isolation: {settings.isolation.describe()}", flush=True)
+    problem = prepare_course(settings)
+    if problem:
+        print(f"course: {problem}")
+        return 1
     gpu_lock, print_lock, done = threading.Lock(), threading.Lock(), [0]
 
     def grade_one(submission: Path) -> None:

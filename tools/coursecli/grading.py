@@ -2,20 +2,28 @@
 
 Everything here is decided from what the grader's own ctest process recorded:
 its JUnit file (pass, fail, skip, and the test's output), its console lines
-(which say whether a failure was a crash or a timeout) and the tests' labels
-(`pts:N`, set in lab.cmake). What the student's code prints is shown, never
-believed: a pass also needs GoogleTest's own closing lines, so code that calls
-exit(0) halfway through a test does not pass it.
+(which say whether a failure was a crash or a timeout), the tests' labels
+(`pts:N`, set in lab.cmake) and GoogleTest's own XML report of each test,
+written where the grader chose. What the student's code prints is shown, never
+believed: a pass needs exit status 0 and that report saying that exactly this
+test ran and passed, so code that ends the process early, or prints
+GoogleTest's lines itself, does not pass. A skip is "not graded" only for a
+reason the course's own checks give (GRADER_SKIPS) or, without a GPU, for any
+GPU test; any other skip scores 0.
 """
 from __future__ import annotations
 
 import re
 from dataclasses import asdict, dataclass, field
 
-from .results import TestOutcome, points_of
+from .results import GtestReport, TestOutcome, points_of
 
 PASSED, FAILED, NOT_GRADED = "passed", "failed", "not graded"
 NO_GPU = "not graded (no GPU)"
+# How the course's own skips begin (common/include/streamlab/testing.hpp and tracer.hpp):
+# no GPU, a tracer that could not start before the code under test ran, a device
+# that cannot show what the test measures.
+GRADER_SKIPS = ("no GPU: ", "timeline unavailable: ", "this device cannot show it: ")
 
 # "3/7 Test #3: lab01.starter.Demo.Segv ....***Exception: SegFault  0.01 sec"
 _CONSOLE_LINE = re.compile(r"Test\s+#\d+: (\S+) \.*\s*(?:\*\*\*)?(.+?)\s+[\d.]+ sec\s*$")
@@ -113,30 +121,28 @@ class SubmissionGrade:
         return cls(**{**data, "labs": labs})
 
 
-def _gtest_finished(output: str, name: str, marker: str) -> bool:
-    """True when GoogleTest itself printed the end of test `name` with `marker` (OK, SKIPPED)."""
-    return f"[{marker}] {name} (" in output and "[==========] 1 test from" in output
-
-
-def grade_test(outcome: TestOutcome, verdict: str, timeout_s: int, gpu_present: bool) -> TestGrade:
-    """Turns one ctest outcome (and ctest's console verdict) into points and a reason."""
+def grade_test(outcome: TestOutcome, verdict: str, timeout_s: int, gpu_present: bool,
+               report: GtestReport | None) -> TestGrade:
+    """Turns one ctest outcome, ctest's console verdict and GoogleTest's report of the test into points."""
     name = outcome.name.split(".", 2)[-1]
     measures = [m.describe() for m in outcome.measures()]
     grade = TestGrade(name, outcome.points, FAILED, measures=measures)
     if outcome.status == "skipped":
-        if not _gtest_finished(outcome.output, name, "  SKIPPED "):
-            grade.reason = "the test printed a skip but did not end as one (output forged or cut short)"
+        if report is None or report.result != "skipped":
+            grade.reason = "the test printed a skip, but GoogleTest's own report shows none (output forged?)"
         elif not gpu_present and outcome.is_gpu:
             grade.status, grade.reason = NOT_GRADED, NO_GPU
+        elif report.message.startswith(GRADER_SKIPS):
+            grade.status, grade.reason = NOT_GRADED, f"not graded: {report.message}"
         else:
-            grade.status, grade.reason = NOT_GRADED, f"not graded: {outcome.skip_reason()}"
+            grade.reason = f"skipped for a reason the course's checks did not give: {report.message}"[:300]
         return grade
     if outcome.status == "passed":
-        if _gtest_finished(outcome.output, name, "       OK "):
+        if report is not None and report.result == "passed":
             grade.status = PASSED
         else:
-            grade.reason = ("the test process ended before the test finished "
-                            "(does the code call exit(), or print too much?)")
+            grade.reason = ("no report from GoogleTest that this test passed: the process ended before the test "
+                            "did (does the code end the process, or print GoogleTest's lines itself?)")
         return grade
     grade.reason = failure_reason(outcome, verdict, timeout_s)
     grade.hints = outcome.hints()
@@ -167,12 +173,13 @@ def failure_reason(outcome: TestOutcome, verdict: str, timeout_s: int) -> str:
 
 
 def grade_lab(number: str, folder: str, outcomes: list[TestOutcome], verdicts: dict[str, str],
-              timeout_s: int, gpu_present: bool) -> LabGrade:
-    """The lab's graded tests (those worth points) from one ctest run."""
+              timeout_s: int, gpu_present: bool, reports: dict[str, GtestReport | None]) -> LabGrade:
+    """The lab's graded tests (those worth points) from one ctest run; `reports` by ctest test name."""
     lab = LabGrade(number, folder)
     for outcome in outcomes:
         if outcome.points > 0:
-            lab.tests.append(grade_test(outcome, verdicts.get(outcome.name, ""), timeout_s, gpu_present))
+            lab.tests.append(grade_test(outcome, verdicts.get(outcome.name, ""), timeout_s, gpu_present,
+                                        reports.get(outcome.name)))
     return lab
 
 

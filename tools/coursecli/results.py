@@ -130,3 +130,36 @@ def read_junit(path: Path, labels: dict[str, list[str]]) -> list[TestOutcome]:
         output = case.findtext("system-out") or ""
         outcomes.append(TestOutcome(name, status, labels.get(name, []), output))
     return outcomes
+
+
+@dataclass
+class GtestReport:
+    """What GoogleTest's own XML report (--gtest_output=xml:PATH) says about one test."""
+
+    result: str        # "passed", "failed" or "skipped"
+    message: str = ""  # the skip's reason or the first failure, without GoogleTest's "file:line" line
+
+
+def read_gtest_report(path: Path, name: str) -> GtestReport | None:
+    """The report of test `name` (Suite.Name) in the XML file at `path`, or None when the file is
+    missing, unreadable, or does not show exactly that one test run to its end."""
+    try:
+        root = ET.parse(path).getroot()
+    except (OSError, ET.ParseError):
+        return None
+    ran = [case for case in root.iter("testcase") if case.get("status") == "run"]
+    if len(ran) != 1 or f"{ran[0].get('classname')}.{ran[0].get('name')}" != name:
+        return None
+    case = ran[0]
+
+    def message(element: ET.Element) -> str:
+        text = element.get("message", "")
+        return text.split("\n", 1)[1].strip() if re.match(r"[^\n]*:\d+\n", text) else text.strip()
+    skipped, failure = case.find("skipped"), case.find("failure")
+    if failure is not None:
+        return GtestReport("failed", message(failure))
+    if case.get("result") == "skipped" or skipped is not None:
+        return GtestReport("skipped", message(skipped) if skipped is not None else "")
+    if case.get("result", "completed") == "completed":
+        return GtestReport("passed")
+    return None

@@ -6,7 +6,7 @@ import pytest
 
 from coursecli.grading import (FAILED, NO_GPU, NOT_GRADED, PASSED, LabGrade, SubmissionGrade, TestGrade,
                                ctest_verdicts, failed_lab, grade_lab, outcome_points)
-from coursecli.results import read_junit
+from coursecli.results import GtestReport, read_gtest_report, read_junit
 
 FIXTURES = Path(__file__).parent / "fixtures" / "grading"
 TIMEOUT_S = 3
@@ -20,9 +20,15 @@ def recorded():
     return labels, outcomes, verdicts
 
 
+def reports_of(outcomes) -> dict:
+    """GoogleTest's own reports (fixtures/grading/gtest), by ctest name: none for tests that crashed or exited."""
+    return {o.name: read_gtest_report(FIXTURES / "gtest" / f"{o.name}.xml", o.name.split(".", 2)[-1])
+            for o in outcomes}
+
+
 def graded(recorded, gpu_present=True) -> dict[str, TestGrade]:
     labels, outcomes, verdicts = recorded
-    lab = grade_lab("01", "01-null-stream", outcomes, verdicts, TIMEOUT_S, gpu_present)
+    lab = grade_lab("01", "01-null-stream", outcomes, verdicts, TIMEOUT_S, gpu_present, reports_of(outcomes))
     return {test.name: test for test in lab.tests}
 
 
@@ -68,7 +74,7 @@ def test_exit_zero_halfway_through_a_test_does_not_pass(recorded):
     labels, outcomes, _ = recorded
     assert next(o for o in outcomes if o.name.endswith("EarlyExit")).status == "passed"
     test = graded(recorded)["Demo.EarlyExit"]
-    assert test.status == FAILED and "ended before the test finished" in test.reason
+    assert test.status == FAILED and "no report from GoogleTest" in test.reason
 
 
 def test_a_skip_without_a_gpu_is_not_graded_never_zero(recorded):
@@ -80,14 +86,14 @@ def test_a_skip_without_a_gpu_is_not_graded_never_zero(recorded):
 
 def test_a_skip_on_a_gpu_keeps_its_reason(recorded):
     test = graded(recorded, gpu_present=True)["Demo.Skip"]
-    assert test.status == NOT_GRADED and "needs a GPU: no CUDA-capable device" in test.reason
+    assert test.status == NOT_GRADED and "no GPU: no CUDA-capable device" in test.reason
 
 
 def test_a_forged_skip_line_is_not_a_skip(recorded):
     labels, outcomes, verdicts = recorded
     skip = next(o for o in outcomes if o.name.endswith("Demo.Skip"))
     skip.output = "[ RUN      ] Demo.Skip\n[  SKIPPED ] printed by the student\n"
-    lab = grade_lab("01", "01-null-stream", [skip], verdicts, TIMEOUT_S, gpu_present=True)
+    lab = grade_lab("01", "01-null-stream", [skip], verdicts, TIMEOUT_S, True, {})
     assert lab.tests[0].status == FAILED
 
 
@@ -96,7 +102,7 @@ def test_student_output_cannot_raise_points(recorded):
     labels, outcomes, verdicts = recorded
     failing = next(o for o in outcomes if o.name.endswith("Demo.Fail"))
     failing.output += '\n[       OK ] Demo.Fail (0 ms)\nSTREAMLAB-MEASURE {"name":"x","value":1,"op":">=","threshold":0}\n'
-    lab = grade_lab("01", "01-null-stream", [failing], verdicts, TIMEOUT_S, gpu_present=True)
+    lab = grade_lab("01", "01-null-stream", [failing], verdicts, TIMEOUT_S, True, reports_of([failing]))
     assert lab.tests[0].earned == 0
 
 
@@ -109,7 +115,43 @@ def test_points_come_from_the_labels(recorded):
 
 
 def test_a_grade_survives_its_json_round_trip(recorded):
-    lab = grade_lab("01", "01-null-stream", recorded[1], recorded[2], TIMEOUT_S, gpu_present=False)
+    lab = grade_lab("01", "01-null-stream", recorded[1], recorded[2], TIMEOUT_S, False, reports_of(recorded[1]))
     grade = SubmissionGrade("ada", [lab], ignored=["a.txt: ignored"], gpu="none")
     again = SubmissionGrade.from_json(json.loads(json.dumps(grade.to_json())))
     assert again == grade and again.earned == grade.earned
+
+
+def test_printed_gtest_lines_without_its_report_do_not_pass(recorded):
+    # A static initialiser that prints GoogleTest's lines and calls _Exit(0): ctest sees a pass.
+    labels, outcomes, verdicts = recorded
+    forged = next(o for o in outcomes if o.name.endswith("Demo.Fail"))
+    forged.status = "passed"
+    forged.output = ("[ RUN      ] Demo.Fail\n[       OK ] Demo.Fail (1 ms)\n"
+                     "[==========] 1 test from 1 test suite ran. (1 ms total)\n[  PASSED  ] 1 test.\n")
+    lab = grade_lab("01", "01-null-stream", [forged], verdicts, TIMEOUT_S, True, {forged.name: None})
+    assert lab.tests[0].status == FAILED and "no report from GoogleTest" in lab.tests[0].reason
+
+
+def test_a_report_must_be_of_exactly_that_test(recorded, tmp_path):
+    other = FIXTURES / "gtest" / "lab01.starter.Demo.Pass.xml"
+    assert read_gtest_report(other, "Demo.Pass") == GtestReport("passed")
+    assert read_gtest_report(other, "Demo.Fail") is None           # a report of another test
+    assert read_gtest_report(tmp_path / "missing.xml", "Demo.Pass") is None
+    (tmp_path / "broken.xml").write_text("<testsuites><testcase")
+    assert read_gtest_report(tmp_path / "broken.xml", "Demo.Pass") is None
+    failed = read_gtest_report(FIXTURES / "gtest" / "lab01.starter.Demo.Fail.xml", "Demo.Fail")
+    assert failed.result == "failed" and failed.message.startswith("Expected equality")
+
+
+@pytest.mark.parametrize("message, status", [
+    ("no GPU: no CUDA-capable device is detected", NOT_GRADED),
+    ("timeline unavailable: another CUPTI tool is already recording this process", NOT_GRADED),
+    ("this device cannot show it: the GPU has 1 copy engine", NOT_GRADED),
+    ("the pipeline was not run", FAILED),
+])
+def test_on_a_gpu_only_the_courses_own_skips_are_not_graded(recorded, message, status):
+    labels, outcomes, verdicts = recorded
+    skip = next(o for o in outcomes if o.name.endswith("Demo.Skip"))
+    lab = grade_lab("01", "01-null-stream", [skip], verdicts, TIMEOUT_S, True,
+                    {skip.name: GtestReport("skipped", message)})
+    assert lab.tests[0].status == status and message in lab.tests[0].reason

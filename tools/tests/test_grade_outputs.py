@@ -140,6 +140,7 @@ def test_a_rerun_skips_graded_students_unless_regrade(tmp_path, monkeypatch, cap
 
     monkeypatch.setattr(grade_module, "SubmissionGrader", FakeGrader)
     monkeypatch.setattr(grade_module, "gpu_presence", lambda: (False, "no GPU: test"))
+    monkeypatch.setattr(grade_module, "prepare_course", lambda settings: "")
     labs = [lab for lab in course_labs(ROOT) if lab.number in ("01", "02")]
     settings = grade_module.GradeSettings(out=out, labs=labs, all_labs=labs)
     assert grade_module.grade_batch(tmp_path / "subs", settings) == 0

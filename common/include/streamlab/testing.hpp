@@ -4,8 +4,14 @@
 
 #include <gtest/gtest.h>
 
+#include <optional>
+#include <stdexcept>
 #include <string>
+#include <utility>
 
+#include <cuda_runtime_api.h>
+
+#include "streamlab/check.hpp"
 #include "streamlab/device.hpp"
 #include "streamlab/tracer.hpp"
 
@@ -21,34 +27,84 @@ void report_measure(const std::string& name, double value, const std::string& op
 /// Prints a hint `course check` shows when the test fails.
 void report_hint(const std::string& hint);
 
+/// True once SL_REQUIRE_GPU found a usable GPU in this process: a GPU that is
+/// gone later was taken by what ran in between, the code under test.
+[[nodiscard]] bool gpu_seen_before() noexcept;
+
+/// Notes that this process found a usable GPU (SL_REQUIRE_GPU does).
+void note_gpu_seen() noexcept;
+
+/// Runs the code under test while a timeline records. A TimelineUnavailable it
+/// throws did not come from the tracer (which has started by then): it becomes
+/// an ordinary failure, never a skip, so that graded code cannot turn a failing
+/// test into one that is not graded.
+template <typename Work>
+void run_code_under_test(Work&& work) {
+    try {
+        std::forward<Work>(work)();
+    } catch (const TimelineUnavailable& thrown) {
+        throw std::logic_error(std::string("the code under test threw streamlab::TimelineUnavailable (\"") +
+                               thrown.what() + "\"): only the tracer may, before the code runs");
+    }
+}
+
 }  // namespace streamlab::grading
+
+/// The skips the grader accepts as "not graded" on a machine with a GPU start
+/// with one of these (tools/coursecli/grading.py, GRADER_SKIPS): no GPU, no
+/// timeline before the code under test ran, or a device that cannot show what
+/// the test measures (its facts or the test's own reference runs say so).
+#define SL_SKIP_DEVICE_CANNOT_SHOW() GTEST_SKIP() << "this device cannot show it: "
+
+/// Skips the current test with `message`, the machine's reason, unless what
+/// is missing (the GPU, the tracer) `worked_before` in this process: then the
+/// code under test, which ran in between, broke it, and the test fails.
+#define SL_SKIP_UNLESS_BROKEN_HERE(worked_before, message)                           \
+    do {                                                                             \
+        if (worked_before) {                                                         \
+            GTEST_FAIL() << "no longer usable after the code under test ran: " << (message); \
+        }                                                                            \
+        GTEST_SKIP() << (message);                                                   \
+    } while (false)
 
 /// Skips the current test, with the reason, when no CUDA device is usable.
 #define SL_REQUIRE_GPU()                                                             \
     do {                                                                             \
         const ::streamlab::GpuPresence sl_presence = ::streamlab::query_gpu_presence(); \
         if (!sl_presence.available) {                                                \
-            GTEST_SKIP() << "no GPU: " << sl_presence.reason;                        \
+            SL_SKIP_UNLESS_BROKEN_HERE(::streamlab::grading::gpu_seen_before(),      \
+                                       "no GPU: " + sl_presence.reason);        \
         }                                                                            \
+        ::streamlab::grading::note_gpu_seen();                                       \
     } while (false)
 
 /// Records the GPU's timeline while the lambda (`...`) runs and assigns it to
 /// `timeline_var` (an existing streamlab::Timeline). Skips the current test,
-/// with the reason, when there is no GPU or the timeline cannot be recorded
-/// (under Nsight Systems or compute-sanitizer, say): never a zero score.
-/// With the tracer off (STREAMLAB_NO_TRACE=1) the lambda still runs, so that
-/// compute-sanitizer sees the code under test, and then the test is skipped.
+/// with the reason, when there is no GPU or the tracer cannot start (under
+/// Nsight Systems or compute-sanitizer, say): never a zero score. Only the
+/// tracer's start is guarded: whatever the lambda throws is a failure.
+/// With the tracer off (STREAMLAB_NO_TRACE=1, read from the environment the
+/// process started with) the lambda still runs, so that compute-sanitizer sees
+/// the code under test, and then the test is skipped.
 /// Like GTEST_SKIP(), it returns from the function it is used in. The lambda is
 /// taken as `...` so that commas in its body (`std::array<int, 3>`) are harmless.
 #define SL_RECORD_TIMELINE(timeline_var, program, ...)                                 \
     do {                                                                               \
         SL_REQUIRE_GPU();                                                              \
-        try {                                                                          \
-            (timeline_var) = ::streamlab::record_timeline((program), __VA_ARGS__);     \
-        } catch (const ::streamlab::TimelineUnavailable& sl_unavailable) {             \
-            GTEST_SKIP() << sl_unavailable.what();                                     \
+        const ::std::string sl_tracing_off = ::streamlab::tracing_off_reason();        \
+        ::std::optional<::streamlab::Tracer> sl_tracer;                                \
+        if (sl_tracing_off.empty()) {                                                  \
+            try {                                                                      \
+                sl_tracer.emplace(program);                                            \
+            } catch (const ::streamlab::TimelineUnavailable& sl_unavailable) {         \
+                SL_SKIP_UNLESS_BROKEN_HERE(::streamlab::tracer_started_before(),       \
+                                           sl_unavailable.what());                     \
+            }                                                                          \
         }                                                                              \
-        if (!(timeline_var).recorded()) {                                              \
-            GTEST_SKIP() << "timeline unavailable: " << (timeline_var).not_recorded;   \
+        ::streamlab::grading::run_code_under_test(__VA_ARGS__);                        \
+        if (!sl_tracer) {                                                              \
+            SL_CHECK(cudaDeviceSynchronize());                                         \
+            GTEST_SKIP() << "timeline unavailable: " << sl_tracing_off;               \
         }                                                                              \
+        (timeline_var) = sl_tracer->finish();                                          \
     } while (false)
