@@ -20,6 +20,9 @@ namespace streamlab {
 
 namespace {
 
+/// Whether a Tracer has started in this process (tracer_started_before).
+std::atomic<bool> started_before{false};
+
 /// The variable that turns the tracer off for a process (a test executable, say).
 constexpr const char* kNoTraceVariable = "STREAMLAB_NO_TRACE";
 
