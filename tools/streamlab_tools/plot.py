@@ -33,7 +33,7 @@ from typing import Any
 
 from .analysis import summarize, unit_of
 from .model import ScheduledOp, makespan, pipeline_model, simulate_pipeline
-from .phases import Phase, describe_phase, in_window, phase_trace, split_phases
+from .phases import Phase, describe_phase, find_phase, in_window, phase_trace, split_phases
 from .trace import (
     BANDWIDTH_FORMAT,
     CHUNKS_FORMAT,
@@ -194,12 +194,13 @@ def plot_phases(trace: Trace, phases: Sequence[Phase], path: str | Path, by: str
             placed[ax] = _draw_trace(ax, part, by)
             _draw_marks(ax, part)
             at = (phase.start_ns - origin_ns) / 1e6
-            ax.set_title(f"phase {phase.number}, at {_ms(at)}: {_stats_line(summarize(part.ops), short=True)}",
+            ax.set_title(f"{phase.title}, at {_ms(at)}: {_stats_line(summarize(part.ops), short=True)}",
                          loc="left")
         axes[-1].set_xlabel("time since the phase's first operation (ms)")
         heading = title if title is not None else _describe(trace)
         whole = _ms(summarize(trace.ops)["makespan_ns"] / 1e6)
-        fig.suptitle(f"{heading}\n{len(phases)} phases, cut where the GPU was idle ({whole} in all)")
+        cut = "at NVTX ranges and idle gaps" if any(phase.name for phase in phases) else "where the GPU was idle"
+        fig.suptitle(f"{heading}\n{len(phases)} phases, cut {cut} ({whole} in all)")
         _add_kind_legend(fig, [p.bar.kind for bars in placed.values() for p in bars])
         _write_bar_texts(fig, placed)
 
@@ -727,8 +728,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help="names of the two timelines with --compare (default: their programs)")
     parser.add_argument("--title", help="title to use instead of program and device")
     zoom = parser.add_mutually_exclusive_group()
-    zoom.add_argument("--phase", type=int, metavar="K",
-                      help="draw only phase K (from 1) of a timeline cut into phases where the GPU was idle")
+    zoom.add_argument("--phase", metavar="K",
+                      help="draw only phase K (a number from 1, or an NVTX range's name) of a timeline cut "
+                           "into phases at NVTX ranges and where the GPU was idle")
     zoom.add_argument("--window", nargs=2, type=float, metavar=("FROM", "TO"),
                       help="draw only the operations between FROM and TO ms after the first one")
     return parser
@@ -796,15 +798,17 @@ def _plot_file(args: argparse.Namespace, output: Path) -> None:
 def _plot_timeline(trace: Trace, args: argparse.Namespace, output: Path) -> None:
     """One trace: whole, one phase of it (--phase), a window of it (--window), or, when the
     GPU sat idle between phases of work, each phase in its own panel; prints a line per phase."""
-    phases = split_phases(trace.ops)
+    phases = split_phases(trace.ops, ranges=trace.ranges)
     lines = [describe_phase(phase, trace.ops[0].start_ns) for phase in phases] if len(phases) > 1 else []
     title = args.title
     if args.phase is not None:
-        if not 1 <= args.phase <= len(phases):
+        chosen = find_phase(phases, args.phase)
+        if chosen is None:
+            names = [f'"{phase.name}"' for phase in phases if phase.name]
             raise PlotError(f"--phase {args.phase}: the trace has {_plural(len(phases), 'phase')} "
-                            f"(choose 1 to {len(phases)})")
-        trace = phase_trace(trace, phases[args.phase - 1])
-        title = title if title is not None else f"{_describe(trace)}, phase {args.phase}"
+                            f"(choose 1 to {len(phases)}{' or one of ' + ', '.join(names) if names else ''})")
+        trace = phase_trace(trace, chosen)
+        title = title if title is not None else f"{_describe(trace)}, {chosen.title}"
     elif args.window is not None:
         start, end = args.window
         if not 0 <= start < end:
