@@ -43,7 +43,7 @@ def gpu_present() -> bool:
 def ops_in_trace(path: Path) -> list[dict]:
     """The args of every device operation in the trace file."""
     events = json.loads(path.read_text())["traceEvents"]
-    return [event["args"] for event in events if event.get("ph") == "X"]
+    return [event["args"] for event in events if event.get("ph") == "X" and event.get("pid") == 1]  # not NVTX ranges
 
 
 def check_pipeline(summary: dict, ops: list[dict], trace: Path) -> list[str]:
