@@ -7,13 +7,15 @@ The kind of file is read from its ``otherData.format``::
     python -m streamlab_tools.plot trace.json --model           # + the modelled schedule
     python -m streamlab_tools.plot serial.json --compare pipelined.json -o both.png
     python -m streamlab_tools.plot experiments.json --phase 2    # one phase of several
+    python -m streamlab_tools.plot experiments.json --phase "version 1"  # a phase by its NVTX range
     python -m streamlab_tools.plot experiments.json --window 4 6 # 4 to 6 ms after the first op
     python -m streamlab_tools.plot bandwidth.json -o bandwidth.pdf
     python -m streamlab_tools.plot chunks.json -o chunks.png
 
 A timeline in which the GPU sat idle between stretches of work (experiments run one
-after another, with host checks between them) is cut into phases there: each is
-drawn in a panel of its own and described in a line of its own (phases.py).
+after another, with host checks between them) is cut into phases there, and at the
+program's outermost NVTX ranges where it has them (each phase named after its range):
+each is drawn in a panel of its own and described in a line of its own (phases.py).
 
 Figures are 16:9 with large fonts, so they read on a slide. A file that cannot be
 drawn gives one line on stderr, starting with "plot: ", and exit status 2.
@@ -199,7 +201,9 @@ def plot_phases(trace: Trace, phases: Sequence[Phase], path: str | Path, by: str
         axes[-1].set_xlabel("time since the phase's first operation (ms)")
         heading = title if title is not None else _describe(trace)
         whole = _ms(summarize(trace.ops)["makespan_ns"] / 1e6)
-        cut = "at NVTX ranges and idle gaps" if any(phase.name for phase in phases) else "where the GPU was idle"
+        named = sum(bool(phase.name) for phase in phases)
+        cut = ("at the program's NVTX ranges" if named == len(phases) else
+               "at NVTX ranges and idle gaps" if named else "where the GPU was idle")
         fig.suptitle(f"{heading}\n{len(phases)} phases, cut {cut} ({whole} in all)")
         _add_kind_legend(fig, [p.bar.kind for bars in placed.values() for p in bars])
         _write_bar_texts(fig, placed)
