@@ -11,12 +11,13 @@
 // reference (the output is poisoned first), so the GPU sits idle for a while: the
 // timeline has three stretches of work with idle gaps between them, which
 // `course plot` draws as three phases. Each experiment is an NVTX range named after it,
-// as Nsight Systems shows it.
+// as Nsight Systems shows it; `course trace` records the ranges, and the phases are
+// named after them.
 //
 // Record and draw it (from the repository root, after ./course build):
 //   ./course trace -o overlap.json -- build/common/examples/overlap_experiments
 //   ./course plot overlap.json -o overlap.png          # one panel per experiment
-//   ./course plot overlap.json --phase 2 -o v1.png     # version 1 alone
+//   ./course plot overlap.json --phase "version 1" -o v1.png   # version 1 alone
 //
 // Usage: overlap_experiments [ITERATIONS]   (kernel work per element, default 64)
 // Exit status: 0 when every experiment's result is right, 1 otherwise, 2 bad usage.

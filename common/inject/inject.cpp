@@ -12,8 +12,12 @@
 //   STREAMLAB_TRACE_PROGRAM  what to call the program in the trace
 //                            (default: its command line)
 //
-// `python3 -m streamlab_tools.trace_cmd` (or `./course trace`) sets both.
+// `python3 -m streamlab_tools.trace_cmd` (or `./course trace`) sets both, and
+// also NVTX_INJECTION64_PATH to this library: NVTX then hands the program's
+// range calls to CUPTI (InitializeInjectionNvtx2 below), which records them.
 #include <cuda.h>
+#include <cupti.h>
+#include <dlfcn.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -107,6 +111,7 @@ void write_trace_at_exit() {
         streamlab::Timeline timeline;
         timeline.ops = std::move(recording.ops);
         timeline.marks = std::move(recording.marks);
+        timeline.ranges = std::move(recording.ranges);
         timeline.origin_ns = recording.origin_ns;
         timeline.dropped_records = recording.dropped_records;
         timeline.program = *g_program;
@@ -119,6 +124,24 @@ void write_trace_at_exit() {
 }
 
 }  // namespace
+
+/// Called by NVTX, the first time the program uses it, when NVTX_INJECTION64_PATH
+/// names this library. CUPTI implements NVTX's side of the hand-over; this finds
+/// the libcupti this library is linked with (the one recording) and passes the
+/// call on. Returns 0 (NVTX stays a no-op) when it cannot.
+extern "C" __attribute__((visibility("default"))) int InitializeInjectionNvtx2(const void* get_export_table) {
+    using Initialize = int (*)(const void*);
+    Dl_info cupti{};
+    if (dladdr(reinterpret_cast<void*>(&cuptiGetTimestamp), &cupti) == 0 || cupti.dli_fname == nullptr) {
+        return 0;
+    }
+    void* library = dlopen(cupti.dli_fname, RTLD_NOW | RTLD_NOLOAD);
+    if (library == nullptr) {
+        return 0;
+    }
+    const auto initialize = reinterpret_cast<Initialize>(dlsym(library, "InitializeInjectionNvtx2"));
+    return initialize != nullptr ? initialize(get_export_table) : 0;
+}
 
 /// Called by the CUDA driver when it loads this library (CUDA_INJECTION64_PATH).
 /// It must not call the CUDA runtime: the driver is still initializing.

@@ -33,6 +33,13 @@ constexpr CUpti_ActivityKind kRecordedKinds[] = {
     CUPTI_ACTIVITY_KIND_MEMSET,
 };
 
+// NVTX ranges come as MARKER records, one when a range opens and one when it
+// closes, written by CUPTI on the host when the program calls NVTX: nothing per
+// launch. CUPTI only sees NVTX calls when NVTX loads it as its injection
+// (NVTX_INJECTION64_PATH; the injection library forwards, see inject.cpp), so
+// this kind is optional: a recording without it simply has no ranges.
+constexpr CUpti_ActivityKind kRangeKind = CUPTI_ACTIVITY_KIND_MARKER;
+
 /// One activity record, copied out of CUPTI's buffer before the buffer is freed.
 struct RawRecord {
     OpKind kind = OpKind::Kernel;
@@ -47,6 +54,15 @@ struct RawRecord {
     HostMemory host_memory = HostMemory::NotApplicable;
 };
 
+/// One end of an NVTX range, copied out of a MARKER record.
+struct RawMarker {
+    bool opens = false;     // a range start (push); otherwise its end (pop)
+    std::uint32_t id = 0;   // the same for both ends of one range
+    std::uint64_t time = 0;
+    std::uint32_t thread = 0;
+    std::string name;       // opening records only
+};
+
 /// A stream as CUPTI names it: stream ids are unique within a context only.
 using StreamKey = std::pair<std::uint32_t, std::uint32_t>;  // (context id, stream id)
 
@@ -57,6 +73,7 @@ struct Session {
     bool recording = false;
     CUpti_SubscriberHandle subscriber = nullptr;
     std::vector<RawRecord> records;
+    std::vector<RawMarker> markers;
     std::unordered_map<std::uint32_t, std::string> labels;  // correlation id -> label
     std::vector<HostMark> marks;                            // absolute CUPTI times
     std::map<std::string, std::uint64_t> api_calls;         // runtime function -> calls
@@ -161,6 +178,52 @@ std::optional<RawRecord> copy_record(const CUpti_Activity* record) {
     }
 }
 
+// Range ends only: instantaneous markers (nvtxMarkA) and the ranges OpLabel
+// pushes in its own domain are left out.
+std::optional<RawMarker> copy_marker(const CUpti_Activity* record) {
+    if (record->kind != kRangeKind) {
+        return std::nullopt;
+    }
+    const auto* marker = reinterpret_cast<const CUpti_ActivityMarker2*>(record);
+    RawMarker raw;
+    raw.opens = (marker->flags & CUPTI_ACTIVITY_FLAG_MARKER_START) != 0;
+    if (!raw.opens && (marker->flags & CUPTI_ACTIVITY_FLAG_MARKER_END) == 0) {
+        return std::nullopt;
+    }
+    if (marker->domain != nullptr && std::strcmp(marker->domain, kLabelDomain) == 0) {
+        return std::nullopt;
+    }
+    raw.id = marker->id;
+    raw.time = marker->timestamp;
+    if (marker->objectKind == CUPTI_ACTIVITY_OBJECT_THREAD || marker->objectKind == CUPTI_ACTIVITY_OBJECT_PROCESS) {
+        raw.thread = marker->objectId.pt.threadId;
+    }
+    raw.name = marker->name != nullptr ? marker->name : "";
+    return raw;
+}
+
+// Pairs the two ends of each range (they may arrive in different buffers, in
+// either order). A range still open when the recording ends, or opened before
+// it began, is left out.
+std::vector<HostRange> pair_markers(const std::vector<RawMarker>& markers, std::uint64_t origin) {
+    std::unordered_map<std::uint32_t, const RawMarker*> opening;
+    for (const RawMarker& marker : markers) {
+        if (marker.opens) opening[marker.id] = &marker;
+    }
+    std::vector<HostRange> ranges;
+    for (const RawMarker& end : markers) {
+        const auto begin = end.opens ? opening.end() : opening.find(end.id);
+        if (begin == opening.end()) continue;
+        const RawMarker& start = *begin->second;
+        if (start.time >= origin && end.time >= start.time) {
+            ranges.push_back(HostRange{start.name, start.time - origin, end.time - origin, start.thread});
+        }
+    }
+    std::stable_sort(ranges.begin(), ranges.end(),
+                     [](const HostRange& a, const HostRange& b) { return a.start_ns < b.start_ns; });
+    return ranges;
+}
+
 // CUPTI asks for a buffer from the thread that launched the work. calloc hands
 // out zeroed pages lazily, so this costs next to nothing there; with
 // CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER set (attach_once), CUPTI does
@@ -174,11 +237,14 @@ void CUPTIAPI on_buffer_requested(std::uint8_t** buffer, std::size_t* size, std:
 void CUPTIAPI on_buffer_completed(CUcontext /*context*/, std::uint32_t /*stream_id*/, std::uint8_t* buffer,
                                   std::size_t /*size*/, std::size_t valid_bytes) {
     std::vector<RawRecord> parsed;
+    std::vector<RawMarker> markers;
     CUpti_Activity* record = nullptr;
     // Ends with CUPTI_ERROR_MAX_LIMIT_REACHED after the last record.
     while (cuptiActivityGetNextRecord(buffer, valid_bytes, &record) == CUPTI_SUCCESS) {
         if (std::optional<RawRecord> raw = copy_record(record)) {
             parsed.push_back(std::move(*raw));
+        } else if (std::optional<RawMarker> marker = copy_marker(record)) {
+            markers.push_back(std::move(*marker));
         }
     }
     std::free(buffer);
@@ -188,6 +254,8 @@ void CUPTIAPI on_buffer_completed(CUcontext /*context*/, std::uint32_t /*stream_
     if (s.recording) {  // a late buffer of a finished recording is not ours any more
         s.records.insert(s.records.end(), std::make_move_iterator(parsed.begin()),
                          std::make_move_iterator(parsed.end()));
+        s.markers.insert(s.markers.end(), std::make_move_iterator(markers.begin()),
+                         std::make_move_iterator(markers.end()));
     }
 }
 
@@ -299,6 +367,7 @@ void undo_start(CUpti_SubscriberHandle subscriber) noexcept {
     for (const CUpti_ActivityKind kind : kRecordedKinds) {
         cuptiActivityDisable(kind);
     }
+    cuptiActivityDisable(kRangeKind);
     if (subscriber != nullptr) {
         cuptiUnsubscribe(subscriber);
     }
@@ -368,6 +437,7 @@ void attach_once(Session& s) {
                                       std::to_string(static_cast<int>(kind)) + ": " + cupti_error_text(result));
         }
     }
+    cuptiActivityEnable(kRangeKind);  // optional: without it, no ranges (see kRangeKind)
     const std::lock_guard<std::mutex> lock(s.mutex);
     s.subscriber = subscriber;
 }
@@ -393,6 +463,7 @@ ActivityRecorder::ActivityRecorder() {
     const std::lock_guard<std::mutex> lock(s.mutex);
     s.recording = true;
     s.records.clear();
+    s.markers.clear();
     s.labels.clear();
     s.marks.clear();
     s.api_calls.clear();
@@ -427,6 +498,7 @@ void ActivityRecorder::restart_window() {
     Session& s = session();
     const std::lock_guard<std::mutex> lock(s.mutex);
     s.records.clear();
+    s.markers.clear();
     s.labels.clear();
     s.marks.clear();
     s.api_calls.clear();
@@ -441,6 +513,7 @@ std::map<std::string, std::uint64_t> ActivityRecorder::api_calls() const {
 Recording ActivityRecorder::collect() const {
     Session& s = session();
     std::vector<RawRecord> records;
+    std::vector<RawMarker> markers;
     std::unordered_map<std::uint32_t, std::string> labels;
     std::set<StreamKey> legacy_null_streams;
     std::set<StreamKey> per_thread_streams;
@@ -448,6 +521,7 @@ Recording ActivityRecorder::collect() const {
     {
         const std::lock_guard<std::mutex> lock(s.mutex);
         records = s.records;
+        markers = s.markers;
         labels = s.labels;
         legacy_null_streams = s.legacy_null_streams;
         per_thread_streams = s.per_thread_streams;
@@ -498,6 +572,7 @@ Recording ActivityRecorder::collect() const {
         return std::tie(a.start_ns, a.end_ns, a.correlation_id) < std::tie(b.start_ns, b.end_ns, b.correlation_id);
     });
 
+    recording.ranges = pair_markers(markers, origin_ns_);
     for (HostMark& mark : recording.marks) {
         mark.time_ns = relative(mark.time_ns);
     }

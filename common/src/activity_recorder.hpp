@@ -19,6 +19,7 @@ namespace streamlab::detail {
 struct Recording {
     std::vector<DeviceOp> ops;         ///< Sorted by start.
     std::vector<HostMark> marks;       ///< Sorted by time.
+    std::vector<HostRange> ranges;     ///< The program's NVTX ranges, sorted by start.
     std::uint64_t origin_ns = 0;       ///< CUPTI timestamp the times are relative to.
     std::uint64_t dropped_records = 0; ///< Records without timestamps, left out.
     std::map<std::string, std::uint64_t> api_calls;  ///< Runtime functions called, by name.
@@ -64,6 +65,10 @@ private:
     std::uint64_t origin_ns_ = 0;
     bool stopped_ = false;
 };
+
+/// The NVTX domain of the ranges streamlab::OpLabel pushes. They name the ops
+/// for Nsight; the recorder leaves them out of `ranges` (the labels already say it).
+inline constexpr const char* kLabelDomain = "streamlab labels";
 
 /// Launches a tiny kernel in a stream of its own and waits for it (needs the
 /// CUDA runtime, so the Tracer uses it and the injection library does not).

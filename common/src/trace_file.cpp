@@ -10,6 +10,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <regex>
+#include <set>
 #include <sstream>
 #include <string>
 #include <system_error>
@@ -113,6 +114,29 @@ ordered_json mark_event(const HostMark& mark) {
                         {"name", mark.name},
                         {"ts", to_microseconds(mark.time_ns)},
                         {"args", {{"time_ns", mark.time_ns}}}};
+}
+
+// The "cat" of an NVTX range's event; device ops have their op kind there.
+constexpr const char* kRangeCategory = "nvtx";
+
+// The title of a host thread's track of NVTX ranges.
+ordered_json range_track_event(std::uint32_t thread) {
+    return ordered_json{{"ph", "M"},
+                        {"pid", 0},
+                        {"tid", thread},
+                        {"name", "thread_name"},
+                        {"args", {{"name", "NVTX ranges, thread " + std::to_string(thread)}}}};
+}
+
+ordered_json range_event(const HostRange& range) {
+    return ordered_json{{"ph", "X"},
+                        {"pid", 0},
+                        {"tid", range.thread},
+                        {"name", range.name},
+                        {"cat", kRangeCategory},
+                        {"ts", to_microseconds(range.start_ns)},
+                        {"dur", to_microseconds(range.end_ns - range.start_ns)},
+                        {"args", {{"start_ns", range.start_ns}, {"end_ns", range.end_ns}}}};
 }
 
 // Strings from the program (kernel names, labels) may hold anything; invalid
@@ -297,6 +321,21 @@ DeviceOp parse_op(const json& event, const Place& event_place) {
     return op;
 }
 
+HostRange parse_range(const json& event, const Place& event_place) {
+    HostRange range;
+    range.name = require_string(event, "name", event_place);
+    range.thread = static_cast<std::uint32_t>(require_count(event, "tid", event_place, kMaxUint32));
+    const Place place = event_place.inside("args");
+    const json& args = require_object(event, "args", event_place);
+    range.start_ns = require_count(args, "start_ns", place);
+    range.end_ns = require_count(args, "end_ns", place);
+    if (range.end_ns < range.start_ns) {
+        throw TraceFormatError(place.of("end_ns") + " is " + std::to_string(range.end_ns) + ", before start_ns " +
+                               std::to_string(range.start_ns));
+    }
+    return range;
+}
+
 HostMark parse_mark(const json& event, const Place& event_place) {
     HostMark mark;
     mark.name = require_string(event, "name", event_place);
@@ -305,8 +344,10 @@ HostMark parse_mark(const json& event, const Place& event_place) {
     return mark;
 }
 
-// Device ops are "X" events of pid 1 and host marks "i" events of pid 0;
-// "M" events only name tracks for viewers and carry nothing to read.
+// Device ops are "X" events of pid 1, NVTX ranges "X" events of pid 0 with "cat":
+// "nvtx", and host
+// marks "i" events of pid 0; "M" events only name tracks for viewers and carry
+// nothing to read.
 void parse_event(const json& event, std::size_t index, Timeline& timeline) {
     const std::string where = "event " + std::to_string(index);
     if (!event.is_object()) {
@@ -317,22 +358,29 @@ void parse_event(const json& event, std::size_t index, Timeline& timeline) {
     if (phase == "M") {
         return;
     }
-    const bool device_op = phase == "X";
-    if (!device_op && phase != "i") {
+    if (phase != "X" && phase != "i") {
         throw TraceFormatError(where + " has \"ph\": " + brief(json(phase)) +
-                               "; a streamlab trace holds only \"X\" (device ops), \"i\" (host marks) and "
-                               "\"M\" (track names)");
+                               "; a streamlab trace holds only \"X\" (device ops, NVTX ranges), \"i\" (host "
+                               "marks) and \"M\" (track names)");
     }
-    const std::uint64_t expected_pid = device_op ? 1 : 0;
     const std::uint64_t pid = require_count(event, "pid", place);
-    if (pid != expected_pid) {
-        throw TraceFormatError(where + " is a " + (device_op ? "device op" : "host mark") + " with pid " +
-                               std::to_string(pid) + "; it must be " + std::to_string(expected_pid));
-    }
-    if (device_op) {
-        timeline.ops.push_back(parse_op(event, place));
-    } else {
+    const auto refuse_pid = [&](const char* what, std::uint64_t expected) {
+        throw TraceFormatError(where + " is " + what + " with pid " + std::to_string(pid) + "; it must be " +
+                               std::to_string(expected));
+    };
+    if (phase == "i") {
+        if (pid != 0) refuse_pid("a host mark", 0);
         timeline.marks.push_back(parse_mark(event, place));
+        return;
+    }
+    // An "X" event is an NVTX range when its category says so, a device op otherwise.
+    const bool range = event.contains("cat") && event["cat"] == kRangeCategory;
+    if (range) {
+        if (pid != 0) refuse_pid("an NVTX range", 0);
+        timeline.ranges.push_back(parse_range(event, place));
+    } else {
+        if (pid != 1) refuse_pid("a device op", 1);
+        timeline.ops.push_back(parse_op(event, place));
     }
 }
 
@@ -358,16 +406,27 @@ std::string trace_to_json_string(const Timeline& timeline) {
     for (const DeviceOp& op : timeline.ops) {
         streams.emplace(op.stream_id, op.stream_kind);
     }
+    std::set<std::uint32_t> range_threads;
+    for (const HostRange& range : timeline.ranges) {
+        range_threads.insert(range.thread);
+    }
     std::vector<ordered_json> events;
-    events.reserve(streams.size() + timeline.ops.size() + timeline.marks.size());
+    events.reserve(streams.size() + range_threads.size() + timeline.ops.size() + timeline.marks.size() +
+                   timeline.ranges.size());
     for (const auto& [stream_id, kind] : streams) {
         events.push_back(track_name_event(stream_id, kind));
+    }
+    for (const std::uint32_t thread : range_threads) {
+        events.push_back(range_track_event(thread));
     }
     for (const DeviceOp& op : timeline.ops) {
         events.push_back(op_event(op));
     }
     for (const HostMark& mark : timeline.marks) {
         events.push_back(mark_event(mark));
+    }
+    for (const HostRange& range : timeline.ranges) {
+        events.push_back(range_event(range));
     }
 
     // Laid out by hand so that each event is one line: easy to read, grep and diff.
@@ -439,6 +498,8 @@ Timeline parse_trace(const std::string& json_text) {
                      [](const DeviceOp& a, const DeviceOp& b) { return a.start_ns < b.start_ns; });
     std::stable_sort(timeline.marks.begin(), timeline.marks.end(),
                      [](const HostMark& a, const HostMark& b) { return a.time_ns < b.time_ns; });
+    std::stable_sort(timeline.ranges.begin(), timeline.ranges.end(),
+                     [](const HostRange& a, const HostRange& b) { return a.start_ns < b.start_ns; });
     return timeline;
 }
 

@@ -37,6 +37,13 @@ std::string& off_option() {
     return option;
 }
 
+// OpLabel's ranges live in a domain of their own, so that the recorder can tell
+// them from the program's own ranges (see kLabelDomain).
+nvtxDomainHandle_t label_domain() {
+    static const nvtxDomainHandle_t domain = nvtxDomainCreateA(detail::kLabelDomain);
+    return domain;
+}
+
 std::string off_sentence(const std::string& option) {
     return "the tracer is off (" + option +
            "), so CUPTI is left to tools such as compute-sanitizer; run without it to record a timeline";
@@ -135,6 +142,7 @@ Timeline Tracer::finish() {
     Timeline timeline;
     timeline.ops = std::move(recording.ops);
     timeline.marks = std::move(recording.marks);
+    timeline.ranges = std::move(recording.ranges);
     timeline.origin_ns = recording.origin_ns;
     timeline.dropped_records = recording.dropped_records;
     timeline.api_calls = std::move(api_calls);
@@ -150,11 +158,16 @@ void host_mark(const std::string& name) { detail::mark_now(name); }
 
 OpLabel::OpLabel(std::string label)
     : label_(std::move(label)), previous_(detail::exchange_thread_label(&label_)) {
-    nvtxRangePushA(label_.c_str());
+    nvtxEventAttributes_t attributes{};
+    attributes.version = NVTX_VERSION;
+    attributes.size = NVTX_EVENT_ATTRIB_STRUCT_SIZE;
+    attributes.messageType = NVTX_MESSAGE_TYPE_ASCII;
+    attributes.message.ascii = label_.c_str();
+    nvtxDomainRangePushEx(label_domain(), &attributes);
 }
 
 OpLabel::~OpLabel() {
-    nvtxRangePop();
+    nvtxDomainRangePop(label_domain());
     detail::exchange_thread_label(previous_);
 }
 

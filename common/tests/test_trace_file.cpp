@@ -446,6 +446,69 @@ TEST(TraceReading, RefusesUnknownSpellingsAndMisplacedEvents) {
                    "event 4 must be a JSON object, found 42");
 }
 
+// A range on the host's track, as the writer spells it (event appended to the fixture).
+json range_event(std::uint64_t start, std::uint64_t end) {
+    return json{{"ph", "X"}, {"pid", 0}, {"tid", 4242}, {"name", "version 1"}, {"cat", "nvtx"},
+                {"ts", start / 1000.0}, {"dur", (end - start) / 1000.0},
+                {"args", {{"start_ns", start}, {"end_ns", end}}}};
+}
+
+TEST_F(TraceFileTest, NvtxRangesAreWrittenOnTheHostTrackAndReadBack) {
+    Timeline written = sample_timeline();
+    written.ranges = {{"version 2", 5000, 9500, 4242}, {"sequential", 0, 4800, 4242}, {"inner", 100, 200, 7}};
+    const json root = json::parse(streamlab::trace_to_json_string(written));
+    std::vector<json> ranges;
+    std::map<int, std::string> host_tracks;
+    for (const json& event : root["traceEvents"]) {
+        if (event["pid"] != 0) continue;
+        if (event["ph"] == "X") ranges.push_back(event);
+        if (event["ph"] == "M") host_tracks[event["tid"].get<int>()] = event["args"]["name"].get<std::string>();
+    }
+    ASSERT_EQ(ranges.size(), 3U);
+    EXPECT_EQ(ranges[0]["name"], "version 2");
+    EXPECT_EQ(ranges[0]["cat"], "nvtx");
+    EXPECT_EQ(ranges[0]["tid"], 4242);
+    EXPECT_DOUBLE_EQ(ranges[0]["dur"].get<double>(), 4.5);
+    EXPECT_EQ(ranges[0]["args"]["start_ns"], 5000);
+    EXPECT_EQ(host_tracks, (std::map<int, std::string>{{7, "NVTX ranges, thread 7"},
+                                                        {4242, "NVTX ranges, thread 4242"}}));
+
+    const std::string path = (folder_ / "ranges.json").string();
+    streamlab::write_trace(path, written);
+    const Timeline read = streamlab::read_trace(path);
+    ASSERT_EQ(read.ranges.size(), 3U);
+    EXPECT_EQ(read.ranges[0].name, "sequential");  // sorted by start
+    EXPECT_EQ(read.ranges[1].name, "inner");
+    EXPECT_EQ(read.ranges[1].thread, 7U);
+    EXPECT_EQ(read.ranges[2].start_ns, 5000U);
+    EXPECT_EQ(read.ranges[2].end_ns, 9500U);
+    expect_same_ops(read.ops, written.ops);  // the ops are untouched by the ranges beside them
+}
+
+TEST(TraceReading, OldFilesWithoutRangesStillRead) {
+    const Timeline timeline = streamlab::read_trace(fixture("three_chunk_pipeline.json"));
+    EXPECT_FALSE(timeline.ops.empty());
+    EXPECT_TRUE(timeline.ranges.empty());
+}
+
+TEST(TraceReading, RefusesMalformedRanges) {
+    const auto with_range = [](std::function<void(json&)> edit) {
+        return edited_fixture([&](json& root) {
+            json range = range_event(1000, 3000);
+            edit(range);
+            root["traceEvents"].push_back(range);
+        });
+    };
+    const std::string last = "event " + std::to_string(json::parse(edited_fixture([](json&) {}))["traceEvents"].size());
+    EXPECT_EQ(streamlab::parse_trace(with_range([](json&) {})).ranges.size(), 1U);
+    expect_refused(with_range([](json& r) { r["args"]["end_ns"] = 500; }),
+                   "args.end_ns in " + last + " is 500, before start_ns 1000");
+    expect_refused(with_range([](json& r) { r["args"].erase("start_ns"); }), "missing key args.start_ns in " + last);
+    expect_refused(with_range([](json& r) { r["name"] = 3; }), "name in " + last + " must be a string");
+    expect_refused(with_range([](json& r) { r["pid"] = 1; }), last + " is an NVTX range with pid 1; it must be 0");
+    expect_refused(with_range([](json& r) { r["tid"] = -1; }), "tid in " + last + " must be a non-negative integer");
+}
+
 TEST(TraceReading, FileErrorsNameTheFile) {
     const std::string missing = fixture("no-such-trace.json");
     try {

@@ -13,7 +13,8 @@ then ``streamlab_analyze TRACE.json``, and checks what the program is known to d
   (tools/examples/article_section3.py).
 * ``phases``: the three overlap experiments (overlap_experiments): three phases
   cut at the idle gaps, the first (sequential) in the NULL stream, the other two
-  in four created streams with copies overlapping kernels.
+  in four created streams with copies overlapping kernels; and the program's three
+  NVTX ranges (sequential, version 1, version 2) recorded, cutting the same phases.
 
 Exit status: 0 pass, 1 fail, 77 skipped (no GPU, or the program skipped itself).
 It never passes without a GPU.
@@ -42,7 +43,7 @@ def gpu_present() -> bool:
 def ops_in_trace(path: Path) -> list[dict]:
     """The args of every device operation in the trace file."""
     events = json.loads(path.read_text())["traceEvents"]
-    return [event["args"] for event in events if event.get("ph") == "X"]
+    return [event["args"] for event in events if event.get("ph") == "X" and event.get("pid") == 1]  # not NVTX ranges
 
 
 def check_pipeline(summary: dict, ops: list[dict], trace: Path) -> list[str]:
@@ -76,11 +77,20 @@ def check_phases(summary: dict, ops: list[dict], trace: Path) -> list[str]:
     from streamlab_tools.phases import split_phases
     from streamlab_tools.trace import load_trace
 
-    phases = split_phases(load_trace(trace).ops)
+    recorded = load_trace(trace)
+    phases = split_phases(recorded.ops)  # at idle gaps alone
     if len(phases) != 3:
         return [f"expected 3 phases (sequential, version 1, version 2), found {len(phases)}: "
                 f"{[len(phase.ops) for phase in phases]} ops"]
     problems = []
+    # The program names each experiment with an NVTX range: the same three phases, named.
+    names = [range_.name for range_ in recorded.ranges]
+    by_range = split_phases(recorded.ops, ranges=recorded.ranges)
+    if names != ["sequential", "version 1", "version 2"]:
+        problems.append(f"expected the NVTX ranges sequential, version 1, version 2; the trace has {names}")
+    elif [(p.name, len(p.ops)) for p in by_range] != [(n, len(p.ops)) for n, p in zip(names, phases)]:
+        problems.append("the phases cut at NVTX ranges are not the ones cut at idle gaps: "
+                        f"{[(p.name, len(p.ops)) for p in by_range]}")
     if {op.stream_kind for op in phases[0].ops} != {"legacy_null"} or len(phases[0].ops) != 3:
         problems.append("phase 1 is not the sequential experiment's 3 ops in the NULL stream")
     for phase in phases[1:]:

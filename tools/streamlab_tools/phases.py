@@ -9,6 +9,11 @@ A gap is long when the GPU is idle for more than IDLE_GAP_FRACTION of the whole
 timeline and for longer than its longest operation: relative, not milliseconds, so
 the rule holds for any size of run; and the short waits inside a pipeline (a kernel
 that starts a little after its copy ended) never cut it.
+
+Where the program named its experiments with NVTX ranges (nvtxRangePushA / Pop,
+recorded on the host's clock), its outermost ranges are the phases, named after
+them: an op belongs to the range during which it started (work issued inside a
+range cannot start before it). Ops outside every range are cut at idle gaps.
 """
 
 from __future__ import annotations
@@ -17,17 +22,24 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .analysis import merge_intervals, summarize
-from .trace import DeviceOp, Trace
+from .trace import DeviceOp, HostRange, Trace
 
 IDLE_GAP_FRACTION = 0.02
 
 
 @dataclass(frozen=True)
 class Phase:
-    """One stretch of GPU work: its number (from 1) and its ops, sorted by start."""
+    """One stretch of GPU work: its number (from 1), its ops, sorted by start, and the name
+    of the NVTX range it is ("" for a phase cut at idle gaps)."""
 
     number: int
     ops: tuple[DeviceOp, ...]
+    name: str = ""
+
+    @property
+    def title(self) -> str:
+        """"phase 2" or, for a range, "phase 2 (version 1)"."""
+        return f"phase {self.number} ({self.name})" if self.name else f"phase {self.number}"
 
     @property
     def start_ns(self) -> int:
@@ -38,15 +50,47 @@ class Phase:
         return max(op.end_ns for op in self.ops)
 
 
-def split_phases(ops: Sequence[DeviceOp], gap_fraction: float = IDLE_GAP_FRACTION) -> list[Phase]:
-    """``ops`` (sorted by start) cut wherever the GPU is idle for more than ``gap_fraction``
-    of the whole timeline and longer than the longest op. One phase when there is no such
-    gap; none without ops."""
+def outermost_ranges(ranges: Sequence[HostRange]) -> list[HostRange]:
+    """The ranges that lie inside no other, sorted by start."""
+    outer: list[HostRange] = []
+    for item in sorted(ranges, key=lambda r: (r.start_ns, -r.end_ns)):
+        if not any(o.start_ns <= item.start_ns and item.end_ns <= o.end_ns for o in outer):
+            outer.append(item)
+    return outer
+
+
+def split_phases(ops: Sequence[DeviceOp], gap_fraction: float = IDLE_GAP_FRACTION,
+                 ranges: Sequence[HostRange] = ()) -> list[Phase]:
+    """``ops`` (sorted by start) cut into phases: one per outermost NVTX range in ``ranges``
+    that ops started in, named after it; the ops outside every range cut wherever the GPU is
+    idle for more than ``gap_fraction`` of the whole timeline and longer than the longest op.
+    Numbered in order of start. One phase when there is no range and no such gap; none
+    without ops."""
+    if not ops:
+        return []
+    outer = outermost_ranges(ranges)
+    in_range: dict[int, list[DeviceOp]] = {}
+    outside: list[DeviceOp] = []
+    for op in ops:
+        owner = next((i for i, r in enumerate(outer) if r.start_ns <= op.start_ns <= r.end_ns), None)
+        if owner is None:
+            outside.append(op)
+        else:
+            in_range.setdefault(owner, []).append(op)
+    busy = merge_intervals((op.start_ns, op.end_ns) for op in ops)
+    longest_idle = max(gap_fraction * (busy[-1][1] - busy[0][0]), max(op.duration_ns for op in ops))
+    groups = [(outer[i].name, group) for i, group in in_range.items()]
+    groups += [("", group) for group in _cut_at_idle_gaps(outside, longest_idle)]
+    groups.sort(key=lambda named: named[1][0].start_ns)
+    return [Phase(number, tuple(group), name) for number, (name, group) in enumerate(groups, start=1)]
+
+
+def _cut_at_idle_gaps(ops: Sequence[DeviceOp], longest_idle: float) -> list[list[DeviceOp]]:
+    """``ops`` (sorted by start) in groups, cut where the GPU is idle for more than ``longest_idle``."""
     if not ops:
         return []
     busy = merge_intervals((op.start_ns, op.end_ns) for op in ops)
-    longest_idle = max(gap_fraction * (busy[-1][1] - busy[0][0]), max(op.duration_ns for op in ops))
-    # Where a phase begins: the start of a busy stretch that follows a long idle gap.
+    # Where a group begins: the start of a busy stretch that follows a long idle gap.
     starts = [later[0] for earlier, later in zip(busy, busy[1:]) if later[0] - earlier[1] > longest_idle]
     groups: list[list[DeviceOp]] = [[]]
     for op in ops:
@@ -54,7 +98,15 @@ def split_phases(ops: Sequence[DeviceOp], gap_fraction: float = IDLE_GAP_FRACTIO
             starts.pop(0)
             groups.append([])
         groups[-1].append(op)
-    return [Phase(number, tuple(group)) for number, group in enumerate(groups, start=1)]
+    return groups
+
+
+def find_phase(phases: Sequence[Phase], choice: str) -> Phase | None:
+    """The phase ``choice`` names: its number (from 1) or its range's name."""
+    if choice.isdigit():
+        number = int(choice)
+        return phases[number - 1] if 1 <= number <= len(phases) else None
+    return next((phase for phase in phases if phase.name == choice), None)
 
 
 def in_window(trace: Trace, from_ms: float, to_ms: float) -> Trace:
@@ -79,7 +131,7 @@ def describe_phase(phase: Phase, origin_ns: int) -> str:
     """One line: where the phase lies on the timeline, its makespan and how much copy time kernels hid."""
     stats = summarize(phase.ops)
     start, end = (phase.start_ns - origin_ns) / 1e6, (phase.end_ns - origin_ns) / 1e6
-    return (f"phase {phase.number}: {start:.3f} to {end:.3f} ms, {len(phase.ops)} ops in "
+    return (f"{phase.title}: {start:.3f} to {end:.3f} ms, {len(phase.ops)} ops in "
             f"{stats['distinct_streams']} stream(s), makespan {stats['makespan_ns'] / 1e6:.3f} ms, "
             f"copies overlap kernels {stats['copy_compute_overlap_ns'] / 1e6:.3f} ms "
             f"({stats['hidden_copy_fraction']:.0%} of copy time hidden)")

@@ -7,13 +7,15 @@ The kind of file is read from its ``otherData.format``::
     python -m streamlab_tools.plot trace.json --model           # + the modelled schedule
     python -m streamlab_tools.plot serial.json --compare pipelined.json -o both.png
     python -m streamlab_tools.plot experiments.json --phase 2    # one phase of several
+    python -m streamlab_tools.plot experiments.json --phase "version 1"  # a phase by its NVTX range
     python -m streamlab_tools.plot experiments.json --window 4 6 # 4 to 6 ms after the first op
     python -m streamlab_tools.plot bandwidth.json -o bandwidth.pdf
     python -m streamlab_tools.plot chunks.json -o chunks.png
 
 A timeline in which the GPU sat idle between stretches of work (experiments run one
-after another, with host checks between them) is cut into phases there: each is
-drawn in a panel of its own and described in a line of its own (phases.py).
+after another, with host checks between them) is cut into phases there, and at the
+program's outermost NVTX ranges where it has them (each phase named after its range):
+each is drawn in a panel of its own and described in a line of its own (phases.py).
 
 Figures are 16:9 with large fonts, so they read on a slide. A file that cannot be
 drawn gives one line on stderr, starting with "plot: ", and exit status 2.
@@ -33,7 +35,7 @@ from typing import Any
 
 from .analysis import summarize, unit_of
 from .model import ScheduledOp, makespan, pipeline_model, simulate_pipeline
-from .phases import Phase, describe_phase, in_window, phase_trace, split_phases
+from .phases import Phase, describe_phase, find_phase, in_window, phase_trace, split_phases
 from .trace import (
     BANDWIDTH_FORMAT,
     CHUNKS_FORMAT,
@@ -194,12 +196,15 @@ def plot_phases(trace: Trace, phases: Sequence[Phase], path: str | Path, by: str
             placed[ax] = _draw_trace(ax, part, by)
             _draw_marks(ax, part)
             at = (phase.start_ns - origin_ns) / 1e6
-            ax.set_title(f"phase {phase.number}, at {_ms(at)}: {_stats_line(summarize(part.ops), short=True)}",
+            ax.set_title(f"{phase.title}, at {_ms(at)}: {_stats_line(summarize(part.ops), short=True)}",
                          loc="left")
         axes[-1].set_xlabel("time since the phase's first operation (ms)")
         heading = title if title is not None else _describe(trace)
         whole = _ms(summarize(trace.ops)["makespan_ns"] / 1e6)
-        fig.suptitle(f"{heading}\n{len(phases)} phases, cut where the GPU was idle ({whole} in all)")
+        named = sum(bool(phase.name) for phase in phases)
+        cut = ("at the program's NVTX ranges" if named == len(phases) else
+               "at NVTX ranges and idle gaps" if named else "where the GPU was idle")
+        fig.suptitle(f"{heading}\n{len(phases)} phases, cut {cut} ({whole} in all)")
         _add_kind_legend(fig, [p.bar.kind for bars in placed.values() for p in bars])
         _write_bar_texts(fig, placed)
 
@@ -727,8 +732,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help="names of the two timelines with --compare (default: their programs)")
     parser.add_argument("--title", help="title to use instead of program and device")
     zoom = parser.add_mutually_exclusive_group()
-    zoom.add_argument("--phase", type=int, metavar="K",
-                      help="draw only phase K (from 1) of a timeline cut into phases where the GPU was idle")
+    zoom.add_argument("--phase", metavar="K",
+                      help="draw only phase K (a number from 1, or an NVTX range's name) of a timeline cut "
+                           "into phases at NVTX ranges and where the GPU was idle")
     zoom.add_argument("--window", nargs=2, type=float, metavar=("FROM", "TO"),
                       help="draw only the operations between FROM and TO ms after the first one")
     return parser
@@ -796,15 +802,17 @@ def _plot_file(args: argparse.Namespace, output: Path) -> None:
 def _plot_timeline(trace: Trace, args: argparse.Namespace, output: Path) -> None:
     """One trace: whole, one phase of it (--phase), a window of it (--window), or, when the
     GPU sat idle between phases of work, each phase in its own panel; prints a line per phase."""
-    phases = split_phases(trace.ops)
+    phases = split_phases(trace.ops, ranges=trace.ranges)
     lines = [describe_phase(phase, trace.ops[0].start_ns) for phase in phases] if len(phases) > 1 else []
     title = args.title
     if args.phase is not None:
-        if not 1 <= args.phase <= len(phases):
+        chosen = find_phase(phases, args.phase)
+        if chosen is None:
+            names = [f'"{phase.name}"' for phase in phases if phase.name]
             raise PlotError(f"--phase {args.phase}: the trace has {_plural(len(phases), 'phase')} "
-                            f"(choose 1 to {len(phases)})")
-        trace = phase_trace(trace, phases[args.phase - 1])
-        title = title if title is not None else f"{_describe(trace)}, phase {args.phase}"
+                            f"(choose 1 to {len(phases)}{' or one of ' + ', '.join(names) if names else ''})")
+        trace = phase_trace(trace, chosen)
+        title = title if title is not None else f"{_describe(trace)}, {chosen.title}"
     elif args.window is not None:
         start, end = args.window
         if not 0 <= start < end:

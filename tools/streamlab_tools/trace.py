@@ -12,7 +12,7 @@ trace viewers and are ignored.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +23,7 @@ SUPPORTED_VERSION = 1
 
 OP_KINDS = ("kernel", "memcpy_h2d", "memcpy_d2h", "memcpy_d2d", "memcpy_other", "memset")
 STREAM_KINDS = ("created", "legacy_null", "per_thread_default")
+RANGE_CATEGORY = "nvtx"  # the "cat" of an NVTX range's "X" event
 HOST_MEMORY_KINDS = ("not_applicable", "pageable", "pinned", "managed", "device", "unknown")
 
 # What each file kind is called in messages ("not a streamlab trace ...").
@@ -82,14 +83,26 @@ class HostMark:
     time_ns: int
 
 
+@dataclass(frozen=True)
+class HostRange:
+    """A stretch of host time the program named with an NVTX range, on the same clock."""
+
+    name: str
+    start_ns: int
+    end_ns: int
+    thread: int = 0  # the host thread that opened it
+
+
 @dataclass
 class Trace:
     """A recorded timeline: device operations sorted by start, host marks sorted by
-    time, and the file's ``otherData`` block as ``metadata``."""
+    time, the file's ``otherData`` block as ``metadata``, and the program's NVTX
+    ranges sorted by start (none in files recorded without them)."""
 
     ops: list[DeviceOp]
     marks: list[HostMark]
     metadata: dict[str, Any]
+    ranges: list[HostRange] = field(default_factory=list)
 
     @property
     def program(self) -> str:
@@ -170,12 +183,15 @@ def parse_trace(obj: Any) -> Trace:
     events = _get(obj, "traceEvents", "array")
     ops: list[DeviceOp] = []
     marks: list[HostMark] = []
+    ranges: list[HostRange] = []
     for index, event in enumerate(events):
         where = f" in event {index}"
         if not isinstance(event, dict):
             raise TraceError(f"event {index} is {_json_type(event)}, not an object")
         phase = _get(event, "ph", "string", context=where)
-        if phase == "X":
+        if phase == "X" and event.get("cat") == RANGE_CATEGORY:
+            ranges.append(_parse_range(event, where))
+        elif phase == "X":
             ops.append(_parse_op(event, where))
         elif phase == "i":
             marks.append(_parse_mark(event, where))
@@ -183,7 +199,26 @@ def parse_trace(obj: Any) -> Trace:
             raise TraceError(f"unsupported event phase {json.dumps(phase)}{where} (known: X, i, M)")
     ops.sort(key=lambda op: (op.start_ns, op.end_ns, op.stream))
     marks.sort(key=lambda mark: mark.time_ns)
-    return Trace(ops=ops, marks=marks, metadata=metadata)
+    ranges.sort(key=lambda item: item.start_ns)
+    return Trace(ops=ops, marks=marks, metadata=metadata, ranges=ranges)
+
+
+def _check_pid(event: dict[str, Any], expected: int, what: str, where: str) -> None:
+    pid = _count(_get(event, "pid", "integer", context=where), "pid", where)
+    if pid != expected:
+        raise TraceError(f"{what} with pid {pid}{where}; it must be {expected}")
+
+
+def _parse_range(event: dict[str, Any], where: str) -> HostRange:
+    _check_pid(event, 0, "an NVTX range", where)
+    name = _get(event, "name", "string", context=where)
+    thread = _count(_get(event, "tid", "integer", context=where), "tid", where)
+    args = _get(event, "args", "object", context=where)
+    start_ns = _count(_get(args, "start_ns", "integer", prefix="args.", context=where), "args.start_ns", where)
+    end_ns = _count(_get(args, "end_ns", "integer", prefix="args.", context=where), "args.end_ns", where)
+    if end_ns < start_ns:
+        raise TraceError(f"NVTX range ends before it starts{where} (end_ns {end_ns} < start_ns {start_ns})")
+    return HostRange(name=name, start_ns=start_ns, end_ns=end_ns, thread=thread)
 
 
 def _parse_op(event: dict[str, Any], where: str) -> DeviceOp:

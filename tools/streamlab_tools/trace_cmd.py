@@ -6,7 +6,9 @@
 The program runs with ``CUDA_INJECTION64_PATH`` naming the injection library:
 the CUDA driver loads it when the program first uses CUDA, it records every
 kernel, copy and memset with CUPTI, and writes the trace file when the program
-exits. Python programs work the same way (``-- python3 script.py``).
+exits. ``NVTX_INJECTION64_PATH`` names it too, so the program's NVTX ranges
+(nvtxRangePushA / nvtxRangePop, ...) reach CUPTI and are recorded on the host's
+track; ``course plot`` cuts the timeline into phases at them. Python programs work the same way (``-- python3 script.py``).
 
 The exit status is the program's own, so a failing program still fails; 2 means
 the trace could not be made (no such program, no injection library, no trace
@@ -74,6 +76,9 @@ def main(argv: list[str]) -> int:
 
     env = dict(os.environ)
     env["CUDA_INJECTION64_PATH"] = str(inject)
+    # NVTX hands its calls to the library this names, the first time the program uses NVTX
+    # (possibly before CUDA): the injection library passes them on to CUPTI.
+    env["NVTX_INJECTION64_PATH"] = str(inject)
     env["STREAMLAB_TRACE_OUT"] = str(output)
     # The trace names the program as typed, without the folders in front of it.
     env.setdefault("STREAMLAB_TRACE_PROGRAM", shlex.join([Path(command[0]).name, *command[1:]]))

@@ -1,4 +1,4 @@
-"""Cutting a timeline into phases at idle gaps, drawing them, and --phase / --window.
+"""Cutting a timeline into phases at NVTX ranges and idle gaps, drawing them, and --phase / --window.
 
 The traces are made by synthetic_phases.py with varied stage times and gaps, so
 the tests hold for any run of the overlap experiments, not for one fixture; a
@@ -80,9 +80,9 @@ def test_plot_prints_a_line_per_phase_and_draws_a_panel_each(trace_file, tmp_pat
     status, out, err = run_plot(capsys, trace_file, "-o", tmp_path / "p.png")
     assert (status, err, drawn) == (0, "", [3])
     lines = out.splitlines()
-    assert lines[0] == ("phase 1: 0.000 to 0.806 ms, 3 ops in 1 stream(s), makespan 0.806 ms, "
+    assert lines[0] == ("phase 1 (sequential): 0.000 to 0.806 ms, 3 ops in 1 stream(s), makespan 0.806 ms, "
                         "copies overlap kernels 0.000 ms (0% of copy time hidden)")
-    assert [line.split(":")[0] for line in lines[1:3]] == ["phase 2", "phase 3"]
+    assert [line.split(":")[0] for line in lines[1:3]] == ["phase 2 (version 1)", "phase 3 (version 2)"]
     assert "makespan 0.440 ms" in lines[1] and lines[3] == f"plot: wrote {tmp_path / 'p.png'}"
 
 
@@ -93,6 +93,7 @@ def test_phase_panels_are_drawn(trace_file, tmp_path, capsys):
 
 
 @pytest.mark.parametrize("zoom, ops", [(["--phase", "2"], 12), (["--phase", "1"], 3), (["--window", "0", "1"], 3),
+                                       (["--phase", "version 2"], 12), (["--phase", "sequential"], 3),
                                        (["--window", "5.8", "12"], 24)])
 def test_phase_and_window_draw_only_their_part(trace_file, tmp_path, capsys, monkeypatch, zoom, ops):
     drawn = []
@@ -102,8 +103,10 @@ def test_phase_and_window_draw_only_their_part(trace_file, tmp_path, capsys, mon
 
 
 @pytest.mark.parametrize("argv, message", [
-    (["--phase", "4"], "plot: --phase 4: the trace has 3 phases (choose 1 to 3)\n"),
-    (["--phase", "0"], "plot: --phase 0: the trace has 3 phases (choose 1 to 3)\n"),
+    (["--phase", "4"], 'plot: --phase 4: the trace has 3 phases '
+                       '(choose 1 to 3 or one of "sequential", "version 1", "version 2")\n'),
+    (["--phase", "issue"], 'plot: --phase issue: the trace has 3 phases '
+                           '(choose 1 to 3 or one of "sequential", "version 1", "version 2")\n'),
     (["--window", "2", "3"], "plot: --window 2 3: no operation runs between 2 and 3 ms\n"),
     (["--window", "3", "2"], "plot: --window 3 2: FROM must be at least 0 and below TO\n"),
     (["--model"], "plot: --model describes one pipeline, and the trace has 3 phases: add --phase K\n"),
@@ -113,6 +116,61 @@ def test_bad_zoom_is_one_line_and_nothing_drawn(trace_file, tmp_path, capsys, ar
     output = tmp_path / "z.png"
     assert run_plot(capsys, trace_file, "-o", output, *argv) == (2, "", message)
     assert not output.exists()
+
+
+@pytest.mark.parametrize("shape", SHAPES, ids=["default", "long kernels", "short"])
+def test_outermost_nvtx_ranges_are_the_phases_named_after_them(shape):
+    trace = synthetic(**shape)
+    assert len(trace.ranges) == 5  # three experiments, and the issuing loop inside each version
+    phases = split_phases(trace.ops, ranges=trace.ranges)
+    assert [(phase.name, len(phase.ops)) for phase in phases] == [("sequential", 3), ("version 1", 12),
+                                                                  ("version 2", 12)]
+    assert [phase.title for phase in phases] == ["phase 1 (sequential)", "phase 2 (version 1)",
+                                                 "phase 3 (version 2)"]
+
+
+def test_ranges_cut_where_idle_gaps_would_not():
+    # Experiments back to back: no idle gap long enough to cut, but the ranges still do.
+    trace = synthetic(gap_ns=20_000)
+    assert len(split_phases(trace.ops)) == 1
+    phases = split_phases(trace.ops, ranges=trace.ranges)
+    assert [(phase.name, len(phase.ops)) for phase in phases] == [("sequential", 3), ("version 1", 12),
+                                                                  ("version 2", 12)]
+
+
+def test_ops_outside_every_range_are_cut_at_idle_gaps():
+    trace = synthetic()
+    only_first = [r for r in trace.ranges if r.name == "sequential"]
+    phases = split_phases(trace.ops, ranges=only_first)
+    assert [(phase.name, len(phase.ops)) for phase in phases] == [("sequential", 3), ("", 12), ("", 12)]
+    assert [phase.title for phase in phases][1:] == ["phase 2", "phase 3"]
+    assert [phase.number for phase in phases] == [1, 2, 3]
+
+
+def test_a_trace_without_ranges_is_cut_at_idle_gaps_as_before(tmp_path):
+    path = tmp_path / "no_nvtx.json"
+    path.write_text(json.dumps(overlap_experiments(nvtx=False)))
+    trace = load_trace(path)
+    assert trace.ranges == []
+    assert [phase.name for phase in split_phases(trace.ops, ranges=trace.ranges)] == ["", "", ""]
+
+
+@pytest.mark.parametrize("edit, message", [
+    (lambda r: r["args"].update(end_ns=1), "NVTX range ends before it starts in event"),
+    (lambda r: r["args"].pop("start_ns"), "missing key args.start_ns in event"),
+    (lambda r: r.update(name=7), "name in event"),
+    (lambda r: r.update(pid=1), "an NVTX range with pid 1 in event"),
+])
+def test_a_malformed_range_is_one_line_naming_the_event(tmp_path, edit, message):
+    from streamlab_tools.trace import TraceError
+    data = overlap_experiments()
+    edit(next(e for e in data["traceEvents"] if e.get("cat") == "nvtx" and e["name"] == "version 1"))
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(data))
+    with pytest.raises(TraceError) as error:
+        load_trace(path)
+    assert message in str(error.value) and "\n" not in str(error.value)
+    assert str(error.value).startswith(f"{path}: ")
 
 
 def test_a_trace_of_one_phase_is_drawn_as_before(tmp_path, capsys, monkeypatch):
@@ -149,7 +207,7 @@ def test_every_title_fits_the_picture(tmp_path, monkeypatch):
 
 
 def test_more_phases_than_panels_are_listed_and_drawn_whole(tmp_path, capsys, monkeypatch):
-    obj = overlap_experiments()
+    obj = overlap_experiments(nvtx=False)
     ops = [e for e in obj["traceEvents"] if e["ph"] == "X"]
     shift = 20_000_000
     for copy in range(1, 3):  # three runs of the three experiments: nine phases

@@ -48,10 +48,22 @@ struct HostMark {
     std::uint64_t time_ns = 0;  ///< When, ns, on the trace's clock.
 };
 
+/// A stretch of host time the program named with an NVTX range (nvtxRangePushA /
+/// nvtxRangePop, or nvtxRangeStartA / nvtxRangeEnd), on the same clock as the
+/// device operations. Ranges nest; the plots cut a timeline into phases at the
+/// outermost ones.
+struct HostRange {
+    std::string name;            ///< The range's message, e.g. "version 1".
+    std::uint64_t start_ns = 0;  ///< Start, ns, on the trace's clock.
+    std::uint64_t end_ns = 0;    ///< End, ns, on the trace's clock.
+    std::uint32_t thread = 0;    ///< The host thread that opened it (the OS thread id), or 0.
+};
+
 /// A recorded timeline: everything a grader or a plot needs.
 struct Timeline {
     std::vector<DeviceOp> ops;      ///< Device operations, sorted by start.
     std::vector<HostMark> marks;    ///< Host marks, sorted by time.
+    std::vector<HostRange> ranges;  ///< The program's NVTX ranges, sorted by start (may be none).
     DeviceFacts device;             ///< The device it ran on.
     std::string program;            ///< What was recorded.
     std::string date;               ///< UTC ISO 8601 time of recording.

@@ -4,8 +4,10 @@
 /// A Tracer asks CUPTI for one record per kernel (CONCURRENT_KERNEL, never
 /// KERNEL, which would serialize kernels), per memcpy and per memset. Each
 /// record carries the stream, the start and end the GPU stamped, the bytes and,
-/// for copies, whether the host memory was pageable or pinned. `finish()` turns
-/// them into a Timeline:
+/// for copies, whether the host memory was pageable or pinned. The program's NVTX
+/// ranges are recorded too (MARKER records, no cost per launch) when NVTX hands its
+/// calls to CUPTI (NVTX_INJECTION64_PATH, see common/TRACE_FORMAT.md). `finish()`
+/// turns them into a Timeline:
 ///
 /// @code
 /// streamlab::Timeline timeline = streamlab::record_timeline("lab05", [&] {
@@ -118,7 +120,9 @@ template <typename Work>
 /// Every kernel, copy and memset that this thread queues between construction
 /// and destruction carries `label` in the trace (e.g. chunk "1" shows as H2D_1,
 /// K_1, D2H_1). Labels nest: the innermost one wins. The label is also pushed as
-/// an NVTX range, so Nsight Systems shows it; without a Tracer that is all it does.
+/// an NVTX range (in the domain "streamlab labels"), so Nsight Systems shows it;
+/// without a Tracer that is all it does. The trace leaves these ranges out of its
+/// NVTX ranges: the ops' labels already say it.
 class OpLabel {
 public:
     /// Starts labelling this thread's operations with `label`.
