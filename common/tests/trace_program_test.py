@@ -119,6 +119,7 @@ def main(argv: list[str]) -> int:
         print("SKIPPED: no GPU: nvidia-smi lists none")
         return SKIPPED
 
+    args.output.parent.mkdir(parents=True, exist_ok=True)  # `course trace -o` writes only into a folder that exists
     traced = subprocess.run([sys.executable, "-m", "streamlab_tools.trace_cmd", "--inject", args.inject,
                              "-o", str(args.output), "--", *command], check=False)
     if traced.returncode == SKIPPED:
