@@ -20,12 +20,12 @@
 #include <cstring>
 #include <ctime>
 #include <exception>
-#include <fstream>
 #include <functional>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "measurement_result.hpp"
 #include "streamlab/check.hpp"
 #include "streamlab/device.hpp"
 
@@ -136,12 +136,7 @@ int run(const std::string& json_path, std::size_t mib) {
         separator = ",\n";
     }
     json += "\n  }\n}\n";
-    std::printf("%s", json.c_str());
-    if (!json_path.empty()) {
-        std::ofstream(json_path) << json;
-        std::printf("figures written to %s\n", json_path.c_str());
-    }
-    return 0;
+    return report_result(json, json_path);
 }
 
 }  // namespace

@@ -18,10 +18,10 @@
 #include <cstdio>
 #include <cstring>
 #include <exception>
-#include <fstream>
 #include <string>
 #include <vector>
 
+#include "measurement_result.hpp"
 #include "streamlab/analysis.hpp"
 #include "streamlab/handles.hpp"
 #include "streamlab/trace_file.hpp"
@@ -98,12 +98,7 @@ int measure(const std::string& trace_path, const std::string& json_path) {
                              from_pageable.timeline.device.name + "\",\n  \"date\": \"" + from_pageable.timeline.date +
                              "\",\n  \"bytes\": " + std::to_string(kBytes) + ",\n" + json_of("pageable", from_pageable) +
                              ",\n" + json_of("pinned", from_pinned) + "\n}\n";
-    std::printf("%s", json.c_str());
-    if (!json_path.empty()) {
-        std::ofstream(json_path) << json;
-        std::printf("figures written to %s\n", json_path.c_str());
-    }
-    return 0;
+    return report_result(json, json_path);
 }
 
 }  // namespace
