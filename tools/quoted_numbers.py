@@ -6,7 +6,7 @@ slide quotes (each with its device and date) and, under "quotes", where each is
 quoted: a file and a text in which {measurement.key} (optionally {key:.2f})
 stands for the number. tools/tests/test_quoted_numbers.py checks that every
 quote appears in its file with the reference's number. A measurement not yet
-taken is null; its quotes then read ⟦H200: measurement.key⟧ in the file.
+taken is null; its quotes then read [[H200: measurement.key]] in the file.
 
     python3 tools/quoted_numbers.py fill RESULT.json [RESULT.json ...]
 
@@ -57,7 +57,7 @@ def measured_text(template: str, measurements: dict) -> str | None:
 
 def pending_text(template: str) -> str:
     """The quote as it reads while its numbers are pending."""
-    return FIELD.sub(lambda match: f"⟦H200: {match.group(1)}⟧", template)
+    return FIELD.sub(lambda match: f"[[H200: {match.group(1)}]]", template)
 
 
 def fill(results: list[Path], reference: Path = REFERENCE, root: Path = ROOT) -> list[str]:

@@ -27,7 +27,7 @@ def test_each_quote_reads_the_reference_number(quote):
     content = (ROOT / quote["file"]).read_text()
     text = measured_text(quote["text"], DATA["measurements"])
     if text is None:
-        assert pending_text(quote["text"]) in content, "a pending quote must read ⟦H200: key⟧ in its file"
+        assert pending_text(quote["text"]) in content, "a pending quote must read [[H200: key]] in its file"
         pytest.skip(f"pending H200 measurement in {quote['file']}: run the program and tools/quoted_numbers.py fill")
     assert text in content, f"{quote['file']} does not quote the reference's numbers: {text!r}"
 
@@ -36,8 +36,8 @@ def test_no_placeholder_is_left_without_a_pending_quote():
     pending = {quote["file"] for quote in DATA["quotes"] if measured_text(quote["text"], DATA["measurements"]) is None}
     for path in [ROOT / "README.md", *ROOT.glob("labs/*/README.md"), *ROOT.glob("slides/*.md")]:
         name = str(path.relative_to(ROOT))
-        if "⟦H200:" in path.read_text():
-            assert name in pending, f"{name} has a ⟦H200: ...⟧ placeholder that no pending quote explains"
+        if "[[H200:" in path.read_text():
+            assert name in pending, f"{name} has a [[H200: ...]] placeholder that no pending quote explains"
 
 
 def test_fill_writes_a_result_into_the_reference_and_the_quotes(tmp_path):
