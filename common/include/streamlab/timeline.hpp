@@ -62,7 +62,7 @@ enum class OrderingCall {
 /// Streams and events are named by their handles' values (the legacy NULL
 /// stream is 0, the per-thread default stream 2, as cudaStreamPerThread).
 struct StreamCall {
-    OrderingCall call = OrderingCall::Work;
+    OrderingCall call = OrderingCall::Work;  ///< What the call does.
     std::string function;      ///< e.g. "cudaMemcpyAsync", without version suffix.
     std::uint64_t stream = 0;  ///< The stream it names (0 for event and device synchronizations).
     std::uint64_t event = 0;   ///< The event it names (0 for work and stream or device synchronizations).
