@@ -330,15 +330,196 @@ def make_sanitizer_samples(out: Path) -> list[str]:
     return sorted([*SANITIZER_SAMPLES, "solutions-clean"])
 
 
+# ---------------------------------------------------------------- the catalogue
+#
+#   python3 tools/make_grading_samples.py --catalogue /tmp/cat
+#
+# Samples that check the tests grade the concept. A known-wrong sample breaks one
+# requirement and must fail exactly the tests catalogue-expected.json names for
+# its lab, and no other; a correct alternative solves a lab another right way and
+# must score full points. tools/selfgrade.py grades each sample's lab and compares.
+# Each sample is the solutions with one function of one lab rewritten.
+
+LAB01, LAB04 = "labs/01-null-stream/null_stream.cu", "labs/04-async-copies/async_copies.cu"
+
+RUN_PIPELINE_STREAM_PER_STAGE = """float run_pipeline(const PipelineJob& job, int chunks) {
+    // One stream per stage, not per chunk: copies in, kernels, copies out. Events
+    // carry each chunk from one stage's stream to the next.
+    streamlab::Stream copies_in(cudaStreamNonBlocking), kernels(cudaStreamNonBlocking),
+        copies_out(cudaStreamNonBlocking);
+    std::vector<streamlab::Event> copied_in, computed;
+    for (int i = 0; i < chunks; ++i) {
+        copied_in.emplace_back(cudaEventDisableTiming);
+        computed.emplace_back(cudaEventDisableTiming);
+    }
+    streamlab::Event start(cudaEventDefault), stop(cudaEventDefault);
+    start.record(copies_in.get());
+    SL_CHECK(cudaStreamWaitEvent(kernels.get(), start.get(), 0));
+    SL_CHECK(cudaStreamWaitEvent(copies_out.get(), start.get(), 0));
+    for (int i = 0; i < chunks; ++i) {
+        const streamlab::ChunkRange chunk = streamlab::chunk_range(job.n, chunks, i);
+        const std::size_t bytes = chunk.count * sizeof(float);
+        SL_CHECK(cudaMemcpyAsync(job.device_input + chunk.offset, job.input + chunk.offset, bytes,
+                                 cudaMemcpyHostToDevice, copies_in.get()));
+        copied_in[i].record(copies_in.get());
+        SL_CHECK(cudaStreamWaitEvent(kernels.get(), copied_in[i].get(), 0));
+        streamlab::launch_workload(job.device_input + chunk.offset, job.device_output + chunk.offset, chunk.count,
+                                   job.iterations, kernels.get());
+        computed[i].record(kernels.get());
+        SL_CHECK(cudaStreamWaitEvent(copies_out.get(), computed[i].get(), 0));
+        SL_CHECK(cudaMemcpyAsync(job.output + chunk.offset, job.device_output + chunk.offset, bytes,
+                                 cudaMemcpyDeviceToHost, copies_out.get()));
+    }
+    stop.record(copies_out.get());  // the last stage's stream ends after every chunk's copy back
+    stop.synchronize();
+    return streamlab::elapsed_ms(start, stop);
+}
+
+"""
+
+RUN_PIPELINE_STAGE_BY_STAGE = """float run_pipeline(const PipelineJob& job, int chunks) {
+    // One stream per chunk, issued stage by stage: every copy in, then every
+    // kernel, then every copy out. Each stream waits for `start` (the fork) and
+    // `stop` waits for every stream (the join).
+    std::vector<streamlab::Stream> streams;
+    for (int i = 0; i < chunks; ++i) {
+        streams.emplace_back(cudaStreamNonBlocking);
+    }
+    streamlab::Event start(cudaEventDefault), stop(cudaEventDefault), done(cudaEventDisableTiming);
+    start.record(streams[0].get());
+    for (int i = 1; i < chunks; ++i) {
+        SL_CHECK(cudaStreamWaitEvent(streams[i].get(), start.get(), 0));
+    }
+    const auto range = [&](int i) { return streamlab::chunk_range(job.n, chunks, i); };
+    for (int i = 0; i < chunks; ++i) {
+        SL_CHECK(cudaMemcpyAsync(job.device_input + range(i).offset, job.input + range(i).offset,
+                                 range(i).count * sizeof(float), cudaMemcpyHostToDevice, streams[i].get()));
+    }
+    for (int i = 0; i < chunks; ++i) {
+        streamlab::launch_workload(job.device_input + range(i).offset, job.device_output + range(i).offset,
+                                   range(i).count, job.iterations, streams[i].get());
+    }
+    for (int i = 0; i < chunks; ++i) {
+        SL_CHECK(cudaMemcpyAsync(job.output + range(i).offset, job.device_output + range(i).offset,
+                                 range(i).count * sizeof(float), cudaMemcpyDeviceToHost, streams[i].get()));
+    }
+    for (int i = 1; i < chunks; ++i) {
+        done.record(streams[i].get());
+        SL_CHECK(cudaStreamWaitEvent(streams[0].get(), done.get(), 0));
+    }
+    stop.record(streams[0].get());
+    stop.synchronize();
+    return streamlab::elapsed_ms(start, stop);
+}
+
+"""
+
+HOST_CLOCK_RUN_SERIAL = """float run_serial(const float* input, float* output, std::size_t n, int iterations) {
+    // Timed with the host's clock, not with CUDA events.
+    const std::size_t bytes = n * sizeof(float);
+    streamlab::DeviceBuffer<float> d_input(n);
+    streamlab::DeviceBuffer<float> d_output(n);
+    const auto began = std::chrono::steady_clock::now();
+    SL_CHECK(cudaMemcpy(d_input.data(), input, bytes, cudaMemcpyHostToDevice));
+    streamlab::launch_workload(d_input.data(), d_output.data(), n, iterations, /*stream=*/nullptr);
+    SL_CHECK(cudaMemcpy(output, d_output.data(), bytes, cudaMemcpyDeviceToHost));
+    const std::chrono::duration<float, std::milli> took = std::chrono::steady_clock::now() - began;
+    return took.count();
+}
+
+"""
+
+ONE_MALLOC_ASYNC = """    SL_CHECK(cudaMallocAsync(&d_input, 2 * bytes, stream));  // one allocation for both buffers
+    d_output = d_input + n;
+"""
+
+
+def rewrite_function(files: dict[str, str], path: str, signature: str, new_function: str) -> None:
+    """Replaces the function that starts with `signature` (up to the next top-level '}') by `new_function`."""
+    text = files[path]
+    start = text.find(signature)
+    end = text.find("\n}\n", start)
+    if start < 0 or end < 0 or text.count(signature) != 1:
+        raise SystemExit(f"make_grading_samples: cannot find {signature!r} in {path}")
+    files[path] = text[:start] + new_function.rstrip("\n") + text[end + 2:]
+
+
+def catalogue_lab05_ignores_chunks(files: dict[str, str]) -> None:
+    """Known wrong: always makes lab05::kChunks chunks, whatever the caller asks for."""
+    replace_once(files, LAB05, "float run_pipeline(const PipelineJob& job, int chunks) {\n",
+                 "float run_pipeline(const PipelineJob& job, int chunks) {\n    chunks = kChunks;  // ignores the count\n")
+
+
+def catalogue_lab05_stop_without_join(files: dict[str, str]) -> None:
+    """Known wrong: records `stop` in the last chunk's stream, which joins nothing (D2H_3 ends last anyway)."""
+    replace_once(files, LAB05, "    for (int i = 1; i < chunks; ++i) {\n        chunk_done.record(streams[i].get());\n"
+                 "        SL_CHECK(cudaStreamWaitEvent(first, chunk_done.get(), 0));\n    }\n    stop.record(first);\n",
+                 "    stop.record(streams.back().get());  // no join\n")
+
+
+def catalogue_lab05_stream_per_stage(files: dict[str, str]) -> None:
+    """Overlaps as well as the solution, but lays the streams out one per stage, not one per chunk."""
+    rewrite_function(files, LAB05, "float run_pipeline(", RUN_PIPELINE_STREAM_PER_STAGE)
+
+
+def catalogue_lab05_stage_by_stage(files: dict[str, str]) -> None:
+    """Correct: one stream per chunk, issued stage by stage, with the fork and the join."""
+    rewrite_function(files, LAB05, "float run_pipeline(", RUN_PIPELINE_STAGE_BY_STAGE)
+
+
+def catalogue_lab01_host_clock(files: dict[str, str]) -> None:
+    """Known wrong: times the serial run with the host's clock instead of CUDA events."""
+    rewrite_function(files, LAB01, "float run_serial(", HOST_CLOCK_RUN_SERIAL)
+    files[LAB01] = "#include <chrono>\n" + files[LAB01]
+
+
+def catalogue_lab04_one_malloc_async(files: dict[str, str]) -> None:
+    """Correct: one cudaMallocAsync holds both device buffers (and one cudaFreeAsync releases it)."""
+    replace_once(files, LAB04, "    SL_CHECK(cudaMallocAsync(&d_input, bytes, stream));\n"
+                 "    SL_CHECK(cudaMallocAsync(&d_output, bytes, stream));\n", ONE_MALLOC_ASYNC)
+    replace_once(files, LAB04, "    SL_CHECK(cudaFreeAsync(d_output, stream));\n", "")
+
+
+CATALOGUE = {
+    # name: (how the sample is made, its lab, the tests it must fail: none for a correct alternative)
+    "wrong-lab05-ignores-chunks": (catalogue_lab05_ignores_chunks, "05", ["ThreeChunks.AnyChunkCountWorks"]),
+    "wrong-lab05-stream-per-stage": (catalogue_lab05_stream_per_stage, "05",
+                                     ["ThreeChunks.EachChunkRunsInItsOwnStream"]),
+    "wrong-lab05-stop-without-join": (catalogue_lab05_stop_without_join, "05",
+                                      ["ThreeChunks.ReportedSpeedupMatchesTimeline"]),
+    "wrong-lab01-host-clock": (catalogue_lab01_host_clock, "01", ["SerialRun.EventTimeMatchesTimeline"]),
+    "right-lab05-stage-by-stage": (catalogue_lab05_stage_by_stage, "05", []),
+    "right-lab04-one-malloc-async": (catalogue_lab04_one_malloc_async, "04", []),
+}
+
+
+def make_catalogue(out: Path) -> list[str]:
+    """Writes the catalogue's samples and catalogue-expected.json into `out` (emptied first)."""
+    if out.exists():
+        shutil.rmtree(out)
+    out.mkdir(parents=True)
+    expected = {}
+    for name, (make, lab, fails) in CATALOGUE.items():
+        files = student_files("solution")
+        make(files)
+        write_folder(out / name, files)
+        expected[name] = {"lab": lab, "fails": fails}
+    (out / "catalogue-expected.json").write_text(json.dumps(expected, indent=2) + "\n")
+    return sorted(CATALOGUE)
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("folder", type=Path, help="where to write the samples (emptied first)")
-    parser.add_argument("--sanitizer", action="store_true",
-                        help="write the compute-sanitizer samples instead (one bug each; see SANITIZER_SAMPLES)")
+    kind = parser.add_mutually_exclusive_group()
+    kind.add_argument("--sanitizer", action="store_true",
+                      help="write the compute-sanitizer samples instead (one bug each; see SANITIZER_SAMPLES)")
+    kind.add_argument("--catalogue", action="store_true",
+                      help="write the catalogue of known-wrong and correct alternative samples instead (see CATALOGUE)")
     parser.add_argument("--cheats", action="store_true", help="add the catalogue of cheating submissions")
     args = parser.parse_args(argv)
-    if args.sanitizer:
-        names = make_sanitizer_samples(args.folder)
+    if args.sanitizer or args.catalogue:
+        names = (make_catalogue if args.catalogue else make_sanitizer_samples)(args.folder)
     else:
         names = make_samples(args.folder) + (make_cheats(args.folder) if args.cheats else [])
     for name in names:

@@ -3,8 +3,10 @@
 points and every lab's starter less, through `course grade` exactly as a class
 would be graded; every cheating submission of the catalogue
 (make_grading_samples.CHEATS, lab 01) must score 0 with a reason naming what it did;
-and the samples that attack the grader (tools/isolation_samples.py), graded on
-lab 01 next to an honest solution, must harm nobody else.
+the samples that attack the grader (tools/isolation_samples.py), graded on
+lab 01 next to an honest solution, must harm nobody else; and in the teaching
+catalogue (make_grading_samples.py --catalogue) each known-wrong sample must fail
+exactly its named tests and each correct alternative score full points.
 
     python3 tools/selfgrade.py [--work DIR]
 
@@ -23,9 +25,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
 from coursecli.grade import LOG_LIMIT, GradeSettings, default_cuda_arch, gpu_presence, grade_batch  # noqa: E402
 from coursecli.gradebook import load_grade, student_folder  # noqa: E402
+from coursecli.grading import FAILED, PASSED  # noqa: E402
 from coursecli.submissions import course_labs, find_submissions, student_name  # noqa: E402
 from isolation_samples import VICTIM, isolation_problems, make_isolation_samples  # noqa: E402
-from make_grading_samples import CHEATS, make_cheats, student_files, write_folder  # noqa: E402
+from make_grading_samples import CATALOGUE, CHEATS, make_catalogue, make_cheats, student_files, write_folder  # noqa: E402,E501
 
 SKIP = 77
 
@@ -78,10 +81,51 @@ def cheat_problems(out: Path) -> list[str]:
     return problems
 
 
+def catalogue_problems(sample: str, must_fail: list[str], grade, lab_number: str) -> list[str]:
+    """What is wrong with one graded catalogue sample: it must fail exactly `must_fail`
+    in its lab (tests that could not be graded here count neither way)."""
+    if grade is None:
+        return [f"{sample}: no grade was written"]
+    lab = next((lab for lab in grade.labs if lab.number == lab_number), None)
+    if lab is None or lab.problem:
+        return [f"{sample}: lab {lab_number} was not graded: {lab.problem if lab else 'missing'}"]
+    failed = {t.name for t in lab.tests if t.status == FAILED}
+    passed = {t.name for t in lab.tests if t.status == PASSED}
+    problems = [f"{sample}: {name} should fail and did not" for name in must_fail if name in passed]
+    problems += [f"{sample}: {name} failed ({next(t.reason for t in lab.tests if t.name == name)}) but should pass"
+                 for name in sorted(failed - set(must_fail))]
+    return problems
+
+
+def grade_catalogue(work: Path, gpu_present: bool, jobs: int) -> list[str]:
+    """Grades every catalogue sample on its own lab only; returns what broke the catalogue's rules."""
+    samples = work / "catalogue"
+    make_catalogue(samples)
+    labs = course_labs(ROOT)
+    problems = []
+    for number in sorted({lab for _, lab, _ in CATALOGUE.values()}):
+        batch = work / f"catalogue-lab{number}"
+        shutil.rmtree(batch, ignore_errors=True)
+        for name, (_, lab, _) in CATALOGUE.items():
+            if lab == number:
+                shutil.copytree(samples / name, batch / name)
+        settings = GradeSettings(out=work / "catalogue-grades", labs=[lab for lab in labs if lab.number == number],
+                                 all_labs=labs, jobs=jobs, regrade=True, cuda_arch=default_cuda_arch(gpu_present))
+        if grade_batch(batch, settings) != 0:
+            return [f"grading the catalogue's lab {number} samples failed"]
+        for name, (_, lab, must_fail) in CATALOGUE.items():
+            if lab == number:
+                grade = load_grade(student_folder(settings.out, name))
+                problems += catalogue_problems(name, must_fail, grade, number)
+                print(f"selfgrade: catalogue {name}: must fail {', '.join(must_fail) or 'nothing'}")
+    return problems
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--work", type=Path, help="folder for submissions and grades (default: a temporary one)")
     parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--no-catalogue", action="store_true", help="grade only the solutions and the starters")
     args = parser.parse_args(argv)
     gpu_present, gpu = gpu_presence()
     if not gpu_present:
@@ -110,6 +154,8 @@ def main(argv: list[str]) -> int:
         return 1
     problems += cheat_problems(cheats.out)
     problems += isolation_batch(work, args.jobs)
+    if not args.no_catalogue:
+        problems += grade_catalogue(work, gpu_present, args.jobs)
     for problem in problems:
         print(f"selfgrade: {problem}")
     if problems:
@@ -117,6 +163,8 @@ def main(argv: list[str]) -> int:
     print(f"selfgrade: {len(labs)} lab(s): every solution scores full points, every starter less; "
           f"{len(CHEATS)} cheating submissions score 0 with their reasons; "
           "the attacking samples harmed nobody else")
+    if not args.no_catalogue:
+        print(f"selfgrade: catalogue: {len(CATALOGUE)} sample(s), each failing exactly its named tests")
     return 0
 
 

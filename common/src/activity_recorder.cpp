@@ -1,5 +1,6 @@
 #include "activity_recorder.hpp"
 
+#include <cuda_runtime_api.h>
 #include <cupti.h>
 #include <cxxabi.h>
 
@@ -77,6 +78,7 @@ struct Session {
     std::unordered_map<std::uint32_t, std::string> labels;  // correlation id -> label
     std::vector<HostMark> marks;                            // absolute CUPTI times
     std::map<std::string, std::uint64_t> api_calls;         // runtime function -> calls
+    std::vector<StreamCall> stream_calls;                   // calls that queue or order stream work
     // The default streams seen so far. Context ids are unique for the whole
     // process, so these survive from one recording to the next.
     std::set<StreamKey> legacy_null_streams;
@@ -322,6 +324,80 @@ void count_api_call(const char* function_name) {
     }
 }
 
+/// A stream handle as a number: the legacy NULL stream is 0 however it is named,
+/// the per-thread default stream is cudaStreamPerThread's value.
+std::uint64_t stream_key(cudaStream_t stream, bool per_thread_call) {
+    if (stream == nullptr) return per_thread_call ? reinterpret_cast<std::uintptr_t>(cudaStreamPerThread) : 0;
+    if (stream == cudaStreamLegacy) return 0;
+    return reinterpret_cast<std::uintptr_t>(stream);
+}
+
+std::uint64_t event_key(cudaEvent_t event) { return reinterpret_cast<std::uintptr_t>(event); }
+
+/// The StreamCall a runtime call `id` with `params` is, if it queues or orders stream work.
+std::optional<StreamCall> stream_call_of(CUpti_CallbackId id, const void* params) {
+    using C = OrderingCall;
+    switch (id) {
+        case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020:
+        case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_ptsz_v7000: {
+            const auto* p = static_cast<const cudaMemcpyAsync_v3020_params*>(params);
+            return StreamCall{C::Work, "cudaMemcpyAsync",
+                              stream_key(p->stream, id == CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_ptsz_v7000), 0};
+        }
+        case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000:
+        case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000: {
+            const auto* p = static_cast<const cudaLaunchKernel_v7000_params*>(params);
+            return StreamCall{C::Work, "cudaLaunchKernel",
+                              stream_key(p->stream, id == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000), 0};
+        }
+        case CUPTI_RUNTIME_TRACE_CBID_cudaEventRecord_v3020:
+        case CUPTI_RUNTIME_TRACE_CBID_cudaEventRecord_ptsz_v7000: {
+            const auto* p = static_cast<const cudaEventRecord_v3020_params*>(params);
+            return StreamCall{C::EventRecord, "cudaEventRecord",
+                              stream_key(p->stream, id == CUPTI_RUNTIME_TRACE_CBID_cudaEventRecord_ptsz_v7000),
+                              event_key(p->event)};
+        }
+        case CUPTI_RUNTIME_TRACE_CBID_cudaEventRecordWithFlags_v11010:
+        case CUPTI_RUNTIME_TRACE_CBID_cudaEventRecordWithFlags_ptsz_v11010: {
+            const auto* p = static_cast<const cudaEventRecordWithFlags_v11010_params*>(params);
+            return StreamCall{C::EventRecord, "cudaEventRecordWithFlags",
+                              stream_key(p->stream, id == CUPTI_RUNTIME_TRACE_CBID_cudaEventRecordWithFlags_ptsz_v11010),
+                              event_key(p->event)};
+        }
+        case CUPTI_RUNTIME_TRACE_CBID_cudaStreamWaitEvent_v3020:
+        case CUPTI_RUNTIME_TRACE_CBID_cudaStreamWaitEvent_ptsz_v7000: {
+            const auto* p = static_cast<const cudaStreamWaitEvent_v3020_params*>(params);
+            return StreamCall{C::StreamWaitEvent, "cudaStreamWaitEvent",
+                              stream_key(p->stream, id == CUPTI_RUNTIME_TRACE_CBID_cudaStreamWaitEvent_ptsz_v7000),
+                              event_key(p->event)};
+        }
+        case CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020:
+        case CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_ptsz_v7000: {
+            const auto* p = static_cast<const cudaStreamSynchronize_v3020_params*>(params);
+            return StreamCall{C::StreamSynchronize, "cudaStreamSynchronize",
+                              stream_key(p->stream, id == CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_ptsz_v7000),
+                              0};
+        }
+        case CUPTI_RUNTIME_TRACE_CBID_cudaEventSynchronize_v3020: {
+            const auto* p = static_cast<const cudaEventSynchronize_v3020_params*>(params);
+            return StreamCall{C::EventSynchronize, "cudaEventSynchronize", 0, event_key(p->event)};
+        }
+        case CUPTI_RUNTIME_TRACE_CBID_cudaDeviceSynchronize_v3020:
+            return StreamCall{C::DeviceSynchronize, "cudaDeviceSynchronize", 0, 0};
+        default: return std::nullopt;
+    }
+}
+
+void note_stream_call(CUpti_CallbackId id, const void* params) {
+    std::optional<StreamCall> call = stream_call_of(id, params);
+    if (!call) return;
+    Session& s = session();
+    const std::lock_guard<std::mutex> lock(s.mutex);
+    if (s.recording) {
+        s.stream_calls.push_back(std::move(*call));
+    }
+}
+
 // Called by CUPTI at the entry and exit of every runtime and driver API call.
 void CUPTIAPI on_api_call(void* /*userdata*/, CUpti_CallbackDomain domain, CUpti_CallbackId id,
                           const void* data) {
@@ -335,6 +411,7 @@ void CUPTIAPI on_api_call(void* /*userdata*/, CUpti_CallbackDomain domain, CUpti
     }
     if (domain == CUPTI_CB_DOMAIN_RUNTIME_API) {
         count_api_call(call.functionName);
+        note_stream_call(id, call.functionParams);
     }
     // A runtime call and the driver calls it makes have their own correlation
     // ids, and a device record carries one of them. Remembering the label under
@@ -467,6 +544,7 @@ ActivityRecorder::ActivityRecorder() {
     s.labels.clear();
     s.marks.clear();
     s.api_calls.clear();
+    s.stream_calls.clear();
 }
 
 ActivityRecorder::~ActivityRecorder() { stop(); }
@@ -502,12 +580,19 @@ void ActivityRecorder::restart_window() {
     s.labels.clear();
     s.marks.clear();
     s.api_calls.clear();
+    s.stream_calls.clear();
 }
 
 std::map<std::string, std::uint64_t> ActivityRecorder::api_calls() const {
     Session& s = session();
     const std::lock_guard<std::mutex> lock(s.mutex);
     return s.api_calls;
+}
+
+std::vector<StreamCall> ActivityRecorder::stream_calls() const {
+    Session& s = session();
+    const std::lock_guard<std::mutex> lock(s.mutex);
+    return s.stream_calls;
 }
 
 Recording ActivityRecorder::collect() const {
@@ -527,6 +612,7 @@ Recording ActivityRecorder::collect() const {
         per_thread_streams = s.per_thread_streams;
         recording.marks = s.marks;
         recording.api_calls = s.api_calls;
+        recording.stream_calls = s.stream_calls;
     }
 
     recording.origin_ns = origin_ns_;

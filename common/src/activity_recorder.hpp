@@ -23,6 +23,7 @@ struct Recording {
     std::uint64_t origin_ns = 0;       ///< CUPTI timestamp the times are relative to.
     std::uint64_t dropped_records = 0; ///< Records without timestamps, left out.
     std::map<std::string, std::uint64_t> api_calls;  ///< Runtime functions called, by name.
+    std::vector<StreamCall> stream_calls;             ///< Calls that queued or ordered stream work, in order.
 };
 
 /// One CUPTI recording: collects what the GPU does from construction to
@@ -54,6 +55,9 @@ public:
 
     /// How often each runtime function was called since recording began.
     [[nodiscard]] std::map<std::string, std::uint64_t> api_calls() const;
+
+    /// The calls that queued or ordered stream work since recording began, in call order.
+    [[nodiscard]] std::vector<StreamCall> stream_calls() const;
 
     /// The records collected so far as device operations and host marks.
     [[nodiscard]] Recording collect() const;

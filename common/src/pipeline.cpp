@@ -216,6 +216,25 @@ PipelineChunks find_chunks(const std::vector<DeviceOp>& ops) {
     return found;
 }
 
+PipelineChunks chunks_by_issue_order(const std::vector<DeviceOp>& ops, int chunks) {
+    PipelineChunks found;
+    std::vector<DeviceOp> stages[3] = {ops_of_kind(ops, OpKind::MemcpyH2D), ops_of_kind(ops, OpKind::Kernel),
+                                       ops_of_kind(ops, OpKind::MemcpyD2H)};
+    const char* names[3] = {"H2D copies", "kernels", "D2H copies"};
+    for (int s = 0; s < 3; ++s) {
+        if (stages[s].size() != static_cast<std::size_t>(chunks)) {
+            found.problem = "the GPU ran " + std::to_string(stages[s].size()) + " " + names[s] + " for " +
+                            std::to_string(chunks) + " chunks; each chunk needs one H2D copy, one kernel and one D2H copy";
+            return found;
+        }
+        std::sort(stages[s].begin(), stages[s].end(), by_correlation);  // issue order
+    }
+    for (int i = 0; i < chunks; ++i) {
+        found.chunks.push_back({stages[0][i], stages[1][i], stages[2][i]});
+    }
+    return found;
+}
+
 PipelineComparison compare_with_model(const Timeline& serial, const Timeline& pipelined, int chunks,
                                       int copy_engines, const LinkSharing& link) {
     PipelineComparison c;

@@ -133,6 +133,7 @@ Timeline Tracer::finish() {
     }
     // The calls the recorded work made, before this function makes its own.
     std::map<std::string, std::uint64_t> api_calls = recorder_->api_calls();
+    std::vector<StreamCall> stream_calls = recorder_->stream_calls();
     // A record gets its timestamps when its work completes: wait for all of it.
     SL_CHECK(cudaDeviceSynchronize());
     recorder_->flush();
@@ -146,6 +147,7 @@ Timeline Tracer::finish() {
     timeline.origin_ns = recording.origin_ns;
     timeline.dropped_records = recording.dropped_records;
     timeline.api_calls = std::move(api_calls);
+    timeline.stream_calls = std::move(stream_calls);
     timeline.program = program_;
     timeline.date = date_;
     int device = 0;

@@ -27,6 +27,8 @@ __host__ __device__ inline float rotate_and_sum(float x, int iterations) {
     return a + b;
 }
 
+}  // namespace
+
 __global__ void workload_kernel(const float* in, float* out, std::size_t n, int iterations) {
     // Grid-stride loop: any grid size covers the whole array.
     const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
@@ -36,22 +38,21 @@ __global__ void workload_kernel(const float* in, float* out, std::size_t n, int 
     }
 }
 
-constexpr int kThreadsPerBlock = 256;
-
-}  // namespace
+unsigned int workload_blocks(std::size_t n, int max_blocks) {
+    const std::size_t needed = std::max<std::size_t>(1, (n + kWorkloadThreadsPerBlock - 1) / kWorkloadThreadsPerBlock);
+    std::size_t blocks = std::min<std::size_t>(needed, 1U << 30);
+    if (max_blocks > 0) {
+        blocks = std::min<std::size_t>(blocks, static_cast<std::size_t>(max_blocks));
+    }
+    return static_cast<unsigned int>(blocks);
+}
 
 void launch_workload(const float* in, float* out, std::size_t n, int iterations, cudaStream_t stream,
                      int max_blocks) {
     if (n == 0) {
         return;
     }
-    const std::size_t needed = (n + kThreadsPerBlock - 1) / kThreadsPerBlock;
-    std::size_t blocks = std::min<std::size_t>(needed, 1U << 30);
-    if (max_blocks > 0) {
-        blocks = std::min<std::size_t>(blocks, static_cast<std::size_t>(max_blocks));
-    }
-    workload_kernel<<<static_cast<unsigned int>(blocks), kThreadsPerBlock, 0, stream>>>(in, out, n,
-                                                                                     iterations);
+    workload_kernel<<<workload_blocks(n, max_blocks), kWorkloadThreadsPerBlock, 0, stream>>>(in, out, n, iterations);
     SL_CHECK_LAUNCH();
 }
 

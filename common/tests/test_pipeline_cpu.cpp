@@ -108,6 +108,34 @@ TEST(PipelineCpu, FindChunksSaysWhatIsWrong) {
     EXPECT_NE(find_chunks(kernel_first.ops).problem.find("in that order"), std::string::npos);
 }
 
+TEST(PipelineCpu, ChunksByIssueOrderIgnoreTheStreamLayout) {
+    // One stream per stage (H2D in 21, kernels in 22, D2H in 23, linked by events):
+    // find_chunks sees no chunk, but the ops are the same three chunks.
+    Timeline per_stage = ideal_three_chunks();
+    for (DeviceOp& o : per_stage.ops) {
+        o.stream_id = o.kind == OpKind::MemcpyH2D ? 21 : o.kind == OpKind::Kernel ? 22 : 23;
+    }
+    EXPECT_FALSE(find_chunks(per_stage.ops).problem.empty());
+    const PipelineChunks found = chunks_by_issue_order(per_stage.ops, 3);
+    ASSERT_TRUE(found.problem.empty()) << found.problem;
+    ASSERT_EQ(found.chunks.size(), 3U);
+    for (std::size_t i = 0; i < 3; ++i) {
+        EXPECT_EQ(found.chunks[i].h2d.start_ns, 1000000U * i);
+        EXPECT_EQ(found.chunks[i].kernel.start_ns, 1000000U * (i + 1));
+        EXPECT_EQ(found.chunks[i].d2h.start_ns, 1000000U * (i + 2));
+    }
+}
+
+TEST(PipelineCpu, ChunksByIssueOrderCountEachStage) {
+    EXPECT_NE(chunks_by_issue_order({}, 3).problem.find("ran 0 H2D copies for 3 chunks"), std::string::npos);
+    EXPECT_NE(chunks_by_issue_order(ideal_three_chunks().ops, 5).problem.find("ran 3 H2D copies for 5 chunks"),
+              std::string::npos);
+    std::vector<DeviceOp> one_kernel_short = ideal_three_chunks().ops;
+    one_kernel_short.erase(one_kernel_short.begin() + 4);  // K_2
+    EXPECT_NE(chunks_by_issue_order(one_kernel_short, 3).problem.find("ran 2 kernels"), std::string::npos);
+    EXPECT_TRUE(chunks_by_issue_order(serial_timeline().ops, 1).problem.empty()) << "one chunk, any stream";
+}
+
 TEST(PipelineCpu, ComparisonAgainstTheModel) {
     const PipelineComparison ideal = compare_with_model(serial_timeline(), ideal_three_chunks(), 3, 2);
     EXPECT_DOUBLE_EQ(ideal.serial_ms, 9.0);

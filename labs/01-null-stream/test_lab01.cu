@@ -98,6 +98,15 @@ TEST_F(SerialRun, EventTimeMatchesTimeline) {
     record();
     if (IsSkipped()) return;
     ASSERT_TRUE(has_the_three_ops());
+    // The time must come from the GPU's events, not a host clock: the recorded API
+    // calls show whether two events were recorded and their elapsed time read.
+    const std::uint64_t records = count_api_calls(timeline_, {"cudaEventRecord", "cudaEventRecordWithFlags"});
+    const std::uint64_t readings = count_api_calls(timeline_, {"cudaEventElapsedTime"});
+    if (records < 2 || readings < 1) {
+        report_hint("time with two CUDA events (cudaEventRecord) and cudaEventElapsedTime, not a host clock");
+    }
+    ASSERT_GE(records, 2U) << "run_serial recorded " << records << " CUDA event(s); timing needs `start` and `stop`";
+    ASSERT_GE(readings, 1U) << "run_serial never called cudaEventElapsedTime";
     // Events bracket the three ops plus the short gaps between them.
     const double traced_ms = static_cast<double>(makespan_ns(timeline_.ops)) / 1e6;
     const double ratio = reported_ms_ / traced_ms;

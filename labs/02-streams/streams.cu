@@ -28,7 +28,11 @@ WaitReport run_in_streams(const std::vector<KernelJob>& jobs, unsigned int flags
 
     for (std::size_t i = 0; i < jobs.size(); ++i) {
         const KernelJob& job = jobs[i];
-        // TODO(lab02): launch this job's kernel in streams[i] (streamlab::launch_workload, with job.max_blocks).
+        // TODO(lab02): launch this job's kernel in streams[i] yourself, with the <<<...>>>
+        // syntax: streamlab::workload_kernel over job.n elements with job.iterations, a grid
+        // of streamlab::workload_blocks(job.n, job.max_blocks) blocks of
+        // streamlab::kWorkloadThreadsPerBlock threads, no dynamic shared memory; then check
+        // the launch with SL_CHECK(cudaGetLastError()).
         (void)job;
         // TODO(lab02) end
     }

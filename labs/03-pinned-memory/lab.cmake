@@ -13,6 +13,8 @@ streamlab_add_lab(
     PinnedCopies.PageableCopiesArePageable       gpu 1
     PinnedAllocations.EveryAllocationIsFreed     gpu 2
     PinnedAllocations.EveryRegistrationIsUndone  gpu 2
-    Bandwidth.PinnedBeatsPageableAtLargeSizes    gpu 3
-    Bandwidth.PinnedReachesTheReference          gpu 3
+    # Observations, 0 points: once the copies are pinned these show what the
+    # platform does, not what you did. The report shows them all the same.
+    Bandwidth.PinnedBeatsPageableAtLargeSizes    gpu 0
+    Bandwidth.PinnedReachesTheReference          gpu 0
 )

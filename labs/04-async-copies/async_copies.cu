@@ -14,34 +14,34 @@ std::vector<BatchReport> run_batches(const std::vector<Batch>& batches, std::siz
     cudaStream_t stream = nullptr;
     float* d_input = nullptr;
     float* d_output = nullptr;
-    // TODO(lab04): create `stream` with cudaStreamNonBlocking, then allocate
-    // d_input and d_output (`bytes` each) with cudaMallocAsync in `stream`.
+    // TODO(lab04): Task 1. A stream of your own that never waits for the NULL stream,
+    // and d_input and d_output (`bytes` each) from the stream-ordered allocator, in it.
     (void)bytes, (void)&stream, (void)&d_input, (void)&d_output;
     // TODO(lab04) end
 
     std::vector<BatchReport> reports(batches.size());
     for (std::size_t b = 0; b < batches.size(); ++b) {
         const Batch& batch = batches[b];
-        // TODO(lab04): queue batch b in `stream`: copy batch.input to d_input
-        // (cudaMemcpyAsync), run the kernel (streamlab::launch_workload, `iterations`),
-        // copy d_output to batch.output (cudaMemcpyAsync).
+        // TODO(lab04): Task 2. Queue batch b in your stream: its input to the device, the
+        // workload kernel (`iterations`) on it, its output back into batch.output. Nothing
+        // here may make the host wait.
         (void)batch, (void)n, (void)iterations;
         // TODO(lab04) end
 
-        // TODO(lab04): ask the stream, without waiting, whether it still has work
-        // (cudaStreamQuery), and set reports[b].device_busy_on_return.
+        // TODO(lab04): Task 2. Without waiting, find out whether your stream still has
+        // work, into reports[b].device_busy_on_return.
         // TODO(lab04) end
 
         host_work(static_cast<int>(b));  // the host's own work, while the device runs batch b
 
-        // TODO(lab04): wait for batch b: cudaStreamSynchronize(stream) when `wait`
-        // is WaitWith::Stream, cudaDeviceSynchronize() when it is WaitWith::Device.
+        // TODO(lab04): Task 3. Wait for batch b: for your stream only when `wait` is
+        // WaitWith::Stream, for the whole device when it is WaitWith::Device.
         (void)wait;
         // TODO(lab04) end
     }
 
-    // TODO(lab04): free d_input and d_output with cudaFreeAsync in `stream`,
-    // wait for the stream, destroy it.
+    // TODO(lab04): Task 1. Give the device memory back in stream order, then wait for
+    // your stream and destroy it.
     // TODO(lab04) end
     return reports;
 }

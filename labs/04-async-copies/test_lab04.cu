@@ -132,11 +132,13 @@ TEST_F(Batches, CopiesAreAsyncFromPinnedMemory) {
 TEST_F(Batches, DeviceMemoryFromTheStreamOrderedAllocator) {
     record_run(/*pinned=*/true);
     if (IsSkipped()) return;
-    const auto allocated = count_api_calls(timeline_, {"cudaMallocAsync"});
+    // The API is what this test asks for, not a number of calls: one allocation
+    // for both buffers, or one from a pool of your own, is as right as two.
+    const auto allocated = count_api_calls(timeline_, {"cudaMallocAsync", "cudaMallocFromPoolAsync"});
     const auto freed = count_api_calls(timeline_, {"cudaFreeAsync"});
-    report_measure("cudaMallocAsync calls", static_cast<double>(allocated), ">=", 2, "");
+    report_measure("cudaMallocAsync calls", static_cast<double>(allocated), ">=", 1, "");
     report_measure("cudaFreeAsync calls", static_cast<double>(freed), "==", static_cast<double>(allocated), "");
-    EXPECT_GE(allocated, 2U) << "allocate d_input and d_output with cudaMallocAsync";
+    EXPECT_GE(allocated, 1U) << "allocate the device buffers with cudaMallocAsync";
     EXPECT_EQ(freed, allocated) << "free every cudaMallocAsync allocation with cudaFreeAsync";
     EXPECT_EQ(count_api_calls(timeline_, {"cudaMalloc"}), 0U) << "this lab's device memory comes from cudaMallocAsync";
 }

@@ -13,6 +13,7 @@ streamlab_add_lab(
     ThreeChunks.CopiesOverlapKernels              gpu 3
     ThreeChunks.MakespanNearTheModel              gpu 3
     ThreeChunks.ReportedSpeedupMatchesTimeline    gpu 2
+    ThreeChunks.AnyChunkCountWorks                gpu 2
 )
 
 # lab05_bench: what `course bench` runs. The reference solution's pipeline, from

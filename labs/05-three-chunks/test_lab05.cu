@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cmath>
 #include <functional>
 #include <optional>
@@ -14,6 +15,7 @@
 #include "streamlab/analysis.hpp"
 #include "streamlab/handles.hpp"
 #include "streamlab/model.hpp"
+#include "streamlab/ordering.hpp"
 #include "streamlab/pipeline.hpp"
 #include "streamlab/testing.hpp"
 #include "streamlab/tracer.hpp"
@@ -97,15 +99,13 @@ protected:
         });
     }
 
-    /// The three chunks of `ops`, or a failure that says what the timeline shows instead.
+    /// The three chunks of `ops`, found from the ops themselves (the i-th H2D copy,
+    /// kernel and D2H copy issued), whatever streams they ran in; or a failure
+    /// that says what the timeline shows instead.
     ::testing::AssertionResult found_three_chunks(const std::vector<DeviceOp>& ops) {
-        const PipelineChunks found = find_chunks(ops);
+        const PipelineChunks found = chunks_by_issue_order(ops, kChunks);
         if (!found.problem.empty()) {
             return ::testing::AssertionFailure() << found.problem;
-        }
-        if (found.chunks.size() != static_cast<std::size_t>(kChunks)) {
-            return ::testing::AssertionFailure() << "expected " << kChunks << " streams with one chunk each, found "
-                                                 << found.chunks.size();
         }
         chunks_ = found.chunks;
         return ::testing::AssertionSuccess();
@@ -142,12 +142,14 @@ TEST_F(ThreeChunks, EachChunkRunsInItsOwnStream) {
     if (!found.problem.empty()) {
         report_hint("chunk i's H2D copy, kernel and D2H copy all go into streams[i]; nothing into the NULL stream");
     }
-    ASSERT_TRUE(found_three_chunks(timeline_.ops));
+    ASSERT_TRUE(found.problem.empty()) << found.problem;
+    ASSERT_EQ(found.chunks.size(), static_cast<std::size_t>(kChunks))
+        << "expected " << kChunks << " streams with one chunk each";
     for (int i = 0; i < kChunks; ++i) {
         const std::uint64_t bytes = chunk_range(n(), kChunks, i).count * sizeof(float);
-        EXPECT_EQ(chunks_[i].h2d.bytes, bytes) << article_name(Stage::H2D, i) << " should copy chunk " << i + 1;
-        EXPECT_EQ(chunks_[i].d2h.bytes, bytes) << article_name(Stage::D2H, i) << " should copy chunk " << i + 1;
-        EXPECT_EQ(chunks_[i].h2d.host_memory, HostMemory::Pinned) << "copy from the pinned buffer job.input";
+        EXPECT_EQ(found.chunks[i].h2d.bytes, bytes) << article_name(Stage::H2D, i) << " should copy chunk " << i + 1;
+        EXPECT_EQ(found.chunks[i].d2h.bytes, bytes) << article_name(Stage::D2H, i) << " should copy chunk " << i + 1;
+        EXPECT_EQ(found.chunks[i].h2d.host_memory, HostMemory::Pinned) << "copy from the pinned buffer job.input";
     }
 }
 
@@ -253,6 +255,14 @@ TEST_F(ThreeChunks, ReportedSpeedupMatchesTimeline) {
         report_hint("record `start` and `stop` in the first stream, wait for `stop`, and return elapsed_ms(start, stop)");
     }
     ASSERT_GT(reported_ms_, 0.0F) << "run_pipeline returned " << reported_ms_ << " ms";
+    // `stop` must wait for every stream's work, whichever stream happens to end
+    // last in this run: the runtime calls show what it was ordered after.
+    const LastEventOrder order = order_of_last_event(timeline_.stream_calls);
+    if (!order.recorded || !order.not_ordered.empty()) {
+        report_hint("events in one stream do not wait for the others: make the stream of `stop` wait for every "
+                    "other stream (cudaStreamWaitEvent) before recording `stop`");
+    }
+    EXPECT_TRUE(order.recorded && order.not_ordered.empty()) << order.describe(timeline_.stream_calls);
     // Your speedup: the serial run's events over yours. The timeline's: the two makespans.
     const PipelineComparison c = compare_with_model(serial_.timeline, timeline_, kChunks, facts_.copy_engines);
     const double yours = serial_.event_ms / reported_ms_;
@@ -265,6 +275,38 @@ TEST_F(ThreeChunks, ReportedSpeedupMatchesTimeline) {
     EXPECT_NEAR(ratio, 1.0, kSpeedupTolerance)
         << "your events say " << reported_ms_ << " ms, a speedup of " << yours << "x; the timeline spans "
         << c.pipelined_ms << " ms, a speedup of " << c.speedup() << "x (the model's: " << c.model_speedup() << "x)";
+}
+
+TEST_F(ThreeChunks, AnyChunkCountWorks) {
+    // lab05.hpp promises any `chunks` >= 1. One chunk is the serial run in a
+    // stream; five cut the data unevenly when n is not a multiple of five.
+    for (const int chunks : {1, 5}) {
+        SCOPED_TRACE("run_pipeline(job, " + std::to_string(chunks) + ")");
+        fill_poison(memory_->output.data(), n());
+        SL_RECORD_TIMELINE(timeline_, "lab05 run_pipeline, other chunk counts",
+                           [&] { reported_ms_ = lab05::run_pipeline(job_, chunks); });
+        if (IsSkipped()) return;
+        const ResultCheck check =
+            check_workload_output(memory_->input.data(), memory_->output.data(), n(), iterations_, chunks);
+        EXPECT_TRUE(check.ok) << check.message();
+        const PipelineChunks found = chunks_by_issue_order(timeline_.ops, chunks);
+        report_measure("chunks found for chunks = " + std::to_string(chunks),
+                       static_cast<double>(found.chunks.size()), "==", chunks, "");
+        if (!found.problem.empty()) {
+            report_hint("use `chunks`, not lab05::kChunks, everywhere in run_pipeline");
+        }
+        ASSERT_TRUE(found.problem.empty()) << found.problem;
+        // The copies' sizes, whatever order the chunks were issued in, are chunk_range's.
+        std::vector<std::uint64_t> expected, copied_in, copied_out;
+        for (int i = 0; i < chunks; ++i) {
+            expected.push_back(chunk_range(n(), chunks, i).count * sizeof(float));
+            copied_in.push_back(found.chunks[i].h2d.bytes);
+            copied_out.push_back(found.chunks[i].d2h.bytes);
+        }
+        for (auto* sizes : {&expected, &copied_in, &copied_out}) std::sort(sizes->begin(), sizes->end());
+        EXPECT_EQ(copied_in, expected) << "the H2D copies' sizes";
+        EXPECT_EQ(copied_out, expected) << "the D2H copies' sizes";
+    }
 }
 
 }  // namespace

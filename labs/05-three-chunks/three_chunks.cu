@@ -14,42 +14,24 @@
 namespace lab05 {
 
 float run_pipeline(const PipelineJob& job, int chunks) {
-    // Task 1: one stream per chunk. A streamlab::Stream destroys its stream when
-    // the function returns.
-    std::vector<streamlab::Stream> streams;
-    // TODO(lab05): create `chunks` non-blocking streams: streams.emplace_back(cudaStreamNonBlocking);
-    // then keep the first one's handle in `first` (streams.front().get()).
-    cudaStream_t first = nullptr;
+    // TODO(lab05): Task 1. Give every chunk a stream of its own that never waits for
+    // the legacy NULL stream; every stream you create is destroyed before you return.
     // TODO(lab05) end
 
-    streamlab::Event start(cudaEventDefault);
-    streamlab::Event stop(cudaEventDefault);
-    streamlab::Event chunk_done(cudaEventDisableTiming);  // only for waiting, never timed
-    // Task 3, first part: `start` goes into the first stream, before any chunk's work.
-    // TODO(lab05): record `start` in `first`.
+    // TODO(lab05): Task 3, the fork. Start the timing so that it comes before the work
+    // of every stream, whichever stream the GPU runs first.
     // TODO(lab05) end
 
-    for (int i = 0; i < chunks; ++i) {
-        const streamlab::OpLabel label(std::to_string(i + 1));  // the ops below show as H2D_1, K_1, D2H_1, ...
-        const streamlab::ChunkRange chunk = streamlab::chunk_range(job.n, chunks, i);
-        const std::size_t bytes = chunk.count * sizeof(float);
-        // Task 2: this chunk's three steps, in its own stream.
-        // TODO(lab05): in streams[i], copy `bytes` from job.input + chunk.offset to
-        // job.device_input + chunk.offset (cudaMemcpyAsync), run the workload on the
-        // chunk's chunk.count elements into job.device_output + chunk.offset
-        // (streamlab::launch_workload), and copy the results back into job.output + chunk.offset.
-        (void)bytes;
-        // TODO(lab05) end
-    }
-
-    // Task 3: the first stream waits until every other stream is done, so `stop`,
-    // recorded after that, comes after the last chunk's copy back.
-    // TODO(lab05): for every stream but the first, record `chunk_done` in it and make
-    // `first` wait for it (cudaStreamWaitEvent); then record `stop` in `first`.
-    (void)&first;
+    // TODO(lab05): Task 2. Cut the job.n elements into `chunks` nearly equal chunks.
+    // In each chunk's stream: its part of job.input into job.device_input, the workload
+    // kernel (job.iterations) on it into job.device_output, its results back into
+    // job.output. Queue every chunk before waiting for anything.
+    (void)job;
+    (void)chunks;
     // TODO(lab05) end
 
-    // TODO(lab05): wait for `stop`, then return the milliseconds between `start` and `stop`.
+    // TODO(lab05): Task 3, the join. Stop the timing after the work of every stream,
+    // wait for it, and return the milliseconds the pipeline took.
     return 0.0F;
     // TODO(lab05) end
 }

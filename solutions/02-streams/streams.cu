@@ -28,7 +28,12 @@ WaitReport run_in_streams(const std::vector<KernelJob>& jobs, unsigned int flags
 
     for (std::size_t i = 0; i < jobs.size(); ++i) {
         const KernelJob& job = jobs[i];
-        streamlab::launch_workload(job.input, job.output, job.n, job.iterations, streams[i], job.max_blocks);
+        // The launch names its stream as the fourth launch parameter (the third is
+        // dynamic shared memory, none here).
+        const unsigned int blocks = streamlab::workload_blocks(job.n, job.max_blocks);
+        streamlab::workload_kernel<<<blocks, streamlab::kWorkloadThreadsPerBlock, 0, streams[i]>>>(
+            job.input, job.output, job.n, job.iterations);
+        SL_CHECK(cudaGetLastError());
     }
 
     WaitReport report;

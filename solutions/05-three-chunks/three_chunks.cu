@@ -14,25 +14,28 @@
 namespace lab05 {
 
 float run_pipeline(const PipelineJob& job, int chunks) {
-    // Task 1: one stream per chunk. A streamlab::Stream destroys its stream when
-    // the function returns.
+    // Task 1: one non-blocking stream per chunk. A streamlab::Stream destroys its
+    // stream when the function returns.
     std::vector<streamlab::Stream> streams;
     for (int i = 0; i < chunks; ++i) {
         streams.emplace_back(cudaStreamNonBlocking);
     }
     cudaStream_t first = streams.front().get();
 
+    // Task 3, the fork: `start` goes into the first stream and every other stream
+    // waits for it, so no chunk's work can begin before `start`.
     streamlab::Event start(cudaEventDefault);
     streamlab::Event stop(cudaEventDefault);
-    streamlab::Event chunk_done(cudaEventDisableTiming);  // only for waiting, never timed
-    // Task 3, first part: `start` goes into the first stream, before any chunk's work.
     start.record(first);
+    for (int i = 1; i < chunks; ++i) {
+        SL_CHECK(cudaStreamWaitEvent(streams[i].get(), start.get(), 0));
+    }
 
+    // Task 2: each chunk's three steps, in its own stream; nothing waits here.
     for (int i = 0; i < chunks; ++i) {
         const streamlab::OpLabel label(std::to_string(i + 1));  // the ops below show as H2D_1, K_1, D2H_1, ...
         const streamlab::ChunkRange chunk = streamlab::chunk_range(job.n, chunks, i);
         const std::size_t bytes = chunk.count * sizeof(float);
-        // Task 2: this chunk's three steps, in its own stream.
         cudaStream_t stream = streams[i].get();
         SL_CHECK(cudaMemcpyAsync(job.device_input + chunk.offset, job.input + chunk.offset, bytes,
                                  cudaMemcpyHostToDevice, stream));
@@ -42,8 +45,9 @@ float run_pipeline(const PipelineJob& job, int chunks) {
                                  cudaMemcpyDeviceToHost, stream));
     }
 
-    // Task 3: the first stream waits until every other stream is done, so `stop`,
-    // recorded after that, comes after the last chunk's copy back.
+    // Task 3, the join: the first stream waits until every other stream is done,
+    // so `stop`, recorded after that, comes after the last chunk's copy back.
+    streamlab::Event chunk_done(cudaEventDisableTiming);  // only for waiting, never timed
     for (int i = 1; i < chunks; ++i) {
         chunk_done.record(streams[i].get());
         SL_CHECK(cudaStreamWaitEvent(first, chunk_done.get(), 0));

@@ -109,6 +109,14 @@ struct PipelineChunks {
 /// student, what the timeline shows instead.
 [[nodiscard]] PipelineChunks find_chunks(const std::vector<DeviceOp>& ops);
 
+/// Finds the `chunks` chunks of a pipelined run from the ops themselves, whatever
+/// streams they ran in (one stream per chunk, one stream per stage linked by
+/// events, ...): the i-th H2D copy issued, the i-th kernel issued and the i-th
+/// D2H copy issued form chunk i. `problem` says what is missing when the run did
+/// not do `chunks` of each. Ops in the NULL stream count too; whether the streams
+/// are laid out one per chunk is find_chunks's question.
+[[nodiscard]] PipelineChunks chunks_by_issue_order(const std::vector<DeviceOp>& ops, int chunks);
+
 // ---------------------------------------------------------------- against the model
 
 /// A pipelined run set against its serial reference and the model. Times in ms.

@@ -59,6 +59,26 @@ struct HostRange {
     std::uint32_t thread = 0;    ///< The host thread that opened it (the OS thread id), or 0.
 };
 
+/// What a runtime call that queues or orders stream work does (see StreamCall).
+enum class OrderingCall {
+    Work,               ///< Queues work: cudaMemcpyAsync, cudaLaunchKernel (a <<<...>>> launch).
+    EventRecord,        ///< cudaEventRecord, cudaEventRecordWithFlags.
+    StreamWaitEvent,    ///< cudaStreamWaitEvent: the stream waits for the event's last record.
+    StreamSynchronize,  ///< The host waits for a stream.
+    EventSynchronize,   ///< The host waits for an event.
+    DeviceSynchronize,  ///< The host waits for the whole device.
+};
+
+/// One runtime call that queues or orders work in streams, as the host made it.
+/// Streams and events are named by their handles' values (the legacy NULL
+/// stream is 0, the per-thread default stream 2, as cudaStreamPerThread).
+struct StreamCall {
+    OrderingCall call = OrderingCall::Work;  ///< What the call does.
+    std::string function;      ///< e.g. "cudaMemcpyAsync", without version suffix.
+    std::uint64_t stream = 0;  ///< The stream it names (0 for event and device synchronizations).
+    std::uint64_t event = 0;   ///< The event it names (0 for work and stream or device synchronizations).
+};
+
 /// A recorded timeline: everything a grader or a plot needs.
 struct Timeline {
     std::vector<DeviceOp> ops;      ///< Device operations, sorted by start.
@@ -73,6 +93,10 @@ struct Timeline {
     /// name without version suffix ("cudaStreamCreateWithFlags": 4), as CUPTI's
     /// callbacks saw the calls.
     std::map<std::string, std::uint64_t> api_calls;
+    /// The runtime calls that queued or ordered stream work while recording, in
+    /// the order they were made (see StreamCall). Kept in memory for graders;
+    /// trace files do not carry them.
+    std::vector<StreamCall> stream_calls;
     /// Why nothing was recorded (the tracer was off, see tracing_off_reason);
     /// empty for a recorded timeline.
     std::string not_recorded;

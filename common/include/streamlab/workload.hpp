@@ -16,6 +16,20 @@
 
 namespace streamlab {
 
+/// Threads per block of the workload kernel's launches.
+inline constexpr unsigned int kWorkloadThreadsPerBlock = 256;
+
+/// Blocks of kWorkloadThreadsPerBlock threads that cover `n` elements, at most
+/// `max_blocks` (0 = no cap): the grid launch_workload uses (at least 1).
+[[nodiscard]] unsigned int workload_blocks(std::size_t n, int max_blocks = 0);
+
+#ifdef __CUDACC__
+/// The workload kernel itself, for a launch of your own:
+/// `streamlab::workload_kernel<<<grid, block, 0, stream>>>(in, out, n, iterations)`.
+/// Any grid covers the whole array (a grid-stride loop).
+__global__ void workload_kernel(const float* in, float* out, std::size_t n, int iterations);
+#endif
+
 /// Queues the workload kernel: `out[i] = f(in[i], iterations)` for i < n, in `stream`.
 /// `max_blocks` (0 = enough for the whole array) caps the grid, so a kernel can
 /// leave room on the GPU for kernels of other streams. Throws CudaError if the launch fails.

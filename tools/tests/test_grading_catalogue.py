@@ -1,0 +1,58 @@
+"""The catalogue of known-wrong and correct alternative samples, without a GPU:
+what make_grading_samples.py --catalogue writes, and how selfgrade judges a graded sample."""
+from __future__ import annotations
+
+import json
+import re
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "tools"))
+
+from coursecli.grading import FAILED, NOT_GRADED, PASSED, LabGrade, SubmissionGrade, TestGrade  # noqa: E402
+from make_grading_samples import CATALOGUE, main, student_files  # noqa: E402
+from selfgrade import catalogue_problems  # noqa: E402
+
+
+def declared_tests(lab: str) -> set[str]:
+    """The Suite.Name tests lab NN's lab.cmake declares."""
+    cmake = next(ROOT.glob(f"labs/{lab}-*/lab.cmake")).read_text()
+    return set(re.findall(r"^\s+(\w+\.\w+)\s+(?:gpu|cpu)\s+\d+", cmake, re.M))
+
+
+def test_each_sample_rewrites_its_own_lab_only(tmp_path):
+    assert main([str(tmp_path), "--catalogue"]) == 0
+    expected = json.loads((tmp_path / "catalogue-expected.json").read_text())
+    assert set(expected) == set(CATALOGUE)
+    solutions = student_files("solution")
+    for name, entry in expected.items():
+        changed = [path for path, text in solutions.items() if (tmp_path / name / path).read_text() != text]
+        assert len(changed) == 1 and changed[0].startswith(f"labs/{entry['lab']}-"), (name, changed)
+        assert set(entry["fails"]) <= declared_tests(entry["lab"]), name
+
+
+def test_the_catalogue_has_both_kinds():
+    fails = [must_fail for _, _, must_fail in CATALOGUE.values()]
+    assert any(fails) and not all(fails), "known-wrong samples and correct alternatives"
+
+
+def graded(lab: str, statuses: dict[str, str]) -> SubmissionGrade:
+    tests = [TestGrade(name=name, points=2, status=status, reason="why") for name, status in statuses.items()]
+    return SubmissionGrade(student="s", labs=[LabGrade(number=lab, folder=f"{lab}-x", tests=tests)])
+
+
+def test_a_known_wrong_sample_must_fail_exactly_its_tests():
+    exact = graded("05", {"A.Named": FAILED, "A.Other": PASSED, "A.Skipped": NOT_GRADED})
+    assert catalogue_problems("s", ["A.Named"], exact, "05") == []
+    assert catalogue_problems("s", ["A.Other"], exact, "05") == [
+        "s: A.Other should fail and did not", "s: A.Named failed (why) but should pass"]
+    assert catalogue_problems("s", [], exact, "05") == ["s: A.Named failed (why) but should pass"]
+
+
+def test_an_ungraded_lab_is_a_problem():
+    assert catalogue_problems("s", [], None, "05") == ["s: no grade was written"]
+    broken = graded("05", {})
+    broken.labs[0].problem = "does not compile"
+    assert catalogue_problems("s", [], broken, "05") == ["s: lab 05 was not graded: does not compile"]
+    assert "missing" in catalogue_problems("s", [], graded("04", {}), "05")[0]

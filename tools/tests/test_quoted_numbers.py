@@ -1,0 +1,68 @@
+"""Every number the READMEs and slides quote from a measurement matches the one
+reference file it comes from (common/reference/h200_quoted_numbers.json); and
+tools/quoted_numbers.py fill writes a measurement program's result in."""
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+import quoted_numbers
+from quoted_numbers import REFERENCE, ROOT, fill, measured_text, pending_text
+
+DATA = json.loads(REFERENCE.read_text())
+
+
+def test_every_measurement_names_its_device_and_date():
+    for name, measurement in DATA["measurements"].items():
+        if measurement is not None:
+            assert measurement["device"] == "NVIDIA H200", name
+            assert measurement["date"].startswith("20"), name
+
+
+@pytest.mark.parametrize("quote", DATA["quotes"], ids=lambda q: q["file"] + ": " + q["text"][:40])
+def test_each_quote_reads_the_reference_number(quote):
+    content = (ROOT / quote["file"]).read_text()
+    text = measured_text(quote["text"], DATA["measurements"])
+    if text is None:
+        assert pending_text(quote["text"]) in content, "a pending quote must read [[H200: key]] in its file"
+        pytest.skip(f"pending H200 measurement in {quote['file']}: run the program and tools/quoted_numbers.py fill")
+    assert text in content, f"{quote['file']} does not quote the reference's numbers: {text!r}"
+
+
+def test_no_placeholder_is_left_without_a_pending_quote():
+    pending = {quote["file"] for quote in DATA["quotes"] if measured_text(quote["text"], DATA["measurements"]) is None}
+    for path in [ROOT / "README.md", *ROOT.glob("labs/*/README.md"), *ROOT.glob("slides/*.md")]:
+        name = str(path.relative_to(ROOT))
+        if "[[H200:" in path.read_text():
+            assert name in pending, f"{name} has a [[H200: ...]] placeholder that no pending quote explains"
+
+
+def test_fill_writes_a_result_into_the_reference_and_the_quotes(tmp_path):
+    (tmp_path / "common" / "reference").mkdir(parents=True)
+    reference = tmp_path / "common" / "reference" / "numbers.json"
+    template = "took {probe.copy_ms:.2f} ms on the {probe.device}"
+    reference.write_text(json.dumps({"measurements": {"probe": None}, "quotes": [{"file": "A.md", "text": template}]}))
+    (tmp_path / "A.md").write_text("It " + pending_text(template) + ".\n")
+    result = tmp_path / "probe.json"
+    result.write_text(json.dumps({"program": "probe", "device": "NVIDIA H200", "date": "2026-12-01", "copy_ms": 4.8567}))
+    assert fill([result], reference, tmp_path) == ["A.md"]
+    assert (tmp_path / "A.md").read_text() == "It took 4.86 ms on the NVIDIA H200.\n"
+    assert json.loads(reference.read_text())["measurements"]["probe"]["copy_ms"] == 4.8567
+
+
+def test_fill_refuses_a_result_of_an_unknown_program(tmp_path):
+    reference = tmp_path / "numbers.json"
+    shutil.copy(REFERENCE, reference)
+    result = tmp_path / "other.json"
+    result.write_text(json.dumps({"program": "something_else"}))
+    with pytest.raises(SystemExit, match="not a measurement"):
+        fill([result], reference, tmp_path)
+    assert reference.read_text() == REFERENCE.read_text(), "nothing changed"
+
+
+def test_main_says_when_a_result_file_is_missing(tmp_path, capsys):
+    assert quoted_numbers.main(["fill", str(tmp_path / "missing.json")]) == 1
+    assert "does not exist" in capsys.readouterr().out
