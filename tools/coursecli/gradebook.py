@@ -21,6 +21,7 @@ import json
 import os
 import re
 import tempfile
+import threading
 from pathlib import Path
 
 from .grading import NO_GPU, NOT_GRADED, PASSED, LabGrade, SubmissionGrade
@@ -58,15 +59,24 @@ def student_folder(out: Path, student: str) -> Path:
 
 
 def grader_key(out: Path) -> bytes:
-    """The output folder's signing key, made on first use; readable by the grader's user only."""
+    """The output folder's signing key, made on first use; readable by the grader's user only.
+
+    Several students are graded at once, so the key is written whole to a file of this
+    thread's own and then linked into place: a thread that loses the race reads the
+    winner's complete key, never a file still being written."""
     path = out / KEY_FILE
     out.mkdir(parents=True, exist_ok=True)
-    try:
-        handle = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    except FileExistsError:
-        return path.read_bytes()
-    with os.fdopen(handle, "wb") as stream:
-        stream.write(os.urandom(32))
+    if not path.exists():
+        draft = out / f"{KEY_FILE}.{os.getpid()}.{threading.get_ident()}"
+        handle = os.open(draft, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(handle, "wb") as stream:
+            stream.write(os.urandom(32))
+        try:
+            os.link(draft, path)  # atomic; fails when another thread's key is already there
+        except FileExistsError:
+            pass
+        finally:
+            draft.unlink()
     return path.read_bytes()
 
 

@@ -191,3 +191,15 @@ def test_the_autograder_zip_holds_tracked_files_only(tmp_path):
     assert "labs/01-null-stream/answers.txt" not in names
     with pytest.raises(RuntimeError, match="not a git checkout"):
         build_autograder(tmp_path / "other.zip", labs, root=tmp_path / "nowhere")
+
+
+def test_the_signing_key_is_the_same_for_every_thread_that_asks_first(tmp_path):
+    from concurrent.futures import ThreadPoolExecutor
+
+    from coursecli.gradebook import KEY_FILE, grader_key
+    for attempt in range(20):
+        out = tmp_path / str(attempt)
+        with ThreadPoolExecutor(8) as pool:
+            keys = set(pool.map(lambda _: grader_key(out), range(8)))
+        assert len(keys) == 1 and len(keys.pop()) == 32
+        assert [p.name for p in out.iterdir()] == [KEY_FILE]
