@@ -20,6 +20,9 @@ namespace streamlab {
 
 namespace {
 
+/// Whether a Tracer started earlier in this process (a GPU or tracer lost later fails the test).
+std::atomic<bool> started_before{false};
+
 /// The variable that turns the tracer off for a process (a test executable, say).
 constexpr const char* kNoTraceVariable = "STREAMLAB_NO_TRACE";
 
