@@ -434,7 +434,8 @@ def grade_batch(submissions: Path, settings: GradeSettings) -> int:
     started = time.monotonic()
     gpu = gpu_presence()
     slots = GpuSlots(chosen_devices(gpu_devices(), settings.gpus) if gpu[0] else [])
-    jobs = max(settings.jobs, slots.count) if settings.isolation.kind != sandbox.FALLBACK else 1
+    # One more submission than GPUs: it builds while the others test, so that no GPU waits for a build.
+    jobs = max(settings.jobs, len(slots.devices) + 1) if settings.isolation.kind != sandbox.FALLBACK else 1
     gpus = f"{len(slots.devices)} GPU(s), one submission's tests on each" if slots.devices else "tests on the CPU only"
     print(f"course: grading {len(found)} submission(s), labs {' '.join(numbers)}, {jobs} at a time, "
           f"{settings.timeout_s} s per test; GPU: {gpu[1]}; {gpus}", flush=True)
@@ -554,5 +555,5 @@ def default_cuda_arch(gpu_present: bool) -> str:
 
 
 def default_jobs() -> int:
-    """Submissions built at a time: one per four cores, at most four (tests run one submission at a time)."""
+    """Submissions graded at a time: one per four cores, at most four (grade_batch raises it to one per GPU)."""
     return max(1, min(4, (os.cpu_count() or 1) // 4))
