@@ -191,7 +191,7 @@ class SubmissionGrader:
         self.gpu_present, self.gpu_name = gpu
         self.gpu_slots = gpu_slots
         self.device: dict[str, str] = {}  # CUDA_VISIBLE_DEVICES of this submission's GPU while it holds one
-        self.build_seconds = 0.0          # linking its labs (their compiling is the check before linking)
+        self.build_seconds = 0.0          # compiling its sources alone (the check) and linking its labs
         self.student = student_name(submission)
         self.folder = student_folder(settings.out, self.student)
         self.work = settings.out / ".work" / self.folder.name
