@@ -45,6 +45,15 @@ write_config() {
     cpus=$(nproc)
     memory=$(awk '/MemTotal/ {print int($2 / 1024 * 0.9)}' /proc/meminfo)
     mkdir -p "$CONF_DIR" "$STATE/ctld" "$STATE/d" "$STATE/log"
+    # The machine's GPUs as generic resources, so that jobs may ask for them (--gres=gpu:N) and Slurm sets
+    # each job's CUDA_VISIBLE_DEVICES; none without /dev/nvidiaN.
+    local gpus gres_types="" node_gres=""
+    gpus=$(find /dev -maxdepth 1 -regex '/dev/nvidia[0-9]+' | sort -V)
+    if [ -n "$gpus" ]; then
+        gres_types="GresTypes=gpu"
+        node_gres="Gres=gpu:$(echo "$gpus" | wc -l)"
+        echo "$gpus" | sed "s|^|Name=gpu File=|" >"$CONF_DIR/gres.conf"
+    fi
     cat >"$CONF" <<EOF
 $MARK
 ClusterName=course
@@ -67,7 +76,8 @@ SelectType=select/cons_tres
 SelectTypeParameters=CR_Core
 ReturnToService=2
 MpiDefault=none
-NodeName=$host CPUs=$cpus RealMemory=$memory State=UNKNOWN
+$gres_types
+NodeName=$host CPUs=$cpus RealMemory=$memory $node_gres State=UNKNOWN
 PartitionName=local Nodes=ALL Default=YES MaxTime=INFINITE State=UP
 EOF
 }
