@@ -6,6 +6,7 @@ by the detail (no driver, no device, ...), whichever part of the course says it.
 from __future__ import annotations
 
 import ctypes
+import os
 
 NO_GPU = "no GPU"
 
@@ -27,6 +28,22 @@ def gpu_presence() -> tuple[bool, str]:
     name = ctypes.create_string_buffer(256)
     cuda.cuDeviceGetName(name, 256, 0)
     return True, name.value.decode(errors="replace") or "a CUDA GPU"
+
+
+def gpu_devices() -> list[str]:
+    """The GPUs this process may use, as values for CUDA_VISIBLE_DEVICES: those that CUDA_VISIBLE_DEVICES
+    already lists (as Slurm sets it for a job's GPUs), else one per device the driver counts."""
+    listed = os.environ.get("CUDA_VISIBLE_DEVICES")
+    if listed is not None:
+        return [device.strip() for device in listed.split(",") if device.strip()]
+    try:
+        cuda = ctypes.CDLL("libcuda.so.1")
+    except OSError:
+        return []
+    count = ctypes.c_int(0)
+    if cuda.cuInit(0) != 0 or cuda.cuDeviceGetCount(ctypes.byref(count)) != 0:
+        return []
+    return [str(index) for index in range(count.value)]
 
 
 # Exit status of `course check` / `course run` where nothing could run for want of a GPU:

@@ -1,15 +1,16 @@
-"""`course grade`: grade a folder of submissions, each in its own build folder.
+"""`course grade`: grade a folder of submissions, each in its own work folder.
 
-The course is configured once per batch (prepare_course). For each submission:
-take its student sources (submissions.py), compile each lab's sources alone
-with the course's compile commands and check them symbol by symbol (objcheck.py:
-a refused lab scores 0 and nothing of it runs), configure the course with
-STREAMLAB_STARTER_ROOT pointing at them, build each lab's starter targets (a
-compile error costs that lab only), run the labs' tests with ctest under a
-timeout, and score ctest's verdicts with GoogleTest's own reports (grading.py).
-Reports are written as soon as a student is graded (gradebook.py). Builds run
-`--jobs` at a time; tests and timeline programs run one submission at a time,
-since GPU timings of two processes sharing the GPU would disturb each other.
+The course is configured and built once per batch (prepare_course,
+course_build.py). For each submission: take its student sources
+(submissions.py), compile each lab's sources alone with the course's compile
+commands and check them symbol by symbol (objcheck.py: a compile error or a
+refusal costs that lab only, and nothing of a refused lab runs), link those
+same objects after the course's prebuilt code, run the labs' tests with ctest
+under a timeout, and score ctest's verdicts with GoogleTest's own reports
+(grading.py). Reports are written as soon as a student is graded
+(gradebook.py). Submissions are graded `--jobs` at a time; their tests and
+timeline programs each take a GPU of their own (gpu_slots.py), since GPU
+timings of two processes sharing a GPU would disturb each other.
 """
 from __future__ import annotations
 
@@ -26,10 +27,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import environment, sandbox, sanitize
-from .gpu import gpu_presence  # noqa: F401  (grade_batch asks it; tests replace it here)
+from .course_build import CourseBuild, starter_library, starter_targets
+from .gpu import gpu_devices, gpu_presence  # noqa: F401  (grade_batch asks them; tests replace them here)
+from .gpu_slots import GpuSlots, chosen_devices
 from .gradebook import lab_points, load_grade, save_grade, student_folder, summary_table, write_gradebook
 from .grading import LabGrade, SubmissionGrade, ctest_verdicts, failed_lab, grade_lab, outcome_points
-from .objcheck import CourseCompiler, Refusal, check_lab, lab_rules
+from .objcheck import COMPILE_STOPPED, CourseCompiler, Refusal, check_lab, lab_rules, object_path
+from .progress import Progress
 from .results import read_gtest_report, read_junit, read_labels
 from .sandbox import Isolation, Limits, Sandbox, SandboxUnavailable, View, build_limits, choose_isolation, run_limits
 from .shell import ROOT, run_logged
@@ -67,13 +71,22 @@ class GradeSettings:
     submissions: Path | None = None      # hidden from the steps, with the output folder
     compiler: CourseCompiler | None = None   # the course build's compile commands (prepare_course)
     course_labels: dict[str, list[str]] | None = None
+    course_build: CourseBuild | None = None  # the batch's built course (prepare_course)
+    gpus: int | None = None                  # GPUs to use at most (None: all the driver shows)
+    todo: Path | None = None                 # grade only the submissions this file lists (a Slurm shard)
+    shard: tuple[int, int] = (0, 1)          # (index, count): grade found[index::count]
 
 
-def configure_command(settings: GradeSettings, build: Path, staging: Path) -> list:
-    """The cmake command that configures the course in `build` with the lab sources from `staging`."""
-    command = ["cmake", "-S", settings.course_root, "-B", build, "-DCMAKE_BUILD_TYPE=Release",
-               f"-DSTREAMLAB_STARTER_ROOT={staging}", f"-DSTREAMLAB_SOLUTION_ROOT={staging}",
-               f"-DSTREAMLAB_DEFAULT_TIMEOUT={settings.timeout_s}", "-DCMAKE_EXPORT_COMPILE_COMMANDS=ON"]
+def configure_command(settings: GradeSettings, build: Path) -> list:
+    """The cmake command that configures the course in `build` for grading: the tests' timeout, their output
+    cap and a report folder that each submission's copy of the tests replaces (course_build.py)."""
+    command = ["cmake", "-S", settings.course_root, "-B", build, "-G", "Unix Makefiles",
+               "-DCMAKE_BUILD_TYPE=Release", f"-DSTREAMLAB_DEFAULT_TIMEOUT={settings.timeout_s}",
+               # The starters stand in for every student (and for the solutions, which a grader may not have).
+               f"-DSTREAMLAB_STARTER_ROOT={settings.course_root / 'labs'}",
+               f"-DSTREAMLAB_SOLUTION_ROOT={settings.course_root / 'labs'}",
+               "-DCMAKE_EXPORT_COMPILE_COMMANDS=ON", f"-DSTREAMLAB_GTEST_XML_DIR={CourseBuild(build).xml_placeholder()}",
+               f"-DCMAKE_CROSSCOMPILING_EMULATOR={sandbox.output_cap_launcher()}"]
     if settings.cuda_arch:
         command.append(f"-DCMAKE_CUDA_ARCHITECTURES={settings.cuda_arch}")
     nvcc = environment.find_nvcc()
@@ -84,16 +97,38 @@ def configure_command(settings: GradeSettings, build: Path, staging: Path) -> li
     return command
 
 
-def prepare_course(settings: GradeSettings) -> str:
+def course_build_folder(settings: GradeSettings) -> Path:
+    return settings.out / ".work" / ".course"  # a dot: no student folder is named so
+
+
+def configure_course(settings: GradeSettings) -> str:
     """Configures the course once for the batch: its compile commands check every student's objects
     (objcheck.py) and its tests' labels give each lab's points. Returns a problem, or ""."""
-    build = settings.out / ".work" / ".course"  # a dot: no student folder is named so
+    build = course_build_folder(settings)
     log = Log(settings.out / ".work" / ".course.log", settings.verbose)
-    status, _ = run_logged(configure_command(settings, build, settings.course_root / "labs"), log, BUILD_TIMEOUT_S)
+    status, _ = run_logged(configure_command(settings, build), log, BUILD_TIMEOUT_S)
     if status != 0:
         return f"the course did not configure (see {log.path})"
     settings.compiler = CourseCompiler(build, settings.course_root)
     settings.course_labels = read_labels(build)
+    settings.course_build = CourseBuild(build)
+    return ""
+
+
+def prepare_course(settings: GradeSettings) -> str:
+    """Configures the course and builds, once for the batch, what every submission links with: the course's
+    libraries and the graded labs' test and program objects. Returns a problem, or ""."""
+    problem = configure_course(settings)
+    if problem:
+        return problem
+    started = time.monotonic()
+    log = Log(settings.out / ".work" / ".course-build.log", settings.verbose)
+    targets = [target for lab in settings.labs for target in starter_targets(lab.number)]
+    status, _ = run_logged(["cmake", "--build", course_build_folder(settings), "--parallel", str(os.cpu_count() or 1),
+                            "--target", *targets], log, BUILD_TIMEOUT_S)
+    if status != 0:
+        return f"the course did not build (see {log.path})"
+    print(f"course: built the course once for the batch in {time.monotonic() - started:.0f} s", flush=True)
     return ""
 
 
@@ -123,7 +158,8 @@ def student_view(settings: GradeSettings, work: Path, staging: Path) -> View:
     sources read-only inside, and neither the output folder nor the other submissions."""
     others = settings.submissions
     hidden = [settings.out] + ([others] if others and others.is_dir() else [])  # a lone archive hides nothing
-    return View(read_only=[settings.course_root], hidden=hidden, writable=[work], protected=[staging],
+    course_build = [course_build_folder(settings)]  # read-only again inside the hidden output folder: linked with
+    return View(read_only=[settings.course_root], hidden=hidden, writable=[work], protected=[staging, *course_build],
                 build_cache=sandbox.ccache_folder())
 
 
@@ -150,24 +186,28 @@ def first_errors(output: str, staging: Path) -> str:
 class SubmissionGrader:
     """Grades one submission in its own work folder."""
 
-    def __init__(self, submission: Path, settings: GradeSettings, gpu: tuple[bool, str], gpu_lock: threading.Lock):
+    def __init__(self, submission: Path, settings: GradeSettings, gpu: tuple[bool, str], gpu_slots: GpuSlots):
         self.submission, self.settings = submission, settings
         self.gpu_present, self.gpu_name = gpu
-        self.gpu_lock = gpu_lock
+        self.gpu_slots = gpu_slots
+        self.device: dict[str, str] = {}  # CUDA_VISIBLE_DEVICES of this submission's GPU while it holds one
+        self.build_seconds = 0.0          # compiling its sources alone (the check) and linking its labs
         self.student = student_name(submission)
         self.folder = student_folder(settings.out, self.student)
         self.work = settings.out / ".work" / self.folder.name
         self.staging = self.work / "labs"
         self.build = self.work / "build"
         self.xml_reports = self.work / "gtest-xml"
+        self.objects = self.work / "objcheck"
         self.log = Log(self.folder / "grade.log", settings.verbose)
         isolation = settings.isolation or Isolation(sandbox.NONE)
         self.box = Sandbox(isolation, student_view(settings, self.work, self.staging))
 
     def _step(self, command: list, timeout_s: float, limits: Limits, building: bool = False,
-              env: dict[str, str] | None = None) -> tuple[int, str]:
+              env: dict[str, str] | None = None, cwd: Path | None = None) -> tuple[int, str]:
         """Runs one build or test step of this submission in its sandbox; logs it. (status, output)"""
-        result = self.box.run(command, timeout_s, limits, cwd=self.work, env=env, building=building)
+        env = {**self.device, **(env or {})}
+        result = self.box.run(command, timeout_s, limits, cwd=cwd or self.work, env=env, building=building)
         self.log.command([str(part) for part in command], result.output, result.status)
         return result.status, result.output
 
@@ -197,18 +237,11 @@ class SubmissionGrader:
         grade.ignored = intake.ignored_summary()
         stage(intake, settings.all_labs, settings.course_root, self.staging)
         self.box.writable_folder(self.work)
-        refusals = self._check_before_linking(intake)
-        to_build = [lab for lab in settings.labs if lab.number not in intake.missing and lab.number not in refusals]
-        if to_build and not self._configure():
-            grade.problem = "the course did not configure (a grader problem: see grade.log)"
-            return
-        labels = read_labels(self.build) if to_build else settings.course_labels or {}
-        if to_build:
-            self.box.writable_folder(self.build / "Testing", tree=True)  # that ctest made it as the grader
-        # The course's own library first, so that its failure is never blamed on a student's lab.
-        if to_build and not self._build(["streamlab", "streamlab_testing"]):
-            grade.problem = "the course library did not build (a grader problem: see grade.log)"
-            return
+        refusals, compile_errors = self._check_before_linking(intake)
+        labels = settings.course_labels or {}
+        self.box.writable_folder(self.build / "labs")
+        settings.course_build.write_test_lists(self.build, self.xml_reports)
+        self.box.writable_folder(self.build, tree=True)
         built: list[LabSources] = []
         for lab in settings.labs:
             declared = outcome_points(labels, lab.number)
@@ -220,7 +253,10 @@ class SubmissionGrader:
                 grade.labs.append(failed_lab(lab.number, lab.folder, declared, refusals[lab.number].problem,
                                              refusals[lab.number].details))
                 continue
-            status, output = self._build_lab(lab)
+            if lab.number in compile_errors:
+                status, output = compile_errors[lab.number]
+            else:
+                status, output = self._build_lab(lab)
             if status == 0:
                 built.append(lab)
                 grade.labs.append(LabGrade(lab.number, lab.folder))
@@ -228,47 +264,64 @@ class SubmissionGrader:
                 problem = "the build timed out" if status == TIMED_OUT else "does not compile"
                 grade.labs.append(failed_lab(lab.number, lab.folder, declared, problem,
                                              first_errors(output, self.staging)))
+        grade.build_seconds = round(self.build_seconds, 1)
         if built:
-            with self.gpu_lock:
-                self._test(built, labels, grade)
-                self._draw_timelines(built, grade)
-                if settings.sanitize:
-                    self._sanitize(built, grade)
+            with self.gpu_slots.hold() as device:
+                self.device = device
+                try:
+                    self._test(built, labels, grade)
+                    self._draw_timelines(built, grade)
+                    if settings.sanitize:
+                        self._sanitize(built, grade)
+                finally:
+                    self.device = {}
 
-    def _configure(self) -> bool:
-        command = configure_command(self.settings, self.build, self.staging)
-        command.append(f"-DSTREAMLAB_GTEST_XML_DIR={self.xml_reports.resolve()}")
-        command.append(f"-DCMAKE_CROSSCOMPILING_EMULATOR={sandbox.output_cap_launcher()}")
-        return self._step(command, BUILD_TIMEOUT_S, build_limits(BUILD_TIMEOUT_S), building=True)[0] == 0
-
-    def _check_before_linking(self, intake: Intake) -> dict[str, Refusal]:
-        """Each lab's student sources, compiled alone and read symbol by symbol (objcheck.py): refusals by lab."""
+    def _check_before_linking(self, intake: Intake) -> tuple[dict[str, Refusal], dict[str, tuple[int, str]]]:
+        """Each lab's student sources, compiled alone and read symbol by symbol (objcheck.py):
+        (refusals by lab, (status, compiler output) by lab that did not compile)."""
         if self.settings.compiler is None:  # never graded unchecked
             raise RuntimeError("the course was not prepared for checking objects (prepare_course)")
-        refusals = {}
+        refusals, compile_errors = {}, {}
         for lab in self.settings.labs:
             if lab.number in intake.missing:
                 continue
             rules = lab_rules(self.settings.course_root / "labs" / lab.folder, lab.files)
-            refusal, compiler_output = check_lab(lab.folder, lab.files, self.staging, self.work / "objcheck",
+            started = time.monotonic()
+            refusal, compiler_output = check_lab(lab.folder, lab.files, self.staging, self.objects,
                                                  rules, self.settings.compiler)
+            self.build_seconds += time.monotonic() - started
             if compiler_output:
                 self.log.command(["compile alone", lab.folder], compiler_output, 1)
+                timed_out = compiler_output.startswith(COMPILE_STOPPED)
+                compile_errors[lab.number] = (TIMED_OUT if timed_out else 1, compiler_output)
             if refusal is not None:
                 self.log.command(["check before linking", lab.folder], refusal.details, 1)
                 refusals[lab.number] = refusal
-        return refusals
-
-    def _build(self, targets: list[str]) -> bool:
-        return self._run_build(targets)[0] == 0
+        return refusals, compile_errors
 
     def _build_lab(self, lab: LabSources) -> tuple[int, str]:
-        return self._run_build([f"lab{lab.number}_starter_test", f"lab{lab.number}_starter_run"])
+        """Links the lab's checked student objects after the course's prebuilt code: its test and lab programs."""
+        started = time.monotonic()
+        try:
+            return self._link_lab(lab)
+        finally:
+            self.build_seconds += time.monotonic() - started
 
-    def _run_build(self, targets: list[str]) -> tuple[int, str]:
-        cores = max(1, (os.cpu_count() or 1) // max(1, self.settings.jobs))
-        return self._step(["cmake", "--build", self.build, "--parallel", str(cores), "--target", *targets],
-                          BUILD_TIMEOUT_S, build_limits(BUILD_TIMEOUT_S), building=True)
+    def _link_lab(self, lab: LabSources) -> tuple[int, str]:
+        labs_folder = self.build / "labs"
+        library = labs_folder / starter_library(lab.number)
+        library.unlink(missing_ok=True)
+        objects = [object_path(self.objects.resolve(), lab.folder, name) for name in lab.files]
+        status, output = self._step(["ar", "qc", library, *objects], BUILD_TIMEOUT_S, build_limits(BUILD_TIMEOUT_S),
+                                    building=True)
+        for target in starter_targets(lab.number):
+            if status != 0:
+                break
+            folder, command = self.settings.course_build.link_command(target, lab.number, library,
+                                                                      labs_folder / target)
+            status, output = self._step(command, BUILD_TIMEOUT_S, build_limits(BUILD_TIMEOUT_S), building=True,
+                                        cwd=folder)
+        return status, output
 
     def _test(self, labs: list[LabSources], labels: dict[str, list[str]], grade: SubmissionGrade) -> None:
         """Runs the built labs' tests in one ctest and grades them from its JUnit file."""
@@ -276,7 +329,7 @@ class SubmissionGrader:
         junit = self.work / "ctest-junit.xml"
         junit.unlink(missing_ok=True)
         shutil.rmtree(self.xml_reports, ignore_errors=True)  # only this run's reports count
-        self.xml_reports.mkdir(parents=True)
+        self.box.writable_folder(self.xml_reports)
         pattern = "^lab(" + "|".join(lab.number for lab in labs) + r")\.starter\."
         count = sum(1 for name in labels if re.match(pattern, name))
         command = ["ctest", "--test-dir", self.build, "-R", pattern, "--timeout", str(timeout),
@@ -374,45 +427,75 @@ def grade_batch(submissions: Path, settings: GradeSettings) -> int:
     if clashes:
         print(f"course: several submissions share a student name: {', '.join(clashes)}; rename them")
         return 1
+    found = shard_of(found, settings)
     numbers = [lab.number for lab in settings.labs]
     if not prepare_isolation(submissions, settings):
         return 1
+    started = time.monotonic()
     gpu = gpu_presence()
-    print(f"course: grading {len(found)} submission(s), labs {' '.join(numbers)}, "
-          f"{settings.jobs} at a time, {settings.timeout_s} s per test; GPU: {gpu[1]}", flush=True)
+    slots = GpuSlots(chosen_devices(gpu_devices(), settings.gpus) if gpu[0] else [])
+    # One more submission than GPUs: it builds while the others test, so that no GPU waits for a build.
+    jobs = max(settings.jobs, len(slots.devices) + 1) if settings.isolation.kind != sandbox.FALLBACK else 1
+    gpus = f"{len(slots.devices)} GPU(s), one submission's tests on each" if slots.devices else "tests on the CPU only"
+    print(f"course: grading {len(found)} submission(s), labs {' '.join(numbers)}, {jobs} at a time, "
+          f"{settings.timeout_s} s per test; GPU: {gpu[1]}; {gpus}", flush=True)
     print(f"course: isolation: {settings.isolation.describe()}", flush=True)
-    problem = prepare_course(settings)
+    to_grade = [s for s in found if settings.regrade or not already_graded(settings.out, student_name(s), numbers)]
+    problem = prepare_course(settings) if to_grade else ""
     if problem:
         print(f"course: {problem}")
         return 1
-    gpu_lock, print_lock, done = threading.Lock(), threading.Lock(), [0]
+    print_lock = threading.Lock()
+    progress = Progress(len(found), jobs)
+    build_seconds: list[float] = []
 
     def grade_one(submission: Path) -> None:
         student = student_name(submission)
-        previous = load_grade(student_folder(settings.out, student))
-        if previous and not settings.regrade and set(numbers) <= {lab.number for lab in previous.labs}:
-            message = "already graded (--regrade to grade again)"
-        else:
-            grade = grade_or_explain(submission, settings, gpu, gpu_lock)
-            with print_lock:
-                write_gradebook(settings.out, numbers)
-            labs = ", ".join(f"lab{lab.number} {lab_points(lab)}" + (f" ({lab.problem})" if lab.problem else "")
-                             for lab in grade.labs)
-            message = f"{labs}  [{grade.seconds:.0f} s]" + (f"  {grade.problem}" if grade.problem else "")
+        if submission not in to_grade:
+            progress.finish(student, "already graded (--regrade to grade again)", None)
+            return
+        progress.start(student)
+        grade = grade_or_explain(submission, settings, gpu, slots)
         with print_lock:
-            done[0] += 1
-            print(f"[{done[0]}/{len(found)}] {student}: {message}", flush=True)
+            write_gradebook(settings.out, numbers)
+            build_seconds.append(grade.build_seconds)
+        labs = ", ".join(f"lab{lab.number} {lab_points(lab)}" + (f" ({lab.problem})" if lab.problem else "")
+                         for lab in grade.labs)
+        message = (f"{labs}  [{grade.seconds:.0f} s, build {grade.build_seconds:.1f} s]"
+                   + (f"  {grade.problem}" if grade.problem else ""))
+        progress.finish(student, message, grade.seconds)
 
-    with ThreadPoolExecutor(max_workers=max(1, settings.jobs)) as pool:
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
         for future in [pool.submit(grade_one, s) for s in found]:
             future.result()
+    progress.close()
     grades = write_gradebook(settings.out, numbers)
     if not settings.keep_builds:
         shutil.rmtree(settings.out / ".work", ignore_errors=True)
     print()
     print(summary_table(grades, numbers))
+    if build_seconds:
+        print(f"\ncourse: {len(build_seconds)} graded in {time.monotonic() - started:.0f} s (wall); build per "
+              f"submission (compile alone + link): mean {sum(build_seconds) / len(build_seconds):.1f} s, "
+              f"max {max(build_seconds):.1f} s")
     print(f"\ncourse: gradebook {settings.out / 'gradebook.csv'}; reports in {settings.out / 'students'}")
     return 0
+
+
+def already_graded(out: Path, student: str, numbers: list[str]) -> bool:
+    """Whether `student` has a grade that verifies and covers every lab in `numbers`."""
+    previous = load_grade(student_folder(out, student))
+    return previous is not None and set(numbers) <= {lab.number for lab in previous.labs}
+
+
+def shard_of(found: list[Path], settings: GradeSettings) -> list[Path]:
+    """The submissions this run grades: those the --todo file lists (all without one), then every
+    count-th from the index-th (a Slurm array task's shard, slurm.py)."""
+    if settings.todo is not None:
+        listed = set(settings.todo.read_text().splitlines())
+        found = [submission for submission in found if str(submission) in listed]
+    index, count = settings.shard
+    return found[index::count]
 
 
 def prepare_isolation(submissions: Path, settings: GradeSettings) -> bool:
@@ -440,10 +523,10 @@ def prepare_isolation(submissions: Path, settings: GradeSettings) -> bool:
 
 
 def grade_or_explain(submission: Path, settings: GradeSettings, gpu: tuple[bool, str],
-                     gpu_lock: threading.Lock) -> SubmissionGrade:
+                     slots: GpuSlots) -> SubmissionGrade:
     """Grades one submission; whatever goes wrong, the student still gets a row that says what."""
     try:
-        return SubmissionGrader(submission, settings, gpu, gpu_lock).grade()
+        return SubmissionGrader(submission, settings, gpu, slots).grade()
     except Exception as problem:  # noqa: BLE001  one submission must never stop the batch
         grade = SubmissionGrade(student_name(submission), problem=f"grader error: {problem!r}"[:500])
         try:
@@ -472,5 +555,5 @@ def default_cuda_arch(gpu_present: bool) -> str:
 
 
 def default_jobs() -> int:
-    """Submissions built at a time: one per four cores, at most four (tests run one submission at a time)."""
+    """Submissions graded at a time: one per four cores, at most four (grade_batch raises it to one per GPU)."""
     return max(1, min(4, (os.cpu_count() or 1) // 4))

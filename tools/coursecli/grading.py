@@ -99,6 +99,7 @@ class SubmissionGrade:
     gpu: str = ""                     # the GPU it was graded on, or why there was none
     isolation: str = ""               # how its code was isolated (sandbox.Isolation.describe)
     seconds: float = 0.0
+    build_seconds: float = 0.0        # compiling alone and linking its labs (the course is built once per batch)
 
     @property
     def earned(self) -> int:

@@ -6,7 +6,7 @@ import re
 from collections import Counter
 from pathlib import Path
 
-from . import bench, demo, docs, environment, grade, gradescope, labs, sandbox, slides
+from . import bench, demo, docs, environment, grade, gradescope, labs, sandbox, slides, slurm
 from .build import DEFAULT_PRESET, build
 from .gpu import gpu_presence
 from .submissions import ARCHIVE_SUFFIXES
@@ -172,17 +172,62 @@ def cmd_grade(args: argparse.Namespace) -> int:
     if args.output.is_file():
         say(f"-o {args.output} is a file: give a folder for the gradebook and reports")
         return 1
+    problem = shard_problem(args)
+    if problem:
+        say(problem)
+        return 2
+    numbers = [lab.number for lab in grade.selected_labs(args.labs)]
+    if args.merge_shards:
+        return slurm.merge_shards(args.output.resolve(), numbers)
+    if args.slurm:
+        return slurm.submit(args.submissions.resolve(), args.output.resolve(), numbers, slurm_settings(args),
+                            args.regrade)
     gpu_present, gpu_text = gpu_presence()
     if not gpu_present:  # said before the builds, which take minutes
         say(f"{gpu_text}. The submissions are built and their CPU tests run; "
             "their GPU tests are reported as not graded, counting neither for nor against.")
     settings = grade.GradeSettings(
         out=args.output.resolve(), labs=grade.selected_labs(args.labs), all_labs=grade.selected_labs(None),
-        timeout_s=args.timeout, jobs=args.jobs, regrade=args.regrade,
+        timeout_s=args.timeout, jobs=args.jobs or grade.default_jobs(), regrade=args.regrade,
         cuda_arch=args.cuda_arch or grade.default_cuda_arch(gpu_present),
         keep_builds=args.keep_builds, verbose=args.verbose, sanitize=args.sanitize,
-        sanitize_points=args.sanitize_points, sandbox=args.sandbox, bwrap=args.bwrap)
+        sanitize_points=args.sanitize_points, sandbox=args.sandbox, bwrap=args.bwrap, gpus=args.gpus,
+        todo=args.todo.resolve() if args.todo else None, shard=args.shard or (0, 1))
     return grade.grade_batch(args.submissions.resolve(), settings)
+
+
+def shard_problem(args: argparse.Namespace) -> str:
+    """Why the Slurm options do not go together, or ""."""
+    if args.slurm and args.merge_shards:
+        return "--slurm submits the jobs, --merge-shards is what the last one runs: give one of them"
+    if not args.slurm and (args.partition or args.tasks is not None or args.time or args.dry_run
+                           or args.gpus_per_task is not None):
+        return "--partition, --tasks, --time, --gpus-per-task and --dry-run go with --slurm"
+    return ""
+
+
+def slurm_settings(args: argparse.Namespace) -> slurm.SlurmSettings:
+    """The job array's settings, and the `course grade` options its tasks pass on."""
+    forwarded = ["--labs", *[lab.number for lab in grade.selected_labs(args.labs)], "--timeout", str(args.timeout),
+                 "--sandbox", args.sandbox]
+    for flag, value in (("--cuda-arch", args.cuda_arch), ("--bwrap", args.bwrap), ("--jobs", args.jobs),
+                        ("--sanitize-points", args.sanitize_points)):
+        if value is not None:
+            forwarded += [flag, str(value)]
+    forwarded += ["--sanitize"] * args.sanitize + ["--keep-builds"] * args.keep_builds
+    defaults = slurm.SlurmSettings()
+    return slurm.SlurmSettings(
+        tasks=args.tasks or defaults.tasks,
+        gpus_per_task=defaults.gpus_per_task if args.gpus_per_task is None else args.gpus_per_task,
+        partition=args.partition, time=args.time or defaults.time, dry_run=args.dry_run, forwarded=forwarded)
+
+
+def shard_index(text: str) -> tuple[int, int]:
+    """I/K: the I-th of K shards (0 <= I < K)."""
+    match = re.fullmatch(r"(\d+)/(\d+)", text)
+    if not match or not int(match[1]) < int(match[2]):
+        raise argparse.ArgumentTypeError(f"{text!r}: give I/K with 0 <= I < K, e.g. 0/4")
+    return int(match[1]), int(match[2])
 
 
 def cmd_gradescope(args: argparse.Namespace) -> int:
@@ -257,8 +302,9 @@ def parser() -> argparse.ArgumentParser:
     grade_verb.add_argument("-o", "--output", type=Path, required=True, help="folder for the gradebook and reports")
     grade_verb.add_argument("--labs", nargs="+", metavar="NN", help="labs to grade (default: all)")
     grade_verb.add_argument("--regrade", action="store_true", help="grade again students already graded")
-    grade_verb.add_argument("--jobs", type=positive_int, default=grade.default_jobs(),
-                            help="submissions built at a time (default: %(default)s, from the CPU count)")
+    grade_verb.add_argument("--jobs", type=positive_int,
+                            help=f"submissions graded at a time (default: {grade.default_jobs()} here, from the "
+                                 "CPU count, and at least one per GPU)")
     grade_verb.add_argument("--timeout", type=positive_int, default=grade.DEFAULT_TIMEOUT_S,
                             help="seconds each test may run (default: %(default)s)")
     grade_verb.add_argument("--cuda-arch", help="CMAKE_CUDA_ARCHITECTURES (default: native with a GPU, else 90)")
@@ -274,6 +320,26 @@ def parser() -> argparse.ArgumentParser:
     grade_verb.add_argument("--sanitize-points", type=int, metavar="N",
                             help="with --sanitize: a clean run earns N points in every lab "
                                  "(default: each lab.cmake's SANITIZE_POINTS, none when unset)")
+    grade_verb.add_argument("--gpus", type=positive_int, metavar="N",
+                            help="use at most N GPUs, one submission's tests on each (default: every GPU the "
+                                 "driver shows, or CUDA_VISIBLE_DEVICES lists)")
+    cluster = grade_verb.add_argument_group("grading on a Slurm cluster (README: Grading on a cluster)")
+    cluster.add_argument("--slurm", action="store_true",
+                         help="write and submit an sbatch job array that grades the batch in shards, and a job "
+                              "that merges them into OUTDIR when the array ends")
+    cluster.add_argument("--partition", help="Slurm partition of the jobs (default: the site's default)")
+    cluster.add_argument("--gpus-per-task", type=int, metavar="N",
+                         help=f"GPUs each array task asks for, as --gres=gpu:N (default: "
+                              f"{slurm.SlurmSettings.gpus_per_task}; 0: none, CPU-only grading)")
+    cluster.add_argument("--tasks", type=positive_int, metavar="K",
+                         help=f"array tasks, each grading its shard (default: {slurm.SlurmSettings.tasks})")
+    cluster.add_argument("--time", metavar="T", help=f"each task's time limit, as sbatch --time "
+                                                     f"(default: {slurm.SlurmSettings.time})")
+    cluster.add_argument("--dry-run", action="store_true", help="print the scripts; submit nothing")
+    # What the array's tasks and the merge job run (slurm.py writes them); not for typing.
+    grade_verb.add_argument("--todo", type=Path, help=argparse.SUPPRESS)
+    grade_verb.add_argument("--shard", type=shard_index, help=argparse.SUPPRESS)
+    grade_verb.add_argument("--merge-shards", action="store_true", help=argparse.SUPPRESS)
     scope = verb("gradescope", cmd_gradescope, "build the Gradescope autograder zip for chosen labs", preset=False)
     scope.add_argument("-o", "--output", type=Path, default=Path("autograder.zip"), help="default: %(default)s")
     scope.add_argument("--labs", nargs="+", metavar="NN", help="labs to grade (default: all)")

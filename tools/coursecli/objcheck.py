@@ -34,6 +34,7 @@ UNDEFINED = set("Uvw")
 COURSE_NAMESPACES = ("streamlab", "testing")
 DEVICE_STUB = "__device_stub__"
 COMPILE_TIMEOUT_S = 300
+COMPILE_STOPPED = "stopped after"  # how a compile's output starts when it timed out
 _KEYWORDS = r"(?:NUMBER|TOPIC|STUDENT_SOURCES|PROGRAM|TEST_SOURCE|TIMEOUT|TESTS|ALLOW_SYMBOLS|ALLOW_ASM)\b"
 
 
@@ -267,8 +268,13 @@ class CourseCompiler:
             done = subprocess.run(argv, cwd=folder, capture_output=True, text=True, errors="replace",
                                   timeout=COMPILE_TIMEOUT_S, start_new_session=True)
         except subprocess.TimeoutExpired:
-            return 124, f"stopped after {COMPILE_TIMEOUT_S} s"
+            return 124, f"{COMPILE_STOPPED} {COMPILE_TIMEOUT_S} s"
         return done.returncode, done.stdout + done.stderr
+
+
+def object_path(work: Path, lab_folder: str, name: str) -> Path:
+    """Where check_lab compiles a student source: the grader links this same object (grade.py)."""
+    return work / f"{lab_folder}-{name}.o"
 
 
 def check_lab(lab_folder: str, files: list[str], staged: Path, work: Path, rules: LabRules,
@@ -298,7 +304,7 @@ def check_lab(lab_folder: str, files: list[str], staged: Path, work: Path, rules
         if problems:
             findings += problems
             continue
-        obj = work / f"{lab_folder}-{name}.o"
+        obj = object_path(work, lab_folder, name)
         status, output = compiler.compile(lab_folder, name, source, obj)
         if status != 0:
             return None, output

@@ -13,6 +13,7 @@ from test_grade_batch import copy_course
 
 from coursecli import environment
 from coursecli import grade as grade_module
+from coursecli import objcheck
 from coursecli.gradebook import load_grade, student_folder
 from coursecli.grading import FAILED, NO_GPU, NOT_GRADED
 from coursecli.objcheck import check_lab, lab_rules
@@ -52,7 +53,8 @@ def test_a_forged_pass_fails_even_when_the_check_before_linking_misses_it(tmp_pa
     course = copy_course(tmp_path / "course")
     forged = next(cheat for cheat in CHEATS if cheat.name == "forged-pass")
     write_folder(tmp_path / "subs" / forged.name, cheat_files(forged))
-    monkeypatch.setattr(grade_module, "check_lab", lambda *args: (None, ""))
+    for check in ("check_source", "check_code", "check_symbols"):  # the objects are still compiled, and linked
+        monkeypatch.setattr(objcheck, check, lambda *args: [])
     grade(course, tmp_path / "subs", tmp_path / "out", monkeypatch)
 
     lab = load_grade(student_folder(tmp_path / "out", forged.name)).labs[0]
@@ -64,7 +66,7 @@ def test_every_starter_and_solution_passes_the_check(tmp_path, monkeypatch):
     """The course's own code is what honest students write: the check must never refuse it."""
     labs = grade_module.selected_labs(None, ROOT)
     settings = grade_module.GradeSettings(out=tmp_path / "out", labs=labs, all_labs=labs, cuda_arch="90")
-    assert grade_module.prepare_course(settings) == ""
+    assert grade_module.configure_course(settings) == ""
     for variant in ("labs", "solutions"):
         for lab in labs:
             refusal, compiler_output = check_lab(lab.folder, lab.files, ROOT / variant, tmp_path / "objects",

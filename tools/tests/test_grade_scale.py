@@ -1,0 +1,152 @@
+"""Grading a class at scale without a GPU: one test process per GPU (with a fake GPU count), the link
+command that reuses the course build, shards of a batch, and the progress line."""
+import io
+import threading
+import time
+from pathlib import Path
+
+from coursecli import grade as grade_module
+from coursecli.course_build import CourseBuild
+from coursecli.gpu_slots import GpuSlots, chosen_devices
+from coursecli.gradebook import save_grade, student_folder
+from coursecli.grading import SubmissionGrade
+from coursecli.progress import Progress, duration
+from coursecli.shell import ROOT
+from coursecli.submissions import course_labs
+
+
+def test_a_gpu_is_held_by_one_holder_at_a_time_and_all_are_used():
+    slots = GpuSlots(["0", "1", "2"])
+    holders: dict[str, int] = {"0": 0, "1": 0, "2": 0}
+    most, lock, used = [0], threading.Lock(), set()
+
+    def work():
+        with slots.hold() as env:
+            device = env["CUDA_VISIBLE_DEVICES"]
+            with lock:
+                holders[device] += 1
+                used.add(device)
+                most[0] = max(most[0], holders[device])
+            time.sleep(0.05)
+            with lock:
+                holders[device] -= 1
+
+    threads = [threading.Thread(target=work) for _ in range(9)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert most[0] == 1 and used == {"0", "1", "2"}
+    with GpuSlots([]).hold() as env:  # no GPU: one slot, and the steps' environment is left alone
+        assert env == {}
+    assert chosen_devices(["4", "5", "6"], 2) == ["4", "5"] and chosen_devices(["4"], None) == ["4"]
+
+
+def batch(tmp_path, monkeypatch, names, devices, gpus=None):
+    """Grades `names` with a fake grader that holds a GPU for 0.2 s; (devices each used, most at once)."""
+    for name in names:
+        (tmp_path / "subs" / name).mkdir(parents=True)
+    seen, running, most, lock = [], [0], [0], threading.Lock()
+
+    class FakeGrader:
+        def __init__(self, submission, settings, gpu, slots):
+            self.submission, self.settings, self.slots = submission, settings, slots
+
+        def grade(self):
+            with self.slots.hold() as env:
+                with lock:
+                    seen.append(env.get("CUDA_VISIBLE_DEVICES"))
+                    running[0] += 1
+                    most[0] = max(most[0], running[0])
+                time.sleep(0.2)
+                with lock:
+                    running[0] -= 1
+            grade = SubmissionGrade(self.submission.name)
+            save_grade(student_folder(self.settings.out, grade.student), grade)
+            return grade
+
+    monkeypatch.setattr(grade_module, "SubmissionGrader", FakeGrader)
+    monkeypatch.setattr(grade_module, "gpu_presence", lambda: (True, "a fake GPU"))
+    monkeypatch.setattr(grade_module, "gpu_devices", lambda: devices)
+    monkeypatch.setattr(grade_module, "prepare_course", lambda settings: "")
+    labs = [lab for lab in course_labs(ROOT) if lab.number == "01"]
+    settings = grade_module.GradeSettings(out=tmp_path / "out", labs=labs, all_labs=labs, jobs=1, gpus=gpus,
+                                          sandbox="none")
+    assert grade_module.grade_batch(tmp_path / "subs", settings) == 0
+    return seen, most[0]
+
+
+def test_every_gpu_grades_a_submission_at_the_same_time(tmp_path, monkeypatch, capsys):
+    seen, most = batch(tmp_path, monkeypatch, ["a", "b", "c", "d"], ["0", "1"])
+    assert sorted(set(seen)) == ["0", "1"] and len(seen) == 4
+    assert most == 2  # --jobs 1 is raised to one submission per GPU
+    assert "2 GPU(s), one submission's tests on each" in capsys.readouterr().out
+
+
+def test_gpus_limits_the_gpus_used(tmp_path, monkeypatch):
+    seen, most = batch(tmp_path, monkeypatch, ["a", "b", "c"], ["0", "1", "2", "3"], gpus=1)
+    assert set(seen) == {"0"} and most == 1
+
+
+def test_a_shard_grades_every_kth_listed_submission(tmp_path):
+    found = [tmp_path / name for name in "abcdefg"]
+    todo = tmp_path / "todo.txt"
+    todo.write_text("".join(f"{tmp_path / name}\n" for name in "bcdeg"))
+    labs = course_labs(ROOT)
+    settings = grade_module.GradeSettings(out=tmp_path, labs=labs, all_labs=labs, todo=todo, shard=(1, 2))
+    assert grade_module.shard_of(found, settings) == [tmp_path / "c", tmp_path / "e"]
+    settings.todo, settings.shard = None, (0, 1)
+    assert grade_module.shard_of(found, settings) == found
+
+
+def test_a_submission_links_its_own_library_in_the_starters_place(tmp_path):
+    link = tmp_path / "labs" / "CMakeFiles" / "lab01_starter_test.dir" / "link.txt"
+    link.parent.mkdir(parents=True)
+    link.write_text('/usr/bin/c++ -O3 "CMakeFiles/lab01_starter_test.dir/t.cu.o" -o lab01_starter_test '
+                    "-Wl,--whole-archive ../common/libstreamlab.a -Wl,--no-whole-archive liblab01_starter.a "
+                    "../common/libstreamlab.a -lcudart_static\n")
+    folder, argv = CourseBuild(tmp_path).link_command("lab01_starter_test", "01", Path("/w/liblab01_starter.a"),
+                                                      Path("/w/lab01_starter_test"))
+    assert folder == tmp_path / "labs"
+    assert argv == ["/usr/bin/c++", "-O3", "CMakeFiles/lab01_starter_test.dir/t.cu.o", "-o", "/w/lab01_starter_test",
+                    "-Wl,--whole-archive", "../common/libstreamlab.a", "-Wl,--no-whole-archive",
+                    "/w/liblab01_starter.a", "../common/libstreamlab.a", "-lcudart_static"]
+
+
+def test_a_submissions_tests_are_the_courses_pointed_at_its_programs(tmp_path):
+    course = CourseBuild(tmp_path / "course")
+    (course.folder / "labs").mkdir(parents=True)
+    (course.folder / "labs" / "CTestTestfile.cmake").write_text(
+        f'add_test([=[lab01.starter.A.B]=] "/launcher" "{course.folder}/labs/lab01_starter_test" '
+        f'"--gtest_output=xml:{course.xml_placeholder()}/lab01.starter.A.B.xml")\n')
+    build = tmp_path / "student" / "build"
+    course.write_test_lists(build, tmp_path / "student" / "xml")
+    text = (build / "labs" / "CTestTestfile.cmake").read_text()
+    assert f'"{build}/labs/lab01_starter_test"' in text
+    assert f"xml:{tmp_path}/student/xml/lab01.starter.A.B.xml" in text and str(course.folder) not in text
+    assert (build / "CTestTestfile.cmake").read_text() == 'subdirs("labs")\n'
+
+
+class FakeTerminal(io.StringIO):
+    def isatty(self):
+        return True
+
+
+def test_progress_plain_lines_and_one_updating_line_on_a_terminal():
+    now = [0.0]
+    plain = io.StringIO()
+    progress = Progress(3, 1, plain, clock=lambda: now[0])
+    progress.start("ada")
+    progress.finish("ada", "lab01 4/4", 120.0)
+    progress.start("bob")
+    assert plain.getvalue().splitlines() == ["course: grading ada (0/3 done)", "[1/3] ada: lab01 4/4",
+                                             "course: grading bob (1/3 done, about 4 min left)"]
+    terminal = FakeTerminal()
+    progress = Progress(2, 1, terminal, clock=lambda: now[0])
+    progress.start("ada")
+    progress.finish("ada", "lab01 4/4", 30.0)
+    progress.start("bob")
+    shown = terminal.getvalue()
+    assert shown.startswith("\r\033[K[0/2 done] grading: ada")
+    assert "\r\033[K[1/2] ada: lab01 4/4\n" in shown and shown.endswith("[1/2 done] grading: bob; about 30 s left")
+    assert duration(45) == "45 s" and duration(600) == "10 min" and duration(4800) == "1 h 20 min"
