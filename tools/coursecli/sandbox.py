@@ -202,7 +202,10 @@ class Sandbox:
         if self.isolation.kind != BUBBLEWRAP:
             return argv
         view = self.view
-        mounts = [("--ro-bind", p) for p in view.read_only] + [("--tmpfs", p) for p in view.hidden]
+        # The grader's own Python and tools, which run inside steps (the tests' output cap, the plots):
+        # seen through "/" anyway, unless they live under /tmp, which each step gets empty.
+        mounts = [("--ro-bind", p) for p in grader_tools()]
+        mounts += [("--ro-bind", p) for p in view.read_only] + [("--tmpfs", p) for p in view.hidden]
         if building and view.build_cache:
             mounts.append(("--bind", view.build_cache))
         mounts += [("--bind", p) for p in view.writable] + [("--ro-bind", p) for p in view.protected]
@@ -264,6 +267,11 @@ class Sandbox:
             _running.discard(process.pid)
         if self.isolation.kind == FALLBACK:
             kill_orphans()
+
+
+def grader_tools() -> list[Path]:
+    """The folders of the Python that runs the grader (its virtual environment, say) and of its tools."""
+    return sorted({Path(sys.prefix), Path(output_cap.__file__).resolve().parents[1]})
 
 
 def output_cap_launcher() -> str:

@@ -16,7 +16,9 @@ from streamlab_tools.trace import load_trace, parse_trace
 from synthetic_phases import overlap_experiments
 
 FIXTURES = Path(__file__).parent / "fixtures"
-OVERLAP_TRACES = sorted(FIXTURES.glob("*overlap_experiments*.json"))
+# The synthetic trace here, and the one recorded on an H200 with the course's other GPU fixtures.
+H200_FIXTURES = Path(__file__).resolve().parents[2] / "common" / "tests" / "fixtures"
+OVERLAP_TRACES = sorted([*FIXTURES.glob("*overlap_experiments*.json"), *H200_FIXTURES.glob("*overlap_experiments*.json")])
 SHAPES = [dict(), dict(h2d_ns=1_000_000, kernel_ns=3_000_000, d2h_ns=900_000, gap_ns=20_000_000),
           dict(h2d_ns=40_000, kernel_ns=10_000, d2h_ns=40_000, gap_ns=2_000_000)]
 
