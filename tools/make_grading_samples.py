@@ -272,7 +272,7 @@ def make_samples(out: Path) -> list[str]:
 #   python3 tools/make_grading_samples.py --sanitizer /tmp/san
 #   ./course grade /tmp/san -o /tmp/san-grades --sanitize
 #
-# Each sample is the solutions with one bug that compute-sanitizer (or the lab
+# Each sample is one lab's solution with one bug that compute-sanitizer (or the lab
 # program's census) must report, of the kind, in the file and at the lines
 # that /tmp/san/sanitizer-expected.json lists (a statement may span two lines);
 # solutions-clean, the solutions themselves, must report nothing.
@@ -321,6 +321,9 @@ def make_sanitizer_samples(out: Path) -> list[str]:
     for name, (path, old, new, lab, kind, pointed_at) in SANITIZER_SAMPLES.items():
         files = student_files("solution")
         replace_once(files, path, old, new)
+        # Only the faulty lab is handed in, so only that lab is graded (and sanitized).
+        lab_folder = path.rsplit("/", 1)[0] + "/"
+        files = {name: text for name, text in files.items() if name.startswith(lab_folder)}
         write_folder(out / name, files)
         expected[name] = {"lab": lab, "kind": kind, "file": path,
                           "lines": statement_lines(files[path], pointed_at.strip())}

@@ -102,7 +102,8 @@ def test_a_shard_grades_every_kth_listed_submission(tmp_path):
 def test_a_submission_links_its_own_library_in_the_starters_place(tmp_path):
     link = tmp_path / "labs" / "CMakeFiles" / "lab01_starter_test.dir" / "link.txt"
     link.parent.mkdir(parents=True)
-    link.write_text('/usr/bin/c++ -O3 "CMakeFiles/lab01_starter_test.dir/t.cu.o" -o lab01_starter_test '
+    link.write_text('/usr/bin/c++ -O3 -Wl,--dependency-file=CMakeFiles/lab01_starter_test.dir/link.d '
+                    '"CMakeFiles/lab01_starter_test.dir/t.cu.o" -o lab01_starter_test '
                     "-Wl,--whole-archive ../common/libstreamlab.a -Wl,--no-whole-archive liblab01_starter.a "
                     "../common/libstreamlab.a -lcudart_static\n")
     folder, argv = CourseBuild(tmp_path).link_command("lab01_starter_test", "01", Path("/w/liblab01_starter.a"),
