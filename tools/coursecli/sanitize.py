@@ -27,9 +27,11 @@ from typing import Callable
 from .sanitizer_reports import (AFTER_A_KERNEL_FAULT, KERNEL_FAULTS, Finding, Frame, Sources, error_total,
                                 findings_from, merge_text_details, parse_census, parse_text, parse_xml, tool_problem)
 
-# Tool -> its options. memcheck also names leaked memory; the census names the rest.
+# Tool -> its options. memcheck also names leaked memory; the census names the rest. Its padding puts
+# unowned bytes after every allocation: cudaMalloc places buffers back to back, so without it an index one
+# past the end of one buffer lands in the next and looks like a valid access.
 TOOL_OPTIONS = {
-    "memcheck": ["--leak-check", "full"],
+    "memcheck": ["--leak-check", "full", "--padding", "512"],
     "initcheck": [],
     "racecheck": [],
     "synccheck": [],
