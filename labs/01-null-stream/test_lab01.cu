@@ -219,7 +219,8 @@ TEST_F(BarrierDemo, YourPredictionMatchesTheTimeline) {
         const char* key;
         unsigned int flags;
     };
-    for (const Variant variant : {Variant{"blocking", cudaStreamDefault}, Variant{"nonblocking", cudaStreamNonBlocking}}) {
+    for (const Variant variant :
+         {Variant{"blocking", cudaStreamDefault}, Variant{"nonblocking", cudaStreamNonBlocking}}) {
         SCOPED_TRACE(std::string(variant.key) + " streams");
         record(variant.flags);
         if (IsSkipped()) return;

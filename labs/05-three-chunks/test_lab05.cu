@@ -333,13 +333,15 @@ TEST_F(ThreeChunks, YourPredictionMatchesTheTimeline) {
     std::string why;
     const std::string said = file.answer("speedup", why);
     char measured[160];
-    std::snprintf(measured, sizeof measured, "%.2fx (the model's, from this run's stage times and %d copy engine(s): %.2fx)",
-                  c.speedup(), facts_.copy_engines, c.model_speedup());
-    report_note("your predicted speedup", (said.empty() ? std::string("none") : said) + "; the timeline's: " + measured);
+    std::snprintf(measured, sizeof measured,
+                  "%.2fx (the model's, from this run's stage times and %d copy engine(s): %.2fx)", c.speedup(),
+                  facts_.copy_engines, c.model_speedup());
+    report_note("your predicted speedup",
+                (said.empty() ? std::string("none") : said) + "; the timeline's: " + measured);
     ASSERT_FALSE(said.empty()) << why;
     char* end = nullptr;
     const double predicted = std::strtod(said.c_str(), &end);
-    const std::string rest = end == nullptr ? said : std::string(end);
+    const std::string rest = std::string(end).erase(0, std::string(end).find_first_not_of(' '));
     ASSERT_TRUE(end != said.c_str() && (rest.empty() || rest == "x") && predicted > 0)
         << file.path << ", `speedup:` must be a number such as 1.5 (or 1.5x), not `" << said << "`";
     const double ratio = predicted / c.speedup();
