@@ -54,6 +54,16 @@ double overlap_length(double a_start, double a_end, double b_start, double b_end
     return std::max(0.0, std::min(a_end, b_end) - std::max(a_start, b_start));
 }
 
+/// Whether `ratio` is 1 within `tolerance`; reports it next to its threshold, and
+/// `hint` when it is not.
+::testing::AssertionResult ratio_near_one(const std::string& name, double ratio, double tolerance,
+                                          const std::string& hint) {
+    report_measure(name, ratio, "within", tolerance, "(relative)");
+    if (std::fabs(ratio - 1.0) <= tolerance) return ::testing::AssertionSuccess();
+    report_hint(hint);
+    return ::testing::AssertionFailure() << name << " is " << ratio << ", more than " << tolerance << " from 1: ";
+}
+
 /// One chunk's op of `stage`.
 const DeviceOp& op_of(const ChunkOps& chunk, Stage stage) {
     switch (stage) {
@@ -277,13 +287,9 @@ TEST_F(ThreeChunks, ReportedSpeedupMatchesTimeline) {
     // Your speedup: the serial run's events over yours. The timeline's: the two makespans.
     const PipelineComparison c = compare_with_model(serial_.timeline, timeline_, kChunks, facts_.copy_engines);
     const double yours = serial_.event_ms / reported_ms_;
-    const double ratio = yours / c.speedup();
-    report_measure("your speedup / the timeline's", ratio, "within", kSpeedupTolerance, "(relative)");
-    if (std::fabs(ratio - 1.0) > kSpeedupTolerance) {
-        report_hint("events in one stream do not wait for the others: make the first stream wait for every other "
-                    "stream (cudaStreamWaitEvent) before recording `stop`");
-    }
-    EXPECT_NEAR(ratio, 1.0, kSpeedupTolerance)
+    EXPECT_TRUE(ratio_near_one("your speedup / the timeline's", yours / c.speedup(), kSpeedupTolerance,
+                               "events in one stream do not wait for the others: make the first stream wait for "
+                               "every other stream (cudaStreamWaitEvent) before recording `stop`"))
         << "your events say " << reported_ms_ << " ms, a speedup of " << yours << "x; the timeline spans "
         << c.pipelined_ms << " ms, a speedup of " << c.speedup() << "x (the model's: " << c.model_speedup() << "x)";
 }
@@ -344,13 +350,10 @@ TEST_F(ThreeChunks, YourPredictionMatchesTheTimeline) {
     const std::string rest = std::string(end).erase(0, std::string(end).find_first_not_of(' '));
     ASSERT_TRUE(end != said.c_str() && (rest.empty() || rest == "x") && predicted > 0)
         << file.path << ", `speedup:` must be a number such as 1.5 (or 1.5x), not `" << said << "`";
-    const double ratio = predicted / c.speedup();
-    report_measure("your predicted speedup / the timeline's", ratio, "within", kPredictionTolerance, "(relative)");
-    if (std::fabs(ratio - 1.0) > kPredictionTolerance) {
-        report_hint("work the model out for three chunks whose stages take about as long as each other, with your "
-                    "GPU's copy engines (the README's Task 4 and `./course run 05`'s first lines)");
-    }
-    EXPECT_NEAR(ratio, 1.0, kPredictionTolerance)
+    EXPECT_TRUE(ratio_near_one("your predicted speedup / the timeline's", predicted / c.speedup(),
+                               kPredictionTolerance,
+                               "work the model out for three chunks whose stages take about as long as each other, "
+                               "with your GPU's copy engines (the README's Task 4 and `./course run 05`'s first lines)"))
         << "you predicted " << predicted << "x; serial over pipelined, the timeline shows " << c.speedup() << "x";
 }
 
