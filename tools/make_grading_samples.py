@@ -343,6 +343,7 @@ def make_sanitizer_samples(out: Path) -> list[str]:
 
 LAB01, LAB04 = "labs/01-null-stream/null_stream.cu", "labs/04-async-copies/async_copies.cu"
 LAB01_PREDICTION, LAB05_PREDICTION = "labs/01-null-stream/prediction.txt", "labs/05-three-chunks/prediction.txt"
+LAB04_PREDICTION = "labs/04-async-copies/prediction.txt"
 
 RUN_PIPELINE_STREAM_PER_STAGE = """float run_pipeline(const PipelineJob& job, int chunks) {
     // One stream per stage, not per chunk: copies in, kernels, copies out. Events
@@ -492,6 +493,12 @@ def catalogue_lab01_prediction_missing(files: dict[str, str]) -> None:
     del files[LAB01_PREDICTION]
 
 
+def catalogue_lab04_prediction_swapped(files: dict[str, str]) -> None:
+    """Known wrong: predicts the host waits with pinned buffers and not with pageable ones."""
+    replace_once(files, LAB04_PREDICTION, "pinned: busy\n", "pinned: done\n")
+    replace_once(files, LAB04_PREDICTION, "pageable: done\n", "pageable: busy\n")
+
+
 def catalogue_lab01_prediction_other_notation(files: dict[str, str]) -> None:
     """Correct: the same prediction written another way (lower case, groups in another order, no comments)."""
     files[LAB01_PREDICTION] = "blocking:a<b<c\n  nonblocking :  C + A+B   # all three together\n"
@@ -512,6 +519,8 @@ CATALOGUE = {
     "wrong-lab01-prediction-missing": (catalogue_lab01_prediction_missing, "01",
                                        ["BarrierDemo.YourPredictionMatchesTheTimeline"]),
     "right-lab01-prediction-other-notation": (catalogue_lab01_prediction_other_notation, "01", []),
+    "wrong-lab04-prediction-swapped": (catalogue_lab04_prediction_swapped, "04",
+                                       ["PageableMemory.YourPredictionMatchesTheTimeline"]),
 }
 
 

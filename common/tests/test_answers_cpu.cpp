@@ -67,6 +67,14 @@ TEST(PredictedOrderTest, ParsesGroupsAndRefusesWhatIsNotAnOrder) {
     EXPECT_EQ(order.rank.at('B'), 1);
     EXPECT_EQ(order.rank.at('C'), 1);
     EXPECT_TRUE(parse_order("ABC", "ABC").problem.empty());
+    // The catalogue's correct alternative (make_grading_samples.py): other case, order and spacing.
+    const AnswerFile other = parse_answer_file("blocking:a<b<c\n  nonblocking :  C + A+B   # all three together\n");
+    std::string why;
+    const PredictedOrder together = parse_order(other.answer("nonblocking", why), "ABC");
+    ASSERT_TRUE(together.problem.empty()) << together.problem << why;
+    EXPECT_EQ(together.rank.at('A'), 0);
+    EXPECT_EQ(together.rank.at('C'), 0);
+    EXPECT_EQ(parse_order(other.answer("blocking", why), "ABC").rank.at('C'), 2);
     for (const char* wrong : {"A B C", "A < B", "A < B < B", "A < B < D", "A << B < C", "A < B < C <", "A, B, C"}) {
         EXPECT_FALSE(parse_order(wrong, "ABC").problem.empty()) << wrong;
     }
