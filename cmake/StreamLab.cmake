@@ -6,9 +6,11 @@
 #
 #   streamlab_add_lab(NUMBER NN TOPIC topic STUDENT_SOURCES ... PROGRAM src
 #                     TEST_SOURCE src TESTS Suite.Name gpu|cpu POINTS ...
-#                     [ALLOW_SYMBOLS pattern ...] [ALLOW_ASM])
+#                     [ANSWER_FILES file ...] [ALLOW_SYMBOLS pattern ...] [ALLOW_ASM])
 #       One lab, built twice: against its starter (labs/NN-topic) and against
-#       its solution (solutions/NN-topic). See labs/AUTHORING.md. ALLOW_SYMBOLS
+#       its solution (solutions/NN-topic). See labs/AUTHORING.md. ANSWER_FILES
+#       are the student's answers (a prediction) that graded tests read, never
+#       compiled: each test finds their folder in STREAMLAB_ANSWER_DIR. ALLOW_SYMBOLS
 #       and ALLOW_ASM widen what the grader lets graded code call (read by
 #       tools/coursecli/objcheck.py, not by CMake).
 #
@@ -24,6 +26,10 @@ set(STREAMLAB_STARTER_ROOT "${PROJECT_SOURCE_DIR}/labs" CACHE PATH
     "Folder holding the NN-topic folders whose starter sources are built")
 set(STREAMLAB_SOLUTION_ROOT "${PROJECT_SOURCE_DIR}/solutions" CACHE PATH
     "Folder holding the NN-topic solution folders")
+# Where the starter tests read the student's answer files (ANSWER_FILES). Empty:
+# next to the starter sources. The grader builds the course once per batch and
+# sets a placeholder that each submission's copy of the test list replaces.
+set(STREAMLAB_ANSWER_ROOT "" CACHE PATH "Folder holding the NN-topic folders with the starter's answer files")
 
 # GoogleTest prints "[  SKIPPED ] Suite.Name" for GTEST_SKIP(); without this
 # ctest would count the test as passed. (The trailing space keeps "]" away from
@@ -95,7 +101,7 @@ function(streamlab_add_lab)
   # SANITIZE_POINTS N: what a clean compute-sanitizer run earns in `course grade --sanitize`
   # (read by tools/coursecli/sanitize.py; without it, the sanitizer's findings are feedback only).
   cmake_parse_arguments(PARSE_ARGV 0 arg "ALLOW_ASM" "NUMBER;TOPIC;PROGRAM;TEST_SOURCE;TIMEOUT;SANITIZE_POINTS"
-                        "STUDENT_SOURCES;TESTS;ALLOW_SYMBOLS")
+                        "STUDENT_SOURCES;ANSWER_FILES;TESTS;ALLOW_SYMBOLS")
   set(lab "lab${arg_NUMBER}")
   set(folder "${arg_NUMBER}-${arg_TOPIC}")
   set(lab_dir "${PROJECT_SOURCE_DIR}/labs/${folder}")
@@ -115,6 +121,10 @@ function(streamlab_add_lab)
       set(source_dir "${STREAMLAB_STARTER_ROOT}/${folder}")
     else()
       set(source_dir "${STREAMLAB_SOLUTION_ROOT}/${folder}")
+    endif()
+    set(answer_dir "${source_dir}")
+    if(variant STREQUAL "starter" AND STREAMLAB_ANSWER_ROOT)
+      set(answer_dir "${STREAMLAB_ANSWER_ROOT}/${folder}")
     endif()
     set(student_files "")
     foreach(file IN LISTS arg_STUDENT_SOURCES)
@@ -162,7 +172,9 @@ function(streamlab_add_lab)
           TIMEOUT ${arg_TIMEOUT}
           SKIP_REGULAR_EXPRESSION "${STREAMLAB_SKIP_REGEX}"
           # A filter that matches nothing must fail, not pass.
-          FAIL_REGULAR_EXPRESSION "0 tests from 0 test suites ran")
+          FAIL_REGULAR_EXPRESSION "0 tests from 0 test suites ran"
+          # Where a test finds the lab's answer files (streamlab/answers.hpp).
+          ENVIRONMENT "STREAMLAB_ANSWER_DIR=${answer_dir}")
       if(device STREQUAL "gpu")
         set_tests_properties(${ctest_name} PROPERTIES RESOURCE_LOCK gpu)
       endif()

@@ -2,7 +2,8 @@
 """Keeps starters and solutions in step.
 
 For every lab (labs/NN-topic with a lab.cmake):
-  - solutions/NN-topic holds exactly the lab's STUDENT_SOURCES, and so does the starter;
+  - solutions/NN-topic holds exactly the lab's STUDENT_SOURCES and ANSWER_FILES, and so does the starter;
+  - an answer file of the starter differs from the solution's (the starter's is unanswered);
   - every starter source has TODO(labNN) blocks, and no solution mentions TODO;
   - outside its TODO blocks a starter is line for line its solution;
   - the lab README has every section the course's READMEs have.
@@ -23,12 +24,27 @@ README_SECTIONS = ["Goal", "Article sections", "Concepts and CUDA APIs", "Tasks"
                    "When the numbers are wrong", "What the grader checks", "Hints", "Pitfalls", "Further reading"]
 
 
-def student_sources(lab_cmake: Path) -> list[str]:
-    """The STUDENT_SOURCES listed in a lab.cmake."""
+LAB_KEYWORDS = ("NUMBER", "TOPIC", "STUDENT_SOURCES", "ANSWER_FILES", "PROGRAM", "TEST_SOURCE", "TIMEOUT",
+                "SANITIZE_POINTS", "TESTS", "ALLOW_SYMBOLS", "ALLOW_ASM")
+
+
+def _lab_list(lab_cmake: Path, keyword: str) -> list[str]:
+    """The words a lab.cmake lists after `keyword`, up to the next keyword (empty when absent)."""
     text = re.sub(r"#.*", "", lab_cmake.read_text())
-    keywords = "PROGRAM|TEST_SOURCE|TESTS|NUMBER|TOPIC|TIMEOUT|ALLOW_SYMBOLS|ALLOW_ASM"
-    match = re.search(rf"STUDENT_SOURCES\s+(.*?)\s+(?:{keywords})\b", text, re.S)
+    others = "|".join(k for k in LAB_KEYWORDS if k != keyword)
+    match = re.search(rf"\b{keyword}\s+(.*?)\s*(?:\b(?:{others})\b|\))", text, re.S)
     return match.group(1).split() if match else []
+
+
+def student_sources(lab_cmake: Path) -> list[str]:
+    """The STUDENT_SOURCES listed in a lab.cmake: the files of the student's that are compiled."""
+    return _lab_list(lab_cmake, "STUDENT_SOURCES")
+
+
+def answer_files(lab_cmake: Path) -> list[str]:
+    """The ANSWER_FILES listed in a lab.cmake: the student's answers (a prediction) that a
+    graded test reads; never compiled, and optional in a submission."""
+    return _lab_list(lab_cmake, "ANSWER_FILES")
 
 
 def todo_blocks(lines: list[str], lab: str) -> tuple[list[tuple[int, int]], list[str]]:
@@ -91,9 +107,16 @@ def check_lab(lab_dir: Path, solutions_root: Path) -> list[str]:
         return [f"{lab_dir.name}: lab.cmake lists no STUDENT_SOURCES"]
     if not solution_dir.is_dir():
         return [f"{lab_dir.name}: no solutions/{lab_dir.name} folder"]
+    answers = answer_files(lab_dir / "lab.cmake")
     solution_files = sorted(p.name for p in solution_dir.iterdir() if p.is_file())
-    if solution_files != sorted(sources):
-        problems.append(f"solutions/{lab_dir.name} holds {solution_files}, the lab's student sources are {sorted(sources)}")
+    if solution_files != sorted(sources + answers):
+        problems.append(f"solutions/{lab_dir.name} holds {solution_files}, the lab's student files are "
+                        f"{sorted(sources + answers)}")
+    for name in answers:  # the starter ships the unanswered template, the solution the answer
+        if not (lab_dir / name).is_file() or not (solution_dir / name).is_file():
+            problems.append(f"{name}: answer file missing in {'labs' if not (lab_dir / name).is_file() else 'solutions'}")
+        elif (lab_dir / name).read_text() == (solution_dir / name).read_text():
+            problems.append(f"{name}: the starter's answer file is the solution's (it must be unanswered)")
     for name in sources:
         starter_path, solution_path = lab_dir / name, solution_dir / name
         if not starter_path.exists() or not solution_path.exists():

@@ -196,10 +196,11 @@ def make_cheats(out: Path) -> list[str]:
 
 
 def student_files(variant: str) -> dict[str, str]:
-    """labs/NN-topic/file -> text, for every lab's student sources, from the starters or the solutions."""
+    """labs/NN-topic/file -> text, for every lab's student sources and answer files (a prediction),
+    from the starters or the solutions."""
     source_root = ROOT / ("labs" if variant == "starter" else "solutions")
     return {f"labs/{lab.folder}/{name}": (source_root / lab.folder / name).read_text()
-            for lab in course_labs(ROOT) for name in lab.files}
+            for lab in course_labs(ROOT) for name in lab.files + lab.answers}
 
 
 def plant(files: dict[str, str], path: str, anchor: str, insert: str, before: bool = True) -> None:
@@ -344,6 +345,8 @@ def make_sanitizer_samples(out: Path) -> list[str]:
 # Each sample is the solutions with one function of one lab rewritten.
 
 LAB01, LAB04 = "labs/01-null-stream/null_stream.cu", "labs/04-async-copies/async_copies.cu"
+LAB01_PREDICTION, LAB05_PREDICTION = "labs/01-null-stream/prediction.txt", "labs/05-three-chunks/prediction.txt"
+LAB04_PREDICTION = "labs/04-async-copies/prediction.txt"
 
 RUN_PIPELINE_STREAM_PER_STAGE = """float run_pipeline(const PipelineJob& job, int chunks) {
     // One stream per stage, not per chunk: copies in, kernels, copies out. Events
@@ -483,6 +486,27 @@ def catalogue_lab04_one_malloc_async(files: dict[str, str]) -> None:
     replace_once(files, LAB04, "    SL_CHECK(cudaFreeAsync(d_output, stream));\n", "")
 
 
+def catalogue_lab05_prediction_no_speedup(files: dict[str, str]) -> None:
+    """Known wrong: predicts that three chunks are no faster than the serial run."""
+    replace_once(files, LAB05_PREDICTION, "speedup: 1.8\n", "speedup: 1.0\n")
+
+
+def catalogue_lab01_prediction_missing(files: dict[str, str]) -> None:
+    """Known wrong: no prediction.txt in the submission (the grader stages the unanswered template)."""
+    del files[LAB01_PREDICTION]
+
+
+def catalogue_lab04_prediction_swapped(files: dict[str, str]) -> None:
+    """Known wrong: predicts the host waits with pinned buffers and not with pageable ones."""
+    replace_once(files, LAB04_PREDICTION, "pinned: busy\n", "pinned: done\n")
+    replace_once(files, LAB04_PREDICTION, "pageable: done\n", "pageable: busy\n")
+
+
+def catalogue_lab01_prediction_other_notation(files: dict[str, str]) -> None:
+    """Correct: the same prediction written another way (lower case, groups in another order, no comments)."""
+    files[LAB01_PREDICTION] = "blocking:a<b<c\n  nonblocking :  C + A+B   # all three together\n"
+
+
 CATALOGUE = {
     # name: (how the sample is made, its lab, the tests it must fail: none for a correct alternative)
     "wrong-lab05-ignores-chunks": (catalogue_lab05_ignores_chunks, "05", ["ThreeChunks.AnyChunkCountWorks"]),
@@ -493,6 +517,13 @@ CATALOGUE = {
     "wrong-lab01-host-clock": (catalogue_lab01_host_clock, "01", ["SerialRun.EventTimeMatchesTimeline"]),
     "right-lab05-stage-by-stage": (catalogue_lab05_stage_by_stage, "05", []),
     "right-lab04-one-malloc-async": (catalogue_lab04_one_malloc_async, "04", []),
+    "wrong-lab05-prediction-no-speedup": (catalogue_lab05_prediction_no_speedup, "05",
+                                          ["ThreeChunks.YourPredictionMatchesTheTimeline"]),
+    "wrong-lab01-prediction-missing": (catalogue_lab01_prediction_missing, "01",
+                                       ["BarrierDemo.YourPredictionMatchesTheTimeline"]),
+    "right-lab01-prediction-other-notation": (catalogue_lab01_prediction_other_notation, "01", []),
+    "wrong-lab04-prediction-swapped": (catalogue_lab04_prediction_swapped, "04",
+                                       ["PageableMemory.YourPredictionMatchesTheTimeline"]),
 }
 
 

@@ -8,7 +8,14 @@ stands for the number. tools/tests/test_quoted_numbers.py checks that every
 quote appears in its file with the reference's number. A measurement not yet
 taken is null; its quotes then read [[H200: measurement.key]] in the file.
 
+Every measured number in the prose of the READMEs and slides (outside code
+blocks: a decimal number in ms, µs or GB/s, a speedup such as 1.72x, a
+percentage such as 97.4%) must come from one of two places: a quote above, or
+a transcript of the same file (a ```text block, the program's output, whose
+number rounds to it). `unquoted_numbers` finds the rest; the test fails on any.
+
     python3 tools/quoted_numbers.py fill RESULT.json [RESULT.json ...]
+    python3 tools/quoted_numbers.py unquoted     # list the numbers no quote or transcript covers
 
 stores each result a measurement program wrote (pageable_overlap --json,
 host_allocation_costs --json: their "program" names the measurement) in the
@@ -22,11 +29,16 @@ import argparse
 import json
 import re
 import sys
+from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 REFERENCE = ROOT / "common" / "reference" / "h200_quoted_numbers.json"
 FIELD = re.compile(r"\{([A-Za-z0-9_.\- ]+?)(?::([^}]+))?\}")
+# A measured number in prose: decimals and a unit (a speedup's x or × and a percentage written close).
+MEASURED = re.compile(r"(?<![\w.])(\d+\.\d+)(?:\s?(?:ms|µs|GB/s)(?!\w)|[x×](?!\w)|%)")
+TRANSCRIPT_NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)?")
+QUOTING_FILES = ("README.md", "labs/*/README.md", "slides/*.md")
 
 
 def lookup(measurements: dict, key: str):
@@ -83,12 +95,96 @@ def fill(results: list[Path], reference: Path = REFERENCE, root: Path = ROOT) ->
     return sorted(set(changed))
 
 
+def _prose_and_transcripts(text: str) -> tuple[list[tuple[int, int, str]], list[str]]:
+    """(line number, offset of the line in `text`, line) of every prose line, and every transcript
+    (a fenced block whose opening fence says `text`), of a Markdown file."""
+    prose, transcripts, offset = [], [], 0
+    block: list[str] | None = None  # the lines of the fenced block we are in
+    is_transcript = False
+    for number, line in enumerate(text.splitlines(keepends=True), start=1):
+        stripped = line.strip()
+        if stripped.startswith("```") and block is None:
+            block, is_transcript = [], stripped == "```text"
+        elif stripped.startswith("```"):
+            if is_transcript:
+                transcripts.append("".join(block))
+            block = None
+        elif block is None:
+            prose.append((number, offset, line))
+        else:
+            block.append(line)
+        offset += len(line)
+    return prose, transcripts
+
+
+def unquoted_numbers(name: str, text: str, quotes: list[str], more_transcripts: list[str] = ()) -> list[str]:
+    """'name:line: number' for each measured number in the prose of `text` that neither lies in one of
+    `quotes` (the file's quotes with their numbers) nor rounds from a number of one of its transcripts
+    (or of `more_transcripts`: a slide deck's lab README's)."""
+    covered = [(start, start + len(quote)) for quote in quotes for start in _occurrences(text, quote)]
+    prose, transcripts = _prose_and_transcripts(text)
+    shown = {number for transcript in [*transcripts, *more_transcripts]
+             for number in TRANSCRIPT_NUMBER.findall(transcript)}
+    found = []
+    for line_number, offset, line in prose:
+        for match in MEASURED.finditer(line):
+            at = offset + match.start()
+            if any(start <= at < end for start, end in covered):
+                continue
+            if any(_rounds_to(number, match.group(1)) for number in shown):
+                continue
+            found.append(f"{name}:{line_number}: {match.group(0).strip()}")
+    return found
+
+
+def _rounds_to(number: str, quoted: str) -> bool:
+    """Whether `number`, as printed, rounds (half up, as people round) to `quoted`'s decimals."""
+    places = Decimal(1).scaleb(-len(quoted.split(".")[1]))
+    return Decimal(number).quantize(places, rounding=ROUND_HALF_UP) == Decimal(quoted)
+
+
+def _occurrences(text: str, part: str) -> list[int]:
+    starts, start = [], text.find(part)
+    while part and start >= 0:
+        starts.append(start)
+        start = text.find(part, start + 1)
+    return starts
+
+
+def all_unquoted_numbers(reference: Path = REFERENCE, root: Path = ROOT) -> list[str]:
+    """unquoted_numbers for every README and slide deck, with the reference's quotes."""
+    data = json.loads(reference.read_text())
+    found = []
+    for path in sorted({p for pattern in QUOTING_FILES for p in root.glob(pattern)}):
+        name = path.relative_to(root).as_posix()
+        quotes = [measured_text(q["text"], data["measurements"]) or pending_text(q["text"])
+                  for q in data["quotes"] if q["file"] == name]
+        found += unquoted_numbers(name, path.read_text(), quotes, _lab_transcripts(path, root))
+    return found
+
+
+def _lab_transcripts(path: Path, root: Path) -> list[str]:
+    """A slide deck presents its lab (slides/05-three-chunks.md: labs/05-three-chunks), and the
+    overview every lab: the transcripts of those READMEs."""
+    if path.parent.name != "slides":
+        return []
+    pattern = "labs/*/README.md" if path.name.startswith("00-") else f"labs/{path.stem}/README.md"
+    return [transcript for readme in sorted(root.glob(pattern))
+            for transcript in _prose_and_transcripts(readme.read_text())[1]]
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
     fill_parser = sub.add_parser("fill", help="store measurement results and write their numbers into the quotes")
     fill_parser.add_argument("results", nargs="+", type=Path)
+    sub.add_parser("unquoted", help="list measured numbers in READMEs and slides that no quote or transcript covers")
     args = parser.parse_args(argv)
+    if args.command == "unquoted":
+        found = all_unquoted_numbers()
+        for line in found:
+            print(f"quoted_numbers: {line}")
+        return 1 if found else 0
     for path in args.results:
         if not path.is_file():
             print(f"quoted_numbers: {path} does not exist")

@@ -27,4 +27,10 @@ void report_hint(const std::string& hint) {
     std::fflush(stdout);
 }
 
+void report_note(const std::string& name, const std::string& text) {
+    const nlohmann::json line = {{"name", name}, {"text", text}};
+    std::printf("STREAMLAB-NOTE %s\n", line.dump().c_str());
+    std::fflush(stdout);
+}
+
 }  // namespace streamlab::grading

@@ -4,6 +4,8 @@ streamlab_add_lab(
   NUMBER 01
   TOPIC null-stream
   STUDENT_SOURCES null_stream.cu
+  # Your prediction for Task 2, read by BarrierDemo.YourPredictionMatchesTheTimeline; never compiled.
+  ANSWER_FILES prediction.txt
   PROGRAM run_lab01.cu
   TEST_SOURCE test_lab01.cu
   TESTS
@@ -13,4 +15,5 @@ streamlab_add_lab(
     SerialRun.EventTimeMatchesTimeline                 gpu 2
     BarrierDemo.BlockingStreamsAreSerializedByTheNullStream gpu 3
     BarrierDemo.NonBlockingStreamsAreNotSeparated      gpu 3
+    BarrierDemo.YourPredictionMatchesTheTimeline       gpu 2
 )

@@ -9,6 +9,7 @@
 
 #include "lab01.hpp"
 #include "streamlab/analysis.hpp"
+#include "streamlab/answers.hpp"
 #include "streamlab/handles.hpp"
 #include "streamlab/testing.hpp"
 #include "streamlab/tracer.hpp"
@@ -19,6 +20,7 @@ namespace {
 using namespace streamlab;
 using grading::report_hint;
 using grading::report_measure;
+using grading::report_note;
 
 // ---------------------------------------------------------------- task 1
 
@@ -204,6 +206,44 @@ TEST_F(BarrierDemo, NonBlockingStreamsAreNotSeparated) {
         SL_CHECK(cudaMemcpy(in.data(), input_.data(), input_.bytes(), cudaMemcpyDeviceToHost));
         const ResultCheck check = check_workload_output(in.data(), host.data(), kElements, work_.iterations);
         EXPECT_TRUE(check.ok) << "kernel " << "ABC"[i] << ": " << check.message();
+    }
+}
+
+// ---------------------------------------------------------------- the prediction
+
+/// Your prediction in prediction.txt (read by the test, never by your code), scored
+/// against the order the GPU ran kernels A, B and C in, with each kind of stream.
+TEST_F(BarrierDemo, YourPredictionMatchesTheTimeline) {
+    const answers::AnswerFile file = answers::read_answer_file("prediction.txt");
+    struct Variant {
+        const char* key;
+        unsigned int flags;
+    };
+    for (const Variant variant :
+         {Variant{"blocking", cudaStreamDefault}, Variant{"nonblocking", cudaStreamNonBlocking}}) {
+        SCOPED_TRACE(std::string(variant.key) + " streams");
+        record(variant.flags);
+        if (IsSkipped()) return;
+        if (!shaped_like_the_demo(kernels_)) {
+            report_hint("finish Task 2 first: your prediction is scored against your demo's timeline");
+        }
+        ASSERT_TRUE(shaped_like_the_demo(kernels_));
+        std::string why;
+        const std::string said = file.answer(variant.key, why);
+        const std::string measured = answers::measured_order(kernels_, "ABC");
+        report_note(std::string("your prediction, ") + variant.key + " streams",
+                    (said.empty() ? std::string("none") : said) + "; the timeline: " + measured);
+        if (said.empty()) {
+            ADD_FAILURE() << why;
+            continue;
+        }
+        const answers::PredictedOrder predicted = answers::parse_order(said, "ABC");
+        if (!predicted.problem.empty()) {
+            ADD_FAILURE() << file.path << ", `" << variant.key << ":` " << predicted.problem;
+            continue;
+        }
+        std::string mismatch;
+        EXPECT_TRUE(answers::order_matches(predicted, kernels_, "ABC", mismatch)) << mismatch;
     }
 }
 

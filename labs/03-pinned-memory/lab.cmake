@@ -4,6 +4,8 @@ streamlab_add_lab(
   NUMBER 03
   TOPIC pinned-memory
   STUDENT_SOURCES pinned_memory.cu
+  # Your prediction, read by Bandwidth.YourPredictionMatchesTheTimeline; never compiled.
+  ANSWER_FILES prediction.txt
   PROGRAM run_lab03.cu
   TEST_SOURCE test_lab03.cu
   TESTS
@@ -13,6 +15,7 @@ streamlab_add_lab(
     PinnedCopies.PageableCopiesArePageable       gpu 1
     PinnedAllocations.EveryAllocationIsFreed     gpu 2
     PinnedAllocations.EveryRegistrationIsUndone  gpu 2
+    Bandwidth.YourPredictionMatchesTheTimeline   gpu 2
     # Observations, 0 points: once the copies are pinned these show what the
     # platform does, not what you did. The report shows them all the same.
     Bandwidth.PinnedBeatsPageableAtLargeSizes    gpu 0

@@ -14,7 +14,8 @@ namespace lab03 {
 
 void* allocate_pinned(std::size_t bytes) {
     void* pinned = nullptr;
-    // TODO(lab03): allocate `bytes` of pinned memory into `pinned` with cudaMallocHost.
+    // TODO(lab03): Task 1. `pinned` points at `bytes` of page-locked host memory that the
+    // runtime allocated for you (lab03.hpp names the call); any failure throws.
     (void)bytes;
     // TODO(lab03) end
     return pinned;
@@ -22,33 +23,36 @@ void* allocate_pinned(std::size_t bytes) {
 
 void* allocate_pinned_with_flags(std::size_t bytes, unsigned int flags) {
     void* pinned = nullptr;
-    // TODO(lab03): allocate `bytes` of pinned memory into `pinned` with cudaHostAlloc and `flags`.
+    // TODO(lab03): Task 1. The same, from the allocator that takes `flags`, so that the
+    // caller's flags (portable, mapped, ...) apply to the memory.
     (void)bytes, (void)flags;
     // TODO(lab03) end
     return pinned;
 }
 
 void free_pinned(void* pinned) {
-    // TODO(lab03): release `pinned` with cudaFreeHost.
+    // TODO(lab03): Task 1. Give memory from either allocator back to the runtime.
     (void)pinned;
     // TODO(lab03) end
 }
 
 void pin_in_place(void* data, std::size_t bytes) {
-    // TODO(lab03): pin `bytes` at `data` with cudaHostRegister (flags: cudaHostRegisterDefault).
+    // TODO(lab03): Task 2. The `bytes` at `data`, ordinary memory the caller owns, become
+    // pinned where they are: no copy, no new allocation.
     (void)data, (void)bytes;
     // TODO(lab03) end
 }
 
 void unpin(void* data) {
-    // TODO(lab03): undo the pinning with cudaHostUnregister.
+    // TODO(lab03): Task 2. `data` is ordinary memory again (the caller still owns and frees it).
     (void)data;
     // TODO(lab03) end
 }
 
 void copy_both_ways(void* host, void* device, std::size_t bytes, int repetitions) {
-    // TODO(lab03): `repetitions` cudaMemcpy calls host to device, then
-    // `repetitions` calls device to host, `bytes` each.
+    // TODO(lab03): Task 3. `repetitions` copies of `bytes` from `host` to `device`, then
+    // `repetitions` back, each one its own copy on the GPU's timeline and finished
+    // when the host moves on (the sweep reads a bandwidth off every copy).
     (void)host, (void)device, (void)bytes, (void)repetitions;
     // TODO(lab03) end
 }

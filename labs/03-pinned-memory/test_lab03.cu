@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "lab03.hpp"
+#include "streamlab/answers.hpp"
 #include "streamlab/bandwidth.hpp"
 #include "streamlab/handles.hpp"
 #include "streamlab/testing.hpp"
@@ -20,6 +21,7 @@ namespace {
 using namespace streamlab;
 using grading::report_hint;
 using grading::report_measure;
+using grading::report_note;
 using lab03::HostBuffer;
 
 constexpr std::size_t kMiB = std::size_t{1} << 20;
@@ -245,6 +247,56 @@ TEST_F(Bandwidth, PinnedReachesTheReference) {
                                       << theirs << " GB/s";
     }
     if (HasFailure()) report_hint("copy straight from the cudaMallocHost buffer, one cudaMemcpy per copy");
+}
+
+// ---------------------------------------------------------------- the prediction
+
+/// Which of two bandwidths is faster, in the words of prediction.txt: within 10% is `same`.
+std::string compared(double bandwidth, double other, const char* faster, const char* slower) {
+    if (bandwidth > 1.1 * other) return faster;
+    if (other > 1.1 * bandwidth) return slower;
+    return "same";
+}
+
+/// Your prediction in prediction.txt (read by the test, never by your code), against
+/// the H2D bandwidths of your own copies at the large size: pageable against
+/// cudaMallocHost memory, and registered against cudaMallocHost memory.
+TEST_F(Bandwidth, YourPredictionMatchesTheTimeline) {
+    const answers::AnswerFile file = answers::read_answer_file("prediction.txt");
+    Timeline pageable_run, pinned_run, registered_run;
+    record(HostBuffer::Pageable, pageable_run);
+    if (IsSkipped()) return;
+    record(HostBuffer::MallocHost, pinned_run);
+    record(HostBuffer::Registered, registered_run);
+    for (const Timeline* run : {&pageable_run, &pinned_run, &registered_run}) {
+        if (!made_every_copy(*run)) report_hint("finish Tasks 1 to 3 first: your prediction is scored against your copies");
+        ASSERT_TRUE(made_every_copy(*run));
+    }
+    const auto h2d = [&](const Timeline& run) {
+        return bandwidth_gbps(best_bandwidths(run.ops), large_, OpKind::MemcpyH2D, run.ops.front().host_memory);
+    };
+    const double pageable = h2d(pageable_run), pinned = h2d(pinned_run), registered = h2d(registered_run);
+    struct Question {
+        const char* key;
+        std::string seen;
+        std::string numbers;
+    };
+    const std::string at = " GB/s, H2D at " + size_text(large_);
+    const Question questions[] = {
+        {"large", compared(pinned, pageable, "pinned", "pageable"),
+         "cudaMallocHost " + std::to_string(pinned) + ", pageable " + std::to_string(pageable) + at},
+        {"registered", compared(registered, pinned, "faster", "slower"),
+         "cudaHostRegister " + std::to_string(registered) + ", cudaMallocHost " + std::to_string(pinned) + at},
+    };
+    for (const Question& question : questions) {
+        std::string why;
+        const std::string said = file.answer(question.key, why);
+        report_note(std::string("your prediction, ") + question.key,
+                    (said.empty() ? std::string("none") : said) + "; the timeline: " + question.seen + " (" +
+                        question.numbers + ")");
+        EXPECT_FALSE(said.empty()) << why;
+        if (!said.empty()) EXPECT_EQ(said, question.seen) << "`" << question.key << ":` in " << file.path;
+    }
 }
 
 }  // namespace

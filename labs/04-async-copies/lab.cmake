@@ -4,6 +4,8 @@ streamlab_add_lab(
   NUMBER 04
   TOPIC async-copies
   STUDENT_SOURCES async_copies.cu
+  # Your prediction, read by PageableMemory.YourPredictionMatchesTheTimeline; never compiled.
+  ANSWER_FILES prediction.txt
   PROGRAM run_lab04.cu
   TEST_SOURCE test_lab04.cu
   TESTS
@@ -21,4 +23,5 @@ streamlab_add_lab(
     # in the report, not graded.
     PageableMemory.HostIsBlockedUntilTheCopiesEnd       gpu 0
     PageableMemory.YourReportMatchesTheTimeline         gpu 2
+    PageableMemory.YourPredictionMatchesTheTimeline     gpu 2
 )

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cctype>
 #include <functional>
 #include <memory>
 #include <string>
@@ -12,6 +13,7 @@
 
 #include "lab04.hpp"
 #include "streamlab/analysis.hpp"
+#include "streamlab/answers.hpp"
 #include "streamlab/batches.hpp"
 #include "streamlab/testing.hpp"
 #include "streamlab/tracer.hpp"
@@ -21,6 +23,7 @@ namespace {
 using namespace streamlab;
 using grading::report_hint;
 using grading::report_measure;
+using grading::report_note;
 using lab04::WaitWith;
 
 double ms(std::uint64_t ns) { return static_cast<double>(ns) / 1e6; }
@@ -287,6 +290,46 @@ TEST_F(PageableMemory, YourReportMatchesTheTimeline) {
     if (IsSkipped()) return;
     ASSERT_TRUE(found_every_batch());
     expect_report_matches_timeline();
+}
+
+/// Your prediction in prediction.txt (read by the test, never by your code): for
+/// pinned and for pageable buffers, whether the device is still busy with a batch
+/// when control comes back to the host, against what the timeline shows.
+TEST_F(PageableMemory, YourPredictionMatchesTheTimeline) {
+    const answers::AnswerFile file = answers::read_answer_file("prediction.txt");
+    for (const bool pinned : {true, false}) {
+        const std::string key = pinned ? "pinned" : "pageable";
+        SCOPED_TRACE(key + " buffers");
+        record_run(pinned);
+        if (IsSkipped()) return;
+        if (!found_every_batch()) {
+            report_hint("finish Tasks 1 and 2 first: your prediction is scored against your batches' timeline");
+        }
+        ASSERT_TRUE(found_every_batch());
+        std::string seen;
+        for (int b = 0; b < kBatches; ++b) {
+            seen += std::string(b == 0 ? "" : " ") + (found_.batches[b].device_busy_on_return() ? "busy" : "done");
+        }
+        std::string why;
+        std::string said = file.answer(key, why);
+        std::transform(said.begin(), said.end(), said.begin(), [](unsigned char c) { return std::tolower(c); });
+        report_note("your prediction, " + key + " buffers",
+                    (said.empty() ? std::string("none") : said) + "; the timeline, batch by batch: " + seen);
+        if (said.empty()) {
+            ADD_FAILURE() << why;
+            continue;
+        }
+        if (said != "busy" && said != "done") {
+            ADD_FAILURE() << file.path << ", `" << key << ":` must be `busy` or `done`, not `" << said << "`";
+            continue;
+        }
+        for (int b = 0; b < kBatches; ++b) {
+            const bool busy = found_.batches[b].device_busy_on_return();
+            EXPECT_EQ(said == "busy", busy) << "batch " << b << ": you predicted the device " << said
+                                            << " when control came back; the timeline shows it "
+                                            << (busy ? "busy" : "done");
+        }
+    }
 }
 
 }  // namespace

@@ -4,6 +4,8 @@ streamlab_add_lab(
   NUMBER 05
   TOPIC three-chunks
   STUDENT_SOURCES three_chunks.cu
+  # Your predicted speedup, read by ThreeChunks.YourPredictionMatchesTheTimeline; never compiled.
+  ANSWER_FILES prediction.txt
   PROGRAM run_lab05.cu
   TEST_SOURCE test_lab05.cu
   TESTS
@@ -14,6 +16,7 @@ streamlab_add_lab(
     ThreeChunks.MakespanNearTheModel              gpu 3
     ThreeChunks.ReportedSpeedupMatchesTimeline    gpu 2
     ThreeChunks.AnyChunkCountWorks                gpu 2
+    ThreeChunks.YourPredictionMatchesTheTimeline  gpu 2
 )
 
 # lab05_bench: what `course bench` runs. The reference solution's pipeline, from

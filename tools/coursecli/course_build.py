@@ -18,6 +18,9 @@ from pathlib import Path
 # The course build's tests write their GoogleTest reports here; each submission's copy of the
 # test list points this folder at its own.
 XML_PLACEHOLDER = "student-gtest-xml"
+# The course build's starter tests read the answer files (ANSWER_FILES) from here; each
+# submission's copy of the test list points it at the submission's staged labs.
+ANSWERS_PLACEHOLDER = "student-answers"
 
 
 def starter_targets(number: str) -> list[str]:
@@ -37,6 +40,9 @@ class CourseBuild:
 
     def xml_placeholder(self) -> Path:
         return self.folder / XML_PLACEHOLDER
+
+    def answers_placeholder(self) -> Path:
+        return self.folder / ANSWERS_PLACEHOLDER
 
     def _link_file(self, target: str) -> Path:
         found = sorted(self.folder.rglob(f"CMakeFiles/{target}.dir/link.txt"))
@@ -62,15 +68,18 @@ class CourseBuild:
         replaced[index + 1] = str(output)
         return folder, replaced
 
-    def test_list(self, labs_folder: Path, xml_folder: Path) -> str:
-        """The course's labs/CTestTestfile.cmake, its programs and report folder replaced by the submission's."""
+    def test_list(self, labs_folder: Path, xml_folder: Path, answers_folder: Path) -> str:
+        """The course's labs/CTestTestfile.cmake, its programs, report folder and answer files' folder
+        replaced by the submission's."""
         course_labs = self.folder / "labs"
         text = (course_labs / "CTestTestfile.cmake").read_text()
         text = text.replace(str(self.xml_placeholder()), str(xml_folder))
+        text = text.replace(f"{self.answers_placeholder()}/", f"{answers_folder}/")
         return text.replace(f"{course_labs}/", f"{labs_folder}/")
 
-    def write_test_lists(self, build: Path, xml_folder: Path) -> None:
-        """A ctest folder in `build` holding the course's lab tests, run against `build/labs`' programs."""
+    def write_test_lists(self, build: Path, xml_folder: Path, answers_folder: Path) -> None:
+        """A ctest folder in `build` holding the course's lab tests, run against `build/labs`' programs
+        and the answer files staged in `answers_folder` (NN-topic folders)."""
         (build / "labs").mkdir(parents=True, exist_ok=True)
         (build / "CTestTestfile.cmake").write_text('subdirs("labs")\n')
-        (build / "labs" / "CTestTestfile.cmake").write_text(self.test_list(build / "labs", xml_folder))
+        (build / "labs" / "CTestTestfile.cmake").write_text(self.test_list(build / "labs", xml_folder, answers_folder))

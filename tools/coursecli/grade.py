@@ -87,6 +87,7 @@ def configure_command(settings: GradeSettings, build: Path) -> list:
                f"-DSTREAMLAB_STARTER_ROOT={settings.course_root / 'labs'}",
                f"-DSTREAMLAB_SOLUTION_ROOT={settings.course_root / 'labs'}",
                "-DCMAKE_EXPORT_COMPILE_COMMANDS=ON", f"-DSTREAMLAB_GTEST_XML_DIR={CourseBuild(build).xml_placeholder()}",
+               f"-DSTREAMLAB_ANSWER_ROOT={CourseBuild(build).answers_placeholder()}",
                f"-DCMAKE_CROSSCOMPILING_EMULATOR={sandbox.output_cap_launcher()}"]
     if settings.cuda_arch:
         command.append(f"-DCMAKE_CUDA_ARCHITECTURES={settings.cuda_arch}")
@@ -259,7 +260,7 @@ class SubmissionGrader:
         refusals, compile_errors = self._check_before_linking(intake)
         labels = settings.course_labels or {}
         self.box.writable_folder(self.build / "labs")
-        settings.course_build.write_test_lists(self.build, self.xml_reports)
+        settings.course_build.write_test_lists(self.build, self.xml_reports, self.staging)
         self.box.writable_folder(self.build, tree=True)
         built: list[LabSources] = []
         for lab in settings.labs:

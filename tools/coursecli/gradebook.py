@@ -183,7 +183,7 @@ def report_markdown(grade: SubmissionGrade) -> str:
                       f"`./course check {lab.number} --sanitize` shows the same):", "", "```", *lab.sanitizer, "```"]
     if grade.ignored:
         lines += ["", "## Files not graded", "",
-                  "Only each lab's student sources are taken; tests, CMake files, `common/` and "
+                  "Only each lab's student sources and answer files are taken; tests, CMake files, `common/` and "
                   "thresholds are always the course's own.", ""]
         lines += [f"- {_cell(entry)}" for entry in grade.ignored]
     return "\n".join(lines) + "\n"

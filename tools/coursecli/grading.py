@@ -126,7 +126,7 @@ def grade_test(outcome: TestOutcome, verdict: str, timeout_s: int, gpu_present: 
                report: GtestReport | None) -> TestGrade:
     """Turns one ctest outcome, ctest's console verdict and GoogleTest's report of the test into points."""
     name = outcome.name.split(".", 2)[-1]
-    measures = [m.describe() for m in outcome.measures()]
+    measures = outcome.details()
     grade = TestGrade(name, outcome.points, FAILED, measures=measures)
     if outcome.status == "skipped":
         if report is None or report.result != "skipped":

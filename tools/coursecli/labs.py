@@ -129,7 +129,7 @@ def _format_outcome(outcome: TestOutcome) -> tuple[str, str, str]:
     else:
         earned = f"0/{points}"
         status = "FAIL"
-    details = [m.describe() for m in outcome.measures()]
+    details = outcome.details()
     if outcome.status == "skipped":
         details.append(outcome.skip_reason())
     elif outcome.status == "failed":

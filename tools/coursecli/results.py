@@ -10,6 +10,7 @@ from pathlib import Path
 
 MEASURE_PREFIX = "STREAMLAB-MEASURE "
 HINT_PREFIX = "STREAMLAB-HINT "
+NOTE_PREFIX = "STREAMLAB-NOTE "
 
 
 @dataclass
@@ -63,15 +64,28 @@ class TestOutcome:
                     continue  # a line we cannot read is not worth failing the report for
         return found
 
-    def hints(self) -> list[str]:
-        hints = []
+    def _printed(self, prefix: str) -> list:
+        """The JSON values the test printed on lines that start with `prefix` (unreadable ones left out)."""
+        found = []
         for line in self.output.splitlines():
-            if line.startswith(HINT_PREFIX):
+            if line.startswith(prefix):
                 try:
-                    hints.append(str(json.loads(line[len(HINT_PREFIX):])))
+                    found.append(json.loads(line[len(prefix):]))
                 except ValueError:
                     continue
-        return hints
+        return found
+
+    def hints(self) -> list[str]:
+        return [str(hint) for hint in self._printed(HINT_PREFIX)]
+
+    def notes(self) -> list[str]:
+        """What a test observed in words (a prediction next to what the timeline shows): "name: text"."""
+        return [f"{note['name']}: {note['text']}" for note in self._printed(NOTE_PREFIX)
+                if isinstance(note, dict) and {"name", "text"} <= note.keys()]
+
+    def details(self) -> list[str]:
+        """The measured values next to their thresholds, then the notes: shown whatever the verdict."""
+        return [m.describe() for m in self.measures()] + self.notes()
 
     def skip_reason(self) -> str:
         """GoogleTest prints 'file:line: Skipped' and the reason on the next line(s)."""

@@ -2,8 +2,9 @@
 
 A submission is a folder, a `.zip` or a `.tar.gz` named after the student. It
 holds the student's copy of the repository (`.../labs/01-null-stream/...`) or
-of `labs/` (`01-null-stream/...`). From it we take each lab's STUDENT_SOURCES,
-the one list `tools/check_labs.py` reads from lab.cmake, and nothing else:
+of `labs/` (`01-null-stream/...`). From it we take each lab's STUDENT_SOURCES
+and ANSWER_FILES (a prediction, read by a graded test, never compiled; optional),
+the lists `tools/check_labs.py` reads from lab.cmake, and nothing else:
 
 - archives are never unpacked: they are read in one pass, each member looked
   at by name and only the files we may take (or compare with the course's)
@@ -24,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 from pathlib import Path, PurePosixPath
 
-from check_labs import student_sources
+from check_labs import answer_files, student_sources
 
 MAX_SOURCE_BYTES = 1 << 20          # one student source file
 MAX_ARCHIVE_MEMBERS = 50_000
@@ -43,10 +44,12 @@ class SubmissionRefused(Exception):
 
 @dataclass
 class LabSources:
-    """The student sources one lab needs: lab folder name (e.g. 01-null-stream) and file names."""
+    """The student sources one lab needs: lab folder name (e.g. 01-null-stream) and file names;
+    and its answer files (a prediction a graded test reads), taken when present, never compiled."""
 
     folder: str
     files: list[str]
+    answers: list[str] = field(default_factory=list)
 
     @property
     def number(self) -> str:
@@ -55,7 +58,7 @@ class LabSources:
 
 def course_labs(root: Path) -> list[LabSources]:
     """Every lab of the course at `root` (labs/NN-topic with a lab.cmake), in order."""
-    return [LabSources(p.name, student_sources(p / "lab.cmake"))
+    return [LabSources(p.name, student_sources(p / "lab.cmake"), answer_files(p / "lab.cmake"))
             for p in sorted((root / "labs").glob("[0-9][0-9]-*")) if (p / "lab.cmake").is_file()]
 
 
@@ -73,6 +76,7 @@ class Intake:
     """What was taken from a submission and what was left, for the report."""
 
     taken: dict[str, dict[str, bytes]] = field(default_factory=dict)  # lab number -> file name -> content
+    answers: dict[str, dict[str, bytes]] = field(default_factory=dict)  # lab number -> answer file -> content
     missing: dict[str, list[str]] = field(default_factory=dict)       # lab number -> files not found
     edited_course_files: list[str] = field(default_factory=list)      # course files that differ: ignored
     refused: list[str] = field(default_factory=list)                  # unsafe or oversized entries
@@ -223,7 +227,7 @@ def _rank(parts: tuple[str, ...]) -> tuple[int, int]:
 def take_student_sources(submission: Path, labs: list[LabSources], course_root: Path) -> Intake:
     """Reads the student sources of every lab in `labs` from `submission`; reports the rest."""
     intake = Intake()
-    wanted = {(lab.folder, name): lab for lab in labs for name in lab.files}
+    wanted = {(lab.folder, name): lab for lab in labs for name in lab.files + lab.answers}
 
     def worth_reading(path: str) -> bool:
         parts = _safe_parts(path)
@@ -249,22 +253,21 @@ def take_student_sources(submission: Path, labs: list[LabSources], course_root: 
 
     for (folder, name), lab in wanted.items():
         found = sorted(candidates.get((folder, name), []), key=lambda pair: (pair[0], pair[1].path))
+        is_answer = name in lab.answers
         if not found:
-            intake.missing.setdefault(lab.number, []).append(name)
+            if not is_answer:  # a missing answer file only scores 0 on the test that reads it
+                intake.missing.setdefault(lab.number, []).append(name)
             continue
         chosen = found[0][1]
         for _, other in found[1:]:
             intake.extra_files.append(f"{other.path} (another copy; {chosen.path} is graded)")
-        if chosen.size > MAX_SOURCE_BYTES:
+        content = chosen.read() if chosen.size <= MAX_SOURCE_BYTES else b""
+        if chosen.size > MAX_SOURCE_BYTES or len(content) > MAX_SOURCE_BYTES:
             intake.refused.append(f"{chosen.path} (larger than {MAX_SOURCE_BYTES >> 10} KiB)")
-            intake.missing.setdefault(lab.number, []).append(name)
+            if not is_answer:
+                intake.missing.setdefault(lab.number, []).append(name)
             continue
-        content = chosen.read()
-        if len(content) > MAX_SOURCE_BYTES:
-            intake.refused.append(f"{chosen.path} (larger than {MAX_SOURCE_BYTES >> 10} KiB)")
-            intake.missing.setdefault(lab.number, []).append(name)
-            continue
-        intake.taken.setdefault(lab.number, {})[name] = content
+        (intake.answers if is_answer else intake.taken).setdefault(lab.number, {})[name] = content
     return intake
 
 
@@ -306,12 +309,15 @@ def stage(intake: Intake, labs: list[LabSources], course_root: Path, staging: Pa
 
     CMake configures every lab, so each needs its files; a lab whose files are
     missing is given the starter only so that the others build, and is not graded.
+    A missing answer file is given the starter's unanswered template: the test that
+    reads it scores 0 and says so; nothing else changes.
     """
     for lab in labs:
         folder = staging / lab.folder
         folder.mkdir(parents=True, exist_ok=True)
-        for name in lab.files:
-            content = intake.taken.get(lab.number, {}).get(name)
+        for name in lab.files + lab.answers:
+            taken = intake.answers if name in lab.answers else intake.taken
+            content = taken.get(lab.number, {}).get(name)
             if content is None:
                 content = (course_root / "labs" / lab.folder / name).read_bytes()
             (folder / name).write_bytes(content)

@@ -64,3 +64,19 @@ def test_extra_solution_file_fails(tmp_path, capsys):
 
 def test_this_repository_is_consistent(capsys):
     assert check_labs.main(["--root", str(REPO)]) == 0, capsys.readouterr().out
+
+
+def test_an_answer_file_must_be_in_both_and_unanswered_in_the_starter(tmp_path, capsys):
+    root = make_lab(tmp_path)
+    lab, sol = root / "labs" / "09-demo", root / "solutions" / "09-demo"
+    (lab / "lab.cmake").write_text(LAB_CMAKE.replace("PROGRAM run.cu", "ANSWER_FILES prediction.txt PROGRAM run.cu"))
+    assert check_labs.answer_files(lab / "lab.cmake") == ["prediction.txt"]
+    assert check_labs.student_sources(lab / "lab.cmake") == ["work.cu"]
+    (lab / "prediction.txt").write_text("speedup: ?\n")
+    assert check_labs.main(["--root", str(root)]) == 1
+    assert "answer file missing in solutions" in capsys.readouterr().out
+    (sol / "prediction.txt").write_text("speedup: ?\n")
+    assert check_labs.main(["--root", str(root)]) == 1
+    assert "must be unanswered" in capsys.readouterr().out
+    (sol / "prediction.txt").write_text("speedup: 1.8\n")
+    assert check_labs.main(["--root", str(root)]) == 0

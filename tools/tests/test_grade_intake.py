@@ -201,3 +201,35 @@ def test_reading_a_submission_has_a_time_limit(course, tmp_path, monkeypatch):
     monkeypatch.setattr("coursecli.submissions.MAX_INTAKE_S", -1)
     with pytest.raises(SubmissionRefused, match="took more than"):
         intake(archive, course)
+
+
+@pytest.fixture
+def course_with_answers(course) -> Path:
+    """The same lab with an answer file, prediction.txt (never compiled; optional in a submission)."""
+    lab = course / "labs" / "09-demo"
+    (lab / "lab.cmake").write_text(LAB_CMAKE.replace("PROGRAM run.cu", "ANSWER_FILES prediction.txt PROGRAM run.cu"))
+    (lab / "prediction.txt").write_text("speedup: ?\n")
+    return course
+
+
+def test_an_answer_file_is_taken_apart_from_the_sources(course_with_answers, tmp_path):
+    labs = course_labs(course_with_answers)
+    assert (labs[0].files, labs[0].answers) == (["work.cu", "more.cu"], ["prediction.txt"])
+    files = {f"labs/09-demo/{n}": t for n, t in STUDENT.items()}
+    files["labs/09-demo/prediction.txt"] = "speedup: 1.8\n"
+    result = intake(make_folder(tmp_path / "ada", files), course_with_answers)
+    assert result.taken == {"09": {"work.cu": b"my work\n", "more.cu": b"my more\n"}}
+    assert result.answers == {"09": {"prediction.txt": b"speedup: 1.8\n"}}
+    stage(result, labs, course_with_answers, tmp_path / "staged")
+    assert (tmp_path / "staged" / "09-demo" / "prediction.txt").read_text() == "speedup: 1.8\n"
+
+
+def test_a_missing_answer_file_changes_nothing_but_its_test(course_with_answers, tmp_path):
+    # Graded as usual; the staged file is the starter's unanswered template, which its test scores 0.
+    result = intake(make_folder(tmp_path / "bo", {f"labs/09-demo/{n}": t for n, t in STUDENT.items()}),
+                    course_with_answers)
+    assert result.missing == {} and result.answers == {}
+    assert result.taken == {"09": {"work.cu": b"my work\n", "more.cu": b"my more\n"}}
+    stage(result, course_labs(course_with_answers), course_with_answers, tmp_path / "staged")
+    assert (tmp_path / "staged" / "09-demo" / "prediction.txt").read_text() == "speedup: ?\n"
+    assert (tmp_path / "staged" / "09-demo" / "work.cu").read_text() == "my work\n"

@@ -106,6 +106,17 @@ def test_student_output_cannot_raise_points(recorded):
     assert lab.tests[0].earned == 0
 
 
+def test_notes_show_next_to_the_measures_whatever_the_verdict(recorded):
+    # A prediction next to what the timeline showed: shown in words, worth nothing by itself.
+    labels, outcomes, verdicts = recorded
+    failing = next(o for o in outcomes if o.name.endswith("Demo.Fail"))
+    failing.output += ('\nSTREAMLAB-NOTE {"name":"your prediction","text":"A < B < C; the timeline: A+B+C"}'
+                       '\nSTREAMLAB-NOTE not json\nSTREAMLAB-NOTE {"name":"no text"}\n')
+    lab = grade_lab("01", "01-null-stream", [failing], verdicts, TIMEOUT_S, True, reports_of([failing]))
+    assert "your prediction: A < B < C; the timeline: A+B+C" in lab.tests[0].measures
+    assert lab.tests[0].earned == 0 and not any("no text" in m for m in lab.tests[0].measures)
+
+
 def test_points_come_from_the_labels(recorded):
     labels, _, _ = recorded
     declared = dict(outcome_points(labels, "01"))

@@ -119,12 +119,15 @@ def test_a_submissions_tests_are_the_courses_pointed_at_its_programs(tmp_path):
     (course.folder / "labs").mkdir(parents=True)
     (course.folder / "labs" / "CTestTestfile.cmake").write_text(
         f'add_test([=[lab01.starter.A.B]=] "/launcher" "{course.folder}/labs/lab01_starter_test" '
-        f'"--gtest_output=xml:{course.xml_placeholder()}/lab01.starter.A.B.xml")\n')
+        f'"--gtest_output=xml:{course.xml_placeholder()}/lab01.starter.A.B.xml")\n'
+        f'set_tests_properties([=[lab01.starter.A.B]=] PROPERTIES ENVIRONMENT '
+        f'"STREAMLAB_ANSWER_DIR={course.answers_placeholder()}/01-null-stream")\n')
     build = tmp_path / "student" / "build"
-    course.write_test_lists(build, tmp_path / "student" / "xml")
+    course.write_test_lists(build, tmp_path / "student" / "xml", tmp_path / "student" / "labs")
     text = (build / "labs" / "CTestTestfile.cmake").read_text()
     assert f'"{build}/labs/lab01_starter_test"' in text
     assert f"xml:{tmp_path}/student/xml/lab01.starter.A.B.xml" in text and str(course.folder) not in text
+    assert f"STREAMLAB_ANSWER_DIR={tmp_path}/student/labs/01-null-stream" in text
     assert (build / "CTestTestfile.cmake").read_text() == 'subdirs("labs")\n'
 
 

@@ -66,3 +66,36 @@ def test_fill_refuses_a_result_of_an_unknown_program(tmp_path):
 def test_main_says_when_a_result_file_is_missing(tmp_path, capsys):
     assert quoted_numbers.main(["fill", str(tmp_path / "missing.json")]) == 1
     assert "does not exist" in capsys.readouterr().out
+
+
+def test_every_measured_number_in_the_prose_is_a_quote_or_from_a_transcript():
+    found = quoted_numbers.all_unquoted_numbers()
+    assert found == [], ("measured numbers that no quote in the reference file and no transcript covers "
+                         "(add the measurement and a quote): " + "; ".join(found))
+
+
+def test_unquoted_numbers_finds_a_number_that_nothing_covers():
+    text = ("# Lab\n\nOn the H200 it took 5.97 ms, then 2.01 ms, a 2.97x speedup; 97.4% of the model.\n"
+            "The events said 3.69 ms; a threshold of 0.75 × is not a measurement.\n\n"
+            "```text\nmakespan 3.686 ms\n```\n\n```sh\nrun 5.97 ms\n```\n")
+    found = quoted_numbers.unquoted_numbers("x.md", text, ["took 5.97 ms"])
+    assert found == ["x.md:3: 2.01 ms", "x.md:3: 2.97x", "x.md:3: 97.4%"]
+    assert quoted_numbers.unquoted_numbers("x.md", text, ["took 5.97 ms, then 2.01 ms, a 2.97x speedup; 97.4%"]) == []
+
+
+def test_a_transcript_number_must_round_to_the_quoted_one():
+    text = "It took 1.23 ms.\n\n```text\nbusy: H2D 1.219 ms\n```\n"
+    assert quoted_numbers.unquoted_numbers("x.md", text, []) == ["x.md:1: 1.23 ms"]
+    assert quoted_numbers.unquoted_numbers("x.md", text.replace("1.23", "1.22"), []) == []
+    assert quoted_numbers.unquoted_numbers("x.md", "24.37 ms\n```text\n24.365\n```\n", []) == []
+
+
+def test_the_chunk_bench_quotes_agree_with_the_recorded_sweep():
+    sweep = json.loads((ROOT / "common" / "reference" / "h200_chunks.json").read_text())
+    rows = {row["chunks"]: row for value in sweep.values() if isinstance(value, list)
+            for row in value if row.get("intensity") == "balanced"}
+    quoted = DATA["measurements"]["chunk_bench"]
+    assert quoted["bound_ms"] == round(rows[3]["bound_ms"], 2)
+    for chunks, numbers in quoted["chunks"].items():
+        for key, value in numbers.items():
+            assert value == round(rows[int(chunks)][key], 2), (chunks, key)

@@ -27,6 +27,11 @@ void report_measure(const std::string& name, double value, const std::string& op
 /// Prints a hint `course check` shows when the test fails.
 void report_hint(const std::string& hint);
 
+/// Prints an observation in words that `course check` and the grade report show
+/// whatever the verdict, e.g. a prediction next to what the timeline shows:
+/// `STREAMLAB-NOTE {"name": ..., "text": ...}`. For display only.
+void report_note(const std::string& name, const std::string& text);
+
 /// True once SL_REQUIRE_GPU found a usable GPU in this process: a GPU that is
 /// gone later was taken by what ran in between, the code under test.
 [[nodiscard]] bool gpu_seen_before() noexcept;
