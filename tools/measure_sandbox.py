@@ -33,7 +33,8 @@ def grade_once(submissions: Path, out: Path, lab: str, sandbox: str, jobs: int) 
     """Seconds to grade `submissions` into a fresh `out` under `sandbox`."""
     shutil.rmtree(out, ignore_errors=True)
     settings = GradeSettings(out=out, labs=selected_labs([lab]), all_labs=selected_labs(None), jobs=jobs,
-                             regrade=True, cuda_arch=default_cuda_arch(gpu_presence()[0]), sandbox=sandbox)
+                             regrade=True, cuda_arch=default_cuda_arch(gpu_presence()[0]), sandbox=sandbox,
+                             course_build_dir=out.parent / "course")  # built once: only grading is timed
     console = io.StringIO()
     started = time.monotonic()
     with contextlib.redirect_stdout(console):

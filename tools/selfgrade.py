@@ -57,7 +57,8 @@ def isolation_batch(work: Path, jobs: int) -> list[str]:
     write_folder(submissions / VICTIM, student_files("solution"))
     labs = course_labs(ROOT)
     settings = GradeSettings(out=work / "isolation-grades", labs=[lab for lab in labs if lab.number == "01"],
-                             all_labs=labs, jobs=jobs, regrade=True, cuda_arch=default_cuda_arch(True))
+                             all_labs=labs, jobs=jobs, regrade=True, cuda_arch=default_cuda_arch(True),
+                             course_build_dir=work / "course")
     if grade_batch(submissions, settings) != 0:
         return ["the batch of attacking samples did not finish"]
     students = [student_name(p) for p in find_submissions(submissions)]
@@ -110,7 +111,8 @@ def grade_catalogue(work: Path, gpu_present: bool, jobs: int) -> list[str]:
             if lab == number:
                 shutil.copytree(samples / name, batch / name)
         settings = GradeSettings(out=work / "catalogue-grades", labs=[lab for lab in labs if lab.number == number],
-                                 all_labs=labs, jobs=jobs, regrade=True, cuda_arch=default_cuda_arch(gpu_present))
+                                 all_labs=labs, jobs=jobs, regrade=True, cuda_arch=default_cuda_arch(gpu_present),
+                                 course_build_dir=work / "course")
         if grade_batch(batch, settings) != 0:
             return [f"grading the catalogue's lab {number} samples failed"]
         for name, (_, lab, must_fail) in CATALOGUE.items():
@@ -137,8 +139,9 @@ def main(argv: list[str]) -> int:
     write_folder(work / "submissions" / "solutions", student_files("solution"))
     write_folder(work / "submissions" / "starters", student_files("starter"))
     labs = course_labs(ROOT)
+    # Every batch below links against one course build, brought up to date by each.
     settings = GradeSettings(out=work / "grades", labs=labs, all_labs=labs, jobs=args.jobs, regrade=True,
-                             cuda_arch=default_cuda_arch(gpu_present))
+                             cuda_arch=default_cuda_arch(gpu_present), course_build_dir=work / "course")
     if grade_batch(work / "submissions", settings) != 0:
         return 1
     problems = []
@@ -149,7 +152,7 @@ def main(argv: list[str]) -> int:
     make_cheats(work / "cheats")
     lab01 = [lab for lab in labs if lab.number == "01"]
     cheats = GradeSettings(out=work / "cheat-grades", labs=lab01, all_labs=labs, jobs=args.jobs, regrade=True,
-                           cuda_arch=default_cuda_arch(gpu_present))
+                           cuda_arch=default_cuda_arch(gpu_present), course_build_dir=work / "course")
     if grade_batch(work / "cheats", cheats) != 0:
         return 1
     problems += cheat_problems(cheats.out)

@@ -14,6 +14,7 @@ timings of two processes sharing a GPU would disturb each other.
 """
 from __future__ import annotations
 
+import fcntl
 import os
 import re
 import shlex
@@ -73,6 +74,7 @@ class GradeSettings:
     compiler: CourseCompiler | None = None   # the course build's compile commands (prepare_course)
     course_labels: dict[str, list[str]] | None = None
     course_build: CourseBuild | None = None  # the batch's built course (prepare_course)
+    course_build_dir: Path | None = None     # a course build kept between batches (--course-build); None: own
     gpus: int | None = None                  # GPUs to use at most (None: all the driver shows)
     todo: Path | None = None                 # grade only the submissions this file lists (a Slurm shard)
     shard: tuple[int, int] = (0, 1)          # (index, count): grade found[index::count]
@@ -100,7 +102,23 @@ def configure_command(settings: GradeSettings, build: Path) -> list:
 
 
 def course_build_folder(settings: GradeSettings) -> Path:
+    if settings.course_build_dir is not None:
+        return settings.course_build_dir
     return settings.out / ".work" / ".course"  # a dot: no student folder is named so
+
+
+def lock_course_build(settings: GradeSettings):
+    """An open file holding the course build's lock for the batch (released when it is closed), or None when
+    another batch holds it: a kept course build is configured and built again by each batch that uses it."""
+    folder = course_build_folder(settings)
+    folder.mkdir(parents=True, exist_ok=True)
+    lock = (folder / ".batch.lock").open("a")
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        lock.close()
+        return None
+    return lock
 
 
 def configure_course(settings: GradeSettings) -> str:
@@ -486,6 +504,11 @@ def grade_batch(submissions: Path, settings: GradeSettings) -> int:
           f"{settings.timeout_s} s per test; GPU: {gpu[1]}; {gpus}", flush=True)
     print(f"course: isolation: {settings.isolation.describe()}", flush=True)
     to_grade = [s for s in found if settings.regrade or not already_graded(settings.out, student_name(s), numbers)]
+    lock = lock_course_build(settings) if to_grade else None
+    if to_grade and lock is None:
+        print(f"course: another batch is using the course build in {course_build_folder(settings)}; "
+              "wait for it to end, or give another --course-build")
+        return 1
     problem = prepare_course(settings) if to_grade else ""
     if to_grade and gpu[0]:  # timelines are drawn only where a GPU recorded them
         prepare_plotting(settings)
@@ -561,7 +584,8 @@ def prepare_isolation(submissions: Path, settings: GradeSettings) -> bool:
     settings.out.mkdir(parents=True, exist_ok=True)
     tools = [shutil.which(name) or name for name in ("cmake", "ctest")] + [environment.find_nvcc() or "nvcc"]
     unreachable = Sandbox(settings.isolation, View()).unreachable(
-        [settings.course_root, settings.out, Path(sys.executable), *map(Path, tools)])
+        [settings.course_root, settings.out, Path(sys.executable), *map(Path, tools)]
+        + [folder for folder in [course_build_folder(settings)] if folder.exists()])
     if unreachable:
         print(f"course: uid {sandbox.NOBODY} cannot read {', '.join(map(str, unreachable))}: put the course, the "
               "output folder and the tools where every user may read them, or install bubblewrap")

@@ -192,7 +192,8 @@ def cmd_grade(args: argparse.Namespace) -> int:
         cuda_arch=args.cuda_arch or grade.default_cuda_arch(gpu_present),
         keep_builds=args.keep_builds, verbose=args.verbose, sanitize=args.sanitize,
         sanitize_points=args.sanitize_points, sandbox=args.sandbox, bwrap=args.bwrap, gpus=args.gpus,
-        todo=args.todo.resolve() if args.todo else None, shard=args.shard or (0, 1))
+        todo=args.todo.resolve() if args.todo else None, shard=args.shard or (0, 1),
+        course_build_dir=args.course_build.resolve() if args.course_build else None)
     return grade.grade_batch(args.submissions.resolve(), settings)
 
 
@@ -203,6 +204,8 @@ def shard_problem(args: argparse.Namespace) -> str:
     if not args.slurm and (args.partition or args.tasks is not None or args.time or args.dry_run
                            or args.gpus_per_task is not None):
         return "--partition, --tasks, --time, --gpus-per-task and --dry-run go with --slurm"
+    if args.slurm and args.course_build:
+        return "--course-build is one machine's: each Slurm task builds the course in its own shard folder"
     return ""
 
 
@@ -323,6 +326,9 @@ def parser() -> argparse.ArgumentParser:
     grade_verb.add_argument("--gpus", type=positive_int, metavar="N",
                             help="use at most N GPUs, one submission's tests on each (default: every GPU the "
                                  "driver shows, or CUDA_VISIBLE_DEVICES lists)")
+    grade_verb.add_argument("--course-build", type=Path, metavar="DIR",
+                            help="keep the course's own build in DIR between batches (brought up to date by each "
+                                 "batch, one batch at a time) instead of building it in each batch's output folder")
     cluster = grade_verb.add_argument_group("grading on a Slurm cluster (README: Grading on a cluster)")
     cluster.add_argument("--slurm", action="store_true",
                          help="write and submit an sbatch job array that grades the batch in shards, and a job "

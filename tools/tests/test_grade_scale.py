@@ -154,3 +154,19 @@ def test_progress_plain_lines_and_one_updating_line_on_a_terminal():
     assert shown.startswith("\r\033[K[0/2 done] grading: ada")
     assert "\r\033[K[1/2] ada: lab01 4/4\n" in shown and shown.endswith("[1/2 done] grading: bob; about 30 s left")
     assert duration(45) == "45 s" and duration(600) == "10 min" and duration(4800) == "1 h 20 min"
+
+
+def test_a_kept_course_build_serves_one_batch_at_a_time(tmp_path):
+    labs = course_labs(ROOT)
+    first = grade_module.GradeSettings(out=tmp_path / "a", labs=labs, all_labs=labs, course_build_dir=tmp_path / "c")
+    second = grade_module.GradeSettings(out=tmp_path / "b", labs=labs, all_labs=labs, course_build_dir=tmp_path / "c")
+    assert grade_module.course_build_folder(second) == tmp_path / "c"
+    held = grade_module.lock_course_build(first)
+    assert held is not None
+    assert grade_module.lock_course_build(second) is None  # the other batch must wait
+    held.close()
+    again = grade_module.lock_course_build(second)
+    assert again is not None
+    again.close()
+    own = grade_module.GradeSettings(out=tmp_path / "a", labs=labs, all_labs=labs)
+    assert grade_module.course_build_folder(own) == tmp_path / "a" / ".work" / ".course"
