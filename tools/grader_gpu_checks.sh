@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# The grader's own checks on a machine with NVIDIA GPUs, one part at a time
+# (each part fits in a few minutes; run parts side by side on different GPUs
+# with CUDA_VISIBLE_DEVICES). Logs land in OUTDIR/PART; OUTDIR/PART/summary.txt
+# holds the key lines and tables.
+#
+#   tools/grader_gpu_checks.sh OUTDIR samples     # the grading samples: gradebook, isolation, leftover processes
+#   tools/grader_gpu_checks.sh OUTDIR selfgrade   # solutions full, starters less, cheats 0, catalogue
+#   tools/grader_gpu_checks.sh OUTDIR sandbox     # 10 submissions of lab 05 with and without the sandbox
+#   tools/grader_gpu_checks.sh OUTDIR sanitizer   # the compute-sanitizer samples and their table
+#   tools/grader_gpu_checks.sh OUTDIR scale N     # 10 submissions x every lab, on N GPUs
+#
+# Set STREAMLAB_BWRAP when bwrap is not on PATH. WORK (default /tmp/grader-gpu-checks)
+# keeps the submissions and one course build shared by the parts.
+set -uo pipefail
+out=${1:?usage: tools/grader_gpu_checks.sh OUTDIR samples|selfgrade|sandbox|sanitizer|scale N}
+part=${2:?usage: tools/grader_gpu_checks.sh OUTDIR samples|selfgrade|sandbox|sanitizer|scale N}
+cd "$(dirname "$0")/.."
+work=${WORK:-/tmp/grader-gpu-checks}
+log="$out/$part${3:+-$3}"
+mkdir -p "$log" "$work"
+export PYTHONUNBUFFERED=1
+summary="$log/summary.txt"
+note() { echo "$*" | tee -a "$summary"; }
+seconds_since() { echo $(($(date +%s) - $1)); }
+
+note "== $part ${3:-} $(date -u +%FT%TZ) $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | sort | uniq -c | xargs)" \
+  "CUDA_VISIBLE_DEVICES=${CUDA_VISIBLE_DEVICES:-all} $(git log --oneline -1 | cut -c1-60)"
+
+# Processes of uid 65534 (the sandbox's user) still alive: a step that outlived itself.
+leftovers() { ps -u 65534 -o pid=,etimes=,cmd= 2>/dev/null | head -20; }
+
+# A class of `copies` submissions of every lab's solution, in $1.
+make_class() {
+  rm -rf "$1"
+  for i in $(seq -w 1 "$2"); do mkdir -p "$1/student$i" && cp -r solutions "$1/student$i/labs"; done
+}
+
+case "$part" in
+  samples)
+    # The cheats are graded by selfgrade, on the lab they change.
+    python3 tools/make_grading_samples.py "$work/samples" > "$log/make.log" 2>&1
+    started=$(date +%s)
+    ./course grade "$work/samples" -o "$work/samples-grades" --regrade --course-build "$work/course" > "$log/grade.log" 2>&1
+    note "course grade samples: exit $? in $(seconds_since "$started") s"
+    grep -E "^course: isolation" "$log/grade.log" | tee -a "$summary"
+    cp "$work/samples-grades/gradebook.csv" "$log/" 2>/dev/null && cat "$log/gradebook.csv" >> "$summary"
+    note "processes of uid 65534 left: $(leftovers | wc -l)"
+    leftovers >> "$summary"
+    ;;
+  selfgrade)
+    started=$(date +%s)
+    python3 tools/selfgrade.py --work "$work/selfgrade" > "$log/selfgrade.log" 2>&1
+    note "selfgrade: exit $? in $(seconds_since "$started") s"
+    grep -E "^selfgrade:" "$log/selfgrade.log" | tail -60 >> "$summary"
+    note "processes of uid 65534 left: $(leftovers | wc -l)"
+    ;;
+  sandbox)
+    python3 tools/measure_sandbox.py --copies 10 --lab 05 --work "$work/sandbox" > "$log/measure.log" 2>&1
+    note "measure_sandbox: exit $?"
+    grep -E "^measure_sandbox:" "$log/measure.log" | tee -a "$summary"
+    ;;
+  sanitizer)
+    python3 tools/make_grading_samples.py --sanitizer "$work/sanitizer" > "$log/make.log" 2>&1
+    started=$(date +%s)
+    ./course grade "$work/sanitizer" -o "$work/sanitizer-grades" --sanitize --regrade \
+      --course-build "$work/course" > "$log/grade.log" 2>&1
+    note "course grade --sanitize: exit $? in $(seconds_since "$started") s"
+    python3 tools/check_sanitizer_samples.py "$work/sanitizer/sanitizer-expected.json" "$work/sanitizer-grades" \
+      > "$log/table.txt" 2>&1
+    note "check_sanitizer_samples: exit $?"
+    cat "$log/table.txt" >> "$summary"
+    for report in "$work"/sanitizer-grades/students/*/report.md; do
+      cp "$report" "$log/$(basename "$(dirname "$report")").md"
+    done
+    ;;
+  scale)
+    gpus=${3:?usage: tools/grader_gpu_checks.sh OUTDIR scale N}
+    make_class "$work/class" 10
+    started=$(date +%s)
+    ./course grade "$work/class" -o "$work/class-grades-$gpus" --regrade --gpus "$gpus" \
+      --course-build "$work/course" > "$log/grade.log" 2>&1
+    note "10 submissions x labs $(ls labs | grep -cE '^[0-9]{2}-') on $gpus GPU(s): exit $? in $(seconds_since "$started") s (wall)"
+    grep -E "^course: (grading|isolation|built|[0-9]+ graded)|build per submission" "$log/grade.log" | tee -a "$summary"
+    cp "$work/class-grades-$gpus/gradebook.csv" "$log/" 2>/dev/null
+    ;;
+  *)
+    echo "tools/grader_gpu_checks.sh: unknown part $part" >&2
+    exit 2
+    ;;
+esac
