@@ -37,10 +37,11 @@ ROOT = Path(__file__).resolve().parents[1]
 # English pages translated only up to (not including) this heading; the rest is summarised.
 PARTIAL = {"README.md": "Other commands"}
 
-FENCE = re.compile(r"^\s*(```|~~~)")
+FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
 INCLUDE = re.compile(r"^\s*<!--\s*include\s.*-->\s*$")
 HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
-IMAGE = re.compile(r"!\[[^\]]*\]\(\s*([^)\s]+)|<img\b[^>]*\bsrc\s*=\s*\"([^\"]+)\"")
+# A figure: its target and the attributes after it ({height=70%}); the alt text may span lines.
+IMAGE = re.compile(r"!\[[^\]]*\]\(\s*([^)\s]+)[^)]*\)(\{[^}]*\})?|<img\b[^>]*\bsrc\s*=\s*\"([^\"]+)\"")
 DETAILS = re.compile(r"<details\b", re.IGNORECASE)
 IN_PAGE_LINK = re.compile(r"\]\(#([^)\s]+)\)")
 # A number: not part of a name (H2D, sm_90, lab01), digits grouped by commas allowed, a unit after it.
@@ -73,7 +74,7 @@ class Page:
 def parse(text: str) -> Page:
     """The comparable parts of a Markdown page."""
     sections = [Section("(before the first heading)", 0)]
-    code_blocks, figures, links = [], [], []
+    code_blocks, links, prose = [], [], []
     block: list[str] | None = None
     fence = ""
     for line in text.splitlines(keepends=True):
@@ -96,10 +97,11 @@ def parse(text: str) -> Page:
         section = sections[-1]
         section.numbers.update(numbers_in(line))
         section.details += len(DETAILS.findall(line))
-        figures += [a or b for a, b in IMAGE.findall(line)]
         links += IN_PAGE_LINK.findall(line)
+        prose.append(line)
     if block is not None:
         code_blocks.append("".join(block))
+    figures = [target + attributes or html for target, attributes, html in IMAGE.findall("".join(prose))]
     return Page(sections, code_blocks, figures, links)
 
 

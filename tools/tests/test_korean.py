@@ -129,3 +129,15 @@ def test_a_missing_twin_or_a_missing_link_is_named(tmp_path):
     assert korean_twins.check(tmp_path) == []
     assert korean_twins.main(["--root", str(tmp_path)]) == 0
 
+
+
+def test_slide_figures_may_span_lines_and_tilde_fences_hold_code():
+    english = ("## Where\n\n![The job,\nserially. 2026-11-30.](labs/05-x/timeline-h200.png){height=72%}\n\n"
+               "~~~~ sh\n./course demo   # ```\n~~~~\n")
+    korean = ("## 어디로\n\n![같은 일을\n차례로. 2026-11-30.](labs/05-x/timeline-h200.png){height=72%}\n\n"
+              "~~~~ sh\n./course demo   # ```\n~~~~\n")
+    assert compare(english, korean, "slides/00-x.md", "slides/ko/00-x.md") is None
+    smaller = korean.replace("{height=72%}", "{height=60%}")
+    assert "figure 1 differs" in compare(english, smaller, "slides/00-x.md", "slides/ko/00-x.md")
+    translated = korean.replace("# ```", "# 데모")
+    assert "code block 1 differs" in compare(english, translated, "slides/00-x.md", "slides/ko/00-x.md")
