@@ -141,3 +141,8 @@ def test_slide_figures_may_span_lines_and_tilde_fences_hold_code():
     assert "figure 1 differs" in compare(english, smaller, "slides/00-x.md", "slides/ko/00-x.md")
     translated = korean.replace("# ```", "# 데모")
     assert "code block 1 differs" in compare(english, translated, "slides/00-x.md", "slides/ko/00-x.md")
+
+
+def test_every_korean_page_is_in_step_with_its_english_twin():
+    problems = korean_twins.check(ROOT)
+    assert not problems, "\n".join(problems)
