@@ -33,6 +33,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from doxygen_markdown import github_anchor  # GitHub's heading ids; Hangul is a word character too
+
 ROOT = Path(__file__).resolve().parents[1]
 # English pages translated only up to (not including) this heading; the rest is summarised.
 PARTIAL = {"README.md": "Other commands"}
@@ -114,13 +116,6 @@ def numbers_in(line: str) -> list[str]:
         number = whole.replace(",", "") + (decimals or "")
         found.append(f"{number} {unit}".strip() if unit and unit not in "x%" else number + unit)
     return found
-
-
-def github_anchor(heading: str) -> str:
-    """The id GitHub gives a heading: lower case, punctuation dropped, spaces as hyphens (Hangul kept)."""
-    text = re.sub(r"`([^`]*)`", r"\1", heading).lower()
-    text = re.sub(r"[^\w\- ]", "", text)
-    return text.replace(" ", "-")
 
 
 def _first_difference(english: list, korean: list) -> tuple[int, object, object] | None:
@@ -216,13 +211,17 @@ def _before_heading_index(text: str, index: int) -> str:
     return text
 
 
+def twin_of(page: Path) -> Path:
+    """Where an English page's Korean twin lives: README.ko.md beside a README, slides/ko/ for a deck."""
+    return page.with_name("README.ko.md") if page.name == "README.md" else page.parent / "ko" / page.name
+
+
 def twins(root: Path = ROOT) -> list[tuple[Path, Path]]:
     """(English page, its Korean twin's path) for every page that must have a twin: the top README,
     every lab README and every slide deck."""
-    pairs = [(root / "README.md", root / "README.ko.md")]
-    pairs += [(readme, readme.with_name("README.ko.md")) for readme in sorted(root.glob("labs/[0-9][0-9]-*/README.md"))]
-    pairs += [(deck, deck.parent / "ko" / deck.name) for deck in sorted(root.glob("slides/[0-9][0-9]-*.md"))]
-    return pairs
+    pages = [root / "README.md", *sorted(root.glob("labs/[0-9][0-9]-*/README.md")),
+             *sorted(root.glob("slides/[0-9][0-9]-*.md"))]
+    return [(page, twin_of(page)) for page in pages]
 
 
 def link_problems(english: Path, korean: Path, root: Path) -> list[str]:

@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 import korean_twins
-from korean_twins import ROOT, compare, github_anchor, numbers_in
+from doxygen_markdown import github_anchor
+from korean_twins import ROOT, compare, numbers_in
 
 ENGLISH = """# Lab 09: a lab
 
