@@ -100,21 +100,24 @@ def test_slide_includes_count_as_code():
     assert difference is not None and "code block 1 differs" in difference
 
 
-def test_in_page_links_must_lead_to_a_heading():
-    english = "# T\n\n## The article, more precisely\n\nSee [below](#the-article-more-precisely).\n"
-    korean_ok = "# T\n\n## 글을 더 정확하게\n\n[아래](#글을-더-정확하게)를 보세요.\n"
-    assert compare(english, korean_ok, "a/README.md", "a/README.ko.md") is None
-    korean_bad = korean_ok.replace("(#글을-더-정확하게)", "(#the-article-more-precisely)")
-    assert "leads to no heading" in compare(english, korean_bad, "a/README.md", "a/README.ko.md")
+@pytest.mark.parametrize("english, korean, old, new, names, expected", [
+    ("# T\n\n## The article, more precisely\n\nSee [below](#the-article-more-precisely).\n",
+     "# T\n\n## 글을 더 정확하게\n\n[아래](#글을-더-정확하게)를 보세요.\n",
+     "(#글을-더-정확하게)", "(#the-article-more-precisely)", ("a/README.md", "a/README.ko.md"),
+     "the link to #the-article-more-precisely leads to no heading"),
+    # The top README is compared up to the instructors' sections, which the Korean one only summarises.
+    ("# C\n\n## Start\n\n2 commands\n\n## Other commands\n\n9 more\n",
+     "# C\n\n## 시작\n\n명령 2개\n\n## 강사용 안내\n\n영어 README를 보세요.\n",
+     "명령 2개", "명령 3개", ("README.md", "README.ko.md"), "numbers differ"),
+])
+def test_a_pair_in_step_passes_and_the_same_pair_drifted_fails(english, korean, old, new, names, expected):
+    assert compare(english, korean, *names) is None
+    assert expected in compare(english, korean.replace(old, new), *names)
+
+
+def test_anchors_are_githubs():
     assert github_anchor("Task 1: `run_serial`, the whole job") == "task-1-run_serial-the-whole-job"
-
-
-def test_the_top_readme_is_compared_up_to_the_instructors_sections():
-    english = "# C\n\n## Start\n\n2 commands\n\n## Other commands\n\n9 more\n"
-    korean = "# C\n\n## 시작\n\n명령 2개\n\n## 강사용 안내\n\n영어 README를 보세요.\n"
-    assert compare(english, korean, "README.md", "README.ko.md") is None
-    drifted = korean.replace("명령 2개", "명령 3개")
-    assert "numbers differ" in compare(english, drifted, "README.md", "README.ko.md")
+    assert github_anchor("다섯 단계, 모델과 측정") == "다섯-단계-모델과-측정"
 
 
 def test_a_missing_twin_or_a_missing_link_is_named(tmp_path):
