@@ -10,6 +10,9 @@ The READMEs are written for GitHub; Doxygen 1.9.4 reads two things in them diffe
   are prefixed with the page's path (`labs-01-null-stream-readme-...`).
 - An `&` in a code span, as in `(void)&first;`, is read as the start of an HTML
   entity: it is written as `&amp;`, which Doxygen shows as `&`.
+- A link to another Markdown file becomes a reference to that page, which must be
+  one of Doxygen's inputs. The Korean pages (`README.ko.md`) are not: a link to
+  one is written as its text and the file's name (`한국어: README.ko.md`).
 
 The text goes to stdout with the same number of lines, so Doxygen's warnings
 still point at the right line. Standard library only.
@@ -27,6 +30,7 @@ HEADING = re.compile(r"^(#{2,6})\s+(.*?)\s*$")
 FENCE = re.compile(r"^\s*(```|~~~)")
 CODE_SPAN = re.compile(r"(`+)(.+?)\1")
 IN_PAGE_LINK = re.compile(r"\]\(#([^)\s]+)\)")
+KOREAN_PAGE_LINK = re.compile(r"\[([^\]]+)\]\(([^)\s]+\.ko\.md)\)")
 
 
 def github_anchor(title: str) -> str:
@@ -68,6 +72,7 @@ def filter_markdown(text: str, prefix: str) -> str:
                 anchor = f"{anchor}-{count}"
             line = f"{line.rstrip()} {{#{prefix}-{anchor}}}"
         line = IN_PAGE_LINK.sub(lambda link: f"](#{prefix}-{link.group(1)})", line)
+        line = KOREAN_PAGE_LINK.sub(lambda link: f"{link.group(1)}: `{link.group(2)}`", line)
         lines[number] = escape_code_spans(line)
     return "\n".join(lines)
 

@@ -19,7 +19,10 @@ number rounds to it). `unquoted_numbers` finds the rest; the test fails on any.
 
 stores each result a measurement program wrote (pageable_overlap --json,
 host_allocation_costs --json: their "program" names the measurement) in the
-reference file and writes its numbers into the quoting files.
+reference file and writes its numbers into the quoting files, and into their
+Korean twins (README.ko.md, slides/ko/), where the same fields are pending.
+The Korean files are not scanned for unquoted numbers: tools/korean_twins.py
+holds them to their English twin's numbers.
 
 Standard library only.
 """
@@ -31,6 +34,8 @@ import re
 import sys
 from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
+
+from korean_twins import twin_of
 
 ROOT = Path(__file__).resolve().parents[1]
 REFERENCE = ROOT / "common" / "reference" / "h200_quoted_numbers.json"
@@ -91,8 +96,25 @@ def fill(results: list[Path], reference: Path = REFERENCE, root: Path = ROOT) ->
         if pending_text(quote["text"]) in content:
             target.write_text(content.replace(pending_text(quote["text"]), text))
             changed.append(quote["file"])
+        changed += _fill_korean_twin(quote["text"], data["measurements"], target, root)
     reference.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
     return sorted(set(changed))
+
+
+def _fill_korean_twin(template: str, measurements: dict, page: Path, root: Path) -> list[str]:
+    """Writes the quote's numbers into the page's Korean twin (tools/korean_twins.py), whose sentence
+    differs but whose pending fields read the same; returns the twin's name if it changed."""
+    twin = twin_of(page)
+    if not twin.is_file():
+        return []
+    content = twin.read_text()
+    filled = content
+    for key, spec in FIELD.findall(template):
+        filled = filled.replace(f"[[H200: {key}]]", format(lookup(measurements, key), spec))
+    if filled == content:
+        return []
+    twin.write_text(filled)
+    return [twin.relative_to(root).as_posix()]
 
 
 def _prose_and_transcripts(text: str) -> tuple[list[tuple[int, int, str]], list[str]]:

@@ -27,6 +27,11 @@ LaTeX log and the PDF for anything that runs off a slide: an overfull box
 (text or code wider than the slide, a frame taller than the page) or a word
 placed past the page's edge. Any of them fails the render.
 
+The Korean decks (slides/ko/NN-topic.md) render the same way with xelatex
+instead of pdflatex, set in a Korean OpenType font (KOREAN_FONT, from Debian's
+fonts-noto-cjk): pdflatex has no Hangul. The render also fails on a character
+the font lacks, which xelatex only notes in its log.
+
 Standard library only. The CMake target `slides` and `./course slides` run it;
 run it yourself with `python3 tools/slides.py slides/01-null-stream.md --out-dir /tmp/slides`.
 """
@@ -47,6 +52,8 @@ HEADER = Path("slides") / "beamer-header.tex"
 
 # Overfull boxes up to this size are TeX rounding, invisible on a slide.
 OVERFULL_TOLERANCE_PT = 1.0
+# The Korean decks' font (Debian: fonts-noto-cjk); it has Latin letters and the decks' symbols too.
+KOREAN_FONT = "Noto Sans CJK KR"
 
 INCLUDE_LINE = re.compile(r"^\s*<!--\s*include\s+(?P<target>\S+)(?P<options>.*?)-->\s*$")
 INCLUDE_OPTION = re.compile(r'(\w+)="([^"]*)"')
@@ -233,6 +240,26 @@ def overflows(log_text: str, tolerance_pt: float = OVERFULL_TOLERANCE_PT) -> lis
     return found
 
 
+def missing_characters(log_text: str) -> list[str]:
+    """The characters a font lacked ('Missing character: There is no 한 (U+D55C) in font ...'), once each."""
+    found = re.findall(r"^Missing character: There is no (.+?) in font ([^/:;!\n]+)", log_text, re.M)
+    return sorted({f"{char} (font {font})" for char, font in found})
+
+
+def is_korean(deck: Path) -> bool:
+    """A deck in slides/ko/ is Korean."""
+    return deck.parent.name == "ko"
+
+
+def font_installed(family: str, fc_list: str | None = None) -> bool:
+    """Whether fontconfig knows a font of `family` (the Korean decks need KOREAN_FONT)."""
+    fc_list = fc_list or shutil.which("fc-list")
+    if fc_list is None:
+        return False
+    result = subprocess.run([fc_list, family, "family"], capture_output=True, text=True)
+    return result.returncode == 0 and bool(result.stdout.strip())
+
+
 def words_off_page(pdf: Path, pdftotext: str) -> list[str]:
     """Words that `pdftotext -bbox` places past a page's edge, as 'page N: word'."""
     result = subprocess.run([pdftotext, "-bbox", str(pdf), "-"], capture_output=True, text=True)
@@ -266,13 +293,20 @@ def _run(command: list[str], cwd: Path, what: str) -> subprocess.CompletedProces
 
 
 def render(deck: Path, out_dir: Path, *, root: Path = ROOT, pandoc: str = "pandoc", pdflatex: str = "pdflatex",
-           pdftotext: str | None = None) -> Path:
+           pdftotext: str | None = None, xelatex: str | None = "xelatex") -> Path:
     """Renders one deck to out_dir/NAME.pdf and checks that nothing runs off a slide.
 
     Image paths in a deck are relative to the repository root, where LaTeX
-    runs. Raises SlideError for a missing include region, a failing tool or an
-    overflowing slide.
+    runs. A Korean deck (is_korean) is set with xelatex in KOREAN_FONT. Raises
+    SlideError for a missing include region, a failing or missing tool, a
+    character the font lacks or an overflowing slide.
     """
+    fonts, latex = [], pdflatex
+    if is_korean(deck):
+        if not xelatex or not font_installed(KOREAN_FONT):
+            raise SlideError(f"{deck}: a Korean deck needs xelatex and the {KOREAN_FONT} font "
+                             "(apt-get install texlive-xetex fonts-noto-cjk)")
+        fonts, latex = [f"--variable=mainfont:{KOREAN_FONT}", f"--variable=sansfont:{KOREAN_FONT}"], xelatex
     out_dir.mkdir(parents=True, exist_ok=True)
     expanded = out_dir / deck.name
     tex = out_dir / f"{deck.stem}.tex"
@@ -285,18 +319,19 @@ def render(deck: Path, out_dir: Path, *, root: Path = ROOT, pandoc: str = "pando
     _run([pandoc, expanded, "--from=markdown", "--to=beamer", "--standalone", "--slide-level=2",
           f"--include-in-header={root / HEADER}", "--highlight-style=tango",
           "--variable=aspectratio:169", "--variable=fontsize:10pt", "--variable=section-titles:false",
-          f"--output={tex}"], root, f"pandoc on {source_name}")
+          *fonts, f"--output={tex}"], root, f"pandoc on {source_name}")
     # Twice: the first run writes the frame count and navigation the second one shows.
     for _ in range(2):
-        _run([pdflatex, "-interaction=nonstopmode", "-halt-on-error", "-file-line-error",
-              f"-output-directory={out_dir}", tex], root, f"pdflatex on {tex.name}")
+        _run([latex, "-interaction=nonstopmode", "-halt-on-error", "-file-line-error",
+              f"-output-directory={out_dir}", tex], root, f"{Path(latex).name} on {tex.name}")
 
     pdf = out_dir / f"{deck.stem}.pdf"
-    problems = overflows((out_dir / f"{deck.stem}.log").read_text(errors="replace"))
+    log = (out_dir / f"{deck.stem}.log").read_text(errors="replace")
+    problems = overflows(log) + [f"no glyph for {char}" for char in missing_characters(log)]
     if pdftotext:
         problems += [f"past the page edge: {word}" for word in words_off_page(pdf, pdftotext)]
     if problems:
-        raise SlideError(f"{source_name}: something runs off a slide (see {tex.name} and its .log):\n  "
+        raise SlideError(f"{source_name}: something runs off a slide or has no glyph (see {tex.name} and its .log):\n  "
                          + "\n  ".join(problems))
     return pdf
 
@@ -304,12 +339,14 @@ def render(deck: Path, out_dir: Path, *, root: Path = ROOT, pandoc: str = "pando
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description="Render slide decks to PDF (pandoc, Beamer), code included "
                                                  "from the sources, and check that nothing runs off a slide.")
-    parser.add_argument("decks", nargs="+", type=Path, help="slides/NN-topic.md files")
+    parser.add_argument("decks", nargs="+", type=Path, help="slides/NN-topic.md (or slides/ko/NN-topic.md) files")
     parser.add_argument("--out-dir", type=Path, default=ROOT / "build" / "slides",
                         help="where the .tex and .pdf files go (default: build/slides)")
     parser.add_argument("--root", type=Path, default=ROOT, help="the repository root (include paths start here)")
     parser.add_argument("--pandoc", default=shutil.which("pandoc"), help="pandoc executable (default: on PATH)")
     parser.add_argument("--pdflatex", default=shutil.which("pdflatex"), help="pdflatex executable (default: on PATH)")
+    parser.add_argument("--xelatex", default=shutil.which("xelatex"),
+                        help="xelatex executable, for the Korean decks in slides/ko/ (default: on PATH)")
     parser.add_argument("--pdftotext", default=shutil.which("pdftotext"),
                         help="pdftotext executable, for the check of words past a page's edge (default: on PATH; "
                              "without it only the LaTeX log is checked)")
@@ -328,7 +365,7 @@ def main(argv: list[str]) -> int:
             return 1
         for deck in args.decks:
             pdf = render(deck, args.out_dir.resolve(), root=args.root.resolve(), pandoc=args.pandoc,
-                         pdflatex=args.pdflatex, pdftotext=args.pdftotext)
+                         pdflatex=args.pdflatex, pdftotext=args.pdftotext, xelatex=args.xelatex)
             print(f"slides: {pdf}")
         if not args.pdftotext:
             print("slides: pdftotext (poppler-utils) not found: checked the LaTeX log only", file=sys.stderr)

@@ -137,6 +137,23 @@ def slides_requirements() -> list[Requirement]:
     ]
 
 
+def korean_slides_requirements() -> list[Requirement]:
+    """What the Korean decks (slides/ko/) need besides the slides' own: xelatex and a Korean
+    OpenType font (tools/slides.py KOREAN_FONT). About 70 MB, so only `course slides` installs them."""
+    fc_list = shutil.which("fc-list")
+    font = fc_list is not None and bool(subprocess.run(
+        [fc_list, "Noto Sans CJK KR", "family"], capture_output=True, text=True).stdout.strip())
+    return [
+        Requirement("xelatex", "texlive-xetex", shutil.which("xelatex") is not None),
+        Requirement("the Noto Sans CJK KR font", "fonts-noto-cjk", font),
+    ]
+
+
+def install_korean_slide_tools() -> list[Requirement]:
+    """Installs what the Korean decks need where missing (see install_optional)."""
+    return install_optional("the Korean slides", korean_slides_requirements)
+
+
 def install_slide_tools() -> list[Requirement]:
     """Installs pandoc and Beamer's TeX packages where missing (see install_optional)."""
     return install_optional("the slides", slides_requirements)

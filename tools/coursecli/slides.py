@@ -3,6 +3,9 @@
 pandoc and TeX are optional to the rest of the course. `course slides` needs
 them and installs them (or says how); `course test` builds the slides where
 they are (or can be) installed, and goes on without them elsewhere, saying so.
+The Korean decks (slides/ko/) also need xelatex and a Korean font: `course
+slides` installs them too, `course test` renders those decks only where they
+already are (the build says so in one line where they are not).
 """
 from __future__ import annotations
 
@@ -10,7 +13,7 @@ from pathlib import Path
 
 from . import environment
 from .build import build, configure_again_if_stale
-from .shell import CommandFailed, say
+from .shell import CommandFailed, run, say
 
 
 def _not_installed(missing: list[environment.Requirement]) -> str:
@@ -26,7 +29,8 @@ def _not_installed(missing: list[environment.Requirement]) -> str:
 def build_slides(preset: str) -> Path:
     """Builds the `slides` target of `preset`'s build and returns the folder of PDFs.
     Raises CommandFailed when a deck names code that is gone or a slide overflows."""
-    configure_again_if_stale(preset, {"PANDOC": "pandoc", "PDFLATEX": "pdflatex", "PDFTOTEXT": "pdftotext"})
+    configure_again_if_stale(preset, {"PANDOC": "pandoc", "PDFLATEX": "pdflatex", "PDFTOTEXT": "pdftotext",
+                                      "XELATEX": "xelatex"})
     folder = build(preset, ["slides"])
     return folder / "slides"
 
@@ -37,8 +41,11 @@ def run_slides(preset: str) -> int:
     if missing:
         say(_not_installed(missing))
         return 1
+    korean_missing = [r for r in environment.korean_slides_requirements() if not r.present]
+    if korean_missing and len(environment.install_korean_slide_tools()) < len(korean_missing):
+        run(["cmake", "--preset", preset])  # CMake looks the font up when it configures
     pdfs = build_slides(preset)
-    say(f"slides: {', '.join(sorted(p.name for p in pdfs.glob('*.pdf')))} in {pdfs}")
+    say(f"slides: {', '.join(sorted(p.relative_to(pdfs).as_posix() for p in pdfs.rglob('*.pdf')))} in {pdfs}")
     return 0
 
 

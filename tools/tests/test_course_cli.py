@@ -224,6 +224,12 @@ def test_the_slides_install_pdftotext_for_their_overflow_check():
     assert packages["pdftotext"] == "poppler-utils"
 
 
+def test_the_korean_slides_need_xelatex_and_the_font_only_course_slides_installs():
+    packages = {r.debian_package for r in environment.korean_slides_requirements()}
+    assert packages == {"texlive-xetex", "fonts-noto-cjk"}
+    assert not packages & {r.debian_package for r in environment.slides_requirements()}
+
+
 # --- output folders ------------------------------------------------------------------------
 
 def test_trace_refuses_a_missing_output_folder_and_makes_none(tmp_path, capsys):

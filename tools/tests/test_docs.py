@@ -134,3 +134,10 @@ def test_code_is_left_alone_except_for_ampersands_in_code_spans():
 def test_page_prefix_names_the_page_by_its_path():
     assert doxygen_markdown.page_prefix(ROOT / "labs" / "01-null-stream" / "README.md") == \
         "labs-01-null-stream-readme"
+
+
+def test_links_to_korean_pages_become_their_names():
+    """The Korean READMEs are not Doxygen inputs: a link to one would be an unresolved reference."""
+    page = "# Lab 01\n\n[한국어](README.ko.md)\n\nSee [lab 02](../02-streams/README.md).\n"
+    assert doxygen_markdown.filter_markdown(page, "p").split("\n")[2] == "한국어: `README.ko.md`"
+    assert "[lab 02](../02-streams/README.md)" in doxygen_markdown.filter_markdown(page, "p")

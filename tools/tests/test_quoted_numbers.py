@@ -53,6 +53,21 @@ def test_fill_writes_a_result_into_the_reference_and_the_quotes(tmp_path):
     assert json.loads(reference.read_text())["measurements"]["probe"]["copy_ms"] == 4.8567
 
 
+def test_fill_writes_the_numbers_into_the_korean_twin_too(tmp_path):
+    (tmp_path / "common" / "reference").mkdir(parents=True)
+    reference = tmp_path / "common" / "reference" / "numbers.json"
+    template = "took {probe.copy_ms:.2f} ms on the {probe.device}"
+    reference.write_text(json.dumps({"measurements": {"probe": None},
+                                     "quotes": [{"file": "slides/01-x.md", "text": template}]}))
+    (tmp_path / "slides" / "ko").mkdir(parents=True)
+    (tmp_path / "slides" / "01-x.md").write_text("It " + pending_text(template) + ".\n")
+    (tmp_path / "slides" / "ko" / "01-x.md").write_text("[[H200: probe.device]]에서 [[H200: probe.copy_ms]] ms.\n")
+    result = tmp_path / "probe.json"
+    result.write_text(json.dumps({"program": "probe", "device": "NVIDIA H200", "date": "2026-12-01", "copy_ms": 4.8567}))
+    assert fill([result], reference, tmp_path) == ["slides/01-x.md", "slides/ko/01-x.md"]
+    assert (tmp_path / "slides" / "ko" / "01-x.md").read_text() == "NVIDIA H200에서 4.86 ms.\n"
+
+
 def test_fill_refuses_a_result_of_an_unknown_program(tmp_path):
     reference = tmp_path / "numbers.json"
     shutil.copy(REFERENCE, reference)

@@ -16,7 +16,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import slides  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
-DECKS = sorted((REPO / "slides").glob("[0-9][0-9]-*.md"))
+DECKS = sorted((REPO / "slides").glob("[0-9][0-9]-*.md")) + sorted((REPO / "slides" / "ko").glob("[0-9][0-9]-*.md"))
 
 SOURCE = """\
 #include "x.hpp"
@@ -124,7 +124,7 @@ def test_other_lines_pass_unchanged(source_root):
     assert slides.expand_includes(deck, source_root) == deck
 
 
-@pytest.mark.parametrize("deck", DECKS, ids=[d.stem for d in DECKS])
+@pytest.mark.parametrize("deck", DECKS, ids=[d.relative_to(REPO / "slides").as_posix() for d in DECKS])
 def test_every_deck_includes_code_that_exists(deck):
     """A solution edit that removes code a slide shows fails here, without pandoc."""
     text = slides.expand_includes(deck.read_text(), REPO, deck.name)
@@ -167,6 +167,23 @@ def test_overflows_is_empty_for_a_clean_log():
     assert slides.overflows("[1] [2]\nUnderfull \\hbox (badness 10000)\n") == []
 
 
+def test_missing_characters_are_named_once_with_their_font():
+    log = ("Missing character: There is no \U0001F642 (U+1F642) in font Noto Sans CJK KR/OT:script=latn;!\n"
+           "Missing character: There is no \U0001F642 (U+1F642) in font Noto Sans CJK KR/OT:script=latn;!\n"
+           "Missing character: There is no ^^e2 in font cmr10!\n")
+    assert slides.missing_characters(log) == ["^^e2 (font cmr10)", "\U0001F642 (U+1F642) (font Noto Sans CJK KR)"]
+    assert slides.missing_characters("[1] [2]\n") == []
+
+
+def test_a_korean_deck_without_xelatex_fails_with_what_to_install(tmp_path):
+    deck = tmp_path / "ko" / "99-x.md"
+    deck.parent.mkdir()
+    deck.write_text("---\ntitle: x\n---\n\n## 슬라이드\n\n한국어\n")
+    with pytest.raises(slides.SlideError, match="needs xelatex and the Noto Sans CJK KR font .*fonts-noto-cjk"):
+        slides.render(deck, tmp_path / "out", root=REPO, xelatex=None)
+    assert not (tmp_path / "out").exists()
+
+
 # ------------------------------------------------------------------ rendering
 
 needs_tex = pytest.mark.skipif(shutil.which("pandoc") is None or shutil.which("pdflatex") is None,
@@ -196,4 +213,26 @@ def test_a_frame_taller_than_the_page_fails_the_render(tmp_path):
     items = "\n".join(f"- item {i}" for i in range(30))
     deck.write_text(f"---\ntitle: tall\n---\n\n## First\n\ntext\n\n## Tall\n\n{items}\n")
     with pytest.raises(slides.SlideError, match=r"page 3: too tall by \d+"):
+        slides.render(deck, tmp_path / "out", root=REPO)
+
+
+needs_korean_tex = pytest.mark.skipif(
+    shutil.which("pandoc") is None or shutil.which("xelatex") is None or not slides.font_installed(slides.KOREAN_FONT),
+    reason="pandoc, xelatex or the Noto Sans CJK KR font is not installed (./course slides installs them)")
+
+
+@needs_korean_tex
+def test_the_korean_deck_with_the_most_code_renders_with_every_glyph_and_nothing_off_a_slide(tmp_path):
+    deck = REPO / "slides" / "ko" / "05-three-chunks.md"
+    pdf = slides.render(deck, tmp_path, root=REPO, pdftotext=shutil.which("pdftotext"))
+    log = (tmp_path / "05-three-chunks.log").read_text(errors="replace")
+    assert pdf.is_file() and slides.overflows(log) == [] and slides.missing_characters(log) == []
+
+
+@needs_korean_tex
+def test_a_character_the_korean_font_lacks_fails_the_render(tmp_path):
+    deck = tmp_path / "ko" / "99-glyph.md"
+    deck.parent.mkdir()
+    deck.write_text("---\ntitle: t\n---\n\n## 슬라이드\n\n한국어 \U0001F642\n")
+    with pytest.raises(slides.SlideError, match=r"no glyph for .*U\+1F642.*Noto Sans CJK KR"):
         slides.render(deck, tmp_path / "out", root=REPO)
