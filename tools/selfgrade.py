@@ -23,9 +23,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
-from coursecli.grade import LOG_LIMIT, GradeSettings, default_cuda_arch, gpu_presence, grade_batch  # noqa: E402
+from coursecli.batch import LOG_LIMIT, GradeSettings, default_cuda_arch, gpu_presence, grade_batch  # noqa: E402
 from coursecli.gradebook import load_grade, student_folder  # noqa: E402
-from coursecli.grading import FAILED, PASSED  # noqa: E402
+from coursecli.scoring import FAILED, PASSED  # noqa: E402
 from coursecli.submissions import course_labs, find_submissions, student_name  # noqa: E402
 from isolation_samples import VICTIM, isolation_problems, make_isolation_samples  # noqa: E402
 from make_grading_samples import CATALOGUE, CHEATS, make_catalogue, make_cheats, student_files, write_folder  # noqa: E402,E501

@@ -15,6 +15,7 @@
 #include <stdexcept>
 #include <tuple>
 #include <unordered_map>
+#include <type_traits>
 #include <utility>
 
 #include "streamlab/tracer.hpp"
@@ -334,50 +335,56 @@ std::uint64_t stream_key(cudaStream_t stream, bool per_thread_call) {
 
 std::uint64_t event_key(cudaEvent_t event) { return reinterpret_cast<std::uintptr_t>(event); }
 
+/// Whether CUPTI's parameters `Params` of a call name an event (`p->event`).
+template <typename Params, typename = void>
+constexpr bool has_event = false;
+template <typename Params>
+constexpr bool has_event<Params, std::void_t<decltype(std::declval<const Params&>().event)>> = true;
+
+/// A call on a stream, with the parameters `Params` (which name the stream) that
+/// CUPTI passes for it; `per_thread` for the _ptsz variant. Its event, where it
+/// has one, is event_key(p->event).
+template <typename Params>
+StreamCall call_on_stream(const void* params, OrderingCall kind, const char* name, bool per_thread) {
+    const auto* p = static_cast<const Params*>(params);
+    std::uint64_t event = 0;
+    if constexpr (has_event<Params>) {
+        event = event_key(p->event);
+    }
+    return StreamCall{kind, name, stream_key(p->stream, per_thread), event};
+}
+
 /// The StreamCall a runtime call `id` with `params` is, if it queues or orders stream work.
 std::optional<StreamCall> stream_call_of(CUpti_CallbackId id, const void* params) {
     using C = OrderingCall;
     switch (id) {
         case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020:
-        case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_ptsz_v7000: {
-            const auto* p = static_cast<const cudaMemcpyAsync_v3020_params*>(params);
-            return StreamCall{C::Work, "cudaMemcpyAsync",
-                              stream_key(p->stream, id == CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_ptsz_v7000), 0};
-        }
+        case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_ptsz_v7000:
+            return call_on_stream<cudaMemcpyAsync_v3020_params>(
+                params, C::Work, "cudaMemcpyAsync", id == CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_ptsz_v7000);
         case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000:
-        case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000: {
-            const auto* p = static_cast<const cudaLaunchKernel_v7000_params*>(params);
-            return StreamCall{C::Work, "cudaLaunchKernel",
-                              stream_key(p->stream, id == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000), 0};
-        }
+        case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000:
+            return call_on_stream<cudaLaunchKernel_v7000_params>(
+                params, C::Work, "cudaLaunchKernel", id == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000);
         case CUPTI_RUNTIME_TRACE_CBID_cudaEventRecord_v3020:
-        case CUPTI_RUNTIME_TRACE_CBID_cudaEventRecord_ptsz_v7000: {
-            const auto* p = static_cast<const cudaEventRecord_v3020_params*>(params);
-            return StreamCall{C::EventRecord, "cudaEventRecord",
-                              stream_key(p->stream, id == CUPTI_RUNTIME_TRACE_CBID_cudaEventRecord_ptsz_v7000),
-                              event_key(p->event)};
-        }
+        case CUPTI_RUNTIME_TRACE_CBID_cudaEventRecord_ptsz_v7000:
+            return call_on_stream<cudaEventRecord_v3020_params>(
+                params, C::EventRecord, "cudaEventRecord", id == CUPTI_RUNTIME_TRACE_CBID_cudaEventRecord_ptsz_v7000);
         case CUPTI_RUNTIME_TRACE_CBID_cudaEventRecordWithFlags_v11010:
-        case CUPTI_RUNTIME_TRACE_CBID_cudaEventRecordWithFlags_ptsz_v11010: {
-            const auto* p = static_cast<const cudaEventRecordWithFlags_v11010_params*>(params);
-            return StreamCall{C::EventRecord, "cudaEventRecordWithFlags",
-                              stream_key(p->stream, id == CUPTI_RUNTIME_TRACE_CBID_cudaEventRecordWithFlags_ptsz_v11010),
-                              event_key(p->event)};
-        }
+        case CUPTI_RUNTIME_TRACE_CBID_cudaEventRecordWithFlags_ptsz_v11010:
+            return call_on_stream<cudaEventRecordWithFlags_v11010_params>(
+                params, C::EventRecord, "cudaEventRecordWithFlags",
+                id == CUPTI_RUNTIME_TRACE_CBID_cudaEventRecordWithFlags_ptsz_v11010);
         case CUPTI_RUNTIME_TRACE_CBID_cudaStreamWaitEvent_v3020:
-        case CUPTI_RUNTIME_TRACE_CBID_cudaStreamWaitEvent_ptsz_v7000: {
-            const auto* p = static_cast<const cudaStreamWaitEvent_v3020_params*>(params);
-            return StreamCall{C::StreamWaitEvent, "cudaStreamWaitEvent",
-                              stream_key(p->stream, id == CUPTI_RUNTIME_TRACE_CBID_cudaStreamWaitEvent_ptsz_v7000),
-                              event_key(p->event)};
-        }
+        case CUPTI_RUNTIME_TRACE_CBID_cudaStreamWaitEvent_ptsz_v7000:
+            return call_on_stream<cudaStreamWaitEvent_v3020_params>(
+                params, C::StreamWaitEvent, "cudaStreamWaitEvent",
+                id == CUPTI_RUNTIME_TRACE_CBID_cudaStreamWaitEvent_ptsz_v7000);
         case CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020:
-        case CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_ptsz_v7000: {
-            const auto* p = static_cast<const cudaStreamSynchronize_v3020_params*>(params);
-            return StreamCall{C::StreamSynchronize, "cudaStreamSynchronize",
-                              stream_key(p->stream, id == CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_ptsz_v7000),
-                              0};
-        }
+        case CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_ptsz_v7000:
+            return call_on_stream<cudaStreamSynchronize_v3020_params>(
+                params, C::StreamSynchronize, "cudaStreamSynchronize",
+                id == CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_ptsz_v7000);
         case CUPTI_RUNTIME_TRACE_CBID_cudaEventSynchronize_v3020: {
             const auto* p = static_cast<const cudaEventSynchronize_v3020_params*>(params);
             return StreamCall{C::EventSynchronize, "cudaEventSynchronize", 0, event_key(p->event)};
@@ -595,14 +602,14 @@ std::vector<StreamCall> ActivityRecorder::stream_calls() const {
     return s.stream_calls;
 }
 
-Recording ActivityRecorder::collect() const {
+Timeline ActivityRecorder::collect() const {
     Session& s = session();
     std::vector<RawRecord> records;
     std::vector<RawMarker> markers;
     std::unordered_map<std::uint32_t, std::string> labels;
     std::set<StreamKey> legacy_null_streams;
     std::set<StreamKey> per_thread_streams;
-    Recording recording;
+    Timeline recording;
     {
         const std::lock_guard<std::mutex> lock(s.mutex);
         records = s.records;
@@ -611,8 +618,6 @@ Recording ActivityRecorder::collect() const {
         legacy_null_streams = s.legacy_null_streams;
         per_thread_streams = s.per_thread_streams;
         recording.marks = s.marks;
-        recording.api_calls = s.api_calls;
-        recording.stream_calls = s.stream_calls;
     }
 
     recording.origin_ns = origin_ns_;

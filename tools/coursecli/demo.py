@@ -19,7 +19,7 @@ def run_demo(preset: str) -> int:
     serial, pipelined = out / "serial.json", out / "three-chunks.json"
     for stale in (serial, pipelined):
         stale.unlink(missing_ok=True)  # a trace left from an earlier run must not be drawn as this one's
-    result = run([folder / "common" / "streamlab_demo", "--out", out], check=False)
+    result = run([folder / "programs" / "streamlab_demo", "--out", out], check=False)
     if result.returncode != 0:
         return result.returncode
 

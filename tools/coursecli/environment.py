@@ -114,6 +114,41 @@ def install_sandbox_tools() -> list[Requirement]:
     return install_optional("grading in a sandbox", sandbox_requirements)
 
 
+# The formatters `course test` checks with, each at one version: another version
+# formats some lines differently, and the check would fail on code nobody changed.
+CLANG_FORMAT = "clang-format-19"
+RUFF_VERSION = "0.17.5"
+
+
+def format_requirements() -> list[Requirement]:
+    """What the formatting check needs from the system: clang-format at the course's version."""
+    return [Requirement(CLANG_FORMAT, CLANG_FORMAT, shutil.which(CLANG_FORMAT) is not None)]
+
+
+def install_format_tools() -> list[Requirement]:
+    """Installs clang-format (apt) and ruff (pip, into .venv) where missing; returns what is still missing.
+    Never raises: a machine that reaches no package registry reports them missing."""
+    missing = install_optional("the formatting check", format_requirements)
+    if ruff_python() is None and (VENV / "bin" / "python").exists():
+        say(f"missing for the formatting check: ruff {RUFF_VERSION}")
+        try:
+            run([str(VENV / "bin" / "python"), "-m", "pip", "install", "-q", f"ruff=={RUFF_VERSION}"])
+        except CommandFailed as failure:
+            say(f"could not install it: {failure}")
+    if ruff_python() is None:
+        missing.append(Requirement(f"ruff {RUFF_VERSION}", f"ruff=={RUFF_VERSION} (pip, into .venv)", False))
+    return missing
+
+
+def ruff_python() -> str | None:
+    """The Python (.venv's, or the tools' own) whose `-m ruff` is the course's version; None if none is."""
+    for python in dict.fromkeys(p for p in (str(VENV / "bin" / "python"), tools_python()) if p and Path(p).exists()):
+        version = subprocess.run([python, "-m", "ruff", "--version"], capture_output=True, text=True).stdout.split()
+        if version[-1:] == [RUFF_VERSION]:
+            return python
+    return None
+
+
 def _tex_has(file_name: str) -> bool:
     """Whether the TeX installation finds `file_name` (a class, package or font file)."""
     kpsewhich = shutil.which("kpsewhich")

@@ -9,7 +9,7 @@ from check_labs import student_sources
 from . import environment, sanitize
 from .build import build
 from .gpu import NO_GPU_EXIT, gpu_presence
-from .grade import Log
+from .batch import Log
 from .results import TestOutcome, points_of, read_junit, read_labels
 from .shell import ROOT, CommandFailed, run, run_logged, say
 

@@ -6,7 +6,7 @@ import re
 from collections import Counter
 from pathlib import Path
 
-from . import bench, demo, docs, environment, grade, gradescope, labs, sandbox, slides, slurm
+from . import batch, bench, demo, docs, environment, formatting, gradescope, labs, sandbox, slides, slurm
 from .build import DEFAULT_PRESET, build
 from .gpu import gpu_presence
 from .submissions import ARCHIVE_SUFFIXES
@@ -54,7 +54,7 @@ def cmd_test(args: argparse.Namespace) -> int:
     """Everything a developer or CI checks: C++ tests (not the starters), lab consistency,
     the slides and the API docs where their tools are installed or can be, and the Python
     tests (after the docs and slides steps, which install what some of them use)."""
-    steps = Steps(["setup and build", "C++ tests (ctest)", "lab consistency", "slides", "API docs",
+    steps = Steps(["setup and build", "C++ tests (ctest)", "lab consistency", "formatting", "slides", "API docs",
                    "Python tests (pytest)"])
     steps.next("setup and build")
     _setup_or_fail()
@@ -80,8 +80,12 @@ def cmd_test(args: argparse.Namespace) -> int:
     if ctest.returncode != 0:
         failures.append("ctest")
     steps.next("lab consistency")
-    if run(["python3", ROOT / "tools" / "check_labs.py"], check=False).returncode != 0:
+    python = environment.tools_python()
+    if run([python, ROOT / "tools" / "check_labs.py"], check=False).returncode != 0:
         failures.append("lab consistency check")
+    steps.next("formatting")
+    if not formatting.format_step():
+        failures.append("formatting")
     steps.next("slides")
     if not slides.slides_step(args.preset):
         failures.append("slides")
@@ -89,7 +93,6 @@ def cmd_test(args: argparse.Namespace) -> int:
     if not docs.docs_step(args.preset):
         failures.append("API docs")
     steps.next("Python tests (pytest)")
-    python = environment.tools_python()
     pytest = run([python, "-m", "pytest", "-q", "-rs", f"--junitxml={pytest_junit}", "tools/tests"], check=False,
                  env={"PYTHONPATH": str(ROOT / "tools"), "MPLBACKEND": "Agg",
                       "STREAMLAB_ANALYZE": str(folder / "common" / "streamlab_analyze")})
@@ -98,6 +101,11 @@ def cmd_test(args: argparse.Namespace) -> int:
         failures.append("pytest")
     say(tally.line() + (f"; FAILED: {', '.join(failures)}" if failures else ""))
     return 1 if failures else 0
+
+
+def cmd_format(args: argparse.Namespace) -> int:
+    _setup_or_fail()  # ruff goes into .venv, which setup makes
+    return formatting.run_format(args.check)
 
 
 def cmd_docs(args: argparse.Namespace) -> int:
@@ -144,6 +152,7 @@ def cmd_trace(args: argparse.Namespace) -> int:
         say(f"cannot write {args.output}: there is no folder {Path(args.output).parent}")
         return 1
     _setup_or_fail()
+    python = environment.tools_python()
     folder = build(args.preset, ["streamlab_inject"])
     inject = next(folder.rglob("libstreamlab_inject.so"), None)
     if inject is None:
@@ -153,7 +162,7 @@ def cmd_trace(args: argparse.Namespace) -> int:
     if trace_args and trace_args[0] == "--":
         trace_args = trace_args[1:]
     output = ["-o", args.output] if args.output else []
-    return run(["python3", "-m", "streamlab_tools.trace_cmd", "--inject", inject, *output, "--", *trace_args],
+    return run([python, "-m", "streamlab_tools.trace_cmd", "--inject", inject, *output, "--", *trace_args],
                check=False, env={"PYTHONPATH": str(ROOT / "tools")}).returncode
 
 
@@ -176,7 +185,7 @@ def cmd_grade(args: argparse.Namespace) -> int:
     if problem:
         say(problem)
         return 2
-    numbers = [lab.number for lab in grade.selected_labs(args.labs)]
+    numbers = [lab.number for lab in batch.selected_labs(args.labs)]
     if args.merge_shards:
         return slurm.merge_shards(args.output.resolve(), numbers)
     if args.slurm:
@@ -186,14 +195,14 @@ def cmd_grade(args: argparse.Namespace) -> int:
     if not gpu_present:  # said before the builds, which take minutes
         say(f"{gpu_text}. The submissions are built and their CPU tests run; "
             "their GPU tests are reported as not graded, counting neither for nor against.")
-    settings = grade.GradeSettings(
-        out=args.output.resolve(), labs=grade.selected_labs(args.labs), all_labs=grade.selected_labs(None),
-        timeout_s=args.timeout, jobs=args.jobs or grade.default_jobs(), regrade=args.regrade,
-        cuda_arch=args.cuda_arch or grade.default_cuda_arch(gpu_present),
+    settings = batch.GradeSettings(
+        out=args.output.resolve(), labs=batch.selected_labs(args.labs), all_labs=batch.selected_labs(None),
+        timeout_s=args.timeout, jobs=args.jobs or batch.default_jobs(), regrade=args.regrade,
+        cuda_arch=args.cuda_arch or batch.default_cuda_arch(gpu_present),
         keep_builds=args.keep_builds, verbose=args.verbose, sanitize=args.sanitize,
         sanitize_points=args.sanitize_points, sandbox=args.sandbox, bwrap=args.bwrap, gpus=args.gpus,
         todo=args.todo.resolve() if args.todo else None, shard=args.shard or (0, 1))
-    return grade.grade_batch(args.submissions.resolve(), settings)
+    return batch.grade_batch(args.submissions.resolve(), settings)
 
 
 def shard_problem(args: argparse.Namespace) -> str:
@@ -208,7 +217,7 @@ def shard_problem(args: argparse.Namespace) -> str:
 
 def slurm_settings(args: argparse.Namespace) -> slurm.SlurmSettings:
     """The job array's settings, and the `course grade` options its tasks pass on."""
-    forwarded = ["--labs", *[lab.number for lab in grade.selected_labs(args.labs)], "--timeout", str(args.timeout),
+    forwarded = ["--labs", *[lab.number for lab in batch.selected_labs(args.labs)], "--timeout", str(args.timeout),
                  "--sandbox", args.sandbox]
     for flag, value in (("--cuda-arch", args.cuda_arch), ("--bwrap", args.bwrap), ("--jobs", args.jobs),
                         ("--sanitize-points", args.sanitize_points)):
@@ -238,7 +247,7 @@ def cmd_gradescope(args: argparse.Namespace) -> int:
         say(f"--cuda-version {args.cuda_version}: give the toolkit's major-minor version as apt names it, "
             "e.g. 13-0 or 12-6")
         return 1
-    names = gradescope.build_autograder(args.output, grade.selected_labs(args.labs), args.timeout, args.cuda_version)
+    names = gradescope.build_autograder(args.output, batch.selected_labs(args.labs), args.timeout, args.cuda_version)
     say(f"wrote {args.output} ({len(names)} files): upload it as the autograder of a Gradescope assignment")
     return 0
 
@@ -273,6 +282,9 @@ def parser() -> argparse.ArgumentParser:
     verb("build", cmd_build, "configure and build everything")
     verb("test", cmd_test, "build and run the course's own tests "
                            "(C++ without starters, labs check, pytest, API docs, slides)")
+    format_verb = verb("format", cmd_format, f"format the C++ and CUDA sources ({environment.CLANG_FORMAT}) and the "
+                       f"Python (ruff {environment.RUFF_VERSION}), installed if missing", preset=False)
+    format_verb.add_argument("--check", action="store_true", help="change nothing; fail if a file would change")
     verb("docs", cmd_docs, "build the API documentation with Doxygen (installed if missing): build/docs/html")
     verb("slides", cmd_slides, "render the slide decks to PDF with pandoc and Beamer (installed if missing): "
                                "build/slides/")
@@ -303,9 +315,9 @@ def parser() -> argparse.ArgumentParser:
     grade_verb.add_argument("--labs", nargs="+", metavar="NN", help="labs to grade (default: all)")
     grade_verb.add_argument("--regrade", action="store_true", help="grade again students already graded")
     grade_verb.add_argument("--jobs", type=positive_int,
-                            help=f"submissions graded at a time (default: {grade.default_jobs()} here, from the "
+                            help=f"submissions graded at a time (default: {batch.default_jobs()} here, from the "
                                  "CPU count, and at least one per GPU)")
-    grade_verb.add_argument("--timeout", type=positive_int, default=grade.DEFAULT_TIMEOUT_S,
+    grade_verb.add_argument("--timeout", type=positive_int, default=batch.DEFAULT_TIMEOUT_S,
                             help="seconds each test may run (default: %(default)s)")
     grade_verb.add_argument("--cuda-arch", help="CMAKE_CUDA_ARCHITECTURES (default: native with a GPU, else 90)")
     grade_verb.add_argument("--keep-builds", action="store_true", help="keep each submission's build folder")
@@ -343,7 +355,7 @@ def parser() -> argparse.ArgumentParser:
     scope = verb("gradescope", cmd_gradescope, "build the Gradescope autograder zip for chosen labs", preset=False)
     scope.add_argument("-o", "--output", type=Path, default=Path("autograder.zip"), help="default: %(default)s")
     scope.add_argument("--labs", nargs="+", metavar="NN", help="labs to grade (default: all)")
-    scope.add_argument("--timeout", type=positive_int, default=grade.DEFAULT_TIMEOUT_S, help="seconds per test")
+    scope.add_argument("--timeout", type=positive_int, default=batch.DEFAULT_TIMEOUT_S, help="seconds per test")
     scope.add_argument("--cuda-version", default="13-0",
                        help="CUDA Toolkit apt package version setup.sh installs (default: %(default)s)")
     return top

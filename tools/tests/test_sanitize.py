@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from coursecli import sanitize
-from coursecli.grading import FAILED, NOT_GRADED, PASSED
+from coursecli.scoring import FAILED, NOT_GRADED, PASSED
 from coursecli.sanitizer_reports import (Frame, Sources, error_total, findings_from, merge_text_details, parse_census,
                                          parse_text, parse_xml, tool_problem)
 
@@ -280,7 +280,7 @@ def test_course_check_says_in_one_line_that_the_sanitizer_is_missing(tmp_path, m
 
 def test_the_report_shows_the_findings_of_each_lab():
     from coursecli.gradebook import report_markdown
-    from coursecli.grading import LabGrade, SubmissionGrade
+    from coursecli.scoring import LabGrade, SubmissionGrade
     lab = LabGrade("05", "05-three-chunks", sanitizer=["memcheck --leak-check full: 1 finding(s)",
                                                       "1. leaked stream: a stream from cudaStreamCreate"])
     report = report_markdown(SubmissionGrade("ada", labs=[lab]))
@@ -292,7 +292,7 @@ def test_the_report_shows_the_findings_of_each_lab():
 def test_the_sample_checker_reads_the_reports(tmp_path):
     from check_sanitizer_samples import check
     from coursecli.gradebook import save_grade, student_folder
-    from coursecli.grading import LabGrade, SubmissionGrade
+    from coursecli.scoring import LabGrade, SubmissionGrade
     save_grade(student_folder(tmp_path, "leaked-stream"), SubmissionGrade("leaked-stream", labs=[LabGrade(
         "02", "02-streams", sanitizer=["memcheck --leak-check full: 1 finding(s)",
                                        "1. leaked stream: a stream from cudaStreamCreateWithFlags, never released",
@@ -322,8 +322,8 @@ def test_a_query_that_answers_not_ready_is_not_a_finding():
 
 
 def test_grade_puts_the_findings_in_the_lab_and_points_only_when_asked(tmp_path, monkeypatch):
-    from coursecli import grade as grade_module
-    from coursecli.grading import LabGrade, SubmissionGrade
+    from coursecli import batch as grade_module
+    from coursecli.scoring import LabGrade, SubmissionGrade
     from coursecli.submissions import LabSources
     monkeypatch.setattr(sanitize, "find_sanitizer", lambda: "/opt/cuda/bin/compute-sanitizer")
     monkeypatch.setattr(sanitize, "run_tool", lambda sanitizer, tool, program, sources, work, timeout_s, runner:

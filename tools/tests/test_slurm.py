@@ -13,7 +13,7 @@ import pytest
 
 from coursecli import environment
 from coursecli.gradebook import load_grade, save_grade, student_folder
-from coursecli.grading import LabGrade, SubmissionGrade
+from coursecli.scoring import LabGrade, SubmissionGrade
 from coursecli.main import main
 from coursecli.shell import ROOT
 from make_grading_samples import CHEATS, cheat_files, student_files, write_folder
