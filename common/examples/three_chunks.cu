@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "streamlab/handles.hpp"
+#include "streamlab/pipeline.hpp"
 #include "streamlab/tracer.hpp"
 #include "streamlab/workload.hpp"
 
@@ -42,12 +43,11 @@ constexpr int kChunks = 3;
 constexpr std::size_t kElements = std::size_t{12} << 20;  // 48 MiB of floats, 16 MiB per chunk
 
 /// Host and device buffers and the three streams, made once and reused.
-struct Pipeline {
-    // Pinned host memory: only pinned buffers let cudaMemcpyAsync overlap with kernels.
-    PinnedBuffer<float> input{kElements};
-    PinnedBuffer<float> output{kElements};
-    DeviceBuffer<float> device_input{kElements};
-    DeviceBuffer<float> device_output{kElements};
+/// (PipelineMemory: pinned host buffers, since only pinned memory lets
+/// cudaMemcpyAsync overlap with kernels, and the two device buffers.)
+struct Pipeline : PipelineMemory {
+    Pipeline() : PipelineMemory(kElements) {}
+
     // Non-blocking: these streams never wait for the legacy NULL stream.
     std::array<Stream, kChunks> streams{Stream(cudaStreamNonBlocking), Stream(cudaStreamNonBlocking),
                                         Stream(cudaStreamNonBlocking)};
