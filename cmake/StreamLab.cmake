@@ -16,9 +16,9 @@
 #
 #   streamlab_link_graded_code(TARGET LIBRARY [TEST] [COURSE course_library ...])
 #       Links a lab's student library into TARGET after the course's own code
-#       (streamlab, and for a TEST streamlab_testing and GoogleTest's main,
-#       unless COURSE names others), so that no course symbol can be replaced
-#       by the student's (see below).
+#       (streamlab_support and streamlab, and for a TEST streamlab_testing and
+#       GoogleTest's main, unless COURSE names others), so that no course symbol
+#       can be replaced by the student's (see below).
 
 # Where the starter sources are read from. The grader points this at a
 # student's submission; everything else (tests, points, CMake) stays the course's.
@@ -36,7 +36,7 @@ set(STREAMLAB_ANSWER_ROOT "" CACHE PATH "Folder holding the NN-topic folders wit
 # the "]]" that newer GoogleTest modules write around property values.)
 set(STREAMLAB_SKIP_REGEX "\\[  SKIPPED \\] ")
 # Where each lab test writes GoogleTest's own XML report (<dir>/<ctest name>.xml).
-# Empty: no report. The grader sets it: a pass needs that report (grading.py).
+# Empty: no report. The grader sets it: a pass needs that report (scoring.py).
 set(STREAMLAB_GTEST_XML_DIR "" CACHE PATH "Folder for the lab tests' GoogleTest XML reports (the grader's)")
 # Seconds each test may run (a hung kernel is killed then). A cache variable so
 # that the grader can lower it: `course grade --timeout S`.
@@ -48,7 +48,7 @@ function(streamlab_add_test_executable name)
     set(arg_TIMEOUT ${STREAMLAB_DEFAULT_TIMEOUT})
   endif()
   add_executable(${name} ${arg_SOURCES})
-  target_link_libraries(${name} PRIVATE streamlab streamlab_testing GTest::gtest_main ${arg_LIBRARIES})
+  target_link_libraries(${name} PRIVATE streamlab_testing GTest::gtest_main ${arg_LIBRARIES})
   if(arg_GPU)
     # GPU tests share one lock: they must never run at the same time, or their
     # timelines and timings would mix.
@@ -75,7 +75,7 @@ endfunction()
 # definition" link error; a `main` of the student's never replaces GoogleTest's.
 # (Raw linker flags rather than $<LINK_LIBRARY:WHOLE_ARCHIVE,...>: CMake refuses
 # a library that appears both whole and plain, as streamlab does through
-# streamlab_testing. The plain targets at the end give usage requirements and
+# streamlab_support. The plain targets at the end give usage requirements and
 # build order.)
 function(streamlab_link_graded_code target library)
   cmake_parse_arguments(PARSE_ARGV 2 arg "TEST" "" "COURSE")
@@ -84,9 +84,9 @@ function(streamlab_link_graded_code target library)
     set(main GTest::gtest_main)
   endif()
   if(NOT arg_COURSE)
-    set(arg_COURSE streamlab)
+    set(arg_COURSE streamlab_support streamlab)
     if(arg_TEST)
-      set(arg_COURSE streamlab_testing streamlab)
+      set(arg_COURSE streamlab_testing streamlab_support streamlab)
     endif()
   endif()
   set(whole "")
@@ -132,7 +132,8 @@ function(streamlab_add_lab)
     endforeach()
 
     # The student's code (or the solution), as a library of its own objects
-    # only: it sees the course's headers but brings none of the course's code,
+    # only: it sees the core's headers (not the support layer's, which only the
+    # lab's program and tests use) but brings none of the course's code,
     # which streamlab_link_graded_code puts first on the link line.
     add_library(${lab}_${variant} STATIC ${student_files})
     target_include_directories(${lab}_${variant} PUBLIC "${lab_dir}"

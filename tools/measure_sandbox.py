@@ -23,7 +23,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
-from coursecli.grade import (GradeSettings, default_cuda_arch, default_jobs, gpu_presence, grade_batch,  # noqa: E402
+from coursecli.batch import (GradeSettings, default_cuda_arch, default_jobs, gpu_presence, grade_batch,  # noqa: E402
                              selected_labs)
 from coursecli.sandbox import choose_isolation  # noqa: E402
 from make_grading_samples import student_files, write_folder  # noqa: E402

@@ -13,6 +13,7 @@ exactly its named tests and each correct alternative score full points.
 Exits 77 (the test's SKIP_RETURN_CODE) when there is no GPU, 1 when a lab
 breaks the rule, 0 otherwise. ctest runs it as the `selfgrade` test.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -23,9 +24,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
-from coursecli.grade import LOG_LIMIT, GradeSettings, default_cuda_arch, gpu_presence, grade_batch  # noqa: E402
+from coursecli.batch import LOG_LIMIT, GradeSettings, default_cuda_arch, gpu_presence, grade_batch  # noqa: E402
 from coursecli.gradebook import load_grade, student_folder  # noqa: E402
-from coursecli.grading import FAILED, PASSED  # noqa: E402
+from coursecli.scoring import FAILED, PASSED  # noqa: E402
 from coursecli.submissions import course_labs, find_submissions, student_name  # noqa: E402
 from isolation_samples import VICTIM, isolation_problems, make_isolation_samples  # noqa: E402
 from make_grading_samples import CATALOGUE, CHEATS, make_catalogue, make_cheats, student_files, write_folder  # noqa: E402,E501
@@ -48,6 +49,22 @@ def lab_problems(student: str, grade, want_full_points: bool) -> list[str]:
     return problems
 
 
+def regrade_settings(out: Path, numbers: set[str] | None, jobs: int, gpu_present: bool) -> GradeSettings:
+    """Grading labs `numbers` (every lab when None) again, `jobs` at a time, into `out`."""
+    labs = course_labs(ROOT)
+    graded = labs if numbers is None else [lab for lab in labs if lab.number in numbers]
+    # Every batch links against one course build beside the output folders, brought up to date by each.
+    return GradeSettings(
+        out=out,
+        labs=graded,
+        all_labs=labs,
+        jobs=jobs,
+        regrade=True,
+        cuda_arch=default_cuda_arch(gpu_present),
+        course_build_dir=out.parent / "course",
+    )
+
+
 def isolation_batch(work: Path, jobs: int) -> list[str]:
     """Grades the attacking samples and an honest solution on lab 01; what went wrong, if anything."""
     submissions = work / "isolation-submissions"
@@ -55,10 +72,7 @@ def isolation_batch(work: Path, jobs: int) -> list[str]:
     submissions.mkdir(parents=True)
     make_isolation_samples(submissions)
     write_folder(submissions / VICTIM, student_files("solution"))
-    labs = course_labs(ROOT)
-    settings = GradeSettings(out=work / "isolation-grades", labs=[lab for lab in labs if lab.number == "01"],
-                             all_labs=labs, jobs=jobs, regrade=True, cuda_arch=default_cuda_arch(True),
-                             course_build_dir=work / "course")
+    settings = regrade_settings(work / "isolation-grades", {"01"}, jobs, gpu_present=True)
     if grade_batch(submissions, settings) != 0:
         return ["the batch of attacking samples did not finish"]
     students = [student_name(p) for p in find_submissions(submissions)]
@@ -93,8 +107,10 @@ def catalogue_problems(sample: str, must_fail: list[str], grade, lab_number: str
     failed = {t.name for t in lab.tests if t.status == FAILED}
     passed = {t.name for t in lab.tests if t.status == PASSED}
     problems = [f"{sample}: {name} should fail and did not" for name in must_fail if name in passed]
-    problems += [f"{sample}: {name} failed ({next(t.reason for t in lab.tests if t.name == name)}) but should pass"
-                 for name in sorted(failed - set(must_fail))]
+    problems += [
+        f"{sample}: {name} failed ({next(t.reason for t in lab.tests if t.name == name)}) but should pass"
+        for name in sorted(failed - set(must_fail))
+    ]
     return problems
 
 
@@ -102,7 +118,6 @@ def grade_catalogue(work: Path, gpu_present: bool, jobs: int) -> list[str]:
     """Grades every catalogue sample on its own lab only; returns what broke the catalogue's rules."""
     samples = work / "catalogue"
     make_catalogue(samples)
-    labs = course_labs(ROOT)
     problems = []
     for number in sorted({lab for _, lab, _ in CATALOGUE.values()}):
         batch = work / f"catalogue-lab{number}"
@@ -110,9 +125,7 @@ def grade_catalogue(work: Path, gpu_present: bool, jobs: int) -> list[str]:
         for name, (_, lab, _) in CATALOGUE.items():
             if lab == number:
                 shutil.copytree(samples / name, batch / name)
-        settings = GradeSettings(out=work / "catalogue-grades", labs=[lab for lab in labs if lab.number == number],
-                                 all_labs=labs, jobs=jobs, regrade=True, cuda_arch=default_cuda_arch(gpu_present),
-                                 course_build_dir=work / "course")
+        settings = regrade_settings(work / "catalogue-grades", {number}, jobs, gpu_present)
         if grade_batch(batch, settings) != 0:
             return [f"grading the catalogue's lab {number} samples failed"]
         for name, (_, lab, must_fail) in CATALOGUE.items():
@@ -139,9 +152,7 @@ def main(argv: list[str]) -> int:
     write_folder(work / "submissions" / "solutions", student_files("solution"))
     write_folder(work / "submissions" / "starters", student_files("starter"))
     labs = course_labs(ROOT)
-    # Every batch below links against one course build, brought up to date by each.
-    settings = GradeSettings(out=work / "grades", labs=labs, all_labs=labs, jobs=args.jobs, regrade=True,
-                             cuda_arch=default_cuda_arch(gpu_present), course_build_dir=work / "course")
+    settings = regrade_settings(work / "grades", None, args.jobs, gpu_present)
     if grade_batch(work / "submissions", settings) != 0:
         return 1
     problems = []
@@ -150,9 +161,7 @@ def main(argv: list[str]) -> int:
     # The catalogue of cheats, lab 01 only (the lab they change).
     shutil.rmtree(work / "cheats", ignore_errors=True)
     make_cheats(work / "cheats")
-    lab01 = [lab for lab in labs if lab.number == "01"]
-    cheats = GradeSettings(out=work / "cheat-grades", labs=lab01, all_labs=labs, jobs=args.jobs, regrade=True,
-                           cuda_arch=default_cuda_arch(gpu_present), course_build_dir=work / "course")
+    cheats = regrade_settings(work / "cheat-grades", {"01"}, args.jobs, gpu_present)
     if grade_batch(work / "cheats", cheats) != 0:
         return 1
     problems += cheat_problems(cheats.out)
@@ -163,9 +172,11 @@ def main(argv: list[str]) -> int:
         print(f"selfgrade: {problem}")
     if problems:
         return 1
-    print(f"selfgrade: {len(labs)} lab(s): every solution scores full points, every starter less; "
-          f"{len(CHEATS)} cheating submissions score 0 with their reasons; "
-          "the attacking samples harmed nobody else")
+    print(
+        f"selfgrade: {len(labs)} lab(s): every solution scores full points, every starter less; "
+        f"{len(CHEATS)} cheating submissions score 0 with their reasons; "
+        "the attacking samples harmed nobody else"
+    )
     if not args.no_catalogue:
         print(f"selfgrade: catalogue: {len(CATALOGUE)} sample(s), each failing exactly its named tests")
     return 0

@@ -26,12 +26,14 @@
 #include <vector>
 
 #include "measurement_result.hpp"
+#include "streamlab/analysis.hpp"
 #include "streamlab/check.hpp"
 #include "streamlab/device.hpp"
 
 namespace {
 
 using Clock = std::chrono::steady_clock;
+using streamlab::median;
 
 /// One way of getting host memory: how to get it and how to give it back.
 struct Way {
@@ -74,11 +76,6 @@ const std::vector<Way>& ways() {
 }
 
 double ms_since(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
-
-double median(std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    return v[v.size() / 2];
-}
 
 struct Cost {
     double alloc_ms = 0, alloc_touch_ms = 0, release_ms = 0;

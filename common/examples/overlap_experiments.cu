@@ -31,6 +31,7 @@
 #include "streamlab/check.hpp"
 #include "streamlab/handles.hpp"
 #include "streamlab/lab_program.hpp"
+#include "streamlab/pipeline.hpp"
 #include "streamlab/workload.hpp"
 
 namespace {
@@ -41,16 +42,14 @@ constexpr int kStreams = 4;
 constexpr std::size_t kElements = std::size_t{4} << 20;  // 16 MiB of floats, 4 MiB per stream
 
 /// The buffers and streams all three experiments share.
-struct Experiments {
-    PinnedBuffer<float> input{kElements};
-    PinnedBuffer<float> output{kElements};
-    DeviceBuffer<float> device_input{kElements};
-    DeviceBuffer<float> device_output{kElements};
+struct Experiments : PipelineMemory {
     std::array<Stream, kStreams> streams{Stream(cudaStreamNonBlocking), Stream(cudaStreamNonBlocking),
                                          Stream(cudaStreamNonBlocking), Stream(cudaStreamNonBlocking)};
     int iterations;
 
-    explicit Experiments(int iterations_) : iterations(iterations_) { fill_input(input.data(), kElements); }
+    explicit Experiments(int iterations_) : PipelineMemory(kElements), iterations(iterations_) {
+        fill_input(input.data(), kElements);
+    }
 
     void copy_in(const ChunkRange& chunk, cudaStream_t stream) {
         SL_CHECK(cudaMemcpyAsync(device_input.data() + chunk.offset, input.data() + chunk.offset,
@@ -105,8 +104,7 @@ struct Experiments {
         SL_CHECK(cudaEventSynchronize(stop.get()));
         nvtxRangePop();
         // The host's check: the GPU has nothing to do meanwhile (the idle gap between phases).
-        const ResultCheck result = check_workload_output(input.data(), output.data(), kElements, iterations,
-                                                         kStreams);
+        const ResultCheck result = check_workload_output(input.data(), output.data(), kElements, iterations, kStreams);
         std::printf("%-11s %7.3f ms  %s\n", name, elapsed_ms(start, stop), result.message().c_str());
         return result.ok;
     }
@@ -122,8 +120,8 @@ int main(int argc, char** argv) {
     }
     return run_with_gpu(argv[0], [&] {
         Experiments experiments(iterations);
-        std::printf("%zu floats, %d streams, %d iterations per element; time between events:\n", kElements,
-                    kStreams, iterations);
+        std::printf("%zu floats, %d streams, %d iterations per element; time between events:\n", kElements, kStreams,
+                    iterations);
         bool right = experiments.run("sequential", &Experiments::sequential);
         right = experiments.run("version 1", &Experiments::version_1) && right;
         right = experiments.run("version 2", &Experiments::version_2) && right;

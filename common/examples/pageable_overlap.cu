@@ -41,8 +41,6 @@ struct OverlapRun {
     double copy_ms = 0, kernel_ms = 0, together_ms = 0, call_returned_after_ms = 0;
 };
 
-double ms(std::uint64_t ns) { return static_cast<double>(ns) / 1e6; }
-
 /// The kernel in stream A, then the copy from `host` in stream B, recorded.
 OverlapRun run(const char* name, float* host, DeviceBuffer<float>& device, DeviceBuffer<float>& kernel_in,
                DeviceBuffer<float>& kernel_out, int iterations) {

@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "streamlab/handles.hpp"
+#include "streamlab/pipeline.hpp"
 #include "streamlab/tracer.hpp"
 #include "streamlab/workload.hpp"
 
@@ -42,12 +43,11 @@ constexpr int kChunks = 3;
 constexpr std::size_t kElements = std::size_t{12} << 20;  // 48 MiB of floats, 16 MiB per chunk
 
 /// Host and device buffers and the three streams, made once and reused.
-struct Pipeline {
-    // Pinned host memory: only pinned buffers let cudaMemcpyAsync overlap with kernels.
-    PinnedBuffer<float> input{kElements};
-    PinnedBuffer<float> output{kElements};
-    DeviceBuffer<float> device_input{kElements};
-    DeviceBuffer<float> device_output{kElements};
+/// (PipelineMemory: pinned host buffers, since only pinned memory lets
+/// cudaMemcpyAsync overlap with kernels, and the two device buffers.)
+struct Pipeline : PipelineMemory {
+    Pipeline() : PipelineMemory(kElements) {}
+
     // Non-blocking: these streams never wait for the legacy NULL stream.
     std::array<Stream, kChunks> streams{Stream(cudaStreamNonBlocking), Stream(cudaStreamNonBlocking),
                                         Stream(cudaStreamNonBlocking)};
@@ -75,11 +75,6 @@ struct Pipeline {
     }
 };
 
-double median(std::vector<double> values) {
-    std::sort(values.begin(), values.end());
-    return values[values.size() / 2];
-}
-
 int run_once(int iterations) {
     Pipeline pipeline;
     fill_input(pipeline.input.data(), kElements);
@@ -93,27 +88,14 @@ int run_once(int iterations) {
     return result.ok ? 0 : 1;
 }
 
-/// How much recording a timeline slows the pipeline down: the median of
-/// `repeats` runs without streamlab::Tracer, then of `repeats` runs inside one.
-/// (Not interleaved: once a process has recorded, CUPTI stays attached to it,
-/// and the first recording pays CUPTI's one-time set-up, so it is left out.)
+/// How much recording a timeline slows the pipeline down (see measure_tracer_overhead).
 int compare_tracing(int iterations, int repeats) {
     Pipeline pipeline;
     fill_input(pipeline.input.data(), kElements);
-    pipeline.run(iterations);  // warm-up: module load, first touch of the buffers
-    std::vector<double> plain, traced;
-    for (int r = 0; r < repeats; ++r) {
-        plain.push_back(pipeline.run(iterations));
-    }
-    (void)record_timeline("three_chunks_example, warm-up", [&] { pipeline.run(iterations); });
-    for (int r = 0; r < repeats; ++r) {
-        double ms = 0.0;
-        const Timeline timeline = record_timeline("three_chunks_example", [&] { ms = pipeline.run(iterations); });
-        traced.push_back(ms);
-    }
-    const double ratio = median(traced) / median(plain);
+    const TracerOverhead overhead =
+        measure_tracer_overhead("three_chunks_example", repeats, [&] { return pipeline.run(iterations); });
     std::printf("{\"untraced_ms\": %.4f, \"traced_ms\": %.4f, \"traced_over_untraced\": %.4f, \"repeats\": %d}\n",
-                median(plain), median(traced), ratio, repeats);
+                overhead.untraced_ms, overhead.traced_ms, overhead.traced_ms / overhead.untraced_ms, repeats);
     return 0;
 }
 

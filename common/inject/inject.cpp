@@ -105,15 +105,9 @@ void write_trace_at_exit() {
             cuCtxSynchronize();
         }
         g_recorder->flush();
-        streamlab::detail::Recording recording = g_recorder->collect();
+        streamlab::Timeline timeline = g_recorder->collect();
         g_recorder->stop();
 
-        streamlab::Timeline timeline;
-        timeline.ops = std::move(recording.ops);
-        timeline.marks = std::move(recording.marks);
-        timeline.ranges = std::move(recording.ranges);
-        timeline.origin_ns = recording.origin_ns;
-        timeline.dropped_records = recording.dropped_records;
         timeline.program = *g_program;
         timeline.date = *g_date;
         timeline.device = device_facts_from_driver();

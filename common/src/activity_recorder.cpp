@@ -14,6 +14,7 @@
 #include <set>
 #include <stdexcept>
 #include <tuple>
+#include <type_traits>
 #include <unordered_map>
 #include <utility>
 
@@ -57,11 +58,11 @@ struct RawRecord {
 
 /// One end of an NVTX range, copied out of a MARKER record.
 struct RawMarker {
-    bool opens = false;     // a range start (push); otherwise its end (pop)
-    std::uint32_t id = 0;   // the same for both ends of one range
+    bool opens = false;    // a range start (push); otherwise its end (pop)
+    std::uint32_t id = 0;  // the same for both ends of one range
     std::uint64_t time = 0;
     std::uint32_t thread = 0;
-    std::string name;       // opening records only
+    std::string name;  // opening records only
 };
 
 /// A stream as CUPTI names it: stream ids are unique within a context only.
@@ -105,14 +106,19 @@ std::string cupti_error_text(CUptiResult result) {
 
 HostMemory host_memory_of(std::uint8_t memory_kind) {
     switch (memory_kind) {
-        case CUPTI_ACTIVITY_MEMORY_KIND_PAGEABLE: return HostMemory::Pageable;
-        case CUPTI_ACTIVITY_MEMORY_KIND_PINNED: return HostMemory::Pinned;
+        case CUPTI_ACTIVITY_MEMORY_KIND_PAGEABLE:
+            return HostMemory::Pageable;
+        case CUPTI_ACTIVITY_MEMORY_KIND_PINNED:
+            return HostMemory::Pinned;
         case CUPTI_ACTIVITY_MEMORY_KIND_MANAGED:
-        case CUPTI_ACTIVITY_MEMORY_KIND_MANAGED_STATIC: return HostMemory::Managed;
+        case CUPTI_ACTIVITY_MEMORY_KIND_MANAGED_STATIC:
+            return HostMemory::Managed;
         case CUPTI_ACTIVITY_MEMORY_KIND_DEVICE:
         case CUPTI_ACTIVITY_MEMORY_KIND_DEVICE_STATIC:
-        case CUPTI_ACTIVITY_MEMORY_KIND_ARRAY: return HostMemory::Device;
-        default: return HostMemory::Unknown;
+        case CUPTI_ACTIVITY_MEMORY_KIND_ARRAY:
+            return HostMemory::Device;
+        default:
+            return HostMemory::Unknown;
     }
 }
 
@@ -122,56 +128,58 @@ bool is_host_side(HostMemory memory) {
 
 // The copy direction, and the memory kind of its host side: the source of an
 // H2D copy, the destination of a D2H copy.
-std::pair<OpKind, HostMemory> classify_copy(std::uint8_t copy_kind, std::uint8_t src_kind,
-                                            std::uint8_t dst_kind) {
+std::pair<OpKind, HostMemory> classify_copy(std::uint8_t copy_kind, std::uint8_t src_kind, std::uint8_t dst_kind) {
     const HostMemory src = host_memory_of(src_kind);
     const HostMemory dst = host_memory_of(dst_kind);
     switch (copy_kind) {
-        case CUPTI_ACTIVITY_MEMCPY_KIND_HTOD: return {OpKind::MemcpyH2D, src};
-        case CUPTI_ACTIVITY_MEMCPY_KIND_DTOH: return {OpKind::MemcpyD2H, dst};
-        case CUPTI_ACTIVITY_MEMCPY_KIND_DTOD: return {OpKind::MemcpyD2D, HostMemory::Device};
+        case CUPTI_ACTIVITY_MEMCPY_KIND_HTOD:
+            return {OpKind::MemcpyH2D, src};
+        case CUPTI_ACTIVITY_MEMCPY_KIND_DTOH:
+            return {OpKind::MemcpyD2H, dst};
+        case CUPTI_ACTIVITY_MEMCPY_KIND_DTOD:
+            return {OpKind::MemcpyD2D, HostMemory::Device};
         default:  // host to host, arrays, peers: report the host side, if there is one
             return {OpKind::MemcpyOther, is_host_side(src) ? src : dst};
     }
+}
+
+/// The fields every CUPTI record of device work has: where it ran, which call
+/// issued it, and when.
+template <typename Activity>
+RawRecord common_fields(const Activity& activity) {
+    RawRecord raw;
+    raw.context_id = activity.contextId;
+    raw.stream_id = activity.streamId;
+    raw.correlation_id = activity.correlationId;
+    raw.start = activity.start;
+    raw.end = activity.end;
+    return raw;
 }
 
 // The struct versions below are the ones of the CUPTI headers this is compiled
 // with (CUDA 13: Kernel10, Memcpy6, Memset4). CUPTI fills records in its own
 // latest layout, so the headers and libcupti must come from the same toolkit.
 std::optional<RawRecord> copy_record(const CUpti_Activity* record) {
-    RawRecord raw;
     switch (record->kind) {
         case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: {
             const auto* kernel = reinterpret_cast<const CUpti_ActivityKernel10*>(record);
+            RawRecord raw = common_fields(*kernel);
             raw.kind = OpKind::Kernel;
             raw.kernel_name = kernel->name != nullptr ? kernel->name : "";
-            raw.context_id = kernel->contextId;
-            raw.stream_id = kernel->streamId;
-            raw.correlation_id = kernel->correlationId;
-            raw.start = kernel->start;
-            raw.end = kernel->end;
             return raw;
         }
         case CUPTI_ACTIVITY_KIND_MEMCPY: {
             const auto* copy = reinterpret_cast<const CUpti_ActivityMemcpy6*>(record);
+            RawRecord raw = common_fields(*copy);
             std::tie(raw.kind, raw.host_memory) = classify_copy(copy->copyKind, copy->srcKind, copy->dstKind);
-            raw.context_id = copy->contextId;
-            raw.stream_id = copy->streamId;
-            raw.correlation_id = copy->correlationId;
             raw.runtime_correlation_id = copy->runtimeCorrelationId;
-            raw.start = copy->start;
-            raw.end = copy->end;
             raw.bytes = copy->bytes;
             return raw;
         }
         case CUPTI_ACTIVITY_KIND_MEMSET: {
             const auto* set = reinterpret_cast<const CUpti_ActivityMemset4*>(record);
+            RawRecord raw = common_fields(*set);
             raw.kind = OpKind::Memset;
-            raw.context_id = set->contextId;
-            raw.stream_id = set->streamId;
-            raw.correlation_id = set->correlationId;
-            raw.start = set->start;
-            raw.end = set->end;
             raw.bytes = set->bytes;
             return raw;
         }
@@ -210,12 +218,16 @@ std::optional<RawMarker> copy_marker(const CUpti_Activity* record) {
 std::vector<HostRange> pair_markers(const std::vector<RawMarker>& markers, std::uint64_t origin) {
     std::unordered_map<std::uint32_t, const RawMarker*> opening;
     for (const RawMarker& marker : markers) {
-        if (marker.opens) opening[marker.id] = &marker;
+        if (marker.opens) {
+            opening[marker.id] = &marker;
+        }
     }
     std::vector<HostRange> ranges;
     for (const RawMarker& end : markers) {
         const auto begin = end.opens ? opening.end() : opening.find(end.id);
-        if (begin == opening.end()) continue;
+        if (begin == opening.end()) {
+            continue;
+        }
         const RawMarker& start = *begin->second;
         if (start.time >= origin && end.time >= start.time) {
             ranges.push_back(HostRange{start.name, start.time - origin, end.time - origin, start.thread});
@@ -310,7 +322,9 @@ void count_api_call(const char* function_name) {
     std::string name(function_name);
     for (const char* suffix : {"_ptsz", "_ptds"}) {
         const std::size_t n = std::strlen(suffix);
-        if (name.size() > n && name.compare(name.size() - n, n, suffix) == 0) name.resize(name.size() - n);
+        if (name.size() > n && name.compare(name.size() - n, n, suffix) == 0) {
+            name.resize(name.size() - n);
+        }
     }
     const std::size_t version = name.rfind("_v");
     if (version != std::string::npos && version + 2 < name.size() &&
@@ -327,70 +341,85 @@ void count_api_call(const char* function_name) {
 /// A stream handle as a number: the legacy NULL stream is 0 however it is named,
 /// the per-thread default stream is cudaStreamPerThread's value.
 std::uint64_t stream_key(cudaStream_t stream, bool per_thread_call) {
-    if (stream == nullptr) return per_thread_call ? reinterpret_cast<std::uintptr_t>(cudaStreamPerThread) : 0;
-    if (stream == cudaStreamLegacy) return 0;
+    if (stream == nullptr) {
+        return per_thread_call ? reinterpret_cast<std::uintptr_t>(cudaStreamPerThread) : 0;
+    }
+    if (stream == cudaStreamLegacy) {
+        return 0;
+    }
     return reinterpret_cast<std::uintptr_t>(stream);
 }
 
-std::uint64_t event_key(cudaEvent_t event) { return reinterpret_cast<std::uintptr_t>(event); }
+std::uint64_t event_key(cudaEvent_t event) {
+    return reinterpret_cast<std::uintptr_t>(event);
+}
+
+/// Whether CUPTI's parameters `Params` of a call name an event (`p->event`).
+template <typename Params, typename = void>
+constexpr bool has_event = false;
+template <typename Params>
+constexpr bool has_event<Params, std::void_t<decltype(std::declval<const Params&>().event)>> = true;
+
+/// A call on a stream, with the parameters `Params` (which name the stream) that
+/// CUPTI passes for it; `per_thread` for the _ptsz variant. Its event, where it
+/// has one, is event_key(p->event).
+template <typename Params>
+StreamCall call_on_stream(const void* params, OrderingCall kind, const char* name, bool per_thread) {
+    const auto* p = static_cast<const Params*>(params);
+    std::uint64_t event = 0;
+    if constexpr (has_event<Params>) {
+        event = event_key(p->event);
+    }
+    return StreamCall{kind, name, stream_key(p->stream, per_thread), event};
+}
 
 /// The StreamCall a runtime call `id` with `params` is, if it queues or orders stream work.
 std::optional<StreamCall> stream_call_of(CUpti_CallbackId id, const void* params) {
     using C = OrderingCall;
     switch (id) {
         case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020:
-        case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_ptsz_v7000: {
-            const auto* p = static_cast<const cudaMemcpyAsync_v3020_params*>(params);
-            return StreamCall{C::Work, "cudaMemcpyAsync",
-                              stream_key(p->stream, id == CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_ptsz_v7000), 0};
-        }
+        case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_ptsz_v7000:
+            return call_on_stream<cudaMemcpyAsync_v3020_params>(
+                params, C::Work, "cudaMemcpyAsync", id == CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_ptsz_v7000);
         case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000:
-        case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000: {
-            const auto* p = static_cast<const cudaLaunchKernel_v7000_params*>(params);
-            return StreamCall{C::Work, "cudaLaunchKernel",
-                              stream_key(p->stream, id == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000), 0};
-        }
+        case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000:
+            return call_on_stream<cudaLaunchKernel_v7000_params>(
+                params, C::Work, "cudaLaunchKernel", id == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000);
         case CUPTI_RUNTIME_TRACE_CBID_cudaEventRecord_v3020:
-        case CUPTI_RUNTIME_TRACE_CBID_cudaEventRecord_ptsz_v7000: {
-            const auto* p = static_cast<const cudaEventRecord_v3020_params*>(params);
-            return StreamCall{C::EventRecord, "cudaEventRecord",
-                              stream_key(p->stream, id == CUPTI_RUNTIME_TRACE_CBID_cudaEventRecord_ptsz_v7000),
-                              event_key(p->event)};
-        }
+        case CUPTI_RUNTIME_TRACE_CBID_cudaEventRecord_ptsz_v7000:
+            return call_on_stream<cudaEventRecord_v3020_params>(
+                params, C::EventRecord, "cudaEventRecord", id == CUPTI_RUNTIME_TRACE_CBID_cudaEventRecord_ptsz_v7000);
         case CUPTI_RUNTIME_TRACE_CBID_cudaEventRecordWithFlags_v11010:
-        case CUPTI_RUNTIME_TRACE_CBID_cudaEventRecordWithFlags_ptsz_v11010: {
-            const auto* p = static_cast<const cudaEventRecordWithFlags_v11010_params*>(params);
-            return StreamCall{C::EventRecord, "cudaEventRecordWithFlags",
-                              stream_key(p->stream, id == CUPTI_RUNTIME_TRACE_CBID_cudaEventRecordWithFlags_ptsz_v11010),
-                              event_key(p->event)};
-        }
+        case CUPTI_RUNTIME_TRACE_CBID_cudaEventRecordWithFlags_ptsz_v11010:
+            return call_on_stream<cudaEventRecordWithFlags_v11010_params>(
+                params, C::EventRecord, "cudaEventRecordWithFlags",
+                id == CUPTI_RUNTIME_TRACE_CBID_cudaEventRecordWithFlags_ptsz_v11010);
         case CUPTI_RUNTIME_TRACE_CBID_cudaStreamWaitEvent_v3020:
-        case CUPTI_RUNTIME_TRACE_CBID_cudaStreamWaitEvent_ptsz_v7000: {
-            const auto* p = static_cast<const cudaStreamWaitEvent_v3020_params*>(params);
-            return StreamCall{C::StreamWaitEvent, "cudaStreamWaitEvent",
-                              stream_key(p->stream, id == CUPTI_RUNTIME_TRACE_CBID_cudaStreamWaitEvent_ptsz_v7000),
-                              event_key(p->event)};
-        }
+        case CUPTI_RUNTIME_TRACE_CBID_cudaStreamWaitEvent_ptsz_v7000:
+            return call_on_stream<cudaStreamWaitEvent_v3020_params>(
+                params, C::StreamWaitEvent, "cudaStreamWaitEvent",
+                id == CUPTI_RUNTIME_TRACE_CBID_cudaStreamWaitEvent_ptsz_v7000);
         case CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020:
-        case CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_ptsz_v7000: {
-            const auto* p = static_cast<const cudaStreamSynchronize_v3020_params*>(params);
-            return StreamCall{C::StreamSynchronize, "cudaStreamSynchronize",
-                              stream_key(p->stream, id == CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_ptsz_v7000),
-                              0};
-        }
+        case CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_ptsz_v7000:
+            return call_on_stream<cudaStreamSynchronize_v3020_params>(
+                params, C::StreamSynchronize, "cudaStreamSynchronize",
+                id == CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_ptsz_v7000);
         case CUPTI_RUNTIME_TRACE_CBID_cudaEventSynchronize_v3020: {
             const auto* p = static_cast<const cudaEventSynchronize_v3020_params*>(params);
             return StreamCall{C::EventSynchronize, "cudaEventSynchronize", 0, event_key(p->event)};
         }
         case CUPTI_RUNTIME_TRACE_CBID_cudaDeviceSynchronize_v3020:
             return StreamCall{C::DeviceSynchronize, "cudaDeviceSynchronize", 0, 0};
-        default: return std::nullopt;
+        default:
+            return std::nullopt;
     }
 }
 
 void note_stream_call(CUpti_CallbackId id, const void* params) {
     std::optional<StreamCall> call = stream_call_of(id, params);
-    if (!call) return;
+    if (!call) {
+        return;
+    }
     Session& s = session();
     const std::lock_guard<std::mutex> lock(s.mutex);
     if (s.recording) {
@@ -399,8 +428,7 @@ void note_stream_call(CUpti_CallbackId id, const void* params) {
 }
 
 // Called by CUPTI at the entry and exit of every runtime and driver API call.
-void CUPTIAPI on_api_call(void* /*userdata*/, CUpti_CallbackDomain domain, CUpti_CallbackId id,
-                          const void* data) {
+void CUPTIAPI on_api_call(void* /*userdata*/, CUpti_CallbackDomain domain, CUpti_CallbackId id, const void* data) {
     if (domain != CUPTI_CB_DOMAIN_RUNTIME_API && domain != CUPTI_CB_DOMAIN_DRIVER_API) {
         return;
     }
@@ -459,8 +487,7 @@ CUpti_SubscriberHandle subscribe() {
     params.oldSubscriberSize = sizeof(holder);
 
     CUpti_SubscriberHandle subscriber = nullptr;
-    const CUptiResult result =
-        cuptiSubscribe_v2(&subscriber, on_api_call, nullptr, &params);
+    const CUptiResult result = cuptiSubscribe_v2(&subscriber, on_api_call, nullptr, &params);
     if (result == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) {
         const std::string who = holder[0] != '\0' ? std::string(" (") + holder + ")" : std::string();
         throw TimelineUnavailable("another CUPTI tool is already recording this process" + who +
@@ -498,14 +525,13 @@ void attach_once(Session& s) {
     CUpti_SubscriberHandle subscriber = subscribe();
     check_start_step(cuptiEnableDomain(1, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API), "runtime API callbacks",
                      subscriber);
-    check_start_step(cuptiEnableDomain(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API), "driver API callbacks",
-                     subscriber);
+    check_start_step(cuptiEnableDomain(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API), "driver API callbacks", subscriber);
     std::uint8_t zeroed = 1;
     std::size_t zeroed_size = sizeof zeroed;
     check_start_step(cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER, &zeroed_size, &zeroed),
                      "zeroed activity buffers", subscriber);
-    check_start_step(cuptiActivityRegisterCallbacks(on_buffer_requested, on_buffer_completed),
-                     "activity buffers", subscriber);
+    check_start_step(cuptiActivityRegisterCallbacks(on_buffer_requested, on_buffer_completed), "activity buffers",
+                     subscriber);
     for (const CUpti_ActivityKind kind : kRecordedKinds) {
         const CUptiResult result = cuptiActivityEnable(kind);
         if (result != CUPTI_SUCCESS) {
@@ -525,8 +551,9 @@ ActivityRecorder::ActivityRecorder() {
     {
         const std::lock_guard<std::mutex> lock(s.mutex);
         if (s.recording) {
-            throw std::logic_error("streamlab: a timeline is already being recorded in this process; "
-                                   "finish that Tracer before starting another");
+            throw std::logic_error(
+                "streamlab: a timeline is already being recorded in this process; "
+                "finish that Tracer before starting another");
         }
     }
     attach_once(s);
@@ -547,7 +574,9 @@ ActivityRecorder::ActivityRecorder() {
     s.stream_calls.clear();
 }
 
-ActivityRecorder::~ActivityRecorder() { stop(); }
+ActivityRecorder::~ActivityRecorder() {
+    stop();
+}
 
 void ActivityRecorder::flush() {
     const CUptiResult result = cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
@@ -595,14 +624,14 @@ std::vector<StreamCall> ActivityRecorder::stream_calls() const {
     return s.stream_calls;
 }
 
-Recording ActivityRecorder::collect() const {
+Timeline ActivityRecorder::collect() const {
     Session& s = session();
     std::vector<RawRecord> records;
     std::vector<RawMarker> markers;
     std::unordered_map<std::uint32_t, std::string> labels;
     std::set<StreamKey> legacy_null_streams;
     std::set<StreamKey> per_thread_streams;
-    Recording recording;
+    Timeline recording;
     {
         const std::lock_guard<std::mutex> lock(s.mutex);
         records = s.records;
@@ -611,8 +640,6 @@ Recording ActivityRecorder::collect() const {
         legacy_null_streams = s.legacy_null_streams;
         per_thread_streams = s.per_thread_streams;
         recording.marks = s.marks;
-        recording.api_calls = s.api_calls;
-        recording.stream_calls = s.stream_calls;
     }
 
     recording.origin_ns = origin_ns_;

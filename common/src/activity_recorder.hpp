@@ -15,17 +15,6 @@
 
 namespace streamlab::detail {
 
-/// What a recording produced, with times relative to its origin.
-struct Recording {
-    std::vector<DeviceOp> ops;         ///< Sorted by start.
-    std::vector<HostMark> marks;       ///< Sorted by time.
-    std::vector<HostRange> ranges;     ///< The program's NVTX ranges, sorted by start.
-    std::uint64_t origin_ns = 0;       ///< CUPTI timestamp the times are relative to.
-    std::uint64_t dropped_records = 0; ///< Records without timestamps, left out.
-    std::map<std::string, std::uint64_t> api_calls;  ///< Runtime functions called, by name.
-    std::vector<StreamCall> stream_calls;             ///< Calls that queued or ordered stream work, in order.
-};
-
 /// One CUPTI recording: collects what the GPU does from construction to
 /// stop(). The first recorder of a process subscribes to CUPTI and enables the
 /// activity kinds, which then stay enabled (see attach_once in the .cpp).
@@ -59,11 +48,12 @@ public:
     /// The calls that queued or ordered stream work since recording began, in call order.
     [[nodiscard]] std::vector<StreamCall> stream_calls() const;
 
-    /// The records collected so far as device operations and host marks.
-    [[nodiscard]] Recording collect() const;
-
-    /// The clock value times are relative to.
-    [[nodiscard]] std::uint64_t origin_ns() const noexcept { return origin_ns_; }
+    /// The records collected so far, as the one Timeline both the Tracer and the
+    /// injection library start from: ops sorted by start, marks by time, the
+    /// program's NVTX ranges, origin_ns (times are relative to it) and the records
+    /// dropped for want of timestamps. The caller fills in the rest (program,
+    /// date, device, and api_calls and stream_calls where it wants them).
+    [[nodiscard]] Timeline collect() const;
 
 private:
     std::uint64_t origin_ns_ = 0;

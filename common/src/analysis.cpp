@@ -192,6 +192,15 @@ std::size_t null_stream_ops(const std::vector<DeviceOp>& ops) {
 
 bool ended_before(const DeviceOp& a, const DeviceOp& b) { return a.end_ns <= b.start_ns; }
 
+double median(std::vector<double> values) {
+    if (values.empty()) {
+        throw std::invalid_argument("median of no values");
+    }
+    const auto middle = values.begin() + static_cast<std::ptrdiff_t>(values.size() / 2);
+    std::nth_element(values.begin(), middle, values.end());
+    return *middle;
+}
+
 bool overlaps(const DeviceOp& a, const DeviceOp& b) {
     return std::max(a.start_ns, b.start_ns) < std::min(a.end_ns, b.end_ns);
 }

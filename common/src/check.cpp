@@ -1,6 +1,9 @@
 #include "streamlab/check.hpp"
 
 #include <cstdio>
+#include <stdexcept>
+
+#include "streamlab/handles.hpp"
 
 namespace streamlab {
 namespace {
@@ -31,6 +34,11 @@ void report_on_error(cudaError_t code, const char* expression, const char* file,
         std::fprintf(stderr, "streamlab: %s:%d: %s failed: %s (%s)\n", file, line, expression,
                      cudaGetErrorName(code), cudaGetErrorString(code));
     }
+}
+
+void throw_empty_stream() {
+    throw std::logic_error("streamlab::Stream::get() on an empty Stream (default-constructed, moved from or reset): "
+                           "CUDA would read its null handle as the NULL stream");
 }
 }  // namespace detail
 }  // namespace streamlab

@@ -103,6 +103,20 @@ const char* to_string(Stage stage) {
     return "invalid";
 }
 
+// The rules of the simulation:
+// - Chunk i goes to stream i % `streams`; ops are issued in `order`.
+// - A stream runs its ops in order: an op starts after the previous op of its stream ended.
+// - Units: one compute unit (one kernel at a time) and, with `copy_engines` >= 2,
+//   an H2D engine and a D2H engine; with 1, a single copy engine both directions share.
+// - A unit takes ops in the order they were issued to it (first in, first out):
+//   an op waits for every op issued to its unit before it, even one that is itself
+//   still waiting for its stream. This is why, on one copy engine, chunk-by-chunk
+//   issue makes H2D_2 wait behind D2H_1.
+//
+// - While an H2D and a D2H copy run at the same time, each goes at the fraction of
+//   its speed that `link` gives (the default, 1 and 1, is the ideal model's).
+//
+// So an op starts at max(end of its stream's previous op, end of its unit's previous op).
 std::vector<SimulatedOp> simulate_pipeline(const StageTimes& whole, int chunks, int streams, int copy_engines,
                                            IssueOrder order, const LinkSharing& link) {
     require_valid_times(whole);

@@ -5,7 +5,7 @@
 #include <string>
 #include <utility>
 
-#include "streamlab/trace_file.hpp"
+#include "streamlab/trace_format_error.hpp"
 
 namespace streamlab {
 

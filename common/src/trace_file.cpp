@@ -1,7 +1,5 @@
 #include "streamlab/trace_file.hpp"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <cstdint>
 #include <filesystem>
@@ -17,6 +15,8 @@
 #include <tuple>
 #include <utility>
 #include <vector>
+
+#include "json_file.hpp"
 
 namespace streamlab {
 
@@ -46,30 +46,12 @@ std::string track_name(std::uint32_t stream_id, StreamKind kind) {
     return "stream " + std::to_string(stream_id);
 }
 
-ordered_json device_json(const DeviceFacts& device) {
-    return ordered_json{
-        {"name", device.name},
-        {"compute_capability", device.compute_capability()},
-        {"sm_count", device.sm_count},
-        {"copy_engines", device.copy_engines},
-        {"concurrent_kernels", device.concurrent_kernels},
-        {"total_memory_bytes", device.total_memory_bytes},
-        {"driver_version", format_cuda_version(device.driver_version)},
-        {"runtime_version", format_cuda_version(device.runtime_version)},
-    };
-}
-
 ordered_json metadata_json(const Timeline& timeline) {
-    return ordered_json{
-        {"format", kTraceFormatName},
-        {"version", kTraceFormatVersion},
-        {"program", timeline.program},
-        {"date", timeline.date},
-        {"device", device_json(timeline.device)},
-        {"dropped_records", timeline.dropped_records},
-        {"origin_ns", timeline.origin_ns},
-        {"api_calls", timeline.api_calls},
-    };
+    ordered_json metadata = detail::metadata_block(kTraceFormatName, timeline.program, timeline.date, timeline.device);
+    metadata["dropped_records"] = timeline.dropped_records;
+    metadata["origin_ns"] = timeline.origin_ns;
+    metadata["api_calls"] = timeline.api_calls;
+    return metadata;
 }
 
 // A "thread_name" metadata event: the title of one stream's track in a viewer.
@@ -275,9 +257,9 @@ void parse_metadata(const json& root, Timeline& timeline) {
                                kTraceFormatName + "\"");
     }
     const std::uint64_t version = require_count(other, "version", place);
-    if (version != static_cast<std::uint64_t>(kTraceFormatVersion)) {
+    if (version != static_cast<std::uint64_t>(detail::kFileFormatVersion)) {
         throw TraceFormatError("unsupported trace version " + std::to_string(version) + " (this reader knows " +
-                               std::to_string(kTraceFormatVersion) + ")");
+                               std::to_string(detail::kFileFormatVersion) + ")");
     }
     timeline.program = require_string(other, "program", place);
     timeline.date = require_string(other, "date", place);
@@ -429,50 +411,12 @@ std::string trace_to_json_string(const Timeline& timeline) {
         events.push_back(range_event(range));
     }
 
-    // Laid out by hand so that each event is one line: easy to read, grep and diff.
-    std::string metadata = dump(metadata_json(timeline), 2);
-    std::string indented_metadata;
-    for (const char c : metadata) {
-        indented_metadata += c;
-        if (c == '\n') {
-            indented_metadata += "  ";
-        }
-    }
-    std::ostringstream text;
-    text << "{\n  \"displayTimeUnit\": \"ns\",\n  \"otherData\": " << indented_metadata << ",\n  \"traceEvents\": [";
-    for (std::size_t i = 0; i < events.size(); ++i) {
-        text << (i == 0 ? "\n    " : ",\n    ") << dump(events[i]);
-    }
-    text << (events.empty() ? "]\n}\n" : "\n  ]\n}\n");
-    return text.str();
+    return detail::json_file_text(metadata_json(timeline),
+                                  {{"displayTimeUnit", "ns"}, {"traceEvents", ordered_json(std::move(events))}});
 }
 
 void write_trace(const std::string& path, const Timeline& timeline) {
-    namespace fs = std::filesystem;
-    const std::string text = trace_to_json_string(timeline);
-    const fs::path target(path);
-    std::error_code error;
-    if (target.has_parent_path()) {
-        fs::create_directories(target.parent_path(), error);  // a failure shows up when opening below
-    }
-    // The process id keeps two programs writing the same trace from sharing a temporary file.
-    const fs::path temporary(path + ".tmp-" + std::to_string(::getpid()));
-    {
-        std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-        out << text;
-        out.close();
-        if (!out) {
-            fs::remove(temporary, error);
-            throw std::runtime_error("cannot write trace file " + path + " (writing " + temporary.string() +
-                                     " failed)");
-        }
-    }
-    // rename() replaces the target in one step: a reader sees the old file or the new one.
-    fs::rename(temporary, target, error);
-    if (error) {
-        fs::remove(temporary, error);
-        throw std::runtime_error("cannot rename " + temporary.string() + " to " + path + ": " + error.message());
-    }
+    detail::write_file_atomically(path, trace_to_json_string(timeline), "trace file");
 }
 
 Timeline parse_trace(const std::string& json_text) {
@@ -525,6 +469,5 @@ Timeline read_trace(const std::string& path) {
     }
 }
 
-std::string device_facts_to_json_string(const DeviceFacts& device) { return device_json(device).dump(); }
 
 }  // namespace streamlab

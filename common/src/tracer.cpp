@@ -10,8 +10,10 @@
 #include <map>
 #include <mutex>
 #include <utility>
+#include <vector>
 
 #include "activity_recorder.hpp"
+#include "streamlab/analysis.hpp"
 #include "streamlab/check.hpp"
 #include "streamlab/device.hpp"
 #include "tracing_switch.hpp"
@@ -137,15 +139,9 @@ Timeline Tracer::finish() {
     // A record gets its timestamps when its work completes: wait for all of it.
     SL_CHECK(cudaDeviceSynchronize());
     recorder_->flush();
-    detail::Recording recording = recorder_->collect();
+    Timeline timeline = recorder_->collect();
     recorder_.reset();  // stops recording
 
-    Timeline timeline;
-    timeline.ops = std::move(recording.ops);
-    timeline.marks = std::move(recording.marks);
-    timeline.ranges = std::move(recording.ranges);
-    timeline.origin_ns = recording.origin_ns;
-    timeline.dropped_records = recording.dropped_records;
     timeline.api_calls = std::move(api_calls);
     timeline.stream_calls = std::move(stream_calls);
     timeline.program = program_;
@@ -157,6 +153,20 @@ Timeline Tracer::finish() {
 }
 
 void host_mark(const std::string& name) { detail::mark_now(name); }
+
+TracerOverhead measure_tracer_overhead(const std::string& program, int repeats, const std::function<double()>& run) {
+    (void)run();  // warm-up: module load, first touch of the buffers
+    std::vector<double> untraced;
+    std::vector<double> traced;
+    for (int r = 0; r < repeats; ++r) {
+        untraced.push_back(run());
+    }
+    (void)record_timeline(program + ": tracer warm-up", [&] { (void)run(); });
+    for (int r = 0; r < repeats; ++r) {
+        (void)record_timeline(program, [&] { traced.push_back(run()); });
+    }
+    return {median(untraced), median(traced)};
+}
 
 OpLabel::OpLabel(std::string label)
     : label_(std::move(label)), previous_(detail::exchange_thread_label(&label_)) {

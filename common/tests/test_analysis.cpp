@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "op_builder.hpp"
 #include "streamlab/analysis.hpp"
 #include "streamlab/trace_file.hpp"
 
@@ -22,15 +23,11 @@ using streamlab::Unit;
 
 DeviceOp make_op(OpKind kind, const std::string& label, std::uint32_t stream, std::uint64_t start, std::uint64_t end,
                  StreamKind stream_kind = StreamKind::Created) {
-    DeviceOp op;
-    op.kind = kind;
-    op.name = kind == OpKind::Kernel ? "workload_kernel" : "copy";
-    op.label = label;
-    op.stream_id = stream;
-    op.stream_kind = stream_kind;
-    op.start_ns = start;
-    op.end_ns = end;
-    return op;
+    return streamlab::testing_ops::OpBuilder(kind)
+        .name(kind == OpKind::Kernel ? "workload_kernel" : "copy")
+        .label(label)
+        .stream(stream, stream_kind)
+        .span(start, end);
 }
 
 void expect_intervals(const std::vector<Interval>& actual, const std::vector<Interval>& expected) {

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "op_builder.hpp"
 #include "streamlab/bandwidth.hpp"
 
 namespace {
@@ -27,15 +28,12 @@ constexpr std::size_t kMiB = std::size_t{1} << 20;
 
 DeviceOp copy(OpKind kind, HostMemory memory, std::uint64_t bytes, std::uint64_t start, std::uint64_t end,
               std::uint32_t correlation) {
-    DeviceOp op;
-    op.kind = kind;
-    op.name = streamlab::op_base_name(kind);
-    op.host_memory = memory;
-    op.bytes = bytes;
-    op.start_ns = start;
-    op.end_ns = end;
-    op.correlation_id = correlation;
-    return op;
+    return streamlab::testing_ops::OpBuilder(kind)
+        .name(streamlab::op_base_name(kind))
+        .host(memory)
+        .bytes(bytes)
+        .span(start, end)
+        .correlation(correlation);
 }
 
 json read_json(const std::string& path) {

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "op_builder.hpp"
 #include "streamlab/batches.hpp"
 
 namespace {
@@ -18,13 +19,10 @@ using streamlab::Timeline;
 constexpr std::uint64_t kBytes = 4096;
 
 DeviceOp op(OpKind kind, std::uint64_t start, std::uint64_t end, std::string label = "") {
-    DeviceOp result;
-    result.kind = kind;
-    result.start_ns = start;
-    result.end_ns = end;
-    result.bytes = kind == OpKind::Kernel ? 0 : kBytes;
-    result.label = std::move(label);
-    return result;
+    return streamlab::testing_ops::OpBuilder(kind)
+        .span(start, end)
+        .bytes(kind == OpKind::Kernel ? 0 : kBytes)
+        .label(std::move(label));
 }
 
 /// Batch b: H2D [100b, 100b+10), kernel [100b+10, 100b+60), D2H [100b+60, 100b+70);

@@ -2,6 +2,8 @@
 // do not compile.
 #include <gtest/gtest.h>
 
+#include <cstddef>
+#include <stdexcept>
 #include <type_traits>
 
 #include "streamlab/handles.hpp"
@@ -26,10 +28,12 @@ static_assert(move_only<PinnedBuffer<float>>);
 static_assert(move_only<DeviceBuffer<float>>);
 static_assert(move_only<StreamOrderedBuffer<float>>);
 static_assert(move_only<HostRegistration>);
+// The NULL stream belongs to no one: no Stream can be made from nullptr.
+static_assert(!std::is_constructible_v<Stream, std::nullptr_t>);
 
 TEST(Handles, DefaultConstructedOwnNothing) {
     EXPECT_FALSE(Stream{});
-    EXPECT_EQ(Stream{}.get(), nullptr);
+    EXPECT_THROW((void)Stream{}.get(), std::logic_error);  // a null cudaStream_t would be the NULL stream
     EXPECT_FALSE(Event{});
     EXPECT_FALSE(PinnedBuffer<float>{});
     EXPECT_EQ(PinnedBuffer<float>{}.size(), 0U);
@@ -44,6 +48,8 @@ TEST(Handles, MovingAnEmptyHandleLeavesBothEmpty) {
     Stream b(std::move(a));
     EXPECT_FALSE(a);  // NOLINT(bugprone-use-after-move): moved-from state is specified
     EXPECT_FALSE(b);
+    EXPECT_THROW((void)b.get(), std::logic_error);
+    EXPECT_THROW(b.synchronize(), std::logic_error);
     DeviceBuffer<float> x;
     DeviceBuffer<float> y;
     y = std::move(x);

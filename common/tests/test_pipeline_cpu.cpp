@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "op_builder.hpp"
 #include "streamlab/chunk_sweep.hpp"
 #include "streamlab/analysis.hpp"
 #include "streamlab/pipeline.hpp"
@@ -19,13 +20,8 @@ using namespace streamlab;
 
 /// A device op in a created stream, times in microseconds, issued as call `correlation`.
 DeviceOp op(OpKind kind, std::uint32_t stream, double start_us, double end_us, std::uint32_t correlation) {
-    DeviceOp o;
-    o.kind = kind;
-    o.stream_id = stream;
-    o.start_ns = static_cast<std::uint64_t>(start_us * 1000);
-    o.end_ns = static_cast<std::uint64_t>(end_us * 1000);
-    o.correlation_id = correlation;
-    return o;
+    const auto ns = [](double us) { return static_cast<std::uint64_t>(us * 1000); };
+    return testing_ops::OpBuilder(kind).stream(stream).span(ns(start_us), ns(end_us)).correlation(correlation);
 }
 
 /// A serial run: H2D 3 ms, kernel 3 ms, D2H 3 ms, one after another in the NULL stream.

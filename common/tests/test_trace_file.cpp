@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "op_builder.hpp"
 #include "streamlab/timeline.hpp"
 #include "streamlab/trace_file.hpp"
 
@@ -39,18 +40,14 @@ std::string read_text(const fs::path& path) {
 DeviceOp make_op(OpKind kind, std::string name, std::string label, std::uint32_t stream, StreamKind stream_kind,
                  std::uint64_t start, std::uint64_t end, std::uint64_t bytes, HostMemory memory,
                  std::uint32_t correlation) {
-    DeviceOp op;
-    op.kind = kind;
-    op.name = std::move(name);
-    op.label = std::move(label);
-    op.stream_id = stream;
-    op.stream_kind = stream_kind;
-    op.start_ns = start;
-    op.end_ns = end;
-    op.bytes = bytes;
-    op.host_memory = memory;
-    op.correlation_id = correlation;
-    return op;
+    return streamlab::testing_ops::OpBuilder(kind)
+        .name(std::move(name))
+        .label(std::move(label))
+        .stream(stream, stream_kind)
+        .span(start, end)
+        .bytes(bytes)
+        .host(memory)
+        .correlation(correlation);
 }
 
 // A timeline with one op of every kind, every stream kind, and values that
@@ -156,24 +153,23 @@ TEST(TraceSpellings, UnknownSpellingsAreRefusedByName) {
 }
 
 TEST(TraceSpellings, DisplayNamesFollowTheFormat) {
-    DeviceOp op;
-    op.kind = OpKind::Kernel;
-    op.name = "workload_kernel";
-    EXPECT_EQ(streamlab::display_name(op), "workload_kernel");
-    op.label = "2";
-    EXPECT_EQ(streamlab::display_name(op), "K_2");
-    op.kind = OpKind::MemcpyH2D;
-    EXPECT_EQ(streamlab::display_name(op), "H2D_2");
-    op.kind = OpKind::MemcpyD2H;
-    op.label = "";
-    EXPECT_EQ(streamlab::display_name(op), "D2H");
-    op.kind = OpKind::MemcpyD2D;
-    EXPECT_EQ(streamlab::display_name(op), "D2D");
-    op.kind = OpKind::MemcpyOther;
-    EXPECT_EQ(streamlab::display_name(op), "memcpy");
-    op.kind = OpKind::Memset;
-    op.label = "poison";
-    EXPECT_EQ(streamlab::display_name(op), "memset_poison");
+    struct Case {
+        OpKind kind;
+        const char* label;
+        const char* expected;
+    };
+    const Case cases[] = {
+        {OpKind::Kernel, "", "workload_kernel"}, {OpKind::Kernel, "2", "K_2"},       {OpKind::MemcpyH2D, "2", "H2D_2"},
+        {OpKind::MemcpyD2H, "", "D2H"},          {OpKind::MemcpyD2D, "", "D2D"},     {OpKind::MemcpyOther, "", "memcpy"},
+        {OpKind::Memset, "poison", "memset_poison"},
+    };
+    for (const Case& c : cases) {
+        DeviceOp op;
+        op.kind = c.kind;
+        op.name = "workload_kernel";  // a kernel's own name; the others are named by their kind
+        op.label = c.label;
+        EXPECT_EQ(streamlab::display_name(op), c.expected) << streamlab::to_string(c.kind) << " '" << c.label << "'";
+    }
 }
 
 // ---------------------------------------------------------------- writing

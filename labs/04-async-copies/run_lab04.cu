@@ -20,8 +20,6 @@ using namespace streamlab;
 constexpr int kBatches = 3;
 constexpr std::size_t kElements = std::size_t{4} << 20;  // 16 MiB per batch
 
-double ms(std::uint64_t ns) { return static_cast<double>(ns) / 1e6; }
-
 std::vector<lab04::Batch> batches_of(const BatchBuffers& buffers) {
     std::vector<lab04::Batch> batches;
     for (int b = 0; b < buffers.count(); ++b) batches.push_back({buffers.input(b), buffers.output(b)});

@@ -26,8 +26,6 @@ using grading::report_measure;
 using grading::report_note;
 using lab04::WaitWith;
 
-double ms(std::uint64_t ns) { return static_cast<double>(ns) / 1e6; }
-
 /// Three batches of 16 MiB, with a kernel about as long as one batch's H2D copy.
 class BatchTest : public ::testing::Test {
 protected:

@@ -19,7 +19,3 @@ streamlab_add_lab(
     ThreeChunks.YourPredictionMatchesTheTimeline  gpu 2
 )
 
-# lab05_bench: what `course bench` runs. The reference solution's pipeline, from
-# 1 to 64 chunks, with light, balanced and heavy kernels, against the model.
-add_executable(lab05_bench "${CMAKE_CURRENT_LIST_DIR}/bench_lab05.cu")
-target_link_libraries(lab05_bench PRIVATE lab05_solution streamlab)

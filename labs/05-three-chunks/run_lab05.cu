@@ -19,9 +19,7 @@ int run(const LabOptions& options) {
 
     float reported_ms = 0.0F;
     const PipelineRun run = record_pipeline_run(lab05::kChunks, [&](PipelineMemory& memory, int iterations) {
-        const lab05::PipelineJob job{memory.input.data(),        memory.output.data(), memory.device_input.data(),
-                                     memory.device_output.data(), memory.size(),        iterations};
-        reported_ms = lab05::run_pipeline(job, lab05::kChunks);
+        reported_ms = lab05::run_pipeline(job_over<lab05::PipelineJob>(memory, iterations), lab05::kChunks);
     });
 
     if (!run.pipelined.recorded()) {  // --no-trace: no serial reference, no model, only the result

@@ -87,8 +87,7 @@ protected:
         fill_input(memory_->input.data(), n());
         h2d_ms_ = measure_h2d_ms(memory_->input.bytes());
         iterations_ = iterations_for_kernel_ms(n(), h2d_ms_);
-        job_ = {memory_->input.data(), memory_->output.data(), memory_->device_input.data(),
-                memory_->device_output.data(), n(), iterations_};
+        job_ = job_over<lab05::PipelineJob>(*memory_, iterations_);
     }
 
     std::size_t n() const { return memory_->size(); }

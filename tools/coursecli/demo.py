@@ -1,5 +1,6 @@
 """`course demo`: lab 05's solution on the GPU at hand, drawn as the article draws it;
 where no timeline can be recorded, what the model predicts from committed stage times."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -19,17 +20,22 @@ def run_demo(preset: str) -> int:
     serial, pipelined = out / "serial.json", out / "three-chunks.json"
     for stale in (serial, pipelined):
         stale.unlink(missing_ok=True)  # a trace left from an earlier run must not be drawn as this one's
-    result = run([folder / "common" / "streamlab_demo", "--out", out], check=False)
+    result = run([folder / "programs" / "streamlab_demo", "--out", out], check=False)
     if result.returncode != 0:
         return result.returncode
 
     image = out / "demo.png"
     if serial.exists() and pipelined.exists():
-        drawn = labs.plot(serial, image, ["--compare", str(pipelined),
-                                          "--labels", "serial, NULL stream", "three chunks, three streams"])
+        drawn = labs.plot(
+            serial,
+            image,
+            ["--compare", str(pipelined), "--labels", "serial, NULL stream", "three chunks, three streams"],
+        )
     else:
-        say("no timeline was recorded here, so the picture shows what the model predicts "
-            f"from stage times measured on an H200 ({REFERENCE_STAGE_TIMES.relative_to(ROOT)})")
+        say(
+            "no timeline was recorded here, so the picture shows what the model predicts "
+            f"from stage times measured on an H200 ({REFERENCE_STAGE_TIMES.relative_to(ROOT)})"
+        )
         drawn = draw_modelled(image)
     if drawn:
         say(f"picture: {image}")
@@ -38,11 +44,4 @@ def run_demo(preset: str) -> int:
 
 def draw_modelled(image: Path) -> bool:
     """Draws the modelled serial and three-chunk timelines into `image`. True on success."""
-    python = environment.tools_python()
-    if python is None:
-        say("no Python with matplotlib: run ./course setup to draw the picture")
-        return False
-    image.parent.mkdir(parents=True, exist_ok=True)
-    result = run([python, "-m", "streamlab_tools.demo_model", REFERENCE_STAGE_TIMES, "-o", image], check=False,
-                 env={"PYTHONPATH": str(ROOT / "tools"), "MPLBACKEND": "Agg"})
-    return result.returncode == 0
+    return environment.draw("demo_model", [REFERENCE_STAGE_TIMES, "-o", image], image, "the picture")

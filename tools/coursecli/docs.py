@@ -10,7 +10,7 @@ from pathlib import Path
 
 from . import environment
 from .build import build, configure_again_if_stale
-from .shell import CommandFailed, say
+from .shell import optional_step, say
 
 NOT_INSTALLED = "API docs not built: Doxygen is not installed"
 
@@ -45,13 +45,6 @@ def run_docs(preset: str) -> int:
 
 def docs_step(preset: str) -> bool:
     """The docs part of `course test`: False only when Doxygen ran and warned."""
-    if not _doxygen_ready():
-        say(NOT_INSTALLED + " (the other tests do not need it)")
-        return True
-    try:
-        html = build_docs(preset)
-    except CommandFailed as failure:
-        say(f"{failure}: Doxygen's warnings are above (every public name needs a /// comment)")
-        return False
-    say(f"API docs built without warnings: {html / 'index.html'}")
-    return True
+    return optional_step("" if _doxygen_ready() else NOT_INSTALLED, lambda: build_docs(preset),
+                         "Doxygen's warnings are above (every public name needs a /// comment)",
+                         lambda html: f"API docs built without warnings: {html / 'index.html'}")

@@ -4,6 +4,7 @@ System packages come from apt-get (Debian, Ubuntu) when we are root or sudo
 works; otherwise the exact command is printed. Python packages go into .venv,
 unless the python3 at hand already has them (as on machines without network).
 """
+
 from __future__ import annotations
 
 import glob
@@ -11,8 +12,8 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 from pathlib import Path
 
 from . import apt
@@ -50,8 +51,12 @@ def _cmake_version() -> tuple[int, int] | None:
 
 def find_nvcc() -> str | None:
     """The CUDA compiler: on PATH, else where the CUDA Toolkit installs it."""
-    candidates = [shutil.which("nvcc"), os.environ.get("CUDACXX"), "/usr/local/cuda/bin/nvcc",
-                  *sorted(glob.glob("/usr/local/cuda-*/bin/nvcc"), reverse=True)]
+    candidates = [
+        shutil.which("nvcc"),
+        os.environ.get("CUDACXX"),
+        "/usr/local/cuda/bin/nvcc",
+        *sorted(glob.glob("/usr/local/cuda-*/bin/nvcc"), reverse=True),
+    ]
     for candidate in candidates:
         if candidate and os.access(candidate, os.X_OK):
             return candidate
@@ -65,11 +70,19 @@ def system_requirements() -> list[Requirement]:
     return [
         Requirement("CMake >= 3.25", "cmake", cmake is not None and cmake >= MIN_CMAKE),
         Requirement("a C++ compiler (g++)", "g++", shutil.which("g++") is not None or shutil.which("c++") is not None),
-        Requirement("GoogleTest", "libgtest-dev",
-                    _any_exists([f"{d}/cmake/GTest/GTestConfig.cmake" for d in lib_dirs]
-                                + ["/usr/include/gtest/gtest.h", "/usr/local/include/gtest/gtest.h"])),
-        Requirement("nlohmann-json", "nlohmann-json3-dev",
-                    _any_exists(["/usr/include/nlohmann/json.hpp", "/usr/local/include/nlohmann/json.hpp"])),
+        Requirement(
+            "GoogleTest",
+            "libgtest-dev",
+            _any_exists(
+                [f"{d}/cmake/GTest/GTestConfig.cmake" for d in lib_dirs]
+                + ["/usr/include/gtest/gtest.h", "/usr/local/include/gtest/gtest.h"]
+            ),
+        ),
+        Requirement(
+            "nlohmann-json",
+            "nlohmann-json3-dev",
+            _any_exists(["/usr/include/nlohmann/json.hpp", "/usr/local/include/nlohmann/json.hpp"]),
+        ),
     ]
 
 
@@ -105,8 +118,11 @@ def install_optional(purpose: str, requirements: Callable[[], list[Requirement]]
 
 def sandbox_requirements() -> list[Requirement]:
     """What grading in a sandbox needs: bubblewrap (without it, `course grade` uses a weaker fallback)."""
-    return [Requirement("bubblewrap", "bubblewrap",
-                        shutil.which("bwrap") is not None or bool(os.environ.get("STREAMLAB_BWRAP")))]
+    return [
+        Requirement(
+            "bubblewrap", "bubblewrap", shutil.which("bwrap") is not None or bool(os.environ.get("STREAMLAB_BWRAP"))
+        )
+    ]
 
 
 def install_sandbox_tools() -> list[Requirement]:
@@ -114,11 +130,47 @@ def install_sandbox_tools() -> list[Requirement]:
     return install_optional("grading in a sandbox", sandbox_requirements)
 
 
+# The formatters `course test` checks with, each at one version: another version
+# formats some lines differently, and the check would fail on code nobody changed.
+CLANG_FORMAT = "clang-format-19"
+RUFF_VERSION = "0.17.5"
+
+
+def format_requirements() -> list[Requirement]:
+    """What the formatting check needs from the system: clang-format at the course's version."""
+    return [Requirement(CLANG_FORMAT, CLANG_FORMAT, shutil.which(CLANG_FORMAT) is not None)]
+
+
+def install_format_tools() -> list[Requirement]:
+    """Installs clang-format (apt) and ruff (pip, into .venv) where missing; returns what is still missing.
+    Never raises: a machine that reaches no package registry reports them missing."""
+    missing = install_optional("the formatting check", format_requirements)
+    if ruff_python() is None and (VENV / "bin" / "python").exists():
+        say(f"missing for the formatting check: ruff {RUFF_VERSION}")
+        try:
+            run([str(VENV / "bin" / "python"), "-m", "pip", "install", "-q", f"ruff=={RUFF_VERSION}"])
+        except CommandFailed as failure:
+            say(f"could not install it: {failure}")
+    if ruff_python() is None:
+        missing.append(Requirement(f"ruff {RUFF_VERSION}", f"ruff=={RUFF_VERSION} (pip, into .venv)", False))
+    return missing
+
+
+def ruff_python() -> str | None:
+    """The Python (.venv's, or the tools' own) whose `-m ruff` is the course's version; None if none is."""
+    for python in dict.fromkeys(p for p in (str(VENV / "bin" / "python"), tools_python()) if p and Path(p).exists()):
+        version = subprocess.run([python, "-m", "ruff", "--version"], capture_output=True, text=True).stdout.split()
+        if version[-1:] == [RUFF_VERSION]:
+            return python
+    return None
+
+
 def _tex_has(file_name: str) -> bool:
     """Whether the TeX installation finds `file_name` (a class, package or font file)."""
     kpsewhich = shutil.which("kpsewhich")
     return kpsewhich is not None and bool(
-        subprocess.run([kpsewhich, file_name], capture_output=True, text=True).stdout.strip())
+        subprocess.run([kpsewhich, file_name], capture_output=True, text=True).stdout.strip()
+    )
 
 
 def slides_requirements() -> list[Requirement]:
@@ -174,6 +226,22 @@ def tools_python() -> str | None:
     return None
 
 
+# How the course runs its own Python tools: from tools/, drawing to files only.
+TOOLS_ENV = {"PYTHONPATH": str(ROOT / "tools"), "MPLBACKEND": "Agg"}
+
+
+def draw(module: str, arguments: list, image: Path, what: str) -> bool:
+    """Runs `python -m streamlab_tools.<module> ARGUMENTS` with the tools' Python to draw
+    `image` (its folder made first). True when it drew; without a Python that can, says
+    how to get one, to draw `what`, and returns False."""
+    python = tools_python()
+    if python is None:
+        say(f"no Python with matplotlib: run ./course setup to draw {what}")
+        return False
+    image.parent.mkdir(parents=True, exist_ok=True)
+    return run([python, "-m", f"streamlab_tools.{module}", *arguments], check=False, env=TOOLS_ENV).returncode == 0
+
+
 def setup(quiet_if_ready: bool = False) -> int:
     """Checks and installs everything the course needs. Returns 0 when ready."""
     missing = [r for r in system_requirements() if not r.present]
@@ -193,8 +261,10 @@ def setup(quiet_if_ready: bool = False) -> int:
 
     if tools_python() is None:
         if not (VENV / "bin" / "python").exists():
-            if subprocess.run([sys.executable, "-m", "venv", "--help"], capture_output=True).returncode != 0 \
-                    or not _venv_works():
+            if (
+                subprocess.run([sys.executable, "-m", "venv", "--help"], capture_output=True).returncode != 0
+                or not _venv_works()
+            ):
                 if not apt.install(["python3-venv"], "the Python tools' virtual environment"):
                     return 1
             run([sys.executable, "-m", "venv", str(VENV)])
@@ -204,8 +274,10 @@ def setup(quiet_if_ready: bool = False) -> int:
             return 1
 
     if not quiet_if_ready or missing:
-        say(f"ready: CMake, a C++ compiler, GoogleTest, nlohmann-json, nvcc ({find_nvcc()}), "
-            f"Python tools ({tools_python()})")
+        say(
+            f"ready: CMake, a C++ compiler, GoogleTest, nlohmann-json, nvcc ({find_nvcc()}), "
+            f"Python tools ({tools_python()})"
+        )
     return 0
 
 

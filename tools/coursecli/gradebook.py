@@ -24,7 +24,7 @@ import tempfile
 import threading
 from pathlib import Path
 
-from .grading import NO_GPU, NOT_GRADED, PASSED, LabGrade, SubmissionGrade
+from .scoring import NO_GPU, NOT_GRADED, PASSED, LabGrade, SubmissionGrade
 
 GRADE_FILE = "grade.json"
 SIGNATURE_FILE = "grade.sig"

@@ -16,7 +16,7 @@ import subprocess
 import zipfile
 from pathlib import Path
 
-from .grade import DEFAULT_TIMEOUT_S
+from .batch import DEFAULT_TIMEOUT_S
 from .shell import ROOT
 from .submissions import LabSources
 

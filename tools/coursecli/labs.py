@@ -1,4 +1,5 @@
 """The labs: finding them, running their programs, plotting, and `course check`."""
+
 from __future__ import annotations
 
 import os
@@ -7,9 +8,9 @@ from pathlib import Path
 from check_labs import student_sources
 
 from . import environment, sanitize
+from .batch import Log
 from .build import build
 from .gpu import NO_GPU_EXIT, gpu_presence
-from .grade import Log
 from .results import TestOutcome, points_of, read_junit, read_labels
 from .shell import ROOT, CommandFailed, run, run_logged, say
 
@@ -31,14 +32,7 @@ def lab_folder(number: str) -> Path:
 
 def plot(trace: Path, image: Path, extra: list[str] | None = None) -> bool:
     """Draws `trace` into `image` with tools/streamlab_tools/plot.py. True on success."""
-    python = environment.tools_python()
-    if python is None:
-        say("no Python with matplotlib: run ./course setup to draw timelines")
-        return False
-    image.parent.mkdir(parents=True, exist_ok=True)
-    result = run([python, "-m", "streamlab_tools.plot", str(trace), "-o", str(image), *(extra or [])],
-                 check=False, env={"PYTHONPATH": str(ROOT / "tools"), "MPLBACKEND": "Agg"})
-    return result.returncode == 0
+    return environment.draw("plot", [trace, "-o", image, *(extra or [])], image, "timelines")
 
 
 def sanitize_lab(number: str, variant: str, folder: Path, executable: Path) -> sanitize.SanitizeResult:
@@ -53,8 +47,10 @@ def sanitize_lab(number: str, variant: str, folder: Path, executable: Path) -> s
 
     def runner(command: list[str], env: dict[str, str], timeout_s: float) -> tuple[int, str]:
         return run_logged(command, log, timeout_s, env=env)
-    result = sanitize.sanitize_program(executable, sources, sanitize.tools_for(texts), work, SANITIZE_TIMEOUT_S,
-                                       runner, gpu_presence())
+
+    result = sanitize.sanitize_program(
+        executable, sources, sanitize.tools_for(texts), work, SANITIZE_TIMEOUT_S, runner, gpu_presence()
+    )
     print()
     print(f"Lab {number} ({variant}) under compute-sanitizer (the program run with --no-trace):")
     for line in result.lines():
@@ -145,8 +141,9 @@ def check_lab(number: str, preset: str, solution: bool, sanitize_it: bool = Fals
     variant = "solution" if solution else "starter"
     targets = [f"lab{number}_{variant}_test", f"lab{number}_{variant}_run"]
     if not gpu_presence()[0]:
-        return _without_gpu(number, preset, targets,
-                            f"Lab {number} is graded from the GPU's own timeline, so nothing can be graded")
+        return _without_gpu(
+            number, preset, targets, f"Lab {number} is graded from the GPU's own timeline, so nothing can be graded"
+        )
     try:
         folder = build(preset, targets)
     except CommandFailed as failure:
@@ -156,8 +153,22 @@ def check_lab(number: str, preset: str, solution: bool, sanitize_it: bool = Fals
     junit.parent.mkdir(parents=True, exist_ok=True)
     junit.unlink(missing_ok=True)
     # Room for every measured value the tests print (ctest keeps 1 KiB of a passed test's output).
-    run(["ctest", "--preset", preset, "-R", f"^lab{number}\\.{variant}\\.", "--output-junit", junit,
-         "--test-output-size-passed", "65536", "--test-output-size-failed", "65536"], check=False)
+    run(
+        [
+            "ctest",
+            "--preset",
+            preset,
+            "-R",
+            f"^lab{number}\\.{variant}\\.",
+            "--output-junit",
+            junit,
+            "--test-output-size-passed",
+            "65536",
+            "--test-output-size-failed",
+            "65536",
+        ],
+        check=False,
+    )
     if not junit.exists():
         say("ctest wrote no results (see its messages above)")
         return 1
@@ -178,12 +189,14 @@ def check_lab(number: str, preset: str, solution: bool, sanitize_it: bool = Fals
             graded_possible += outcome.points
         if outcome.status == "passed":
             earned += outcome.points
-    print(f"  {'total':<{name_width}}  {earned:>3}/{possible:<3}"
-          + ("" if graded_possible == possible else f"  ({possible - graded_possible} points not graded)"))
-    course_points = sum(points_of(labels) for name, labels in read_labels(folder).items()
-                        if ".starter." in name)
-    print(f"  (lab {number} is worth {possible} of the course's {course_points} points, "
-          f"over {len(lab_folders())} labs)")
+    print(
+        f"  {'total':<{name_width}}  {earned:>3}/{possible:<3}"
+        + ("" if graded_possible == possible else f"  ({possible - graded_possible} points not graded)")
+    )
+    course_points = sum(points_of(labels) for name, labels in read_labels(folder).items() if ".starter." in name)
+    print(
+        f"  (lab {number} is worth {possible} of the course's {course_points} points, over {len(lab_folders())} labs)"
+    )
     # The timeline of the student's own run, to look at.
     executable = next(folder.rglob(f"lab{number}_{variant}_run"), None)
     if executable is not None:
@@ -193,8 +206,7 @@ def check_lab(number: str, preset: str, solution: bool, sanitize_it: bool = Fals
         if result.returncode == 0 and trace.exists() and plot(trace, folder / "plots" / f"lab{number}.png"):
             print(f"Timeline of your run: {folder / 'plots' / f'lab{number}.png'}")
         else:
-            print("No timeline picture: the lab program did not produce a trace "
-                  f"(exit status {result.returncode}).")
+            print(f"No timeline picture: the lab program did not produce a trace (exit status {result.returncode}).")
     sanitized_clean = True
     if sanitize_it and executable is not None:
         sanitized = sanitize_lab(number, variant, folder, executable)

@@ -1,4 +1,5 @@
 """The verbs of the `course` command."""
+
 from __future__ import annotations
 
 import argparse
@@ -6,13 +7,13 @@ import re
 from collections import Counter
 from pathlib import Path
 
-from . import bench, demo, docs, environment, grade, gradescope, labs, sandbox, slides, slurm
+from . import batch, bench, demo, docs, environment, formatting, gradescope, labs, sandbox, slides, slurm
 from .build import DEFAULT_PRESET, build
 from .gpu import gpu_presence
-from .submissions import ARCHIVE_SUFFIXES
-from .tally import Tally, add_pytest_junit
 from .results import read_junit, read_labels
 from .shell import ROOT, CommandFailed, run, say
+from .submissions import ARCHIVE_SUFFIXES
+from .tally import Tally, add_pytest_junit
 
 
 def _setup_or_fail() -> None:
@@ -54,8 +55,17 @@ def cmd_test(args: argparse.Namespace) -> int:
     """Everything a developer or CI checks: C++ tests (not the starters), lab consistency,
     the slides and the API docs where their tools are installed or can be, and the Python
     tests (after the docs and slides steps, which install what some of them use)."""
-    steps = Steps(["setup and build", "C++ tests (ctest)", "lab consistency", "slides", "API docs",
-                   "Python tests (pytest)"])
+    steps = Steps(
+        [
+            "setup and build",
+            "C++ tests (ctest)",
+            "lab consistency",
+            "formatting",
+            "slides",
+            "API docs",
+            "Python tests (pytest)",
+        ]
+    )
     steps.next("setup and build")
     _setup_or_fail()
     environment.install_sandbox_tools()  # so that the grader's sandbox tests run where it can
@@ -69,8 +79,20 @@ def cmd_test(args: argparse.Namespace) -> int:
 
     steps.next("C++ tests (ctest)")
     # Starter tests fail by design until a student completes the lab: `course check NN` runs those.
-    ctest = run(["ctest", "--preset", args.preset, "--label-exclude", "starter",
-                 "--parallel", str(labs.cpu_count()), "--output-junit", junit], check=False)
+    ctest = run(
+        [
+            "ctest",
+            "--preset",
+            args.preset,
+            "--label-exclude",
+            "starter",
+            "--parallel",
+            str(labs.cpu_count()),
+            "--output-junit",
+            junit,
+        ],
+        check=False,
+    )
     if junit.exists():
         outcomes = read_junit(junit, read_labels(folder))
         _report_not_run(outcomes)
@@ -80,8 +102,12 @@ def cmd_test(args: argparse.Namespace) -> int:
     if ctest.returncode != 0:
         failures.append("ctest")
     steps.next("lab consistency")
-    if run(["python3", ROOT / "tools" / "check_labs.py"], check=False).returncode != 0:
+    python = environment.tools_python()
+    if run([python, ROOT / "tools" / "check_labs.py"], check=False).returncode != 0:
         failures.append("lab consistency check")
+    steps.next("formatting")
+    if not formatting.format_step():
+        failures.append("formatting")
     steps.next("slides")
     if not slides.slides_step(args.preset):
         failures.append("slides")
@@ -89,15 +115,25 @@ def cmd_test(args: argparse.Namespace) -> int:
     if not docs.docs_step(args.preset):
         failures.append("API docs")
     steps.next("Python tests (pytest)")
-    python = environment.tools_python()
-    pytest = run([python, "-m", "pytest", "-q", "-rs", f"--junitxml={pytest_junit}", "tools/tests"], check=False,
-                 env={"PYTHONPATH": str(ROOT / "tools"), "MPLBACKEND": "Agg",
-                      "STREAMLAB_ANALYZE": str(folder / "common" / "streamlab_analyze")})
+    pytest = run(
+        [python, "-m", "pytest", "-q", "-rs", f"--junitxml={pytest_junit}", "tools/tests"],
+        check=False,
+        env={
+            "PYTHONPATH": str(ROOT / "tools"),
+            "MPLBACKEND": "Agg",
+            "STREAMLAB_ANALYZE": str(folder / "common" / "streamlab_analyze"),
+        },
+    )
     add_pytest_junit(tally, pytest_junit)
     if pytest.returncode != 0:
         failures.append("pytest")
     say(tally.line() + (f"; FAILED: {', '.join(failures)}" if failures else ""))
     return 1 if failures else 0
+
+
+def cmd_format(args: argparse.Namespace) -> int:
+    _setup_or_fail()  # ruff goes into .venv, which setup makes
+    return formatting.run_format(args.check)
 
 
 def cmd_docs(args: argparse.Namespace) -> int:
@@ -135,8 +171,9 @@ def cmd_plot(plot_args: list[str]) -> int:
     if environment.tools_python() is None:
         say("drawing needs matplotlib: setting up the course's Python tools first")
         _setup_or_fail()
-    return run([environment.tools_python(), "-m", "streamlab_tools.plot", *plot_args], check=False,
-               env={"PYTHONPATH": str(ROOT / "tools"), "MPLBACKEND": "Agg"}).returncode
+    return run(
+        [environment.tools_python(), "-m", "streamlab_tools.plot", *plot_args], check=False, env=environment.TOOLS_ENV
+    ).returncode
 
 
 def cmd_trace(args: argparse.Namespace) -> int:
@@ -144,6 +181,7 @@ def cmd_trace(args: argparse.Namespace) -> int:
         say(f"cannot write {args.output}: there is no folder {Path(args.output).parent}")
         return 1
     _setup_or_fail()
+    python = environment.tools_python()
     folder = build(args.preset, ["streamlab_inject"])
     inject = next(folder.rglob("libstreamlab_inject.so"), None)
     if inject is None:
@@ -153,8 +191,11 @@ def cmd_trace(args: argparse.Namespace) -> int:
     if trace_args and trace_args[0] == "--":
         trace_args = trace_args[1:]
     output = ["-o", args.output] if args.output else []
-    return run(["python3", "-m", "streamlab_tools.trace_cmd", "--inject", inject, *output, "--", *trace_args],
-               check=False, env={"PYTHONPATH": str(ROOT / "tools")}).returncode
+    return run(
+        [python, "-m", "streamlab_tools.trace_cmd", "--inject", inject, *output, "--", *trace_args],
+        check=False,
+        env={"PYTHONPATH": str(ROOT / "tools")},
+    ).returncode
 
 
 def cmd_grade(args: argparse.Namespace) -> int:
@@ -176,33 +217,48 @@ def cmd_grade(args: argparse.Namespace) -> int:
     if problem:
         say(problem)
         return 2
-    numbers = [lab.number for lab in grade.selected_labs(args.labs)]
+    numbers = [lab.number for lab in batch.selected_labs(args.labs)]
     if args.merge_shards:
         return slurm.merge_shards(args.output.resolve(), numbers)
     if args.slurm:
-        return slurm.submit(args.submissions.resolve(), args.output.resolve(), numbers, slurm_settings(args),
-                            args.regrade)
+        return slurm.submit(
+            args.submissions.resolve(), args.output.resolve(), numbers, slurm_settings(args), args.regrade
+        )
     gpu_present, gpu_text = gpu_presence()
     if not gpu_present:  # said before the builds, which take minutes
-        say(f"{gpu_text}. The submissions are built and their CPU tests run; "
-            "their GPU tests are reported as not graded, counting neither for nor against.")
-    settings = grade.GradeSettings(
-        out=args.output.resolve(), labs=grade.selected_labs(args.labs), all_labs=grade.selected_labs(None),
-        timeout_s=args.timeout, jobs=args.jobs or grade.default_jobs(), regrade=args.regrade,
-        cuda_arch=args.cuda_arch or grade.default_cuda_arch(gpu_present),
-        keep_builds=args.keep_builds, verbose=args.verbose, sanitize=args.sanitize,
-        sanitize_points=args.sanitize_points, sandbox=args.sandbox, bwrap=args.bwrap, gpus=args.gpus,
-        todo=args.todo.resolve() if args.todo else None, shard=args.shard or (0, 1),
-        course_build_dir=args.course_build.resolve() if args.course_build else None)
-    return grade.grade_batch(args.submissions.resolve(), settings)
+        say(
+            f"{gpu_text}. The submissions are built and their CPU tests run; "
+            "their GPU tests are reported as not graded, counting neither for nor against."
+        )
+    settings = batch.GradeSettings(
+        out=args.output.resolve(),
+        labs=batch.selected_labs(args.labs),
+        all_labs=batch.selected_labs(None),
+        timeout_s=args.timeout,
+        jobs=args.jobs or batch.default_jobs(),
+        regrade=args.regrade,
+        cuda_arch=args.cuda_arch or batch.default_cuda_arch(gpu_present),
+        keep_builds=args.keep_builds,
+        verbose=args.verbose,
+        sanitize=args.sanitize,
+        sanitize_points=args.sanitize_points,
+        sandbox=args.sandbox,
+        bwrap=args.bwrap,
+        gpus=args.gpus,
+        todo=args.todo.resolve() if args.todo else None,
+        shard=args.shard or (0, 1),
+        course_build_dir=args.course_build.resolve() if args.course_build else None,
+    )
+    return batch.grade_batch(args.submissions.resolve(), settings)
 
 
 def shard_problem(args: argparse.Namespace) -> str:
     """Why the Slurm options do not go together, or ""."""
     if args.slurm and args.merge_shards:
         return "--slurm submits the jobs, --merge-shards is what the last one runs: give one of them"
-    if not args.slurm and (args.partition or args.tasks is not None or args.time or args.dry_run
-                           or args.gpus_per_task is not None):
+    if not args.slurm and (
+        args.partition or args.tasks is not None or args.time or args.dry_run or args.gpus_per_task is not None
+    ):
         return "--partition, --tasks, --time, --gpus-per-task and --dry-run go with --slurm"
     if args.slurm and args.course_build:
         return "--course-build is one machine's: each Slurm task builds the course in its own shard folder"
@@ -211,10 +267,20 @@ def shard_problem(args: argparse.Namespace) -> str:
 
 def slurm_settings(args: argparse.Namespace) -> slurm.SlurmSettings:
     """The job array's settings, and the `course grade` options its tasks pass on."""
-    forwarded = ["--labs", *[lab.number for lab in grade.selected_labs(args.labs)], "--timeout", str(args.timeout),
-                 "--sandbox", args.sandbox]
-    for flag, value in (("--cuda-arch", args.cuda_arch), ("--bwrap", args.bwrap), ("--jobs", args.jobs),
-                        ("--sanitize-points", args.sanitize_points)):
+    forwarded = [
+        "--labs",
+        *[lab.number for lab in batch.selected_labs(args.labs)],
+        "--timeout",
+        str(args.timeout),
+        "--sandbox",
+        args.sandbox,
+    ]
+    for flag, value in (
+        ("--cuda-arch", args.cuda_arch),
+        ("--bwrap", args.bwrap),
+        ("--jobs", args.jobs),
+        ("--sanitize-points", args.sanitize_points),
+    ):
         if value is not None:
             forwarded += [flag, str(value)]
     forwarded += ["--sanitize"] * args.sanitize + ["--keep-builds"] * args.keep_builds
@@ -222,7 +288,11 @@ def slurm_settings(args: argparse.Namespace) -> slurm.SlurmSettings:
     return slurm.SlurmSettings(
         tasks=args.tasks or defaults.tasks,
         gpus_per_task=defaults.gpus_per_task if args.gpus_per_task is None else args.gpus_per_task,
-        partition=args.partition, time=args.time or defaults.time, dry_run=args.dry_run, forwarded=forwarded)
+        partition=args.partition,
+        time=args.time or defaults.time,
+        dry_run=args.dry_run,
+        forwarded=forwarded,
+    )
 
 
 def shard_index(text: str) -> tuple[int, int]:
@@ -238,10 +308,12 @@ def cmd_gradescope(args: argparse.Namespace) -> int:
         say(f"-o {args.output}: give the name of the .zip file to write, e.g. -o autograder.zip")
         return 1
     if not re.fullmatch(r"\d+-\d+", args.cuda_version):
-        say(f"--cuda-version {args.cuda_version}: give the toolkit's major-minor version as apt names it, "
-            "e.g. 13-0 or 12-6")
+        say(
+            f"--cuda-version {args.cuda_version}: give the toolkit's major-minor version as apt names it, "
+            "e.g. 13-0 or 12-6"
+        )
         return 1
-    names = gradescope.build_autograder(args.output, grade.selected_labs(args.labs), args.timeout, args.cuda_version)
+    names = gradescope.build_autograder(args.output, batch.selected_labs(args.labs), args.timeout, args.cuda_version)
     say(f"wrote {args.output} ({len(names)} files): upload it as the autograder of a Gradescope assignment")
     return 0
 
@@ -261,86 +333,149 @@ def parser() -> argparse.ArgumentParser:
     top = argparse.ArgumentParser(
         prog="course",
         description="CUDA Streams Lab: set up, build, test, run and check the labs. "
-                    "Every cmake/ctest command is printed before it runs.")
+        "Every cmake/ctest command is printed before it runs.",
+    )
     verbs = top.add_subparsers(dest="verb", required=True, metavar="VERB")
 
     def verb(name: str, func, help_text: str, preset: bool = True) -> argparse.ArgumentParser:
         sub = verbs.add_parser(name, help=help_text, description=help_text)
         sub.set_defaults(func=func, verb_parser=sub)
         if preset:
-            sub.add_argument("--preset", default=DEFAULT_PRESET,
-                             help="CMake preset (default, debug, ci); default: %(default)s")
+            sub.add_argument(
+                "--preset", default=DEFAULT_PRESET, help="CMake preset (default, debug, ci); default: %(default)s"
+            )
         return sub
 
     verb("setup", cmd_setup, "install what is missing (apt packages, Python packages in .venv)", preset=False)
     verb("build", cmd_build, "configure and build everything")
-    verb("test", cmd_test, "build and run the course's own tests "
-                           "(C++ without starters, labs check, pytest, API docs, slides)")
+    verb(
+        "test",
+        cmd_test,
+        "build and run the course's own tests (C++ without starters, labs check, pytest, API docs, slides)",
+    )
+    format_verb = verb(
+        "format",
+        cmd_format,
+        f"format the C++ and CUDA sources ({environment.CLANG_FORMAT}) and the "
+        f"Python (ruff {environment.RUFF_VERSION}), installed if missing",
+        preset=False,
+    )
+    format_verb.add_argument("--check", action="store_true", help="change nothing; fail if a file would change")
     verb("docs", cmd_docs, "build the API documentation with Doxygen (installed if missing): build/docs/html")
-    verb("slides", cmd_slides, "render the slide decks to PDF with pandoc and Beamer (installed if missing): "
-                               "build/slides/")
+    verb(
+        "slides",
+        cmd_slides,
+        "render the slide decks to PDF with pandoc and Beamer (installed if missing): build/slides/",
+    )
     verb("demo", cmd_demo, "the main job: show what the GPU at hand does with streams")
-    bench_verb = verb("bench", cmd_bench, "lab 05's pipeline from 1 to 64 chunks against the model; "
-                                         "results and plot in build/bench/")
-    bench_verb.add_argument("--repeats", type=positive_int, default=5,
-                            help="runs per configuration, the median kept (default: %(default)s)")
-    for name, func, text in (("run", cmd_run, "build and run lab NN's program; draw its timeline"),
-                             ("check", cmd_check, "grade lab NN: points, measured values, hints")):
+    bench_verb = verb(
+        "bench", cmd_bench, "lab 05's pipeline from 1 to 64 chunks against the model; results and plot in build/bench/"
+    )
+    bench_verb.add_argument(
+        "--repeats", type=positive_int, default=5, help="runs per configuration, the median kept (default: %(default)s)"
+    )
+    for name, func, text in (
+        ("run", cmd_run, "build and run lab NN's program; draw its timeline"),
+        ("check", cmd_check, "grade lab NN: points, measured values, hints"),
+    ):
         sub = verb(name, func, text)
         sub.add_argument("lab", help="lab number, e.g. 01")
         sub.add_argument("--solution", action="store_true", help="use the reference solution, not the starter")
-        sub.add_argument("--sanitize", action="store_true",
-                         help="run the lab's program under compute-sanitizer (memcheck with leak check, "
-                              "initcheck; racecheck and synccheck for kernels of your own) and explain what it "
-                              "finds: memory errors, leaks, uninitialised reads")
+        sub.add_argument(
+            "--sanitize",
+            action="store_true",
+            help="run the lab's program under compute-sanitizer (memcheck with leak check, "
+            "initcheck; racecheck and synccheck for kernels of your own) and explain what it "
+            "finds: memory errors, leaks, uninitialised reads",
+        )
     # Listed for the top-level help only: main() hands `plot ...` to the plot tool as it is.
     verb("plot", cmd_plot, "draw a trace, a bandwidth sweep or a chunk sweep (course plot --help)", preset=False)
     trace = verb("trace", cmd_trace, "record any CUDA program's timeline: course trace -o t.json -- PROGRAM ARGS")
     trace.add_argument("-o", "--output", help="trace file to write (default: trace.json)")
     trace.add_argument("trace_args", nargs=argparse.REMAINDER, help="-- PROGRAM ARGS...")
-    grade_verb = verb("grade", cmd_grade, "grade a folder of submissions: gradebook, reports, Gradescope results",
-                      preset=False)
-    grade_verb.add_argument("submissions", type=Path,
-                            help="folder of submissions (folders, .zip, .tar.gz named after each student)")
+    grade_verb = verb(
+        "grade", cmd_grade, "grade a folder of submissions: gradebook, reports, Gradescope results", preset=False
+    )
+    grade_verb.add_argument(
+        "submissions", type=Path, help="folder of submissions (folders, .zip, .tar.gz named after each student)"
+    )
     grade_verb.add_argument("-o", "--output", type=Path, required=True, help="folder for the gradebook and reports")
     grade_verb.add_argument("--labs", nargs="+", metavar="NN", help="labs to grade (default: all)")
     grade_verb.add_argument("--regrade", action="store_true", help="grade again students already graded")
-    grade_verb.add_argument("--jobs", type=positive_int,
-                            help=f"submissions graded at a time (default: {grade.default_jobs()} here, from the "
-                                 "CPU count, and at least one per GPU)")
-    grade_verb.add_argument("--timeout", type=positive_int, default=grade.DEFAULT_TIMEOUT_S,
-                            help="seconds each test may run (default: %(default)s)")
+    grade_verb.add_argument(
+        "--jobs",
+        type=positive_int,
+        help=f"submissions graded at a time (default: {batch.default_jobs()} here, from the "
+        "CPU count, and at least one per GPU)",
+    )
+    grade_verb.add_argument(
+        "--timeout",
+        type=positive_int,
+        default=batch.DEFAULT_TIMEOUT_S,
+        help="seconds each test may run (default: %(default)s)",
+    )
     grade_verb.add_argument("--cuda-arch", help="CMAKE_CUDA_ARCHITECTURES (default: native with a GPU, else 90)")
     grade_verb.add_argument("--keep-builds", action="store_true", help="keep each submission's build folder")
-    grade_verb.add_argument("--sandbox", choices=sandbox.MODES, default="auto",
-                            help="isolation of each build and test step: bubblewrap where it runs, else the "
-                                 "fallback (auto); none only to measure what the sandbox costs")
+    grade_verb.add_argument(
+        "--sandbox",
+        choices=sandbox.MODES,
+        default="auto",
+        help="isolation of each build and test step: bubblewrap where it runs, else the "
+        "fallback (auto); none only to measure what the sandbox costs",
+    )
     grade_verb.add_argument("--bwrap", help=f"bwrap's path when it is not on PATH (or set {sandbox.BWRAP_VARIABLE})")
     grade_verb.add_argument("-v", "--verbose", action="store_true", help="print every command (always in grade.log)")
-    grade_verb.add_argument("--sanitize", action="store_true",
-                            help="also run each lab's program under compute-sanitizer; findings go into the reports "
-                                 "(feedback only, unless points are put on it)")
-    grade_verb.add_argument("--sanitize-points", type=int, metavar="N",
-                            help="with --sanitize: a clean run earns N points in every lab "
-                                 "(default: each lab.cmake's SANITIZE_POINTS, none when unset)")
-    grade_verb.add_argument("--gpus", type=positive_int, metavar="N",
-                            help="use at most N GPUs, one submission's tests on each (default: every GPU the "
-                                 "driver shows, or CUDA_VISIBLE_DEVICES lists)")
-    grade_verb.add_argument("--course-build", type=Path, metavar="DIR",
-                            help="keep the course's own build in DIR between batches (brought up to date by each "
-                                 "batch, one batch at a time) instead of building it in each batch's output folder")
+    grade_verb.add_argument(
+        "--sanitize",
+        action="store_true",
+        help="also run each lab's program under compute-sanitizer; findings go into the reports "
+        "(feedback only, unless points are put on it)",
+    )
+    grade_verb.add_argument(
+        "--sanitize-points",
+        type=int,
+        metavar="N",
+        help="with --sanitize: a clean run earns N points in every lab "
+        "(default: each lab.cmake's SANITIZE_POINTS, none when unset)",
+    )
+    grade_verb.add_argument(
+        "--gpus",
+        type=positive_int,
+        metavar="N",
+        help="use at most N GPUs, one submission's tests on each (default: every GPU the "
+        "driver shows, or CUDA_VISIBLE_DEVICES lists)",
+    )
+    grade_verb.add_argument(
+        "--course-build",
+        type=Path,
+        metavar="DIR",
+        help="keep the course's own build in DIR between batches (brought up to date by each "
+        "batch, one batch at a time) instead of building it in each batch's output folder",
+    )
     cluster = grade_verb.add_argument_group("grading on a Slurm cluster (README: Grading on a cluster)")
-    cluster.add_argument("--slurm", action="store_true",
-                         help="write and submit an sbatch job array that grades the batch in shards, and a job "
-                              "that merges them into OUTDIR when the array ends")
+    cluster.add_argument(
+        "--slurm",
+        action="store_true",
+        help="write and submit an sbatch job array that grades the batch in shards, and a job "
+        "that merges them into OUTDIR when the array ends",
+    )
     cluster.add_argument("--partition", help="Slurm partition of the jobs (default: the site's default)")
-    cluster.add_argument("--gpus-per-task", type=int, metavar="N",
-                         help=f"GPUs each array task asks for, as --gres=gpu:N (default: "
-                              f"{slurm.SlurmSettings.gpus_per_task}; 0: none, CPU-only grading)")
-    cluster.add_argument("--tasks", type=positive_int, metavar="K",
-                         help=f"array tasks, each grading its shard (default: {slurm.SlurmSettings.tasks})")
-    cluster.add_argument("--time", metavar="T", help=f"each task's time limit, as sbatch --time "
-                                                     f"(default: {slurm.SlurmSettings.time})")
+    cluster.add_argument(
+        "--gpus-per-task",
+        type=int,
+        metavar="N",
+        help=f"GPUs each array task asks for, as --gres=gpu:N (default: "
+        f"{slurm.SlurmSettings.gpus_per_task}; 0: none, CPU-only grading)",
+    )
+    cluster.add_argument(
+        "--tasks",
+        type=positive_int,
+        metavar="K",
+        help=f"array tasks, each grading its shard (default: {slurm.SlurmSettings.tasks})",
+    )
+    cluster.add_argument(
+        "--time", metavar="T", help=f"each task's time limit, as sbatch --time (default: {slurm.SlurmSettings.time})"
+    )
     cluster.add_argument("--dry-run", action="store_true", help="print the scripts; submit nothing")
     # What the array's tasks and the merge job run (slurm.py writes them); not for typing.
     grade_verb.add_argument("--todo", type=Path, help=argparse.SUPPRESS)
@@ -349,9 +484,12 @@ def parser() -> argparse.ArgumentParser:
     scope = verb("gradescope", cmd_gradescope, "build the Gradescope autograder zip for chosen labs", preset=False)
     scope.add_argument("-o", "--output", type=Path, default=Path("autograder.zip"), help="default: %(default)s")
     scope.add_argument("--labs", nargs="+", metavar="NN", help="labs to grade (default: all)")
-    scope.add_argument("--timeout", type=positive_int, default=grade.DEFAULT_TIMEOUT_S, help="seconds per test")
-    scope.add_argument("--cuda-version", default="13-0",
-                       help="CUDA Toolkit apt package version setup.sh installs (default: %(default)s)")
+    scope.add_argument("--timeout", type=positive_int, default=batch.DEFAULT_TIMEOUT_S, help="seconds per test")
+    scope.add_argument(
+        "--cuda-version",
+        default="13-0",
+        help="CUDA Toolkit apt package version setup.sh installs (default: %(default)s)",
+    )
     return top
 
 

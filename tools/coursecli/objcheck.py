@@ -247,7 +247,7 @@ class CourseCompiler:
             raise RuntimeError(f"the course build has no compile command for labs/{lab_folder}/{file_name}")
         argv = shlex.split(entry["command"])
         out, skip = [], 0
-        for index, arg in enumerate(argv):
+        for arg in argv:
             if skip:
                 skip -= 1
                 continue
@@ -273,7 +273,7 @@ class CourseCompiler:
 
 
 def object_path(work: Path, lab_folder: str, name: str) -> Path:
-    """Where check_lab compiles a student source: the grader links this same object (grade.py)."""
+    """Where check_lab compiles a student source: the grader links this same object (batch.py)."""
     return work / f"{lab_folder}-{name}.o"
 
 

@@ -263,7 +263,7 @@ def lab_sanitize_points(lab_cmake: Path) -> int:
 def points_test(result: SanitizeResult, points: int):
     """The sanitizer as a graded test worth `points`: passed when clean, failed with the findings,
     not graded (counting neither way) when compute-sanitizer could not run."""
-    from .grading import FAILED, NOT_GRADED, PASSED, TestGrade  # noqa: PLC0415  (only batch grading needs it)
+    from .scoring import FAILED, NOT_GRADED, PASSED, TestGrade  # noqa: PLC0415  (only batch grading needs it)
     if result.problem or any(run.problem for run in result.runs):
         reason = result.problem or next(run.problem for run in result.runs if run.problem)
         return TestGrade(TEST_NAME, points, NOT_GRADED, reason=f"not graded: {reason}")

@@ -71,10 +71,12 @@ def parse_xml(text: str, tool: str) -> list[Record]:
     if root.tag != "ComputeSanitizerOutput":
         raise ValueError(f"not a compute-sanitizer XML file (root element {root.tag})")
     records = []
+    def get(node, name):
+        return (node.findtext(name) or "").strip() if node is not None else ""
+
     for element in root.iter("record"):
         what = element.find("what")
         where = element.find("where")
-        get = (lambda node, name: (node.findtext(name) or "").strip() if node is not None else "")
         record = Record(tool=tool, kind=(element.findtext("kind") or "").strip(), text=get(what, "text"),
                         api=get(what, "api"), error=get(what, "error"), message=get(what, "message"),
                         size=_int(get(what, "size")), kernel=get(where, "func"),

@@ -6,7 +6,9 @@ import shlex
 import signal
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -22,6 +24,26 @@ class CommandFailed(Exception):
 def say(message: str) -> None:
     """Prints one line of the course's own narration."""
     print(f"course: {message}", flush=True)
+
+
+Built = TypeVar("Built")
+
+
+def optional_step(not_installed: str, build: Callable[[], Built], failed: str, built: Callable[[Built], str]) -> bool:
+    """A step of `course test` that needs a tool the rest does not: where `not_installed`
+    (why not) is not "", says it and goes on; otherwise runs `build` and says `built` of
+    its result, or, when a command fails, the failure and `failed` (where the reason is).
+    False only when it ran and failed."""
+    if not_installed:
+        say(not_installed + " (the other tests do not need it)")
+        return True
+    try:
+        result = build()
+    except CommandFailed as failure:
+        say(f"{failure}: {failed}")
+        return False
+    say(built(result))
+    return True
 
 
 def run(command: list[str], *, check: bool = True, env: dict[str, str] | None = None,

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from . import environment
 from .build import build, configure_again_if_stale
-from .shell import CommandFailed, run, say
+from .shell import optional_step, run, say
 
 
 def _not_installed(missing: list[environment.Requirement]) -> str:
@@ -52,13 +52,6 @@ def run_slides(preset: str) -> int:
 def slides_step(preset: str) -> bool:
     """The slides part of `course test`: False only when the decks were rendered and failed."""
     missing = environment.install_slide_tools()
-    if missing:
-        say(_not_installed(missing) + " (the other tests do not need them)")
-        return True
-    try:
-        pdfs = build_slides(preset)
-    except CommandFailed as failure:
-        say(f"{failure}: the reason is above (a deck's include, or a slide that runs off the page)")
-        return False
-    say(f"slides built, nothing runs off a slide: {pdfs}")
-    return True
+    return optional_step(_not_installed(missing) if missing else "", lambda: build_slides(preset),
+                         "the reason is above (a deck's include, or a slide that runs off the page)",
+                         lambda pdfs: f"slides built, nothing runs off a slide: {pdfs}")

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .gradebook import load_grade, save_grade, student_folder, summary_table, write_gradebook
-from .grade import already_graded
+from .batch import already_graded
 from .shell import ROOT
 from .submissions import find_submissions, student_name
 

@@ -20,7 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .model import makespan, pipeline_model, simulate_pipeline
-from .plot import PlotError, check_output_path, plot_model_schedule
+from .figures import PlotError, check_output_path
+from .timelines import plot_model_schedule
 
 
 class StageTimesError(Exception):

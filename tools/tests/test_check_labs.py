@@ -3,6 +3,8 @@ import shutil
 import sys
 from pathlib import Path
 
+import pytest
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import check_labs  # noqa: E402
 
@@ -24,26 +26,19 @@ def make_lab(root: Path, starter: str = STARTER, solution: str = SOLUTION, readm
     return root
 
 
-def test_consistent_lab_passes(tmp_path, capsys):
-    assert check_labs.main(["--root", str(make_lab(tmp_path))]) == 0
-    assert "1 lab(s) consistent" in capsys.readouterr().out
-
-
-def test_difference_outside_a_block_fails(tmp_path, capsys):
-    starter = STARTER.replace("int x = 1;", "int x = 2;")
-    assert check_labs.main(["--root", str(make_lab(tmp_path, starter=starter))]) == 1
-    assert "outside a TODO block" in capsys.readouterr().out
-
-
-def test_starter_without_todo_fails(tmp_path, capsys):
-    assert check_labs.main(["--root", str(make_lab(tmp_path, starter=SOLUTION))]) == 1
-    assert "no TODO(lab09) block" in capsys.readouterr().out
-
-
-def test_solution_with_todo_fails(tmp_path, capsys):
-    solution = SOLUTION.replace("return x;", "return x;  // TODO tidy")
-    assert check_labs.main(["--root", str(make_lab(tmp_path, solution=solution))]) == 1
-    assert "still has a TODO" in capsys.readouterr().out
+@pytest.mark.parametrize(
+    ("starter", "solution", "status", "said"),
+    [
+        (STARTER, SOLUTION, 0, "1 lab(s) consistent"),
+        (STARTER.replace("int x = 1;", "int x = 2;"), SOLUTION, 1, "outside a TODO block"),
+        (SOLUTION, SOLUTION, 1, "no TODO(lab09) block"),
+        (STARTER, SOLUTION.replace("return x;", "return x;  // TODO tidy"), 1, "still has a TODO"),
+    ],
+    ids=["consistent", "difference outside a block", "starter without TODO", "solution with TODO"],
+)
+def test_starter_against_solution(tmp_path, capsys, starter, solution, status, said):
+    assert check_labs.main(["--root", str(make_lab(tmp_path, starter=starter, solution=solution))]) == status
+    assert said in capsys.readouterr().out
 
 
 def test_unclosed_block_and_missing_readme_section_fail(tmp_path, capsys):

@@ -89,9 +89,9 @@ def test_every_no_gpu_message_starts_the_same_way(monkeypatch):
     monkeypatch.setattr(gpu.ctypes, "CDLL", no_driver)
     assert gpu.gpu_presence() == (False, "no GPU: the NVIDIA driver (libcuda.so.1) is not installed")
     assert gpu.no_gpu("detail") == "no GPU: detail"
-    sources = {"common/include/streamlab/testing.hpp": '"no GPU: " + sl_presence.reason',
-               "common/src/lab_program.cpp": '"%s: no GPU: %s\\n"',
-               "common/tools/demo.cu": 'std::printf("no GPU: %s\\n", presence.reason.c_str());',
+    sources = {"common/support/include/streamlab/testing.hpp": '"no GPU: " + sl_presence.reason',
+               "common/support/src/lab_program.cpp": '"%s: no GPU: %s\\n"',
+               "programs/demo.cu": 'std::printf("no GPU: %s\\n", presence.reason.c_str());',
                "common/tests/trace_program_test.py": 'print("SKIPPED: no GPU: nvidia-smi lists none")'}
     for path, wording in sources.items():
         assert wording in (ROOT / path).read_text(), path
@@ -126,7 +126,7 @@ def test_without_a_gpu_check_and_run_say_so_once_build_and_show_the_h200_picture
 def test_grade_says_there_is_no_gpu_before_it_builds(tmp_path, capsys, monkeypatch):
     (tmp_path / "subs" / "ada").mkdir(parents=True)
     monkeypatch.setattr(course_main, "gpu_presence", lambda: NO_GPU)
-    monkeypatch.setattr(course_main.grade, "grade_batch", lambda subs, settings: print("BUILDING") or 0)
+    monkeypatch.setattr(course_main.batch, "grade_batch", lambda subs, settings: print("BUILDING") or 0)
     status, out, _ = course(capsys, "grade", tmp_path / "subs", "-o", tmp_path / "g")
     assert status == 0
     assert out.splitlines() == [
@@ -170,14 +170,16 @@ def test_course_test_numbers_its_steps_runs_pytest_after_the_docs_and_ends_with_
     monkeypatch.setattr(course_main, "run", fake_run)
     monkeypatch.setattr(slides, "slides_step", lambda preset: order.append("slides") or True)
     monkeypatch.setattr(course_main.docs, "docs_step", lambda preset: order.append("docs") or True)
+    monkeypatch.setattr(course_main.formatting, "format_step", lambda: order.append("formatting") or True)
     monkeypatch.setattr(environment, "tools_python", lambda: sys.executable)
     status, out, _ = course(capsys, "test", "--preset", "ci")
     assert status == 0
-    assert order == ["ctest", "check_labs", "slides", "docs", "pytest"]  # Doxygen installed before its tests
+    # Doxygen installed before its tests
+    assert order == ["ctest", "check_labs", "formatting", "slides", "docs", "pytest"]
     steps = [line for line in out.splitlines() if line.startswith("course: step ")]
-    assert steps == ["course: step 1/6: setup and build", "course: step 2/6: C++ tests (ctest)",
-                     "course: step 3/6: lab consistency", "course: step 4/6: slides", "course: step 5/6: API docs",
-                     "course: step 6/6: Python tests (pytest)"]
+    assert steps == ["course: step 1/7: setup and build", "course: step 2/7: C++ tests (ctest)",
+                     "course: step 3/7: lab consistency", "course: step 4/7: formatting", "course: step 5/7: slides",
+                     "course: step 6/7: API docs", "course: step 7/7: Python tests (pytest)"]
     assert out.splitlines()[-1] == "course: 1 passed, 1 not run (no GPU), 0 failed"
 
 

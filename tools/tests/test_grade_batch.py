@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from coursecli import environment
-from coursecli import grade as grade_module
+from coursecli import batch as grade_module
 from coursecli.gradebook import load_grade, student_folder
-from coursecli.grading import FAILED, NO_GPU, NOT_GRADED
+from coursecli.scoring import FAILED, NO_GPU, NOT_GRADED
 from coursecli.shell import ROOT
 
 pytestmark = pytest.mark.skipif(shutil.which("cmake") is None or environment.find_nvcc() is None,

@@ -12,10 +12,10 @@ import pytest
 from test_grade_batch import copy_course
 
 from coursecli import environment
-from coursecli import grade as grade_module
+from coursecli import batch as grade_module
 from coursecli import objcheck
 from coursecli.gradebook import load_grade, student_folder
-from coursecli.grading import FAILED, NO_GPU, NOT_GRADED
+from coursecli.scoring import FAILED, NO_GPU, NOT_GRADED
 from coursecli.objcheck import check_lab, lab_rules
 from coursecli.shell import ROOT
 from make_grading_samples import CHEATS, cheat_files, make_cheats, student_files, write_folder

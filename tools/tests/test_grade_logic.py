@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from coursecli.grading import (FAILED, NO_GPU, NOT_GRADED, PASSED, LabGrade, SubmissionGrade, TestGrade,
+from coursecli.scoring import (FAILED, NO_GPU, NOT_GRADED, PASSED, LabGrade, SubmissionGrade, TestGrade,
                                ctest_verdicts, failed_lab, grade_lab, outcome_points)
 from coursecli.results import GtestReport, read_gtest_report, read_junit
 

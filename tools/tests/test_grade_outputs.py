@@ -6,11 +6,11 @@ import zipfile
 
 import pytest
 
-from coursecli import grade as grade_module
+from coursecli import batch as grade_module
 from coursecli.gradebook import (gradebook_csv, gradescope_results, load_grade, report_markdown, save_grade,
                                  student_folder, summary_table, write_atomically, write_gradebook)
 from coursecli.gradescope import build_autograder
-from coursecli.grading import FAILED, NO_GPU, NOT_GRADED, PASSED, LabGrade, SubmissionGrade, TestGrade, failed_lab
+from coursecli.scoring import FAILED, NO_GPU, NOT_GRADED, PASSED, LabGrade, SubmissionGrade, TestGrade, failed_lab
 from coursecli.submissions import course_labs
 from coursecli.shell import ROOT
 
@@ -157,7 +157,7 @@ def test_the_autograder_zip_has_the_scripts_and_the_course(tmp_path):
     labs = [lab for lab in course_labs(ROOT) if lab.number == "01"]
     names = build_autograder(tmp_path / "autograder.zip", labs, timeout_s=25)
     assert {"setup.sh", "run_autograder", "course", "CMakeLists.txt", "cmake/StreamLab.cmake",
-            "labs/01-null-stream/lab.cmake", "tools/coursecli/grade.py"} <= set(names)
+            "labs/01-null-stream/lab.cmake", "tools/coursecli/batch.py"} <= set(names)
     assert not any(n.startswith(("solutions/", "labs/02-", "tools/tests/")) or "__pycache__" in n for n in names)
     with zipfile.ZipFile(tmp_path / "autograder.zip") as archive:
         run = archive.read("run_autograder").decode()
@@ -200,6 +200,6 @@ def test_the_signing_key_is_the_same_for_every_thread_that_asks_first(tmp_path):
     for attempt in range(20):
         out = tmp_path / str(attempt)
         with ThreadPoolExecutor(8) as pool:
-            keys = set(pool.map(lambda _: grader_key(out), range(8)))
+            keys = set(pool.map(grader_key, [out] * 8))
         assert len(keys) == 1 and len(keys.pop()) == 32
         assert [p.name for p in out.iterdir()] == [KEY_FILE]

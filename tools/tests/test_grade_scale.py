@@ -5,11 +5,11 @@ import threading
 import time
 from pathlib import Path
 
-from coursecli import grade as grade_module
+from coursecli import batch as grade_module
 from coursecli.course_build import CourseBuild
 from coursecli.gpu_slots import GpuSlots, chosen_devices
 from coursecli.gradebook import save_grade, student_folder
-from coursecli.grading import SubmissionGrade
+from coursecli.scoring import SubmissionGrade
 from coursecli.progress import Progress, duration
 from coursecli.shell import ROOT
 from coursecli.submissions import course_labs

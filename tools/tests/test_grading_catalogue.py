@@ -10,7 +10,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tools"))
 
-from coursecli.grading import FAILED, NOT_GRADED, PASSED, LabGrade, SubmissionGrade, TestGrade  # noqa: E402
+from coursecli.scoring import FAILED, NOT_GRADED, PASSED, LabGrade, SubmissionGrade, TestGrade  # noqa: E402
 from make_grading_samples import CATALOGUE, main, student_files  # noqa: E402
 from selfgrade import catalogue_problems  # noqa: E402
 

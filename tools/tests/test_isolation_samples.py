@@ -2,7 +2,7 @@
 import tarfile
 
 from coursecli.gradebook import save_grade, student_folder
-from coursecli.grading import PASSED, LabGrade, SubmissionGrade, TestGrade
+from coursecli.scoring import PASSED, LabGrade, SubmissionGrade, TestGrade
 from isolation_samples import ATTACKS, MANY_MEMBERS, VICTIM, isolation_problems, make_isolation_samples
 
 

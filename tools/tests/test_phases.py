@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from streamlab_tools import plot
+from streamlab_tools import plot, timelines
 from streamlab_tools.phases import IDLE_GAP_FRACTION, in_window, split_phases
 from streamlab_tools.trace import load_trace, parse_trace
 from synthetic_phases import overlap_experiments
@@ -197,8 +197,8 @@ def test_every_title_fits_the_picture(tmp_path, monkeypatch):
     monkeypatch.setattr(plt, "close", figures.append)  # keep the figure to look at it
     trace = load_trace(FIXTURES / "pipeline_3_chunks.json")
     trace.metadata["program"] = "a_program_with_a_very_long_name --and --many --arguments " * 3
-    plot.plot_stacked([trace, trace], ["serial, NULL stream", "three chunks, three streams"], tmp_path / "a.png")
-    plot.plot_trace(trace, tmp_path / "b.png")
+    timelines.plot_stacked([trace, trace], ["serial, NULL stream", "three chunks, three streams"], tmp_path / "a.png")
+    timelines.plot_trace(trace, tmp_path / "b.png")
     for figure in figures:
         figure.draw_without_rendering()
         titles = [figure._suptitle] + [ax._left_title for ax in figure.axes]

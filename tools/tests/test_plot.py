@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from streamlab_tools import plot
+from streamlab_tools import plot, sweeps, timelines
 from streamlab_tools.trace import load_trace
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -93,12 +93,12 @@ def test_output_in_a_missing_folder_is_refused_and_nothing_is_made(tmp_path, cap
 
 def test_plot_stacked_and_plot_model_schedule(tmp_path):
     traces = [load_trace(SERIAL), load_trace(PIPELINE)]
-    plot.plot_stacked(traces, ["serial", "pipelined"], tmp_path / "stacked.pdf")
+    timelines.plot_stacked(traces, ["serial", "pipelined"], tmp_path / "stacked.pdf")
     assert_image(tmp_path / "stacked.pdf", ".pdf")
     for engines in (1, 2):
         for order in ("chunk", "stage"):
             output = tmp_path / f"model-{engines}-{order}.png"
-            plot.plot_model_schedule(3.0, 2.0, 3.0, 3, engines, output, title="no GPU here", order=order)
+            timelines.plot_model_schedule(3.0, 2.0, 3.0, 3, engines, output, title="no GPU here", order=order)
             assert_image(output)
 
 
@@ -117,22 +117,22 @@ def test_plot_trace_with_concurrent_kernels_and_many_streams(tmp_path):
     path.write_text(json.dumps(obj))
     trace = load_trace(path)
     for by in ("stream", "engine"):
-        plot.plot_trace(trace, tmp_path / f"busy-{by}.png", by=by, model=True)
+        timelines.plot_trace(trace, tmp_path / f"busy-{by}.png", by=by, model=True)
         assert_image(tmp_path / f"busy-{by}.png")
 
 
 def test_overlapping_bars_in_one_row_get_separate_lanes():
-    bars = [plot.Bar("compute", start, end, "kernel", "") for start, end in [(0, 10), (2, 5), (6, 12), (10, 11)]]
-    assert plot._assign_lanes(bars) == [0, 1, 1, 0]
+    bars = [timelines.Bar("compute", start, end, "kernel", "") for start, end in [(0, 10), (2, 5), (6, 12), (10, 11)]]
+    assert timelines._assign_lanes(bars) == [0, 1, 1, 0]
 
 
 def test_byte_sizes_and_ticks():
-    assert plot._format_bytes(512) == "512 B"
-    assert plot._format_bytes(4096) == "4 KiB"
-    assert plot._format_bytes(3 * 2**20) == "3 MiB"
-    assert plot._format_bytes(2**30) == "1 GiB"
-    assert plot._power_of_two_ticks(4096, 2**28, most=10) == [2**e for e in range(12, 29, 2)]
-    assert len(plot._power_of_two_ticks(1, 2**40, most=10)) <= 10
+    assert sweeps._format_bytes(512) == "512 B"
+    assert sweeps._format_bytes(4096) == "4 KiB"
+    assert sweeps._format_bytes(3 * 2**20) == "3 MiB"
+    assert sweeps._format_bytes(2**30) == "1 GiB"
+    assert sweeps._power_of_two_ticks(4096, 2**28, most=10) == [2**e for e in range(12, 29, 2)]
+    assert len(sweeps._power_of_two_ticks(1, 2**40, most=10)) <= 10
 
 
 def test_importing_plot_does_not_choose_a_backend():
@@ -251,4 +251,4 @@ def test_png_names_the_device_and_date_it_was_recorded_on(tmp_path):
     ("void scale<float, 4>(float*, int)", "scale<float, 4>"),
 ])
 def test_bars_show_short_kernel_names(name, short):
-    assert plot._short_kernel_name(name) == short
+    assert timelines._short_kernel_name(name) == short

@@ -1,4 +1,5 @@
 """`--sanitize`: compute-sanitizer's records (real ones, recorded on an H200) read and explained."""
+
 from __future__ import annotations
 
 import shutil
@@ -6,11 +7,19 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
 from coursecli import sanitize
-from coursecli.grading import FAILED, NOT_GRADED, PASSED
-from coursecli.sanitizer_reports import (Frame, Sources, error_total, findings_from, merge_text_details, parse_census,
-                                         parse_text, parse_xml, tool_problem)
+from coursecli.sanitizer_reports import (
+    Frame,
+    Sources,
+    error_total,
+    findings_from,
+    merge_text_details,
+    parse_census,
+    parse_text,
+    parse_xml,
+    tool_problem,
+)
+from coursecli.scoring import FAILED, NOT_GRADED, PASSED
 
 FIXTURES = Path(__file__).parent / "fixtures" / "sanitizer"
 # The probe's own source, as the lab sources are recognised: by a path suffix.
@@ -31,8 +40,11 @@ def findings(name: str, tool: str = "memcheck", form: str = "xml"):
 
 @pytest.mark.parametrize("form", ["xml", "text"])
 def test_clean_runs_have_no_findings(form):
-    for name, tool in [("memcheck_clean", "memcheck"), ("initcheck_clean", "initcheck"),
-                       ("memcheck_uninit", "memcheck")]:
+    for name, tool in [
+        ("memcheck_clean", "memcheck"),
+        ("initcheck_clean", "initcheck"),
+        ("memcheck_uninit", "memcheck"),
+    ]:
         assert findings(name, tool, form) == [], name
     for name in ["memcheck_clean", "initcheck_clean", "racecheck_clean", "synccheck_clean"]:
         assert error_total((FIXTURES / f"{name}.txt").read_text()) == 0, name
@@ -66,8 +78,7 @@ def test_out_of_bounds_kernel_write_names_kernel_file_and_line(form):
 @pytest.mark.parametrize("form", ["xml", "text"])
 def test_leaks_merge_by_allocating_call_and_place(form):
     # The probe's three leaks without its kernel fault: one pinned, two alike from cudaMalloc (merged).
-    found = findings_from([r for r in records("memcheck_oob_kernel", form=form) if r.text.startswith("Leaked")],
-                          PROBE)
+    found = findings_from([r for r in records("memcheck_oob_kernel", form=form) if r.text.startswith("Leaked")], PROBE)
     assert sorted((f.kind, f.count) for f in found) == [("leaked device memory", 2), ("leaked pinned buffer", 1)]
 
 
@@ -88,13 +99,16 @@ def test_leaked_device_buffer_is_told_from_a_pinned_one(form):
 
 def test_a_leaked_stream_comes_from_the_census_not_from_memcheck():
     assert findings("memcheck_leak_stream") == []  # memcheck does not see it
-    census = ('{"kind": "stream", "api": "cudaStreamCreateWithFlags", "frames": [["/x/lab05_starter_run", "0x1f"]]}\n'
-              '{"kind": "event", "api": "cudaEventCreate", "frames": []}\n'
-              '{"kind": "stre')  # cut short at exit: ignored
+    census = (
+        '{"kind": "stream", "api": "cudaStreamCreateWithFlags", "frames": [["/x/lab05_starter_run", "0x1f"]]}\n'
+        '{"kind": "event", "api": "cudaEventCreate", "frames": []}\n'
+        '{"kind": "stre'
+    )  # cut short at exit: ignored
     found = findings_from(parse_census(census), PROBE)
     assert [(f.kind, f.what) for f in found] == [
         ("leaked stream", "a stream from cudaStreamCreateWithFlags, never released"),
-        ("leaked event", "an event from cudaEventCreate, never released")]
+        ("leaked event", "an event from cudaEventCreate, never released"),
+    ]
 
 
 @pytest.mark.parametrize("form", ["xml", "text"])
@@ -115,8 +129,12 @@ def test_text_and_xml_agree_on_every_recorded_run():
 
 
 def test_what_stops_the_sanitizer_is_told_apart_from_findings():
-    assert tool_problem("========= COMPUTE-SANITIZER\n"
-                        "========= Error: No attachable process found. compute-sanitizer timed-out.\n") != ""
+    assert (
+        tool_problem(
+            "========= COMPUTE-SANITIZER\n========= Error: No attachable process found. compute-sanitizer timed-out.\n"
+        )
+        != ""
+    )
     for path in FIXTURES.glob("*.txt"):
         assert tool_problem(path.read_text()) == "", path.name
     assert error_total("the program printed this and nothing else\n") is None
@@ -130,14 +148,19 @@ def test_a_broken_xml_file_is_refused():
 
 
 def test_addr2line_output_picks_the_students_line_of_an_inlined_chain():
-    output = ("0x0000000000001234\n"
-              "streamlab::Stream::Stream(unsigned int)\n/course/common/include/streamlab/handles.hpp:40\n"
-              "lab05::run_pipeline(lab05::PipelineJob const&, int)\n/sub/labs/05-three-chunks/three_chunks.cu:23\n"
-              "0x0000000000005678\n??\n??:0\n")
+    output = (
+        "0x0000000000001234\n"
+        "streamlab::Stream::Stream(unsigned int)\n/course/common/include/streamlab/handles.hpp:40\n"
+        "lab05::run_pipeline(lab05::PipelineJob const&, int)\n/sub/labs/05-three-chunks/three_chunks.cu:23\n"
+        "0x0000000000005678\n??\n??:0\n"
+    )
     sources = sanitize.lab_sources("05-three-chunks", ["three_chunks.cu"])
     places = sanitize._read_addr2line(output, sources)
-    assert places["0x1234"] == ("/sub/labs/05-three-chunks/three_chunks.cu", 23,
-                                "lab05::run_pipeline(lab05::PipelineJob const&, int)")
+    assert places["0x1234"] == (
+        "/sub/labs/05-three-chunks/three_chunks.cu",
+        23,
+        "lab05::run_pipeline(lab05::PipelineJob const&, int)",
+    )
     assert "0x5678" not in places
 
 
@@ -162,6 +185,7 @@ def test_addr2line_resolver_finds_file_and_line_in_a_real_program(tmp_path):
 
 def fake_runner(fixture: str, census: str = "", status: int = 0):
     """Stands in for compute-sanitizer: writes a recorded run's files where the command asks for them."""
+
     def run(command, env, timeout_s):
         options = dict(zip(command, command[1:]))
         Path(options["--save"]).write_text((FIXTURES / f"{fixture}.xml").read_text())
@@ -170,14 +194,22 @@ def fake_runner(fixture: str, census: str = "", status: int = 0):
             Path(env["STREAMLAB_LEAK_REPORT"]).write_text(census)
         assert command[-1] == "--no-trace" and "--xml" in command
         return status, "the program's output\n"
+
     return run
 
 
 def test_sanitize_program_reports_each_tool_and_explains_each_finding(tmp_path, monkeypatch):
     monkeypatch.setattr(sanitize, "find_sanitizer", lambda: "/opt/cuda/bin/compute-sanitizer")
     census = '{"kind": "stream", "api": "cudaStreamCreate", "frames": []}\n'
-    result = sanitize.sanitize_program(tmp_path / "lab05_starter_run", PROBE, ["memcheck"], tmp_path / "work", 60,
-                                       runner=fake_runner("memcheck_leak_pinned", census), gpu=(True, "H200"))
+    result = sanitize.sanitize_program(
+        tmp_path / "lab05_starter_run",
+        PROBE,
+        ["memcheck"],
+        tmp_path / "work",
+        60,
+        runner=fake_runner("memcheck_leak_pinned", census),
+        gpu=(True, "H200"),
+    )
     kinds = [f.kind for f in result.findings]
     assert kinds == ["leaked pinned buffer", "leaked stream"]
     assert not result.clean
@@ -188,21 +220,36 @@ def test_sanitize_program_reports_each_tool_and_explains_each_finding(tmp_path, 
 
 def test_a_clean_run_is_clean(tmp_path, monkeypatch):
     monkeypatch.setattr(sanitize, "find_sanitizer", lambda: "/opt/cuda/bin/compute-sanitizer")
-    result = sanitize.sanitize_program(tmp_path / "prog", PROBE, ["memcheck", "initcheck"], tmp_path / "work", 60,
-                                       runner=fake_runner("memcheck_clean"), gpu=(True, "H200"))
+    result = sanitize.sanitize_program(
+        tmp_path / "prog",
+        PROBE,
+        ["memcheck", "initcheck"],
+        tmp_path / "work",
+        60,
+        runner=fake_runner("memcheck_clean"),
+        gpu=(True, "H200"),
+    )
     assert result.clean and result.findings == []
     assert result.lines() == ["memcheck --leak-check full --padding 512: clean", "initcheck: clean"]
 
 
 def test_without_the_sanitizer_or_a_gpu_one_line_says_so(tmp_path, monkeypatch):
     monkeypatch.setattr(sanitize, "find_sanitizer", lambda: None)
-    result = sanitize.sanitize_program(tmp_path / "prog", PROBE, ["memcheck"], tmp_path, 60, fake_runner("x"),
-                                       gpu=(True, "H200"))
+    result = sanitize.sanitize_program(
+        tmp_path / "prog", PROBE, ["memcheck"], tmp_path, 60, fake_runner("x"), gpu=(True, "H200")
+    )
     assert len(result.lines()) == 1 and "not installed" in result.lines()[0]
     assert not result.findings and not result.runs
     monkeypatch.setattr(sanitize, "find_sanitizer", lambda: "/opt/cuda/bin/compute-sanitizer")
-    result = sanitize.sanitize_program(tmp_path / "prog", PROBE, ["memcheck"], tmp_path, 60, fake_runner("x"),
-                                       gpu=(False, "no GPU: the driver sees no CUDA device"))
+    result = sanitize.sanitize_program(
+        tmp_path / "prog",
+        PROBE,
+        ["memcheck"],
+        tmp_path,
+        60,
+        fake_runner("x"),
+        gpu=(False, "no GPU: the driver sees no CUDA device"),
+    )
     assert len(result.lines()) == 1 and "needs a GPU" in result.lines()[0]
 
 
@@ -211,24 +258,30 @@ def test_a_sanitizer_that_cannot_attach_is_one_line_not_a_finding(tmp_path, monk
 
     def cannot_attach(command, env, timeout_s):
         options = dict(zip(command, command[1:]))
-        Path(options["--log-file"]).write_text("========= COMPUTE-SANITIZER\n"
-                                               "========= Error: No attachable process found. "
-                                               "compute-sanitizer timed-out.\n")
+        Path(options["--log-file"]).write_text(
+            "========= COMPUTE-SANITIZER\n========= Error: No attachable process found. compute-sanitizer timed-out.\n"
+        )
         return 1, ""
-    result = sanitize.sanitize_program(tmp_path / "prog", PROBE, ["memcheck"], tmp_path, 60, runner=cannot_attach,
-                                       gpu=(True, "H200"))
+
+    result = sanitize.sanitize_program(
+        tmp_path / "prog", PROBE, ["memcheck"], tmp_path, 60, runner=cannot_attach, gpu=(True, "H200")
+    )
     assert result.findings == []
-    assert result.lines() == ["memcheck: compute-sanitizer could not watch the program: "
-                              "Error: No attachable process found. compute-sanitizer timed-out."]
+    assert result.lines() == [
+        "memcheck: compute-sanitizer could not watch the program: "
+        "Error: No attachable process found. compute-sanitizer timed-out."
+    ]
     assert sanitize.points_test(result, 2).status == NOT_GRADED
 
 
 def test_points_only_where_asked_and_by_the_outcome(tmp_path, monkeypatch):
     monkeypatch.setattr(sanitize, "find_sanitizer", lambda: "/opt/cuda/bin/compute-sanitizer")
-    dirty = sanitize.sanitize_program(tmp_path / "p", PROBE, ["memcheck"], tmp_path / "a", 60,
-                                      runner=fake_runner("memcheck_oob_copy"), gpu=(True, "H200"))
-    clean = sanitize.sanitize_program(tmp_path / "p", PROBE, ["memcheck"], tmp_path / "b", 60,
-                                      runner=fake_runner("memcheck_clean"), gpu=(True, "H200"))
+    dirty, clean = (
+        sanitize.sanitize_program(
+            tmp_path / "p", PROBE, ["memcheck"], tmp_path / out, 60, runner=fake_runner(fixture), gpu=(True, "H200")
+        )
+        for out, fixture in (("a", "memcheck_oob_copy"), ("b", "memcheck_clean"))
+    )
     failed, passed = sanitize.points_test(dirty, 3), sanitize.points_test(clean, 3)
     assert (failed.status, failed.earned) == (FAILED, 0) and "out-of-bounds copy" in failed.reason
     assert (passed.status, passed.earned) == (PASSED, 3)
@@ -241,25 +294,38 @@ def test_points_only_where_asked_and_by_the_outcome(tmp_path, monkeypatch):
 
 def test_racecheck_and_synccheck_only_for_kernels_of_the_students_own():
     assert sanitize.tools_for(["void run() { launch_workload(...); }"]) == ["memcheck", "initcheck"]
-    assert sanitize.tools_for(["__global__ void mine(float* x) {}"]) == \
-        ["memcheck", "initcheck", "racecheck", "synccheck"]
+    assert sanitize.tools_for(["__global__ void mine(float* x) {}"]) == [
+        "memcheck",
+        "initcheck",
+        "racecheck",
+        "synccheck",
+    ]
 
 
 def test_each_sanitizer_sample_plants_one_bug_where_its_expected_finding_points(tmp_path):
     import json
 
     import make_grading_samples as samples
+
     names = samples.make_sanitizer_samples(tmp_path)
     expected = json.loads((tmp_path / "sanitizer-expected.json").read_text())
     assert sorted(expected) == names
     assert expected.pop("solutions-clean") == {"clean": True}
     assert {entry["kind"] for entry in expected.values()} >= {
-        "out-of-bounds copy", "out-of-bounds kernel access", "leaked pinned buffer", "leaked stream",
-        "uninitialised device read"}
+        "out-of-bounds copy",
+        "out-of-bounds kernel access",
+        "leaked pinned buffer",
+        "leaked stream",
+        "uninitialised device read",
+    }
     solutions = samples.student_files("solution")
-    calls = {"out-of-bounds copy": "cudaMemcpyAsync", "out-of-bounds kernel access": "launch_workload",
-             "leaked pinned buffer": "cudaMallocHost", "leaked stream": "cudaStreamCreate",
-             "uninitialised device read": "launch_workload"}
+    calls = {
+        "out-of-bounds copy": "cudaMemcpyAsync",
+        "out-of-bounds kernel access": "launch_workload",
+        "leaked pinned buffer": "cudaMallocHost",
+        "leaked stream": "cudaStreamCreate",
+        "uninitialised device read": "launch_workload",
+    }
     for name, entry in expected.items():
         text = (tmp_path / name / entry["file"]).read_text()
         handed_in = sorted(path.relative_to(tmp_path / name).as_posix()
@@ -272,6 +338,7 @@ def test_each_sanitizer_sample_plants_one_bug_where_its_expected_finding_points(
 
 def test_course_check_says_in_one_line_that_the_sanitizer_is_missing(tmp_path, monkeypatch, capsys):
     from coursecli import labs
+
     monkeypatch.setattr(sanitize, "find_sanitizer", lambda: None)
     result = labs.sanitize_lab("05", "starter", tmp_path, tmp_path / "lab05_starter_run")
     printed = [line for line in capsys.readouterr().out.splitlines() if line.strip()]
@@ -282,9 +349,13 @@ def test_course_check_says_in_one_line_that_the_sanitizer_is_missing(tmp_path, m
 
 def test_the_report_shows_the_findings_of_each_lab():
     from coursecli.gradebook import report_markdown
-    from coursecli.grading import LabGrade, SubmissionGrade
-    lab = LabGrade("05", "05-three-chunks", sanitizer=["memcheck --leak-check full: 1 finding(s)",
-                                                      "1. leaked stream: a stream from cudaStreamCreate"])
+    from coursecli.scoring import LabGrade, SubmissionGrade
+
+    lab = LabGrade(
+        "05",
+        "05-three-chunks",
+        sanitizer=["memcheck --leak-check full: 1 finding(s)", "1. leaked stream: a stream from cudaStreamCreate"],
+    )
     report = report_markdown(SubmissionGrade("ada", labs=[lab]))
     assert "1. leaked stream: a stream from cudaStreamCreate" in report
     assert "./course check 05 --sanitize" in report
@@ -294,46 +365,78 @@ def test_the_report_shows_the_findings_of_each_lab():
 def test_the_sample_checker_reads_the_reports(tmp_path):
     from check_sanitizer_samples import check
     from coursecli.gradebook import save_grade, student_folder
-    from coursecli.grading import LabGrade, SubmissionGrade
-    save_grade(student_folder(tmp_path, "leaked-stream"), SubmissionGrade("leaked-stream", labs=[LabGrade(
-        "02", "02-streams", sanitizer=["memcheck --leak-check full: 1 finding(s)",
-                                       "1. leaked stream: a stream from cudaStreamCreateWithFlags, never released",
-                                       "     at labs/02-streams/streams.cu:26 in lab02::run_in_streams"])]))
-    save_grade(student_folder(tmp_path, "solutions-clean"), SubmissionGrade("solutions-clean", labs=[LabGrade(
-        "02", "02-streams", sanitizer=["memcheck --leak-check full: clean", "initcheck: clean"])]))
-    expected = {"leaked-stream": {"lab": "02", "kind": "leaked stream", "file": "labs/02-streams/streams.cu",
-                                  "lines": [26]},
-                "solutions-clean": {"clean": True}}
+    from coursecli.scoring import LabGrade, SubmissionGrade
+
+    save_grade(
+        student_folder(tmp_path, "leaked-stream"),
+        SubmissionGrade(
+            "leaked-stream",
+            labs=[
+                LabGrade(
+                    "02",
+                    "02-streams",
+                    sanitizer=[
+                        "memcheck --leak-check full: 1 finding(s)",
+                        "1. leaked stream: a stream from cudaStreamCreateWithFlags, never released",
+                        "     at labs/02-streams/streams.cu:26 in lab02::run_in_streams",
+                    ],
+                )
+            ],
+        ),
+    )
+    save_grade(
+        student_folder(tmp_path, "solutions-clean"),
+        SubmissionGrade(
+            "solutions-clean",
+            labs=[LabGrade("02", "02-streams", sanitizer=["memcheck --leak-check full: clean", "initcheck: clean"])],
+        ),
+    )
+    expected = {
+        "leaked-stream": {"lab": "02", "kind": "leaked stream", "file": "labs/02-streams/streams.cu", "lines": [26]},
+        "solutions-clean": {"clean": True},
+    }
     assert [ok for *_, ok in check(expected, tmp_path)] == [True, True]
     expected["leaked-stream"]["lines"] = [30]
     assert [ok for *_, ok in check(expected, tmp_path)] == [False, True]
-    save_grade(student_folder(tmp_path, "solutions-clean"), SubmissionGrade("solutions-clean", labs=[LabGrade(
-        "02", "02-streams", sanitizer=[sanitize.missing_sanitizer_line()])]))
+    save_grade(
+        student_folder(tmp_path, "solutions-clean"),
+        SubmissionGrade(
+            "solutions-clean", labs=[LabGrade("02", "02-streams", sanitizer=[sanitize.missing_sanitizer_line()])]
+        ),
+    )
     assert [ok for *_, ok in check(expected, tmp_path)] == [False, False]  # not checked is not clean
 
 
 def test_a_query_that_answers_not_ready_is_not_a_finding():
-    text = ('========= Program hit cudaErrorNotReady (error 600) due to "device not ready" on CUDA API call to '
-            'cudaStreamQuery.\n=========     Saved host backtrace up to driver entry point at error\n'
-            '=========         Host Frame: lab02::run_in_streams [0x1234] in lab02_starter_run\n=========\n'
-            '========= Program hit cudaErrorInvalidResourceHandle (error 400) due to "invalid resource handle" on '
-            'CUDA API call to cudaStreamSynchronize.\n')
+    text = (
+        '========= Program hit cudaErrorNotReady (error 600) due to "device not ready" on CUDA API call to '
+        "cudaStreamQuery.\n=========     Saved host backtrace up to driver entry point at error\n"
+        "=========         Host Frame: lab02::run_in_streams [0x1234] in lab02_starter_run\n=========\n"
+        '========= Program hit cudaErrorInvalidResourceHandle (error 400) due to "invalid resource handle" on '
+        "CUDA API call to cudaStreamSynchronize.\n"
+    )
     found = findings_from(parse_text(text, "memcheck"), PROBE)
     assert [(f.kind, f.what) for f in found] == [
-        ("failed CUDA call", "cudaStreamSynchronize failed: cudaErrorInvalidResourceHandle (invalid resource handle)")]
+        ("failed CUDA call", "cudaStreamSynchronize failed: cudaErrorInvalidResourceHandle (invalid resource handle)")
+    ]
 
 
 def test_grade_puts_the_findings_in_the_lab_and_points_only_when_asked(tmp_path, monkeypatch):
-    from coursecli import grade as grade_module
-    from coursecli.grading import LabGrade, SubmissionGrade
+    from coursecli import batch as grade_module
+    from coursecli.scoring import LabGrade, SubmissionGrade
     from coursecli.submissions import LabSources
+
     monkeypatch.setattr(sanitize, "find_sanitizer", lambda: "/opt/cuda/bin/compute-sanitizer")
-    monkeypatch.setattr(sanitize, "run_tool", lambda sanitizer, tool, program, sources, work, timeout_s, runner:
-                        sanitize.ToolRun(tool, 0))  # every tool clean
+    monkeypatch.setattr(
+        sanitize,
+        "run_tool",
+        lambda sanitizer, tool, program, sources, work, timeout_s, runner: sanitize.ToolRun(tool, 0),
+    )  # every tool clean
     lab = LabSources("05-three-chunks", ["three_chunks.cu"])
     for points, expected_tests in [(None, []), (0, []), (2, [("compute-sanitizer", 2, PASSED)])]:
-        settings = grade_module.GradeSettings(out=tmp_path / "out", labs=[lab], all_labs=[lab], sanitize=True,
-                                              sanitize_points=points)
+        settings = grade_module.GradeSettings(
+            out=tmp_path / "out", labs=[lab], all_labs=[lab], sanitize=True, sanitize_points=points
+        )
         grader = grade_module.SubmissionGrader(tmp_path / "ada", settings, (True, "H200"), None)
         (grader.build / "labs").mkdir(parents=True, exist_ok=True)
         (grader.build / "labs" / "lab05_starter_run").write_text("")

@@ -3,6 +3,7 @@ Slurm cluster (tools/slurm/local_cluster.sh), whose merged gradebook must equal 
 without Slurm. The cluster test needs root and slurm-wlm or apt-get to install it; it builds lab 01 of the
 course three times (ccache makes the later ones quick) and takes a few minutes.
 """
+
 import os
 import re
 import shutil
@@ -10,11 +11,10 @@ import subprocess
 import time
 
 import pytest
-
 from coursecli import environment
 from coursecli.gradebook import load_grade, save_grade, student_folder
-from coursecli.grading import LabGrade, SubmissionGrade
 from coursecli.main import main
+from coursecli.scoring import LabGrade, SubmissionGrade
 from coursecli.shell import ROOT
 from make_grading_samples import CHEATS, cheat_files, student_files, write_folder
 
@@ -31,27 +31,34 @@ def small_batch(folder):
     write_folder(folder / "forged-pass", cheat_files(next(c for c in CHEATS if c.name == "forged-pass")))
 
 
+def course_grade(subs, out, *options) -> int:
+    """`course grade SUBS -o OUT OPTIONS...`: its exit status."""
+    return main(["grade", str(subs), "-o", str(out), *options])
+
+
 def test_dry_run_prints_the_array_and_the_merge_job_and_submits_nothing(tmp_path, capsys):
     small_batch(tmp_path / "subs")
     out = tmp_path / "out"
     save_grade(student_folder(out, "solution"), SubmissionGrade("solution", labs=[]))  # a grade without lab 01
-    assert main(["grade", str(tmp_path / "subs"), "-o", str(out), "--labs", "01", "--slurm", "--partition", "gpu",
-                 "--gpus-per-task", "2", "--tasks", "8", "--time", "1:30:00", "--dry-run"]) == 0
+    options = ["--partition", "gpu", "--gpus-per-task", "2", "--tasks", "8", "--time", "1:30:00", "--dry-run"]
+    assert course_grade(tmp_path / "subs", out, "--labs", "01", "--slurm", *options) == 0
     printed = capsys.readouterr().out
     assert "would grade 3 submission(s) in 3 array task(s)" in printed  # its grade covers no lab: graded again
     array, merge = printed.split("# ---- ")[1:3]
     assert "#SBATCH --array=0-2\n" in array and "#SBATCH --gres=gpu:2\n" in array
     assert "#SBATCH --partition=gpu\n" in array and "#SBATCH --time=1:30:00\n" in array
-    assert re.search(r'-o \S+/shards/"\$SLURM_ARRAY_TASK_ID" --todo \S+/slurm/todo.txt --shard '
-                     r'"\$SLURM_ARRAY_TASK_ID/3" --labs 01 ', array)
+    assert re.search(
+        r'-o \S+/shards/"\$SLURM_ARRAY_TASK_ID" --todo \S+/slurm/todo.txt --shard '
+        r'"\$SLURM_ARRAY_TASK_ID/3" --labs 01 ',
+        array,
+    )
     assert "--merge-shards --labs 01" in merge and "--gres" not in merge and "#SBATCH --partition=gpu" in merge
     assert "--dependency=afterany:<array job id>" in printed
     assert sorted(p.name for p in out.iterdir()) == [".grader-key", "students"]  # nothing written for Slurm
 
     # Without GPUs: no --gres line. A student graded for lab 01 is left out.
     save_grade(student_folder(out, "solution"), SubmissionGrade("solution", labs=[LabGrade("01", "01-null-stream")]))
-    assert main(["grade", str(tmp_path / "subs"), "-o", str(out), "--labs", "01", "--slurm", "--gpus-per-task", "0",
-                 "--dry-run"]) == 0
+    assert course_grade(tmp_path / "subs", out, "--labs", "01", "--slurm", "--gpus-per-task", "0", "--dry-run") == 0
     printed = capsys.readouterr().out
     assert "would grade 2 submission(s) in 2 array task(s)" in printed and "--gres" not in printed
 
@@ -63,8 +70,10 @@ def test_slurm_options_need_slurm(tmp_path, capsys):
 
 
 def _cluster_up() -> bool:
-    return shutil.which("scontrol") is not None and subprocess.run(
-        ["scontrol", "ping"], capture_output=True, text=True).stdout.count("UP") > 0
+    return (
+        shutil.which("scontrol") is not None
+        and subprocess.run(["scontrol", "ping"], capture_output=True, text=True).stdout.count("UP") > 0
+    )
 
 
 @pytest.fixture(scope="module")
@@ -103,8 +112,8 @@ def test_a_batch_graded_through_slurm_equals_the_batch_graded_here(local_cluster
     capsys.readouterr()
 
     out = tmp_path / "cluster"
-    assert main(["grade", str(tmp_path / "subs"), "-o", str(out), "--slurm", "--tasks", "2", "--gpus-per-task", "0",
-                 "--time", "00:20:00", *common]) == 0
+    options = ["--tasks", "2", "--gpus-per-task", "0", "--time", "00:20:00", *common]
+    assert course_grade(tmp_path / "subs", out, "--slurm", *options) == 0
     printed = capsys.readouterr().out
     merge_job = re.search(r"merge job (\d+)", printed)
     assert merge_job, printed

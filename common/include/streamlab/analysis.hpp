@@ -82,6 +82,10 @@ enum class Unit {
 /// Ops that ran in the legacy NULL stream or a per-thread default stream.
 [[nodiscard]] std::size_t null_stream_ops(const std::vector<DeviceOp>& ops);
 
+/// The median of `values` (of an even count, the upper of the middle two): what the
+/// course keeps of repeated measurements. Throws std::invalid_argument when empty.
+[[nodiscard]] double median(std::vector<double> values);
+
 /// Whether `a` had finished when `b` started (a.end_ns <= b.start_ns).
 [[nodiscard]] bool ended_before(const DeviceOp& a, const DeviceOp& b);
 

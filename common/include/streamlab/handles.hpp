@@ -4,99 +4,103 @@
 /// Each handle frees what it owns when it goes out of scope, so an exception
 /// thrown half-way through a lab leaks nothing. Handles cannot be copied (two
 /// owners would free twice) but can be moved. A default-constructed or
-/// moved-from handle owns nothing and touches no device.
+/// moved-from handle is *empty*: it owns nothing, touches no device, and its
+/// destructor and reset() do nothing.
 #pragma once
 
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
+#include <memory>
+#include <type_traits>
 #include <utility>
 
 #include "streamlab/check.hpp"
 
 namespace streamlab {
 
+namespace detail {
+/// The deleter of Owned: hands the raw handle to the CUDA call that frees it.
+template <typename Raw, cudaError_t (*release)(Raw)>
+struct Release {
+    /// Frees `raw` (never null: unique_ptr does not call a deleter on an empty pointer).
+    void operator()(Raw raw) const noexcept { SL_CHECK_NOEXCEPT(release(raw)); }
+};
+
+/// The one owning handle behind Stream, Event and HostRegistration: a unique_ptr
+/// to what the raw CUDA handle points at, freed by `release`. Moves, the empty
+/// state and reset() are unique_ptr's own.
+template <typename Raw, cudaError_t (*release)(Raw)>
+using Owned = std::unique_ptr<std::remove_pointer_t<Raw>, Release<Raw, release>>;
+
+/// Throws std::logic_error: `get()` was called on an empty Stream.
+[[noreturn]] void throw_empty_stream();
+}  // namespace detail
+
 /// A stream created with `cudaStreamCreateWithFlags`.
+///
+/// CUDA reads a null `cudaStream_t` as the NULL stream, so an empty Stream must
+/// never hand one out: its get() throws instead of silently queuing work in the
+/// NULL stream, and no constructor takes a `cudaStream_t` (nor `nullptr`). To use the NULL
+/// stream, say so: pass `nullptr` (or `cudaStreamLegacy`) to the CUDA call.
 class Stream {
 public:
-    /// Owns nothing.
+    /// Empty: owns no stream, and get() throws.
     Stream() noexcept = default;
     /// Creates a stream. `cudaStreamDefault` streams are *blocking*: they
     /// synchronize with the legacy NULL stream. `cudaStreamNonBlocking` ones do not.
-    explicit Stream(unsigned int flags) { SL_CHECK(cudaStreamCreateWithFlags(&stream_, flags)); }
-    /// Destroys the stream (if any).
-    ~Stream() { reset(); }
-    /// Takes over `other`'s stream; `other` then owns nothing.
-    Stream(Stream&& other) noexcept : stream_(std::exchange(other.stream_, nullptr)) {}
-    /// Destroys this handle's stream (if any) and takes over `other`'s.
-    Stream& operator=(Stream&& other) noexcept {
-        if (this != &other) {
-            reset();
-            stream_ = std::exchange(other.stream_, nullptr);
-        }
-        return *this;
-    }
-    Stream(const Stream&) = delete;
-    Stream& operator=(const Stream&) = delete;
+    explicit Stream(unsigned int flags) : owned_(create(flags)) {}
 
-    /// The raw stream, for CUDA calls. Null when empty (which CUDA reads as the NULL stream!).
-    [[nodiscard]] cudaStream_t get() const noexcept { return stream_; }
-    /// Whether the handle owns a stream.
-    [[nodiscard]] explicit operator bool() const noexcept { return stream_ != nullptr; }
-    /// Blocks the host until all work queued in this stream has finished.
-    void synchronize() const { SL_CHECK(cudaStreamSynchronize(stream_)); }
-    /// Destroys the stream now (if any); the handle then owns nothing.
-    void reset() noexcept {
-        if (stream_ != nullptr) {
-            SL_CHECK_NOEXCEPT(cudaStreamDestroy(stream_));
-            stream_ = nullptr;
+    /// The raw stream, for CUDA calls. Throws std::logic_error when empty
+    /// (default-constructed, moved from or reset), which would be the NULL stream.
+    [[nodiscard]] cudaStream_t get() const {
+        if (!owned_) {
+            detail::throw_empty_stream();
         }
+        return owned_.get();
     }
+    /// Whether the handle owns a stream.
+    [[nodiscard]] explicit operator bool() const noexcept { return static_cast<bool>(owned_); }
+    /// Blocks the host until all work queued in this stream has finished.
+    void synchronize() const { SL_CHECK(cudaStreamSynchronize(get())); }
+    /// Destroys the stream now (if any); the handle is then empty.
+    void reset() noexcept { owned_.reset(); }
 
 private:
-    cudaStream_t stream_ = nullptr;
+    static cudaStream_t create(unsigned int flags) {
+        cudaStream_t stream = nullptr;
+        SL_CHECK(cudaStreamCreateWithFlags(&stream, flags));
+        return stream;
+    }
+    detail::Owned<cudaStream_t, cudaStreamDestroy> owned_;
 };
 
 /// An event created with `cudaEventCreateWithFlags`.
 class Event {
 public:
-    /// Owns nothing.
+    /// Empty: owns no event (CUDA refuses a null event with an error).
     Event() noexcept = default;
     /// Creates an event; `cudaEventDefault` records timing, `cudaEventDisableTiming` does not.
-    explicit Event(unsigned int flags) { SL_CHECK(cudaEventCreateWithFlags(&event_, flags)); }
-    /// Destroys the event (if any).
-    ~Event() { reset(); }
-    /// Takes over `other`'s event; `other` then owns nothing.
-    Event(Event&& other) noexcept : event_(std::exchange(other.event_, nullptr)) {}
-    /// Destroys this handle's event (if any) and takes over `other`'s.
-    Event& operator=(Event&& other) noexcept {
-        if (this != &other) {
-            reset();
-            event_ = std::exchange(other.event_, nullptr);
-        }
-        return *this;
-    }
-    Event(const Event&) = delete;
-    Event& operator=(const Event&) = delete;
+    explicit Event(unsigned int flags) : owned_(create(flags)) {}
 
     /// The raw event, for CUDA calls.
-    [[nodiscard]] cudaEvent_t get() const noexcept { return event_; }
+    [[nodiscard]] cudaEvent_t get() const noexcept { return owned_.get(); }
     /// Whether the handle owns an event.
-    [[nodiscard]] explicit operator bool() const noexcept { return event_ != nullptr; }
+    [[nodiscard]] explicit operator bool() const noexcept { return static_cast<bool>(owned_); }
     /// Records the event in `stream` (the NULL stream by default).
-    void record(cudaStream_t stream = nullptr) const { SL_CHECK(cudaEventRecord(event_, stream)); }
+    void record(cudaStream_t stream = nullptr) const { SL_CHECK(cudaEventRecord(get(), stream)); }
     /// Blocks the host until the event has happened.
-    void synchronize() const { SL_CHECK(cudaEventSynchronize(event_)); }
-    /// Destroys the event now (if any).
-    void reset() noexcept {
-        if (event_ != nullptr) {
-            SL_CHECK_NOEXCEPT(cudaEventDestroy(event_));
-            event_ = nullptr;
-        }
-    }
+    void synchronize() const { SL_CHECK(cudaEventSynchronize(get())); }
+    /// Destroys the event now (if any); the handle is then empty.
+    void reset() noexcept { owned_.reset(); }
 
 private:
-    cudaEvent_t event_ = nullptr;
+    static cudaEvent_t create(unsigned int flags) {
+        cudaEvent_t event = nullptr;
+        SL_CHECK(cudaEventCreateWithFlags(&event, flags));
+        return event;
+    }
+    detail::Owned<cudaEvent_t, cudaEventDestroy> owned_;
 };
 
 /// Milliseconds between two recorded events (both must have completed).
@@ -244,40 +248,23 @@ private:
 /// the handle lives (`cudaHostUnregister` on destruction).
 class HostRegistration {
 public:
-    /// Owns nothing.
+    /// Empty: registers nothing.
     HostRegistration() noexcept = default;
     /// Pins `bytes` bytes at `data` (flags: `cudaHostRegisterDefault` usually).
-    HostRegistration(void* data, std::size_t bytes, unsigned int flags = cudaHostRegisterDefault) {
-        SL_CHECK(cudaHostRegister(data, bytes, flags));
-        data_ = data;
-    }
-    /// Unregisters the range (if any).
-    ~HostRegistration() { reset(); }
-    /// Takes over `other`'s registration; `other` then owns nothing.
-    HostRegistration(HostRegistration&& other) noexcept : data_(std::exchange(other.data_, nullptr)) {}
-    /// Unregisters this handle's range (if any) and takes over `other`'s registration.
-    HostRegistration& operator=(HostRegistration&& other) noexcept {
-        if (this != &other) {
-            reset();
-            data_ = std::exchange(other.data_, nullptr);
-        }
-        return *this;
-    }
-    HostRegistration(const HostRegistration&) = delete;
-    HostRegistration& operator=(const HostRegistration&) = delete;
+    HostRegistration(void* data, std::size_t bytes, unsigned int flags = cudaHostRegisterDefault)
+        : owned_(register_range(data, bytes, flags)) {}
 
     /// Whether a range is registered.
-    [[nodiscard]] explicit operator bool() const noexcept { return data_ != nullptr; }
-    /// Unregisters now (if registered).
-    void reset() noexcept {
-        if (data_ != nullptr) {
-            SL_CHECK_NOEXCEPT(cudaHostUnregister(data_));
-            data_ = nullptr;
-        }
-    }
+    [[nodiscard]] explicit operator bool() const noexcept { return static_cast<bool>(owned_); }
+    /// Unregisters now (if registered); the handle is then empty.
+    void reset() noexcept { owned_.reset(); }
 
 private:
-    void* data_ = nullptr;
+    static void* register_range(void* data, std::size_t bytes, unsigned int flags) {
+        SL_CHECK(cudaHostRegister(data, bytes, flags));
+        return data;
+    }
+    detail::Owned<void*, cudaHostUnregister> owned_;
 };
 
 }  // namespace streamlab

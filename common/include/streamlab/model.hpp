@@ -76,21 +76,12 @@ struct SimulatedOp {
     double end = 0;            ///< When it ended.
 };
 
-/// Simulates the pipeline on an idealised GPU, starting at time 0.
-///
-/// - Chunk i goes to stream i % `streams`; ops are issued in `order`.
-/// - A stream runs its ops in order: an op starts after the previous op of its stream ended.
-/// - Units: one compute unit (one kernel at a time) and, with `copy_engines` >= 2,
-///   an H2D engine and a D2H engine; with 1, a single copy engine both directions share.
-/// - A unit takes ops in the order they were issued to it (first in, first out):
-///   an op waits for every op issued to its unit before it, even one that is itself
-///   still waiting for its stream. This is why, on one copy engine, chunk-by-chunk
-///   issue makes H2D_2 wait behind D2H_1.
-///
-/// - While an H2D and a D2H copy run at the same time, each goes at the fraction of
-///   its speed that `link` gives (the default, 1 and 1, is the ideal model's).
-///
-/// So an op starts at max(end of its stream's previous op, end of its unit's previous op).
+/// Simulates the pipeline on an idealised GPU, starting at time 0: chunk i in
+/// stream i % `streams`, ops issued in `order`; each stream and each unit (the
+/// compute unit; an H2D and a D2H engine, or one shared copy engine when
+/// `copy_engines` is 1) runs its ops first in, first out; copies in the two
+/// directions at once go at the speeds `link` gives (by default, full speed).
+/// model.cpp sets out the rules. Times are in the unit of `whole`.
 /// Returns the ops in issue order. Throws std::invalid_argument when chunks,
 /// streams or copy_engines is below 1, a time is negative or not finite, or a
 /// sharing fraction is not in (0, 1].

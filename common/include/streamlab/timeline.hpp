@@ -105,6 +105,9 @@ struct Timeline {
     [[nodiscard]] bool recorded() const { return not_recorded.empty(); }
 };
 
+/// `ns` nanoseconds (the timeline's unit) in milliseconds.
+[[nodiscard]] constexpr double ms(std::uint64_t ns) { return static_cast<double>(ns) / 1e6; }
+
 /// What a viewer calls an op of `kind` before its label: "H2D", "D2H", "D2D",
 /// "memcpy", "memset"; "kernel" for kernels, which are shown by their own name.
 [[nodiscard]] const char* op_base_name(OpKind kind);
@@ -116,13 +119,13 @@ struct Timeline {
 [[nodiscard]] const char* to_string(StreamKind kind);
 
 /// The op kind a trace file spelling names (the inverse of to_string).
-/// Throws streamlab::TraceFormatError (trace_file.hpp) for an unknown spelling.
+/// Throws streamlab::TraceFormatError (trace_format_error.hpp) for an unknown spelling.
 [[nodiscard]] OpKind op_kind_from_string(const std::string& text);
 /// The host memory kind a trace file spelling names (the inverse of to_string).
-/// Throws streamlab::TraceFormatError (trace_file.hpp) for an unknown spelling.
+/// Throws streamlab::TraceFormatError (trace_format_error.hpp) for an unknown spelling.
 [[nodiscard]] HostMemory host_memory_from_string(const std::string& text);
 /// The stream kind a trace file spelling names (the inverse of to_string).
-/// Throws streamlab::TraceFormatError (trace_file.hpp) for an unknown spelling.
+/// Throws streamlab::TraceFormatError (trace_format_error.hpp) for an unknown spelling.
 [[nodiscard]] StreamKind stream_kind_from_string(const std::string& text);
 
 /// How many calls of any of the runtime functions `names` the timeline saw.

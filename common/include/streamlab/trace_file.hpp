@@ -5,25 +5,15 @@
 /// Perfetto and chrome://tracing open it, and the Python tools read it.
 #pragma once
 
-#include <stdexcept>
 #include <string>
 
 #include "streamlab/timeline.hpp"
+#include "streamlab/trace_format_error.hpp"
 
 namespace streamlab {
 
 /// The `otherData.format` value every trace file carries; readers refuse other files.
 inline constexpr const char* kTraceFormatName = "streamlab-trace";
-/// The trace format version this code writes and reads.
-inline constexpr int kTraceFormatVersion = 1;
-
-/// A trace file (or a spelling inside one) is not what TRACE_FORMAT.md describes.
-/// The message is one line that says what is wrong, e.g.
-/// `missing key args.start_ns in event 3` (events are counted from 0 in `traceEvents`).
-class TraceFormatError : public std::runtime_error {
-public:
-    using std::runtime_error::runtime_error;
-};
 
 /// What a viewer shows for `op`: the kernel's name, or `H2D`, `D2H`, `D2D`,
 /// `memcpy`, `memset` for the others, followed by `_label` when the op has a
@@ -33,13 +23,8 @@ public:
 /// The trace file text for `timeline`: one JSON object, one event per line.
 [[nodiscard]] std::string trace_to_json_string(const Timeline& timeline);
 
-/// The `device` object of a file's metadata, as JSON text: the one spelling
-/// of DeviceFacts that trace, bandwidth and chunk files share.
-[[nodiscard]] std::string device_facts_to_json_string(const DeviceFacts& device);
-
-/// Writes `timeline` to `path`, creating missing parent folders. The text goes to
-/// a temporary file next to `path` first and is then renamed onto it, so a reader
-/// never sees half a trace.
+/// Writes `timeline` to `path`, creating missing parent folders, atomically (as
+/// every course JSON file): a reader never sees half a trace.
 /// Throws std::runtime_error when the file cannot be written.
 void write_trace(const std::string& path, const Timeline& timeline);
 

@@ -20,6 +20,7 @@
 /// @endcode
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -114,6 +115,22 @@ template <typename Work>
     std::forward<Work>(work)();
     return tracer.finish();
 }
+
+/// Host-clock time of some work without, then with, a Tracer recording it.
+struct TracerOverhead {
+    double untraced_ms = 0;  ///< Median of the runs without a Tracer.
+    double traced_ms = 0;    ///< Median of the runs inside a Tracer's recording.
+};
+
+/// Measures what recording costs `run`, which does some work and returns its
+/// host-clock time in ms: the medians of `repeats` runs without a Tracer, then
+/// of `repeats` runs each recorded as `program`. Not interleaved, and it must come
+/// before anything else records in this process: once a process has recorded,
+/// CUPTI stays attached to it and no run is untraced any more. A first run (module
+/// load, first touch of memory) and a first recording (CUPTI's one-time set-up)
+/// are left out. Throws TimelineUnavailable as record_timeline does.
+[[nodiscard]] TracerOverhead measure_tracer_overhead(const std::string& program, int repeats,
+                                                     const std::function<double()>& run);
 
 /// Names the operations this thread issues while the label lives.
 ///

@@ -12,6 +12,7 @@
 #include <system_error>
 #include <tuple>
 
+#include "json_file.hpp"
 #include "streamlab/trace_file.hpp"
 
 namespace streamlab {
@@ -67,11 +68,6 @@ const char* direction_name_in_file(OpKind direction) {
                                     to_string(direction));
     }
     return op_base_name(direction);  // "H2D" or "D2H"
-}
-
-/// The `device` block exactly as trace files write it.
-ordered_json device_block(const DeviceFacts& device) {
-    return ordered_json::parse(device_facts_to_json_string(device));
 }
 
 }  // namespace
@@ -138,41 +134,22 @@ std::size_t largest_copy_bytes(std::size_t wanted, std::size_t device_memory_byt
 }
 
 std::string bandwidth_sweep_to_json_string(const BandwidthSweep& sweep) {
-    const ordered_json metadata{
-        {"format", kBandwidthFormatName},
-        {"version", 1},
-        {"program", sweep.program},
-        {"date", sweep.date},
-        {"device", device_block(sweep.device)},
-    };
-    // One point per line: easy to read, grep and diff.
-    std::string text = "{\n  \"otherData\": " + metadata.dump() + ",\n  \"points\": [";
-    for (std::size_t i = 0; i < sweep.points.size(); ++i) {
-        const BandwidthPoint& point = sweep.points[i];
-        const ordered_json line{
+    ordered_json points = ordered_json::array();
+    for (const BandwidthPoint& point : sweep.points) {
+        points.push_back(ordered_json{
             {"bytes", point.bytes},
             {"direction", direction_name_in_file(point.direction)},
             {"memory", memory_name_in_file(point.memory)},
             {"gbps", point.gbps},
-        };
-        text += (i == 0 ? "\n    " : ",\n    ") + line.dump();
+        });
     }
-    text += sweep.points.empty() ? "]\n}\n" : "\n  ]\n}\n";
-    return text;
+    return detail::json_file_text(
+        detail::metadata_block(kBandwidthFormatName, sweep.program, sweep.date, sweep.device),
+        {{"points", std::move(points)}});
 }
 
 void write_bandwidth_sweep(const std::string& path, const BandwidthSweep& sweep) {
-    namespace fs = std::filesystem;
-    const std::string text = bandwidth_sweep_to_json_string(sweep);
-    const fs::path target(path);
-    if (target.has_parent_path()) {
-        std::error_code ignored;  // a failure shows up when opening below
-        fs::create_directories(target.parent_path(), ignored);
-    }
-    std::ofstream out(target, std::ios::binary | std::ios::trunc);
-    out << text;
-    out.close();
-    if (!out) throw std::runtime_error("cannot write bandwidth sweep file " + path);
+    detail::write_file_atomically(path, bandwidth_sweep_to_json_string(sweep), "bandwidth sweep file");
 }
 
 }  // namespace streamlab

@@ -46,6 +46,15 @@ struct PipelineMemory {
     [[nodiscard]] std::size_t size() const noexcept { return input.size(); }
 };
 
+/// A lab's job over `memory`: `Job` is an aggregate of input, output, device
+/// input, device output, element count and workload iterations, in that order
+/// (lab05::PipelineJob), filled from the four buffers and `iterations`.
+template <typename Job>
+[[nodiscard]] Job job_over(PipelineMemory& memory, int iterations) {
+    return Job{memory.input.data(),         memory.output.data(), memory.device_input.data(),
+               memory.device_output.data(), memory.size(),        iterations};
+}
+
 // ---------------------------------------------------------------- the serial reference
 
 /// The whole input through H2D, kernel and D2H in the NULL stream, one after
@@ -167,14 +176,12 @@ struct PipelineRun {
     PipelineComparison comparison;  ///< The two set against the model.
 };
 
-/// Everything a program needs to show a pipeline on the GPU at hand: sizes the data
-/// (pipeline_elements) and the kernel (about as long as the whole H2D copy, times
-/// `kernel_to_copy`), runs the serial reference, measures how the copy directions
-/// share the link (measure_link_sharing), then runs `pipelined(memory, iterations)`
-/// once to warm up and three times while a Tracer records, checks the output of
-/// each (every chunk's first and last element among others) and keeps the run
-/// with the median makespan. `pipelined` must split the data
-/// into `chunks` chunks. Throws TimelineUnavailable when no timeline can be recorded.
+/// Everything a program needs to show a pipeline on the GPU at hand: runs
+/// `pipelined(memory, iterations)`, which must split the data into `chunks`
+/// chunks, next to the serial reference on the same data, sized for this GPU,
+/// and returns the recorded run with the median makespan, its output checked,
+/// set against the model (pipeline.cpp says how it is measured).
+/// Throws TimelineUnavailable when no timeline can be recorded.
 /// With the tracer off (tracing_off_reason), runs `pipelined` once after the
 /// warm-up and checks its output, nothing else: `pipelined` is then unrecorded
 /// and `serial` and `comparison` are left empty.

@@ -1,4 +1,4 @@
-"""`course grade`: grade a folder of submissions, each in its own work folder.
+"""`course grade`, the batch: grade a folder of submissions, each in its own work folder.
 
 The course is configured and built once per batch (prepare_course,
 course_build.py). For each submission: take its student sources
@@ -7,7 +7,7 @@ commands and check them symbol by symbol (objcheck.py: a compile error or a
 refusal costs that lab only, and nothing of a refused lab runs), link those
 same objects after the course's prebuilt code, run the labs' tests with ctest
 under a timeout, and score ctest's verdicts with GoogleTest's own reports
-(grading.py). Reports are written as soon as a student is graded
+(scoring.py). Reports are written as soon as a student is graded
 (gradebook.py). Submissions are graded `--jobs` at a time; their tests and
 timeline programs each take a GPU of their own (gpu_slots.py), since GPU
 timings of two processes sharing a GPU would disturb each other.
@@ -33,7 +33,7 @@ from .course_build import CourseBuild, starter_library, starter_targets
 from .gpu import gpu_devices, gpu_presence  # noqa: F401  (grade_batch asks them; tests replace them here)
 from .gpu_slots import GpuSlots, chosen_devices
 from .gradebook import lab_points, load_grade, save_grade, student_folder, summary_table, write_gradebook
-from .grading import LabGrade, SubmissionGrade, ctest_verdicts, failed_lab, grade_lab, outcome_points
+from .scoring import LabGrade, SubmissionGrade, ctest_verdicts, failed_lab, grade_lab, outcome_points
 from .objcheck import COMPILE_STOPPED, CourseCompiler, Refusal, check_lab, lab_rules, object_path
 from .progress import Progress
 from .results import read_gtest_report, read_junit, read_labels

@@ -17,8 +17,6 @@ namespace streamlab {
 
 namespace {
 
-double ms(std::uint64_t ns) { return static_cast<double>(ns) / 1e6; }
-
 bool by_correlation(const DeviceOp& a, const DeviceOp& b) { return a.correlation_id < b.correlation_id; }
 
 /// "H2D copy", "kernel", "D2H copy", or the op's own name for anything else.
@@ -83,11 +81,6 @@ namespace {
 double kept_speed(double alone_ms, double took_ms, double together_ms) {
     const double fraction = (alone_ms - (took_ms - together_ms)) / together_ms;
     return std::clamp(fraction, 0.01, 1.0);
-}
-
-double median(std::vector<double> values) {
-    std::sort(values.begin(), values.end());
-    return values[values.size() / 2];
 }
 
 /// Of the two ops of `kind` in `ops`, the `index`-th in issue order; throws when
@@ -274,6 +267,12 @@ std::string describe(const PipelineComparison& c) {
     return described;
 }
 
+// How: sizes the data (pipeline_elements) and the kernel (about as long as the
+// whole H2D copy, times `kernel_to_copy`), runs the serial reference, measures how
+// the copy directions share the link (measure_link_sharing), then runs `pipelined`
+// once to warm up and three times while a Tracer records, checks the output of
+// each (every chunk's first and last element among others) and keeps the run
+// with the median makespan.
 PipelineRun record_pipeline_run(int chunks, const std::function<void(PipelineMemory&, int)>& pipelined,
                                 double kernel_to_copy) {
     const DeviceFacts facts = query_device_facts(0);

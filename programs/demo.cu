@@ -42,9 +42,7 @@ int run_demo(const std::string& out_dir) {
     PipelineRun run;
     try {
         run = record_pipeline_run(lab05::kChunks, [](PipelineMemory& memory, int iterations) {
-            const lab05::PipelineJob job{memory.input.data(),        memory.output.data(), memory.device_input.data(),
-                                         memory.device_output.data(), memory.size(),        iterations};
-            (void)lab05::run_pipeline(job, lab05::kChunks);
+            (void)lab05::run_pipeline(job_over<lab05::PipelineJob>(memory, iterations), lab05::kChunks);
         });
     } catch (const TimelineUnavailable& unavailable) {
         std::printf("No timeline can be recorded here (%s).\n", unavailable.what());

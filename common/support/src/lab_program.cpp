@@ -28,8 +28,6 @@ std::string with_variant(const std::string& path, const std::string& variant) {
     return path.substr(0, dot) + "-" + variant + path.substr(dot);
 }
 
-double ms(std::uint64_t ns) { return static_cast<double>(ns) / 1e6; }
-
 }  // namespace
 
 int run_lab_program(int argc, char** argv, const std::string& description,

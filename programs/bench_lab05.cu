@@ -42,42 +42,11 @@ constexpr const char* kArticleIntensity = "balanced";
 /// Runs of the pipeline that the tracer overhead is the median of.
 constexpr int kOverheadRepeats = 21;
 
-double median(std::vector<double> values) {
-    std::sort(values.begin(), values.end());
-    return values[values.size() / 2];
-}
-
-lab05::PipelineJob job_for(PipelineMemory& memory, int iterations) {
-    return {memory.input.data(),         memory.output.data(), memory.device_input.data(),
-            memory.device_output.data(), memory.size(),        iterations};
-}
-
 /// The pipeline's time on the host clock: from the first call to the last wait, in ms.
 double host_ms(const lab05::PipelineJob& job, int chunks) {
     const auto started = std::chrono::steady_clock::now();
     (void)lab05::run_pipeline(job, chunks);
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
-}
-
-/// Median host-clock time of three chunks without, then with, a Tracer recording.
-/// It must run before anything else records: once a process has recorded, CUPTI
-/// stays attached to it and no run is untraced any more. The first recording
-/// pays CUPTI's one-time set-up and is left out.
-struct TracerOverhead {
-    double untraced_ms = 0;  ///< Median without a Tracer.
-    double traced_ms = 0;    ///< Median inside a Tracer's recording.
-};
-TracerOverhead measure_tracer_overhead(const lab05::PipelineJob& job) {
-    (void)host_ms(job, lab05::kChunks);  // warm-up
-    std::vector<double> untraced, traced;
-    for (int r = 0; r < kOverheadRepeats; ++r) {
-        untraced.push_back(host_ms(job, lab05::kChunks));
-    }
-    (void)record_timeline("lab05_bench: tracer warm-up", [&] { (void)host_ms(job, lab05::kChunks); });
-    for (int r = 0; r < kOverheadRepeats; ++r) {
-        (void)record_timeline("lab05_bench: tracer overhead", [&] { traced.push_back(host_ms(job, lab05::kChunks)); });
-    }
-    return {median(untraced), median(traced)};
 }
 
 /// The sweep's points for one kernel intensity; every configuration is run
@@ -97,7 +66,7 @@ std::vector<ChunkSweepPoint> sweep_intensity(PipelineMemory& memory, int iterati
     link_measured = link;
     std::printf("  %-13s H2D and D2H together keep %.1f%% and %.1f%% of their speed alone\n", intensity.name,
                 100.0 * link.h2d, 100.0 * link.d2h);
-    const lab05::PipelineJob job = job_for(memory, iterations);
+    const lab05::PipelineJob job = job_over<lab05::PipelineJob>(memory, iterations);
     for (const int chunks : kChunkCounts) {
         (void)lab05::run_pipeline(job, chunks);  // warm-up: creates this many streams once
     }
@@ -134,7 +103,7 @@ std::vector<ChunkSweepPoint> sweep_intensity(PipelineMemory& memory, int iterati
 /// op durations rather than with the stages measured alone: what is left is
 /// time lost between operations, not operations slowed down by running together.
 double scheduling_efficiency(PipelineMemory& memory, int iterations, int copy_engines) {
-    const lab05::PipelineJob job = job_for(memory, iterations);
+    const lab05::PipelineJob job = job_over<lab05::PipelineJob>(memory, iterations);
     const Timeline run = record_timeline("lab05_bench", [&] { (void)lab05::run_pipeline(job, lab05::kChunks); });
     const std::vector<SimulatedOp> modelled =
         simulate_pipeline(stage_times(run.ops), lab05::kChunks, lab05::kChunks, copy_engines, issue_order(run.ops));
@@ -153,7 +122,9 @@ int run_bench(const std::string& out_path, int repeats) {
     sweep.program = "lab05_bench: lab 05's solution, 1 to 64 chunks";
     sweep.device = facts;
     const int balanced_iterations = iterations_for_kernel_ms(memory.size(), h2d_ms);
-    const TracerOverhead overhead = measure_tracer_overhead(job_for(memory, balanced_iterations));
+    const lab05::PipelineJob overhead_job = job_over<lab05::PipelineJob>(memory, balanced_iterations);
+    const TracerOverhead overhead = measure_tracer_overhead("lab05_bench: tracer overhead", kOverheadRepeats,
+                                                            [&] { return host_ms(overhead_job, lab05::kChunks); });
 
     double efficiency_3 = 0;
     double link_efficiency_3 = 0;

@@ -56,7 +56,7 @@ void run_code_under_test(Work&& work) {
 }  // namespace streamlab::grading
 
 /// The skips the grader accepts as "not graded" on a machine with a GPU start
-/// with one of these (tools/coursecli/grading.py, GRADER_SKIPS): no GPU, no
+/// with one of these (tools/coursecli/scoring.py, GRADER_SKIPS): no GPU, no
 /// timeline before the code under test ran, or a device that cannot show what
 /// the test measures (its facts or the test's own reference runs say so).
 #define SL_SKIP_DEVICE_CANNOT_SHOW() GTEST_SKIP() << "this device cannot show it: "

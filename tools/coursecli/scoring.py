@@ -20,7 +20,7 @@ from .results import GtestReport, TestOutcome, points_of
 
 PASSED, FAILED, NOT_GRADED = "passed", "failed", "not graded"
 NO_GPU = "not graded (no GPU)"
-# How the course's own skips begin (common/include/streamlab/testing.hpp and tracer.hpp):
+# How the course's own skips begin (common/support/include/streamlab/testing.hpp and common/include/streamlab/tracer.hpp):
 # no GPU, a tracer that could not start before the code under test ran, a device
 # that cannot show what the test measures.
 GRADER_SKIPS = ("no GPU: ", "timeline unavailable: ", "this device cannot show it: ")

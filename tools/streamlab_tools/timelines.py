@@ -1,0 +1,430 @@
+"""Drawing GPU timelines: one bar per op, in a row per stream or per engine, with
+the host's marks, the modelled schedule beside or instead of the recording, and
+phases one panel each."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .analysis import summarize, unit_of
+from .figures import (BAR_COLORS, BAR_KIND_NAMES, BAR_KIND_OF_STAGE, BAR_KIND_OF_UNIT, BAR_KINDS, BAR_TEXT_COLORS,
+                      PlotError, describe_trace, format_ms, plural, slide_figure, stats_line)
+from .model import ScheduledOp, makespan, pipeline_model, simulate_pipeline
+from .phases import Phase, phase_trace
+from .trace import DeviceOp, Trace
+
+# Host-mark names: the heights they may take in the host row, and roughly how
+# much of the time axis one character of a 12-point name covers.
+MARK_LANES = (0.3, 0.0, -0.3)
+MARK_CHAR_WIDTH = 0.0095
+
+ENGINE_ROWS = {"h2d": "H2D copy", "d2h": "D2H copy", "compute": "compute", "other": "other"}
+STREAM_KIND_NAMES = {"legacy_null": "NULL stream (legacy)", "per_thread_default": "default stream (per-thread)"}
+
+BAR_HEIGHT = 0.7  # of a row's height of 1
+BAR_TEXT_SIZES = (13, 11, 9)  # tried in turn until the text fits its bar
+MIN_TEXT_BAR_PX = 12  # narrower bars get no text at all
+MODELLED_HATCH = "//"
+MAX_ROW_NAMES = 12
+MIN_FIT_SIZE = 9  # points: the smallest a title is shrunk to so that it fits (see fit_texts)
+MAX_PHASE_PANELS = 6  # more phases than this are listed, and drawn one at a time with --phase
+HOST_ROW = "host"
+
+
+@dataclass(frozen=True)
+class Bar:
+    """One bar of a timeline: a row, a span in ms, a colour kind and its text (or "")."""
+
+    row: str
+    start: float
+    end: float
+    kind: str  # one of BAR_KINDS
+    text: str
+
+
+@dataclass(frozen=True)
+class _PlacedBar:
+    bar: Bar
+    y: float  # centre of the bar on the y axis
+    height: float
+
+
+def plot_trace(
+    trace: Trace,
+    path: str | Path,
+    by: str = "stream",
+    model: bool = False,
+    title: str | None = None,
+) -> None:
+    """Draws ``trace`` as a timeline into ``path`` (.png, .svg or .pdf).
+
+    ``by`` picks the rows: "stream" (one per stream) or "engine" (H2D copy, D2H copy,
+    compute, other). With ``model``, the modelled schedule of the same workload is drawn
+    beneath, on the same time axis. ``title`` replaces the first title line (program
+    and device); the measured numbers stay in the line below it.
+    """
+    if not trace.ops:
+        raise PlotError("the trace has no device operations to draw")
+    stats = summarize(trace.ops)
+    heading = title if title is not None else describe_trace(trace)
+    with slide_figure(path, panels=2 if model else 1, sources=[trace.metadata]) as (fig, axes):
+        measured_ax = axes[0]
+        placed = {measured_ax: _draw_trace(measured_ax, trace, by)}
+        if model:
+            measured_ax.set_title("measured", loc="left")
+            model_ax = axes[1]
+            placed[model_ax] = _draw_trace_model(model_ax, trace, by)
+        _draw_marks(measured_ax, trace)  # after every panel: where names go depends on the whole time axis
+        axes[-1].set_xlabel("time since the first operation (ms)")
+        fig.suptitle(f"{heading}\n{stats_line(stats)}")
+        _add_kind_legend(fig, [p.bar.kind for bars in placed.values() for p in bars], modelled=model)
+        _write_bar_texts(fig, placed)
+
+
+def plot_stacked(
+    traces: Sequence[Trace],
+    labels: Sequence[str],
+    path: str | Path,
+    by: str = "stream",
+    title: str | None = None,
+) -> None:
+    """Draws several traces one above the other on one time axis (e.g. serial, then pipelined).
+
+    Each timeline starts at its own first operation, so their lengths compare directly.
+    ``labels`` name the timelines; ``title`` defaults to the device's name.
+    """
+    if len(traces) != len(labels):
+        raise PlotError(f"{len(traces)} traces but {len(labels)} labels")
+    if not traces:
+        raise PlotError("no traces to draw")
+    for trace, label in zip(traces, labels):
+        if not trace.ops:
+            raise PlotError(f"the trace {label!r} has no device operations to draw")
+    row_counts = [len(_rows_and_bars(trace.ops, by, trace.ops[0].start_ns)[0]) for trace in traces]
+    height_ratios = [min(count, MAX_ROW_NAMES) + 1 for count in row_counts]
+    with slide_figure(path, panels=len(traces), height_ratios=height_ratios,
+                 sources=[t.metadata for t in traces]) as (fig, axes):
+        placed = {}
+        for ax, trace, label in zip(axes, traces, labels):
+            placed[ax] = _draw_trace(ax, trace, by)
+            ax.set_title(f"{label}: {stats_line(summarize(trace.ops), short=True)}", loc="left")
+        for ax, trace in zip(axes, traces):
+            _draw_marks(ax, trace)
+        axes[-1].set_xlabel("time since the first operation (ms)")
+        fig.suptitle(title if title is not None else f"Timelines on {traces[0].device_name or 'an unnamed device'}")
+        _add_kind_legend(fig, [p.bar.kind for bars in placed.values() for p in bars])
+        _write_bar_texts(fig, placed)
+
+
+def plot_phases(trace: Trace, phases: Sequence[Phase], path: str | Path, by: str = "stream",
+                title: str | None = None) -> None:
+    """Draws each phase of ``trace`` (see phases.split_phases) in a panel of its own, on its
+    own time axis from its first op, titled with its own makespan and overlap."""
+    if not phases:
+        raise PlotError("the trace has no device operations to draw")
+    traces = [phase_trace(trace, phase) for phase in phases]
+    origin_ns = trace.ops[0].start_ns
+    row_counts = [len(_rows_and_bars(t.ops, by, t.ops[0].start_ns)[0]) + bool(t.marks) for t in traces]
+    with slide_figure(path, panels=len(phases), height_ratios=[min(count, MAX_ROW_NAMES) + 1 for count in row_counts],
+                 sources=[trace.metadata], share_time_axis=False) as (fig, axes):
+        placed = {}
+        for ax, phase, part in zip(axes, phases, traces):
+            placed[ax] = _draw_trace(ax, part, by)
+            _draw_marks(ax, part)
+            at = (phase.start_ns - origin_ns) / 1e6
+            ax.set_title(f"{phase.title}, at {format_ms(at)}: {stats_line(summarize(part.ops), short=True)}",
+                         loc="left")
+        axes[-1].set_xlabel("time since the phase's first operation (ms)")
+        heading = title if title is not None else describe_trace(trace)
+        whole = format_ms(summarize(trace.ops)["makespan_ns"] / 1e6)
+        named = sum(bool(phase.name) for phase in phases)
+        cut = ("at the program's NVTX ranges" if named == len(phases) else
+               "at NVTX ranges and idle gaps" if named else "where the GPU was idle")
+        fig.suptitle(f"{heading}\n{len(phases)} phases, cut {cut} ({whole} in all)")
+        _add_kind_legend(fig, [p.bar.kind for bars in placed.values() for p in bars])
+        _write_bar_texts(fig, placed)
+
+
+def plot_model_schedule(
+    h2d: float,
+    kernel: float,
+    d2h: float,
+    chunks: int,
+    copy_engines: int,
+    path: str | Path,
+    title: str | None = None,
+    order: str = "chunk",
+) -> None:
+    """Draws the modelled serial and pipelined schedules for stage times in ms.
+
+    ``h2d``, ``kernel`` and ``d2h`` are the stage times (ms) for the whole data. The
+    serial schedule runs them in turn in one stream; the pipelined one cuts the data
+    into ``chunks`` chunks, one stream each, issued in ``order`` ("chunk" or "stage",
+    see model.simulate_pipeline). Both are modelled, not measured, and the
+    figure says so: this is the picture to show where no GPU is at hand.
+    """
+    if h2d + kernel + d2h <= 0:
+        raise PlotError("the stage times add up to nothing: there is no schedule to draw")
+    serial = simulate_pipeline(h2d, kernel, d2h, chunks=1, streams=1, copy_engines=copy_engines)
+    pipelined = simulate_pipeline(h2d, kernel, d2h, chunks, streams=chunks, copy_engines=copy_engines, order=order)
+    model = pipeline_model(h2d, kernel, d2h, chunks, copy_engines)
+    engines = plural(copy_engines, "copy engine")
+    with slide_figure(path, panels=2, height_ratios=[2, min(chunks, MAX_ROW_NAMES) + 1]) as (fig, axes):
+        serial_bars = [_schedule_bar(op, "serial", text=op.stage) for op in serial]
+        pipelined_bars = [_schedule_bar(op, f"stream {op.stream + 1}", text=op.name) for op in pipelined]
+        placed = {
+            axes[0]: _draw_bars(axes[0], ["serial"], serial_bars, modelled=True),
+            axes[1]: _draw_bars(axes[1], _rows_in_order(pipelined_bars), pipelined_bars, modelled=True),
+        }
+        axes[0].set_title(f"modelled serial: H2D, kernel, D2H in turn, {format_ms(makespan(serial))}", loc="left")
+        axes[1].set_title(
+            f"modelled pipeline: {plural(chunks, 'chunk')} in {plural(chunks, 'stream')}, {engines}, {order} order, "
+            f"{format_ms(makespan(pipelined))} (speedup {model['serial'] / makespan(pipelined):.2f}x)",
+            loc="left",
+        )
+        axes[-1].set_xlabel("time (ms)")
+        heading = title if title is not None else "Modelled timelines"
+        stages = f"stage times H2D {format_ms(h2d)}, kernel {format_ms(kernel)}, D2H {format_ms(d2h)}"
+        fig.suptitle(f"{heading}\n{stages} (modelled, not measured)")
+        _add_kind_legend(fig, [bar.kind for bar in serial_bars + pipelined_bars], modelled=True)
+        _write_bar_texts(fig, placed)
+
+
+def _draw_trace(ax: Any, trace: Trace, by: str) -> list[_PlacedBar]:
+    """Draws a trace's ops on ``ax``, in ms from its first op, leaving a row on top for
+    the host marks (drawn by _draw_marks once the time axis is final)."""
+    origin_ns = trace.ops[0].start_ns  # ops are sorted by start
+    rows, bars = _rows_and_bars(trace.ops, by, origin_ns)
+    if trace.marks:
+        rows = [HOST_ROW] + rows  # host marks are named in a row of their own, on top
+    return _draw_bars(ax, rows, bars)
+
+
+def _draw_trace_model(ax: Any, trace: Trace, by: str) -> list[_PlacedBar]:
+    """Draws, on ``ax``, the modelled schedule of the workload ``trace`` recorded."""
+    stage_ns = {unit: sum(op.duration_ns for op in trace.ops if unit_of(op) == unit)
+                for unit in ("h2d", "compute", "d2h")}
+    if not any(stage_ns.values()):
+        raise PlotError("--model needs copies or kernels in the trace")
+    chunks = max(1, sum(op.kind == "memcpy_h2d" for op in trace.ops))
+    streams = min(chunks, len({op.stream for op in trace.ops}))  # chunks beyond one per stream stay idle
+    # A device without a copy engine count on record is assumed to have two (one per direction).
+    engines = max(1, trace.copy_engines if trace.copy_engines is not None else 2)
+    order = _issue_order(trace.ops)
+    schedule = simulate_pipeline(
+        stage_ns["h2d"] / 1e6, stage_ns["compute"] / 1e6, stage_ns["d2h"] / 1e6, chunks, streams, engines, order
+    )
+
+    def row_of(op: ScheduledOp) -> str:
+        if by == "engine":
+            unit = {"H2D": "h2d", "K": "compute", "D2H": "d2h"}[op.stage]
+            return ENGINE_ROWS[unit] if engines >= 2 or unit == "compute" else "copy"
+        return f"stream {op.stream + 1}"
+
+    bars = [_schedule_bar(op, row_of(op), text=op.name) for op in schedule]
+    placed = _draw_bars(ax, _rows_in_order(bars), bars, modelled=True)
+    ax.set_title(
+        f"modelled: {plural(chunks, 'chunk')}, {plural(streams, 'stream')}, "
+        f"{plural(engines, 'copy engine')}, {order} order: {format_ms(makespan(schedule))}",
+        loc="left",
+    )
+    return placed
+
+
+def _issue_order(ops: Sequence[DeviceOp]) -> str:
+    """"stage" when the program issued every H2D copy before any kernel, else "chunk".
+
+    Correlation ids number API calls in the order the host made them.
+    """
+    h2d = [op.correlation_id for op in ops if op.kind == "memcpy_h2d"]
+    kernels = [op.correlation_id for op in ops if op.kind == "kernel"]
+    if len(h2d) > 1 and kernels and max(h2d) < min(kernels):
+        return "stage"
+    return "chunk"
+
+
+def _rows_and_bars(ops: Sequence[DeviceOp], by: str, origin_ns: int) -> tuple[list[str], list[Bar]]:
+    """The rows (top to bottom) and bars for ``ops``, with times in ms from ``origin_ns``."""
+    if by not in ("stream", "engine"):
+        raise PlotError(f'rows must be by "stream" or "engine", not {by!r}')
+    bars = []
+    for op in ops:
+        unit = unit_of(op)
+        row = ENGINE_ROWS[unit] if by == "engine" else _stream_row(op)
+        # "H2D_1", "K_1", ... for labelled ops; "H2D" or the kernel's short name for others
+        text = _short_kernel_name(op.name) if op.kind == "kernel" and not op.label else op.name
+        start, end = (op.start_ns - origin_ns) / 1e6, (op.end_ns - origin_ns) / 1e6
+        bars.append(Bar(row=row, start=start, end=end, kind=BAR_KIND_OF_UNIT[unit], text=text))
+    if by == "engine":
+        used = {bar.row for bar in bars}
+        rows = [row for row in ENGINE_ROWS.values() if row in used or row != "other"]
+    else:
+        rows = _rows_in_order(bars)
+    return rows, bars
+
+
+def _short_kernel_name(name: str) -> str:
+    """'ns::(anonymous namespace)::work(float*, int)' -> 'work': what fits on a bar."""
+    depth, cut = 0, len(name)
+    for i, char in enumerate(name):  # drop the parameter list: the first '(' outside <...>
+        depth += {"<": 1, ">": -1}.get(char, 0)
+        if char == "(" and depth == 0 and not name.startswith("(anonymous", i):
+            cut = i
+            break
+    short = name[:cut].rsplit("::", 1)[-1]
+    head = short.split("<", 1)[0]  # templates come with their return type: "void f<int>"
+    if " " in head:
+        short = short[head.rfind(" ") + 1:]
+    return short or name
+
+
+def _stream_row(op: DeviceOp) -> str:
+    return STREAM_KIND_NAMES.get(op.stream_kind, f"stream {op.stream}")
+
+
+def _rows_in_order(bars: Sequence[Bar]) -> list[str]:
+    """Row names in the order their first bar starts, so the timeline reads top-down."""
+    rows: list[str] = []
+    for bar in sorted(bars, key=lambda bar: bar.start):
+        if bar.row not in rows:
+            rows.append(bar.row)
+    return rows
+
+
+def _schedule_bar(op: ScheduledOp, row: str, text: str) -> Bar:
+    return Bar(row=row, start=op.start, end=op.end, kind=BAR_KIND_OF_STAGE[op.stage], text=text)
+
+
+def _draw_bars(ax: Any, rows: Sequence[str], bars: Sequence[Bar], modelled: bool = False) -> list[_PlacedBar]:
+    """Draws ``bars`` in ``rows`` (first row on top) and returns where each bar went.
+
+    Bars that overlap in time within one row (concurrent kernels, say) are stacked in
+    thinner lanes, so none hides another.
+    """
+    placed = []
+    for index, row in enumerate(rows):
+        row_bars = sorted((bar for bar in bars if bar.row == row), key=lambda bar: (bar.start, bar.end))
+        lanes = _assign_lanes(row_bars)
+        lane_height = BAR_HEIGHT / max(1, max(lanes, default=0) + 1)
+        top = index - BAR_HEIGHT / 2
+        for bar, lane in zip(row_bars, lanes):
+            placed.append(_PlacedBar(bar=bar, y=top + (lane + 0.5) * lane_height, height=lane_height))
+    for kind in BAR_KINDS:
+        group = [p for p in placed if p.bar.kind == kind]
+        if group:
+            ax.barh(
+                [p.y for p in group],
+                [p.bar.end - p.bar.start for p in group],
+                left=[p.bar.start for p in group],
+                height=[p.height for p in group],
+                color=BAR_COLORS[kind],
+                edgecolor="black",
+                linewidth=[0.8 if p.height > 0.2 else 0.2 for p in group],  # thin lanes, thin edges
+                hatch=MODELLED_HATCH if modelled else None,
+                alpha=0.75 if modelled else 1.0,
+            )
+    # With many rows, name every few so the names stay readable.
+    step = max(1, math.ceil(len(rows) / MAX_ROW_NAMES))
+    ax.set_yticks(range(0, len(rows), step), rows[::step])
+    ax.set_ylim(len(rows) - 0.5, -0.5)  # row 0 at the top
+    ax.grid(axis="x", alpha=0.3)
+    ax.set_axisbelow(True)
+    if modelled:
+        ax.set_ylabel("modelled")
+    return placed
+
+
+def _assign_lanes(bars: Sequence[Bar]) -> list[int]:
+    """For bars sorted by start, the lowest lane each can use without overlapping another."""
+    lane_ends: list[float] = []  # when the last bar in each lane ends
+    lanes = []
+    for bar in bars:
+        free = [lane for lane, end in enumerate(lane_ends) if end <= bar.start]
+        if free:
+            lane = free[0]
+            lane_ends[lane] = bar.end
+        else:  # every lane is busy: open a new one
+            lane = len(lane_ends)
+            lane_ends.append(bar.end)
+        lanes.append(lane)
+    return lanes
+
+
+def _draw_marks(ax: Any, trace: Trace) -> None:
+    """Host marks: a dashed vertical line each, named in the host row (row 0).
+
+    Call it after every panel sharing the time axis is drawn: names of marks in the last
+    quarter of the axis go left of their line, so they stay inside the axes. Each name
+    takes the first of three heights where it does not run into a name already placed.
+    """
+    origin_ns = trace.ops[0].start_ns
+    left, right = ax.get_xlim()
+    end = left + 0.75 * (right - left)
+    char_width = MARK_CHAR_WIDTH * (right - left)  # a name's width, roughly, in ms
+    taken: dict[float, list[tuple[float, float]]] = {lane: [] for lane in MARK_LANES}
+    for mark in trace.marks:
+        x = (mark.time_ns - origin_ns) / 1e6
+        ax.axvline(x, color="0.2", linestyle="--", linewidth=1.2)
+        on_the_right = x > end
+        width = char_width * (len(mark.name) + 1)
+        span = (x - width, x) if on_the_right else (x, x + width)
+        free = [lane for lane in MARK_LANES if all(span[1] < a or span[0] > b for a, b in taken[lane])]
+        lane = free[0] if free else min(MARK_LANES, key=lambda candidate: len(taken[candidate]))
+        taken[lane].append(span)
+        name = ax.annotate(
+            mark.name,
+            xy=(x, lane if len(trace.marks) > 1 else 0.0),
+            xytext=(-5 if on_the_right else 5, 0),
+            textcoords="offset points",
+            ha="right" if on_the_right else "left",
+            va="center",
+            fontsize=12,
+            color="0.2",
+        )
+        name.set_in_layout(False)
+
+
+def _add_kind_legend(fig: Any, kinds: Sequence[str], modelled: bool = False) -> None:
+    """One legend entry per op kind present, below the plots."""
+    from matplotlib.patches import Patch
+
+    handles = [
+        Patch(facecolor=BAR_COLORS[kind], edgecolor="black", label=BAR_KIND_NAMES[kind])
+        for kind in BAR_KINDS
+        if kind in kinds
+    ]
+    if modelled:
+        handles.append(Patch(facecolor="white", edgecolor="black", hatch=MODELLED_HATCH, label="modelled"))
+    fig.legend(handles=handles, loc="outside lower center", ncols=len(handles), frameon=False)
+
+
+def _write_bar_texts(fig: Any, placed: dict[Any, list[_PlacedBar]]) -> None:
+    """Writes each bar's text inside it, in the largest size that fits, or not at all.
+
+    Whether a text fits depends on the bar's size on the page, known only once the
+    layout is done; the texts stay out of the layout so adding them changes nothing.
+    """
+    fig.draw_without_rendering()  # runs the layout: axes now have their final size
+    for ax, bars in placed.items():
+        for p in bars:
+            if not p.bar.text:
+                continue
+            (left, bottom), (right, top) = ax.transData.transform([(p.bar.start, p.y + p.height / 2),
+                                                                    (p.bar.end, p.y - p.height / 2)])
+            width_px, height_px = abs(right - left), abs(top - bottom)
+            if width_px < MIN_TEXT_BAR_PX:
+                continue
+            text = ax.text((p.bar.start + p.bar.end) / 2, p.y, p.bar.text, ha="center", va="center",
+                           color=BAR_TEXT_COLORS[p.bar.kind], fontweight="bold", clip_on=True)
+            text.set_in_layout(False)
+            for size in BAR_TEXT_SIZES:
+                text.set_fontsize(size)
+                extent = text.get_window_extent()
+                if extent.width <= 0.9 * width_px and extent.height <= 0.95 * height_px:
+                    break
+            else:
+                text.remove()  # too narrow even for the smallest size
