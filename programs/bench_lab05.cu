@@ -78,8 +78,8 @@ std::vector<ChunkSweepPoint> sweep_intensity(PipelineMemory& memory, int iterati
         for (const int chunks : kChunkCounts) {
             fill_poison(memory.output.data(), memory.size());
             runs[chunks].push_back(record_timeline("lab05_bench", [&] { (void)lab05::run_pipeline(job, chunks); }));
-            const ResultCheck check = check_workload_output(memory.input.data(), memory.output.data(),
-                                                            memory.size(), iterations, chunks);
+            const ResultCheck check =
+                check_workload_output(memory.input.data(), memory.output.data(), memory.size(), iterations, chunks);
             if (!check.ok) {
                 throw std::runtime_error(std::to_string(chunks) + " chunks gave a wrong result: " + check.message());
             }
@@ -87,14 +87,14 @@ std::vector<ChunkSweepPoint> sweep_intensity(PipelineMemory& memory, int iterati
     }
     std::vector<ChunkSweepPoint> points;
     for (const int chunks : kChunkCounts) {
-        const PipelineComparison c =
-            compare_with_model(serial, median_run(runs[chunks]), chunks, copy_engines, link);
-        points.push_back({chunks, intensity.name, c.pipelined_ms, c.serial_ms, c.model_ms, c.link_model_ms,
-                          c.bound_ms, c.stages.h2d, c.stages.kernel, c.stages.d2h});
-        std::printf("  %-13s %3d chunks: %8.3f ms  model %8.3f  shared link %8.3f  bound %8.3f  speedup %5.2fx "
-                    "(model %5.2fx)  efficiency %5.1f%% (shared link %5.1f%%)\n",
-                    intensity.name, chunks, c.pipelined_ms, c.model_ms, c.link_model_ms, c.bound_ms, c.speedup(),
-                    c.model_speedup(), 100.0 * c.efficiency(), 100.0 * c.link_efficiency());
+        const PipelineComparison c = compare_with_model(serial, median_run(runs[chunks]), chunks, copy_engines, link);
+        points.push_back({chunks, intensity.name, c.pipelined_ms, c.serial_ms, c.model_ms, c.link_model_ms, c.bound_ms,
+                          c.stages.h2d, c.stages.kernel, c.stages.d2h});
+        std::printf(
+            "  %-13s %3d chunks: %8.3f ms  model %8.3f  shared link %8.3f  bound %8.3f  speedup %5.2fx "
+            "(model %5.2fx)  efficiency %5.1f%% (shared link %5.1f%%)\n",
+            intensity.name, chunks, c.pipelined_ms, c.model_ms, c.link_model_ms, c.bound_ms, c.speedup(),
+            c.model_speedup(), 100.0 * c.efficiency(), 100.0 * c.link_efficiency());
     }
     return points;
 }
@@ -155,13 +155,15 @@ int run_bench(const std::string& out_path, int repeats) {
                      {"tracer_untraced_ms", overhead.untraced_ms},
                      {"tracer_traced_ms", overhead.traced_ms},
                      {"tracer_overhead", overhead_fraction}};
-    std::printf("3 chunks, balanced: %.1f%% of the model's speed with the link shared as measured (target: >= 98%% "
-                "on the H200);\n  %.1f%% of the ideal model (copy directions independent); %.1f%% against its own "
-                "op durations\n",
-                100.0 * link_efficiency_3, 100.0 * efficiency_3, 100.0 * scheduling_3);
-    std::printf("tracer overhead on the 3-chunk pipeline (host clock, median of %d): %.3f ms untraced, "
-                "%.3f ms traced: %+.1f%% (target: < 3%%)\n",
-                kOverheadRepeats, overhead.untraced_ms, overhead.traced_ms, 100.0 * overhead_fraction);
+    std::printf(
+        "3 chunks, balanced: %.1f%% of the model's speed with the link shared as measured (target: >= 98%% "
+        "on the H200);\n  %.1f%% of the ideal model (copy directions independent); %.1f%% against its own "
+        "op durations\n",
+        100.0 * link_efficiency_3, 100.0 * efficiency_3, 100.0 * scheduling_3);
+    std::printf(
+        "tracer overhead on the 3-chunk pipeline (host clock, median of %d): %.3f ms untraced, "
+        "%.3f ms traced: %+.1f%% (target: < 3%%)\n",
+        kOverheadRepeats, overhead.untraced_ms, overhead.traced_ms, 100.0 * overhead_fraction);
     if (!out_path.empty()) {
         write_chunk_sweep(out_path, sweep);
         std::printf("chunk sweep written to %s\n", out_path.c_str());

@@ -36,9 +36,10 @@ void print_facts(const DeviceFacts& facts) {
 int run_demo(const std::string& out_dir) {
     const DeviceFacts facts = query_device_facts(0);
     print_facts(facts);
-    std::printf("\nLab 05's solution: %zu MiB through H2D, kernel and D2H, first serially in the NULL stream,\n"
-                "then as %d chunks in %d non-blocking streams (the kernel takes about as long as the H2D copy).\n",
-                pipeline_elements(facts.total_memory_bytes) * sizeof(float) >> 20, lab05::kChunks, lab05::kChunks);
+    std::printf(
+        "\nLab 05's solution: %zu MiB through H2D, kernel and D2H, first serially in the NULL stream,\n"
+        "then as %d chunks in %d non-blocking streams (the kernel takes about as long as the H2D copy).\n",
+        pipeline_elements(facts.total_memory_bytes) * sizeof(float) >> 20, lab05::kChunks, lab05::kChunks);
     PipelineRun run;
     try {
         run = record_pipeline_run(lab05::kChunks, [](PipelineMemory& memory, int iterations) {

@@ -12,6 +12,7 @@ A TODO block opens with a line containing `TODO(labNN):` and closes with a
 line containing `TODO(labNN) end`; everything between is the student's.
 Standard library only; `course test` runs it.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -20,12 +21,33 @@ import re
 import sys
 from pathlib import Path
 
-README_SECTIONS = ["Goal", "Article sections", "Concepts and CUDA APIs", "Tasks", "Build, run, check",
-                   "When the numbers are wrong", "What the grader checks", "Hints", "Pitfalls", "Further reading"]
+README_SECTIONS = [
+    "Goal",
+    "Article sections",
+    "Concepts and CUDA APIs",
+    "Tasks",
+    "Build, run, check",
+    "When the numbers are wrong",
+    "What the grader checks",
+    "Hints",
+    "Pitfalls",
+    "Further reading",
+]
 
 
-LAB_KEYWORDS = ("NUMBER", "TOPIC", "STUDENT_SOURCES", "ANSWER_FILES", "PROGRAM", "TEST_SOURCE", "TIMEOUT",
-                "SANITIZE_POINTS", "TESTS", "ALLOW_SYMBOLS", "ALLOW_ASM")
+LAB_KEYWORDS = (
+    "NUMBER",
+    "TOPIC",
+    "STUDENT_SOURCES",
+    "ANSWER_FILES",
+    "PROGRAM",
+    "TEST_SOURCE",
+    "TIMEOUT",
+    "SANITIZE_POINTS",
+    "TESTS",
+    "ALLOW_SYMBOLS",
+    "ALLOW_ASM",
+)
 
 
 def _lab_list(lab_cmake: Path, keyword: str) -> list[str]:
@@ -69,6 +91,7 @@ def todo_blocks(lines: list[str], lab: str) -> tuple[list[tuple[int, int]], list
 
 def differences_outside_blocks(starter: list[str], solution: list[str], blocks: list[tuple[int, int]]) -> list[str]:
     """Lines where the starter differs from its solution outside the TODO blocks."""
+
     def inside(index: int) -> bool:
         return any(first <= index <= last for first, last in blocks)
 
@@ -93,8 +116,11 @@ def readme_problems(readme: Path) -> list[str]:
     if not readme.exists():
         return ["README.md is missing"]
     headings = [h.strip().lower() for h in re.findall(r"^##\s+(.+)$", readme.read_text(), re.M)]
-    return [f"README.md has no '## {section}' section" for section in README_SECTIONS
-            if not any(h.startswith(section.lower()) for h in headings)]
+    return [
+        f"README.md has no '## {section}' section"
+        for section in README_SECTIONS
+        if not any(h.startswith(section.lower()) for h in headings)
+    ]
 
 
 def check_lab(lab_dir: Path, solutions_root: Path) -> list[str]:
@@ -110,11 +136,14 @@ def check_lab(lab_dir: Path, solutions_root: Path) -> list[str]:
     answers = answer_files(lab_dir / "lab.cmake")
     solution_files = sorted(p.name for p in solution_dir.iterdir() if p.is_file())
     if solution_files != sorted(sources + answers):
-        problems.append(f"solutions/{lab_dir.name} holds {solution_files}, the lab's student files are "
-                        f"{sorted(sources + answers)}")
+        problems.append(
+            f"solutions/{lab_dir.name} holds {solution_files}, the lab's student files are {sorted(sources + answers)}"
+        )
     for name in answers:  # the starter ships the unanswered template, the solution the answer
         if not (lab_dir / name).is_file() or not (solution_dir / name).is_file():
-            problems.append(f"{name}: answer file missing in {'labs' if not (lab_dir / name).is_file() else 'solutions'}")
+            problems.append(
+                f"{name}: answer file missing in {'labs' if not (lab_dir / name).is_file() else 'solutions'}"
+            )
         elif (lab_dir / name).read_text() == (solution_dir / name).read_text():
             problems.append(f"{name}: the starter's answer file is the solution's (it must be unanswered)")
     for name in sources:
@@ -137,13 +166,20 @@ def check_lab(lab_dir: Path, solutions_root: Path) -> list[str]:
 
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--root", type=Path, default=Path(__file__).resolve().parents[1],
-                        help="repository root (default: this checkout)")
+    parser.add_argument(
+        "--root",
+        type=Path,
+        default=Path(__file__).resolve().parents[1],
+        help="repository root (default: this checkout)",
+    )
     args = parser.parse_args(argv)
     labs = sorted(p for p in (args.root / "labs").glob("[0-9][0-9]-*") if (p / "lab.cmake").exists())
     problems = [p for lab_dir in labs for p in check_lab(lab_dir, args.root / "solutions")]
-    orphans = [p.name for p in (args.root / "solutions").glob("[0-9][0-9]-*")
-               if not (args.root / "labs" / p.name / "lab.cmake").exists()]
+    orphans = [
+        p.name
+        for p in (args.root / "solutions").glob("[0-9][0-9]-*")
+        if not (args.root / "labs" / p.name / "lab.cmake").exists()
+    ]
     problems += [f"solutions/{name}: no matching lab" for name in orphans]
     for problem in problems:
         print(f"check_labs: {problem}")

@@ -9,6 +9,7 @@ Prints one row per sample: the finding it must report (kind, file, lines) and
 what the report says; `solutions-clean` must report nothing in any lab. Exits 1
 when a sample is not reported as expected. Standard library only.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -47,13 +48,20 @@ def check(expected: dict, grades: Path) -> list[tuple[str, str, str, bool]]:
         sanitized = {lab.number: reported_findings(lab.sanitizer) for lab in grade.labs if lab.sanitizer}
         if want.get("clean"):
             # Clean means both tools ran and said so, not that nothing could be checked.
-            unchecked = sorted(lab.number for lab in grade.labs
-                               if not all(any(line.startswith(f"{tool}") and line.endswith(": clean")
-                                              for line in lab.sanitizer) for tool in ("memcheck", "initcheck")))
+            unchecked = sorted(
+                lab.number
+                for lab in grade.labs
+                if not all(
+                    any(line.startswith(f"{tool}") and line.endswith(": clean") for line in lab.sanitizer)
+                    for tool in ("memcheck", "initcheck")
+                )
+            )
             dirty = {number: found for number, found in sanitized.items() if found}
-            shown = "; ".join(f"lab {n}: {len(f)} finding(s)" for n, f in dirty.items()) or \
-                (f"not checked in labs {' '.join(unchecked)}" if unchecked else
-                 f"clean in labs {' '.join(sorted(sanitized))}")
+            shown = "; ".join(f"lab {n}: {len(f)} finding(s)" for n, f in dirty.items()) or (
+                f"not checked in labs {' '.join(unchecked)}"
+                if unchecked
+                else f"clean in labs {' '.join(sorted(sanitized))}"
+            )
             rows.append((sample, "no findings", shown, bool(grade.labs) and not dirty and not unchecked))
             continue
         found = sanitized.get(want["lab"], [])

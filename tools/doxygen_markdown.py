@@ -19,6 +19,7 @@ still point at the right line. Standard library only.
 
     python3 tools/doxygen_markdown.py labs/01-null-stream/README.md
 """
+
 from __future__ import annotations
 
 import re

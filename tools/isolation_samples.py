@@ -16,6 +16,7 @@ What each must do: score what the solution scores, or 0 on lab 01 with the
 reason (the grader may refuse such code before it runs); never change another
 student's files or grade; leave no process behind; let the batch finish.
 """
+
 from __future__ import annotations
 
 import io
@@ -59,21 +60,30 @@ void sabotage_staged_sources() {
 }
 }  // namespace
 """
-FULL_POINTS = ('{"student": "%s", "labs": [{"number": "01", "folder": "01-null-stream", "tests": '
-               '[{"name": "SerialRun.ResultMatchesCpuReference", "points": 100, "status": "passed"}]}]}')
+FULL_POINTS = (
+    '{"student": "%s", "labs": [{"number": "01", "folder": "01-null-stream", "tests": '
+    '[{"name": "SerialRun.ResultMatchesCpuReference", "points": 100, "status": "passed"}]}]}'
+)
 ATTACKS = {
     "kills-the-grader": "    kill(getppid(), SIGKILL);\n",
-    "writes-another-grade": (f'    write_file(grader_output() + "/students/{VICTIM}/grade.json", '
-                             f'R"({FULL_POINTS % VICTIM})");\n'),
-    "plants-a-student": ('    std::system(("mkdir -p " + grader_output() + "/students/zz-planted").c_str());\n'
-                         f'    write_file(grader_output() + "/students/zz-planted/grade.json", '
-                         f'R"({FULL_POINTS % "zz-planted"})");\n'),
+    "writes-another-grade": (
+        f'    write_file(grader_output() + "/students/{VICTIM}/grade.json", R"({FULL_POINTS % VICTIM})");\n'
+    ),
+    "plants-a-student": (
+        '    std::system(("mkdir -p " + grader_output() + "/students/zz-planted").c_str());\n'
+        f'    write_file(grader_output() + "/students/zz-planted/grade.json", '
+        f'R"({FULL_POINTS % "zz-planted"})");\n'
+    ),
     "aa-rewrites-staged-sources": "    sabotage_staged_sources();\n",
-    "leaves-a-process": ("    if (fork() == 0) {\n        setsid();\n"
-                         "        for (int i = 0; i < 6000; ++i) { sabotage_staged_sources(); usleep(100000); }\n"
-                         "        _exit(0);\n    }\n"),
-    "prints-200mb": ("    static char line[1 << 20];\n    std::memset(line, 'x', sizeof line);\n"
-                     "    for (int i = 0; i < 200; ++i) std::fwrite(line, 1, sizeof line, stdout);\n"),
+    "leaves-a-process": (
+        "    if (fork() == 0) {\n        setsid();\n"
+        "        for (int i = 0; i < 6000; ++i) { sabotage_staged_sources(); usleep(100000); }\n"
+        "        _exit(0);\n    }\n"
+    ),
+    "prints-200mb": (
+        "    static char line[1 << 20];\n    std::memset(line, 'x', sizeof line);\n"
+        "    for (int i = 0; i < 200; ++i) std::fwrite(line, 1, sizeof line, stdout);\n"
+    ),
 }
 MANY_MEMBERS = 2000
 
@@ -110,15 +120,19 @@ def isolation_problems(out: Path, students: list[str], log_limit: int) -> list[s
     tests fail): only that each has a row, that nobody else was harmed, and that nothing outlived the batch.
     """
     from coursecli.gradebook import load_grade, student_folder
+
     problems = []
     for student in students:
         grade = load_grade(student_folder(out, student))
         if grade is None:
             problems.append(f"{student}: no verified grade (a row is owed to every student)")
         elif student in (VICTIM, "many-members", "non-utf8-name") and (
-                not grade.labs or any(lab.earned != lab.possible or not lab.graded for lab in grade.labs)):
-            problems.append(f"{student}: not full points: " + "; ".join(
-                f"{t.name} ({t.reason})" for lab in grade.labs for t in lab.tests if t.status != "passed"))
+            not grade.labs or any(lab.earned != lab.possible or not lab.graded for lab in grade.labs)
+        ):
+            problems.append(
+                f"{student}: not full points: "
+                + "; ".join(f"{t.name} ({t.reason})" for lab in grade.labs for t in lab.tests if t.status != "passed")
+            )
     if (out / "students" / "zz-planted").exists():
         problems.append("a student who never submitted was planted in students/zz-planted")
     log = student_folder(out, "prints-200mb") / "grade.log"

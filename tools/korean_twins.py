@@ -24,6 +24,7 @@ must have a twin.
 
 tools/tests/test_korean.py runs it in `course test`. Standard library only.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -47,14 +48,17 @@ IMAGE = re.compile(r"!\[[^\]]*\]\(\s*([^)\s]+)[^)]*\)(\{[^}]*\})?|<img\b[^>]*\bs
 DETAILS = re.compile(r"<details\b", re.IGNORECASE)
 IN_PAGE_LINK = re.compile(r"\]\(#([^)\s]+)\)")
 # A number: not part of a name (H2D, sm_90, lab01), digits grouped by commas allowed, a unit after it.
-NUMBER = re.compile(r"(?<![A-Za-z0-9_.])(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?"
-                    r"(?:\s?(ms|µs|us|ns|GB/s|GiB|MiB|KiB|GB|MB|KB|Mi)(?![A-Za-z])|([x×배%])(?![A-Za-z]))?")
+NUMBER = re.compile(
+    r"(?<![A-Za-z0-9_.])(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?"
+    r"(?:\s?(ms|µs|us|ns|GB/s|GiB|MiB|KiB|GB|MB|KB|Mi)(?![A-Za-z])|([x×배%])(?![A-Za-z]))?"
+)
 UNIT_ALIASES = {"×": "x", "배": "x"}
 
 
 @dataclass
 class Section:
     """The part of a page under one heading (the part before the first heading is section 0)."""
+
     heading: str
     level: int
     numbers: Counter = field(default_factory=Counter)
@@ -151,35 +155,39 @@ def compare(english_text: str, korean_text: str, english_name: str, korean_name:
     if len(levels_e) != len(levels_k):
         difference = _first_difference(levels_e, levels_k)
         at = difference[0] if difference else min(len(levels_e), len(levels_k))
-        return (f"{where}: {len(levels_k)} headings, the English page has {len(levels_e)}; first difference at "
-                f"heading {at + 1}: English '{_heading_at(english, at)}', Korean '{_heading_at(korean, at)}'")
+        return (
+            f"{where}: {len(levels_k)} headings, the English page has {len(levels_e)}; first difference at "
+            f"heading {at + 1}: English '{_heading_at(english, at)}', Korean '{_heading_at(korean, at)}'"
+        )
     difference = _first_difference(levels_e, levels_k)
     if difference:
         at = difference[0]
-        return (f"{where}: heading {at + 1} is level {levels_k[at]}, the English one level {levels_e[at]} "
-                f"('{english.headings[at].heading}' / '{korean.headings[at].heading}')")
+        return (
+            f"{where}: heading {at + 1} is level {levels_k[at]}, the English one level {levels_e[at]} "
+            f"('{english.headings[at].heading}' / '{korean.headings[at].heading}')"
+        )
 
     difference = _first_difference(english.code_blocks, korean.code_blocks)
     if difference:
         at, left, right = difference
-        return (f"{where}: code block {at + 1} differs: English {_shorten(left)!r}, "
-                f"Korean {_shorten(right)!r}")
+        return f"{where}: code block {at + 1} differs: English {_shorten(left)!r}, Korean {_shorten(right)!r}"
 
     difference = _first_difference(english.figures, korean.figures)
     if difference:
         at, left, right = difference
         return f"{where}: figure {at + 1} differs: English {left}, Korean {right}"
 
-    for index, (section_e, section_k) in enumerate(zip(english.sections, korean.sections)):
+    for section_e, section_k in zip(english.sections, korean.sections):
         name = f"section '{section_e.heading}' / '{section_k.heading}'"
         if section_e.numbers != section_k.numbers:
             only_e = sorted((section_e.numbers - section_k.numbers).elements())
             only_k = sorted((section_k.numbers - section_e.numbers).elements())
-            return (f"{where}: {name}: numbers differ: only in English {only_e or 'none'}, "
-                    f"only in Korean {only_k or 'none'}")
+            return (
+                f"{where}: {name}: numbers differ: only in English {only_e or 'none'}, "
+                f"only in Korean {only_k or 'none'}"
+            )
         if section_e.details != section_k.details:
-            return (f"{where}: {name}: {section_k.details} <details> blocks, "
-                    f"the English section has {section_e.details}")
+            return f"{where}: {name}: {section_k.details} <details> blocks, the English section has {section_e.details}"
 
     anchors = {github_anchor(s.heading) for s in parse(korean_text).headings}
     for link in korean.in_page_links:
@@ -219,8 +227,11 @@ def twin_of(page: Path) -> Path:
 def twins(root: Path = ROOT) -> list[tuple[Path, Path]]:
     """(English page, its Korean twin's path) for every page that must have a twin: the top README,
     every lab README and every slide deck."""
-    pages = [root / "README.md", *sorted(root.glob("labs/[0-9][0-9]-*/README.md")),
-             *sorted(root.glob("slides/[0-9][0-9]-*.md"))]
+    pages = [
+        root / "README.md",
+        *sorted(root.glob("labs/[0-9][0-9]-*/README.md")),
+        *sorted(root.glob("slides/[0-9][0-9]-*.md")),
+    ]
     return [(page, twin_of(page)) for page in pages]
 
 

@@ -25,6 +25,7 @@ on a GPU, tools/tests/test_grade_cheats.py without one).
 
 Standard library only.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -56,8 +57,7 @@ BARRIER_SYNC = "    SL_CHECK(cudaDeviceSynchronize());\n    SL_CHECK(cudaStreamD
 # A volatile pointer: the compiler cannot see it is null, so the write really happens (and crashes).
 # A write through a null pointer can be optimised into something else; the
 # signal a segfault raises cannot.
-NULL_WRITE = ("    volatile int* volatile null = nullptr;  // a crash, on purpose\n"
-              "    *null = 1;\n")
+NULL_WRITE = "    volatile int* volatile null = nullptr;  // a crash, on purpose\n    *null = 1;\n"
 NULL_STREAM_LOOP = "void run_in_null_stream(const std::vector<KernelJob>& jobs) {\n"
 ALWAYS_PASSING_TEST = """#include <gtest/gtest.h>
 // Every test passes, whatever the code does: the grader must ignore this file.
@@ -109,8 +109,10 @@ struct ForgedPass {
 } forged_pass;
 }  // namespace
 """
-WEAK_MAIN = "/// Replaces GoogleTest's main when the linker meets this one first.\n" \
-            "__attribute__((weak)) int main() { return 0; }\n"
+WEAK_MAIN = (
+    "/// Replaces GoogleTest's main when the linker meets this one first.\n"
+    "__attribute__((weak)) int main() { return 0; }\n"
+)
 ALWAYS_OK = """/// The course's result check, always "all elements match".
 streamlab::ResultCheck streamlab::check_workload_output(const float*, const float*, std::size_t, int, int) {
     return {};
@@ -142,37 +144,75 @@ CHEATS = [
     Cheat("replaces-a-course-function", "defines streamlab::check_workload_output", top=ALWAYS_OK),
     Cheat("copies-a-course-file", "namespace streamlab", replace_lab01="workload copy"),
     Cheat("redeclares-a-course-type", "namespace streamlab", top="#include <cstdint>\n" + REDECLARED_TYPE),
-    Cheat("throws-timeline-unavailable", "streamlab::TimelineUnavailable", top='#include "streamlab/tracer.hpp"\n',
-          call='    if (n > 0) throw streamlab::TimelineUnavailable("the profiler is busy");\n'),
+    Cheat(
+        "throws-timeline-unavailable",
+        "streamlab::TimelineUnavailable",
+        top='#include "streamlab/tracer.hpp"\n',
+        call='    if (n > 0) throw streamlab::TimelineUnavailable("the profiler is busy");\n',
+    ),
     Cheat("inline-asm", "uses inline asm", call='    if (n == 1) asm volatile("int3");\n'),
-    Cheat("asm-built-by-a-macro", "uses inline asm", top="#define GLUE(a, b) a##b\n",
-          call='    if (n == 1) GLUE(as, m) volatile("int3");\n'),
+    Cheat(
+        "asm-built-by-a-macro",
+        "uses inline asm",
+        top="#define GLUE(a, b) a##b\n",
+        call='    if (n == 1) GLUE(as, m) volatile("int3");\n',
+    ),
     Cheat("includes-an-absolute-path", "includes a file by its path", top='#include "/etc/passwd"\n'),
 ]
 # One cheat per refused call: (sample, what its reason says, headers, the statement planted in run_serial).
 REFUSED_CALLS = [
     ("calls-exit", "calls exit(): graded code may not end the process", "cstdlib", "std::exit(0)"),
-    ("kills-the-grader", "calls kill(): graded code may not send signals", "csignal unistd.h",
-     "kill(getppid(), SIGKILL)"),
+    (
+        "kills-the-grader",
+        "calls kill(): graded code may not send signals",
+        "csignal unistd.h",
+        "kill(getppid(), SIGKILL)",
+    ),
     ("forks", "calls fork(): graded code may not start other programs", "unistd.h", "(void)fork()"),
-    ("execs", "calls execl(): graded code may not start other programs", "unistd.h",
-     'execl("/bin/true", "true", nullptr)'),
-    ("runs-a-shell", "calls system(): graded code may not start other programs", "cstdlib",
-     '(void)std::system("true")'),
+    (
+        "execs",
+        "calls execl(): graded code may not start other programs",
+        "unistd.h",
+        'execl("/bin/true", "true", nullptr)',
+    ),
+    (
+        "runs-a-shell",
+        "calls system(): graded code may not start other programs",
+        "cstdlib",
+        '(void)std::system("true")',
+    ),
     ("opens-a-pipe", "calls popen(): graded code may not start other programs", "cstdio", '(void)popen("true", "r")'),
-    ("loads-code", "graded code may not load code while it runs", "dlfcn.h",
-     '(void)dlsym(dlopen("libc.so.6", RTLD_NOW), "exit")'),
-    ("raw-syscall", "calls syscall(): graded code may not make raw system calls", "sys/syscall.h unistd.h",
-     "(void)syscall(SYS_exit_group, 0)"),
+    (
+        "loads-code",
+        "graded code may not load code while it runs",
+        "dlfcn.h",
+        '(void)dlsym(dlopen("libc.so.6", RTLD_NOW), "exit")',
+    ),
+    (
+        "raw-syscall",
+        "calls syscall(): graded code may not make raw system calls",
+        "sys/syscall.h unistd.h",
+        "(void)syscall(SYS_exit_group, 0)",
+    ),
     ("new-session", "calls setsid(): graded code may not change its own process", "unistd.h", "(void)setsid()"),
-    ("ptrace", "calls ptrace(): graded code may not change its own process", "sys/ptrace.h",
-     "(void)ptrace(PTRACE_TRACEME, 0, nullptr, nullptr)"),
+    (
+        "ptrace",
+        "calls ptrace(): graded code may not change its own process",
+        "sys/ptrace.h",
+        "(void)ptrace(PTRACE_TRACEME, 0, nullptr, nullptr)",
+    ),
     ("opens-a-file", "calls fopen(): graded code may not open files", "cstdio", '(void)std::fopen("grade.json", "w")'),
     ("writes-with-a-stream", "graded code may not open files", "fstream", 'std::ofstream("grade.json") << "{}"'),
 ]
-CHEATS += [Cheat(name, says, top="".join(f"#include <{header}>\n" for header in headers.split()),
-                 call=f"    if (n == 1) {statement};\n")
-           for name, says, headers, statement in REFUSED_CALLS]
+CHEATS += [
+    Cheat(
+        name,
+        says,
+        top="".join(f"#include <{header}>\n" for header in headers.split()),
+        call=f"    if (n == 1) {statement};\n",
+    )
+    for name, says, headers, statement in REFUSED_CALLS
+]
 
 
 def cheat_files(cheat: Cheat) -> dict[str, str]:
@@ -199,8 +239,11 @@ def student_files(variant: str) -> dict[str, str]:
     """labs/NN-topic/file -> text, for every lab's student sources and answer files (a prediction),
     from the starters or the solutions."""
     source_root = ROOT / ("labs" if variant == "starter" else "solutions")
-    return {f"labs/{lab.folder}/{name}": (source_root / lab.folder / name).read_text()
-            for lab in course_labs(ROOT) for name in lab.files + lab.answers}
+    return {
+        f"labs/{lab.folder}/{name}": (source_root / lab.folder / name).read_text()
+        for lab in course_labs(ROOT)
+        for name in lab.files + lab.answers
+    }
 
 
 def plant(files: dict[str, str], path: str, anchor: str, insert: str, before: bool = True) -> None:
@@ -264,6 +307,7 @@ def make_samples(out: Path) -> list[str]:
     write_folder(out / "edits-a-test", edited)
 
     from isolation_samples import make_isolation_samples  # it needs this module's helpers above
+
     make_isolation_samples(out)
     return sorted(p.name for p in out.iterdir())
 
@@ -279,22 +323,55 @@ def make_samples(out: Path) -> list[str]:
 # solutions-clean, the solutions themselves, must report nothing.
 # tools/check_sanitizer_samples.py compares the reports with that file.
 
-LAB02, LAB03, LAB05 = "labs/02-streams/streams.cu", "labs/03-pinned-memory/pinned_memory.cu", \
-    "labs/05-three-chunks/three_chunks.cu"
+LAB02, LAB03, LAB05 = (
+    "labs/02-streams/streams.cu",
+    "labs/03-pinned-memory/pinned_memory.cu",
+    "labs/05-three-chunks/three_chunks.cu",
+)
 H2D_COPY = "SL_CHECK(cudaMemcpyAsync(job.device_input + chunk.offset, job.input + chunk.offset, bytes,"
 LAUNCH = "streamlab::launch_workload(job.device_input + chunk.offset, job.device_output + chunk.offset, chunk.count,"
 SANITIZER_SAMPLES = {
     # name: (file, text replaced, its replacement, lab, the finding's kind, the line the finding points at)
-    "oob-copy": (LAB05, H2D_COPY, H2D_COPY.replace("bytes,", "bytes + (i + 1 == chunks ? sizeof(float) : 0),"),
-                 "05", "out-of-bounds copy", "SL_CHECK(cudaMemcpyAsync(job.device_input"),
-    "oob-kernel": (LAB05, LAUNCH, LAUNCH.replace("chunk.count,", "chunk.count + (i + 1 == chunks),"),
-                   "05", "out-of-bounds kernel access", "streamlab::launch_workload(job.device_input"),
-    "leaked-pinned-buffer": (LAB03, "    SL_CHECK(cudaFreeHost(pinned));", "    (void)pinned;  // cudaFreeHost forgotten",
-                             "03", "leaked pinned buffer", "SL_CHECK(cudaMallocHost(&pinned, bytes));"),
-    "leaked-stream": (LAB02, "        SL_CHECK(cudaStreamDestroy(stream));", "        (void)stream;  // never destroyed",
-                      "02", "leaked stream", "SL_CHECK(cudaStreamCreateWithFlags(&stream, flags));"),
-    "uninitialised-read": (LAB05, H2D_COPY, "if (i != 1) " + H2D_COPY,  # chunk 2 is never copied in
-                           "05", "uninitialised device read", "streamlab::launch_workload(job.device_input"),
+    "oob-copy": (
+        LAB05,
+        H2D_COPY,
+        H2D_COPY.replace("bytes,", "bytes + (i + 1 == chunks ? sizeof(float) : 0),"),
+        "05",
+        "out-of-bounds copy",
+        "SL_CHECK(cudaMemcpyAsync(job.device_input",
+    ),
+    "oob-kernel": (
+        LAB05,
+        LAUNCH,
+        LAUNCH.replace("chunk.count,", "chunk.count + (i + 1 == chunks),"),
+        "05",
+        "out-of-bounds kernel access",
+        "streamlab::launch_workload(job.device_input",
+    ),
+    "leaked-pinned-buffer": (
+        LAB03,
+        "    SL_CHECK(cudaFreeHost(pinned));",
+        "    (void)pinned;  // cudaFreeHost forgotten",
+        "03",
+        "leaked pinned buffer",
+        "SL_CHECK(cudaMallocHost(&pinned, bytes));",
+    ),
+    "leaked-stream": (
+        LAB02,
+        "        SL_CHECK(cudaStreamDestroy(stream));",
+        "        (void)stream;  // never destroyed",
+        "02",
+        "leaked stream",
+        "SL_CHECK(cudaStreamCreateWithFlags(&stream, flags));",
+    ),
+    "uninitialised-read": (
+        LAB05,
+        H2D_COPY,
+        "if (i != 1) " + H2D_COPY,  # chunk 2 is never copied in
+        "05",
+        "uninitialised device read",
+        "streamlab::launch_workload(job.device_input",
+    ),
 }
 
 
@@ -326,8 +403,12 @@ def make_sanitizer_samples(out: Path) -> list[str]:
         lab_folder = path.rsplit("/", 1)[0] + "/"
         files = {name: text for name, text in files.items() if name.startswith(lab_folder)}
         write_folder(out / name, files)
-        expected[name] = {"lab": lab, "kind": kind, "file": path,
-                          "lines": statement_lines(files[path], pointed_at.strip())}
+        expected[name] = {
+            "lab": lab,
+            "kind": kind,
+            "file": path,
+            "lines": statement_lines(files[path], pointed_at.strip()),
+        }
     write_folder(out / "solutions-clean", student_files("solution"))  # every lab must come out clean
     expected["solutions-clean"] = {"clean": True}
     (out / "sanitizer-expected.json").write_text(json.dumps(expected, indent=2) + "\n")
@@ -447,20 +528,28 @@ def rewrite_function(files: dict[str, str], path: str, signature: str, new_funct
     end = text.find("\n}\n", start)
     if start < 0 or end < 0 or text.count(signature) != 1:
         raise SystemExit(f"make_grading_samples: cannot find {signature!r} in {path}")
-    files[path] = text[:start] + new_function.rstrip("\n") + text[end + 2:]
+    files[path] = text[:start] + new_function.rstrip("\n") + text[end + 2 :]
 
 
 def catalogue_lab05_ignores_chunks(files: dict[str, str]) -> None:
     """Known wrong: always makes lab05::kChunks chunks, whatever the caller asks for."""
-    replace_once(files, LAB05, "float run_pipeline(const PipelineJob& job, int chunks) {\n",
-                 "float run_pipeline(const PipelineJob& job, int chunks) {\n    chunks = kChunks;  // ignores the count\n")
+    replace_once(
+        files,
+        LAB05,
+        "float run_pipeline(const PipelineJob& job, int chunks) {\n",
+        "float run_pipeline(const PipelineJob& job, int chunks) {\n    chunks = kChunks;  // ignores the count\n",
+    )
 
 
 def catalogue_lab05_stop_without_join(files: dict[str, str]) -> None:
     """Known wrong: records `stop` in the last chunk's stream, which joins nothing (D2H_3 ends last anyway)."""
-    replace_once(files, LAB05, "    for (int i = 1; i < chunks; ++i) {\n        chunk_done.record(streams[i].get());\n"
-                 "        SL_CHECK(cudaStreamWaitEvent(first, chunk_done.get(), 0));\n    }\n    stop.record(first);\n",
-                 "    stop.record(streams.back().get());  // no join\n")
+    replace_once(
+        files,
+        LAB05,
+        "    for (int i = 1; i < chunks; ++i) {\n        chunk_done.record(streams[i].get());\n"
+        "        SL_CHECK(cudaStreamWaitEvent(first, chunk_done.get(), 0));\n    }\n    stop.record(first);\n",
+        "    stop.record(streams.back().get());  // no join\n",
+    )
 
 
 def catalogue_lab05_stream_per_stage(files: dict[str, str]) -> None:
@@ -481,8 +570,13 @@ def catalogue_lab01_host_clock(files: dict[str, str]) -> None:
 
 def catalogue_lab04_one_malloc_async(files: dict[str, str]) -> None:
     """Correct: one cudaMallocAsync holds both device buffers (and one cudaFreeAsync releases it)."""
-    replace_once(files, LAB04, "    SL_CHECK(cudaMallocAsync(&d_input, bytes, stream));\n"
-                 "    SL_CHECK(cudaMallocAsync(&d_output, bytes, stream));\n", ONE_MALLOC_ASYNC)
+    replace_once(
+        files,
+        LAB04,
+        "    SL_CHECK(cudaMallocAsync(&d_input, bytes, stream));\n"
+        "    SL_CHECK(cudaMallocAsync(&d_output, bytes, stream));\n",
+        ONE_MALLOC_ASYNC,
+    )
     replace_once(files, LAB04, "    SL_CHECK(cudaFreeAsync(d_output, stream));\n", "")
 
 
@@ -510,20 +604,35 @@ def catalogue_lab01_prediction_other_notation(files: dict[str, str]) -> None:
 CATALOGUE = {
     # name: (how the sample is made, its lab, the tests it must fail: none for a correct alternative)
     "wrong-lab05-ignores-chunks": (catalogue_lab05_ignores_chunks, "05", ["ThreeChunks.AnyChunkCountWorks"]),
-    "wrong-lab05-stream-per-stage": (catalogue_lab05_stream_per_stage, "05",
-                                     ["ThreeChunks.EachChunkRunsInItsOwnStream"]),
-    "wrong-lab05-stop-without-join": (catalogue_lab05_stop_without_join, "05",
-                                      ["ThreeChunks.ReportedSpeedupMatchesTimeline"]),
+    "wrong-lab05-stream-per-stage": (
+        catalogue_lab05_stream_per_stage,
+        "05",
+        ["ThreeChunks.EachChunkRunsInItsOwnStream"],
+    ),
+    "wrong-lab05-stop-without-join": (
+        catalogue_lab05_stop_without_join,
+        "05",
+        ["ThreeChunks.ReportedSpeedupMatchesTimeline"],
+    ),
     "wrong-lab01-host-clock": (catalogue_lab01_host_clock, "01", ["SerialRun.EventTimeMatchesTimeline"]),
     "right-lab05-stage-by-stage": (catalogue_lab05_stage_by_stage, "05", []),
     "right-lab04-one-malloc-async": (catalogue_lab04_one_malloc_async, "04", []),
-    "wrong-lab05-prediction-no-speedup": (catalogue_lab05_prediction_no_speedup, "05",
-                                          ["ThreeChunks.YourPredictionMatchesTheTimeline"]),
-    "wrong-lab01-prediction-missing": (catalogue_lab01_prediction_missing, "01",
-                                       ["BarrierDemo.YourPredictionMatchesTheTimeline"]),
+    "wrong-lab05-prediction-no-speedup": (
+        catalogue_lab05_prediction_no_speedup,
+        "05",
+        ["ThreeChunks.YourPredictionMatchesTheTimeline"],
+    ),
+    "wrong-lab01-prediction-missing": (
+        catalogue_lab01_prediction_missing,
+        "01",
+        ["BarrierDemo.YourPredictionMatchesTheTimeline"],
+    ),
     "right-lab01-prediction-other-notation": (catalogue_lab01_prediction_other_notation, "01", []),
-    "wrong-lab04-prediction-swapped": (catalogue_lab04_prediction_swapped, "04",
-                                       ["PageableMemory.YourPredictionMatchesTheTimeline"]),
+    "wrong-lab04-prediction-swapped": (
+        catalogue_lab04_prediction_swapped,
+        "04",
+        ["PageableMemory.YourPredictionMatchesTheTimeline"],
+    ),
 }
 
 
@@ -546,10 +655,16 @@ def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("folder", type=Path, help="where to write the samples (emptied first)")
     kind = parser.add_mutually_exclusive_group()
-    kind.add_argument("--sanitizer", action="store_true",
-                      help="write the compute-sanitizer samples instead (one bug each; see SANITIZER_SAMPLES)")
-    kind.add_argument("--catalogue", action="store_true",
-                      help="write the catalogue of known-wrong and correct alternative samples instead (see CATALOGUE)")
+    kind.add_argument(
+        "--sanitizer",
+        action="store_true",
+        help="write the compute-sanitizer samples instead (one bug each; see SANITIZER_SAMPLES)",
+    )
+    kind.add_argument(
+        "--catalogue",
+        action="store_true",
+        help="write the catalogue of known-wrong and correct alternative samples instead (see CATALOGUE)",
+    )
     parser.add_argument("--cheats", action="store_true", help="add the catalogue of cheating submissions")
     args = parser.parse_args(argv)
     if args.sanitizer or args.catalogue:

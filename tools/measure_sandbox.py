@@ -9,6 +9,7 @@ compiler cache (not timed), then ROUNDS times each with `--sandbox auto`
 output folder. Prints each time and the cost of the sandbox as a percentage of
 the time without it (median of the rounds). Exits 1 when a graded batch fails.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -23,8 +24,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
-from coursecli.batch import (GradeSettings, default_cuda_arch, default_jobs, gpu_presence, grade_batch,  # noqa: E402
-                             selected_labs)
+from coursecli.batch import GradeSettings, default_cuda_arch, default_jobs, gpu_presence, grade_batch, selected_labs  # noqa: E402
 from coursecli.sandbox import choose_isolation  # noqa: E402
 from make_grading_samples import student_files, write_folder  # noqa: E402
 
@@ -32,9 +32,16 @@ from make_grading_samples import student_files, write_folder  # noqa: E402
 def grade_once(submissions: Path, out: Path, lab: str, sandbox: str, jobs: int) -> float:
     """Seconds to grade `submissions` into a fresh `out` under `sandbox`."""
     shutil.rmtree(out, ignore_errors=True)
-    settings = GradeSettings(out=out, labs=selected_labs([lab]), all_labs=selected_labs(None), jobs=jobs,
-                             regrade=True, cuda_arch=default_cuda_arch(gpu_presence()[0]), sandbox=sandbox,
-                             course_build_dir=out.parent / "course")  # built once: only grading is timed
+    settings = GradeSettings(
+        out=out,
+        labs=selected_labs([lab]),
+        all_labs=selected_labs(None),
+        jobs=jobs,
+        regrade=True,
+        cuda_arch=default_cuda_arch(gpu_presence()[0]),
+        sandbox=sandbox,
+        course_build_dir=out.parent / "course",
+    )  # built once: only grading is timed
     console = io.StringIO()
     started = time.monotonic()
     with contextlib.redirect_stdout(console):
@@ -71,8 +78,10 @@ def main(argv: list[str]) -> int:
         for sandbox in ("auto", "none"):
             times[sandbox].append(grade_once(submissions, work / f"grades-{sandbox}", args.lab, sandbox, args.jobs))
     boxed, bare = statistics.median(times["auto"]), statistics.median(times["none"])
-    print(f"measure_sandbox: {args.copies} submissions of lab {args.lab}: {boxed:.1f} s sandboxed, {bare:.1f} s "
-          f"without: the sandbox costs {100 * (boxed - bare) / bare:+.1f}% (goal: under 10%)")
+    print(
+        f"measure_sandbox: {args.copies} submissions of lab {args.lab}: {boxed:.1f} s sandboxed, {bare:.1f} s "
+        f"without: the sandbox costs {100 * (boxed - bare) / bare:+.1f}% (goal: under 10%)"
+    )
     return 0
 
 

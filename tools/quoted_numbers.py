@@ -26,6 +26,7 @@ holds them to their English twin's numbers.
 
 Standard library only.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -145,8 +146,9 @@ def unquoted_numbers(name: str, text: str, quotes: list[str], more_transcripts: 
     (or of `more_transcripts`: a slide deck's lab README's)."""
     covered = [(start, start + len(quote)) for quote in quotes for start in _occurrences(text, quote)]
     prose, transcripts = _prose_and_transcripts(text)
-    shown = {number for transcript in [*transcripts, *more_transcripts]
-             for number in TRANSCRIPT_NUMBER.findall(transcript)}
+    shown = {
+        number for transcript in [*transcripts, *more_transcripts] for number in TRANSCRIPT_NUMBER.findall(transcript)
+    }
     found = []
     for line_number, offset, line in prose:
         for match in MEASURED.finditer(line):
@@ -179,8 +181,11 @@ def all_unquoted_numbers(reference: Path = REFERENCE, root: Path = ROOT) -> list
     found = []
     for path in sorted({p for pattern in QUOTING_FILES for p in root.glob(pattern)}):
         name = path.relative_to(root).as_posix()
-        quotes = [measured_text(q["text"], data["measurements"]) or pending_text(q["text"])
-                  for q in data["quotes"] if q["file"] == name]
+        quotes = [
+            measured_text(q["text"], data["measurements"]) or pending_text(q["text"])
+            for q in data["quotes"]
+            if q["file"] == name
+        ]
         found += unquoted_numbers(name, path.read_text(), quotes, _lab_transcripts(path, root))
     return found
 
@@ -191,8 +196,11 @@ def _lab_transcripts(path: Path, root: Path) -> list[str]:
     if path.parent.name != "slides":
         return []
     pattern = "labs/*/README.md" if path.name.startswith("00-") else f"labs/{path.stem}/README.md"
-    return [transcript for readme in sorted(root.glob(pattern))
-            for transcript in _prose_and_transcripts(readme.read_text())[1]]
+    return [
+        transcript
+        for readme in sorted(root.glob(pattern))
+        for transcript in _prose_and_transcripts(readme.read_text())[1]
+    ]
 
 
 def main(argv: list[str]) -> int:

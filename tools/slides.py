@@ -35,6 +35,7 @@ the font lacks, which xelatex only notes in its log.
 Standard library only. The CMake target `slides` and `./course slides` run it;
 run it yourself with `python3 tools/slides.py slides/01-null-stream.md --out-dir /tmp/slides`.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -58,8 +59,16 @@ KOREAN_FONT = "Noto Sans CJK KR"
 INCLUDE_LINE = re.compile(r"^\s*<!--\s*include\s+(?P<target>\S+)(?P<options>.*?)-->\s*$")
 INCLUDE_OPTION = re.compile(r'(\w+)="([^"]*)"')
 KNOWN_OPTIONS = {"from", "to", "through"}
-LANGUAGES = {".cu": "cpp", ".cuh": "cpp", ".cpp": "cpp", ".hpp": "cpp", ".h": "cpp", ".py": "python",
-             ".cmake": "cmake", ".sh": "bash"}
+LANGUAGES = {
+    ".cu": "cpp",
+    ".cuh": "cpp",
+    ".cpp": "cpp",
+    ".hpp": "cpp",
+    ".h": "cpp",
+    ".py": "python",
+    ".cmake": "cmake",
+    ".sh": "bash",
+}
 
 
 class SlideError(Exception):
@@ -109,7 +118,7 @@ def _block_end(lines: list[str], start: int) -> int | None:
                 opened = True
             elif char == "}" and parens == 0:
                 depth -= 1
-                if opened and depth == 0 and not _else_follows(code[position + 1:], lines[index + 1:]):
+                if opened and depth == 0 and not _else_follows(code[position + 1 :], lines[index + 1 :]):
                     return index
             elif char == ";" and not opened and parens == 0:
                 return None
@@ -185,7 +194,7 @@ def extract(root: Path, target: str, options: dict[str, str]) -> Excerpt:
                 end = _statement_end(lines, end)
         first, last = start, end
 
-    text = textwrap.dedent("\n".join(lines[first:last + 1]))
+    text = textwrap.dedent("\n".join(lines[first : last + 1]))
     return Excerpt(path_text, first + 1, last + 1, text)
 
 
@@ -193,8 +202,10 @@ def code_block(excerpt: Excerpt) -> str:
     """Markdown for an excerpt: a fenced code block and a small note saying where it is from."""
     language = LANGUAGES.get(Path(excerpt.path).suffix, "")
     fence = "~~~~"
-    return (f"{fence} {language}\n{excerpt.text}\n{fence}\n\n"
-            f"\\codesource{{{excerpt.path}}}{{{excerpt.first_line}}}{{{excerpt.last_line}}}\n")
+    return (
+        f"{fence} {language}\n{excerpt.text}\n{fence}\n\n"
+        f"\\codesource{{{excerpt.path}}}{{{excerpt.first_line}}}{{{excerpt.last_line}}}\n"
+    )
 
 
 def expand_includes(text: str, root: Path, source: str = "<deck>") -> str:
@@ -209,7 +220,7 @@ def expand_includes(text: str, root: Path, source: str = "<deck>") -> str:
         leftover = INCLUDE_OPTION.sub("", match.group("options")).strip()
         try:
             if leftover:
-                raise SlideError(f"cannot read {leftover!r} (write options as name=\"text\")")
+                raise SlideError(f'cannot read {leftover!r} (write options as name="text")')
             out.append(code_block(extract(root, match.group("target"), options)))
         except SlideError as problem:
             raise SlideError(f"{source}:{number}: include {match.group('target')}: {problem}") from None
@@ -270,8 +281,12 @@ def words_off_page(pdf: Path, pdftotext: str) -> list[str]:
     word_pattern = re.compile(r'<word xMin="([-\d.]+)" yMin="([-\d.]+)" xMax="([-\d.]+)" yMax="([-\d.]+)">(.*?)</word>')
     for number, (width, height, body) in enumerate(page_pattern.findall(result.stdout), start=1):
         for x_min, y_min, x_max, y_max, word in word_pattern.findall(body):
-            if (float(x_min) < 0 or float(y_min) < 0
-                    or float(x_max) > float(width) + 0.5 or float(y_max) > float(height) + 0.5):
+            if (
+                float(x_min) < 0
+                or float(y_min) < 0
+                or float(x_max) > float(width) + 0.5
+                or float(y_max) > float(height) + 0.5
+            ):
                 found.append(f"page {number}: {word}")
     return found
 
@@ -282,8 +297,9 @@ def words_off_page(pdf: Path, pdftotext: str) -> list[str]:
 def _run(command: list[str], cwd: Path, what: str) -> subprocess.CompletedProcess:
     # max_print_line: TeX writes each message on one line instead of cutting it at 79 characters.
     environment = {**os.environ, "max_print_line": "10000"}
-    result = subprocess.run([str(c) for c in command], cwd=cwd, capture_output=True, text=True,
-                            stdin=subprocess.DEVNULL, env=environment)
+    result = subprocess.run(
+        [str(c) for c in command], cwd=cwd, capture_output=True, text=True, stdin=subprocess.DEVNULL, env=environment
+    )
     if result.returncode != 0:
         output = (result.stdout + result.stderr).strip().splitlines()
         errors = [line for line in output if line.startswith("!") or "error" in line.lower()]
@@ -292,8 +308,16 @@ def _run(command: list[str], cwd: Path, what: str) -> subprocess.CompletedProces
     return result
 
 
-def render(deck: Path, out_dir: Path, *, root: Path = ROOT, pandoc: str = "pandoc", pdflatex: str = "pdflatex",
-           pdftotext: str | None = None, xelatex: str | None = "xelatex") -> Path:
+def render(
+    deck: Path,
+    out_dir: Path,
+    *,
+    root: Path = ROOT,
+    pandoc: str = "pandoc",
+    pdflatex: str = "pdflatex",
+    pdftotext: str | None = None,
+    xelatex: str | None = "xelatex",
+) -> Path:
     """Renders one deck to out_dir/NAME.pdf and checks that nothing runs off a slide.
 
     Image paths in a deck are relative to the repository root, where LaTeX
@@ -304,8 +328,10 @@ def render(deck: Path, out_dir: Path, *, root: Path = ROOT, pandoc: str = "pando
     fonts, latex = [], pdflatex
     if is_korean(deck):
         if not xelatex or not font_installed(KOREAN_FONT):
-            raise SlideError(f"{deck}: a Korean deck needs xelatex and the {KOREAN_FONT} font "
-                             "(apt-get install texlive-xetex fonts-noto-cjk)")
+            raise SlideError(
+                f"{deck}: a Korean deck needs xelatex and the {KOREAN_FONT} font "
+                "(apt-get install texlive-xetex fonts-noto-cjk)"
+            )
         fonts, latex = [f"--variable=mainfont:{KOREAN_FONT}", f"--variable=sansfont:{KOREAN_FONT}"], xelatex
     out_dir.mkdir(parents=True, exist_ok=True)
     expanded = out_dir / deck.name
@@ -316,14 +342,39 @@ def render(deck: Path, out_dir: Path, *, root: Path = ROOT, pandoc: str = "pando
         source_name = str(deck)
     expanded.write_text(expand_includes(deck.read_text(), root, source_name))
 
-    _run([pandoc, expanded, "--from=markdown", "--to=beamer", "--standalone", "--slide-level=2",
-          f"--include-in-header={root / HEADER}", "--highlight-style=tango",
-          "--variable=aspectratio:169", "--variable=fontsize:10pt", "--variable=section-titles:false",
-          *fonts, f"--output={tex}"], root, f"pandoc on {source_name}")
+    _run(
+        [
+            pandoc,
+            expanded,
+            "--from=markdown",
+            "--to=beamer",
+            "--standalone",
+            "--slide-level=2",
+            f"--include-in-header={root / HEADER}",
+            "--highlight-style=tango",
+            "--variable=aspectratio:169",
+            "--variable=fontsize:10pt",
+            "--variable=section-titles:false",
+            *fonts,
+            f"--output={tex}",
+        ],
+        root,
+        f"pandoc on {source_name}",
+    )
     # Twice: the first run writes the frame count and navigation the second one shows.
     for _ in range(2):
-        _run([latex, "-interaction=nonstopmode", "-halt-on-error", "-file-line-error",
-              f"-output-directory={out_dir}", tex], root, f"{Path(latex).name} on {tex.name}")
+        _run(
+            [
+                latex,
+                "-interaction=nonstopmode",
+                "-halt-on-error",
+                "-file-line-error",
+                f"-output-directory={out_dir}",
+                tex,
+            ],
+            root,
+            f"{Path(latex).name} on {tex.name}",
+        )
 
     pdf = out_dir / f"{deck.stem}.pdf"
     log = (out_dir / f"{deck.stem}.log").read_text(errors="replace")
@@ -331,27 +382,42 @@ def render(deck: Path, out_dir: Path, *, root: Path = ROOT, pandoc: str = "pando
     if pdftotext:
         problems += [f"past the page edge: {word}" for word in words_off_page(pdf, pdftotext)]
     if problems:
-        raise SlideError(f"{source_name}: something runs off a slide or has no glyph (see {tex.name} and its .log):\n  "
-                         + "\n  ".join(problems))
+        raise SlideError(
+            f"{source_name}: something runs off a slide or has no glyph (see {tex.name} and its .log):\n  "
+            + "\n  ".join(problems)
+        )
     return pdf
 
 
 def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(description="Render slide decks to PDF (pandoc, Beamer), code included "
-                                                 "from the sources, and check that nothing runs off a slide.")
+    parser = argparse.ArgumentParser(
+        description="Render slide decks to PDF (pandoc, Beamer), code included "
+        "from the sources, and check that nothing runs off a slide."
+    )
     parser.add_argument("decks", nargs="+", type=Path, help="slides/NN-topic.md (or slides/ko/NN-topic.md) files")
-    parser.add_argument("--out-dir", type=Path, default=ROOT / "build" / "slides",
-                        help="where the .tex and .pdf files go (default: build/slides)")
+    parser.add_argument(
+        "--out-dir",
+        type=Path,
+        default=ROOT / "build" / "slides",
+        help="where the .tex and .pdf files go (default: build/slides)",
+    )
     parser.add_argument("--root", type=Path, default=ROOT, help="the repository root (include paths start here)")
     parser.add_argument("--pandoc", default=shutil.which("pandoc"), help="pandoc executable (default: on PATH)")
     parser.add_argument("--pdflatex", default=shutil.which("pdflatex"), help="pdflatex executable (default: on PATH)")
-    parser.add_argument("--xelatex", default=shutil.which("xelatex"),
-                        help="xelatex executable, for the Korean decks in slides/ko/ (default: on PATH)")
-    parser.add_argument("--pdftotext", default=shutil.which("pdftotext"),
-                        help="pdftotext executable, for the check of words past a page's edge (default: on PATH; "
-                             "without it only the LaTeX log is checked)")
-    parser.add_argument("--expand-only", action="store_true",
-                        help="print the decks with their code included, render nothing")
+    parser.add_argument(
+        "--xelatex",
+        default=shutil.which("xelatex"),
+        help="xelatex executable, for the Korean decks in slides/ko/ (default: on PATH)",
+    )
+    parser.add_argument(
+        "--pdftotext",
+        default=shutil.which("pdftotext"),
+        help="pdftotext executable, for the check of words past a page's edge (default: on PATH; "
+        "without it only the LaTeX log is checked)",
+    )
+    parser.add_argument(
+        "--expand-only", action="store_true", help="print the decks with their code included, render nothing"
+    )
     args = parser.parse_args(argv)
 
     try:
@@ -364,8 +430,15 @@ def main(argv: list[str]) -> int:
             print(f"slides: {' and '.join(missing)} not found; ./course slides installs them", file=sys.stderr)
             return 1
         for deck in args.decks:
-            pdf = render(deck, args.out_dir.resolve(), root=args.root.resolve(), pandoc=args.pandoc,
-                         pdflatex=args.pdflatex, pdftotext=args.pdftotext, xelatex=args.xelatex)
+            pdf = render(
+                deck,
+                args.out_dir.resolve(),
+                root=args.root.resolve(),
+                pandoc=args.pandoc,
+                pdflatex=args.pdflatex,
+                pdftotext=args.pdftotext,
+                xelatex=args.xelatex,
+            )
             print(f"slides: {pdf}")
         if not args.pdftotext:
             print("slides: pdftotext (poppler-utils) not found: checked the LaTeX log only", file=sys.stderr)

@@ -75,7 +75,9 @@ const std::vector<Way>& ways() {
     return all;
 }
 
-double ms_since(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
+double ms_since(Clock::time_point t) {
+    return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
+}
 
 struct Cost {
     double alloc_ms = 0, alloc_touch_ms = 0, release_ms = 0;
@@ -86,7 +88,9 @@ Cost measure(const Way& way, std::size_t bytes, int tries) {
     for (int t = 0; t <= tries; ++t) {  // try 0 is the warm-up
         auto started = Clock::now();
         void* p = way.get(bytes);
-        if (p == nullptr) throw std::runtime_error(std::string(way.name) + " returned no memory");
+        if (p == nullptr) {
+            throw std::runtime_error(std::string(way.name) + " returned no memory");
+        }
         const double got = ms_since(started);
         started = Clock::now();
         way.release(p, bytes);

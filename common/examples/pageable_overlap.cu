@@ -61,10 +61,11 @@ OverlapRun run(const char* name, float* host, DeviceBuffer<float>& device, Devic
     r.copy_ms = ms(total_length(copies));
     r.kernel_ms = ms(total_length(kernels));
     r.together_ms = ms(intersection_length(copies, kernels));
-    std::printf("%-9s copy %.3f ms, kernel %.3f ms, together %.3f ms (%.0f%% of the copy); "
-                "cudaMemcpyAsync returned after %.3f ms\n",
-                name, r.copy_ms, r.kernel_ms, r.together_ms, r.copy_ms > 0 ? 100.0 * r.together_ms / r.copy_ms : 0.0,
-                r.call_returned_after_ms);
+    std::printf(
+        "%-9s copy %.3f ms, kernel %.3f ms, together %.3f ms (%.0f%% of the copy); "
+        "cudaMemcpyAsync returned after %.3f ms\n",
+        name, r.copy_ms, r.kernel_ms, r.together_ms, r.copy_ms > 0 ? 100.0 * r.together_ms / r.copy_ms : 0.0,
+        r.call_returned_after_ms);
     return r;
 }
 
@@ -94,8 +95,8 @@ int measure(const std::string& trace_path, const std::string& json_path) {
 
     const std::string json = "{\n  \"program\": \"pageable_overlap\",\n  \"device\": \"" +
                              from_pageable.timeline.device.name + "\",\n  \"date\": \"" + from_pageable.timeline.date +
-                             "\",\n  \"bytes\": " + std::to_string(kBytes) + ",\n" + json_of("pageable", from_pageable) +
-                             ",\n" + json_of("pinned", from_pinned) + "\n}\n";
+                             "\",\n  \"bytes\": " + std::to_string(kBytes) + ",\n" +
+                             json_of("pageable", from_pageable) + ",\n" + json_of("pinned", from_pinned) + "\n}\n";
     return report_result(json, json_path);
 }
 

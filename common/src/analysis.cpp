@@ -98,12 +98,16 @@ std::uint64_t intersection_length(const std::vector<Interval>& a, const std::vec
 
 Unit unit_of(OpKind kind) {
     switch (kind) {
-        case OpKind::Kernel: return Unit::Compute;
-        case OpKind::MemcpyH2D: return Unit::CopyH2D;
-        case OpKind::MemcpyD2H: return Unit::CopyD2H;
+        case OpKind::Kernel:
+            return Unit::Compute;
+        case OpKind::MemcpyH2D:
+            return Unit::CopyH2D;
+        case OpKind::MemcpyD2H:
+            return Unit::CopyD2H;
         case OpKind::MemcpyD2D:
         case OpKind::MemcpyOther:
-        case OpKind::Memset: break;
+        case OpKind::Memset:
+            break;
     }
     return Unit::Other;
 }
@@ -190,7 +194,9 @@ std::size_t null_stream_ops(const std::vector<DeviceOp>& ops) {
     }));
 }
 
-bool ended_before(const DeviceOp& a, const DeviceOp& b) { return a.end_ns <= b.start_ns; }
+bool ended_before(const DeviceOp& a, const DeviceOp& b) {
+    return a.end_ns <= b.start_ns;
+}
 
 double median(std::vector<double> values) {
     if (values.empty()) {

@@ -8,8 +8,8 @@
 namespace streamlab {
 namespace {
 std::string describe(cudaError_t code, const std::string& expression, const std::string& file, int line) {
-    return file + ":" + std::to_string(line) + ": " + expression + " failed: " +
-           cudaGetErrorName(code) + " (" + cudaGetErrorString(code) + ")";
+    return file + ":" + std::to_string(line) + ": " + expression + " failed: " + cudaGetErrorName(code) + " (" +
+           cudaGetErrorString(code) + ")";
 }
 }  // namespace
 
@@ -31,14 +31,15 @@ void throw_on_error(cudaError_t code, const char* expression, const char* file, 
 
 void report_on_error(cudaError_t code, const char* expression, const char* file, int line) noexcept {
     if (code != cudaSuccess) {
-        std::fprintf(stderr, "streamlab: %s:%d: %s failed: %s (%s)\n", file, line, expression,
-                     cudaGetErrorName(code), cudaGetErrorString(code));
+        std::fprintf(stderr, "streamlab: %s:%d: %s failed: %s (%s)\n", file, line, expression, cudaGetErrorName(code),
+                     cudaGetErrorString(code));
     }
 }
 
 void throw_empty_stream() {
-    throw std::logic_error("streamlab::Stream::get() on an empty Stream (default-constructed, moved from or reset): "
-                           "CUDA would read its null handle as the NULL stream");
+    throw std::logic_error(
+        "streamlab::Stream::get() on an empty Stream (default-constructed, moved from or reset): "
+        "CUDA would read its null handle as the NULL stream");
 }
 }  // namespace detail
 }  // namespace streamlab

@@ -40,9 +40,12 @@ enum UnitIndex { kCompute = 0, kH2DEngine = 1, kD2HEngine = 2, kUnitCount = 3 };
 
 UnitIndex unit_for(Stage stage, int copy_engines) {
     switch (stage) {
-        case Stage::Kernel: return kCompute;
-        case Stage::H2D: return kH2DEngine;
-        case Stage::D2H: break;
+        case Stage::Kernel:
+            return kCompute;
+        case Stage::H2D:
+            return kH2DEngine;
+        case Stage::D2H:
+            break;
     }
     // With a single copy engine both directions queue on the same one.
     return copy_engines >= 2 ? kD2HEngine : kH2DEngine;
@@ -96,9 +99,12 @@ PipelineEstimate pipeline_model(const StageTimes& whole, int chunks, int copy_en
 
 const char* to_string(Stage stage) {
     switch (stage) {
-        case Stage::H2D: return "H2D";
-        case Stage::Kernel: return "K";
-        case Stage::D2H: return "D2H";
+        case Stage::H2D:
+            return "H2D";
+        case Stage::Kernel:
+            return "K";
+        case Stage::D2H:
+            return "D2H";
     }
     return "invalid";
 }
@@ -127,9 +133,12 @@ std::vector<SimulatedOp> simulate_pipeline(const StageTimes& whole, int chunks, 
 
     const auto duration_of = [&](Stage stage) {
         switch (stage) {
-            case Stage::H2D: return whole.h2d / chunks;
-            case Stage::Kernel: return whole.kernel / chunks;
-            case Stage::D2H: break;
+            case Stage::H2D:
+                return whole.h2d / chunks;
+            case Stage::Kernel:
+                return whole.kernel / chunks;
+            case Stage::D2H:
+                break;
         }
         return whole.d2h / chunks;
     };

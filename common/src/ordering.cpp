@@ -17,7 +17,7 @@ LastEventOrder order_of_last_event(const std::vector<StreamCall>& calls) {
     if (!order.recorded) {
         return order;
     }
-    using Work = std::set<std::size_t>;  // indices of work calls
+    using Work = std::set<std::size_t>;          // indices of work calls
     std::map<std::uint64_t, Work> stream_after;  // what new work in a stream is ordered after
     std::map<std::uint64_t, Work> event_after;   // what an event's latest record is ordered after
     Work host_waited;                            // what the host has seen complete
@@ -34,7 +34,9 @@ LastEventOrder order_of_last_event(const std::vector<StreamCall>& calls) {
                 Work after = stream_after[c.stream];
                 after.insert(host_waited.begin(), host_waited.end());
                 event_after[c.event] = after;
-                if (i == order.event_call) stop_after = after;
+                if (i == order.event_call) {
+                    stop_after = after;
+                }
                 break;
             }
             case OrderingCall::StreamWaitEvent: {
@@ -59,7 +61,9 @@ LastEventOrder order_of_last_event(const std::vector<StreamCall>& calls) {
     }
     order.work_before = all_work.size();
     for (const std::size_t work : all_work) {
-        if (stop_after.count(work) == 0) order.not_ordered.push_back(work);
+        if (stop_after.count(work) == 0) {
+            order.not_ordered.push_back(work);
+        }
     }
     return order;
 }

@@ -65,26 +65,42 @@ Enum value_of(const std::string& text, const std::array<std::pair<Enum, const ch
 
 }  // namespace
 
-const char* to_string(OpKind kind) { return name_of(kind, kOpKindNames); }
-const char* to_string(HostMemory memory) { return name_of(memory, kHostMemoryNames); }
-const char* to_string(StreamKind kind) { return name_of(kind, kStreamKindNames); }
+const char* to_string(OpKind kind) {
+    return name_of(kind, kOpKindNames);
+}
+const char* to_string(HostMemory memory) {
+    return name_of(memory, kHostMemoryNames);
+}
+const char* to_string(StreamKind kind) {
+    return name_of(kind, kStreamKindNames);
+}
 
-OpKind op_kind_from_string(const std::string& text) { return value_of(text, kOpKindNames, "op kind"); }
+OpKind op_kind_from_string(const std::string& text) {
+    return value_of(text, kOpKindNames, "op kind");
+}
 
 HostMemory host_memory_from_string(const std::string& text) {
     return value_of(text, kHostMemoryNames, "host memory kind");
 }
 
-StreamKind stream_kind_from_string(const std::string& text) { return value_of(text, kStreamKindNames, "stream kind"); }
+StreamKind stream_kind_from_string(const std::string& text) {
+    return value_of(text, kStreamKindNames, "stream kind");
+}
 
 const char* op_base_name(OpKind kind) {
     switch (kind) {
-        case OpKind::MemcpyH2D: return "H2D";
-        case OpKind::MemcpyD2H: return "D2H";
-        case OpKind::MemcpyD2D: return "D2D";
-        case OpKind::MemcpyOther: return "memcpy";
-        case OpKind::Memset: return "memset";
-        case OpKind::Kernel: break;
+        case OpKind::MemcpyH2D:
+            return "H2D";
+        case OpKind::MemcpyD2H:
+            return "D2H";
+        case OpKind::MemcpyD2D:
+            return "D2D";
+        case OpKind::MemcpyOther:
+            return "memcpy";
+        case OpKind::Memset:
+            return "memset";
+        case OpKind::Kernel:
+            break;
     }
     return "kernel";
 }

@@ -35,13 +35,18 @@ bool is_memcpy(OpKind kind) {
 }
 
 // The trace format's time unit is the microsecond; viewers read ts and dur in it.
-double to_microseconds(std::uint64_t ns) { return static_cast<double>(ns) / 1000.0; }
+double to_microseconds(std::uint64_t ns) {
+    return static_cast<double>(ns) / 1000.0;
+}
 
 std::string track_name(std::uint32_t stream_id, StreamKind kind) {
     switch (kind) {
-        case StreamKind::LegacyNull: return "NULL stream (legacy)";
-        case StreamKind::PerThreadDefault: return "default stream (per-thread)";
-        case StreamKind::Created: break;
+        case StreamKind::LegacyNull:
+            return "NULL stream (legacy)";
+        case StreamKind::PerThreadDefault:
+            return "default stream (per-thread)";
+        case StreamKind::Created:
+            break;
     }
     return "stream " + std::to_string(stream_id);
 }
@@ -351,17 +356,23 @@ void parse_event(const json& event, std::size_t index, Timeline& timeline) {
                                std::to_string(expected));
     };
     if (phase == "i") {
-        if (pid != 0) refuse_pid("a host mark", 0);
+        if (pid != 0) {
+            refuse_pid("a host mark", 0);
+        }
         timeline.marks.push_back(parse_mark(event, place));
         return;
     }
     // An "X" event is an NVTX range when its category says so, a device op otherwise.
     const bool range = event.contains("cat") && event["cat"] == kRangeCategory;
     if (range) {
-        if (pid != 0) refuse_pid("an NVTX range", 0);
+        if (pid != 0) {
+            refuse_pid("an NVTX range", 0);
+        }
         timeline.ranges.push_back(parse_range(event, place));
     } else {
-        if (pid != 1) refuse_pid("a device op", 1);
+        if (pid != 1) {
+            refuse_pid("a device op", 1);
+        }
         timeline.ops.push_back(parse_op(event, place));
     }
 }
@@ -468,6 +479,5 @@ Timeline read_trace(const std::string& path) {
         throw TraceFormatError(path + ": " + failure.what());
     }
 }
-
 
 }  // namespace streamlab

@@ -70,7 +70,9 @@ std::string start_environment(const std::string& name) {
     const std::string prefix = name + "=";
     for (std::size_t begin = 0; begin < all.size();) {
         std::size_t end = all.find('\0', begin);
-        if (end == std::string::npos) end = all.size();
+        if (end == std::string::npos) {
+            end = all.size();
+        }
         if (all.compare(begin, prefix.size(), prefix) == 0) {
             return all.substr(begin + prefix.size(), end - begin - prefix.size());
         }
@@ -84,7 +86,9 @@ std::string start_environment(const std::string& name) {
 std::string tracing_off_reason() {
     {
         const std::lock_guard<std::mutex> lock(switch_mutex());
-        if (!off_option().empty()) return off_sentence(off_option());
+        if (!off_option().empty()) {
+            return off_sentence(off_option());
+        }
     }
     // Read once: the environment a process started with does not change.
     static const std::string from_environment = detail::start_environment(kNoTraceVariable);
@@ -106,7 +110,9 @@ Timeline unrecorded_timeline(const std::string& program, const std::string& why)
     return timeline;
 }
 
-bool tracer_started_before() noexcept { return started_before.load(); }
+bool tracer_started_before() noexcept {
+    return started_before.load();
+}
 
 Tracer::Tracer(std::string program) : program_(std::move(program)), date_(detail::utc_now_iso8601()) {
     if (const std::string off = tracing_off_reason(); !off.empty()) {
@@ -127,7 +133,9 @@ Tracer::Tracer(std::string program) : program_(std::move(program)), date_(detail
 
 Tracer::~Tracer() = default;  // the recorder's destructor stops recording
 
-void Tracer::mark(const std::string& name) { detail::mark_now(name); }
+void Tracer::mark(const std::string& name) {
+    detail::mark_now(name);
+}
 
 Timeline Tracer::finish() {
     if (!recorder_) {
@@ -152,7 +160,9 @@ Timeline Tracer::finish() {
     return timeline;
 }
 
-void host_mark(const std::string& name) { detail::mark_now(name); }
+void host_mark(const std::string& name) {
+    detail::mark_now(name);
+}
 
 TracerOverhead measure_tracer_overhead(const std::string& program, int repeats, const std::function<double()>& run) {
     (void)run();  // warm-up: module load, first touch of the buffers
@@ -168,8 +178,7 @@ TracerOverhead measure_tracer_overhead(const std::string& program, int repeats, 
     return {median(untraced), median(traced)};
 }
 
-OpLabel::OpLabel(std::string label)
-    : label_(std::move(label)), previous_(detail::exchange_thread_label(&label_)) {
+OpLabel::OpLabel(std::string label) : label_(std::move(label)), previous_(detail::exchange_thread_label(&label_)) {
     nvtxEventAttributes_t attributes{};
     attributes.version = NVTX_VERSION;
     attributes.size = NVTX_EVENT_ATTRIB_STRUCT_SIZE;

@@ -32,8 +32,7 @@ __host__ __device__ inline float rotate_and_sum(float x, int iterations) {
 __global__ void workload_kernel(const float* in, float* out, std::size_t n, int iterations) {
     // Grid-stride loop: any grid size covers the whole array.
     const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
-    for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
-         i += stride) {
+    for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
         out[i] = rotate_and_sum(in[i], iterations);
     }
 }
@@ -47,8 +46,7 @@ unsigned int workload_blocks(std::size_t n, int max_blocks) {
     return static_cast<unsigned int>(blocks);
 }
 
-void launch_workload(const float* in, float* out, std::size_t n, int iterations, cudaStream_t stream,
-                     int max_blocks) {
+void launch_workload(const float* in, float* out, std::size_t n, int iterations, cudaStream_t stream, int max_blocks) {
     if (n == 0) {
         return;
     }
@@ -56,7 +54,9 @@ void launch_workload(const float* in, float* out, std::size_t n, int iterations,
     SL_CHECK_LAUNCH();
 }
 
-float workload_reference(float x, int iterations) { return rotate_and_sum(x, iterations); }
+float workload_reference(float x, int iterations) {
+    return rotate_and_sum(x, iterations);
+}
 
 void fill_input(float* data, std::size_t n, std::uint32_t seed) {
     for (std::size_t i = 0; i < n; ++i) {
@@ -90,8 +90,7 @@ ChunkRange chunk_range(std::size_t n, int chunks, int index) {
     return {offset, std::min(per_chunk, n - offset)};
 }
 
-ResultCheck check_workload_output(const float* in, const float* out, std::size_t n, int iterations,
-                                  int chunks) {
+ResultCheck check_workload_output(const float* in, const float* out, std::size_t n, int iterations, int chunks) {
     ResultCheck result;
     auto compare = [&](std::size_t i) {
         const float expected = workload_reference(in[i], iterations);

@@ -38,7 +38,9 @@ CommandResult run_analyze(const std::string& arguments, bool capture_stderr = fa
     return result;
 }
 
-std::string fixture(const std::string& name) { return std::string(STREAMLAB_FIXTURES) + "/" + name; }
+std::string fixture(const std::string& name) {
+    return std::string(STREAMLAB_FIXTURES) + "/" + name;
+}
 
 TEST(AnalyzeCommand, PrintsTheSummaryOfATrace) {
     const CommandResult result = run_analyze("'" + fixture("three_chunk_pipeline.json") + "'");

@@ -45,7 +45,9 @@ json read_json(const std::string& path) {
 
 std::set<std::string> keys_of(const json& object) {
     std::set<std::string> keys;
-    for (const auto& [key, value] : object.items()) keys.insert(key);
+    for (const auto& [key, value] : object.items()) {
+        keys.insert(key);
+    }
     return keys;
 }
 
@@ -131,7 +133,9 @@ TEST(SweepSizes, ArePowersOfTwoFromSmallestToLargest) {
     ASSERT_EQ(sizes.size(), 17U);  // 2^12 .. 2^28
     EXPECT_EQ(sizes.front(), 4096U);
     EXPECT_EQ(sizes.back(), 256 * kMiB);
-    for (std::size_t i = 1; i < sizes.size(); ++i) EXPECT_EQ(sizes[i], 2 * sizes[i - 1]);
+    for (std::size_t i = 1; i < sizes.size(); ++i) {
+        EXPECT_EQ(sizes[i], 2 * sizes[i - 1]);
+    }
     EXPECT_EQ(streamlab::power_of_two_sizes(5000, 20000), (std::vector<std::size_t>{4096, 8192, 16384}));
     EXPECT_TRUE(streamlab::power_of_two_sizes(8192, 4096).empty());
 }

@@ -53,7 +53,9 @@ TEST(BatchBuffers, PageableBuffersStartWithPreparedInputsAndPoisonedOutputs) {
     EXPECT_FALSE(std::isnan(buffers.input(0)[0]));
     EXPECT_TRUE(std::isnan(buffers.input(1)[0]));
     EXPECT_FALSE(buffers.check(0, 1).ok) << "a poisoned output must fail the check";
-    for (std::size_t i = 0; i < 64; ++i) buffers.output(0)[i] = streamlab::workload_reference(buffers.input(0)[i], 1);
+    for (std::size_t i = 0; i < 64; ++i) {
+        buffers.output(0)[i] = streamlab::workload_reference(buffers.input(0)[i], 1);
+    }
     EXPECT_TRUE(buffers.check(0, 1).ok);
 }
 
@@ -85,7 +87,9 @@ TEST(FindBatches, PairsOpsAndMarksBatchByBatch) {
 TEST(FindBatches, SeesAHostThatWasBlocked) {
     Timeline timeline = two_batches(90);
     for (HostMark& mark : timeline.marks) {
-        if (mark.name == streamlab::batch_queued_mark(0)) mark.time_ns = 70;  // back only when D2H ended
+        if (mark.name == streamlab::batch_queued_mark(0)) {
+            mark.time_ns = 70;  // back only when D2H ended
+        }
     }
     const auto found = streamlab::find_batches(timeline, 2, kBytes);
     ASSERT_EQ(found.problem, "");

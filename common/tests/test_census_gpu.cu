@@ -15,7 +15,9 @@ namespace {
 /// How many lines of the census name `kind` (e.g. "\"kind\": \"stream\"").
 int lines_with(const std::string& census, const std::string& kind) {
     int count = 0;
-    for (std::size_t at = census.find(kind); at != std::string::npos; at = census.find(kind, at + 1)) ++count;
+    for (std::size_t at = census.find(kind); at != std::string::npos; at = census.find(kind, at + 1)) {
+        ++count;
+    }
     return count;
 }
 

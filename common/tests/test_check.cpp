@@ -6,7 +6,9 @@
 
 namespace {
 
-TEST(Check, SuccessDoesNotThrow) { EXPECT_NO_THROW(SL_CHECK(cudaSuccess)); }
+TEST(Check, SuccessDoesNotThrow) {
+    EXPECT_NO_THROW(SL_CHECK(cudaSuccess));
+}
 
 TEST(Check, FailureCarriesCodeNameExpressionFileAndLine) {
     const int line = __LINE__ + 2;

@@ -14,7 +14,9 @@ namespace {
 
 using namespace streamlab;
 
-Timeline fixture(const std::string& name) { return read_trace(std::string(STREAMLAB_FIXTURES) + "/" + name); }
+Timeline fixture(const std::string& name) {
+    return read_trace(std::string(STREAMLAB_FIXTURES) + "/" + name);
+}
 
 const std::vector<std::string> kFixtures = {"h200_lab01_serial.json", "h200_lab01_blocking.json",
                                             "h200_lab01_nonblocking.json", "h200_lab02_streams.json",
@@ -61,7 +63,9 @@ TEST(H200Fixtures, KernelsInFourStreamsOverlap) {
     EXPECT_EQ(streams_of(timeline.ops, OpKind::Kernel).size(), 4U);
     EXPECT_EQ(null_stream_ops(timeline.ops), 0U);
     std::uint64_t kernel_time = 0;
-    for (const DeviceOp& kernel : kernels) kernel_time += kernel.duration_ns();
+    for (const DeviceOp& kernel : kernels) {
+        kernel_time += kernel.duration_ns();
+    }
     EXPECT_LT(makespan_ns(timeline.ops), kernel_time / 2) << "four kernels at once, not one after another";
 }
 

@@ -18,9 +18,9 @@ using streamlab::Stream;
 using streamlab::StreamOrderedBuffer;
 
 template <typename T>
-constexpr bool move_only = std::is_nothrow_move_constructible_v<T> && std::is_nothrow_move_assignable_v<T> &&
-                           !std::is_copy_constructible_v<T> && !std::is_copy_assignable_v<T> &&
-                           std::is_nothrow_destructible_v<T>;
+constexpr bool move_only =
+    std::is_nothrow_move_constructible_v<T> && std::is_nothrow_move_assignable_v<T> &&
+    !std::is_copy_constructible_v<T> && !std::is_copy_assignable_v<T> && std::is_nothrow_destructible_v<T>;
 
 static_assert(move_only<Stream>);
 static_assert(move_only<Event>);

@@ -33,11 +33,15 @@ TEST(HandlesGpu, BuffersRoundTripData) {
     DeviceBuffer<int> device(n);
     ASSERT_EQ(host.size(), n);
     ASSERT_EQ(device.bytes(), n * sizeof(int));
-    for (std::size_t i = 0; i < n; ++i) host[i] = static_cast<int>(i * 7 + 1);
+    for (std::size_t i = 0; i < n; ++i) {
+        host[i] = static_cast<int>(i * 7 + 1);
+    }
     SL_CHECK(cudaMemcpy(device.data(), host.data(), device.bytes(), cudaMemcpyHostToDevice));
     PinnedBuffer<int> back(n);
     SL_CHECK(cudaMemcpy(back.data(), device.data(), device.bytes(), cudaMemcpyDeviceToHost));
-    for (std::size_t i = 0; i < n; i += 4099) ASSERT_EQ(back[i], static_cast<int>(i * 7 + 1));
+    for (std::size_t i = 0; i < n; i += 4099) {
+        ASSERT_EQ(back[i], static_cast<int>(i * 7 + 1));
+    }
 }
 
 TEST(HandlesGpu, StreamOrderedBufferAllocatesAndFreesInItsStream) {
@@ -71,7 +75,7 @@ TEST(HandlesGpu, MovedHandleIsFreedOnce) {
     float* raw = a.data();
     DeviceBuffer<float> b(std::move(a));
     EXPECT_EQ(b.data(), raw);
-    EXPECT_FALSE(a);  // NOLINT(bugprone-use-after-move)
+    EXPECT_FALSE(a);              // NOLINT(bugprone-use-after-move)
     b = DeviceBuffer<float>(16);  // frees the first allocation
     EXPECT_NE(b.data(), nullptr);
     SL_CHECK(cudaDeviceSynchronize());

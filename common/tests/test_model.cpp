@@ -282,8 +282,8 @@ TEST(PipelineSimulationSharedLink, OneCopyEngineNeverRunsBothDirections) {
 }
 
 TEST(PipelineSimulationSharedLink, RejectsFractionsOutsideZeroToOne) {
-    for (const LinkSharing link : {LinkSharing{0, 1}, LinkSharing{1, 1.5}, LinkSharing{std::nan(""), 1},
-                                   LinkSharing{1, -0.5}}) {
+    for (const LinkSharing link :
+         {LinkSharing{0, 1}, LinkSharing{1, 1.5}, LinkSharing{std::nan(""), 1}, LinkSharing{1, -0.5}}) {
         EXPECT_THROW((void)streamlab::simulate_pipeline({1, 1, 1}, 3, 3, 2, IssueOrder::ChunkByChunk, link),
                      std::invalid_argument);
     }

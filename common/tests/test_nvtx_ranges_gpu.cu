@@ -46,7 +46,9 @@ TEST(NvtxRangesGpu, ProgramRangesAreRecordedAndLabelsAreNot) {
     nvtxRangePop();
 
     std::vector<std::string> names;
-    for (const HostRange& range : timeline.ranges) names.push_back(range.name);
+    for (const HostRange& range : timeline.ranges) {
+        names.push_back(range.name);
+    }
     ASSERT_EQ(names, (std::vector<std::string>{"outer", "inner", "started"}))
         << "NVTX ranges missing: is NVTX handing its calls to CUPTI?";
     const HostRange& outer = timeline.ranges[0];

@@ -10,7 +10,9 @@ namespace {
 
 using namespace streamlab;
 
-StreamCall work(std::uint64_t stream) { return {OrderingCall::Work, "cudaMemcpyAsync", stream, 0}; }
+StreamCall work(std::uint64_t stream) {
+    return {OrderingCall::Work, "cudaMemcpyAsync", stream, 0};
+}
 StreamCall record(std::uint64_t event, std::uint64_t stream) {
     return {OrderingCall::EventRecord, "cudaEventRecord", stream, event};
 }

@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "op_builder.hpp"
-#include "streamlab/chunk_sweep.hpp"
 #include "streamlab/analysis.hpp"
+#include "streamlab/chunk_sweep.hpp"
 #include "streamlab/pipeline.hpp"
 
 namespace {
@@ -29,7 +29,9 @@ Timeline serial_timeline() {
     Timeline t;
     t.ops = {op(OpKind::MemcpyH2D, 7, 0, 3000, 1), op(OpKind::Kernel, 7, 3000, 6000, 2),
              op(OpKind::MemcpyD2H, 7, 6000, 9000, 3)};
-    for (DeviceOp& o : t.ops) o.stream_kind = StreamKind::LegacyNull;
+    for (DeviceOp& o : t.ops) {
+        o.stream_kind = StreamKind::LegacyNull;
+    }
     return t;
 }
 
@@ -74,7 +76,9 @@ TEST(PipelineCpu, IssueOrderFollowsCorrelationIds) {
 TEST(PipelineCpu, FindsChunksInIssueOrder) {
     Timeline t = ideal_three_chunks();
     // Give the streams ids in the opposite order of the chunks: chunks follow issue order, not stream ids.
-    for (DeviceOp& o : t.ops) o.stream_id = 100 - o.stream_id;
+    for (DeviceOp& o : t.ops) {
+        o.stream_id = 100 - o.stream_id;
+    }
     const PipelineChunks found = find_chunks(t.ops);
     ASSERT_TRUE(found.problem.empty()) << found.problem;
     ASSERT_EQ(found.chunks.size(), 3U);
@@ -93,7 +97,9 @@ TEST(PipelineCpu, FindChunksSaysWhatIsWrong) {
     EXPECT_NE(serial.problem.find("NULL stream"), std::string::npos) << serial.problem;
 
     Timeline one_stream = ideal_three_chunks();  // every chunk in stream 11
-    for (DeviceOp& o : one_stream.ops) o.stream_id = 11;
+    for (DeviceOp& o : one_stream.ops) {
+        o.stream_id = 11;
+    }
     const PipelineChunks crowded = find_chunks(one_stream.ops);
     EXPECT_TRUE(crowded.chunks.empty());
     EXPECT_NE(crowded.problem.find("stream 11 ran an H2D copy, a kernel, a D2H copy, an H2D copy"), std::string::npos)
@@ -161,9 +167,10 @@ TEST(PipelineCpu, ComparisonAgainstTheModel) {
 
 TEST(PipelineCpu, DescribeNamesTheNumbers) {
     const std::string text = describe(compare_with_model(serial_timeline(), ideal_three_chunks(), 3, 2));
-    for (const char* expected : {"H2D 3.000 ms", "serial (NULL stream): 9.000 ms", "3 chunks in 3 streams: 5.000 ms",
-                                 "speedup 1.80x", "5.000 ms with 2 copy engines, issued chunk by chunk",
-                                 "efficiency against the model: 100.0%", "bound 3.000 ms (the busiest engine's total"}) {
+    for (const char* expected :
+         {"H2D 3.000 ms", "serial (NULL stream): 9.000 ms", "3 chunks in 3 streams: 5.000 ms", "speedup 1.80x",
+          "5.000 ms with 2 copy engines, issued chunk by chunk", "efficiency against the model: 100.0%",
+          "bound 3.000 ms (the busiest engine's total"}) {
         EXPECT_NE(text.find(expected), std::string::npos) << "missing '" << expected << "' in:\n" << text;
     }
 }
@@ -202,9 +209,14 @@ TEST(ChunkSweepFile, HoldsMetadataPointsAndSummary) {
     const auto& first = json["points"][0];
     EXPECT_EQ(first["chunks"], 3);
     EXPECT_EQ(first["intensity"], "balanced");
-    for (const auto& [key, value] : std::vector<std::pair<std::string, double>>{
-             {"makespan_ms", 8.15}, {"serial_ms", 14.04}, {"model_ms", 7.92}, {"link_model_ms", 8.05}, {"bound_ms", 4.86},
-             {"h2d_ms", 4.85}, {"kernel_ms", 4.34}, {"d2h_ms", 4.86}}) {
+    for (const auto& [key, value] : std::vector<std::pair<std::string, double>>{{"makespan_ms", 8.15},
+                                                                                {"serial_ms", 14.04},
+                                                                                {"model_ms", 7.92},
+                                                                                {"link_model_ms", 8.05},
+                                                                                {"bound_ms", 4.86},
+                                                                                {"h2d_ms", 4.85},
+                                                                                {"kernel_ms", 4.34},
+                                                                                {"d2h_ms", 4.86}}) {
         EXPECT_DOUBLE_EQ(first[key].get<double>(), value) << key;
     }
     EXPECT_EQ(json["points"][1]["intensity"], "copy-bound");

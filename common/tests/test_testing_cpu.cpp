@@ -27,8 +27,7 @@ TEST(CodeUnderTest, ATimelineUnavailableItThrowsBecomesAFailure) {
 }
 
 TEST(CodeUnderTest, OtherErrorsPassThroughUnchanged) {
-    EXPECT_THROW(run_code_under_test([] { throw std::runtime_error("cudaErrorInvalidValue"); }),
-                 std::runtime_error);
+    EXPECT_THROW(run_code_under_test([] { throw std::runtime_error("cudaErrorInvalidValue"); }), std::runtime_error);
 }
 
 TEST(CodeUnderTest, TheWorkRunsOnce) {

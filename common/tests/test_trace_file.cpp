@@ -28,7 +28,9 @@ using streamlab::StreamKind;
 using streamlab::Timeline;
 using streamlab::TraceFormatError;
 
-std::string fixture(const std::string& name) { return std::string(STREAMLAB_FIXTURES) + "/" + name; }
+std::string fixture(const std::string& name) {
+    return std::string(STREAMLAB_FIXTURES) + "/" + name;
+}
 
 std::string read_text(const fs::path& path) {
     std::ifstream in(path, std::ios::binary);
@@ -159,8 +161,12 @@ TEST(TraceSpellings, DisplayNamesFollowTheFormat) {
         const char* expected;
     };
     const Case cases[] = {
-        {OpKind::Kernel, "", "workload_kernel"}, {OpKind::Kernel, "2", "K_2"},       {OpKind::MemcpyH2D, "2", "H2D_2"},
-        {OpKind::MemcpyD2H, "", "D2H"},          {OpKind::MemcpyD2D, "", "D2D"},     {OpKind::MemcpyOther, "", "memcpy"},
+        {OpKind::Kernel, "", "workload_kernel"},
+        {OpKind::Kernel, "2", "K_2"},
+        {OpKind::MemcpyH2D, "2", "H2D_2"},
+        {OpKind::MemcpyD2H, "", "D2H"},
+        {OpKind::MemcpyD2D, "", "D2D"},
+        {OpKind::MemcpyOther, "", "memcpy"},
         {OpKind::Memset, "poison", "memset_poison"},
     };
     for (const Case& c : cases) {
@@ -444,8 +450,13 @@ TEST(TraceReading, RefusesUnknownSpellingsAndMisplacedEvents) {
 
 // A range on the host's track, as the writer spells it (event appended to the fixture).
 json range_event(std::uint64_t start, std::uint64_t end) {
-    return json{{"ph", "X"}, {"pid", 0}, {"tid", 4242}, {"name", "version 1"}, {"cat", "nvtx"},
-                {"ts", start / 1000.0}, {"dur", (end - start) / 1000.0},
+    return json{{"ph", "X"},
+                {"pid", 0},
+                {"tid", 4242},
+                {"name", "version 1"},
+                {"cat", "nvtx"},
+                {"ts", start / 1000.0},
+                {"dur", (end - start) / 1000.0},
                 {"args", {{"start_ns", start}, {"end_ns", end}}}};
 }
 
@@ -456,9 +467,15 @@ TEST_F(TraceFileTest, NvtxRangesAreWrittenOnTheHostTrackAndReadBack) {
     std::vector<json> ranges;
     std::map<int, std::string> host_tracks;
     for (const json& event : root["traceEvents"]) {
-        if (event["pid"] != 0) continue;
-        if (event["ph"] == "X") ranges.push_back(event);
-        if (event["ph"] == "M") host_tracks[event["tid"].get<int>()] = event["args"]["name"].get<std::string>();
+        if (event["pid"] != 0) {
+            continue;
+        }
+        if (event["ph"] == "X") {
+            ranges.push_back(event);
+        }
+        if (event["ph"] == "M") {
+            host_tracks[event["tid"].get<int>()] = event["args"]["name"].get<std::string>();
+        }
     }
     ASSERT_EQ(ranges.size(), 3U);
     EXPECT_EQ(ranges[0]["name"], "version 2");
@@ -466,8 +483,8 @@ TEST_F(TraceFileTest, NvtxRangesAreWrittenOnTheHostTrackAndReadBack) {
     EXPECT_EQ(ranges[0]["tid"], 4242);
     EXPECT_DOUBLE_EQ(ranges[0]["dur"].get<double>(), 4.5);
     EXPECT_EQ(ranges[0]["args"]["start_ns"], 5000);
-    EXPECT_EQ(host_tracks, (std::map<int, std::string>{{7, "NVTX ranges, thread 7"},
-                                                        {4242, "NVTX ranges, thread 4242"}}));
+    EXPECT_EQ(host_tracks,
+              (std::map<int, std::string>{{7, "NVTX ranges, thread 7"}, {4242, "NVTX ranges, thread 4242"}}));
 
     const std::string path = (folder_ / "ranges.json").string();
     streamlab::write_trace(path, written);

@@ -31,8 +31,7 @@ using namespace streamlab;
 /// does not depend on the GPU's size.
 __global__ void tracer_test_spin(long long cycles) {
     const long long start = clock64();
-    while (clock64() - start < cycles) {
-    }
+    while (clock64() - start < cycles) {}
 }
 
 /// A kernel long enough that the host is certain to get control back before
@@ -80,8 +79,7 @@ TEST_F(TracerGpu, CopiesMemsetAndKernelComeBackWithKindsBytesAndHostMemory) {
     Timeline timeline;
     SL_RECORD_TIMELINE(timeline, "tracer test: known ops", [&] {
         SL_CHECK(cudaMemcpyAsync(device.data(), pinned.data(), kPinnedBytes, cudaMemcpyHostToDevice, stream.get()));
-        SL_CHECK(cudaMemcpyAsync(device.data(), pageable.data(), kPageableBytes, cudaMemcpyHostToDevice,
-                                 stream.get()));
+        SL_CHECK(cudaMemcpyAsync(device.data(), pageable.data(), kPageableBytes, cudaMemcpyHostToDevice, stream.get()));
         SL_CHECK(cudaMemsetAsync(device.data(), 0, kMemsetBytes, stream.get()));
         launch_spin(stream.get());
         SL_CHECK(cudaMemcpyAsync(pinned.data(), device.data(), kBackBytes, cudaMemcpyDeviceToHost, stream.get()));
@@ -378,10 +376,12 @@ TEST_F(TracerGpu, TracerOffRunsTheWorkAndLeavesCuptiFree) {
     EXPECT_THROW(Tracer tracer("tracer test: off"), TimelineUnavailable);
 
     CUpti_SubscriberHandle subscriber = nullptr;
-    const CUptiResult subscribed = cuptiSubscribe(&subscriber, [](void*, CUpti_CallbackDomain, CUpti_CallbackId,
-                                                                  const void*) {}, nullptr);
+    const CUptiResult subscribed =
+        cuptiSubscribe(&subscriber, [](void*, CUpti_CallbackDomain, CUpti_CallbackId, const void*) {}, nullptr);
     EXPECT_EQ(subscribed, CUPTI_SUCCESS) << "CUPTI already had a subscriber: the tracer attached while off";
-    if (subscribed == CUPTI_SUCCESS) cuptiUnsubscribe(subscriber);
+    if (subscribed == CUPTI_SUCCESS) {
+        cuptiUnsubscribe(subscriber);
+    }
 }
 
 // ---------------------------------------------------------------- copies sharing the link
@@ -397,8 +397,8 @@ void three_chunks(PipelineMemory& memory, int iterations) {
                                  cudaMemcpyHostToDevice, streams[i].get()));
         launch_workload(memory.device_input.data() + chunk.offset, memory.device_output.data() + chunk.offset,
                         chunk.count, iterations, streams[i].get());
-        SL_CHECK(cudaMemcpyAsync(memory.output.data() + chunk.offset, memory.device_output.data() + chunk.offset,
-                                 bytes, cudaMemcpyDeviceToHost, streams[i].get()));
+        SL_CHECK(cudaMemcpyAsync(memory.output.data() + chunk.offset, memory.device_output.data() + chunk.offset, bytes,
+                                 cudaMemcpyDeviceToHost, streams[i].get()));
     }
     SL_CHECK(cudaDeviceSynchronize());
 }

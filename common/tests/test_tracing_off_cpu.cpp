@@ -26,7 +26,9 @@ TEST(TracingOff, StartEnvironmentIsWhatTheProcessStartedWith) {
 }
 
 TEST(TracingOff, NoTraceTurnsTheTracerOffWithTheReason) {
-    if (!tracing_off_reason().empty()) GTEST_SKIP() << "started with STREAMLAB_NO_TRACE set";
+    if (!tracing_off_reason().empty()) {
+        GTEST_SKIP() << "started with STREAMLAB_NO_TRACE set";
+    }
     detail::turn_tracing_off("--no-trace");
     const std::string reason = tracing_off_reason();
     EXPECT_NE(reason.find("--no-trace"), std::string::npos) << reason;
@@ -56,7 +58,9 @@ namespace {
 int run_program(std::vector<std::string> args, bool& body_ran) {
     args.insert(args.begin(), "lab_program_test");
     std::vector<char*> argv;
-    for (std::string& arg : args) argv.push_back(arg.data());
+    for (std::string& arg : args) {
+        argv.push_back(arg.data());
+    }
     body_ran = false;
     return streamlab::run_lab_program(static_cast<int>(argv.size()), argv.data(), "Lab program test",
                                       [&](const streamlab::LabOptions&) {
@@ -81,7 +85,9 @@ TEST(LabProgramOptions, HelpNamesNoTrace) {
 }
 
 TEST(LabProgramOptions, NoTraceTurnsTheTracerOffBeforeTheBodyRuns) {
-    if (!streamlab::tracing_off_reason().empty()) GTEST_SKIP() << "started with STREAMLAB_NO_TRACE set";
+    if (!streamlab::tracing_off_reason().empty()) {
+        GTEST_SKIP() << "started with STREAMLAB_NO_TRACE set";
+    }
     bool body_ran = false;
     const int status = run_program({"--no-trace"}, body_ran);
     EXPECT_NE(streamlab::tracing_off_reason().find("--no-trace"), std::string::npos);

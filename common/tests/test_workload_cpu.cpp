@@ -34,7 +34,9 @@ TEST(Workload, ReferenceDependsOnEachInput) {
 TEST(Workload, CheckAcceptsReferenceOutput) {
     std::vector<float> in(5000), out(5000);
     streamlab::fill_input(in.data(), in.size());
-    for (std::size_t i = 0; i < in.size(); ++i) out[i] = workload_reference(in[i], 50);
+    for (std::size_t i = 0; i < in.size(); ++i) {
+        out[i] = workload_reference(in[i], 50);
+    }
     const auto result = check_workload_output(in.data(), out.data(), in.size(), 50, 3);
     EXPECT_TRUE(result.ok) << result.message();
 }
@@ -42,12 +44,16 @@ TEST(Workload, CheckAcceptsReferenceOutput) {
 TEST(Workload, CheckCatchesPoisonAndShiftedOutput) {
     std::vector<float> in(3000), out(3000);
     streamlab::fill_input(in.data(), in.size());
-    for (std::size_t i = 0; i < in.size(); ++i) out[i] = workload_reference(in[i], 20);
+    for (std::size_t i = 0; i < in.size(); ++i) {
+        out[i] = workload_reference(in[i], 20);
+    }
     streamlab::fill_poison(out.data() + 2000, 1000);  // the last of 3 chunks was never copied back
     auto result = check_workload_output(in.data(), out.data(), in.size(), 20, 3);
     EXPECT_FALSE(result.ok);
     EXPECT_EQ(result.first_bad, 2000U);
-    for (std::size_t i = 0; i + 1 < in.size(); ++i) out[i] = workload_reference(in[i + 1], 20);
+    for (std::size_t i = 0; i + 1 < in.size(); ++i) {
+        out[i] = workload_reference(in[i + 1], 20);
+    }
     result = check_workload_output(in.data(), out.data(), in.size(), 20, 3);
     EXPECT_FALSE(result.ok) << "an off-by-one offset must be caught";
 }
@@ -59,7 +65,9 @@ TEST(Workload, SampledCheckStillSeesEveryChunkBoundary) {
     const int iterations = 400;
     std::vector<float> in(n), out(n);
     streamlab::fill_input(in.data(), n);
-    for (std::size_t i = 0; i < n; ++i) out[i] = workload_reference(in[i], iterations);
+    for (std::size_t i = 0; i < n; ++i) {
+        out[i] = workload_reference(in[i], iterations);
+    }
     const auto chunk = streamlab::chunk_range(n, 4, 2);
     const std::size_t last = chunk.offset + chunk.count - 1;
     ASSERT_NE(last % 3, 0U) << "the test wants an element off the sampling grid";

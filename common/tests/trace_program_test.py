@@ -80,8 +80,10 @@ def check_phases(summary: dict, ops: list[dict], trace: Path) -> list[str]:
     recorded = load_trace(trace)
     phases = split_phases(recorded.ops)  # at idle gaps alone
     if len(phases) != 3:
-        return [f"expected 3 phases (sequential, version 1, version 2), found {len(phases)}: "
-                f"{[len(phase.ops) for phase in phases]} ops"]
+        return [
+            f"expected 3 phases (sequential, version 1, version 2), found {len(phases)}: "
+            f"{[len(phase.ops) for phase in phases]} ops"
+        ]
     problems = []
     # The program names each experiment with an NVTX range: the same three phases, named.
     names = [range_.name for range_ in recorded.ranges]
@@ -89,8 +91,10 @@ def check_phases(summary: dict, ops: list[dict], trace: Path) -> list[str]:
     if names != ["sequential", "version 1", "version 2"]:
         problems.append(f"expected the NVTX ranges sequential, version 1, version 2; the trace has {names}")
     elif [(p.name, len(p.ops)) for p in by_range] != [(n, len(p.ops)) for n, p in zip(names, phases)]:
-        problems.append("the phases cut at NVTX ranges are not the ones cut at idle gaps: "
-                        f"{[(p.name, len(p.ops)) for p in by_range]}")
+        problems.append(
+            "the phases cut at NVTX ranges are not the ones cut at idle gaps: "
+            f"{[(p.name, len(p.ops)) for p in by_range]}"
+        )
     if {op.stream_kind for op in phases[0].ops} != {"legacy_null"} or len(phases[0].ops) != 3:
         problems.append("phase 1 is not the sequential experiment's 3 ops in the NULL stream")
     for phase in phases[1:]:
@@ -120,8 +124,20 @@ def main(argv: list[str]) -> int:
         return SKIPPED
 
     args.output.parent.mkdir(parents=True, exist_ok=True)  # `course trace -o` writes only into a folder that exists
-    traced = subprocess.run([sys.executable, "-m", "streamlab_tools.trace_cmd", "--inject", args.inject,
-                             "-o", str(args.output), "--", *command], check=False)
+    traced = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "streamlab_tools.trace_cmd",
+            "--inject",
+            args.inject,
+            "-o",
+            str(args.output),
+            "--",
+            *command,
+        ],
+        check=False,
+    )
     if traced.returncode == SKIPPED:
         print("SKIPPED: the program skipped itself (see its message above)")
         return SKIPPED

@@ -18,11 +18,11 @@ float run_serial(const float* input, float* output, std::size_t n, int iteration
 
 /// The device memory and sizes of the barrier demo's three kernels.
 struct DemoWork {
-    const float* input = nullptr;   ///< Device input, n floats.
-    float* outputs[3] = {};         ///< Device outputs of kernels A, B and C, n floats each.
-    std::size_t n = 0;              ///< Elements per kernel.
-    int iterations = 1;             ///< Workload iterations.
-    int max_blocks = 0;             ///< Grid cap: small kernels, so that they could share the GPU.
+    const float* input = nullptr;  ///< Device input, n floats.
+    float* outputs[3] = {};        ///< Device outputs of kernels A, B and C, n floats each.
+    std::size_t n = 0;             ///< Elements per kernel.
+    int iterations = 1;            ///< Workload iterations.
+    int max_blocks = 0;            ///< Grid cap: small kernels, so that they could share the GPU.
 };
 
 /// Task 2. The legacy NULL stream's implicit barrier. Creates two streams with

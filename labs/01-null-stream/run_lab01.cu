@@ -33,12 +33,14 @@ int run(const LabOptions& options) {
     // Task 2: the NULL stream's barrier, with blocking and with non-blocking streams.
     const DeviceFacts facts = query_device_facts(0);
     const std::size_t small = std::size_t{1} << 20;
-    DeviceBuffer<float> d_input(small), outputs[3] = {DeviceBuffer<float>(small), DeviceBuffer<float>(small),
-                                                       DeviceBuffer<float>(small)};
+    DeviceBuffer<float> d_input(small),
+        outputs[3] = {DeviceBuffer<float>(small), DeviceBuffer<float>(small), DeviceBuffer<float>(small)};
     SL_CHECK(cudaMemcpy(d_input.data(), input.data(), small * sizeof(float), cudaMemcpyHostToDevice));
     lab01::DemoWork work;
     work.input = d_input.data();
-    for (int i = 0; i < 3; ++i) work.outputs[i] = outputs[i].data();
+    for (int i = 0; i < 3; ++i) {
+        work.outputs[i] = outputs[i].data();
+    }
     work.n = small;
     work.max_blocks = std::max(1, facts.sm_count / 4);
     work.iterations = iterations_for_kernel_ms(small, 2.0, work.max_blocks);
@@ -46,7 +48,8 @@ int run(const LabOptions& options) {
         unsigned int flags;
         const char* name;
     };
-    for (const Variant variant : {Variant{cudaStreamDefault, "blocking"}, Variant{cudaStreamNonBlocking, "nonblocking"}}) {
+    for (const Variant variant :
+         {Variant{cudaStreamDefault, "blocking"}, Variant{cudaStreamNonBlocking, "nonblocking"}}) {
         const Timeline demo = record_timeline(std::string("lab01: barrier demo, ") + variant.name + " streams",
                                               [&] { lab01::run_barrier_demo(variant.flags, work); });
         report_timeline(demo, std::string("barrier demo with ") + variant.name + " streams", options, variant.name);

@@ -50,8 +50,8 @@ protected:
         const auto h2d = ops_of_kind(timeline_.ops, OpKind::MemcpyH2D);
         const auto kernels = ops_of_kind(timeline_.ops, OpKind::Kernel);
         const auto d2h = ops_of_kind(timeline_.ops, OpKind::MemcpyD2H);
-        if (h2d.size() == 1 && kernels.size() == 1 && d2h.size() == 1 &&
-            h2d[0].bytes == input_.bytes() && d2h[0].bytes == output_.bytes()) {
+        if (h2d.size() == 1 && kernels.size() == 1 && d2h.size() == 1 && h2d[0].bytes == input_.bytes() &&
+            d2h[0].bytes == output_.bytes()) {
             return ::testing::AssertionSuccess();
         }
         return ::testing::AssertionFailure()
@@ -68,25 +68,33 @@ protected:
 
 TEST_F(SerialRun, ResultMatchesCpuReference) {
     record();
-    if (IsSkipped()) return;  // no timeline here: the reason is printed
+    if (IsSkipped()) {
+        return;  // no timeline here: the reason is printed
+    }
     const ResultCheck check = check_workload_output(input_.data(), output_.data(), kElements, iterations_);
-    if (!check.ok) report_hint("copy the input in, launch the kernel, and copy the output back into `output`");
+    if (!check.ok) {
+        report_hint("copy the input in, launch the kernel, and copy the output back into `output`");
+    }
     EXPECT_TRUE(check.ok) << check.message();
 }
 
 TEST_F(SerialRun, EveryOpInTheNullStream) {
     record();
-    if (IsSkipped()) return;
+    if (IsSkipped()) {
+        return;
+    }
     ASSERT_TRUE(has_the_three_ops());
     for (const DeviceOp& op : timeline_.ops) {
-        EXPECT_NE(op.stream_kind, StreamKind::Created)
-            << op.name << " ran in stream " << op.stream_id << ", a stream you created; this task uses only the NULL stream";
+        EXPECT_NE(op.stream_kind, StreamKind::Created) << op.name << " ran in stream " << op.stream_id
+                                                       << ", a stream you created; this task uses only the NULL stream";
     }
 }
 
 TEST_F(SerialRun, OpsRunOneAfterAnother) {
     record();
-    if (IsSkipped()) return;
+    if (IsSkipped()) {
+        return;
+    }
     ASSERT_TRUE(has_the_three_ops());
     const auto& ops = timeline_.ops;  // sorted by start
     for (std::size_t i = 0; i + 1 < ops.size(); ++i) {
@@ -98,7 +106,9 @@ TEST_F(SerialRun, OpsRunOneAfterAnother) {
 
 TEST_F(SerialRun, EventTimeMatchesTimeline) {
     record();
-    if (IsSkipped()) return;
+    if (IsSkipped()) {
+        return;
+    }
     ASSERT_TRUE(has_the_three_ops());
     // The time must come from the GPU's events, not a host clock: the recorded API
     // calls show whether two events were recorded and their elapsed time read.
@@ -114,8 +124,9 @@ TEST_F(SerialRun, EventTimeMatchesTimeline) {
     const double ratio = reported_ms_ / traced_ms;
     report_measure("event time / traced span", ratio, "within", 0.1, "(relative)");
     if (std::fabs(ratio - 1.0) > 0.1) {
-        report_hint("record `start` before the H2D copy and `stop` after the D2H copy, and wait for `stop` "
-                    "before reading the time");
+        report_hint(
+            "record `start` before the H2D copy and `stop` after the D2H copy, and wait for `stop` "
+            "before reading the time");
     }
     EXPECT_NEAR(ratio, 1.0, 0.1) << "you reported " << reported_ms_ << " ms; the GPU's timeline spans " << traced_ms
                                  << " ms from the first op's start to the last op's end";
@@ -132,12 +143,16 @@ protected:
         SL_REQUIRE_GPU();
         facts_ = query_device_facts(0);
         input_ = DeviceBuffer<float>(kElements);
-        for (auto& output : outputs_) output = DeviceBuffer<float>(kElements);
+        for (auto& output : outputs_) {
+            output = DeviceBuffer<float>(kElements);
+        }
         std::vector<float> host(kElements);
         fill_input(host.data(), kElements);
         SL_CHECK(cudaMemcpy(input_.data(), host.data(), input_.bytes(), cudaMemcpyHostToDevice));
         work_.input = input_.data();
-        for (int i = 0; i < 3; ++i) work_.outputs[i] = outputs_[i].data();
+        for (int i = 0; i < 3; ++i) {
+            work_.outputs[i] = outputs_[i].data();
+        }
         work_.n = kElements;
         // A quarter of the SMs each: three such kernels fit on the GPU together,
         // so only a stream dependency can keep them apart.
@@ -160,9 +175,9 @@ protected:
         }
         if (k[0].stream_kind != StreamKind::Created || k[2].stream_kind != StreamKind::Created ||
             k[0].stream_id == k[2].stream_id) {
-            return ::testing::AssertionFailure() << "kernels A and C must run in the two streams you created "
-                                                 << "(they ran in streams " << k[0].stream_id << " and "
-                                                 << k[2].stream_id << ")";
+            return ::testing::AssertionFailure()
+                   << "kernels A and C must run in the two streams you created "
+                   << "(they ran in streams " << k[0].stream_id << " and " << k[2].stream_id << ")";
         }
         if (k[1].stream_kind == StreamKind::Created) {
             return ::testing::AssertionFailure() << "kernel B must run in the NULL stream";
@@ -180,7 +195,9 @@ protected:
 
 TEST_F(BarrierDemo, BlockingStreamsAreSerializedByTheNullStream) {
     record(cudaStreamDefault);
-    if (IsSkipped()) return;  // no timeline here: the reason is printed
+    if (IsSkipped()) {
+        return;  // no timeline here: the reason is printed
+    }
     const auto& k = kernels_;
     ASSERT_TRUE(shaped_like_the_demo(k));
     EXPECT_TRUE(ended_before(k[0], k[1])) << "B (NULL stream) must wait for A (blocking stream)";
@@ -193,7 +210,9 @@ TEST_F(BarrierDemo, NonBlockingStreamsAreNotSeparated) {
         SL_SKIP_DEVICE_CANNOT_SHOW() << facts_.name << " cannot run kernels of different streams at the same time";
     }
     record(cudaStreamNonBlocking);
-    if (IsSkipped()) return;
+    if (IsSkipped()) {
+        return;
+    }
     const auto& k = kernels_;
     ASSERT_TRUE(shaped_like_the_demo(k));
     const double overlap_ms = kernel_overlap_ns(k) / 1e6;
@@ -223,7 +242,9 @@ TEST_F(BarrierDemo, YourPredictionMatchesTheTimeline) {
          {Variant{"blocking", cudaStreamDefault}, Variant{"nonblocking", cudaStreamNonBlocking}}) {
         SCOPED_TRACE(std::string(variant.key) + " streams");
         record(variant.flags);
-        if (IsSkipped()) return;
+        if (IsSkipped()) {
+            return;
+        }
         if (!shaped_like_the_demo(kernels_)) {
             report_hint("finish Task 2 first: your prediction is scored against your demo's timeline");
         }

@@ -35,8 +35,8 @@ int run(const LabOptions& options) {
         jobs.push_back({input.data(), outputs.back().data(), n, iterations, max_blocks});
     }
 
-    const Timeline serial = record_timeline("lab02: 4 kernels in the NULL stream",
-                                            [&] { lab02::run_in_null_stream(jobs); });
+    const Timeline serial =
+        record_timeline("lab02: 4 kernels in the NULL stream", [&] { lab02::run_in_null_stream(jobs); });
     report_timeline(serial, "4 kernels in the NULL stream", options, "null");
 
     lab02::WaitReport report;
@@ -58,7 +58,9 @@ int run(const LabOptions& options) {
         SL_CHECK(cudaMemcpy(out.data(), job.output, n * sizeof(float), cudaMemcpyDeviceToHost));
         const ResultCheck check = check_workload_output(host.data(), out.data(), n, iterations);
         all_ok = all_ok && check.ok;
-        if (!check.ok) std::printf("result: %s\n", check.message().c_str());
+        if (!check.ok) {
+            std::printf("result: %s\n", check.message().c_str());
+        }
     }
     std::printf("results: %s\n", all_ok ? "all kernels match the CPU reference" : "WRONG");
     return all_ok ? 0 : 1;

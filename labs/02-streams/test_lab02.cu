@@ -51,8 +51,11 @@ protected:
     /// One kernel per job, or a failure saying how many ran.
     ::testing::AssertionResult ran_every_kernel(const Timeline& timeline) const {
         const auto kernels = ops_of_kind(timeline.ops, OpKind::Kernel);
-        if (kernels.size() == jobs_.size()) return ::testing::AssertionSuccess();
-        return ::testing::AssertionFailure() << "expected " << jobs_.size() << " kernels, the GPU ran " << kernels.size();
+        if (kernels.size() == jobs_.size()) {
+            return ::testing::AssertionSuccess();
+        }
+        return ::testing::AssertionFailure()
+               << "expected " << jobs_.size() << " kernels, the GPU ran " << kernels.size();
     }
 
     /// Every job's output against the CPU reference; the first failure, if any.
@@ -63,7 +66,9 @@ protected:
         for (const auto& job : jobs_) {
             SL_CHECK(cudaMemcpy(out.data(), job.output, kElements * sizeof(float), cudaMemcpyDeviceToHost));
             check = check_workload_output(in.data(), out.data(), kElements, job.iterations);
-            if (!check.ok) break;
+            if (!check.ok) {
+                break;
+            }
         }
         return check;
     }
@@ -77,16 +82,22 @@ protected:
 };
 
 TEST_F(Streams, ResultsMatchCpuReference) {
-    for (auto& output : outputs_) SL_CHECK(cudaMemset(output.data(), 0xFF, output.bytes()));  // NaN poison
+    for (auto& output : outputs_) {
+        SL_CHECK(cudaMemset(output.data(), 0xFF, output.bytes()));  // NaN poison
+    }
     record_streams(cudaStreamNonBlocking);
-    if (IsSkipped()) return;
+    if (IsSkipped()) {
+        return;
+    }
     const ResultCheck check = check_outputs();
     EXPECT_TRUE(check.ok) << check.message();
 }
 
 TEST_F(Streams, KernelsRunInDistinctCreatedStreams) {
     record_streams(cudaStreamNonBlocking);
-    if (IsSkipped()) return;
+    if (IsSkipped()) {
+        return;
+    }
     ASSERT_TRUE(ran_every_kernel(timeline_));
     std::set<std::uint32_t> streams;
     for (const DeviceOp& kernel : ops_of_kind(timeline_.ops, OpKind::Kernel)) {
@@ -94,16 +105,21 @@ TEST_F(Streams, KernelsRunInDistinctCreatedStreams) {
         streams.insert(kernel.stream_id);
     }
     report_measure("distinct streams used by kernels", static_cast<double>(streams.size()), "==", kStreams, "");
-    if (streams.size() != jobs_.size()) report_hint("launch job i's kernel in streams[i]: one stream per job");
+    if (streams.size() != jobs_.size()) {
+        report_hint("launch job i's kernel in streams[i]: one stream per job");
+    }
     EXPECT_EQ(streams.size(), jobs_.size());
 }
 
 TEST_F(Streams, KernelsOverlapWhereTheDeviceAllows) {
     if (!facts_.concurrent_kernels) {
-        SL_SKIP_DEVICE_CANNOT_SHOW() << facts_.name << " reports concurrentKernels = 0: kernels of different streams cannot overlap";
+        SL_SKIP_DEVICE_CANNOT_SHOW() << facts_.name
+                                     << " reports concurrentKernels = 0: kernels of different streams cannot overlap";
     }
     record_null_stream();
-    if (IsSkipped()) return;
+    if (IsSkipped()) {
+        return;
+    }
     record_streams(cudaStreamNonBlocking);
     ASSERT_TRUE(ran_every_kernel(timeline_));
     ASSERT_TRUE(ran_every_kernel(null_timeline_));
@@ -118,7 +134,9 @@ TEST_F(Streams, KernelsOverlapWhereTheDeviceAllows) {
 
 TEST_F(Streams, WaitsForOneStreamThenForAll) {
     record_streams(cudaStreamNonBlocking);
-    if (IsSkipped()) return;
+    if (IsSkipped()) {
+        return;
+    }
     EXPECT_GE(count_api_calls(timeline_, {"cudaStreamQuery"}), 1U) << "poll a stream with cudaStreamQuery";
     EXPECT_GE(count_api_calls(timeline_, {"cudaStreamSynchronize"}), 1U)
         << "wait for one stream with cudaStreamSynchronize";
@@ -127,9 +145,11 @@ TEST_F(Streams, WaitsForOneStreamThenForAll) {
 
 TEST_F(Streams, EveryCreatedStreamIsDestroyed) {
     record_streams(cudaStreamNonBlocking);
-    if (IsSkipped()) return;
-    const auto created = count_api_calls(
-        timeline_, {"cudaStreamCreate", "cudaStreamCreateWithFlags", "cudaStreamCreateWithPriority"});
+    if (IsSkipped()) {
+        return;
+    }
+    const auto created =
+        count_api_calls(timeline_, {"cudaStreamCreate", "cudaStreamCreateWithFlags", "cudaStreamCreateWithPriority"});
     const auto destroyed = count_api_calls(timeline_, {"cudaStreamDestroy"});
     report_measure("streams created", static_cast<double>(created), "==", kStreams, "");
     report_measure("streams destroyed", static_cast<double>(destroyed), "==", static_cast<double>(created), "");
@@ -139,7 +159,9 @@ TEST_F(Streams, EveryCreatedStreamIsDestroyed) {
 
 TEST_F(Streams, NullStreamRunsKernelsOneAfterAnother) {
     record_null_stream();
-    if (IsSkipped()) return;
+    if (IsSkipped()) {
+        return;
+    }
     ASSERT_TRUE(ran_every_kernel(null_timeline_));
     EXPECT_EQ(null_stream_ops(null_timeline_.ops), jobs_.size()) << "every kernel belongs in the NULL stream";
     EXPECT_EQ(kernel_overlap_ns(null_timeline_.ops), 0U);

@@ -30,7 +30,9 @@ std::string size_text(std::size_t bytes) {
 
 /// A bandwidth for a table cell, or "-" when nothing was measured.
 std::string gbps_text(double gbps) {
-    if (gbps <= 0.0) return "-";
+    if (gbps <= 0.0) {
+        return "-";
+    }
     char text[32];
     std::snprintf(text, sizeof text, "%.1f", gbps);
     return text;
@@ -52,17 +54,15 @@ double host_ms(Work&& work) {
 
 void print_sweep(const std::vector<BandwidthPoint>& points, const std::vector<std::size_t>& sizes) {
     std::printf("\nbandwidth in GB/s (bytes / duration on the GPU's timeline, best of %d):\n", kRepetitions);
-    std::printf("  %9s  %12s  %10s  %12s  %10s\n", "size", "H2D pageable", "H2D pinned", "D2H pageable",
-                "D2H pinned");
+    std::printf("  %9s  %12s  %10s  %12s  %10s\n", "size", "H2D pageable", "H2D pinned", "D2H pageable", "D2H pinned");
     for (const std::size_t bytes : sizes) {
         const auto cell = [&](OpKind direction, HostMemory memory) {
             return gbps_text(bandwidth_gbps(points, bytes, direction, memory));
         };
-        std::printf("  %9s  %12s  %10s  %12s  %10s\n", size_text(bytes).c_str(),
-                    cell(OpKind::MemcpyH2D, HostMemory::Pageable).c_str(),
-                    cell(OpKind::MemcpyH2D, HostMemory::Pinned).c_str(),
-                    cell(OpKind::MemcpyD2H, HostMemory::Pageable).c_str(),
-                    cell(OpKind::MemcpyD2H, HostMemory::Pinned).c_str());
+        std::printf(
+            "  %9s  %12s  %10s  %12s  %10s\n", size_text(bytes).c_str(),
+            cell(OpKind::MemcpyH2D, HostMemory::Pageable).c_str(), cell(OpKind::MemcpyH2D, HostMemory::Pinned).c_str(),
+            cell(OpKind::MemcpyD2H, HostMemory::Pageable).c_str(), cell(OpKind::MemcpyD2H, HostMemory::Pinned).c_str());
     }
 }
 
@@ -73,7 +73,9 @@ void print_summary(const std::vector<BandwidthPoint>& points, std::size_t bytes)
         const double pageable = bandwidth_gbps(points, bytes, direction, HostMemory::Pageable);
         std::printf("  %s at %s: pinned %s GB/s, pageable %s GB/s", op_base_name(direction), size_text(bytes).c_str(),
                     gbps_text(pinned).c_str(), gbps_text(pageable).c_str());
-        if (pinned > 0 && pageable > 0) std::printf(" (pinned %.1fx faster)", pinned / pageable);
+        if (pinned > 0 && pageable > 0) {
+            std::printf(" (pinned %.1fx faster)", pinned / pageable);
+        }
         std::printf("\n");
     }
 }
@@ -101,7 +103,9 @@ int run(const LabOptions& options) {
     if (traced) {
         print_sweep(points, sizes);
         std::printf("\n");
-        if (largest > 64 * kMiB) print_summary(points, 64 * kMiB);
+        if (largest > 64 * kMiB) {
+            print_summary(points, 64 * kMiB);
+        }
         print_summary(points, largest);
     } else {
         std::printf("\nbandwidth sweep: the copies ran, but no bandwidth was measured (the tracer was off)\n");
@@ -133,7 +137,9 @@ int run(const LabOptions& options) {
         });
         const auto other_points = best_bandwidths(other.ops);
         std::printf("  %-16s:", lab03::to_string(kind));
-        if (!other.recorded()) std::printf("  copied, not measured (the tracer was off)");
+        if (!other.recorded()) {
+            std::printf("  copied, not measured (the tracer was off)");
+        }
         for (const BandwidthPoint& point : other_points) {
             std::printf("  %s %s GB/s (%s)", op_base_name(point.direction), gbps_text(point.gbps).c_str(),
                         to_string(point.memory));
@@ -152,29 +158,36 @@ int run(const LabOptions& options) {
         void* memory = nullptr;
         const double get_ms = host_ms([&] {
             memory = get();
-            if (memory != nullptr) std::memset(memory, 1, largest);
+            if (memory != nullptr) {
+                std::memset(memory, 1, largest);
+            }
         });
         const double give_back_ms = host_ms([&] { give_back(memory); });
         std::printf("  %-38s %8.2f ms | %7.2f ms\n", way, get_ms, give_back_ms);
     };
-    show_cost("pageable (new[])", [&] { return static_cast<void*>(new unsigned char[largest]); },
-              [](void* memory) { delete[] static_cast<unsigned char*>(memory); });
-    show_cost("cudaMallocHost / cudaFreeHost", [&] { return lab03::allocate_pinned(largest); },
-              [](void* memory) { lab03::free_pinned(memory); });
-    show_cost("new[] + cudaHostRegister / Unregister",
-              [&] {
-                  auto* memory = new unsigned char[largest];
-                  lab03::pin_in_place(memory, largest);
-                  return static_cast<void*>(memory);
-              },
-              [](void* memory) {
-                  lab03::unpin(memory);
-                  delete[] static_cast<unsigned char*>(memory);
-              });
+    show_cost(
+        "pageable (new[])", [&] { return static_cast<void*>(new unsigned char[largest]); },
+        [](void* memory) { delete[] static_cast<unsigned char*>(memory); });
+    show_cost(
+        "cudaMallocHost / cudaFreeHost", [&] { return lab03::allocate_pinned(largest); },
+        [](void* memory) { lab03::free_pinned(memory); });
+    show_cost(
+        "new[] + cudaHostRegister / Unregister",
+        [&] {
+            auto* memory = new unsigned char[largest];
+            lab03::pin_in_place(memory, largest);
+            return static_cast<void*>(memory);
+        },
+        [](void* memory) {
+            lab03::unpin(memory);
+            delete[] static_cast<unsigned char*>(memory);
+        });
 
     // Both kinds of memory, both directions: otherwise a task is not done yet.
     for (const OpKind direction : {OpKind::MemcpyH2D, OpKind::MemcpyD2H}) {
-        if (!traced) break;  // nothing to tell from without a timeline
+        if (!traced) {
+            break;  // nothing to tell from without a timeline
+        }
         for (const HostMemory memory : {HostMemory::Pageable, HostMemory::Pinned}) {
             if (bandwidth_gbps(points, largest, direction, memory) <= 0) {
                 std::printf("\nno %s copy of %s from %s memory was recorded: the sweep is incomplete\n",

@@ -58,7 +58,9 @@ protected:
             for (const std::size_t bytes : sizes_) {
                 std::size_t copies = 0;
                 for (const BandwidthPoint& point : points) {
-                    if (point.direction == direction && point.bytes == bytes) copies += point.copies;
+                    if (point.direction == direction && point.bytes == bytes) {
+                        copies += point.copies;
+                    }
                 }
                 if (copies != kRepetitions) {
                     return ::testing::AssertionFailure()
@@ -75,21 +77,25 @@ protected:
     void expect_copies_from(HostBuffer kind, HostMemory expected) {
         Timeline timeline;
         record(kind, timeline);
-        if (IsSkipped()) return;
+        if (IsSkipped()) {
+            return;
+        }
         ASSERT_TRUE(made_every_copy(timeline));
         std::size_t wrong = 0;
         std::size_t copies = 0;
         HostMemory seen = expected;
         for (const DeviceOp& op : timeline.ops) {
-            if (op.kind != OpKind::MemcpyH2D && op.kind != OpKind::MemcpyD2H) continue;
+            if (op.kind != OpKind::MemcpyH2D && op.kind != OpKind::MemcpyD2H) {
+                continue;
+            }
             ++copies;
             if (op.host_memory != expected) {
                 ++wrong;
                 seen = op.host_memory;
             }
         }
-        report_measure(std::string("copies from ") + to_string(expected) + " memory", static_cast<double>(copies - wrong),
-                       "==", static_cast<double>(copies), "");
+        report_measure(std::string("copies from ") + to_string(expected) + " memory",
+                       static_cast<double>(copies - wrong), "==", static_cast<double>(copies), "");
         EXPECT_EQ(wrong, 0U) << wrong << " of " << copies << " copies of the " << lab03::to_string(kind)
                              << " buffer used " << to_string(seen) << " host memory; all must be "
                              << to_string(expected);
@@ -106,22 +112,30 @@ class PinnedCopies : public CopyTest {};
 
 TEST_F(PinnedCopies, MallocHostCopiesArePinned) {
     expect_copies_from(HostBuffer::MallocHost, HostMemory::Pinned);
-    if (HasFailure()) report_hint("allocate_pinned: cudaMallocHost(&pinned, bytes)");
+    if (HasFailure()) {
+        report_hint("allocate_pinned: cudaMallocHost(&pinned, bytes)");
+    }
 }
 
 TEST_F(PinnedCopies, HostAllocCopiesArePinned) {
     expect_copies_from(HostBuffer::HostAlloc, HostMemory::Pinned);
-    if (HasFailure()) report_hint("allocate_pinned_with_flags: cudaHostAlloc(&pinned, bytes, flags)");
+    if (HasFailure()) {
+        report_hint("allocate_pinned_with_flags: cudaHostAlloc(&pinned, bytes, flags)");
+    }
 }
 
 TEST_F(PinnedCopies, RegisteredCopiesArePinned) {
     expect_copies_from(HostBuffer::Registered, HostMemory::Pinned);
-    if (HasFailure()) report_hint("pin_in_place: cudaHostRegister(data, bytes, cudaHostRegisterDefault)");
+    if (HasFailure()) {
+        report_hint("pin_in_place: cudaHostRegister(data, bytes, cudaHostRegisterDefault)");
+    }
 }
 
 TEST_F(PinnedCopies, PageableCopiesArePageable) {
     expect_copies_from(HostBuffer::Pageable, HostMemory::Pageable);
-    if (HasFailure()) report_hint("copy_both_ways: one cudaMemcpy per copy, host to device first");
+    if (HasFailure()) {
+        report_hint("copy_both_ways: one cudaMemcpy per copy, host to device first");
+    }
 }
 
 // ---------------------------------------------------------------- nothing stays pinned
@@ -138,8 +152,8 @@ TEST_F(PinnedAllocations, EveryAllocationIsFreed) {
     const auto host_alloc = count_api_calls(timeline, {"cudaHostAlloc"});
     const auto freed = count_api_calls(timeline, {"cudaFreeHost"});
     report_measure("pinned allocations", static_cast<double>(malloc_host + host_alloc), ">=", 2, "");
-    report_measure("cudaFreeHost calls", static_cast<double>(freed), "==",
-                   static_cast<double>(malloc_host + host_alloc), "");
+    report_measure("cudaFreeHost calls", static_cast<double>(freed),
+                   "==", static_cast<double>(malloc_host + host_alloc), "");
     EXPECT_GE(malloc_host, 1U) << "allocate_pinned must call cudaMallocHost";
     EXPECT_GE(host_alloc, 1U) << "allocate_pinned_with_flags must call cudaHostAlloc";
     EXPECT_EQ(freed, malloc_host + host_alloc) << "every pinned allocation must be released with cudaFreeHost";
@@ -151,8 +165,8 @@ TEST_F(PinnedAllocations, EveryRegistrationIsUndone) {
                        [&] { lab03::run_copies(HostBuffer::Registered, sizes_, 1, device_.data()); });
     const auto registered = count_api_calls(timeline, {"cudaHostRegister"});
     const auto unregistered = count_api_calls(timeline, {"cudaHostUnregister"});
-    report_measure("cudaHostUnregister calls", static_cast<double>(unregistered), "==",
-                   static_cast<double>(registered), "");
+    report_measure("cudaHostUnregister calls", static_cast<double>(unregistered), "==", static_cast<double>(registered),
+                   "");
     EXPECT_GE(registered, 1U) << "pin_in_place must call cudaHostRegister";
     EXPECT_EQ(unregistered, registered) << "every cudaHostRegister needs its cudaHostUnregister";
 }
@@ -191,7 +205,9 @@ protected:
 
 TEST_F(Bandwidth, PinnedBeatsPageableAtLargeSizes) {
     measure_reference();
-    if (IsSkipped()) return;
+    if (IsSkipped()) {
+        return;
+    }
     // Grade only the directions in which this machine shows the effect at all.
     std::vector<OpKind> graded;
     std::string why_not;
@@ -206,16 +222,21 @@ TEST_F(Bandwidth, PinnedBeatsPageableAtLargeSizes) {
         }
     }
     if (graded.empty()) {
-        SL_SKIP_DEVICE_CANNOT_SHOW() << "on this machine pageable copies are about as fast as pinned ones, so the difference "
-                        "cannot be graded (the test's own copies of "
-                     << size_text(large_) << ":" << why_not << ")";
+        SL_SKIP_DEVICE_CANNOT_SHOW()
+            << "on this machine pageable copies are about as fast as pinned ones, so the difference "
+               "cannot be graded (the test's own copies of "
+            << size_text(large_) << ":" << why_not << ")";
     }
     Timeline pageable_run;
     Timeline pinned_run;
     record(HostBuffer::Pageable, pageable_run);
-    if (IsSkipped()) return;
+    if (IsSkipped()) {
+        return;
+    }
     record(HostBuffer::MallocHost, pinned_run);
-    if (IsSkipped()) return;
+    if (IsSkipped()) {
+        return;
+    }
     const auto pageable_points = best_bandwidths(pageable_run.ops);
     const auto pinned_points = best_bandwidths(pinned_run.ops);
     for (const OpKind direction : graded) {
@@ -227,15 +248,21 @@ TEST_F(Bandwidth, PinnedBeatsPageableAtLargeSizes) {
         EXPECT_GT(pinned, pageable) << name << ": your pinned copies ran at " << pinned
                                     << " GB/s, your pageable ones at " << pageable << " GB/s";
     }
-    if (HasFailure()) report_hint("the cudaMallocHost buffer's copies must be pinned (see PinnedCopies)");
+    if (HasFailure()) {
+        report_hint("the cudaMallocHost buffer's copies must be pinned (see PinnedCopies)");
+    }
 }
 
 TEST_F(Bandwidth, PinnedReachesTheReference) {
     measure_reference();
-    if (IsSkipped()) return;
+    if (IsSkipped()) {
+        return;
+    }
     Timeline pinned_run;
     record(HostBuffer::MallocHost, pinned_run);
-    if (IsSkipped()) return;
+    if (IsSkipped()) {
+        return;
+    }
     const auto points = best_bandwidths(pinned_run.ops);
     for (const OpKind direction : kDirections) {
         const double mine = bandwidth_gbps(points, large_, direction, HostMemory::Pinned);
@@ -246,15 +273,21 @@ TEST_F(Bandwidth, PinnedReachesTheReference) {
         EXPECT_GE(mine, 0.8 * theirs) << name << ": yours ran at " << mine << " GB/s, the test's own copies at "
                                       << theirs << " GB/s";
     }
-    if (HasFailure()) report_hint("copy straight from the cudaMallocHost buffer, one cudaMemcpy per copy");
+    if (HasFailure()) {
+        report_hint("copy straight from the cudaMallocHost buffer, one cudaMemcpy per copy");
+    }
 }
 
 // ---------------------------------------------------------------- the prediction
 
 /// Which of two bandwidths is faster, in the words of prediction.txt: within 10% is `same`.
 std::string compared(double bandwidth, double other, const char* faster, const char* slower) {
-    if (bandwidth > 1.1 * other) return faster;
-    if (other > 1.1 * bandwidth) return slower;
+    if (bandwidth > 1.1 * other) {
+        return faster;
+    }
+    if (other > 1.1 * bandwidth) {
+        return slower;
+    }
     return "same";
 }
 
@@ -265,11 +298,15 @@ TEST_F(Bandwidth, YourPredictionMatchesTheTimeline) {
     const answers::AnswerFile file = answers::read_answer_file("prediction.txt");
     Timeline pageable_run, pinned_run, registered_run;
     record(HostBuffer::Pageable, pageable_run);
-    if (IsSkipped()) return;
+    if (IsSkipped()) {
+        return;
+    }
     record(HostBuffer::MallocHost, pinned_run);
     record(HostBuffer::Registered, registered_run);
     for (const Timeline* run : {&pageable_run, &pinned_run, &registered_run}) {
-        if (!made_every_copy(*run)) report_hint("finish Tasks 1 to 3 first: your prediction is scored against your copies");
+        if (!made_every_copy(*run)) {
+            report_hint("finish Tasks 1 to 3 first: your prediction is scored against your copies");
+        }
         ASSERT_TRUE(made_every_copy(*run));
     }
     const auto h2d = [&](const Timeline& run) {
@@ -291,11 +328,13 @@ TEST_F(Bandwidth, YourPredictionMatchesTheTimeline) {
     for (const Question& question : questions) {
         std::string why;
         const std::string said = file.answer(question.key, why);
-        report_note(std::string("your prediction, ") + question.key,
-                    (said.empty() ? std::string("none") : said) + "; the timeline: " + question.seen + " (" +
-                        question.numbers + ")");
+        report_note(std::string("your prediction, ") + question.key, (said.empty() ? std::string("none") : said) +
+                                                                         "; the timeline: " + question.seen + " (" +
+                                                                         question.numbers + ")");
         EXPECT_FALSE(said.empty()) << why;
-        if (!said.empty()) EXPECT_EQ(said, question.seen) << "`" << question.key << ":` in " << file.path;
+        if (!said.empty()) {
+            EXPECT_EQ(said, question.seen) << "`" << question.key << ":` in " << file.path;
+        }
     }
 }
 

@@ -8,8 +8,8 @@
 
 namespace lab04 {
 
-std::vector<BatchReport> run_batches(const std::vector<Batch>& batches, std::size_t n, int iterations,
-                                     WaitWith wait, const HostWork& host_work) {
+std::vector<BatchReport> run_batches(const std::vector<Batch>& batches, std::size_t n, int iterations, WaitWith wait,
+                                     const HostWork& host_work) {
     const std::size_t bytes = n * sizeof(float);
     cudaStream_t stream = nullptr;
     float* d_input = nullptr;

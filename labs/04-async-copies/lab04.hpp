@@ -44,7 +44,7 @@ struct BatchReport {
 /// was still busy, calls `host_work(b)`, and waits for the batch as `wait` says.
 /// Finally frees the device memory with cudaFreeAsync and destroys the stream.
 /// Returns one report per batch.
-std::vector<BatchReport> run_batches(const std::vector<Batch>& batches, std::size_t n, int iterations,
-                                     WaitWith wait, const HostWork& host_work);
+std::vector<BatchReport> run_batches(const std::vector<Batch>& batches, std::size_t n, int iterations, WaitWith wait,
+                                     const HostWork& host_work);
 
 }  // namespace lab04

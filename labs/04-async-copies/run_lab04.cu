@@ -22,7 +22,9 @@ constexpr std::size_t kElements = std::size_t{4} << 20;  // 16 MiB per batch
 
 std::vector<lab04::Batch> batches_of(const BatchBuffers& buffers) {
     std::vector<lab04::Batch> batches;
-    for (int b = 0; b < buffers.count(); ++b) batches.push_back({buffers.input(b), buffers.output(b)});
+    for (int b = 0; b < buffers.count(); ++b) {
+        batches.push_back({buffers.input(b), buffers.output(b)});
+    }
     return batches;
 }
 
@@ -86,7 +88,9 @@ int run(const LabOptions& options) {
         for (int b = 0; b < kBatches; ++b) {
             const ResultCheck check = buffers->check(b, iterations);
             all_ok = all_ok && check.ok;
-            if (!check.ok) std::printf("  batch %d result: %s\n", b, check.message().c_str());
+            if (!check.ok) {
+                std::printf("  batch %d result: %s\n", b, check.message().c_str());
+            }
         }
     }
     std::printf("\nresults: %s\n", all_ok ? "every batch matches the CPU reference" : "WRONG");

@@ -43,11 +43,15 @@ protected:
     /// Runs run_batches over `buffers` while the tracer records; `before` runs first, inside the recording.
     void record(BatchBuffers& buffers, WaitWith wait, bool prepare_next, const std::function<void()>& before = {}) {
         std::vector<lab04::Batch> batches;
-        for (int b = 0; b < buffers.count(); ++b) batches.push_back({buffers.input(b), buffers.output(b)});
+        for (int b = 0; b < buffers.count(); ++b) {
+            batches.push_back({buffers.input(b), buffers.output(b)});
+        }
         buffers.reset(/*prepare_all=*/!prepare_next);
         const auto host_work = marked_host_work(buffers, prepare_next);
         SL_RECORD_TIMELINE(timeline_, "lab04 run_batches", [&] {
-            if (before) before();
+            if (before) {
+                before();
+            }
             reports_ = lab04::run_batches(batches, kElements, iterations_, wait, host_work);
         });
         found_ = find_batches(timeline_, kBatches, kBytes);
@@ -61,7 +65,9 @@ protected:
 
     /// Whether every batch was found on the timeline, or what is missing.
     [[nodiscard]] ::testing::AssertionResult found_every_batch() const {
-        if (found_.problem.empty()) return ::testing::AssertionSuccess();
+        if (found_.problem.empty()) {
+            return ::testing::AssertionSuccess();
+        }
         return ::testing::AssertionFailure() << found_.problem;
     }
 
@@ -98,17 +104,23 @@ class Batches : public BatchTest {};
 
 TEST_F(Batches, ResultsMatchCpuReference) {
     record_run(/*pinned=*/true);
-    if (IsSkipped()) return;
+    if (IsSkipped()) {
+        return;
+    }
     for (int b = 0; b < kBatches; ++b) {
         const ResultCheck check = buffers_->check(b, iterations_);
         EXPECT_TRUE(check.ok) << "batch " << b << ": " << check.message();
     }
-    if (HasFailure()) report_hint("each batch: H2D from batch.input, the kernel, D2H into batch.output");
+    if (HasFailure()) {
+        report_hint("each batch: H2D from batch.input, the kernel, D2H into batch.output");
+    }
 }
 
 TEST_F(Batches, AllOpsInOneCreatedStream) {
     record_run(/*pinned=*/true);
-    if (IsSkipped()) return;
+    if (IsSkipped()) {
+        return;
+    }
     ASSERT_TRUE(found_every_batch());
     const auto ops = unlabelled_ops(timeline_.ops);
     report_measure("streams used", static_cast<double>(distinct_streams(ops)), "==", 1, "");
@@ -118,7 +130,9 @@ TEST_F(Batches, AllOpsInOneCreatedStream) {
 
 TEST_F(Batches, CopiesAreAsyncFromPinnedMemory) {
     record_run(/*pinned=*/true);
-    if (IsSkipped()) return;
+    if (IsSkipped()) {
+        return;
+    }
     ASSERT_TRUE(found_every_batch());
     const auto async_copies = count_api_calls(timeline_, {"cudaMemcpyAsync"});
     report_measure("cudaMemcpyAsync calls", static_cast<double>(async_copies), "==", 2 * kBatches, "");
@@ -132,7 +146,9 @@ TEST_F(Batches, CopiesAreAsyncFromPinnedMemory) {
 
 TEST_F(Batches, DeviceMemoryFromTheStreamOrderedAllocator) {
     record_run(/*pinned=*/true);
-    if (IsSkipped()) return;
+    if (IsSkipped()) {
+        return;
+    }
     // The API is what this test asks for, not a number of calls: one allocation
     // for both buffers, or one from a pool of your own, is as right as two.
     const auto allocated = count_api_calls(timeline_, {"cudaMallocAsync", "cudaMallocFromPoolAsync"});
@@ -146,9 +162,11 @@ TEST_F(Batches, DeviceMemoryFromTheStreamOrderedAllocator) {
 
 TEST_F(Batches, StreamIsDestroyed) {
     record_run(/*pinned=*/true);
-    if (IsSkipped()) return;
-    const auto created = count_api_calls(
-        timeline_, {"cudaStreamCreate", "cudaStreamCreateWithFlags", "cudaStreamCreateWithPriority"});
+    if (IsSkipped()) {
+        return;
+    }
+    const auto created =
+        count_api_calls(timeline_, {"cudaStreamCreate", "cudaStreamCreateWithFlags", "cudaStreamCreateWithPriority"});
     const auto destroyed = count_api_calls(timeline_, {"cudaStreamDestroy"});
     report_measure("streams destroyed", static_cast<double>(destroyed), "==", static_cast<double>(created), "");
     EXPECT_GE(created, 1U) << "create a stream of your own";
@@ -157,7 +175,9 @@ TEST_F(Batches, StreamIsDestroyed) {
 
 TEST_F(Batches, HostRegainsControlBeforeTheDeviceFinishes) {
     record_run(/*pinned=*/true);
-    if (IsSkipped()) return;
+    if (IsSkipped()) {
+        return;
+    }
     ASSERT_TRUE(found_every_batch());
     int early = 0;
     for (int b = 0; b < kBatches; ++b) {
@@ -168,12 +188,16 @@ TEST_F(Batches, HostRegainsControlBeforeTheDeviceFinishes) {
             << " ms after the batch's D2H copy ended; the calls must only queue the work";
     }
     report_measure("batches queued before the device finished them", early, "==", kBatches, "");
-    if (HasFailure()) report_hint("nothing between queuing and host_work may wait: no cudaMemcpy, no synchronize");
+    if (HasFailure()) {
+        report_hint("nothing between queuing and host_work may wait: no cudaMemcpy, no synchronize");
+    }
 }
 
 TEST_F(Batches, HostWorkOverlapsDeviceWork) {
     record_run(/*pinned=*/true);
-    if (IsSkipped()) return;
+    if (IsSkipped()) {
+        return;
+    }
     ASSERT_TRUE(found_every_batch());
     // The host has work (preparing the next batch) during every batch but the last.
     std::uint64_t overlap = 0;
@@ -188,12 +212,16 @@ TEST_F(Batches, HostWorkOverlapsDeviceWork) {
     report_measure("host work overlapping the device, share of the possible", share, ">=", 0.5, "");
     EXPECT_GE(share, 0.5) << "the host worked alongside the device for " << ms(overlap) << " ms of a possible "
                           << ms(possible) << " ms";
-    if (HasFailure()) report_hint("call host_work(b) right after queuing batch b, and wait for the batch only after");
+    if (HasFailure()) {
+        report_hint("call host_work(b) right after queuing batch b, and wait for the batch only after");
+    }
 }
 
 TEST_F(Batches, YourReportMatchesTheTimeline) {
     record_run(/*pinned=*/true);
-    if (IsSkipped()) return;
+    if (IsSkipped()) {
+        return;
+    }
     ASSERT_TRUE(found_every_batch());
     expect_report_matches_timeline();
 }
@@ -205,19 +233,26 @@ class Waiting : public BatchTest {
 protected:
     void SetUp() override {
         BatchTest::SetUp();
-        if (IsSkipped()) return;
+        if (IsSkipped()) {
+            return;
+        }
         if (!facts_.concurrent_kernels) {
-            SL_SKIP_DEVICE_CANNOT_SHOW() << facts_.name << " cannot run kernels of different streams at the same time, so another "
-                         << "stream's kernel would hold up yours";
+            SL_SKIP_DEVICE_CANNOT_SHOW() << facts_.name
+                                         << " cannot run kernels of different streams at the same time, so another "
+                                         << "stream's kernel would hold up yours";
         }
         buffers_ = std::make_unique<BatchBuffers>(kBatches, kElements, /*pinned=*/true);
         // The other stream's kernel must outlast your batches by far: four times
         // as long as they take on this GPU, measured just now without it (and
         // never less than four times their copies and kernels).
         record(*buffers_, WaitWith::Stream, /*prepare_next=*/false);
-        if (IsSkipped()) return;
+        if (IsSkipped()) {
+            return;
+        }
         std::uint64_t batches_end_ns = 0;
-        for (const DeviceOp& op : timeline_.ops) batches_end_ns = std::max(batches_end_ns, op.end_ns);
+        for (const DeviceOp& op : timeline_.ops) {
+            batches_end_ns = std::max(batches_end_ns, op.end_ns);
+        }
         const double batches_ms = std::max(ms(batches_end_ns), kBatches * 3.0 * h2d_ms_);
         background_ = std::make_unique<BackgroundKernel>(4.0 * batches_ms, facts_);
     }
@@ -226,7 +261,9 @@ protected:
         record(*buffers_, wait, /*prepare_next=*/false, [&] { background_->launch(); });
         const auto background = ops_of_kind(timeline_.ops, OpKind::Kernel);
         for (const DeviceOp& op : background) {
-            if (op.label == kBackgroundLabel) background_end_ns_ = op.end_ns;
+            if (op.label == kBackgroundLabel) {
+                background_end_ns_ = op.end_ns;
+            }
         }
     }
 
@@ -236,7 +273,9 @@ protected:
 
 TEST_F(Waiting, StreamSynchronizeWaitsForYourStreamOnly) {
     record_with_background(WaitWith::Stream);
-    if (IsSkipped()) return;
+    if (IsSkipped()) {
+        return;
+    }
     ASSERT_TRUE(found_every_batch());
     ASSERT_GT(background_end_ns_, 0U) << "the background kernel was not recorded";
     EXPECT_GE(count_api_calls(timeline_, {"cudaStreamSynchronize"}), static_cast<std::uint64_t>(kBatches))
@@ -250,7 +289,9 @@ TEST_F(Waiting, StreamSynchronizeWaitsForYourStreamOnly) {
 
 TEST_F(Waiting, DeviceSynchronizeWaitsForEveryStream) {
     record_with_background(WaitWith::Device);
-    if (IsSkipped()) return;
+    if (IsSkipped()) {
+        return;
+    }
     ASSERT_TRUE(found_every_batch());
     ASSERT_GT(background_end_ns_, 0U) << "the background kernel was not recorded";
     EXPECT_GE(count_api_calls(timeline_, {"cudaDeviceSynchronize"}), static_cast<std::uint64_t>(kBatches - 1))
@@ -268,7 +309,9 @@ class PageableMemory : public BatchTest {};
 
 TEST_F(PageableMemory, HostIsBlockedUntilTheCopiesEnd) {
     record_run(/*pinned=*/false);
-    if (IsSkipped()) return;
+    if (IsSkipped()) {
+        return;
+    }
     ASSERT_TRUE(found_every_batch());
     std::uint64_t overlap = 0;
     for (int b = 0; b < kBatches; ++b) {
@@ -276,8 +319,9 @@ TEST_F(PageableMemory, HostIsBlockedUntilTheCopiesEnd) {
         EXPECT_EQ(batch.h2d.host_memory, HostMemory::Pageable) << "copy straight from the batch buffers";
         EXPECT_GE(batch.queued_ns, batch.h2d.end_ns)
             << "batch " << b << ": control came back before the pageable H2D copy had ended";
-        overlap += intersection_length({{batch.queued_ns, batch.host_done_ns}},
-                                       {{batch.h2d.start_ns, batch.h2d.end_ns}, {batch.d2h.start_ns, batch.d2h.end_ns}});
+        overlap +=
+            intersection_length({{batch.queued_ns, batch.host_done_ns}},
+                                {{batch.h2d.start_ns, batch.h2d.end_ns}, {batch.d2h.start_ns, batch.d2h.end_ns}});
     }
     report_measure("host work overlapping pageable copies", ms(overlap), "==", 0.0, "ms");
     EXPECT_EQ(overlap, 0U) << "host work and pageable copies ran at the same time";
@@ -285,7 +329,9 @@ TEST_F(PageableMemory, HostIsBlockedUntilTheCopiesEnd) {
 
 TEST_F(PageableMemory, YourReportMatchesTheTimeline) {
     record_run(/*pinned=*/false);
-    if (IsSkipped()) return;
+    if (IsSkipped()) {
+        return;
+    }
     ASSERT_TRUE(found_every_batch());
     expect_report_matches_timeline();
 }
@@ -299,7 +345,9 @@ TEST_F(PageableMemory, YourPredictionMatchesTheTimeline) {
         const std::string key = pinned ? "pinned" : "pageable";
         SCOPED_TRACE(key + " buffers");
         record_run(pinned);
-        if (IsSkipped()) return;
+        if (IsSkipped()) {
+            return;
+        }
         if (!found_every_batch()) {
             report_hint("finish Tasks 1 and 2 first: your prediction is scored against your batches' timeline");
         }
@@ -323,9 +371,9 @@ TEST_F(PageableMemory, YourPredictionMatchesTheTimeline) {
         }
         for (int b = 0; b < kBatches; ++b) {
             const bool busy = found_.batches[b].device_busy_on_return();
-            EXPECT_EQ(said == "busy", busy) << "batch " << b << ": you predicted the device " << said
-                                            << " when control came back; the timeline shows it "
-                                            << (busy ? "busy" : "done");
+            EXPECT_EQ(said == "busy", busy)
+                << "batch " << b << ": you predicted the device " << said
+                << " when control came back; the timeline shows it " << (busy ? "busy" : "done");
         }
     }
 }

@@ -12,12 +12,12 @@ inline constexpr int kChunks = 3;
 
 /// The memory and the work of one pipeline run. The program allocates it.
 struct PipelineJob {
-    const float* input = nullptr;   ///< Host input, `n` floats, pinned (cudaMallocHost).
-    float* output = nullptr;        ///< Host output, `n` floats, pinned.
-    float* device_input = nullptr;  ///< Device memory for the input, `n` floats.
-    float* device_output = nullptr; ///< Device memory for the results, `n` floats.
-    std::size_t n = 0;              ///< Elements.
-    int iterations = 1;             ///< Workload iterations (set so that the kernel takes about as long as a copy).
+    const float* input = nullptr;    ///< Host input, `n` floats, pinned (cudaMallocHost).
+    float* output = nullptr;         ///< Host output, `n` floats, pinned.
+    float* device_input = nullptr;   ///< Device memory for the input, `n` floats.
+    float* device_output = nullptr;  ///< Device memory for the results, `n` floats.
+    std::size_t n = 0;               ///< Elements.
+    int iterations = 1;              ///< Workload iterations (set so that the kernel takes about as long as a copy).
 };
 
 /// Tasks 1 to 3. Cuts the job into `chunks` nearly equal chunks

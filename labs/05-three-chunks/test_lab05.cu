@@ -4,10 +4,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <cmath>
 #include <functional>
 #include <optional>
 #include <string>
@@ -59,7 +59,9 @@ double overlap_length(double a_start, double a_end, double b_start, double b_end
 ::testing::AssertionResult ratio_near_one(const std::string& name, double ratio, double tolerance,
                                           const std::string& hint) {
     report_measure(name, ratio, "within", tolerance, "(relative)");
-    if (std::fabs(ratio - 1.0) <= tolerance) return ::testing::AssertionSuccess();
+    if (std::fabs(ratio - 1.0) <= tolerance) {
+        return ::testing::AssertionSuccess();
+    }
     report_hint(hint);
     return ::testing::AssertionFailure() << name << " is " << ratio << ", more than " << tolerance << " from 1: ";
 }
@@ -67,15 +69,20 @@ double overlap_length(double a_start, double a_end, double b_start, double b_end
 /// One chunk's op of `stage`.
 const DeviceOp& op_of(const ChunkOps& chunk, Stage stage) {
     switch (stage) {
-        case Stage::H2D: return chunk.h2d;
-        case Stage::Kernel: return chunk.kernel;
-        case Stage::D2H: break;
+        case Stage::H2D:
+            return chunk.h2d;
+        case Stage::Kernel:
+            return chunk.kernel;
+        case Stage::D2H:
+            break;
     }
     return chunk.d2h;
 }
 
 /// The article's name of an op: H2D_1, K_1, D2H_1 (chunks counted from 1).
-std::string article_name(Stage stage, int chunk) { return std::string(to_string(stage)) + "_" + std::to_string(chunk + 1); }
+std::string article_name(Stage stage, int chunk) {
+    return std::string(to_string(stage)) + "_" + std::to_string(chunk + 1);
+}
 
 /// 256 MiB (less on a small GPU) through your pipeline, with a kernel about as long as the whole H2D copy.
 class ThreeChunks : public ::testing::Test {
@@ -104,7 +111,9 @@ protected:
     /// The serial reference, then your pipeline, on the same data.
     void record_serial_then_pipeline() {
         record_serial();
-        if (IsSkipped()) return;
+        if (IsSkipped()) {
+            return;
+        }
         record_pipeline();
     }
 
@@ -144,19 +153,24 @@ protected:
 
 TEST_F(ThreeChunks, ResultsMatchCpuReference) {
     record_pipeline();
-    if (IsSkipped()) return;  // no timeline here: the reason is printed
-    const ResultCheck check = check_workload_output(memory_->input.data(), memory_->output.data(), n(), iterations_,
-                                                    kChunks);
+    if (IsSkipped()) {
+        return;  // no timeline here: the reason is printed
+    }
+    const ResultCheck check =
+        check_workload_output(memory_->input.data(), memory_->output.data(), n(), iterations_, kChunks);
     if (!check.ok) {
-        report_hint("offset all three pointers of a chunk by chunk.offset, copy chunk.count * sizeof(float) bytes, "
-                    "and give the kernel chunk.count elements");
+        report_hint(
+            "offset all three pointers of a chunk by chunk.offset, copy chunk.count * sizeof(float) bytes, "
+            "and give the kernel chunk.count elements");
     }
     EXPECT_TRUE(check.ok) << check.message();
 }
 
 TEST_F(ThreeChunks, EachChunkRunsInItsOwnStream) {
     record_pipeline();
-    if (IsSkipped()) return;
+    if (IsSkipped()) {
+        return;
+    }
     const PipelineChunks found = find_chunks(timeline_.ops);
     report_measure("streams that ran one whole chunk", static_cast<double>(found.chunks.size()), "==", kChunks, "");
     if (!found.problem.empty()) {
@@ -186,7 +200,9 @@ TEST_F(ThreeChunks, StreamsDoNotWaitForTheNullStream) {
         launch_workload(blocker_in.data(), blocker_out.data(), blocker_n, blocker_iterations, /*stream=*/nullptr,
                         max_blocks);
     });
-    if (IsSkipped()) return;
+    if (IsSkipped()) {
+        return;
+    }
 
     std::vector<DeviceOp> in_null_stream, yours;
     for (const DeviceOp& op : timeline_.ops) {
@@ -199,15 +215,18 @@ TEST_F(ThreeChunks, StreamsDoNotWaitForTheNullStream) {
     const double head_start_ms = (static_cast<double>(blocker.end_ns) - static_cast<double>(first_copy.start_ns)) / 1e6;
     report_measure("H2D_1 started this long before the NULL-stream kernel ended", head_start_ms, ">", 0.0, "ms");
     if (first_copy.start_ns >= blocker.end_ns) {
-        report_hint("create the streams with cudaStreamNonBlocking: streams created without it wait for work in the "
-                    "legacy NULL stream");
+        report_hint(
+            "create the streams with cudaStreamNonBlocking: streams created without it wait for work in the "
+            "legacy NULL stream");
     }
     EXPECT_LT(first_copy.start_ns, blocker.end_ns) << "H2D_1 waited for the kernel in the NULL stream";
 }
 
 TEST_F(ThreeChunks, CopiesOverlapKernels) {
     record_serial_then_pipeline();
-    if (IsSkipped()) return;
+    if (IsSkipped()) {
+        return;
+    }
     ASSERT_TRUE(found_three_chunks(timeline_.ops));
 
     // The pairs of the article's five steps: H2D_{i+1} with K_i, and K_{i+1} with
@@ -243,8 +262,9 @@ TEST_F(ThreeChunks, CopiesOverlapKernels) {
         }
     }
     if (expected == 0) {
-        SL_SKIP_DEVICE_CANNOT_SHOW() << facts_.name << " has " << facts_.copy_engines << " copy engine(s): for your issue order the "
-                     << "model has no copy run beside a kernel (see the README, one copy engine)";
+        SL_SKIP_DEVICE_CANNOT_SHOW() << facts_.name << " has " << facts_.copy_engines
+                                     << " copy engine(s): for your issue order the "
+                                     << "model has no copy run beside a kernel (see the README, one copy engine)";
     }
     report_measure("overlapping pairs the model expects", shown, "==", expected, "");
     if (shown < expected) {
@@ -254,33 +274,41 @@ TEST_F(ThreeChunks, CopiesOverlapKernels) {
 
 TEST_F(ThreeChunks, MakespanNearTheModel) {
     record_serial_then_pipeline();
-    if (IsSkipped()) return;
+    if (IsSkipped()) {
+        return;
+    }
     ASSERT_TRUE(found_three_chunks(timeline_.ops));
     const PipelineComparison c = compare_with_model(serial_.timeline, timeline_, kChunks, facts_.copy_engines);
     report_measure("efficiency: the model's makespan / yours", c.efficiency(), ">=", kMinEfficiency, "");
     if (c.efficiency() < kMinEfficiency) {
-        report_hint("draw your timeline with the model beneath it: ./course plot build/traces/lab05-starter.json "
-                    "--model; every gap in yours that the model does not have is time lost");
+        report_hint(
+            "draw your timeline with the model beneath it: ./course plot build/traces/lab05-starter.json "
+            "--model; every gap in yours that the model does not have is time lost");
     }
-    EXPECT_GE(c.efficiency(), kMinEfficiency) << "your pipeline took " << c.pipelined_ms << " ms; from the stage "
-                                              << "times measured a moment ago the model allows " << c.model_ms
-                                              << " ms\n" << describe(c);
+    EXPECT_GE(c.efficiency(), kMinEfficiency)
+        << "your pipeline took " << c.pipelined_ms << " ms; from the stage "
+        << "times measured a moment ago the model allows " << c.model_ms << " ms\n"
+        << describe(c);
 }
 
 TEST_F(ThreeChunks, ReportedSpeedupMatchesTimeline) {
     record_serial_then_pipeline();
-    if (IsSkipped()) return;
+    if (IsSkipped()) {
+        return;
+    }
     ASSERT_TRUE(found_three_chunks(timeline_.ops));
     if (reported_ms_ <= 0.0F) {
-        report_hint("record `start` and `stop` in the first stream, wait for `stop`, and return elapsed_ms(start, stop)");
+        report_hint(
+            "record `start` and `stop` in the first stream, wait for `stop`, and return elapsed_ms(start, stop)");
     }
     ASSERT_GT(reported_ms_, 0.0F) << "run_pipeline returned " << reported_ms_ << " ms";
     // `stop` must wait for every stream's work, whichever stream happens to end
     // last in this run: the runtime calls show what it was ordered after.
     const LastEventOrder order = order_of_last_event(timeline_.stream_calls);
     if (!order.recorded || !order.not_ordered.empty()) {
-        report_hint("events in one stream do not wait for the others: make the stream of `stop` wait for every "
-                    "other stream (cudaStreamWaitEvent) before recording `stop`");
+        report_hint(
+            "events in one stream do not wait for the others: make the stream of `stop` wait for every "
+            "other stream (cudaStreamWaitEvent) before recording `stop`");
     }
     EXPECT_TRUE(order.recorded && order.not_ordered.empty()) << order.describe(timeline_.stream_calls);
     // Your speedup: the serial run's events over yours. The timeline's: the two makespans.
@@ -301,13 +329,15 @@ TEST_F(ThreeChunks, AnyChunkCountWorks) {
         fill_poison(memory_->output.data(), n());
         SL_RECORD_TIMELINE(timeline_, "lab05 run_pipeline, other chunk counts",
                            [&] { reported_ms_ = lab05::run_pipeline(job_, chunks); });
-        if (IsSkipped()) return;
+        if (IsSkipped()) {
+            return;
+        }
         const ResultCheck check =
             check_workload_output(memory_->input.data(), memory_->output.data(), n(), iterations_, chunks);
         EXPECT_TRUE(check.ok) << check.message();
         const PipelineChunks found = chunks_by_issue_order(timeline_.ops, chunks);
-        report_measure("chunks found for chunks = " + std::to_string(chunks),
-                       static_cast<double>(found.chunks.size()), "==", chunks, "");
+        report_measure("chunks found for chunks = " + std::to_string(chunks), static_cast<double>(found.chunks.size()),
+                       "==", chunks, "");
         if (!found.problem.empty()) {
             report_hint("use `chunks`, not lab05::kChunks, everywhere in run_pipeline");
         }
@@ -319,7 +349,9 @@ TEST_F(ThreeChunks, AnyChunkCountWorks) {
             copied_in.push_back(found.chunks[i].h2d.bytes);
             copied_out.push_back(found.chunks[i].d2h.bytes);
         }
-        for (auto* sizes : {&expected, &copied_in, &copied_out}) std::sort(sizes->begin(), sizes->end());
+        for (auto* sizes : {&expected, &copied_in, &copied_out}) {
+            std::sort(sizes->begin(), sizes->end());
+        }
         EXPECT_EQ(copied_in, expected) << "the H2D copies' sizes";
         EXPECT_EQ(copied_out, expected) << "the D2H copies' sizes";
     }
@@ -329,7 +361,9 @@ TEST_F(ThreeChunks, YourPredictionMatchesTheTimeline) {
     // prediction.txt is read here, by the test: nothing your code prints counts.
     const answers::AnswerFile file = answers::read_answer_file("prediction.txt");
     record_serial_then_pipeline();
-    if (IsSkipped()) return;
+    if (IsSkipped()) {
+        return;
+    }
     if (!found_three_chunks(timeline_.ops)) {
         report_hint("finish Tasks 1 to 3 first: your prediction is scored against your pipeline's timeline");
     }
@@ -349,10 +383,10 @@ TEST_F(ThreeChunks, YourPredictionMatchesTheTimeline) {
     const std::string rest = std::string(end).erase(0, std::string(end).find_first_not_of(' '));
     ASSERT_TRUE(end != said.c_str() && (rest.empty() || rest == "x") && predicted > 0)
         << file.path << ", `speedup:` must be a number such as 1.5 (or 1.5x), not `" << said << "`";
-    EXPECT_TRUE(ratio_near_one("your predicted speedup / the timeline's", predicted / c.speedup(),
-                               kPredictionTolerance,
-                               "work the model out for three chunks whose stages take about as long as each other, "
-                               "with your GPU's copy engines (the README's Task 4 and `./course run 05`'s first lines)"))
+    EXPECT_TRUE(
+        ratio_near_one("your predicted speedup / the timeline's", predicted / c.speedup(), kPredictionTolerance,
+                       "work the model out for three chunks whose stages take about as long as each other, "
+                       "with your GPU's copy engines (the README's Task 4 and `./course run 05`'s first lines)"))
         << "you predicted " << predicted << "x; serial over pipelined, the timeline shows " << c.speedup() << "x";
 }
 

@@ -38,9 +38,9 @@ WaitReport run_in_streams(const std::vector<KernelJob>& jobs, unsigned int flags
 
     WaitReport report;
     report.last_stream_idle_when_polled = stream_is_idle(streams.back());  // polls; does not wait
-    SL_CHECK(cudaStreamSynchronize(streams.front()));                       // waits for one stream
+    SL_CHECK(cudaStreamSynchronize(streams.front()));                      // waits for one stream
     report.first_stream_idle_after_sync = stream_is_idle(streams.front());
-    SL_CHECK(cudaDeviceSynchronize());                                      // waits for all work
+    SL_CHECK(cudaDeviceSynchronize());  // waits for all work
 
     for (cudaStream_t stream : streams) {
         SL_CHECK(cudaStreamDestroy(stream));

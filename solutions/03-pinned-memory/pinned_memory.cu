@@ -49,16 +49,22 @@ void copy_both_ways(void* host, void* device, std::size_t bytes, int repetitions
 
 const char* to_string(HostBuffer kind) {
     switch (kind) {
-        case HostBuffer::Pageable: return "pageable";
-        case HostBuffer::MallocHost: return "cudaMallocHost";
-        case HostBuffer::HostAlloc: return "cudaHostAlloc";
-        case HostBuffer::Registered: return "cudaHostRegister";
+        case HostBuffer::Pageable:
+            return "pageable";
+        case HostBuffer::MallocHost:
+            return "cudaMallocHost";
+        case HostBuffer::HostAlloc:
+            return "cudaHostAlloc";
+        case HostBuffer::Registered:
+            return "cudaHostRegister";
     }
     return "unknown";
 }
 
 void run_copies(HostBuffer kind, const std::vector<std::size_t>& sizes, int repetitions, void* device) {
-    if (sizes.empty()) return;
+    if (sizes.empty()) {
+        return;
+    }
     const std::size_t largest = *std::max_element(sizes.begin(), sizes.end());
 
     // Ordinary memory, for the pageable buffer and the one pinned in place.
@@ -92,10 +98,15 @@ void run_copies(HostBuffer kind, const std::vector<std::size_t>& sizes, int repe
     }
 
     switch (kind) {
-        case HostBuffer::Pageable: break;  // the vector frees itself
+        case HostBuffer::Pageable:
+            break;  // the vector frees itself
         case HostBuffer::MallocHost:
-        case HostBuffer::HostAlloc: free_pinned(host); break;
-        case HostBuffer::Registered: unpin(host); break;  // and then the vector frees itself
+        case HostBuffer::HostAlloc:
+            free_pinned(host);
+            break;
+        case HostBuffer::Registered:
+            unpin(host);
+            break;  // and then the vector frees itself
     }
 }
 

@@ -1,5 +1,6 @@
 """Installing Debian packages with apt-get: said before it starts (what, why, how big),
 with apt's and dpkg's hundreds of lines kept in a log file instead of on the screen."""
+
 from __future__ import annotations
 
 import os
@@ -39,15 +40,16 @@ def run_logged(command: list[str], log: Path = LOG) -> None:
     with log.open("a") as stream:
         stream.write(f"\n$ {shlex.join(command)}\n")
         stream.flush()
-        returncode = subprocess.run(command, stdout=stream, stderr=subprocess.STDOUT, env=_environment(),
-                                    stdin=subprocess.DEVNULL).returncode
+        returncode = subprocess.run(
+            command, stdout=stream, stderr=subprocess.STDOUT, env=_environment(), stdin=subprocess.DEVNULL
+        ).returncode
     if returncode != 0:
         print("".join(log.read_text(errors="replace").splitlines(keepends=True)[-LOG_LINES_ON_FAILURE:]), end="")
         raise CommandFailed(command, returncode)
 
 
 def size_of(apt_output: str) -> str:
-    """"130 MB to download, 540 MB on disk" from what `apt-get install --assume-no` printed ("" if unsaid)."""
+    """ "130 MB to download, 540 MB on disk" from what `apt-get install --assume-no` printed ("" if unsaid)."""
     download = re.search(r"Need to get ([\d.,]+ [kMG]?B)", apt_output)
     disk = re.search(r"After this operation, ([\d.,]+ [kMG]?B) of additional disk space", apt_output)
     parts = [f"{download[1]} to download"] if download else []
@@ -60,8 +62,7 @@ def install(packages: list[str], purpose: str) -> bool:
     True if installed. Raises CommandFailed when apt-get fails."""
     command = ["apt-get", "install", "-y", "--no-install-recommends", *packages]
     if shutil.which("apt-get") is None:
-        say(f"no apt-get here: install these for {purpose} with your system's package manager: "
-            + " ".join(packages))
+        say(f"no apt-get here: install these for {purpose} with your system's package manager: " + " ".join(packages))
         return False
     prefix = _prefix()
     if prefix is None:
@@ -69,8 +70,13 @@ def install(packages: list[str], purpose: str) -> bool:
         return False
     say(f"installing {', '.join(packages)} with apt-get, for {purpose}")
     run_logged([*prefix, "apt-get", *PATIENCE, "update", "-q"])
-    asked = subprocess.run([*prefix, "apt-get", "install", "--assume-no", "--no-install-recommends", *packages],
-                           capture_output=True, text=True, env=_environment(), stdin=subprocess.DEVNULL)
+    asked = subprocess.run(
+        [*prefix, "apt-get", "install", "--assume-no", "--no-install-recommends", *packages],
+        capture_output=True,
+        text=True,
+        env=_environment(),
+        stdin=subprocess.DEVNULL,
+    )
     size = size_of(asked.stdout)
     if size:
         say(f"{size}; this can take a few minutes")

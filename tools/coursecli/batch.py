@@ -12,6 +12,7 @@ under a timeout, and score ctest's verdicts with GoogleTest's own reports
 timeline programs each take a GPU of their own (gpu_slots.py), since GPU
 timings of two processes sharing a GPU would disturb each other.
 """
+
 from __future__ import annotations
 
 import fcntl
@@ -33,21 +34,30 @@ from .course_build import CourseBuild, starter_library, starter_targets
 from .gpu import gpu_devices, gpu_presence  # noqa: F401  (grade_batch asks them; tests replace them here)
 from .gpu_slots import GpuSlots, chosen_devices
 from .gradebook import lab_points, load_grade, save_grade, student_folder, summary_table, write_gradebook
-from .scoring import LabGrade, SubmissionGrade, ctest_verdicts, failed_lab, grade_lab, outcome_points
 from .objcheck import COMPILE_STOPPED, CourseCompiler, Refusal, check_lab, lab_rules, object_path
 from .progress import Progress
 from .results import read_gtest_report, read_junit, read_labels
 from .sandbox import Isolation, Limits, Sandbox, SandboxUnavailable, View, build_limits, choose_isolation, run_limits
+from .scoring import LabGrade, SubmissionGrade, ctest_verdicts, failed_lab, grade_lab, outcome_points
 from .shell import ROOT, run_logged
-from .submissions import (Intake, LabSources, SubmissionRefused, course_labs, find_submissions, printable, stage,
-                          student_name, take_student_sources)
+from .submissions import (
+    Intake,
+    LabSources,
+    SubmissionRefused,
+    course_labs,
+    find_submissions,
+    printable,
+    stage,
+    student_name,
+    take_student_sources,
+)
 
-DEFAULT_TIMEOUT_S = 30       # per test; a solution's test takes a few seconds
-BUILD_TIMEOUT_S = 900        # per build step: a compiler stuck on hostile code is stopped too
-ERROR_LINES = 12             # compiler lines kept in a report
-ERROR_LINE_CHARS = 400       # and characters of each
-LOG_LIMIT = 16 << 20         # bytes of a student's grade.log; later commands are listed without their output
-TRACE_LIMIT = 64 << 20       # bytes of a trace copied from a lab program's scratch folder into the report
+DEFAULT_TIMEOUT_S = 30  # per test; a solution's test takes a few seconds
+BUILD_TIMEOUT_S = 900  # per build step: a compiler stuck on hostile code is stopped too
+ERROR_LINES = 12  # compiler lines kept in a report
+ERROR_LINE_CHARS = 400  # and characters of each
+LOG_LIMIT = 16 << 20  # bytes of a student's grade.log; later commands are listed without their output
+TRACE_LIMIT = 64 << 20  # bytes of a trace copied from a lab program's scratch folder into the report
 TIMED_OUT = sandbox.TIMED_OUT
 
 
@@ -56,8 +66,8 @@ class GradeSettings:
     """How a batch is graded."""
 
     out: Path
-    labs: list[LabSources]          # the labs to grade
-    all_labs: list[LabSources]      # every lab of the course (CMake configures them all)
+    labs: list[LabSources]  # the labs to grade
+    all_labs: list[LabSources]  # every lab of the course (CMake configures them all)
     timeout_s: int = DEFAULT_TIMEOUT_S
     jobs: int = 1
     regrade: bool = False
@@ -65,32 +75,42 @@ class GradeSettings:
     keep_builds: bool = False
     verbose: bool = False
     course_root: Path = ROOT
-    sanitize: bool = False                # also run each lab's program under compute-sanitizer
-    sanitize_points: int | None = None    # points a clean run earns; None: each lab.cmake's SANITIZE_POINTS
-    sandbox: str = "auto"            # auto, bubblewrap, fallback or none (sandbox.MODES)
-    bwrap: str | None = None         # bwrap's path, when not on PATH
-    isolation: Isolation | None = None   # chosen by grade_batch
-    submissions: Path | None = None      # hidden from the steps, with the output folder
-    compiler: CourseCompiler | None = None   # the course build's compile commands (prepare_course)
+    sanitize: bool = False  # also run each lab's program under compute-sanitizer
+    sanitize_points: int | None = None  # points a clean run earns; None: each lab.cmake's SANITIZE_POINTS
+    sandbox: str = "auto"  # auto, bubblewrap, fallback or none (sandbox.MODES)
+    bwrap: str | None = None  # bwrap's path, when not on PATH
+    isolation: Isolation | None = None  # chosen by grade_batch
+    submissions: Path | None = None  # hidden from the steps, with the output folder
+    compiler: CourseCompiler | None = None  # the course build's compile commands (prepare_course)
     course_labels: dict[str, list[str]] | None = None
     course_build: CourseBuild | None = None  # the batch's built course (prepare_course)
-    course_build_dir: Path | None = None     # a course build kept between batches (--course-build); None: own
-    gpus: int | None = None                  # GPUs to use at most (None: all the driver shows)
-    todo: Path | None = None                 # grade only the submissions this file lists (a Slurm shard)
-    shard: tuple[int, int] = (0, 1)          # (index, count): grade found[index::count]
+    course_build_dir: Path | None = None  # a course build kept between batches (--course-build); None: own
+    gpus: int | None = None  # GPUs to use at most (None: all the driver shows)
+    todo: Path | None = None  # grade only the submissions this file lists (a Slurm shard)
+    shard: tuple[int, int] = (0, 1)  # (index, count): grade found[index::count]
 
 
 def configure_command(settings: GradeSettings, build: Path) -> list:
     """The cmake command that configures the course in `build` for grading: the tests' timeout, their output
     cap and a report folder that each submission's copy of the tests replaces (course_build.py)."""
-    command = ["cmake", "-S", settings.course_root, "-B", build, "-G", "Unix Makefiles",
-               "-DCMAKE_BUILD_TYPE=Release", f"-DSTREAMLAB_DEFAULT_TIMEOUT={settings.timeout_s}",
-               # The starters stand in for every student (and for the solutions, which a grader may not have).
-               f"-DSTREAMLAB_STARTER_ROOT={settings.course_root / 'labs'}",
-               f"-DSTREAMLAB_SOLUTION_ROOT={settings.course_root / 'labs'}",
-               "-DCMAKE_EXPORT_COMPILE_COMMANDS=ON", f"-DSTREAMLAB_GTEST_XML_DIR={CourseBuild(build).xml_placeholder()}",
-               f"-DSTREAMLAB_ANSWER_ROOT={CourseBuild(build).answers_placeholder()}",
-               f"-DCMAKE_CROSSCOMPILING_EMULATOR={sandbox.output_cap_launcher()}"]
+    command = [
+        "cmake",
+        "-S",
+        settings.course_root,
+        "-B",
+        build,
+        "-G",
+        "Unix Makefiles",
+        "-DCMAKE_BUILD_TYPE=Release",
+        f"-DSTREAMLAB_DEFAULT_TIMEOUT={settings.timeout_s}",
+        # The starters stand in for every student (and for the solutions, which a grader may not have).
+        f"-DSTREAMLAB_STARTER_ROOT={settings.course_root / 'labs'}",
+        f"-DSTREAMLAB_SOLUTION_ROOT={settings.course_root / 'labs'}",
+        "-DCMAKE_EXPORT_COMPILE_COMMANDS=ON",
+        f"-DSTREAMLAB_GTEST_XML_DIR={CourseBuild(build).xml_placeholder()}",
+        f"-DSTREAMLAB_ANSWER_ROOT={CourseBuild(build).answers_placeholder()}",
+        f"-DCMAKE_CROSSCOMPILING_EMULATOR={sandbox.output_cap_launcher()}",
+    ]
     if settings.cuda_arch:
         command.append(f"-DCMAKE_CUDA_ARCHITECTURES={settings.cuda_arch}")
     nvcc = environment.find_nvcc()
@@ -147,8 +167,12 @@ def prepare_plotting(settings: GradeSettings) -> None:
     folder = matplotlib_folder(settings)
     folder.mkdir(parents=True, exist_ok=True)
     try:
-        subprocess.run([python, "-c", "import matplotlib; matplotlib.use('Agg'); import matplotlib.pyplot"],
-                       env={**os.environ, "MPLCONFIGDIR": str(folder)}, capture_output=True, timeout=300)
+        subprocess.run(
+            [python, "-c", "import matplotlib; matplotlib.use('Agg'); import matplotlib.pyplot"],
+            env={**os.environ, "MPLCONFIGDIR": str(folder)},
+            capture_output=True,
+            timeout=300,
+        )
     except (OSError, subprocess.TimeoutExpired):
         shutil.rmtree(folder, ignore_errors=True)  # each plot then builds its own cache, as without this
 
@@ -162,8 +186,19 @@ def prepare_course(settings: GradeSettings) -> str:
     started = time.monotonic()
     log = Log(settings.out / ".work" / ".course-build.log", settings.verbose)
     targets = [target for lab in settings.labs for target in starter_targets(lab.number)]
-    status, _ = run_logged(["cmake", "--build", course_build_folder(settings), "--parallel", str(os.cpu_count() or 1),
-                            "--target", *targets], log, BUILD_TIMEOUT_S)
+    status, _ = run_logged(
+        [
+            "cmake",
+            "--build",
+            course_build_folder(settings),
+            "--parallel",
+            str(os.cpu_count() or 1),
+            "--target",
+            *targets,
+        ],
+        log,
+        BUILD_TIMEOUT_S,
+    )
     if status != 0:
         return f"the course did not build (see {log.path})"
     print(f"course: built the course once for the batch in {time.monotonic() - started:.0f} s", flush=True)
@@ -197,8 +232,13 @@ def student_view(settings: GradeSettings, work: Path, staging: Path) -> View:
     others = settings.submissions
     hidden = [settings.out] + ([others] if others and others.is_dir() else [])  # a lone archive hides nothing
     course_build = [course_build_folder(settings)]  # read-only again inside the hidden output folder: linked with
-    return View(read_only=[settings.course_root], hidden=hidden, writable=[work], protected=[staging, *course_build],
-                build_cache=sandbox.ccache_folder())
+    return View(
+        read_only=[settings.course_root],
+        hidden=hidden,
+        writable=[work],
+        protected=[staging, *course_build],
+        build_cache=sandbox.ccache_folder(),
+    )
 
 
 def copy_traces(scratch: Path, prefix: str, folder: Path) -> list[Path]:
@@ -213,12 +253,15 @@ def copy_traces(scratch: Path, prefix: str, folder: Path) -> list[Path]:
 
 def first_errors(output: str, staging: Path) -> str:
     """The compiler's first error lines, with the grader's folders shown as labs/..."""
-    lines = [line[:ERROR_LINE_CHARS] for line in output.replace(str(staging) + "/", "labs/").splitlines()
-             if not re.match(r"g?make(\[\d+\])?: ", line)]  # make's own "Error 2" lines say nothing more
+    lines = [
+        line[:ERROR_LINE_CHARS]
+        for line in output.replace(str(staging) + "/", "labs/").splitlines()
+        if not re.match(r"g?make(\[\d+\])?: ", line)
+    ]  # make's own "Error 2" lines say nothing more
     first = next((i for i, line in enumerate(lines) if re.search(r"\berror\b", line, re.I)), None)
     if first is None:
         return "\n".join(lines[-ERROR_LINES:])
-    return "\n".join(lines[first:first + ERROR_LINES])
+    return "\n".join(lines[first : first + ERROR_LINES])
 
 
 class SubmissionGrader:
@@ -229,7 +272,7 @@ class SubmissionGrader:
         self.gpu_present, self.gpu_name = gpu
         self.gpu_slots = gpu_slots
         self.device: dict[str, str] = {}  # CUDA_VISIBLE_DEVICES of this submission's GPU while it holds one
-        self.build_seconds = 0.0          # compiling its sources alone (the check) and linking its labs
+        self.build_seconds = 0.0  # compiling its sources alone (the check) and linking its labs
         self.student = student_name(submission)
         self.folder = student_folder(settings.out, self.student)
         self.work = settings.out / ".work" / self.folder.name
@@ -241,8 +284,15 @@ class SubmissionGrader:
         isolation = settings.isolation or Isolation(sandbox.NONE)
         self.box = Sandbox(isolation, student_view(settings, self.work, self.staging))
 
-    def _step(self, command: list, timeout_s: float, limits: Limits, building: bool = False,
-              env: dict[str, str] | None = None, cwd: Path | None = None) -> tuple[int, str]:
+    def _step(
+        self,
+        command: list,
+        timeout_s: float,
+        limits: Limits,
+        building: bool = False,
+        env: dict[str, str] | None = None,
+        cwd: Path | None = None,
+    ) -> tuple[int, str]:
         """Runs one build or test step of this submission in its sandbox; logs it. (status, output)"""
         env = {**self.device, **(env or {})}
         result = self.box.run(command, timeout_s, limits, cwd=cwd or self.work, env=env, building=building)
@@ -251,8 +301,9 @@ class SubmissionGrader:
 
     def grade(self) -> SubmissionGrade:
         started = time.monotonic()
-        grade = SubmissionGrade(self.student, gpu=self.gpu_name,
-                                isolation=(self.settings.isolation or Isolation(sandbox.NONE)).describe())
+        grade = SubmissionGrade(
+            self.student, gpu=self.gpu_name, isolation=(self.settings.isolation or Isolation(sandbox.NONE)).describe()
+        )
         try:
             self._grade_into(grade)
         except Exception as problem:  # noqa: BLE001  one broken submission must not stop the batch
@@ -284,12 +335,18 @@ class SubmissionGrader:
         for lab in settings.labs:
             declared = outcome_points(labels, lab.number)
             if lab.number in intake.missing:
-                grade.labs.append(failed_lab(lab.number, lab.folder, declared,
-                                             "missing file(s): " + ", ".join(intake.missing[lab.number])))
+                grade.labs.append(
+                    failed_lab(
+                        lab.number, lab.folder, declared, "missing file(s): " + ", ".join(intake.missing[lab.number])
+                    )
+                )
                 continue
             if lab.number in refusals:
-                grade.labs.append(failed_lab(lab.number, lab.folder, declared, refusals[lab.number].problem,
-                                             refusals[lab.number].details))
+                grade.labs.append(
+                    failed_lab(
+                        lab.number, lab.folder, declared, refusals[lab.number].problem, refusals[lab.number].details
+                    )
+                )
                 continue
             if lab.number in compile_errors:
                 status, output = compile_errors[lab.number]
@@ -300,8 +357,9 @@ class SubmissionGrader:
                 grade.labs.append(LabGrade(lab.number, lab.folder))
             else:
                 problem = "the build timed out" if status == TIMED_OUT else "does not compile"
-                grade.labs.append(failed_lab(lab.number, lab.folder, declared, problem,
-                                             first_errors(output, self.staging)))
+                grade.labs.append(
+                    failed_lab(lab.number, lab.folder, declared, problem, first_errors(output, self.staging))
+                )
         grade.build_seconds = round(self.build_seconds, 1)
         traces: dict[str, list[Path]] = {}
         if built:
@@ -327,8 +385,9 @@ class SubmissionGrader:
                 continue
             rules = lab_rules(self.settings.course_root / "labs" / lab.folder, lab.files)
             started = time.monotonic()
-            refusal, compiler_output = check_lab(lab.folder, lab.files, self.staging, self.objects,
-                                                 rules, self.settings.compiler)
+            refusal, compiler_output = check_lab(
+                lab.folder, lab.files, self.staging, self.objects, rules, self.settings.compiler
+            )
             self.build_seconds += time.monotonic() - started
             if compiler_output:
                 self.log.command(["compile alone", lab.folder], compiler_output, 1)
@@ -352,15 +411,16 @@ class SubmissionGrader:
         library = labs_folder / starter_library(lab.number)
         library.unlink(missing_ok=True)
         objects = [object_path(self.objects.resolve(), lab.folder, name) for name in lab.files]
-        status, output = self._step(["ar", "qc", library, *objects], BUILD_TIMEOUT_S, build_limits(BUILD_TIMEOUT_S),
-                                    building=True)
+        status, output = self._step(
+            ["ar", "qc", library, *objects], BUILD_TIMEOUT_S, build_limits(BUILD_TIMEOUT_S), building=True
+        )
         for target in starter_targets(lab.number):
             if status != 0:
                 break
-            folder, command = self.settings.course_build.link_command(target, lab.number, library,
-                                                                      labs_folder / target)
-            status, output = self._step(command, BUILD_TIMEOUT_S, build_limits(BUILD_TIMEOUT_S), building=True,
-                                        cwd=folder)
+            folder, command = self.settings.course_build.link_command(target, lab.number, library, labs_folder / target)
+            status, output = self._step(
+                command, BUILD_TIMEOUT_S, build_limits(BUILD_TIMEOUT_S), building=True, cwd=folder
+            )
         return status, output
 
     def _test(self, labs: list[LabSources], labels: dict[str, list[str]], grade: SubmissionGrade) -> None:
@@ -372,11 +432,27 @@ class SubmissionGrader:
         self.box.writable_folder(self.xml_reports)
         pattern = "^lab(" + "|".join(lab.number for lab in labs) + r")\.starter\."
         count = sum(1 for name in labels if re.match(pattern, name))
-        command = ["ctest", "--test-dir", self.build, "-R", pattern, "--timeout", str(timeout),
-                   "--output-junit", junit, "--no-tests=error", "--parallel", "2",
-                   # Keep the end of long outputs: GoogleTest's closing lines decide a pass.
-                   "--test-output-size-passed", "262144", "--test-output-size-failed", "262144",
-                   "--test-output-truncation", "middle"]
+        command = [
+            "ctest",
+            "--test-dir",
+            self.build,
+            "-R",
+            pattern,
+            "--timeout",
+            str(timeout),
+            "--output-junit",
+            junit,
+            "--no-tests=error",
+            "--parallel",
+            "2",
+            # Keep the end of long outputs: GoogleTest's closing lines decide a pass.
+            "--test-output-size-passed",
+            "262144",
+            "--test-output-size-failed",
+            "262144",
+            "--test-output-truncation",
+            "middle",
+        ]
         status, console = self._step(command, count * (timeout + 15) + 120, run_limits(timeout))
         verdicts = ctest_verdicts(console)
         try:
@@ -387,15 +463,16 @@ class SubmissionGrader:
             if lab_grade.number not in {lab.number for lab in labs}:
                 continue
             mine = [o for o in outcomes if o.name.startswith(f"lab{lab_grade.number}.starter.")]
-            reports = {o.name: read_gtest_report(self.xml_reports / f"{o.name}.xml", o.name.split(".", 2)[-1])
-                       for o in mine}
-            graded = grade_lab(lab_grade.number, lab_grade.folder, mine, verdicts, timeout, self.gpu_present,
-                               reports)
+            reports = {
+                o.name: read_gtest_report(self.xml_reports / f"{o.name}.xml", o.name.split(".", 2)[-1]) for o in mine
+            }
+            graded = grade_lab(lab_grade.number, lab_grade.folder, mine, verdicts, timeout, self.gpu_present, reports)
             lab_grade.tests = graded.tests
             if not mine:
-                problem = ("the test run was stopped" if status == TIMED_OUT else "ctest reported no results")
-                lab_grade.tests = failed_lab(lab_grade.number, lab_grade.folder,
-                                             outcome_points(labels, lab_grade.number), problem).tests
+                problem = "the test run was stopped" if status == TIMED_OUT else "ctest reported no results"
+                lab_grade.tests = failed_lab(
+                    lab_grade.number, lab_grade.folder, outcome_points(labels, lab_grade.number), problem
+                ).tests
                 lab_grade.problem = problem
 
     def _record_timelines(self, labs: list[LabSources], grade: SubmissionGrade) -> dict[str, list[Path]]:
@@ -413,8 +490,11 @@ class SubmissionGrader:
             for old in self.folder.glob(f"lab{lab.number}*.json"):
                 old.unlink()
             scratch = self.box.writable_folder(self.work / "traces")
-            status, _ = self._step([program, "--trace", scratch / f"lab{lab.number}.json"], self.settings.timeout_s,
-                                   run_limits(self.settings.timeout_s))
+            status, _ = self._step(
+                [program, "--trace", scratch / f"lab{lab.number}.json"],
+                self.settings.timeout_s,
+                run_limits(self.settings.timeout_s),
+            )
             traces = copy_traces(scratch, f"lab{lab.number}", self.folder)
             if not traces:
                 why = "timed out" if status == TIMED_OUT else f"exit status {status}"
@@ -437,8 +517,12 @@ class SubmissionGrader:
             for trace_file in trace_files:
                 image = trace_file.with_suffix(".png")
                 drawn_image = scratch / image.name
-                drawn, _ = self._step([python, "-m", "streamlab_tools.plot", scratch / trace_file.name, "-o",
-                                       drawn_image], 120, run_limits(120), env=self._plot_environment())
+                drawn, _ = self._step(
+                    [python, "-m", "streamlab_tools.plot", scratch / trace_file.name, "-o", drawn_image],
+                    120,
+                    run_limits(120),
+                    env=self._plot_environment(),
+                )
                 if drawn == 0 and sandbox.is_plain_file(drawn_image, TRACE_LIMIT):
                     shutil.copyfile(drawn_image, image, follow_symlinks=False)
                     lab_grade.timelines.append(image.name)
@@ -464,10 +548,15 @@ class SubmissionGrader:
             if program is None:
                 continue
             result = sanitize.sanitize_submission_lab(
-                program, lab.folder, lab.files, self.staging, self.work / "sanitize" / lab.number,
+                program,
+                lab.folder,
+                lab.files,
+                self.staging,
+                self.work / "sanitize" / lab.number,
                 self.settings.timeout_s,
                 lambda command, env, timeout: self._step(command, timeout, run_limits(timeout), env=env),
-                (self.gpu_present, self.gpu_name))
+                (self.gpu_present, self.gpu_name),
+            )
             by_number[lab.number].sanitizer = result.lines()
             points = self.settings.sanitize_points
             if points is None:
@@ -500,14 +589,19 @@ def grade_batch(submissions: Path, settings: GradeSettings) -> int:
     # One more submission than GPUs: it builds while the others test, so that no GPU waits for a build.
     jobs = max(settings.jobs, len(slots.devices) + 1) if settings.isolation.kind != sandbox.FALLBACK else 1
     gpus = f"{len(slots.devices)} GPU(s), one submission's tests on each" if slots.devices else "tests on the CPU only"
-    print(f"course: grading {len(found)} submission(s), labs {' '.join(numbers)}, {jobs} at a time, "
-          f"{settings.timeout_s} s per test; GPU: {gpu[1]}; {gpus}", flush=True)
+    print(
+        f"course: grading {len(found)} submission(s), labs {' '.join(numbers)}, {jobs} at a time, "
+        f"{settings.timeout_s} s per test; GPU: {gpu[1]}; {gpus}",
+        flush=True,
+    )
     print(f"course: isolation: {settings.isolation.describe()}", flush=True)
     to_grade = [s for s in found if settings.regrade or not already_graded(settings.out, student_name(s), numbers)]
     lock = lock_course_build(settings) if to_grade else None
     if to_grade and lock is None:
-        print(f"course: another batch is using the course build in {course_build_folder(settings)}; "
-              "wait for it to end, or give another --course-build")
+        print(
+            f"course: another batch is using the course build in {course_build_folder(settings)}; "
+            "wait for it to end, or give another --course-build"
+        )
         return 1
     problem = prepare_course(settings) if to_grade else ""
     if to_grade and gpu[0]:  # timelines are drawn only where a GPU recorded them
@@ -529,10 +623,12 @@ def grade_batch(submissions: Path, settings: GradeSettings) -> int:
         with print_lock:
             write_gradebook(settings.out, numbers)
             build_seconds.append(grade.build_seconds)
-        labs = ", ".join(f"lab{lab.number} {lab_points(lab)}" + (f" ({lab.problem})" if lab.problem else "")
-                         for lab in grade.labs)
-        message = (f"{labs}  [{grade.seconds:.0f} s, build {grade.build_seconds:.1f} s]"
-                   + (f"  {grade.problem}" if grade.problem else ""))
+        labs = ", ".join(
+            f"lab{lab.number} {lab_points(lab)}" + (f" ({lab.problem})" if lab.problem else "") for lab in grade.labs
+        )
+        message = f"{labs}  [{grade.seconds:.0f} s, build {grade.build_seconds:.1f} s]" + (
+            f"  {grade.problem}" if grade.problem else ""
+        )
         progress.finish(student, message, grade.seconds)
 
     with ThreadPoolExecutor(max_workers=jobs) as pool:
@@ -545,9 +641,11 @@ def grade_batch(submissions: Path, settings: GradeSettings) -> int:
     print()
     print(summary_table(grades, numbers))
     if build_seconds:
-        print(f"\ncourse: {len(build_seconds)} graded in {time.monotonic() - started:.0f} s (wall); build per "
-              f"submission (compile alone + link): mean {sum(build_seconds) / len(build_seconds):.1f} s, "
-              f"max {max(build_seconds):.1f} s")
+        print(
+            f"\ncourse: {len(build_seconds)} graded in {time.monotonic() - started:.0f} s (wall); build per "
+            f"submission (compile alone + link): mean {sum(build_seconds) / len(build_seconds):.1f} s, "
+            f"max {max(build_seconds):.1f} s"
+        )
     print(f"\ncourse: gradebook {settings.out / 'gradebook.csv'}; reports in {settings.out / 'students'}")
     return 0
 
@@ -585,16 +683,20 @@ def prepare_isolation(submissions: Path, settings: GradeSettings) -> bool:
     tools = [shutil.which(name) or name for name in ("cmake", "ctest")] + [environment.find_nvcc() or "nvcc"]
     unreachable = Sandbox(settings.isolation, View()).unreachable(
         [settings.course_root, settings.out, Path(sys.executable), *map(Path, tools)]
-        + [folder for folder in [course_build_folder(settings)] if folder.exists()])
+        + [folder for folder in [course_build_folder(settings)] if folder.exists()]
+    )
     if unreachable:
-        print(f"course: uid {sandbox.NOBODY} cannot read {', '.join(map(str, unreachable))}: put the course, the "
-              "output folder and the tools where every user may read them, or install bubblewrap")
+        print(
+            f"course: uid {sandbox.NOBODY} cannot read {', '.join(map(str, unreachable))}: put the course, the "
+            "output folder and the tools where every user may read them, or install bubblewrap"
+        )
         return False
     return True
 
 
-def grade_or_explain(submission: Path, settings: GradeSettings, gpu: tuple[bool, str],
-                     slots: GpuSlots) -> SubmissionGrade:
+def grade_or_explain(
+    submission: Path, settings: GradeSettings, gpu: tuple[bool, str], slots: GpuSlots
+) -> SubmissionGrade:
     """Grades one submission; whatever goes wrong, the student still gets a row that says what."""
     try:
         return SubmissionGrader(submission, settings, gpu, slots).grade()

@@ -1,5 +1,6 @@
 """`course bench`: lab 05's pipeline from 1 to 64 chunks, three kernel weights, against
 the model; the tracer's overhead; a JSON file and a plot in build/bench/."""
+
 from __future__ import annotations
 
 from . import labs

@@ -10,6 +10,7 @@ kept as CMake wrote it. Its tests are the course's ctest tests (labels,
 timeouts, skip and fail rules, output cap, GoogleTest XML report), pointed at
 the submission's programs and report folder.
 """
+
 from __future__ import annotations
 
 import shlex

@@ -4,6 +4,7 @@ Doxygen is optional to the rest of the course. `course docs` needs it and says h
 to get it; `course test` builds the docs where Doxygen is (or can be) installed,
 and goes on without them elsewhere, saying so.
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -45,6 +46,9 @@ def run_docs(preset: str) -> int:
 
 def docs_step(preset: str) -> bool:
     """The docs part of `course test`: False only when Doxygen ran and warned."""
-    return optional_step("" if _doxygen_ready() else NOT_INSTALLED, lambda: build_docs(preset),
-                         "Doxygen's warnings are above (every public name needs a /// comment)",
-                         lambda html: f"API docs built without warnings: {html / 'index.html'}")
+    return optional_step(
+        "" if _doxygen_ready() else NOT_INSTALLED,
+        lambda: build_docs(preset),
+        "Doxygen's warnings are above (every public name needs a /// comment)",
+        lambda html: f"API docs built without warnings: {html / 'index.html'}",
+    )

@@ -193,8 +193,9 @@ def korean_slides_requirements() -> list[Requirement]:
     """What the Korean decks (slides/ko/) need besides the slides' own: xelatex and a Korean
     OpenType font (tools/slides.py KOREAN_FONT). About 70 MB, so only `course slides` installs them."""
     fc_list = shutil.which("fc-list")
-    font = fc_list is not None and bool(subprocess.run(
-        [fc_list, "Noto Sans CJK KR", "family"], capture_output=True, text=True).stdout.strip())
+    font = fc_list is not None and bool(
+        subprocess.run([fc_list, "Noto Sans CJK KR", "family"], capture_output=True, text=True).stdout.strip()
+    )
     return [
         Requirement("xelatex", "texlive-xetex", shutil.which("xelatex") is not None),
         Requirement("the Noto Sans CJK KR font", "fonts-noto-cjk", font),

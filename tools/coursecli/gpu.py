@@ -3,6 +3,7 @@
 Every "no GPU" message of the course starts the same way, `no GPU: `, followed
 by the detail (no driver, no device, ...), whichever part of the course says it.
 """
+
 from __future__ import annotations
 
 import ctypes

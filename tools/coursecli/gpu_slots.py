@@ -6,6 +6,7 @@ a free GPU from here and see only that one (CUDA_VISIBLE_DEVICES), so timings
 are never taken while another submission's code shares the GPU. Without a GPU
 there is one slot, which runs those steps one submission at a time as before.
 """
+
 from __future__ import annotations
 
 import queue

@@ -11,6 +11,7 @@ grade edited, copied or planted by anyone else reads as not graded.
     OUTDIR/gradebook.csv
     OUTDIR/students/<student>/report.md, results.json, grade.json, labNN*.png
 """
+
 from __future__ import annotations
 
 import csv
@@ -29,12 +30,16 @@ from .scoring import NO_GPU, NOT_GRADED, PASSED, LabGrade, SubmissionGrade
 GRADE_FILE = "grade.json"
 SIGNATURE_FILE = "grade.sig"
 KEY_FILE = ".grader-key"
-REPORT_LIMIT = 1 << 20      # characters of a report.md or results.json; a longer one is cut, with a note
-NO_GPU_HERE = ("The GPU tests could not be graded here: this machine has no GPU (Gradescope's own runners have "
-               "none). They are not scored here, and not counted as zero: your instructor grades them on a machine "
-               "with an NVIDIA GPU (the course's GPU machine, or a cluster).")
-UNVERIFIED = ("its grade.json does not verify (changed after grading, or not written by the grader): "
-              "not counted; grade it again with --regrade")
+REPORT_LIMIT = 1 << 20  # characters of a report.md or results.json; a longer one is cut, with a note
+NO_GPU_HERE = (
+    "The GPU tests could not be graded here: this machine has no GPU (Gradescope's own runners have "
+    "none). They are not scored here, and not counted as zero: your instructor grades them on a machine "
+    "with an NVIDIA GPU (the course's GPU machine, or a cluster)."
+)
+UNVERIFIED = (
+    "its grade.json does not verify (changed after grading, or not written by the grader): "
+    "not counted; grade it again with --regrade"
+)
 
 
 def write_atomically(path: Path, text: str) -> None:
@@ -135,6 +140,7 @@ def save_grade(folder: Path, grade: SubmissionGrade) -> None:
 
 # ------------------------------------------------------------------ report.md
 
+
 def lab_points(lab: LabGrade) -> str:
     """'7/14', '7/10 (+4 not graded)' or 'not graded (14 points)'."""
     if not lab.graded:
@@ -170,8 +176,7 @@ def report_markdown(grade: SubmissionGrade) -> str:
         lines += ["| test | points | result | details |", "|---|---|---|---|"]
         for test in lab.tests:
             points = f"{test.earned}/{test.points}" if test.status != NOT_GRADED else f"-/{test.points}"
-            details = [*test.measures, *([test.reason] if test.reason else []),
-                       *(f"hint: {h}" for h in test.hints)]
+            details = [*test.measures, *([test.reason] if test.reason else []), *(f"hint: {h}" for h in test.hints)]
             lines.append(f"| {test.name} | {points} | {test.status} | {_cell(chr(10).join(details))} |")
         if lab.timelines:
             lines.append("")
@@ -179,17 +184,30 @@ def report_markdown(grade: SubmissionGrade) -> str:
         if lab.timeline_note:
             lines += ["", lab.timeline_note]
         if lab.sanitizer:
-            lines += ["", "compute-sanitizer (your program run with `--no-trace`; "
-                      f"`./course check {lab.number} --sanitize` shows the same):", "", "```", *lab.sanitizer, "```"]
+            lines += [
+                "",
+                "compute-sanitizer (your program run with `--no-trace`; "
+                f"`./course check {lab.number} --sanitize` shows the same):",
+                "",
+                "```",
+                *lab.sanitizer,
+                "```",
+            ]
     if grade.ignored:
-        lines += ["", "## Files not graded", "",
-                  "Only each lab's student sources and answer files are taken; tests, CMake files, `common/` and "
-                  "thresholds are always the course's own.", ""]
+        lines += [
+            "",
+            "## Files not graded",
+            "",
+            "Only each lab's student sources and answer files are taken; tests, CMake files, `common/` and "
+            "thresholds are always the course's own.",
+            "",
+        ]
         lines += [f"- {_cell(entry)}" for entry in grade.ignored]
     return "\n".join(lines) + "\n"
 
 
 # ------------------------------------------------------------------ Gradescope
+
 
 def gradescope_results(grade: SubmissionGrade) -> dict:
     """Gradescope's autograder results: a test per graded test, and the total score.
@@ -199,10 +217,14 @@ def gradescope_results(grade: SubmissionGrade) -> dict:
     tests = []
     for lab in grade.labs:
         for test in lab.tests:
-            entry = {"name": f"Lab {lab.number}: {test.name}",
-                     "score": test.earned, "max_score": test.points if test.status != NOT_GRADED else 0,
-                     "output": "\n".join([*test.measures, *([test.reason] if test.reason else []),
-                                          *(f"hint: {h}" for h in test.hints)])}
+            entry = {
+                "name": f"Lab {lab.number}: {test.name}",
+                "score": test.earned,
+                "max_score": test.points if test.status != NOT_GRADED else 0,
+                "output": "\n".join(
+                    [*test.measures, *([test.reason] if test.reason else []), *(f"hint: {h}" for h in test.hints)]
+                ),
+            }
             if test.status == NOT_GRADED:
                 entry["name"] += f" - {test.reason or NOT_GRADED}"
             else:
@@ -223,6 +245,7 @@ def gradescope_results(grade: SubmissionGrade) -> dict:
 
 
 # ------------------------------------------------------------------ gradebook.csv
+
 
 def gradebook_csv(grades: list[SubmissionGrade], lab_numbers: list[str]) -> str:
     """A row per student, a column per lab (blank where nothing was graded), total and notes."""
@@ -271,9 +294,12 @@ def summary_table(grades: list[SubmissionGrade], lab_numbers: list[str]) -> str:
         for number in lab_numbers:
             lab = by_number.get(number)
             cells.append(f"{'-' if lab is None or not lab.graded else f'{lab.earned}/{lab.possible}':>8}")
-        notes = "; ".join([f"lab{lab.number}: {lab.problem}" for lab in grade.labs if lab.problem]
-                          + ([grade.problem] if grade.problem else [])
-                          + ([f"{grade.not_graded} pts not graded"] if grade.not_graded else []))
-        rows.append(f"{grade.student:<{width}}  " + "  ".join(cells)
-                    + f"  {f'{grade.earned}/{grade.possible}':>9}  {notes}")
+        notes = "; ".join(
+            [f"lab{lab.number}: {lab.problem}" for lab in grade.labs if lab.problem]
+            + ([grade.problem] if grade.problem else [])
+            + ([f"{grade.not_graded} pts not graded"] if grade.not_graded else [])
+        )
+        rows.append(
+            f"{grade.student:<{width}}  " + "  ".join(cells) + f"  {f'{grade.earned}/{grade.possible}':>9}  {notes}"
+        )
     return "\n".join(rows)

@@ -9,6 +9,7 @@ own runners have none, so there the result says that the GPU tests could not
 be graded (they count neither way, never as zeros); a runner with a GPU grades
 them.
 """
+
 from __future__ import annotations
 
 import stat
@@ -21,9 +22,19 @@ from .shell import ROOT
 from .submissions import LabSources
 
 # What a grader needs from the repository; labs are added one by one.
-COURSE_PATHS = ["course", "CMakeLists.txt", "CMakePresets.json", "cmake", "common", "labs/CMakeLists.txt",
-                "tools/CMakeLists.txt", "tools/check_labs.py", "tools/selfgrade.py", "tools/coursecli",
-                "tools/streamlab_tools"]
+COURSE_PATHS = [
+    "course",
+    "CMakeLists.txt",
+    "CMakePresets.json",
+    "cmake",
+    "common",
+    "labs/CMakeLists.txt",
+    "tools/CMakeLists.txt",
+    "tools/check_labs.py",
+    "tools/selfgrade.py",
+    "tools/coursecli",
+    "tools/streamlab_tools",
+]
 LEFT_OUT_SUFFIXES = {".pyc", ".png", ".pdf"}  # pictures are for READMEs, not for grading
 
 SETUP_SH = r"""#!/usr/bin/env bash
@@ -89,15 +100,21 @@ def _add_script(archive: zipfile.ZipFile, name: str, text: str) -> None:
     archive.writestr(info, text)
 
 
-def build_autograder(output: Path, labs: list[LabSources], timeout_s: int = DEFAULT_TIMEOUT_S,
-                     cuda_version: str = "13-0", root: Path = ROOT) -> list[str]:
+def build_autograder(
+    output: Path,
+    labs: list[LabSources],
+    timeout_s: int = DEFAULT_TIMEOUT_S,
+    cuda_version: str = "13-0",
+    root: Path = ROOT,
+) -> list[str]:
     """Writes the autograder zip for `labs`; returns the names it holds."""
     output.parent.mkdir(parents=True, exist_ok=True)
     numbers = " ".join(lab.number for lab in labs)
     with zipfile.ZipFile(output, "w", zipfile.ZIP_DEFLATED) as archive:
         _add_script(archive, "setup.sh", SETUP_SH.replace("@CUDA_VERSION@", cuda_version))
-        _add_script(archive, "run_autograder",
-                    RUN_AUTOGRADER.replace("@LABS@", numbers).replace("@TIMEOUT@", str(timeout_s)))
+        _add_script(
+            archive, "run_autograder", RUN_AUTOGRADER.replace("@LABS@", numbers).replace("@TIMEOUT@", str(timeout_s))
+        )
         for relative in _course_files(root, labs):
             archive.write(root / relative, relative.as_posix())
         return archive.namelist()

@@ -17,6 +17,7 @@ batch), and the object's symbols are read with `nm`:
 A refusal is one line naming the file and what it did; the lab scores 0 and
 nothing of it runs.
 """
+
 from __future__ import annotations
 
 import json
@@ -42,9 +43,9 @@ _KEYWORDS = r"(?:NUMBER|TOPIC|STUDENT_SOURCES|ANSWER_FILES|PROGRAM|TEST_SOURCE|T
 class LabRules:
     """What one lab's graded code may define and use."""
 
-    interface: set[str] = field(default_factory=set)   # "lab05::run_pipeline"
+    interface: set[str] = field(default_factory=set)  # "lab05::run_pipeline"
     namespaces: set[str] = field(default_factory=set)  # "lab05"
-    headers: list[str] = field(default_factory=list)   # "lab05.hpp"
+    headers: list[str] = field(default_factory=list)  # "lab05.hpp"
     allow_symbols: list[str] = field(default_factory=list)
     allow_asm: bool = False
 
@@ -59,14 +60,18 @@ class Refusal:
 
 def strip_comments_and_literals(text: str) -> str:
     """C++ text without comments and with string and character literals emptied (line count kept)."""
-    pattern = re.compile(r'//[^\n]*|/\*.*?\*/|R"(?P<delim>[^(\s]*)\(.*?\)(?P=delim)"|"(?:\\.|[^"\\\n])*"'
-                         r"|'(?:\\.|[^'\\\n])*'", re.S)
+    pattern = re.compile(
+        r'//[^\n]*|/\*.*?\*/|R"(?P<delim>[^(\s]*)\(.*?\)(?P=delim)"|"(?:\\.|[^"\\\n])*"'
+        r"|'(?:\\.|[^'\\\n])*'",
+        re.S,
+    )
 
     def blank(match: re.Match) -> str:
         token = match.group(0)
         if token.startswith(("//", "/*")):
             return " " + "\n" * token.count("\n")
         return '""' if token.endswith('"') else "' '"
+
     return pattern.sub(blank, text)
 
 
@@ -78,9 +83,10 @@ def _lab_cmake_values(text: str, keyword: str) -> list[str] | None:
 
 def declared_interface(header_text: str) -> tuple[set[str], set[str]]:
     """(qualified function and variable names a header declares without defining, its namespaces)."""
-    text = "\n".join(line for line in strip_comments_and_literals(header_text).splitlines()
-                     if not line.lstrip().startswith("#"))
-    scopes: list[str | None] = []   # a namespace or type name, or None for any other block
+    text = "\n".join(
+        line for line in strip_comments_and_literals(header_text).splitlines() if not line.lstrip().startswith("#")
+    )
+    scopes: list[str | None] = []  # a namespace or type name, or None for any other block
     statement, names, namespaces = "", set(), set()
     for token in re.finditer(r"[{};]|[^{};]+", text):
         piece = token.group(0)
@@ -114,7 +120,7 @@ def _declared_name(statement: str) -> str | None:
     if re.match(r"(?:template|using|typedef|friend|static_assert|inline|constexpr|enum)\b", statement):
         return None
     function = re.search(r"([A-Za-z_]\w*)\s*\((?:[^()]|\([^()]*\))*\)\s*(?:const\s*)?(?:noexcept\s*)?$", statement)
-    if function and "=" not in statement[:function.start()]:
+    if function and "=" not in statement[: function.start()]:
         return function.group(1)
     variable = re.fullmatch(r"extern\s+[^=]*?\b([A-Za-z_]\w*)", statement)
     return variable.group(1) if variable else None
@@ -145,13 +151,15 @@ def check_source(name: str, text: str, rules: LabRules) -> list[str]:
             continue
         target = re.match(r'"([^"]*)"|<([^>]*)>', directive.group(2).strip())
         if target is None:
-            findings.append(f"{name}:{number} includes a file named by a macro: graded code may include "
-                            "headers only by name")
+            findings.append(
+                f"{name}:{number} includes a file named by a macro: graded code may include headers only by name"
+            )
             continue
         path = (target.group(1) or target.group(2) or "").replace("\\", "/")
         if path.startswith("/") or re.match(r"[A-Za-z]:", path) or ".." in path.split("/"):
-            findings.append(f"{name}:{number} includes a file by its path: graded code may include "
-                            "headers only by name")
+            findings.append(
+                f"{name}:{number} includes a file by its path: graded code may include headers only by name"
+            )
     return findings + check_code(name, strip_comments_and_literals(text), rules)
 
 
@@ -160,8 +168,10 @@ def check_code(name: str, code: str, rules: LabRules) -> list[str]:
     findings = []
     for namespace in COURSE_NAMESPACES:
         if re.search(rf"\bnamespace\s+{namespace}\b(?!\s*=)", code):
-            findings.append(f"{name} declares things in namespace {namespace}, the course's: graded code may not "
-                            "re-declare or add to the course's code")
+            findings.append(
+                f"{name} declares things in namespace {namespace}, the course's: graded code may not "
+                "re-declare or add to the course's code"
+            )
     if not rules.allow_asm and re.search(r"\b(?:asm|__asm|__asm__)\b", code):
         findings.append(f"{name} uses inline asm: this lab does not allow it")
     return findings
@@ -180,8 +190,9 @@ def own_lines(preprocessed: str, source: Path) -> str:
 
 
 def _demangle(names: list[str]) -> list[str]:
-    demangled = subprocess.run(["c++filt"], input="\n".join(names), capture_output=True, text=True,
-                               errors="replace", check=True).stdout.splitlines()
+    demangled = subprocess.run(
+        ["c++filt"], input="\n".join(names), capture_output=True, text=True, errors="replace", check=True
+    ).stdout.splitlines()
     return demangled if len(demangled) == len(names) else names  # never expected; then check the raw names
 
 
@@ -195,7 +206,7 @@ def read_symbols(obj: Path) -> list[tuple[str, str]]:
     rows = [line.split() for line in listing.stdout.splitlines() if len(line.split()) >= 2]
     names = _demangle([row[0] for row in rows])
     stubs = [i for i, name in enumerate(names) if name.startswith(DEVICE_STUB)]
-    kernels = _demangle(["_" + names[i][len(DEVICE_STUB):].split("(")[0] for i in stubs])
+    kernels = _demangle(["_" + names[i][len(DEVICE_STUB) :].split("(")[0] for i in stubs])
     for i, kernel in zip(stubs, kernels):
         names[i] = kernel
     return [(name, row[1]) for name, row in zip(names, rows)]
@@ -203,7 +214,7 @@ def read_symbols(obj: Path) -> list[tuple[str, str]]:
 
 def check_symbols(name: str, symbols: list[tuple[str, str]], rules: LabRules) -> list[str]:
     """What the object defines or calls that graded code may not, one line each, the gravest first."""
-    grave: list[str] = []   # what FORBIDDEN names, and main: said first, as the report's line
+    grave: list[str] = []  # what FORBIDDEN names, and main: said first, as the report's line
     other: list[str] = []
     header = " or ".join(rules.headers) or "the lab header"
     for symbol, kind in symbols:
@@ -220,12 +231,16 @@ def check_symbols(name: str, symbols: list[tuple[str, str]], rules: LabRules) ->
             if what in rules.interface or ANONYMOUS in what:
                 continue
             owner = "the course's own" if what.startswith(COURSE_NAMESPACES) else f"which {header} does not declare"
-            other.append(f"{name} defines {what}, {owner}: graded code may define only the lab's interface "
-                         "(put helpers in an anonymous namespace)")
+            other.append(
+                f"{name} defines {what}, {owner}: graded code may define only the lab's interface "
+                "(put helpers in an anonymous namespace)"
+            )
         elif kind in UNDEFINED and not allowed(what, rules.namespaces, rules.allow_symbols):
-            other.append(f"{name} calls {what}, which graded code may not use (the CUDA runtime, streamlab "
-                         "and the C and C++ standard libraries' ordinary functions are allowed; a lab "
-                         "allows more with ALLOW_SYMBOLS)")
+            other.append(
+                f"{name} calls {what}, which graded code may not use (the CUDA runtime, streamlab "
+                "and the C and C++ standard libraries' ordinary functions are allowed; a lab "
+                "allows more with ALLOW_SYMBOLS)"
+            )
     return list(dict.fromkeys(grave + other))
 
 
@@ -237,8 +252,9 @@ class CourseCompiler:
         self.entries = {Path(e["file"]).resolve(): e for e in entries}
         self.course_root = course_root.resolve()
 
-    def command(self, lab_folder: str, file_name: str, source: Path, obj: Path,
-                step: str = "-c") -> tuple[Path, list[str]]:
+    def command(
+        self, lab_folder: str, file_name: str, source: Path, obj: Path, step: str = "-c"
+    ) -> tuple[Path, list[str]]:
         """(working folder, argv) compiling (step -c) or preprocessing (-E) `source` into `obj`
         with the starter's flags."""
         starter = self.course_root / "labs" / lab_folder / file_name
@@ -261,12 +277,18 @@ class CourseCompiler:
             out.append(str(source) if Path(entry["directory"], arg).resolve() == starter else arg)
         return Path(entry["directory"]), [*out, "-o", str(obj)]
 
-    def compile(self, lab_folder: str, file_name: str, source: Path, obj: Path,
-                step: str = "-c") -> tuple[int, str]:
+    def compile(self, lab_folder: str, file_name: str, source: Path, obj: Path, step: str = "-c") -> tuple[int, str]:
         folder, argv = self.command(lab_folder, file_name, source, obj, step)
         try:
-            done = subprocess.run(argv, cwd=folder, capture_output=True, text=True, errors="replace",
-                                  timeout=COMPILE_TIMEOUT_S, start_new_session=True)
+            done = subprocess.run(
+                argv,
+                cwd=folder,
+                capture_output=True,
+                text=True,
+                errors="replace",
+                timeout=COMPILE_TIMEOUT_S,
+                start_new_session=True,
+            )
         except subprocess.TimeoutExpired:
             return 124, f"{COMPILE_STOPPED} {COMPILE_TIMEOUT_S} s"
         return done.returncode, done.stdout + done.stderr
@@ -277,8 +299,9 @@ def object_path(work: Path, lab_folder: str, name: str) -> Path:
     return work / f"{lab_folder}-{name}.o"
 
 
-def check_lab(lab_folder: str, files: list[str], staged: Path, work: Path, rules: LabRules,
-              compiler: CourseCompiler) -> tuple[Refusal | None, str]:
+def check_lab(
+    lab_folder: str, files: list[str], staged: Path, work: Path, rules: LabRules, compiler: CourseCompiler
+) -> tuple[Refusal | None, str]:
     """Checks one lab's staged student sources. (a refusal or None, the compiler's output when it failed).
 
     A source that does not compile is not refused here: the build reports it,

@@ -11,6 +11,7 @@ that ended it, so that ctest still tells a crash from a failure.
 
 Standard library only, and nothing from the course: it runs inside the sandbox.
 """
+
 from __future__ import annotations
 
 import ctypes
@@ -40,7 +41,7 @@ def copy_capped(source: BinaryIO, keep, limit: int) -> int:
             keep(chunk[:take])
             head += take
         tail += chunk[take:]
-        del tail[:max(0, len(tail) - tail_size)]
+        del tail[: max(0, len(tail) - tail_size)]
     dropped = total - head - len(tail)
     if dropped:
         keep(f"\n[the grader dropped {dropped} bytes of output here]\n".encode())
@@ -62,8 +63,9 @@ def main(argv: list[str]) -> int:
         return 2
     limit, command = int(argv[0]), argv[1:]
     try:
-        process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                   preexec_fn=_die_with_this_process)  # single-threaded here: safe
+        process = subprocess.Popen(
+            command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, preexec_fn=_die_with_this_process
+        )  # single-threaded here: safe
     except OSError as problem:
         print(f"output_cap: cannot run {command[0]}: {problem}", file=sys.stderr)
         return 127

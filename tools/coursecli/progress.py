@@ -3,6 +3,7 @@
 On a terminal, one line that updates in place (each finished student's result
 is printed above it); otherwise, plain lines, one each time a student starts.
 """
+
 from __future__ import annotations
 
 import shutil
@@ -59,8 +60,12 @@ class Progress:
                 self._show()
             else:
                 estimate = self.estimate()
-                print(f"course: grading {student} ({self.done}/{self.total} done"
-                      + (f", about {estimate} left)" if estimate else ")"), file=self.stream, flush=True)
+                print(
+                    f"course: grading {student} ({self.done}/{self.total} done"
+                    + (f", about {estimate} left)" if estimate else ")"),
+                    file=self.stream,
+                    flush=True,
+                )
 
     def finish(self, student: str, message: str, graded_seconds: float | None) -> None:
         """A student is done: their result line, then (on a terminal) the updated status line."""

@@ -1,4 +1,5 @@
 """Reading what ctest ran: outcomes (JUnit XML), labels and points, and what the tests printed."""
+
 from __future__ import annotations
 
 import json
@@ -57,9 +58,16 @@ class TestOutcome:
         for line in self.output.splitlines():
             if line.startswith(MEASURE_PREFIX):
                 try:
-                    data = json.loads(line[len(MEASURE_PREFIX):])
-                    found.append(Measure(data["name"], float(data["value"]), data["op"],
-                                         float(data["threshold"]), data.get("unit", "")))
+                    data = json.loads(line[len(MEASURE_PREFIX) :])
+                    found.append(
+                        Measure(
+                            data["name"],
+                            float(data["value"]),
+                            data["op"],
+                            float(data["threshold"]),
+                            data.get("unit", ""),
+                        )
+                    )
                 except (ValueError, KeyError):
                     continue  # a line we cannot read is not worth failing the report for
         return found
@@ -70,7 +78,7 @@ class TestOutcome:
         for line in self.output.splitlines():
             if line.startswith(prefix):
                 try:
-                    found.append(json.loads(line[len(prefix):]))
+                    found.append(json.loads(line[len(prefix) :]))
                 except ValueError:
                     continue
         return found
@@ -80,8 +88,11 @@ class TestOutcome:
 
     def notes(self) -> list[str]:
         """What a test observed in words (a prediction next to what the timeline shows): "name: text"."""
-        return [f"{note['name']}: {note['text']}" for note in self._printed(NOTE_PREFIX)
-                if isinstance(note, dict) and {"name", "text"} <= note.keys()]
+        return [
+            f"{note['name']}: {note['text']}"
+            for note in self._printed(NOTE_PREFIX)
+            if isinstance(note, dict) and {"name", "text"} <= note.keys()
+        ]
 
     def details(self) -> list[str]:
         """The measured values next to their thresholds, then the notes: shown whatever the verdict."""
@@ -94,7 +105,7 @@ class TestOutcome:
             if line.endswith(": Skipped") and i + 1 < len(lines):
                 return lines[i + 1].strip()
             if line.startswith("SKIPPED: "):  # scripts that exit with ctest's SKIP_RETURN_CODE
-                return line[len("SKIPPED: "):].strip()
+                return line[len("SKIPPED: ") :].strip()
         return "skipped"
 
     def failure_reason(self) -> str:
@@ -102,8 +113,7 @@ class TestOutcome:
         lines = self.output.splitlines()
         for i, line in enumerate(lines):
             if re.search(r":\d+: Failure$", line):
-                message = [text.strip() for text in lines[i + 1:i + 4]
-                           if text.strip() and not text.startswith("[")]
+                message = [text.strip() for text in lines[i + 1 : i + 4] if text.strip() and not text.startswith("[")]
                 return " ".join(message)[:300]
             if "Exit code" in line or "exception" in line.lower():
                 return line.strip()[:300]
@@ -114,13 +124,16 @@ class TestOutcome:
 
 def read_labels(build_dir: Path) -> dict[str, list[str]]:
     """Every test's LABELS, from `ctest --show-only=json-v1`."""
-    listing = subprocess.run(["ctest", "--test-dir", str(build_dir), "--show-only=json-v1"],
-                             capture_output=True, text=True)
+    listing = subprocess.run(
+        ["ctest", "--test-dir", str(build_dir), "--show-only=json-v1"], capture_output=True, text=True
+    )
     try:
         tests = json.loads(listing.stdout).get("tests", [])
     except ValueError:
-        raise RuntimeError(f"ctest could not list the tests in {build_dir}: "
-                           + (listing.stderr.strip().splitlines() or ["no output"])[0]) from None
+        raise RuntimeError(
+            f"ctest could not list the tests in {build_dir}: "
+            + (listing.stderr.strip().splitlines() or ["no output"])[0]
+        ) from None
     labels: dict[str, list[str]] = {}
     for test in tests:
         for prop in test.get("properties", []):
@@ -150,7 +163,7 @@ def read_junit(path: Path, labels: dict[str, list[str]]) -> list[TestOutcome]:
 class GtestReport:
     """What GoogleTest's own XML report (--gtest_output=xml:PATH) says about one test."""
 
-    result: str        # "passed", "failed" or "skipped"
+    result: str  # "passed", "failed" or "skipped"
     message: str = ""  # the skip's reason or the first failure, without GoogleTest's "file:line" line
 
 
@@ -169,6 +182,7 @@ def read_gtest_report(path: Path, name: str) -> GtestReport | None:
     def message(element: ET.Element) -> str:
         text = element.get("message", "")
         return text.split("\n", 1)[1].strip() if re.match(r"[^\n]*:\d+\n", text) else text.strip()
+
     skipped, failure = case.find("skipped"), case.find("failure")
     if failure is not None:
         return GtestReport("failed", message(failure))

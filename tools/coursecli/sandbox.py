@@ -19,6 +19,7 @@ rlimits (through util-linux's `prlimit`): processes, file size, CPU time, open
 files, no core files; memory (RLIMIT_DATA) for build steps only, since CUDA
 reserves far more address space than it uses.
 """
+
 from __future__ import annotations
 
 import ctypes
@@ -28,8 +29,8 @@ import secrets
 import shutil
 import signal
 import stat
-import sys
 import subprocess
+import sys
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -40,9 +41,9 @@ from .output_cap import copy_capped
 BUBBLEWRAP, FALLBACK, NONE = "bubblewrap", "fallback", "none"
 MODES = ("auto", BUBBLEWRAP, FALLBACK, NONE)
 NOBODY = 65534
-BWRAP_VARIABLE = "STREAMLAB_BWRAP"      # where bwrap is, when it is not on PATH
+BWRAP_VARIABLE = "STREAMLAB_BWRAP"  # where bwrap is, when it is not on PATH
 STEP_VARIABLE = "STREAMLAB_GRADER_STEP"  # marks a step's processes, to find what it left behind
-OUTPUT_LIMIT = 1 << 20                   # bytes of a step's output kept; the rest is counted and dropped
+OUTPUT_LIMIT = 1 << 20  # bytes of a step's output kept; the rest is counted and dropped
 TIMED_OUT = 124
 PROBE_TIMEOUT_S = 30
 
@@ -62,8 +63,14 @@ class Limits:
     data_bytes: int | None = None  # None for steps that run CUDA code
 
     def prlimit(self) -> list[str]:
-        command = ["prlimit", f"--cpu={self.cpu_s}", f"--fsize={self.file_bytes}", f"--nproc={self.processes}",
-                   f"--nofile={self.open_files}", "--core=0"]
+        command = [
+            "prlimit",
+            f"--cpu={self.cpu_s}",
+            f"--fsize={self.file_bytes}",
+            f"--nproc={self.processes}",
+            f"--nofile={self.open_files}",
+            "--core=0",
+        ]
         if self.data_bytes:
             command.append(f"--data={self.data_bytes}")
         return [*command, "--"]
@@ -89,12 +96,16 @@ class Isolation:
 
     def describe(self) -> str:
         if self.kind == BUBBLEWRAP:
-            return (f"bubblewrap ({self.detail}): own PID and network namespaces, uid {NOBODY}, course and "
-                    "submission read-only, private /tmp, output and other students' files hidden, rlimits")
+            return (
+                f"bubblewrap ({self.detail}): own PID and network namespaces, uid {NOBODY}, course and "
+                "submission read-only, private /tmp, output and other students' files hidden, rlimits"
+            )
         if self.kind == FALLBACK:
             user = f"uid {NOBODY}" if os.geteuid() == 0 else "the grader's own user (not root)"
-            return (f"fallback, no bubblewrap ({self.detail}): {user}, rlimits, each step's processes killed; "
-                    "files protected by permissions only, network and processes not isolated")
+            return (
+                f"fallback, no bubblewrap ({self.detail}): {user}, rlimits, each step's processes killed; "
+                "files protected by permissions only, network and processes not isolated"
+            )
         return "none (--sandbox none): students' code runs unconfined, as the grader's own user"
 
 
@@ -109,8 +120,13 @@ def find_bwrap(explicit: str | None = None) -> str | None:
 def _probe(bwrap: str) -> str:
     """'' when bwrap runs a trivial command with the options the grader uses, else why not."""
     try:
-        done = subprocess.run([bwrap, *_namespace_options(), "--", "true"], capture_output=True, text=True,
-                              timeout=PROBE_TIMEOUT_S, errors="replace")
+        done = subprocess.run(
+            [bwrap, *_namespace_options(), "--", "true"],
+            capture_output=True,
+            text=True,
+            timeout=PROBE_TIMEOUT_S,
+            errors="replace",
+        )
     except (OSError, subprocess.TimeoutExpired) as problem:
         return f"{bwrap} cannot run: {problem}"
     if done.returncode != 0:
@@ -132,8 +148,11 @@ def choose_isolation(mode: str = "auto", bwrap: str | None = None) -> Isolation:
     why = "asked for with --sandbox fallback"
     if mode != FALLBACK:
         path = find_bwrap(bwrap)
-        why = _probe(path) if path else (f"bwrap not found: install the bubblewrap package, or give its path "
-                                         f"with --bwrap or {BWRAP_VARIABLE}")
+        why = (
+            _probe(path)
+            if path
+            else (f"bwrap not found: install the bubblewrap package, or give its path with --bwrap or {BWRAP_VARIABLE}")
+        )
         if not why:
             return Isolation(BUBBLEWRAP, _bwrap_version(path), path)
         if mode == BUBBLEWRAP:
@@ -142,20 +161,36 @@ def choose_isolation(mode: str = "auto", bwrap: str | None = None) -> Isolation:
 
 
 def _namespace_options() -> list[str]:
-    return ["--unshare-all", "--unshare-user", "--uid", str(NOBODY), "--gid", str(NOBODY),
-            "--die-with-parent", "--new-session", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
-            "--tmpfs", "/tmp"]
+    return [
+        "--unshare-all",
+        "--unshare-user",
+        "--uid",
+        str(NOBODY),
+        "--gid",
+        str(NOBODY),
+        "--die-with-parent",
+        "--new-session",
+        "--ro-bind",
+        "/",
+        "/",
+        "--dev",
+        "/dev",
+        "--proc",
+        "/proc",
+        "--tmpfs",
+        "/tmp",
+    ]
 
 
 @dataclass
 class View:
     """What a submission's steps see besides `/` read-only, in mount order (later mounts cover earlier)."""
 
-    read_only: list[Path] = field(default_factory=list)   # the course
-    hidden: list[Path] = field(default_factory=list)      # output folder, submissions folder
-    writable: list[Path] = field(default_factory=list)    # the submission's work folder
-    protected: list[Path] = field(default_factory=list)   # read-only again inside a writable one (staged sources)
-    build_cache: Path | None = None                       # ccache's folder: writable for build steps only
+    read_only: list[Path] = field(default_factory=list)  # the course
+    hidden: list[Path] = field(default_factory=list)  # output folder, submissions folder
+    writable: list[Path] = field(default_factory=list)  # the submission's work folder
+    protected: list[Path] = field(default_factory=list)  # read-only again inside a writable one (staged sources)
+    build_cache: Path | None = None  # ccache's folder: writable for build steps only
 
 
 @dataclass
@@ -183,8 +218,14 @@ class Sandbox:
         """Of `paths`, those the steps cannot read (in the fallback, uid 65534 stops at a private folder)."""
         if not self.drop_user:
             return []
-        listed = subprocess.run(["sh", "-c", 'for p; do [ -r "$p" ] || echo "$p"; done', "sh", *map(str, paths)],
-                                capture_output=True, text=True, user=NOBODY, group=NOBODY, extra_groups=[])
+        listed = subprocess.run(
+            ["sh", "-c", 'for p; do [ -r "$p" ] || echo "$p"; done', "sh", *map(str, paths)],
+            capture_output=True,
+            text=True,
+            user=NOBODY,
+            group=NOBODY,
+            extra_groups=[],
+        )
         return [Path(line) for line in listed.stdout.splitlines()]
 
     def writable_folder(self, path: Path, tree: bool = False) -> Path:
@@ -230,15 +271,29 @@ class Sandbox:
             env["CCACHE_DIR"] = str(self.view.build_cache)
         return env
 
-    def run(self, argv: list, timeout_s: float, limits: Limits, cwd: Path, env: dict[str, str] | None = None,
-            building: bool = False) -> StepResult:
+    def run(
+        self,
+        argv: list,
+        timeout_s: float,
+        limits: Limits,
+        cwd: Path,
+        env: dict[str, str] | None = None,
+        building: bool = False,
+    ) -> StepResult:
         """Runs one step; keeps OUTPUT_LIMIT bytes of its output; kills all of it when it ends or times out."""
         argv = [str(part) for part in argv]
         command = argv if self.isolation.kind == NONE else limits.prlimit() + self.command(argv, cwd, building)
         user = dict(user=NOBODY, group=NOBODY, extra_groups=[]) if self.drop_user else {}
-        process = subprocess.Popen(command, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                   stderr=subprocess.STDOUT, start_new_session=True,
-                                   env=self.environment(env, building), **user)
+        process = subprocess.Popen(
+            command,
+            cwd=cwd,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+            env=self.environment(env, building),
+            **user,
+        )
         with _running_lock:
             _running.add(process.pid)
         kept = bytearray()

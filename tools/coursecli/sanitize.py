@@ -13,6 +13,7 @@ Used by `course check NN --sanitize`, `course run NN --sanitize` and
 `course grade --sanitize`. Without compute-sanitizer or a GPU, one line says so
 and nothing else happens.
 """
+
 from __future__ import annotations
 
 import glob
@@ -20,12 +21,24 @@ import os
 import re
 import shutil
 import subprocess
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
-from .sanitizer_reports import (AFTER_A_KERNEL_FAULT, KERNEL_FAULTS, Finding, Frame, Sources, error_total,
-                                findings_from, merge_text_details, parse_census, parse_text, parse_xml, tool_problem)
+from .sanitizer_reports import (
+    AFTER_A_KERNEL_FAULT,
+    KERNEL_FAULTS,
+    Finding,
+    Frame,
+    Sources,
+    error_total,
+    findings_from,
+    merge_text_details,
+    parse_census,
+    parse_text,
+    parse_xml,
+    tool_problem,
+)
 
 # Tool -> its options. memcheck also names leaked memory; the census names the rest. Its padding puts
 # unowned bytes after every allocation: cudaMalloc places buffers back to back, so without it an index one
@@ -37,8 +50,8 @@ TOOL_OPTIONS = {
     "synccheck": [],
 }
 BASIC_TOOLS = ["memcheck", "initcheck"]
-KERNEL_TOOLS = ["racecheck", "synccheck"]   # only where the student writes kernels
-PRINT_LIMIT = 1000                          # records kept per run; the summary still counts them all
+KERNEL_TOOLS = ["racecheck", "synccheck"]  # only where the student writes kernels
+PRINT_LIMIT = 1000  # records kept per run; the summary still counts them all
 TIMED_OUT = 124
 
 # (command, environment additions, timeout in s) -> (exit status, output)
@@ -47,9 +60,12 @@ Runner = Callable[[list[str], dict[str, str], float], tuple[int, str]]
 
 def find_sanitizer() -> str | None:
     """compute-sanitizer: on PATH, else where the CUDA Toolkit installs it."""
-    candidates = [shutil.which("compute-sanitizer"), "/usr/local/cuda/bin/compute-sanitizer",
-                  *sorted(glob.glob("/usr/local/cuda-*/bin/compute-sanitizer"), reverse=True),
-                  "/usr/local/cuda/compute-sanitizer/compute-sanitizer"]
+    candidates = [
+        shutil.which("compute-sanitizer"),
+        "/usr/local/cuda/bin/compute-sanitizer",
+        *sorted(glob.glob("/usr/local/cuda-*/bin/compute-sanitizer"), reverse=True),
+        "/usr/local/cuda/compute-sanitizer/compute-sanitizer",
+    ]
     for candidate in candidates:
         if candidate and os.access(candidate, os.X_OK):
             return candidate
@@ -57,8 +73,10 @@ def find_sanitizer() -> str | None:
 
 
 def missing_sanitizer_line() -> str:
-    return ("compute-sanitizer is not installed (it comes with the CUDA Toolkit, in its bin/ folder): "
-            "the code was not checked")
+    return (
+        "compute-sanitizer is not installed (it comes with the CUDA Toolkit, in its bin/ folder): "
+        "the code was not checked"
+    )
 
 
 def tools_for(source_texts: list[str]) -> list[str]:
@@ -92,8 +110,9 @@ def addr2line_resolver(program: Path, sources: Sources) -> Callable[[list[Frame]
     def resolve(frames: list[Frame]) -> None:
         wanted = sorted({call_site(f.pc) for f in frames if own(f)} - set(cache))
         if wanted:
-            result = subprocess.run([tool, "-a", "-f", "-C", "-i", "-e", str(program), *wanted],
-                                    capture_output=True, text=True, check=False)
+            result = subprocess.run(
+                [tool, "-a", "-f", "-C", "-i", "-e", str(program), *wanted], capture_output=True, text=True, check=False
+            )
             cache.update(_read_addr2line(result.stdout, sources))
         for frame in frames:
             if own(frame) and call_site(frame.pc) in cache:
@@ -136,11 +155,11 @@ class ToolRun:
     """One tool's run of the program."""
 
     tool: str
-    status: int                      # the program's exit status (the sanitizer passes it on)
+    status: int  # the program's exit status (the sanitizer passes it on)
     findings: list[Finding] = field(default_factory=list)
     errors_counted: int | None = None  # the sanitizer's own total (repeats included)
-    records_read: int = 0            # of them, those it wrote out (at most PRINT_LIMIT)
-    problem: str = ""                # the sanitizer could not watch the program: why
+    records_read: int = 0  # of them, those it wrote out (at most PRINT_LIMIT)
+    problem: str = ""  # the sanitizer could not watch the program: why
     program_output: str = ""
     notes: list[str] = field(default_factory=list)
 
@@ -149,7 +168,7 @@ class ToolRun:
 class SanitizeResult:
     """What `--sanitize` found in one lab, or why it could not look."""
 
-    problem: str = ""                # one line when nothing could be checked
+    problem: str = ""  # one line when nothing could be checked
     runs: list[ToolRun] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
@@ -175,8 +194,10 @@ class SanitizeResult:
             if run.errors_counted and run.errors_counted > run.records_read:
                 summary += f" (from the first {run.records_read} of the {run.errors_counted} errors it counted)"
             status = "" if run.status == 0 else f"; the program ended with exit status {run.status}"
-            lines.append(f"{run.tool}{' ' + ' '.join(TOOL_OPTIONS[run.tool]) if TOOL_OPTIONS[run.tool] else ''}: "
-                         f"{summary}{status}")
+            lines.append(
+                f"{run.tool}{' ' + ' '.join(TOOL_OPTIONS[run.tool]) if TOOL_OPTIONS[run.tool] else ''}: "
+                f"{summary}{status}"
+            )
             lines += [f"  ({note})" for note in run.notes]
         for number, finding in enumerate(self.findings, 1):
             described = finding.describe()
@@ -185,16 +206,33 @@ class SanitizeResult:
         return lines + self.notes
 
 
-def run_tool(sanitizer: str, tool: str, program: Path, sources: Sources, work: Path, timeout_s: float,
-             runner: Runner) -> ToolRun:
+def run_tool(
+    sanitizer: str, tool: str, program: Path, sources: Sources, work: Path, timeout_s: float, runner: Runner
+) -> ToolRun:
     """Runs `program --no-trace` under one tool and reads its findings."""
     work.mkdir(parents=True, exist_ok=True)
     xml, log, census = work / f"{tool}.xml", work / f"{tool}.log", work / f"{tool}-census.jsonl"
     for old in (xml, log, census):
         old.unlink(missing_ok=True)
-    command = [sanitizer, "--tool", tool, *TOOL_OPTIONS[tool], "--xml", "--save", str(xml), "--log-file", str(log),
-               "--print-limit", str(PRINT_LIMIT), "--strip-paths", "no", "--check-exit-code", "no",
-               str(program), "--no-trace"]
+    command = [
+        sanitizer,
+        "--tool",
+        tool,
+        *TOOL_OPTIONS[tool],
+        "--xml",
+        "--save",
+        str(xml),
+        "--log-file",
+        str(log),
+        "--print-limit",
+        str(PRINT_LIMIT),
+        "--strip-paths",
+        "no",
+        "--check-exit-code",
+        "no",
+        str(program),
+        "--no-trace",
+    ]
     env = {"STREAMLAB_LEAK_REPORT": str(census)} if tool == "memcheck" else {}
     status, output = runner(command, env, timeout_s)
     text = log.read_text(errors="replace") if log.exists() else ""
@@ -227,8 +265,15 @@ def _last_line(text: str) -> str:
     return lines[-1] if lines else ""
 
 
-def sanitize_program(program: Path, sources: Sources, tools: list[str], work: Path, timeout_s: float,
-                     runner: Runner, gpu: tuple[bool, str]) -> SanitizeResult:
+def sanitize_program(
+    program: Path,
+    sources: Sources,
+    tools: list[str],
+    work: Path,
+    timeout_s: float,
+    runner: Runner,
+    gpu: tuple[bool, str],
+) -> SanitizeResult:
     """Every tool in `tools` over `program --no-trace`, or the one line that says why it cannot run."""
     sanitizer = find_sanitizer()
     if sanitizer is None:
@@ -264,6 +309,7 @@ def points_test(result: SanitizeResult, points: int):
     """The sanitizer as a graded test worth `points`: passed when clean, failed with the findings,
     not graded (counting neither way) when compute-sanitizer could not run."""
     from .scoring import FAILED, NOT_GRADED, PASSED, TestGrade  # noqa: PLC0415  (only batch grading needs it)
+
     if result.problem or any(run.problem for run in result.runs):
         reason = result.problem or next(run.problem for run in result.runs if run.problem)
         return TestGrade(TEST_NAME, points, NOT_GRADED, reason=f"not graded: {reason}")
@@ -273,10 +319,28 @@ def points_test(result: SanitizeResult, points: int):
     return TestGrade(TEST_NAME, points, FAILED, reason="compute-sanitizer found: " + ", ".join(kinds))
 
 
-def sanitize_submission_lab(program: Path, lab_folder: str, files: list[str], staging: Path, work: Path,
-                            timeout_s: float, runner: Runner, gpu: tuple[bool, str]) -> SanitizeResult:
+def sanitize_submission_lab(
+    program: Path,
+    lab_folder: str,
+    files: list[str],
+    staging: Path,
+    work: Path,
+    timeout_s: float,
+    runner: Runner,
+    gpu: tuple[bool, str],
+) -> SanitizeResult:
     """`course grade --sanitize` for one lab of one submission (its files staged in staging/NN-topic)."""
-    texts = [(staging / lab_folder / name).read_text(errors="replace") for name in files
-             if (staging / lab_folder / name).exists()]
-    return sanitize_program(program, lab_sources(lab_folder, files), tools_for(texts), work,
-                            timeout_s * GRADE_TIMEOUT_FACTOR, runner=runner, gpu=gpu)
+    texts = [
+        (staging / lab_folder / name).read_text(errors="replace")
+        for name in files
+        if (staging / lab_folder / name).exists()
+    ]
+    return sanitize_program(
+        program,
+        lab_sources(lab_folder, files),
+        tools_for(texts),
+        work,
+        timeout_s * GRADE_TIMEOUT_FACTOR,
+        runner=runner,
+        gpu=gpu,
+    )

@@ -11,13 +11,14 @@ check does not name.
 Nothing here runs a program: sanitize.py runs the sanitizer and turns code
 addresses into file:line with addr2line (the `resolve` callable below).
 """
+
 from __future__ import annotations
 
 import json
 import re
 import xml.etree.ElementTree as ET
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 # ---------------------------------------------------------------- records as the sanitizer gives them
 
@@ -29,8 +30,8 @@ class Frame:
     function: str = ""
     module: str = ""
     pc: str = ""
-    file: str = ""     # filled in by a resolver: the source file ...
-    line: int = 0      # ... and line, when the module has line information
+    file: str = ""  # filled in by a resolver: the source file ...
+    line: int = 0  # ... and line, when the module has line information
 
 
 @dataclass
@@ -38,22 +39,25 @@ class Record:
     """One finding as compute-sanitizer reported it."""
 
     tool: str
-    kind: str                      # "Api", "Precise", "Leak", "Initcheck", "Race", ... or "" from text
-    text: str                      # its first line, e.g. "Invalid __global__ write of size 4 bytes"
-    api: str = ""                  # Api records: the failing call
-    error: str = ""                # Api: cudaErrorInvalidValue; Precise: "out of bounds"
-    message: str = ""              # Api: "invalid argument"
-    kernel: str = ""               # device records: the kernel (or device function) ...
-    device_file: str = ""          # ... and where in its source, from -lineinfo
+    kind: str  # "Api", "Precise", "Leak", "Initcheck", "Race", ... or "" from text
+    text: str  # its first line, e.g. "Invalid __global__ write of size 4 bytes"
+    api: str = ""  # Api records: the failing call
+    error: str = ""  # Api: cudaErrorInvalidValue; Precise: "out of bounds"
+    message: str = ""  # Api: "invalid argument"
+    kernel: str = ""  # device records: the kernel (or device function) ...
+    device_file: str = ""  # ... and where in its source, from -lineinfo
     device_line: int = 0
-    size: int = 0                  # bytes accessed, or leaked
+    size: int = 0  # bytes accessed, or leaked
     details: list[str] = field(default_factory=list)  # further lines of the text record
     frames: list[Frame] = field(default_factory=list)  # host backtrace, innermost first
 
 
 _TEXT_PREFIX = "========="
-_TOOL_PROBLEMS = re.compile(r"No attachable process|Target application|Internal Sanitizer Error|unable to|"
-                            r"Failed to|not supported|Could not|cannot", re.I)
+_TOOL_PROBLEMS = re.compile(
+    r"No attachable process|Target application|Internal Sanitizer Error|unable to|"
+    r"Failed to|not supported|Could not|cannot",
+    re.I,
+)
 _SUMMARY = re.compile(r"(LEAK|ERROR|RACECHECK) SUMMARY|^COMPUTE-SANITIZER")
 
 
@@ -71,20 +75,33 @@ def parse_xml(text: str, tool: str) -> list[Record]:
     if root.tag != "ComputeSanitizerOutput":
         raise ValueError(f"not a compute-sanitizer XML file (root element {root.tag})")
     records = []
+
     def get(node, name):
         return (node.findtext(name) or "").strip() if node is not None else ""
 
     for element in root.iter("record"):
         what = element.find("what")
         where = element.find("where")
-        record = Record(tool=tool, kind=(element.findtext("kind") or "").strip(), text=get(what, "text"),
-                        api=get(what, "api"), error=get(what, "error"), message=get(what, "message"),
-                        size=_int(get(what, "size")), kernel=get(where, "func"),
-                        device_file=get(where, "path"), device_line=_int(get(where, "line")))
+        record = Record(
+            tool=tool,
+            kind=(element.findtext("kind") or "").strip(),
+            text=get(what, "text"),
+            api=get(what, "api"),
+            error=get(what, "error"),
+            message=get(what, "message"),
+            size=_int(get(what, "size")),
+            kernel=get(where, "func"),
+            device_file=get(where, "path"),
+            device_line=_int(get(where, "line")),
+        )
         for frame in element.iter("frame"):
-            record.frames.append(Frame(function=(frame.findtext("func") or "").strip(),
-                                       module=(frame.findtext("module") or "").strip(),
-                                       pc=(frame.findtext("pc") or "").strip()))
+            record.frames.append(
+                Frame(
+                    function=(frame.findtext("func") or "").strip(),
+                    module=(frame.findtext("module") or "").strip(),
+                    pc=(frame.findtext("pc") or "").strip(),
+                )
+            )
         records.append(record)
     return records
 
@@ -92,12 +109,16 @@ def parse_xml(text: str, tool: str) -> list[Record]:
 # "Host Frame: cudaMallocHost(void**, unsigned long, unsigned int) [0x8cac] in san_probe"
 # (older releases: "Host Frame:/path/module (function + 0x1a4) [0x9e34]")
 _HOST_FRAME = re.compile(r"Host Frame:\s*(?P<func>.*?)\s*\[(?P<pc>0x[0-9a-fA-F]+)\]\s+in\s+(?P<module>\S+)\s*$")
-_OLD_HOST_FRAME = re.compile(r"Host Frame:\s*(?P<module>\S+)\s+\((?P<func>.*?)\s*\+\s*0x[0-9a-fA-F]+\)\s*"
-                             r"\[(?P<pc>0x[0-9a-fA-F]+)\]")
+_OLD_HOST_FRAME = re.compile(
+    r"Host Frame:\s*(?P<module>\S+)\s+\((?P<func>.*?)\s*\+\s*0x[0-9a-fA-F]+\)\s*"
+    r"\[(?P<pc>0x[0-9a-fA-F]+)\]"
+)
 # "at scale(float *, const float *, int)+0x110 in san_probe.cu:8"
 _DEVICE_AT = re.compile(r"^at (?P<func>.+?)\+0x[0-9a-fA-F]+ in (?P<file>.+?):(?P<line>\d+)\s*$")
-_API_HIT = re.compile(r'Program hit (?P<error>\w+) \(error \d+\) due to "(?P<message>[^"]*)" on CUDA API call to '
-                      r"(?P<api>\w+)")
+_API_HIT = re.compile(
+    r'Program hit (?P<error>\w+) \(error \d+\) due to "(?P<message>[^"]*)" on CUDA API call to '
+    r"(?P<api>\w+)"
+)
 _SIZE = re.compile(r"(?:of size|Leaked) (?P<size>[\d,]+) bytes")
 
 
@@ -108,7 +129,7 @@ def parse_text(text: str, tool: str) -> list[Record]:
     for raw in text.splitlines():
         if not raw.startswith(_TEXT_PREFIX):
             continue  # the program's own output, when it shares the stream
-        body = raw[len(_TEXT_PREFIX):]
+        body = raw[len(_TEXT_PREFIX) :]
         stripped = body.strip()
         if not stripped:
             current = None
@@ -133,8 +154,9 @@ def parse_text(text: str, tool: str) -> list[Record]:
         frame = _HOST_FRAME.search(stripped) or _OLD_HOST_FRAME.search(stripped)
         device = _DEVICE_AT.match(stripped)
         if frame:
-            current.frames.append(Frame(function=frame.group("func").strip(), module=frame.group("module"),
-                                        pc=frame.group("pc")))
+            current.frames.append(
+                Frame(function=frame.group("func").strip(), module=frame.group("module"), pc=frame.group("pc"))
+            )
         elif device and not current.kernel:
             current.kernel = device.group("func")
             current.device_file, current.device_line = device.group("file"), int(device.group("line"))
@@ -180,8 +202,16 @@ def parse_census(text: str) -> list[Record]:
         try:
             item = json.loads(line)
             frames = [Frame(module=str(module), pc=str(pc)) for module, pc in item.get("frames", [])]
-            records.append(Record(tool="census", kind="Census", text=f"{item['kind']} never released",
-                                  api=str(item["api"]), message=str(item["kind"]), frames=frames))
+            records.append(
+                Record(
+                    tool="census",
+                    kind="Census",
+                    text=f"{item['kind']} never released",
+                    api=str(item["api"]),
+                    message=str(item["kind"]),
+                    frames=frames,
+                )
+            )
         except (ValueError, KeyError, TypeError):
             continue  # a line cut short when the program ended: the rest still counts
     return records
@@ -194,12 +224,12 @@ def parse_census(text: str) -> list[Record]:
 class Finding:
     """One kind of problem at one place, as a student reads it. Repeats are counted, not listed."""
 
-    kind: str            # one of KINDS
-    tool: str            # memcheck, initcheck, racecheck, synccheck, census
-    what: str            # "cudaMemcpyAsync failed: cudaErrorInvalidValue (invalid argument)"
-    where: str           # "labs/05-three-chunks/three_chunks.cu:37" or "" when no line is known
-    function: str = ""   # the function at `where`
-    detail: str = ""     # e.g. "4 bytes after the end of an allocation of 4000 bytes"
+    kind: str  # one of KINDS
+    tool: str  # memcheck, initcheck, racecheck, synccheck, census
+    what: str  # "cudaMemcpyAsync failed: cudaErrorInvalidValue (invalid argument)"
+    where: str  # "labs/05-three-chunks/three_chunks.cu:37" or "" when no line is known
+    function: str = ""  # the function at `where`
+    detail: str = ""  # e.g. "4 bytes after the end of an allocation of 4000 bytes"
     count: int = 1
 
     @property
@@ -230,60 +260,92 @@ KINDS = {
     "out-of-bounds copy": (
         "the CUDA runtime refused a copy whose range is not inside the buffers it names, so nothing was copied",
         "a count or an offset one chunk too far: is the last chunk's count right, and is every offset "
-        "counted in elements of the right buffer?"),
+        "counted in elements of the right buffer?",
+    ),
     "out-of-bounds kernel access": (
         "a kernel read or wrote memory outside every buffer it was given; the kernel was stopped",
         "an element count or a pointer offset past the end of the buffer: does the count passed with each "
-        "chunk match the chunk, and does the kernel check i < n?"),
+        "chunk match the chunk, and does the kernel check i < n?",
+    ),
     "misaligned access": (
         "a kernel accessed memory at an address that is not a multiple of the value's size",
-        "a pointer offset in bytes where elements were meant (or the other way round)"),
+        "a pointer offset in bytes where elements were meant (or the other way round)",
+    ),
     "failed CUDA call": (
         "a CUDA runtime call returned an error; the work it should have done did not happen",
         "an invalid argument (a null or freed pointer, a destroyed stream) or an earlier error that the "
-        "program did not check"),
+        "program did not check",
+    ),
     "leaked device memory": (
         "device memory allocated with cudaMalloc (or cudaMallocAsync) was never freed",
-        "a missing cudaFree (cudaFreeAsync) on some path, often an early return or an exception"),
+        "a missing cudaFree (cudaFreeAsync) on some path, often an early return or an exception",
+    ),
     "leaked pinned buffer": (
         "pinned host memory from cudaMallocHost or cudaHostAlloc was never freed; pinned memory is scarce "
         "and stays locked until the process ends",
-        "a missing cudaFreeHost, or cudaFree/free called on pinned memory instead"),
+        "a missing cudaFreeHost, or cudaFree/free called on pinned memory instead",
+    ),
     "leaked stream": (
         "a stream was created and never destroyed",
-        "a cudaStreamCreate... without its cudaStreamDestroy (a streamlab::Stream destroys itself)"),
+        "a cudaStreamCreate... without its cudaStreamDestroy (a streamlab::Stream destroys itself)",
+    ),
     "leaked event": (
         "an event was created and never destroyed",
-        "a cudaEventCreate... without its cudaEventDestroy (a streamlab::Event destroys itself)"),
+        "a cudaEventCreate... without its cudaEventDestroy (a streamlab::Event destroys itself)",
+    ),
     "host memory left pinned": (
         "host memory pinned in place with cudaHostRegister was never unpinned",
-        "a missing cudaHostUnregister before the memory is freed"),
+        "a missing cudaHostUnregister before the memory is freed",
+    ),
     "uninitialised device read": (
         "a kernel read device memory that nothing had written: its result depends on leftover bytes",
         "a copy into the device buffer that is missing, too short or into the wrong place, or one that "
-        "had not finished (another stream) when the kernel read it"),
+        "had not finished (another stream) when the kernel read it",
+    ),
     "uninitialised copy": (
         "a copy read device memory that nothing had written",
-        "copying results back from a buffer (or part of one) that no kernel or copy filled"),
+        "copying results back from a buffer (or part of one) that no kernel or copy filled",
+    ),
     "shared-memory race": (
         "threads of one block wrote and read the same shared memory without a barrier between them",
-        "a missing __syncthreads() between writing shared memory and reading it"),
+        "a missing __syncthreads() between writing shared memory and reading it",
+    ),
     "barrier misuse": (
         "a barrier (__syncthreads, __syncwarp) was not reached by all the threads that must reach it",
-        "a barrier inside a branch that only some threads take"),
+        "a barrier inside a branch that only some threads take",
+    ),
     "other finding": (
         "compute-sanitizer reported a problem of a kind this course does not explain",
-        "read the sanitizer's own words above and its manual"),
+        "read the sanitizer's own words above and its manual",
+    ),
 }
 
 # Allocation calls, as a leak's backtrace shows them (runtime and driver names).
 _PINNED_ALLOCATORS = {"cudaMallocHost", "cudaHostAlloc", "cuMemHostAlloc", "cuMemAllocHost"}
-_DEVICE_ALLOCATORS = {"cudaMalloc", "cudaMallocAsync", "cudaMallocPitch", "cudaMalloc3D", "cudaMallocFromPoolAsync",
-                      "cuMemAlloc", "cuMemAllocAsync", "cuMemAllocPitch", "cudaMallocManaged", "cuMemAllocManaged"}
-_CENSUS_KINDS = {"stream": "leaked stream", "event": "leaked event", "registered host memory": "host memory left pinned"}
+_DEVICE_ALLOCATORS = {
+    "cudaMalloc",
+    "cudaMallocAsync",
+    "cudaMallocPitch",
+    "cudaMalloc3D",
+    "cudaMallocFromPoolAsync",
+    "cuMemAlloc",
+    "cuMemAllocAsync",
+    "cuMemAllocPitch",
+    "cudaMallocManaged",
+    "cuMemAllocManaged",
+}
+_CENSUS_KINDS = {
+    "stream": "leaked stream",
+    "event": "leaked event",
+    "registered host memory": "host memory left pinned",
+}
 # API errors that only repeat an earlier kernel fault (the context is gone after it).
-_AFTERMATH = {"cudaErrorLaunchFailure", "cudaErrorIllegalAddress", "cudaErrorMisalignedAddress",
-              "cudaErrorContextIsDestroyed"}
+_AFTERMATH = {
+    "cudaErrorLaunchFailure",
+    "cudaErrorIllegalAddress",
+    "cudaErrorMisalignedAddress",
+    "cudaErrorContextIsDestroyed",
+}
 
 
 def _cuda_name(function: str) -> str:
@@ -335,14 +397,17 @@ def classify(record: Record) -> str:
 class Sources:
     """The student's source files: how to recognise them in debug information, and how to name them."""
 
-    display: dict[str, str]   # a path suffix such as "05-three-chunks/three_chunks.cu" -> "labs/05-.../x.cu"
+    display: dict[str, str]  # a path suffix such as "05-three-chunks/three_chunks.cu" -> "labs/05-.../x.cu"
 
     def name_of(self, path: str) -> str:
         """The student's name for `path`, or "" when it is not one of their files."""
         normal = path.replace("\\", "/")
         for suffix, shown in self.display.items():
-            if normal == suffix or normal.endswith("/" + suffix) or (
-                    "/" not in normal and suffix.endswith("/" + normal)):
+            if (
+                normal == suffix
+                or normal.endswith("/" + suffix)
+                or ("/" not in normal and suffix.endswith("/" + normal))
+            ):
                 return shown
         return ""
 
@@ -388,8 +453,10 @@ def _detail(record: Record) -> str:
 
 
 KERNEL_FAULTS = ("out-of-bounds kernel access", "misaligned access")
-AFTER_A_KERNEL_FAULT = ("a kernel fault ends the program's CUDA context: nothing could be freed after it, "
-                        "so leaks are not reported for this run")
+AFTER_A_KERNEL_FAULT = (
+    "a kernel fault ends the program's CUDA context: nothing could be freed after it, "
+    "so leaks are not reported for this run"
+)
 
 
 def findings_from(records: list[Record], sources: Sources, resolve: Resolver | None = None) -> list[Finding]:
@@ -401,8 +468,11 @@ def findings_from(records: list[Record], sources: Sources, resolve: Resolver | N
         kind = classify(record)
         if record.error == "cudaErrorNotReady" and record.api in ("cudaStreamQuery", "cudaEventQuery"):
             continue  # "still working" is the answer a query exists for, not an error
-        if kernel_fault and ((kind == "failed CUDA call" and record.error in _AFTERMATH) or
-                             kind.startswith("leaked") or kind == "host memory left pinned"):
+        if kernel_fault and (
+            (kind == "failed CUDA call" and record.error in _AFTERMATH)
+            or kind.startswith("leaked")
+            or kind == "host memory left pinned"
+        ):
             continue  # "unspecified launch failure" on every later call, frees that failed: the fault says it all
         if resolve is not None:
             resolve(record.frames)

@@ -11,6 +11,7 @@ GoogleTest's lines itself, does not pass. A skip is "not graded" only for a
 reason the course's own checks give (GRADER_SKIPS) or, without a GPU, for any
 GPU test; any other skip scores 0.
 """
+
 from __future__ import annotations
 
 import re
@@ -45,10 +46,10 @@ class TestGrade:
 
     __test__ = False  # a name pytest would otherwise collect
 
-    name: str          # Suite.Name
-    points: int        # what it is worth
-    status: str        # PASSED, FAILED or NOT_GRADED
-    reason: str = ""   # why it failed or was not graded
+    name: str  # Suite.Name
+    points: int  # what it is worth
+    status: str  # PASSED, FAILED or NOT_GRADED
+    reason: str = ""  # why it failed or was not graded
     measures: list[str] = field(default_factory=list)  # "name: value (needs op threshold)", for information
     hints: list[str] = field(default_factory=list)
 
@@ -64,8 +65,8 @@ class LabGrade:
     number: str
     folder: str
     tests: list[TestGrade] = field(default_factory=list)
-    problem: str = ""                 # "does not compile", "missing file ...": the whole lab scores 0
-    details: str = ""                 # the compiler's first error lines, say
+    problem: str = ""  # "does not compile", "missing file ...": the whole lab scores 0
+    details: str = ""  # the compiler's first error lines, say
     timelines: list[str] = field(default_factory=list)  # picture files, relative to the report
     timeline_note: str = ""
     sanitizer: list[str] = field(default_factory=list)  # `grade --sanitize`: what compute-sanitizer found
@@ -95,11 +96,11 @@ class SubmissionGrade:
     student: str
     labs: list[LabGrade] = field(default_factory=list)
     ignored: list[str] = field(default_factory=list)
-    problem: str = ""                 # the whole submission could not be graded
-    gpu: str = ""                     # the GPU it was graded on, or why there was none
-    isolation: str = ""               # how its code was isolated (sandbox.Isolation.describe)
+    problem: str = ""  # the whole submission could not be graded
+    gpu: str = ""  # the GPU it was graded on, or why there was none
+    isolation: str = ""  # how its code was isolated (sandbox.Isolation.describe)
     seconds: float = 0.0
-    build_seconds: float = 0.0        # compiling alone and linking its labs (the course is built once per batch)
+    build_seconds: float = 0.0  # compiling alone and linking its labs (the course is built once per batch)
 
     @property
     def earned(self) -> int:
@@ -117,13 +118,14 @@ class SubmissionGrade:
         return asdict(self)
 
     @classmethod
-    def from_json(cls, data: dict) -> "SubmissionGrade":
+    def from_json(cls, data: dict) -> SubmissionGrade:
         labs = [LabGrade(**{**lab, "tests": [TestGrade(**t) for t in lab["tests"]]}) for lab in data["labs"]]
         return cls(**{**data, "labs": labs})
 
 
-def grade_test(outcome: TestOutcome, verdict: str, timeout_s: int, gpu_present: bool,
-               report: GtestReport | None) -> TestGrade:
+def grade_test(
+    outcome: TestOutcome, verdict: str, timeout_s: int, gpu_present: bool, report: GtestReport | None
+) -> TestGrade:
     """Turns one ctest outcome, ctest's console verdict and GoogleTest's report of the test into points."""
     name = outcome.name.split(".", 2)[-1]
     measures = outcome.details()
@@ -142,8 +144,10 @@ def grade_test(outcome: TestOutcome, verdict: str, timeout_s: int, gpu_present: 
         if report is not None and report.result == "passed":
             grade.status = PASSED
         else:
-            grade.reason = ("no report from GoogleTest that this test passed: the process ended before the test "
-                            "did (does the code end the process, or print GoogleTest's lines itself?)")
+            grade.reason = (
+                "no report from GoogleTest that this test passed: the process ended before the test "
+                "did (does the code end the process, or print GoogleTest's lines itself?)"
+            )
         return grade
     grade.reason = failure_reason(outcome, verdict, timeout_s)
     grade.hints = outcome.hints()
@@ -153,15 +157,16 @@ def grade_test(outcome: TestOutcome, verdict: str, timeout_s: int, gpu_present: 
 def failure_reason(outcome: TestOutcome, verdict: str, timeout_s: int) -> str:
     """Why a test failed, in words: timeout, crash, CUDA error or wrong result."""
     if verdict == "Timeout":
-        return (f"timed out after {timeout_s} s and was stopped "
-                "(a kernel or a host loop that never ends?)")
+        return f"timed out after {timeout_s} s and was stopped (a kernel or a host loop that never ends?)"
     if verdict.startswith("Exception:"):
         kind = verdict.split(":", 1)[1].strip()
-        what = {"SegFault": "segmentation fault (an invalid host pointer?)",
-                "Child aborted": "aborted (an uncaught error or assert)",
-                "Illegal": "illegal instruction",
-                "Bus error": "bus error",
-                "Numerical": "arithmetic exception"}.get(kind, kind)
+        what = {
+            "SegFault": "segmentation fault (an invalid host pointer?)",
+            "Child aborted": "aborted (an uncaught error or assert)",
+            "Illegal": "illegal instruction",
+            "Bus error": "bus error",
+            "Numerical": "arithmetic exception",
+        }.get(kind, kind)
         return f"crashed: {what}"
     exception = re.search(r'C\+\+ exception with description "(.*)" thrown', outcome.output)
     if exception:
@@ -173,19 +178,26 @@ def failure_reason(outcome: TestOutcome, verdict: str, timeout_s: int) -> str:
     return f"wrong result: {outcome.failure_reason()}"
 
 
-def grade_lab(number: str, folder: str, outcomes: list[TestOutcome], verdicts: dict[str, str],
-              timeout_s: int, gpu_present: bool, reports: dict[str, GtestReport | None]) -> LabGrade:
+def grade_lab(
+    number: str,
+    folder: str,
+    outcomes: list[TestOutcome],
+    verdicts: dict[str, str],
+    timeout_s: int,
+    gpu_present: bool,
+    reports: dict[str, GtestReport | None],
+) -> LabGrade:
     """The lab's graded tests (those worth points) from one ctest run; `reports` by ctest test name."""
     lab = LabGrade(number, folder)
     for outcome in outcomes:
         if outcome.points > 0:
-            lab.tests.append(grade_test(outcome, verdicts.get(outcome.name, ""), timeout_s, gpu_present,
-                                        reports.get(outcome.name)))
+            lab.tests.append(
+                grade_test(outcome, verdicts.get(outcome.name, ""), timeout_s, gpu_present, reports.get(outcome.name))
+            )
     return lab
 
 
-def failed_lab(number: str, folder: str, declared: list[tuple[str, int]], problem: str,
-               details: str = "") -> LabGrade:
+def failed_lab(number: str, folder: str, declared: list[tuple[str, int]], problem: str, details: str = "") -> LabGrade:
     """A lab none of whose tests could run: every test scores 0 with the lab's problem as the reason."""
     tests = [TestGrade(name, points, FAILED, reason=problem) for name, points in declared if points > 0]
     return LabGrade(number, folder, tests, problem=problem, details=details)
@@ -194,4 +206,4 @@ def failed_lab(number: str, folder: str, declared: list[tuple[str, int]], proble
 def outcome_points(labels: dict[str, list[str]], lab_number: str) -> list[tuple[str, int]]:
     """(Suite.Name, points) of lab NN's starter tests, from the tests' labels."""
     prefix = f"lab{lab_number}.starter."
-    return [(name[len(prefix):], points_of(labels[name])) for name in labels if name.startswith(prefix)]
+    return [(name[len(prefix) :], points_of(labels[name])) for name in labels if name.startswith(prefix)]

@@ -1,4 +1,5 @@
 """Running commands the way the course shows them: printed first, then run."""
+
 from __future__ import annotations
 
 import os
@@ -46,16 +47,23 @@ def optional_step(not_installed: str, build: Callable[[], Built], failed: str, b
     return True
 
 
-def run(command: list[str], *, check: bool = True, env: dict[str, str] | None = None,
-        cwd: Path | None = None, capture: bool = False) -> subprocess.CompletedProcess:
+def run(
+    command: list[str],
+    *,
+    check: bool = True,
+    env: dict[str, str] | None = None,
+    cwd: Path | None = None,
+    capture: bool = False,
+) -> subprocess.CompletedProcess:
     """Prints `command` as a shell line, runs it, and raises CommandFailed on failure."""
     print(f"$ {shlex.join(str(part) for part in command)}", flush=True)
     full_env = None
     if env:
         full_env = dict(os.environ)
         full_env.update(env)
-    result = subprocess.run([str(part) for part in command], cwd=cwd or ROOT, env=full_env,
-                            text=True, capture_output=capture)
+    result = subprocess.run(
+        [str(part) for part in command], cwd=cwd or ROOT, env=full_env, text=True, capture_output=capture
+    )
     if check and result.returncode != 0:
         if capture:
             sys.stdout.write(result.stdout)
@@ -64,17 +72,25 @@ def run(command: list[str], *, check: bool = True, env: dict[str, str] | None = 
     return result
 
 
-def run_logged(command: list, log, timeout_s: float, cwd: Path | None = None,
-               env: dict[str, str] | None = None) -> tuple[int, str]:
+def run_logged(
+    command: list, log, timeout_s: float, cwd: Path | None = None, env: dict[str, str] | None = None
+) -> tuple[int, str]:
     """Runs `command` in its own process group, logged with `log.command`; on timeout kills the whole group.
 
     For the student's own runs on their own machine (`course check --sanitize`); graded runs go
     through the sandbox instead (sandbox.py). Returns (status, output); status 124 on timeout.
     """
     command = [str(part) for part in command]
-    process = subprocess.Popen(command, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                               errors="replace", start_new_session=True,
-                               env={**os.environ, **env} if env else None)
+    process = subprocess.Popen(
+        command,
+        cwd=cwd,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        errors="replace",
+        start_new_session=True,
+        env={**os.environ, **env} if env else None,
+    )
     try:
         output, _ = process.communicate(timeout=timeout_s)
         status = process.returncode

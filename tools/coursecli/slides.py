@@ -7,6 +7,7 @@ The Korean decks (slides/ko/) also need xelatex and a Korean font: `course
 slides` installs them too, `course test` renders those decks only where they
 already are (the build says so in one line where they are not).
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -29,8 +30,9 @@ def _not_installed(missing: list[environment.Requirement]) -> str:
 def build_slides(preset: str) -> Path:
     """Builds the `slides` target of `preset`'s build and returns the folder of PDFs.
     Raises CommandFailed when a deck names code that is gone or a slide overflows."""
-    configure_again_if_stale(preset, {"PANDOC": "pandoc", "PDFLATEX": "pdflatex", "PDFTOTEXT": "pdftotext",
-                                      "XELATEX": "xelatex"})
+    configure_again_if_stale(
+        preset, {"PANDOC": "pandoc", "PDFLATEX": "pdflatex", "PDFTOTEXT": "pdftotext", "XELATEX": "xelatex"}
+    )
     folder = build(preset, ["slides"])
     return folder / "slides"
 
@@ -52,6 +54,9 @@ def run_slides(preset: str) -> int:
 def slides_step(preset: str) -> bool:
     """The slides part of `course test`: False only when the decks were rendered and failed."""
     missing = environment.install_slide_tools()
-    return optional_step(_not_installed(missing) if missing else "", lambda: build_slides(preset),
-                         "the reason is above (a deck's include, or a slide that runs off the page)",
-                         lambda pdfs: f"slides built, nothing runs off a slide: {pdfs}")
+    return optional_step(
+        _not_installed(missing) if missing else "",
+        lambda: build_slides(preset),
+        "the reason is above (a deck's include, or a slide that runs off the page)",
+        lambda pdfs: f"slides built, nothing runs off a slide: {pdfs}",
+    )

@@ -15,6 +15,7 @@ Only sbatch and Slurm's ordinary options and variables are used
 (SLURM_ARRAY_TASK_ID, --gres=gpu:N), so the scripts run on any site. A rerun
 first merges what earlier shards finished, then grades only what is left.
 """
+
 from __future__ import annotations
 
 import shlex
@@ -23,8 +24,8 @@ import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .gradebook import load_grade, save_grade, student_folder, summary_table, write_gradebook
 from .batch import already_graded
+from .gradebook import load_grade, save_grade, student_folder, summary_table, write_gradebook
 from .shell import ROOT
 from .submissions import find_submissions, student_name
 
@@ -39,10 +40,10 @@ TODO = "todo.txt"
 class SlurmSettings:
     """What the job array asks of the site's Slurm."""
 
-    tasks: int = 4                  # array tasks (shards), at most one per submission
-    gpus_per_task: int = 1          # --gres=gpu:N for each task; 0 asks for none (CPU-only grading)
-    partition: str | None = None    # --partition; None: the site's default partition
-    time: str = "04:00:00"          # --time of each task
+    tasks: int = 4  # array tasks (shards), at most one per submission
+    gpus_per_task: int = 1  # --gres=gpu:N for each task; 0 asks for none (CPU-only grading)
+    partition: str | None = None  # --partition; None: the site's default partition
+    time: str = "04:00:00"  # --time of each task
     dry_run: bool = False
     forwarded: list[str] = field(default_factory=list)  # `course grade` options each task passes on
 
@@ -61,13 +62,17 @@ def array_script(submissions: Path, out: Path, settings: SlurmSettings, tasks: i
     options += [("time", settings.time), ("output", str(out / FOLDER / "logs" / "grade-%A_%a.out"))]
     shard_folder = f'{shlex.quote(str(out / SHARDS))}/"$SLURM_ARRAY_TASK_ID"'
     command = [str(ROOT / "course"), "grade", str(submissions)]
-    return ("#!/bin/bash\n"
-            f"# Written by `course grade --slurm`: task i (0 to {tasks - 1}) grades the submissions on lines\n"
-            f"# i, i+{tasks}, i+{2 * tasks}, ... (counted from 0) of {out / FOLDER / TODO}, into {out / SHARDS}/i.\n"
-            + _directives(options) + "set -eu\n"
-            + f"exec {shlex.join(command)} -o {shard_folder} --todo {shlex.quote(str(out / FOLDER / TODO))} "
-            + f'--shard "$SLURM_ARRAY_TASK_ID/{tasks}"'
-            + (f" {shlex.join(settings.forwarded)}" if settings.forwarded else "") + "\n")
+    return (
+        "#!/bin/bash\n"
+        f"# Written by `course grade --slurm`: task i (0 to {tasks - 1}) grades the submissions on lines\n"
+        f"# i, i+{tasks}, i+{2 * tasks}, ... (counted from 0) of {out / FOLDER / TODO}, into {out / SHARDS}/i.\n"
+        + _directives(options)
+        + "set -eu\n"
+        + f"exec {shlex.join(command)} -o {shard_folder} --todo {shlex.quote(str(out / FOLDER / TODO))} "
+        + f'--shard "$SLURM_ARRAY_TASK_ID/{tasks}"'
+        + (f" {shlex.join(settings.forwarded)}" if settings.forwarded else "")
+        + "\n"
+    )
 
 
 def merge_script(submissions: Path, out: Path, settings: SlurmSettings, labs: list[str]) -> str:
@@ -77,9 +82,13 @@ def merge_script(submissions: Path, out: Path, settings: SlurmSettings, labs: li
         options.append(("partition", settings.partition))
     options += [("time", "00:30:00"), ("output", str(out / FOLDER / "logs" / "merge-%j.out"))]
     command = [str(ROOT / "course"), "grade", str(submissions), "-o", str(out), "--merge-shards", "--labs", *labs]
-    return ("#!/bin/bash\n"
-            "# Written by `course grade --slurm`: merges the shards' grades into one gradebook.\n"
-            + _directives(options) + "set -eu\n" + f"exec {shlex.join(command)}\n")
+    return (
+        "#!/bin/bash\n"
+        "# Written by `course grade --slurm`: merges the shards' grades into one gradebook.\n"
+        + _directives(options)
+        + "set -eu\n"
+        + f"exec {shlex.join(command)}\n"
+    )
 
 
 def merge_shards(out: Path, labs: list[str]) -> int:
@@ -119,22 +128,31 @@ def submit(submissions: Path, out: Path, labs: list[str], settings: SlurmSetting
         return 1
     if not settings.dry_run and (out / SHARDS).is_dir():  # what an earlier run finished counts
         merge_shards(out, labs)
-    todo = [submission for submission in find_submissions(submissions)
-            if regrade or not already_graded(out, student_name(submission), labs)]
+    todo = [
+        submission
+        for submission in find_submissions(submissions)
+        if regrade or not already_graded(out, student_name(submission), labs)
+    ]
     if not todo:
-        print(f"course: every submission in {submissions} has a grade in {out}; nothing to submit "
-              "(--regrade to grade them again)")
+        print(
+            f"course: every submission in {submissions} has a grade in {out}; nothing to submit "
+            "(--regrade to grade them again)"
+        )
         return 0
     tasks = min(settings.tasks, len(todo))
-    scripts = {ARRAY_SCRIPT: array_script(submissions, out, settings, tasks),
-               MERGE_SCRIPT: merge_script(submissions, out, settings, labs)}
+    scripts = {
+        ARRAY_SCRIPT: array_script(submissions, out, settings, tasks),
+        MERGE_SCRIPT: merge_script(submissions, out, settings, labs),
+    }
     folder = out / FOLDER
     if settings.dry_run:
         print(f"course: would grade {len(todo)} submission(s) in {tasks} array task(s), listed in {folder / TODO}")
         for name, text in scripts.items():
             print(f"\n# ---- {folder / name}\n{text}", end="")
-        print(f"\n# ---- submitted with\nsbatch --parsable {folder / ARRAY_SCRIPT}\n"
-              f"sbatch --parsable --dependency=afterany:<array job id> {folder / MERGE_SCRIPT}")
+        print(
+            f"\n# ---- submitted with\nsbatch --parsable {folder / ARRAY_SCRIPT}\n"
+            f"sbatch --parsable --dependency=afterany:<array job id> {folder / MERGE_SCRIPT}"
+        )
         return 0
     shutil.rmtree(out / SHARDS, ignore_errors=True)  # merged above
     (folder / "logs").mkdir(parents=True, exist_ok=True)
@@ -143,6 +161,8 @@ def submit(submissions: Path, out: Path, labs: list[str], settings: SlurmSetting
         (folder / name).write_text(text)
     array = sbatch([str(folder / ARRAY_SCRIPT)])
     merge = sbatch([f"--dependency=afterany:{array}", str(folder / MERGE_SCRIPT)])
-    print(f"course: submitted job array {array} ({tasks} task(s), {len(todo)} submission(s)) and merge job {merge}; "
-          f"logs in {folder / 'logs'}; the gradebook appears in {out} when job {merge} ends")
+    print(
+        f"course: submitted job array {array} ({tasks} task(s), {len(todo)} submission(s)) and merge job {merge}; "
+        f"logs in {folder / 'logs'}; the gradebook appears in {out} when job {merge} ends"
+    )
     return 0

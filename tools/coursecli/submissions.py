@@ -14,6 +14,7 @@ the lists `tools/check_labs.py` reads from lab.cmake, and nothing else:
   course's own test is used instead);
 - sizes and the reading time are capped, so an archive bomb costs at most the caps.
 """
+
 from __future__ import annotations
 
 import os
@@ -21,21 +22,21 @@ import stat
 import tarfile
 import time
 import zipfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 from pathlib import Path, PurePosixPath
 
 from check_labs import answer_files, student_sources
 
-MAX_SOURCE_BYTES = 1 << 20          # one student source file
+MAX_SOURCE_BYTES = 1 << 20  # one student source file
 MAX_ARCHIVE_MEMBERS = 50_000
-MAX_ARCHIVE_BYTES = 2 << 30         # all members together, uncompressed
-MAX_READ_BYTES = 64 << 20           # members read into memory, together
-MAX_INTAKE_S = 120                  # reading one submission
+MAX_ARCHIVE_BYTES = 2 << 30  # all members together, uncompressed
+MAX_READ_BYTES = 64 << 20  # members read into memory, together
+MAX_INTAKE_S = 120  # reading one submission
 ARCHIVE_SUFFIXES = (".zip", ".tar.gz", ".tgz")
 # Folders of generated or private files: never the student's work, not worth reporting one by one.
 SKIPPED_FOLDERS = {".git", ".venv", "__pycache__", "__MACOSX", "node_modules"}
-LISTED_IGNORED = 20                 # extra files named in a report; the rest are counted
+LISTED_IGNORED = 20  # extra files named in a report; the rest are counted
 
 
 class SubmissionRefused(Exception):
@@ -58,8 +59,11 @@ class LabSources:
 
 def course_labs(root: Path) -> list[LabSources]:
     """Every lab of the course at `root` (labs/NN-topic with a lab.cmake), in order."""
-    return [LabSources(p.name, student_sources(p / "lab.cmake"), answer_files(p / "lab.cmake"))
-            for p in sorted((root / "labs").glob("[0-9][0-9]-*")) if (p / "lab.cmake").is_file()]
+    return [
+        LabSources(p.name, student_sources(p / "lab.cmake"), answer_files(p / "lab.cmake"))
+        for p in sorted((root / "labs").glob("[0-9][0-9]-*"))
+        if (p / "lab.cmake").is_file()
+    ]
 
 
 @dataclass
@@ -77,19 +81,22 @@ class Intake:
 
     taken: dict[str, dict[str, bytes]] = field(default_factory=dict)  # lab number -> file name -> content
     answers: dict[str, dict[str, bytes]] = field(default_factory=dict)  # lab number -> answer file -> content
-    missing: dict[str, list[str]] = field(default_factory=dict)       # lab number -> files not found
-    edited_course_files: list[str] = field(default_factory=list)      # course files that differ: ignored
-    refused: list[str] = field(default_factory=list)                  # unsafe or oversized entries
-    extra_files: list[str] = field(default_factory=list)              # anything else, ignored
+    missing: dict[str, list[str]] = field(default_factory=dict)  # lab number -> files not found
+    edited_course_files: list[str] = field(default_factory=list)  # course files that differ: ignored
+    refused: list[str] = field(default_factory=list)  # unsafe or oversized entries
+    extra_files: list[str] = field(default_factory=list)  # anything else, ignored
     unchanged_course_files: int = 0
 
     def ignored_summary(self) -> list[str]:
         """Lines for the report: every ignored or refused file that matters."""
-        lines = [f"{printable(path)}: edited course file, ignored (the course's own copy is used)"
-                 for path in self.edited_course_files]
+        lines = [
+            f"{printable(path)}: edited course file, ignored (the course's own copy is used)"
+            for path in self.edited_course_files
+        ]
         lines += [f"{printable(entry)}: refused" for entry in self.refused[:LISTED_IGNORED]]
-        lines += [f"{printable(path)}: not a file the grader takes, ignored"
-                  for path in self.extra_files[:LISTED_IGNORED]]
+        lines += [
+            f"{printable(path)}: not a file the grader takes, ignored" for path in self.extra_files[:LISTED_IGNORED]
+        ]
         if len(self.extra_files) > LISTED_IGNORED:
             lines.append(f"... and {len(self.extra_files) - LISTED_IGNORED} more files that the grader does not take")
         return lines
@@ -114,8 +121,9 @@ class _Budget:
     def keep(self, content: bytes) -> bytes:
         self.read += len(content)
         if self.read > MAX_READ_BYTES:
-            raise SubmissionRefused(f"{self.archive.name}: more than {MAX_READ_BYTES >> 20} MiB of course "
-                                    "and student files")
+            raise SubmissionRefused(
+                f"{self.archive.name}: more than {MAX_READ_BYTES >> 20} MiB of course and student files"
+            )
         return content
 
 
@@ -162,7 +170,7 @@ class _Entry:
     name: str
     size: int
     is_dir: bool
-    refused_as: str   # "" for a regular file, else why it is refused ("a link", ...)
+    refused_as: str  # "" for a regular file, else why it is refused ("a link", ...)
     open: Callable
 
 
@@ -186,22 +194,38 @@ def _archive_members(archive: Path, entries, refused: list[str], worth_reading: 
 
 def _zip_members(archive: Path, refused: list[str], worth_reading: Callable[[str], bool]) -> list[Member]:
     with zipfile.ZipFile(archive) as opened:
-        entries = (_Entry(info.filename, info.file_size, info.is_dir(),
-                          "a link" if stat.S_ISLNK(info.external_attr >> 16) else "",
-                          lambda info=info: opened.open(info)) for info in opened.infolist())
+        entries = (
+            _Entry(
+                info.filename,
+                info.file_size,
+                info.is_dir(),
+                "a link" if stat.S_ISLNK(info.external_attr >> 16) else "",
+                lambda info=info: opened.open(info),
+            )
+            for info in opened.infolist()
+        )
         return _archive_members(archive, entries, refused, worth_reading)
 
 
 def _tar_members(archive: Path, refused: list[str], worth_reading: Callable[[str], bool]) -> list[Member]:
     """One pass over the stream ("r|*"): seeking back in a .tar.gz would decompress it again, per member."""
     with tarfile.open(archive, "r|*") as opened:
-        entries = (_Entry(info.name, info.size, info.isdir(), "" if info.isfile() else "a link or special file",
-                          lambda info=info: opened.extractfile(info)) for info in opened)
+        entries = (
+            _Entry(
+                info.name,
+                info.size,
+                info.isdir(),
+                "" if info.isfile() else "a link or special file",
+                lambda info=info: opened.extractfile(info),
+            )
+            for info in opened
+        )
         return _archive_members(archive, entries, refused, worth_reading)
 
 
-def list_members(submission: Path, refused: list[str],
-                 worth_reading: Callable[[str], bool] = lambda path: True) -> list[Member]:
+def list_members(
+    submission: Path, refused: list[str], worth_reading: Callable[[str], bool] = lambda path: True
+) -> list[Member]:
     """Every regular file of a folder, zip or tar.gz submission (links and special files refused).
 
     An archive member's content is read in the same pass when worth_reading(path); others read as b"".
@@ -213,8 +237,15 @@ def list_members(submission: Path, refused: list[str],
             return _zip_members(submission, refused, worth_reading)
         if submission.name.endswith((".tar.gz", ".tgz")):
             return _tar_members(submission, refused, worth_reading)
-    except (zipfile.BadZipFile, tarfile.TarError, EOFError, OSError, ValueError, RuntimeError,
-            NotImplementedError) as problem:  # encrypted or unknown compression: RuntimeError, NotImplementedError
+    except (
+        zipfile.BadZipFile,
+        tarfile.TarError,
+        EOFError,
+        OSError,
+        ValueError,
+        RuntimeError,
+        NotImplementedError,
+    ) as problem:  # encrypted or unknown compression: RuntimeError, NotImplementedError
         raise SubmissionRefused(f"{submission.name}: cannot be read ({problem})") from None
     raise SubmissionRefused(f"{submission.name}: not a folder, .zip or .tar.gz")
 
@@ -278,8 +309,9 @@ def _lone_file_lab(name: str, labs: list[LabSources]) -> tuple[str, str] | None:
     return (owners[0], name) if len(owners) == 1 else None
 
 
-def _classify_ignored(member: Member, parts: tuple[str, ...], course_root: Path, intake: Intake,
-                      labs: list[LabSources]) -> None:
+def _classify_ignored(
+    member: Member, parts: tuple[str, ...], course_root: Path, intake: Intake, labs: list[LabSources]
+) -> None:
     """An ignored file is an edited course file, an unchanged one, or an extra one (a student
     source in the wrong place is named with the path it must have)."""
     course_file = _matching_course_file(parts, course_root)

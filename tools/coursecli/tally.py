@@ -1,5 +1,6 @@
 """The closing line of `course test`: how many tests passed, did not run (and why), failed,
 counted over ctest's and pytest's JUnit reports."""
+
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
@@ -26,7 +27,7 @@ class Tally:
             self.failed += 1
 
     def line(self) -> str:
-        """"117 passed, 62 not run (no GPU), 0 failed"."""
+        """ "117 passed, 62 not run (no GPU), 0 failed"."""
         total = sum(self.not_run.values())
         if len(self.not_run) == 1:
             why = f" ({next(iter(self.not_run))})"

@@ -53,7 +53,7 @@ def check(result):
 
 def run() -> int:
     stream = check(cudart.cudaStreamCreate())
-    host_in = check(cudart.cudaMallocHost(NBYTES))   # pinned: the copy engine reads it directly
+    host_in = check(cudart.cudaMallocHost(NBYTES))  # pinned: the copy engine reads it directly
     host_out = check(cudart.cudaMallocHost(NBYTES))
     device = check(cudart.cudaMalloc(NBYTES))
     try:

@@ -19,8 +19,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from .model import makespan, pipeline_model, simulate_pipeline
 from .figures import PlotError, check_output_path
+from .model import makespan, pipeline_model, simulate_pipeline
 from .timelines import plot_model_schedule
 
 
@@ -52,8 +52,16 @@ def load_stage_times(path: str | Path) -> ReferenceStageTimes:
         raise StageTimesError(f"{path} is not JSON ({error.msg}, line {error.lineno})") from None
     if not isinstance(obj, dict):
         raise StageTimesError(f"{path} does not hold a JSON object")
-    kinds = {"device": str, "date": str, "copy_engines": int, "chunks": int, "bytes": int,
-             "h2d_ms": (int, float), "kernel_ms": (int, float), "d2h_ms": (int, float)}
+    kinds = {
+        "device": str,
+        "date": str,
+        "copy_engines": int,
+        "chunks": int,
+        "bytes": int,
+        "h2d_ms": (int, float),
+        "kernel_ms": (int, float),
+        "d2h_ms": (int, float),
+    }
     for key, kind in kinds.items():
         if key not in obj:
             raise StageTimesError(f"{path} has no {key!r}")
@@ -70,8 +78,9 @@ def load_stage_times(path: str | Path) -> ReferenceStageTimes:
 def describe(times: ReferenceStageTimes) -> str:
     """What the model predicts for these stage times, in a few lines."""
     model = pipeline_model(times.h2d_ms, times.kernel_ms, times.d2h_ms, times.chunks, times.copy_engines)
-    schedule = simulate_pipeline(times.h2d_ms, times.kernel_ms, times.d2h_ms, times.chunks, times.chunks,
-                                 times.copy_engines)
+    schedule = simulate_pipeline(
+        times.h2d_ms, times.kernel_ms, times.d2h_ms, times.chunks, times.chunks, times.copy_engines
+    )
     pipelined = makespan(schedule)
     return (
         f"Modelled, not measured: stage times of {times.bytes >> 20} MiB measured on {times.device} ({times.date}):\n"
@@ -95,8 +104,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         check_output_path(args.output)
         times = load_stage_times(args.stage_times)
         print(describe(times))
-        plot_model_schedule(times.h2d_ms, times.kernel_ms, times.d2h_ms, times.chunks, times.copy_engines,
-                            args.output, title=f"What the model predicts on {times.device} (no GPU here)")
+        plot_model_schedule(
+            times.h2d_ms,
+            times.kernel_ms,
+            times.d2h_ms,
+            times.chunks,
+            times.copy_engines,
+            args.output,
+            title=f"What the model predicts on {times.device} (no GPU here)",
+        )
     except (StageTimesError, PlotError, ValueError) as error:
         print(f"demo_model: {error}", file=sys.stderr)
         return 2

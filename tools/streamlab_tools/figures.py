@@ -39,12 +39,13 @@ class PlotError(Exception):
     """Something this command cannot draw or write; the message is one line."""
 
 
-
-
 @contextmanager
 def slide_figure(
-    path: str | Path, panels: int = 1, height_ratios: Sequence[float] | None = None,
-    sources: Sequence[dict[str, Any]] = (), share_time_axis: bool = True,
+    path: str | Path,
+    panels: int = 1,
+    height_ratios: Sequence[float] | None = None,
+    sources: Sequence[dict[str, Any]] = (),
+    share_time_axis: bool = True,
 ) -> Iterator[tuple[Any, list[Any]]]:
     """A slide-sized figure with ``panels`` axes stacked (on one shared x axis unless
     ``share_time_axis`` is False), saved to ``path`` when the block ends. ``sources`` (the
@@ -56,8 +57,15 @@ def slide_figure(
     path = Path(path)
     check_output_path(path)
     with matplotlib.rc_context(STYLE):
-        fig, axes = plt.subplots(panels, 1, sharex=share_time_axis, squeeze=False, figsize=FIGURE_SIZE, layout="constrained",
-                                 gridspec_kw={"height_ratios": height_ratios})
+        fig, axes = plt.subplots(
+            panels,
+            1,
+            sharex=share_time_axis,
+            squeeze=False,
+            figsize=FIGURE_SIZE,
+            layout="constrained",
+            gridspec_kw={"height_ratios": height_ratios},
+        )
         try:
             yield fig, list(axes[:, 0])
             fit_texts(fig)
@@ -96,9 +104,12 @@ def _fits(text: Any, fig: Any, renderer: Any) -> bool:
 
 def provenance(path: Path, sources: Sequence[dict[str, Any]]) -> dict[str, str]:
     """Image metadata saying what was drawn and where and when it was recorded."""
-    described = "; ".join(
-        f"{describe_metadata(source)}, recorded {source.get('date', 'at an unknown date')}" for source in sources
-    ) or "modelled, not recorded"
+    described = (
+        "; ".join(
+            f"{describe_metadata(source)}, recorded {source.get('date', 'at an unknown date')}" for source in sources
+        )
+        or "modelled, not recorded"
+    )
     key = {".png": "Description", ".pdf": "Subject", ".svg": "Description"}[path.suffix.lower()]
     return {"Title": path.stem, key: described}
 

@@ -38,7 +38,7 @@ class Phase:
 
     @property
     def title(self) -> str:
-        """"phase 2" or, for a range, "phase 2 (version 1)"."""
+        """ "phase 2" or, for a range, "phase 2 (version 1)"."""
         return f"phase {self.number} ({self.name})" if self.name else f"phase {self.number}"
 
     @property
@@ -59,8 +59,9 @@ def outermost_ranges(ranges: Sequence[HostRange]) -> list[HostRange]:
     return outer
 
 
-def split_phases(ops: Sequence[DeviceOp], gap_fraction: float = IDLE_GAP_FRACTION,
-                 ranges: Sequence[HostRange] = ()) -> list[Phase]:
+def split_phases(
+    ops: Sequence[DeviceOp], gap_fraction: float = IDLE_GAP_FRACTION, ranges: Sequence[HostRange] = ()
+) -> list[Phase]:
     """``ops`` (sorted by start) cut into phases: one per outermost NVTX range in ``ranges``
     that ops started in, named after it; the ops outside every range cut wherever the GPU is
     idle for more than ``gap_fraction`` of the whole timeline and longer than the longest op.
@@ -131,7 +132,9 @@ def describe_phase(phase: Phase, origin_ns: int) -> str:
     """One line: where the phase lies on the timeline, its makespan and how much copy time kernels hid."""
     stats = summarize(phase.ops)
     start, end = (phase.start_ns - origin_ns) / 1e6, (phase.end_ns - origin_ns) / 1e6
-    return (f"{phase.title}: {start:.3f} to {end:.3f} ms, {len(phase.ops)} ops in "
-            f"{stats['distinct_streams']} stream(s), makespan {stats['makespan_ns'] / 1e6:.3f} ms, "
-            f"copies overlap kernels {stats['copy_compute_overlap_ns'] / 1e6:.3f} ms "
-            f"({stats['hidden_copy_fraction']:.0%} of copy time hidden)")
+    return (
+        f"{phase.title}: {start:.3f} to {end:.3f} ms, {len(phase.ops)} ops in "
+        f"{stats['distinct_streams']} stream(s), makespan {stats['makespan_ns'] / 1e6:.3f} ms, "
+        f"copies overlap kernels {stats['copy_compute_overlap_ns'] / 1e6:.3f} ms "
+        f"({stats['hidden_copy_fraction']:.0%} of copy time hidden)"
+    )

@@ -60,21 +60,41 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("file", help="the JSON file a lab wrote")
     parser.add_argument("-o", "--output", help="image to write: .png, .svg or .pdf (default: FILE with .png)")
-    parser.add_argument("--by", choices=("stream", "engine"), default="stream",
-                        help="timeline rows: one per stream (default) or one per engine")
-    parser.add_argument("--model", action="store_true",
-                        help="draw the modelled schedule of the same workload beneath the timeline")
-    parser.add_argument("--compare", metavar="OTHER_TRACE",
-                        help="draw OTHER_TRACE's timeline beneath this one (e.g. serial above pipelined)")
-    parser.add_argument("--labels", nargs=2, metavar=("FIRST", "SECOND"),
-                        help="names of the two timelines with --compare (default: their programs)")
+    parser.add_argument(
+        "--by",
+        choices=("stream", "engine"),
+        default="stream",
+        help="timeline rows: one per stream (default) or one per engine",
+    )
+    parser.add_argument(
+        "--model", action="store_true", help="draw the modelled schedule of the same workload beneath the timeline"
+    )
+    parser.add_argument(
+        "--compare",
+        metavar="OTHER_TRACE",
+        help="draw OTHER_TRACE's timeline beneath this one (e.g. serial above pipelined)",
+    )
+    parser.add_argument(
+        "--labels",
+        nargs=2,
+        metavar=("FIRST", "SECOND"),
+        help="names of the two timelines with --compare (default: their programs)",
+    )
     parser.add_argument("--title", help="title to use instead of program and device")
     zoom = parser.add_mutually_exclusive_group()
-    zoom.add_argument("--phase", metavar="K",
-                      help="draw only phase K (a number from 1, or an NVTX range's name) of a timeline cut "
-                           "into phases at NVTX ranges and where the GPU was idle")
-    zoom.add_argument("--window", nargs=2, type=float, metavar=("FROM", "TO"),
-                      help="draw only the operations between FROM and TO ms after the first one")
+    zoom.add_argument(
+        "--phase",
+        metavar="K",
+        help="draw only phase K (a number from 1, or an NVTX range's name) of a timeline cut "
+        "into phases at NVTX ranges and where the GPU was idle",
+    )
+    zoom.add_argument(
+        "--window",
+        nargs=2,
+        type=float,
+        metavar=("FROM", "TO"),
+        help="draw only the operations between FROM and TO ms after the first one",
+    )
     return parser
 
 
@@ -114,9 +134,14 @@ def _plot_file(args: argparse.Namespace, output: Path) -> None:
         raise TraceError(f"{args.file}: {error}") from None
 
     if kind != TRACE_FORMAT:
-        for option, used in (("--model", args.model), ("--compare", args.compare), ("--labels", args.labels),
-                             ("--by", args.by != "stream"), ("--phase", args.phase is not None),
-                             ("--window", args.window is not None)):
+        for option, used in (
+            ("--model", args.model),
+            ("--compare", args.compare),
+            ("--labels", args.labels),
+            ("--by", args.by != "stream"),
+            ("--phase", args.phase is not None),
+            ("--window", args.window is not None),
+        ):
             if used:
                 raise PlotError(f"{option} applies to traces only, and {args.file} is a {kind} file")
     if kind == BANDWIDTH_FORMAT:
@@ -124,8 +149,11 @@ def _plot_file(args: argparse.Namespace, output: Path) -> None:
     elif kind == CHUNKS_FORMAT:
         plot_chunks(data, output, title=args.title)
     elif args.compare:
-        for option, used in (("--model", args.model), ("--phase", args.phase is not None),
-                             ("--window", args.window is not None)):
+        for option, used in (
+            ("--model", args.model),
+            ("--phase", args.phase is not None),
+            ("--window", args.window is not None),
+        ):
             if used:
                 raise PlotError(f"{option} and --compare cannot be combined")
         other = load_trace(args.compare)
@@ -147,8 +175,10 @@ def _plot_timeline(trace: Trace, args: argparse.Namespace, output: Path) -> None
         chosen = find_phase(phases, args.phase)
         if chosen is None:
             names = [f'"{phase.name}"' for phase in phases if phase.name]
-            raise PlotError(f"--phase {args.phase}: the trace has {plural(len(phases), 'phase')} "
-                            f"(choose 1 to {len(phases)}{' or one of ' + ', '.join(names) if names else ''})")
+            raise PlotError(
+                f"--phase {args.phase}: the trace has {plural(len(phases), 'phase')} "
+                f"(choose 1 to {len(phases)}{' or one of ' + ', '.join(names) if names else ''})"
+            )
         trace = phase_trace(trace, chosen)
         title = title if title is not None else f"{describe_trace(trace)}, {chosen.title}"
     elif args.window is not None:
@@ -160,12 +190,13 @@ def _plot_timeline(trace: Trace, args: argparse.Namespace, output: Path) -> None
             raise PlotError(f"--window {start:g} {end:g}: no operation runs between {start:g} and {end:g} ms")
         title = title if title is not None else f"{describe_trace(trace)}, {start:g} to {end:g} ms"
     elif len(phases) > MAX_PHASE_PANELS:
-        lines.append(f"plot: {len(phases)} phases are too many to draw one above the other: "
-                     "the whole timeline is drawn; draw one with --phase K")
+        lines.append(
+            f"plot: {len(phases)} phases are too many to draw one above the other: "
+            "the whole timeline is drawn; draw one with --phase K"
+        )
     elif len(phases) > 1:
         if args.model:
-            raise PlotError(f"--model describes one pipeline, and the trace has {len(phases)} phases: "
-                            "add --phase K")
+            raise PlotError(f"--model describes one pipeline, and the trace has {len(phases)} phases: add --phase K")
     if args.phase is None and args.window is None and 1 < len(phases) <= MAX_PHASE_PANELS:
         plot_phases(trace, phases, output, by=args.by, title=title)
     else:

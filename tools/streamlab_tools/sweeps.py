@@ -9,14 +9,16 @@ from typing import Any
 
 from .figures import BAR_COLORS, describe_metadata, slide_figure
 
+
 def plot_bandwidth(sweep: dict[str, Any], path: str | Path, title: str | None = None) -> None:
     """Draws a bandwidth sweep: GB/s against transfer size, one line per direction and memory kind."""
     points = sweep["points"]
     series: dict[tuple[str, str], list[tuple[int, float]]] = {}
     for point in points:
         series.setdefault((point["direction"], point["memory"]), []).append((point["bytes"], point["gbps"]))
-    with slide_figure(path, sources=[sweep['otherData']]) as (fig, axes):
+    with slide_figure(path, sources=[sweep["otherData"]]) as (fig, axes):
         ax = axes[0]
+
         # H2D before D2H, pinned before pageable, in the legend as in the labs' text.
         def legend_order(item: tuple[tuple[str, str], Any]) -> tuple[bool, bool]:
             (direction, memory), _ = item
@@ -61,7 +63,7 @@ def plot_chunks(sweep: dict[str, Any], path: str | Path, title: str | None = Non
     intensities = list(dict.fromkeys(point["intensity"] for point in points))
     colors = matplotlib.colormaps["tab10"]
     has_link_model = all("link_model_ms" in point for point in points)
-    with slide_figure(path, sources=[sweep['otherData']]) as (fig, axes):
+    with slide_figure(path, sources=[sweep["otherData"]]) as (fig, axes):
         ax = axes[0]
         for index, intensity in enumerate(intensities):
             rows = sorted((p for p in points if p["intensity"] == intensity), key=lambda p: p["chunks"])
@@ -86,8 +88,10 @@ def plot_chunks(sweep: dict[str, Any], path: str | Path, title: str | None = Non
         ax.set_ylim(bottom=0)
         ax.grid(alpha=0.3)
         # One legend entry per colour (the workload) and one per line style (what the line is).
-        handles = [Line2D([], [], color=colors(index % 10), linewidth=2.5, label=intensity)
-                   for index, intensity in enumerate(intensities)]
+        handles = [
+            Line2D([], [], color=colors(index % 10), linewidth=2.5, label=intensity)
+            for index, intensity in enumerate(intensities)
+        ]
         handles += [
             Line2D([], [], color="black", marker="o", linewidth=2.5, label="measured"),
             Line2D([], [], color="black", linestyle="--", linewidth=2, label="model"),

@@ -11,8 +11,20 @@ from pathlib import Path
 from typing import Any
 
 from .analysis import summarize, unit_of
-from .figures import (BAR_COLORS, BAR_KIND_NAMES, BAR_KIND_OF_STAGE, BAR_KIND_OF_UNIT, BAR_KINDS, BAR_TEXT_COLORS,
-                      PlotError, describe_trace, format_ms, plural, slide_figure, stats_line)
+from .figures import (
+    BAR_COLORS,
+    BAR_KIND_NAMES,
+    BAR_KIND_OF_STAGE,
+    BAR_KIND_OF_UNIT,
+    BAR_KINDS,
+    BAR_TEXT_COLORS,
+    PlotError,
+    describe_trace,
+    format_ms,
+    plural,
+    slide_figure,
+    stats_line,
+)
 from .model import ScheduledOp, makespan, pipeline_model, simulate_pipeline
 from .phases import Phase, phase_trace
 from .trace import DeviceOp, Trace
@@ -106,8 +118,10 @@ def plot_stacked(
             raise PlotError(f"the trace {label!r} has no device operations to draw")
     row_counts = [len(_rows_and_bars(trace.ops, by, trace.ops[0].start_ns)[0]) for trace in traces]
     height_ratios = [min(count, MAX_ROW_NAMES) + 1 for count in row_counts]
-    with slide_figure(path, panels=len(traces), height_ratios=height_ratios,
-                 sources=[t.metadata for t in traces]) as (fig, axes):
+    with slide_figure(path, panels=len(traces), height_ratios=height_ratios, sources=[t.metadata for t in traces]) as (
+        fig,
+        axes,
+    ):
         placed = {}
         for ax, trace, label in zip(axes, traces, labels):
             placed[ax] = _draw_trace(ax, trace, by)
@@ -120,8 +134,9 @@ def plot_stacked(
         _write_bar_texts(fig, placed)
 
 
-def plot_phases(trace: Trace, phases: Sequence[Phase], path: str | Path, by: str = "stream",
-                title: str | None = None) -> None:
+def plot_phases(
+    trace: Trace, phases: Sequence[Phase], path: str | Path, by: str = "stream", title: str | None = None
+) -> None:
     """Draws each phase of ``trace`` (see phases.split_phases) in a panel of its own, on its
     own time axis from its first op, titled with its own makespan and overlap."""
     if not phases:
@@ -129,21 +144,32 @@ def plot_phases(trace: Trace, phases: Sequence[Phase], path: str | Path, by: str
     traces = [phase_trace(trace, phase) for phase in phases]
     origin_ns = trace.ops[0].start_ns
     row_counts = [len(_rows_and_bars(t.ops, by, t.ops[0].start_ns)[0]) + bool(t.marks) for t in traces]
-    with slide_figure(path, panels=len(phases), height_ratios=[min(count, MAX_ROW_NAMES) + 1 for count in row_counts],
-                 sources=[trace.metadata], share_time_axis=False) as (fig, axes):
+    with slide_figure(
+        path,
+        panels=len(phases),
+        height_ratios=[min(count, MAX_ROW_NAMES) + 1 for count in row_counts],
+        sources=[trace.metadata],
+        share_time_axis=False,
+    ) as (fig, axes):
         placed = {}
         for ax, phase, part in zip(axes, phases, traces):
             placed[ax] = _draw_trace(ax, part, by)
             _draw_marks(ax, part)
             at = (phase.start_ns - origin_ns) / 1e6
-            ax.set_title(f"{phase.title}, at {format_ms(at)}: {stats_line(summarize(part.ops), short=True)}",
-                         loc="left")
+            ax.set_title(
+                f"{phase.title}, at {format_ms(at)}: {stats_line(summarize(part.ops), short=True)}", loc="left"
+            )
         axes[-1].set_xlabel("time since the phase's first operation (ms)")
         heading = title if title is not None else describe_trace(trace)
         whole = format_ms(summarize(trace.ops)["makespan_ns"] / 1e6)
         named = sum(bool(phase.name) for phase in phases)
-        cut = ("at the program's NVTX ranges" if named == len(phases) else
-               "at NVTX ranges and idle gaps" if named else "where the GPU was idle")
+        cut = (
+            "at the program's NVTX ranges"
+            if named == len(phases)
+            else "at NVTX ranges and idle gaps"
+            if named
+            else "where the GPU was idle"
+        )
         fig.suptitle(f"{heading}\n{len(phases)} phases, cut {cut} ({whole} in all)")
         _add_kind_legend(fig, [p.bar.kind for bars in placed.values() for p in bars])
         _write_bar_texts(fig, placed)
@@ -206,8 +232,9 @@ def _draw_trace(ax: Any, trace: Trace, by: str) -> list[_PlacedBar]:
 
 def _draw_trace_model(ax: Any, trace: Trace, by: str) -> list[_PlacedBar]:
     """Draws, on ``ax``, the modelled schedule of the workload ``trace`` recorded."""
-    stage_ns = {unit: sum(op.duration_ns for op in trace.ops if unit_of(op) == unit)
-                for unit in ("h2d", "compute", "d2h")}
+    stage_ns = {
+        unit: sum(op.duration_ns for op in trace.ops if unit_of(op) == unit) for unit in ("h2d", "compute", "d2h")
+    }
     if not any(stage_ns.values()):
         raise PlotError("--model needs copies or kernels in the trace")
     chunks = max(1, sum(op.kind == "memcpy_h2d" for op in trace.ops))
@@ -236,7 +263,7 @@ def _draw_trace_model(ax: Any, trace: Trace, by: str) -> list[_PlacedBar]:
 
 
 def _issue_order(ops: Sequence[DeviceOp]) -> str:
-    """"stage" when the program issued every H2D copy before any kernel, else "chunk".
+    """ "stage" when the program issued every H2D copy before any kernel, else "chunk".
 
     Correlation ids number API calls in the order the host made them.
     """
@@ -278,7 +305,7 @@ def _short_kernel_name(name: str) -> str:
     short = name[:cut].rsplit("::", 1)[-1]
     head = short.split("<", 1)[0]  # templates come with their return type: "void f<int>"
     if " " in head:
-        short = short[head.rfind(" ") + 1:]
+        short = short[head.rfind(" ") + 1 :]
     return short or name
 
 
@@ -413,13 +440,22 @@ def _write_bar_texts(fig: Any, placed: dict[Any, list[_PlacedBar]]) -> None:
         for p in bars:
             if not p.bar.text:
                 continue
-            (left, bottom), (right, top) = ax.transData.transform([(p.bar.start, p.y + p.height / 2),
-                                                                    (p.bar.end, p.y - p.height / 2)])
+            (left, bottom), (right, top) = ax.transData.transform(
+                [(p.bar.start, p.y + p.height / 2), (p.bar.end, p.y - p.height / 2)]
+            )
             width_px, height_px = abs(right - left), abs(top - bottom)
             if width_px < MIN_TEXT_BAR_PX:
                 continue
-            text = ax.text((p.bar.start + p.bar.end) / 2, p.y, p.bar.text, ha="center", va="center",
-                           color=BAR_TEXT_COLORS[p.bar.kind], fontweight="bold", clip_on=True)
+            text = ax.text(
+                (p.bar.start + p.bar.end) / 2,
+                p.y,
+                p.bar.text,
+                ha="center",
+                va="center",
+                color=BAR_TEXT_COLORS[p.bar.kind],
+                fontweight="bold",
+                clip_on=True,
+            )
             text.set_in_layout(False)
             for size in BAR_TEXT_SIZES:
                 text.set_fontsize(size)

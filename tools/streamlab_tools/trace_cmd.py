@@ -34,14 +34,25 @@ def parser() -> argparse.ArgumentParser:
         prog="python3 -m streamlab_tools.trace_cmd",
         description="Run a CUDA program and record its GPU timeline (CUPTI) into a trace file.",
         epilog="example: %(prog)s --inject build/common/inject/libstreamlab_inject.so "
-               "-o trace.json -- ./three_chunks_example",
+        "-o trace.json -- ./three_chunks_example",
     )
-    cli.add_argument("--inject", required=True, type=Path, metavar="PATH",
-                     help="the built injection library, libstreamlab_inject.so")
-    cli.add_argument("-o", "--output", default="trace.json", type=Path, metavar="FILE",
-                     help="trace file to write (default: %(default)s)")
-    cli.add_argument("command", nargs=argparse.REMAINDER, metavar="-- PROGRAM ARGS",
-                     help="the program to run and its arguments, after --")
+    cli.add_argument(
+        "--inject", required=True, type=Path, metavar="PATH", help="the built injection library, libstreamlab_inject.so"
+    )
+    cli.add_argument(
+        "-o",
+        "--output",
+        default="trace.json",
+        type=Path,
+        metavar="FILE",
+        help="trace file to write (default: %(default)s)",
+    )
+    cli.add_argument(
+        "command",
+        nargs=argparse.REMAINDER,
+        metavar="-- PROGRAM ARGS",
+        help="the program to run and its arguments, after --",
+    )
     return cli
 
 
@@ -90,8 +101,10 @@ def main(argv: list[str]) -> int:
     if status < 0:  # killed by a signal: report it the way a shell does
         status = 128 - status
     if not output.is_file():
-        return fail(f"no trace was written to {output} (the program exited with status {status}; "
-                    "it may not use CUDA, there may be no GPU, or another CUPTI tool is attached)")
+        return fail(
+            f"no trace was written to {output} (the program exited with status {status}; "
+            "it may not use CUDA, there may be no GPU, or another CUPTI tool is attached)"
+        )
     print(f"trace: timeline written to {output}", file=sys.stderr)
     return status
 

@@ -9,7 +9,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 from streamlab_tools.analysis import (
     covered_at_least,
     intersection_length,
@@ -42,8 +41,9 @@ SUMMARY_KEYS = {
 
 
 def op(kind, start, end, stream=13, stream_kind="created", label=""):
-    return DeviceOp(kind=kind, name=kind, label=label, stream=stream, stream_kind=stream_kind,
-                    start_ns=start, end_ns=end)
+    return DeviceOp(
+        kind=kind, name=kind, label=label, stream=stream, stream_kind=stream_kind, start_ns=start, end_ns=end
+    )
 
 
 # --- intervals -----------------------------------------------------------------------
@@ -278,9 +278,15 @@ def test_matches_cpp_analysis_on_random_traces(tmp_path, seed):
     for index in range(rng.randint(1, 12)):
         kind = rng.choice(OP_KINDS)
         start = rng.randint(0, 60)
-        args = {"op": kind, "label": "", "stream": rng.choice([0, 7, 13, 14]),
-                "stream_kind": rng.choice(["created", "legacy_null", "per_thread_default"]),
-                "start_ns": start, "end_ns": start + rng.randint(0, 25), "correlation_id": index}
+        args = {
+            "op": kind,
+            "label": "",
+            "stream": rng.choice([0, 7, 13, 14]),
+            "stream_kind": rng.choice(["created", "legacy_null", "per_thread_default"]),
+            "start_ns": start,
+            "end_ns": start + rng.randint(0, 25),
+            "correlation_id": index,
+        }
         if kind == "kernel":
             args["kernel_name"] = "k"
         else:

@@ -1,5 +1,5 @@
 """The starter/solution consistency check, on small labs made in tmp_path."""
-import shutil
+
 import sys
 from pathlib import Path
 
@@ -10,7 +10,9 @@ import check_labs  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
 SECTIONS = "\n".join(f"## {s}\ntext\n" for s in check_labs.README_SECTIONS)
-LAB_CMAKE = "streamlab_add_lab(NUMBER 09 TOPIC demo STUDENT_SOURCES work.cu PROGRAM run.cu TEST_SOURCE t.cu TESTS A.B gpu 1)\n"
+LAB_CMAKE = (
+    "streamlab_add_lab(NUMBER 09 TOPIC demo STUDENT_SOURCES work.cu PROGRAM run.cu TEST_SOURCE t.cu TESTS A.B gpu 1)\n"
+)
 SOLUTION = "int f() {\n    int x = 1;\n    return x;\n}\n"
 STARTER = "int f() {\n    int x = 1;\n    // TODO(lab09): return x.\n    return 0;\n    // TODO(lab09) end\n}\n"
 

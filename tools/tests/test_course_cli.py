@@ -1,15 +1,16 @@
 """The `course` command as a newcomer meets it: every argument checked, one clear line for
 bad input, the verb's own usage and help, and what happens where there is no GPU."""
+
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-
-from coursecli import apt, environment, gpu, labs, main as course_main, slides
+from coursecli import apt, environment, gpu, labs, slides
+from coursecli import main as course_main
 from coursecli.main import main
-from coursecli.tally import Tally, add_pytest_junit
 from coursecli.shell import ROOT
+from coursecli.tally import Tally, add_pytest_junit
 
 NO_GPU = (False, "no GPU: hidden by the test")
 
@@ -26,29 +27,42 @@ def course(capsys, *argv):
 
 # --- arguments -------------------------------------------------------------------------
 
+
 def test_grade_refuses_a_file_that_is_not_a_submission(tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)
     Path("README.md").write_text("# notes\n")
     assert course(capsys, "grade", "README.md", "-o", "g") == (
-        1, "course: README.md is a file, not a folder of submissions (or one .zip / .tar.gz submission)\n", "")
+        1,
+        "course: README.md is a file, not a folder of submissions (or one .zip / .tar.gz submission)\n",
+        "",
+    )
     assert not Path("g").exists()
 
 
 def test_grade_refuses_a_missing_folder(tmp_path, capsys):
     status, out, _ = course(capsys, "grade", tmp_path / "none", "-o", tmp_path / "g")
-    assert status == 1 and out == f"course: {tmp_path / 'none'} does not exist: give a folder holding one submission per student\n"
+    assert (
+        status == 1
+        and out == f"course: {tmp_path / 'none'} does not exist: give a folder holding one submission per student\n"
+    )
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["grade", "subs", "-o", "g", "--timeout", "-5"], "argument --timeout: -5 is not allowed: it must be at least 1"),
-    (["grade", "subs", "-o", "g", "--timeout", "0"], "argument --timeout: 0 is not allowed: it must be at least 1"),
-    (["grade", "subs", "-o", "g", "--jobs", "0"], "argument --jobs: 0 is not allowed: it must be at least 1"),
-    (["grade", "subs", "-o", "g", "--jobs", "two"], "argument --jobs: 'two' is not a whole number"),
-    (["gradescope", "--timeout", "0"], "argument --timeout: 0 is not allowed: it must be at least 1"),
-    (["bench", "--repeats", "0"], "argument --repeats: 0 is not allowed: it must be at least 1"),
-    (["run", "01", "--bogus"], "unrecognized arguments: --bogus"),
-    (["check", "01", "--solution", "extra"], "unrecognized arguments: extra"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (
+            ["grade", "subs", "-o", "g", "--timeout", "-5"],
+            "argument --timeout: -5 is not allowed: it must be at least 1",
+        ),
+        (["grade", "subs", "-o", "g", "--timeout", "0"], "argument --timeout: 0 is not allowed: it must be at least 1"),
+        (["grade", "subs", "-o", "g", "--jobs", "0"], "argument --jobs: 0 is not allowed: it must be at least 1"),
+        (["grade", "subs", "-o", "g", "--jobs", "two"], "argument --jobs: 'two' is not a whole number"),
+        (["gradescope", "--timeout", "0"], "argument --timeout: 0 is not allowed: it must be at least 1"),
+        (["bench", "--repeats", "0"], "argument --repeats: 0 is not allowed: it must be at least 1"),
+        (["run", "01", "--bogus"], "unrecognized arguments: --bogus"),
+        (["check", "01", "--solution", "extra"], "unrecognized arguments: extra"),
+    ],
+)
 def test_bad_arguments_get_the_verbs_usage_and_status_2(tmp_path, capsys, monkeypatch, argv, message):
     monkeypatch.chdir(tmp_path)
     status, out, err = course(capsys, *argv)
@@ -57,12 +71,20 @@ def test_bad_arguments_get_the_verbs_usage_and_status_2(tmp_path, capsys, monkey
     assert not any(tmp_path.iterdir())  # nothing was started
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["-o", "{tmp}"], "course: -o {tmp}: give the name of the .zip file to write, e.g. -o autograder.zip\n"),
-    (["-o", "{tmp}/x.txt"], "course: -o {tmp}/x.txt: give the name of the .zip file to write, e.g. -o autograder.zip\n"),
-    (["-o", "{tmp}/a.zip", "--cuda-version", "banana"],
-     "course: --cuda-version banana: give the toolkit's major-minor version as apt names it, e.g. 13-0 or 12-6\n"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["-o", "{tmp}"], "course: -o {tmp}: give the name of the .zip file to write, e.g. -o autograder.zip\n"),
+        (
+            ["-o", "{tmp}/x.txt"],
+            "course: -o {tmp}/x.txt: give the name of the .zip file to write, e.g. -o autograder.zip\n",
+        ),
+        (
+            ["-o", "{tmp}/a.zip", "--cuda-version", "banana"],
+            "course: --cuda-version banana: give the toolkit's major-minor version as apt names it, e.g. 13-0 or 12-6\n",
+        ),
+    ],
+)
 def test_gradescope_refuses_a_bad_output_or_version_and_writes_nothing(tmp_path, capsys, argv, message):
     argv = [a.format(tmp=tmp_path) for a in argv]
     assert course(capsys, "gradescope", *argv) == (1, message.format(tmp=tmp_path), "")
@@ -83,16 +105,20 @@ def test_the_readme_command_table_names_every_plot_option():
 
 # --- no GPU ------------------------------------------------------------------------------
 
+
 def test_every_no_gpu_message_starts_the_same_way(monkeypatch):
     def no_driver(name):
         raise OSError(name)
+
     monkeypatch.setattr(gpu.ctypes, "CDLL", no_driver)
     assert gpu.gpu_presence() == (False, "no GPU: the NVIDIA driver (libcuda.so.1) is not installed")
     assert gpu.no_gpu("detail") == "no GPU: detail"
-    sources = {"common/support/include/streamlab/testing.hpp": '"no GPU: " + sl_presence.reason',
-               "common/support/src/lab_program.cpp": '"%s: no GPU: %s\\n"',
-               "programs/demo.cu": 'std::printf("no GPU: %s\\n", presence.reason.c_str());',
-               "common/tests/trace_program_test.py": 'print("SKIPPED: no GPU: nvidia-smi lists none")'}
+    sources = {
+        "common/support/include/streamlab/testing.hpp": '"no GPU: " + sl_presence.reason',
+        "common/support/src/lab_program.cpp": '"%s: no GPU: %s\\n"',
+        "programs/demo.cu": 'std::printf("no GPU: %s\\n", presence.reason.c_str());',
+        "common/tests/trace_program_test.py": 'print("SKIPPED: no GPU: nvidia-smi lists none")',
+    }
     for path, wording in sources.items():
         assert wording in (ROOT / path).read_text(), path
 
@@ -107,17 +133,21 @@ def no_gpu_lab(monkeypatch):
     return built
 
 
-@pytest.mark.parametrize("verb, why", [
-    ("check", "Lab 01 is graded from the GPU's own timeline, so nothing can be graded"),
-    ("run", "Lab 01's program runs on the GPU"),
-])
+@pytest.mark.parametrize(
+    "verb, why",
+    [
+        ("check", "Lab 01 is graded from the GPU's own timeline, so nothing can be graded"),
+        ("run", "Lab 01's program runs on the GPU"),
+    ],
+)
 def test_without_a_gpu_check_and_run_say_so_once_build_and_show_the_h200_picture(no_gpu_lab, capsys, verb, why):
     status, out, _ = course(capsys, verb, "01")
     assert status == gpu.NO_GPU_EXIT == 77
     lines = out.splitlines()
     assert lines[0] == f"course: no GPU: hidden by the test. {why}: the lab is only built here."
-    assert lines[1] == ("course: lab 01 builds. What the solution looks like on an H200: "
-                        "labs/01-null-stream/timeline-h200.png")
+    assert lines[1] == (
+        "course: lab 01 builds. What the solution looks like on an H200: labs/01-null-stream/timeline-h200.png"
+    )
     assert lines[2] == "course: exit status 77: not run for want of a GPU (not a failing grade)"
     assert out.count("no GPU") == 1 and len(lines) == 3
     assert no_gpu_lab == [["lab01_starter_test", "lab01_starter_run"] if verb == "check" else ["lab01_starter_run"]]
@@ -131,10 +161,13 @@ def test_grade_says_there_is_no_gpu_before_it_builds(tmp_path, capsys, monkeypat
     assert status == 0
     assert out.splitlines() == [
         "course: no GPU: hidden by the test. The submissions are built and their CPU tests run; "
-        "their GPU tests are reported as not graded, counting neither for nor against.", "BUILDING"]
+        "their GPU tests are reported as not graded, counting neither for nor against.",
+        "BUILDING",
+    ]
 
 
 # --- course test ---------------------------------------------------------------------------
+
 
 def test_the_closing_count(tmp_path):
     tally = Tally()
@@ -144,15 +177,18 @@ def test_the_closing_count(tmp_path):
     tally.add("skipped", "needs cmake and nvcc")
     assert tally.line() == "3 passed, 3 not run (2 no GPU, 1 other reasons), 1 failed"
     junit = tmp_path / "pytest.xml"
-    junit.write_text('<testsuites><testsuite><testcase name="a"/><testcase name="b"><skipped message="no GPU: x"/>'
-                     '</testcase><testcase name="c"><failure/></testcase></testsuite></testsuites>')
+    junit.write_text(
+        '<testsuites><testsuite><testcase name="a"/><testcase name="b"><skipped message="no GPU: x"/>'
+        '</testcase><testcase name="c"><failure/></testcase></testsuite></testsuites>'
+    )
     add_pytest_junit(tally, junit)
     assert tally.line() == "4 passed, 4 not run (3 no GPU, 1 other reasons), 2 failed"
     assert Tally().line() == "0 passed, 0 not run, 0 failed"
 
 
-def test_course_test_numbers_its_steps_runs_pytest_after_the_docs_and_ends_with_its_count(tmp_path, capsys,
-                                                                                           monkeypatch):
+def test_course_test_numbers_its_steps_runs_pytest_after_the_docs_and_ends_with_its_count(
+    tmp_path, capsys, monkeypatch
+):
     order = []
     folder = tmp_path / "build"
 
@@ -161,8 +197,10 @@ def test_course_test_numbers_its_steps_runs_pytest_after_the_docs_and_ends_with_
         order.append("pytest" if is_pytest else "ctest" if command[0] == "ctest" else "check_labs")
         if is_pytest:
             junit = next(c for c in command if str(c).startswith("--junitxml=")).split("=", 1)[1]
-            Path(junit).write_text('<testsuite><testcase name="a"/><testcase name="b"><skipped message="no GPU: x"/>'
-                                   '</testcase></testsuite>')
+            Path(junit).write_text(
+                '<testsuite><testcase name="a"/><testcase name="b"><skipped message="no GPU: x"/>'
+                "</testcase></testsuite>"
+            )
         return subprocess.CompletedProcess(command, 0)
 
     monkeypatch.setattr(course_main, "_setup_or_fail", lambda: None)
@@ -177,9 +215,15 @@ def test_course_test_numbers_its_steps_runs_pytest_after_the_docs_and_ends_with_
     # Doxygen installed before its tests
     assert order == ["ctest", "check_labs", "formatting", "slides", "docs", "pytest"]
     steps = [line for line in out.splitlines() if line.startswith("course: step ")]
-    assert steps == ["course: step 1/7: setup and build", "course: step 2/7: C++ tests (ctest)",
-                     "course: step 3/7: lab consistency", "course: step 4/7: formatting", "course: step 5/7: slides",
-                     "course: step 6/7: API docs", "course: step 7/7: Python tests (pytest)"]
+    assert steps == [
+        "course: step 1/7: setup and build",
+        "course: step 2/7: C++ tests (ctest)",
+        "course: step 3/7: lab consistency",
+        "course: step 4/7: formatting",
+        "course: step 5/7: slides",
+        "course: step 6/7: API docs",
+        "course: step 7/7: Python tests (pytest)",
+    ]
     assert out.splitlines()[-1] == "course: 1 passed, 1 not run (no GPU), 0 failed"
 
 
@@ -204,8 +248,10 @@ def test_install_size_is_read_from_apt():
 def test_an_install_says_what_why_and_how_big_and_logs_apts_output(tmp_path, capfd, monkeypatch):
     fake = tmp_path / "bin" / "apt-get"
     fake.parent.mkdir()
-    fake.write_text('#!/bin/sh\ncase "$*" in *assume-no*) printf "%s" "$APT_TEXT"; exit 1;; esac\n'
-                    'for i in $(seq 300); do echo "Unpacking package $i"; done\n')
+    fake.write_text(
+        '#!/bin/sh\ncase "$*" in *assume-no*) printf "%s" "$APT_TEXT"; exit 1;; esac\n'
+        'for i in $(seq 300); do echo "Unpacking package $i"; done\n'
+    )
     fake.chmod(0o755)
     monkeypatch.setenv("PATH", f"{fake.parent}:/usr/bin:/bin")
     monkeypatch.setenv("APT_TEXT", APT_ASSUME_NO)
@@ -234,6 +280,7 @@ def test_the_korean_slides_need_xelatex_and_the_font_only_course_slides_installs
 
 # --- output folders ------------------------------------------------------------------------
 
+
 def test_trace_refuses_a_missing_output_folder_and_makes_none(tmp_path, capsys):
     from streamlab_tools import trace_cmd
 
@@ -249,5 +296,8 @@ def test_course_trace_refuses_a_missing_output_folder_before_building(tmp_path, 
     monkeypatch.setattr(course_main, "_setup_or_fail", lambda: pytest.fail("set up and built anyway"))
     output = tmp_path / "nonexistent" / "d" / "t.json"
     assert course(capsys, "trace", "-o", output, "--", "true") == (
-        1, f"course: cannot write {output}: there is no folder {output.parent}\n", "")
+        1,
+        f"course: cannot write {output}: there is no folder {output.parent}\n",
+        "",
+    )
     assert not (tmp_path / "nonexistent").exists()

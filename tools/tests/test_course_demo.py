@@ -7,7 +7,6 @@ import stat
 from pathlib import Path
 
 import pytest
-
 from coursecli import bench, demo
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -46,8 +45,11 @@ def test_demo_without_a_gpu_draws_the_model(build_folder, capfd):
 def test_demo_with_timelines_draws_them_stacked(build_folder, capfd):
     # The stand-in writes the two timelines the real program records.
     serial, pipelined = FIXTURES / "serial_null_stream.json", FIXTURES / "pipeline_3_chunks.json"
-    install_program(build_folder, "programs/streamlab_demo",
-                    f'mkdir -p "$2" && cp "{serial}" "$2/serial.json" && cp "{pipelined}" "$2/three-chunks.json"\n')
+    install_program(
+        build_folder,
+        "programs/streamlab_demo",
+        f'mkdir -p "$2" && cp "{serial}" "$2/serial.json" && cp "{pipelined}" "$2/three-chunks.json"\n',
+    )
     assert demo.run_demo("default") == 0
     out = capfd.readouterr().out
     assert "--compare" in out and "what the model predicts" not in out

@@ -4,7 +4,6 @@ import json
 from pathlib import Path
 
 import pytest
-
 from streamlab_tools import demo_model
 from streamlab_tools.model import pipeline_model
 
@@ -52,8 +51,12 @@ def test_one_copy_engine_changes_the_prediction(tmp_path, capsys):
 
 @pytest.mark.parametrize(
     "changes, message",
-    [({"h2d_ms": None}, "has no 'h2d_ms'"), ({"kernel_ms": 0}, "must be positive"),
-     ({"chunks": "3"}, "'chunks' has the wrong type"), ({"copy_engines": 0}, "at least 1")],
+    [
+        ({"h2d_ms": None}, "has no 'h2d_ms'"),
+        ({"kernel_ms": 0}, "must be positive"),
+        ({"chunks": "3"}, "'chunks' has the wrong type"),
+        ({"copy_engines": 0}, "at least 1"),
+    ],
 )
 def test_unusable_stage_times_give_one_line(tmp_path, capsys, changes, message):
     bad = write_stage_times(tmp_path / "bad.json", **changes)

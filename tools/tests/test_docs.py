@@ -4,6 +4,7 @@ The Doxygen runs use the course's own Doxyfile.in on a tiny header and page in
 tmp_path, so they take well under a second; they are skipped where Doxygen is
 not installed.
 """
+
 from __future__ import annotations
 
 import re
@@ -12,9 +13,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 import doxygen_markdown
+import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 DOXYFILE_IN = ROOT / "Doxyfile.in"
@@ -50,8 +50,7 @@ Remove `(void)&first;` when done.
 def doxyfile_options(text: str) -> dict[str, str]:
     """NAME = value lines of a Doxyfile (continuation lines joined)."""
     text = text.replace("\\\n", " ")
-    return {m.group(1): m.group(2).strip()
-            for m in re.finditer(r"^([A-Z_]+)\s*=(.*)$", text, re.M)}
+    return {m.group(1): m.group(2).strip() for m in re.finditer(r"^([A-Z_]+)\s*=(.*)$", text, re.M)}
 
 
 def configured_doxyfile(work: Path, inputs: list[Path]) -> str:
@@ -73,8 +72,10 @@ def configured_doxyfile(work: Path, inputs: list[Path]) -> str:
         return values[name.group(1)]
 
     # Comment lines may mention @NAMES@ too; only the settings are filled in.
-    lines = [line if line.lstrip().startswith("#") else re.sub(r"@([A-Za-z0-9_]+)@", fill, line)
-             for line in DOXYFILE_IN.read_text().splitlines()]
+    lines = [
+        line if line.lstrip().startswith("#") else re.sub(r"@([A-Za-z0-9_]+)@", fill, line)
+        for line in DOXYFILE_IN.read_text().splitlines()
+    ]
     return "\n".join(lines) + "\n"
 
 
@@ -84,8 +85,14 @@ def run_doxygen(work: Path, header_text: str) -> subprocess.CompletedProcess:
     header.write_text(header_text)
     page = work / "README.md"
     page.write_text(PAGE)
-    return subprocess.run([DOXYGEN, "-"], input=configured_doxyfile(work, [page, header]), cwd=work,
-                          capture_output=True, text=True, timeout=60)
+    return subprocess.run(
+        [DOXYGEN, "-"],
+        input=configured_doxyfile(work, [page, header]),
+        cwd=work,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
 
 
 def test_doxyfile_makes_warnings_fail_the_build():
@@ -132,8 +139,7 @@ def test_code_is_left_alone_except_for_ampersands_in_code_spans():
 
 
 def test_page_prefix_names_the_page_by_its_path():
-    assert doxygen_markdown.page_prefix(ROOT / "labs" / "01-null-stream" / "README.md") == \
-        "labs-01-null-stream-readme"
+    assert doxygen_markdown.page_prefix(ROOT / "labs" / "01-null-stream" / "README.md") == "labs-01-null-stream-readme"
 
 
 def test_links_to_korean_pages_become_their_names():

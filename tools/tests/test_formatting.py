@@ -22,7 +22,9 @@ def git_repo(root, files):
 
 
 def test_the_check_lists_every_cxx_and_cuda_file_git_knows_and_no_other(tmp_path):
-    root = git_repo(tmp_path / "repo", {"a.cu": "", "b/c.hpp": "", "d.py": "", "build/e.cpp": "", ".gitignore": "build/\n"})
+    root = git_repo(
+        tmp_path / "repo", {"a.cu": "", "b/c.hpp": "", "d.py": "", "build/e.cpp": "", ".gitignore": "build/\n"}
+    )
     clang, ruff_check, ruff_format = formatting.commands(False, "clang-format-19", "py", root)
     assert clang == ["clang-format-19", "--dry-run", "--Werror", str(root / "a.cu"), str(root / "b/c.hpp")]
     assert ruff_check == ["py", "-m", "ruff", "check", "."]

@@ -4,21 +4,22 @@ grader from a static initialiser (so it runs even where every test skips for wan
 It builds the course library twice (one lab, one GPU architecture), so it
 takes a minute or two; it is skipped where cmake or nvcc is missing.
 """
+
 import csv
 import json
 import shutil
 from pathlib import Path
 
 import pytest
-
-from coursecli import environment
 from coursecli import batch as grade_module
+from coursecli import environment
 from coursecli.gradebook import load_grade, student_folder
 from coursecli.scoring import FAILED, NO_GPU, NOT_GRADED
 from coursecli.shell import ROOT
 
-pytestmark = pytest.mark.skipif(shutil.which("cmake") is None or environment.find_nvcc() is None,
-                                reason="needs cmake and nvcc to build submissions")
+pytestmark = pytest.mark.skipif(
+    shutil.which("cmake") is None or environment.find_nvcc() is None, reason="needs cmake and nvcc to build submissions"
+)
 LAB = "01-null-stream"
 SOURCE = "null_stream.cu"
 # Runs before main in every process of the lab's programs: forges a grade, leaves a process, kills its parent.
@@ -91,8 +92,9 @@ def test_a_compiling_and_a_broken_submission(tmp_path, monkeypatch):
     monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "")
     monkeypatch.setattr(grade_module, "gpu_presence", lambda: (False, "no GPU: hidden by the test"))
     labs = grade_module.selected_labs(None, course)
-    settings = grade_module.GradeSettings(out=out, labs=labs, all_labs=labs, cuda_arch="90", course_root=course,
-                                          jobs=2, timeout_s=60)
+    settings = grade_module.GradeSettings(
+        out=out, labs=labs, all_labs=labs, cuda_arch="90", course_root=course, jobs=2, timeout_s=60
+    )
     assert grade_module.grade_batch(tmp_path / "subs", settings) == 0
 
     broken = load_grade(student_folder(out, "broken"))

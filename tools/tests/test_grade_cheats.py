@@ -6,30 +6,31 @@ forged pass once more with the check before linking switched off: GoogleTest's
 own report, which it cannot write, still keeps it from passing. Lab 01 only, one
 GPU architecture; skipped where cmake or nvcc is missing.
 """
+
 import shutil
 
 import pytest
-from test_grade_batch import copy_course
-
-from coursecli import environment
 from coursecli import batch as grade_module
-from coursecli import objcheck
+from coursecli import environment, objcheck
 from coursecli.gradebook import load_grade, student_folder
-from coursecli.scoring import FAILED, NO_GPU, NOT_GRADED
 from coursecli.objcheck import check_lab, lab_rules
+from coursecli.scoring import FAILED, NO_GPU, NOT_GRADED
 from coursecli.shell import ROOT
 from make_grading_samples import CHEATS, cheat_files, make_cheats, student_files, write_folder
+from test_grade_batch import copy_course
 
-pytestmark = pytest.mark.skipif(shutil.which("cmake") is None or environment.find_nvcc() is None,
-                                reason="needs cmake and nvcc to build submissions")
+pytestmark = pytest.mark.skipif(
+    shutil.which("cmake") is None or environment.find_nvcc() is None, reason="needs cmake and nvcc to build submissions"
+)
 
 
 def grade(course, submissions, out, monkeypatch):
     monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "")
     monkeypatch.setattr(grade_module, "gpu_presence", lambda: (False, "no GPU: hidden by the test"))
     labs = grade_module.selected_labs(["01"], course)
-    settings = grade_module.GradeSettings(out=out, labs=labs, all_labs=labs, cuda_arch="90", course_root=course,
-                                          jobs=2, timeout_s=60)
+    settings = grade_module.GradeSettings(
+        out=out, labs=labs, all_labs=labs, cuda_arch="90", course_root=course, jobs=2, timeout_s=60
+    )
     assert grade_module.grade_batch(submissions, settings) == 0
 
 
@@ -69,17 +70,30 @@ def test_every_starter_and_solution_passes_the_check(tmp_path, monkeypatch):
     assert grade_module.configure_course(settings) == ""
     for variant in ("labs", "solutions"):
         for lab in labs:
-            refusal, compiler_output = check_lab(lab.folder, lab.files, ROOT / variant, tmp_path / "objects",
-                                                 lab_rules(ROOT / "labs" / lab.folder, lab.files), settings.compiler)
+            refusal, compiler_output = check_lab(
+                lab.folder,
+                lab.files,
+                ROOT / variant,
+                tmp_path / "objects",
+                lab_rules(ROOT / "labs" / lab.folder, lab.files),
+                settings.compiler,
+            )
             assert refusal is None and compiler_output == "", f"{variant}/{lab.folder}: {refusal or compiler_output}"
     # A student's own kernel in an anonymous namespace is a helper like any other (nvcc gives it a global stub).
     own_kernel = (ROOT / "solutions" / "05-three-chunks" / "three_chunks.cu").read_text() + (
         "\nnamespace {\n__global__ void scale(float* x, int n) { if (threadIdx.x < n) x[threadIdx.x] *= 2; }\n}\n"
-        "void launch_scale(float* x) { scale<<<1, 32>>>(x, 32); }\n")
+        "void launch_scale(float* x) { scale<<<1, 32>>>(x, 32); }\n"
+    )
     (tmp_path / "own" / "05-three-chunks").mkdir(parents=True)
     (tmp_path / "own" / "05-three-chunks" / "three_chunks.cu").write_text(own_kernel)
     lab05 = next(lab for lab in labs if lab.number == "05")
-    refusal, _ = check_lab(lab05.folder, lab05.files, tmp_path / "own", tmp_path / "objects",
-                           lab_rules(ROOT / "labs" / lab05.folder, lab05.files), settings.compiler)
+    refusal, _ = check_lab(
+        lab05.folder,
+        lab05.files,
+        tmp_path / "own",
+        tmp_path / "objects",
+        lab_rules(ROOT / "labs" / lab05.folder, lab05.files),
+        settings.compiler,
+    )
     assert refusal is not None and refusal.problem.startswith("three_chunks.cu defines launch_scale, which lab05.hpp")
     assert "scale" not in refusal.details.replace("launch_scale", "")

@@ -1,4 +1,5 @@
 """Taking in submissions: folders, zips, tar.gz, repository or labs/ copies; what is ignored or refused."""
+
 import io
 import os
 import tarfile
@@ -6,12 +7,19 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from coursecli.submissions import (
+    SubmissionRefused,
+    course_labs,
+    find_submissions,
+    stage,
+    student_name,
+    take_student_sources,
+)
 
-from coursecli.submissions import (SubmissionRefused, course_labs, find_submissions, stage, student_name,
-                                   take_student_sources)
-
-LAB_CMAKE = ("streamlab_add_lab(NUMBER 09 TOPIC demo STUDENT_SOURCES work.cu more.cu PROGRAM run.cu "
-             "TEST_SOURCE test_lab09.cu TESTS A.B gpu 1)\n")
+LAB_CMAKE = (
+    "streamlab_add_lab(NUMBER 09 TOPIC demo STUDENT_SOURCES work.cu more.cu PROGRAM run.cu "
+    "TEST_SOURCE test_lab09.cu TESTS A.B gpu 1)\n"
+)
 
 
 @pytest.fixture
@@ -43,14 +51,16 @@ STUDENT = {"work.cu": "my work\n", "more.cu": "my more\n"}
 
 
 def test_course_labs_come_from_lab_cmake(course):
-    assert [(lab.number, lab.folder, lab.files) for lab in course_labs(course)] == [("09", "09-demo", ["work.cu", "more.cu"])]
+    assert [(lab.number, lab.folder, lab.files) for lab in course_labs(course)] == [
+        ("09", "09-demo", ["work.cu", "more.cu"])
+    ]
 
 
 def test_a_repository_copy_in_a_folder(course, tmp_path):
     files = {f"repo/labs/09-demo/{n}": t for n, t in STUDENT.items()}
-    files["repo/README.md"] = "course readme\n"          # unchanged course file: not reported
+    files["repo/README.md"] = "course readme\n"  # unchanged course file: not reported
     files["repo/labs/09-demo/test_lab09.cu"] = "all pass\n"  # edited test: reported
-    files["repo/notes.txt"] = "mine\n"                    # extra file: reported
+    files["repo/notes.txt"] = "mine\n"  # extra file: reported
     files["repo/solutions/09-demo/work.cu"] = "copied\n"  # never taken from solutions/
     result = intake(make_folder(tmp_path / "ada", files), course)
     assert result.taken == {"09": {"work.cu": b"my work\n", "more.cu": b"my more\n"}}
@@ -178,8 +188,7 @@ def test_a_tar_gz_of_many_members_is_read_in_one_pass(course, tmp_path, monkeypa
 
 def test_names_that_are_not_utf8_are_shown_escaped(course, tmp_path):
     archive = tmp_path / "lee.tar.gz"
-    with tarfile.open(archive, "w:gz", format=tarfile.GNU_FORMAT, encoding="utf-8",
-                      errors="surrogateescape") as tarred:
+    with tarfile.open(archive, "w:gz", format=tarfile.GNU_FORMAT, encoding="utf-8", errors="surrogateescape") as tarred:
         for name, data in (("labs/09-demo/work.cu", b"my work\n"), ("labs/09-demo/caf\udce9.cu", b"x\n")):
             info = tarfile.TarInfo(name)
             info.size = len(data)
@@ -226,8 +235,9 @@ def test_an_answer_file_is_taken_apart_from_the_sources(course_with_answers, tmp
 
 def test_a_missing_answer_file_changes_nothing_but_its_test(course_with_answers, tmp_path):
     # Graded as usual; the staged file is the starter's unanswered template, which its test scores 0.
-    result = intake(make_folder(tmp_path / "bo", {f"labs/09-demo/{n}": t for n, t in STUDENT.items()}),
-                    course_with_answers)
+    result = intake(
+        make_folder(tmp_path / "bo", {f"labs/09-demo/{n}": t for n, t in STUDENT.items()}), course_with_answers
+    )
     assert result.missing == {} and result.answers == {}
     assert result.taken == {"09": {"work.cu": b"my work\n", "more.cu": b"my more\n"}}
     stage(result, course_labs(course_with_answers), course_with_answers, tmp_path / "staged")

@@ -1,12 +1,23 @@
 """Points and reasons from recorded ctest output (fixtures/grading: JUnit, console, labels)."""
+
 import json
 from pathlib import Path
 
 import pytest
-
-from coursecli.scoring import (FAILED, NO_GPU, NOT_GRADED, PASSED, LabGrade, SubmissionGrade, TestGrade,
-                               ctest_verdicts, failed_lab, grade_lab, outcome_points)
 from coursecli.results import GtestReport, read_gtest_report, read_junit
+from coursecli.scoring import (
+    FAILED,
+    NO_GPU,
+    NOT_GRADED,
+    PASSED,
+    LabGrade,
+    SubmissionGrade,
+    TestGrade,
+    ctest_verdicts,
+    failed_lab,
+    grade_lab,
+    outcome_points,
+)
 
 FIXTURES = Path(__file__).parent / "fixtures" / "grading"
 TIMEOUT_S = 3
@@ -22,8 +33,7 @@ def recorded():
 
 def reports_of(outcomes) -> dict:
     """GoogleTest's own reports (fixtures/grading/gtest), by ctest name: none for tests that crashed or exited."""
-    return {o.name: read_gtest_report(FIXTURES / "gtest" / f"{o.name}.xml", o.name.split(".", 2)[-1])
-            for o in outcomes}
+    return {o.name: read_gtest_report(FIXTURES / "gtest" / f"{o.name}.xml", o.name.split(".", 2)[-1]) for o in outcomes}
 
 
 def graded(recorded, gpu_present=True) -> dict[str, TestGrade]:
@@ -101,7 +111,9 @@ def test_student_output_cannot_raise_points(recorded):
     # Printing a measure that "passes" changes nothing: the verdict is ctest's.
     labels, outcomes, verdicts = recorded
     failing = next(o for o in outcomes if o.name.endswith("Demo.Fail"))
-    failing.output += '\n[       OK ] Demo.Fail (0 ms)\nSTREAMLAB-MEASURE {"name":"x","value":1,"op":">=","threshold":0}\n'
+    failing.output += (
+        '\n[       OK ] Demo.Fail (0 ms)\nSTREAMLAB-MEASURE {"name":"x","value":1,"op":">=","threshold":0}\n'
+    )
     lab = grade_lab("01", "01-null-stream", [failing], verdicts, TIMEOUT_S, True, reports_of([failing]))
     assert lab.tests[0].earned == 0
 
@@ -110,8 +122,10 @@ def test_notes_show_next_to_the_measures_whatever_the_verdict(recorded):
     # A prediction next to what the timeline showed: shown in words, worth nothing by itself.
     labels, outcomes, verdicts = recorded
     failing = next(o for o in outcomes if o.name.endswith("Demo.Fail"))
-    failing.output += ('\nSTREAMLAB-NOTE {"name":"your prediction","text":"A < B < C; the timeline: A+B+C"}'
-                       '\nSTREAMLAB-NOTE not json\nSTREAMLAB-NOTE {"name":"no text"}\n')
+    failing.output += (
+        '\nSTREAMLAB-NOTE {"name":"your prediction","text":"A < B < C; the timeline: A+B+C"}'
+        '\nSTREAMLAB-NOTE not json\nSTREAMLAB-NOTE {"name":"no text"}\n'
+    )
     lab = grade_lab("01", "01-null-stream", [failing], verdicts, TIMEOUT_S, True, reports_of([failing]))
     assert "your prediction: A < B < C; the timeline: A+B+C" in lab.tests[0].measures
     assert lab.tests[0].earned == 0 and not any("no text" in m for m in lab.tests[0].measures)
@@ -137,8 +151,10 @@ def test_printed_gtest_lines_without_its_report_do_not_pass(recorded):
     labels, outcomes, verdicts = recorded
     forged = next(o for o in outcomes if o.name.endswith("Demo.Fail"))
     forged.status = "passed"
-    forged.output = ("[ RUN      ] Demo.Fail\n[       OK ] Demo.Fail (1 ms)\n"
-                     "[==========] 1 test from 1 test suite ran. (1 ms total)\n[  PASSED  ] 1 test.\n")
+    forged.output = (
+        "[ RUN      ] Demo.Fail\n[       OK ] Demo.Fail (1 ms)\n"
+        "[==========] 1 test from 1 test suite ran. (1 ms total)\n[  PASSED  ] 1 test.\n"
+    )
     lab = grade_lab("01", "01-null-stream", [forged], verdicts, TIMEOUT_S, True, {forged.name: None})
     assert lab.tests[0].status == FAILED and "no report from GoogleTest" in lab.tests[0].reason
 
@@ -146,7 +162,7 @@ def test_printed_gtest_lines_without_its_report_do_not_pass(recorded):
 def test_a_report_must_be_of_exactly_that_test(recorded, tmp_path):
     other = FIXTURES / "gtest" / "lab01.starter.Demo.Pass.xml"
     assert read_gtest_report(other, "Demo.Pass") == GtestReport("passed")
-    assert read_gtest_report(other, "Demo.Fail") is None           # a report of another test
+    assert read_gtest_report(other, "Demo.Fail") is None  # a report of another test
     assert read_gtest_report(tmp_path / "missing.xml", "Demo.Pass") is None
     (tmp_path / "broken.xml").write_text("<testsuites><testcase")
     assert read_gtest_report(tmp_path / "broken.xml", "Demo.Pass") is None
@@ -154,15 +170,19 @@ def test_a_report_must_be_of_exactly_that_test(recorded, tmp_path):
     assert failed.result == "failed" and failed.message.startswith("Expected equality")
 
 
-@pytest.mark.parametrize("message, status", [
-    ("no GPU: no CUDA-capable device is detected", NOT_GRADED),
-    ("timeline unavailable: another CUPTI tool is already recording this process", NOT_GRADED),
-    ("this device cannot show it: the GPU has 1 copy engine", NOT_GRADED),
-    ("the pipeline was not run", FAILED),
-])
+@pytest.mark.parametrize(
+    "message, status",
+    [
+        ("no GPU: no CUDA-capable device is detected", NOT_GRADED),
+        ("timeline unavailable: another CUPTI tool is already recording this process", NOT_GRADED),
+        ("this device cannot show it: the GPU has 1 copy engine", NOT_GRADED),
+        ("the pipeline was not run", FAILED),
+    ],
+)
 def test_on_a_gpu_only_the_courses_own_skips_are_not_graded(recorded, message, status):
     labels, outcomes, verdicts = recorded
     skip = next(o for o in outcomes if o.name.endswith("Demo.Skip"))
-    lab = grade_lab("01", "01-null-stream", [skip], verdicts, TIMEOUT_S, True,
-                    {skip.name: GtestReport("skipped", message)})
+    lab = grade_lab(
+        "01", "01-null-stream", [skip], verdicts, TIMEOUT_S, True, {skip.name: GtestReport("skipped", message)}
+    )
     assert lab.tests[0].status == status and message in lab.tests[0].reason

@@ -1,32 +1,63 @@
 """What the grader writes: gradebook.csv, report.md, Gradescope's results.json, atomically; skip on rerun."""
+
 import csv
 import io
 import json
 import zipfile
 
 import pytest
-
 from coursecli import batch as grade_module
-from coursecli.gradebook import (gradebook_csv, gradescope_results, load_grade, report_markdown, save_grade,
-                                 student_folder, summary_table, write_atomically, write_gradebook)
+from coursecli.gradebook import (
+    gradebook_csv,
+    gradescope_results,
+    load_grade,
+    report_markdown,
+    save_grade,
+    student_folder,
+    summary_table,
+    write_atomically,
+    write_gradebook,
+)
 from coursecli.gradescope import build_autograder
 from coursecli.scoring import FAILED, NO_GPU, NOT_GRADED, PASSED, LabGrade, SubmissionGrade, TestGrade, failed_lab
-from coursecli.submissions import course_labs
 from coursecli.shell import ROOT
+from coursecli.submissions import course_labs
 
 
 def sample_grades() -> list[SubmissionGrade]:
-    lab01 = LabGrade("01", "01-null-stream", [
-        TestGrade("Serial.Result", 2, PASSED, measures=["overlap: 0.8 (needs >= 0.5)"]),
-        TestGrade("Serial.Overlap", 3, FAILED, reason="timed out after 30 s", hints=["use streams"]),
-        TestGrade("Serial.Cpu", 1, PASSED)], timelines=["lab01.png"])
-    lab02 = failed_lab("02", "02-streams", [("Streams.A", 2), ("Streams.B", 2)], "does not compile",
-                       "labs/02-streams/streams.cu(3): error: expected a ';'")
-    ada = SubmissionGrade("ada", [lab01, lab02], ignored=["labs/01-null-stream/test_lab01.cu: edited course file, "
-                                                          "ignored (the course's own copy is used)"])
-    nogpu = SubmissionGrade("bob", [LabGrade("01", "01-null-stream", [
-        TestGrade("Serial.Result", 2, NOT_GRADED, reason=NO_GPU), TestGrade("Serial.Cpu", 1, PASSED)]),
-        LabGrade("02", "02-streams", [TestGrade("Streams.A", 2, NOT_GRADED, reason=NO_GPU)])])
+    lab01 = LabGrade(
+        "01",
+        "01-null-stream",
+        [
+            TestGrade("Serial.Result", 2, PASSED, measures=["overlap: 0.8 (needs >= 0.5)"]),
+            TestGrade("Serial.Overlap", 3, FAILED, reason="timed out after 30 s", hints=["use streams"]),
+            TestGrade("Serial.Cpu", 1, PASSED),
+        ],
+        timelines=["lab01.png"],
+    )
+    lab02 = failed_lab(
+        "02",
+        "02-streams",
+        [("Streams.A", 2), ("Streams.B", 2)],
+        "does not compile",
+        "labs/02-streams/streams.cu(3): error: expected a ';'",
+    )
+    ada = SubmissionGrade(
+        "ada",
+        [lab01, lab02],
+        ignored=["labs/01-null-stream/test_lab01.cu: edited course file, ignored (the course's own copy is used)"],
+    )
+    nogpu = SubmissionGrade(
+        "bob",
+        [
+            LabGrade(
+                "01",
+                "01-null-stream",
+                [TestGrade("Serial.Result", 2, NOT_GRADED, reason=NO_GPU), TestGrade("Serial.Cpu", 1, PASSED)],
+            ),
+            LabGrade("02", "02-streams", [TestGrade("Streams.A", 2, NOT_GRADED, reason=NO_GPU)]),
+        ],
+    )
     return [ada, nogpu]
 
 
@@ -68,6 +99,7 @@ def test_writes_are_atomic(tmp_path, monkeypatch):
 
     def broken_replace(source, destination):
         raise OSError("killed")
+
     monkeypatch.setattr("coursecli.gradebook.os.replace", broken_replace)
     with pytest.raises(OSError):
         write_atomically(target, "new\n")
@@ -104,8 +136,12 @@ def test_a_grade_counts_only_when_it_verifies(tmp_path):
     for name in ("grade.json", "grade.sig"):
         (planted / name).write_bytes((student_folder(tmp_path, "bob") / name).read_bytes())
     assert load_grade(planted) is None
-    rows = {row["student"]: row for row in csv.DictReader(io.StringIO(
-        (write_gradebook(tmp_path, ["01", "02"]) and (tmp_path / "gradebook.csv").read_text())))}
+    rows = {
+        row["student"]: row
+        for row in csv.DictReader(
+            io.StringIO(write_gradebook(tmp_path, ["01", "02"]) and (tmp_path / "gradebook.csv").read_text())
+        )
+    }
     assert rows["bob"]["total"] == "1"
     assert rows["ada"]["total"] == "0" and "does not verify" in rows["ada"]["notes"]
     assert rows["eve"]["total"] == "0" and "does not verify" in rows["eve"]["notes"]
@@ -156,8 +192,15 @@ def test_a_rerun_skips_graded_students_unless_regrade(tmp_path, monkeypatch, cap
 def test_the_autograder_zip_has_the_scripts_and_the_course(tmp_path):
     labs = [lab for lab in course_labs(ROOT) if lab.number == "01"]
     names = build_autograder(tmp_path / "autograder.zip", labs, timeout_s=25)
-    assert {"setup.sh", "run_autograder", "course", "CMakeLists.txt", "cmake/StreamLab.cmake",
-            "labs/01-null-stream/lab.cmake", "tools/coursecli/batch.py"} <= set(names)
+    assert {
+        "setup.sh",
+        "run_autograder",
+        "course",
+        "CMakeLists.txt",
+        "cmake/StreamLab.cmake",
+        "labs/01-null-stream/lab.cmake",
+        "tools/coursecli/batch.py",
+    } <= set(names)
     assert not any(n.startswith(("solutions/", "labs/02-", "tools/tests/")) or "__pycache__" in n for n in names)
     with zipfile.ZipFile(tmp_path / "autograder.zip") as archive:
         run = archive.read("run_autograder").decode()
@@ -177,6 +220,7 @@ def test_without_a_gpu_the_result_says_the_gpu_tests_were_not_graded_there():
 
 def test_the_autograder_zip_holds_tracked_files_only(tmp_path):
     import subprocess
+
     root = tmp_path / "course"
     lab = root / "labs" / "01-null-stream"
     lab.mkdir(parents=True)
@@ -197,6 +241,7 @@ def test_the_signing_key_is_the_same_for_every_thread_that_asks_first(tmp_path):
     from concurrent.futures import ThreadPoolExecutor
 
     from coursecli.gradebook import KEY_FILE, grader_key
+
     for attempt in range(20):
         out = tmp_path / str(attempt)
         with ThreadPoolExecutor(8) as pool:

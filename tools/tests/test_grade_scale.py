@@ -1,5 +1,6 @@
 """Grading a class at scale without a GPU: one test process per GPU (with a fake GPU count), the link
 command that reuses the course build, shards of a batch, and the progress line."""
+
 import io
 import threading
 import time
@@ -9,8 +10,8 @@ from coursecli import batch as grade_module
 from coursecli.course_build import CourseBuild
 from coursecli.gpu_slots import GpuSlots, chosen_devices
 from coursecli.gradebook import save_grade, student_folder
-from coursecli.scoring import SubmissionGrade
 from coursecli.progress import Progress, duration
+from coursecli.scoring import SubmissionGrade
 from coursecli.shell import ROOT
 from coursecli.submissions import course_labs
 
@@ -70,8 +71,9 @@ def batch(tmp_path, monkeypatch, names, devices, gpus=None):
     monkeypatch.setattr(grade_module, "gpu_devices", lambda: devices)
     monkeypatch.setattr(grade_module, "prepare_course", lambda settings: "")
     labs = [lab for lab in course_labs(ROOT) if lab.number == "01"]
-    settings = grade_module.GradeSettings(out=tmp_path / "out", labs=labs, all_labs=labs, jobs=1, gpus=gpus,
-                                          sandbox="none")
+    settings = grade_module.GradeSettings(
+        out=tmp_path / "out", labs=labs, all_labs=labs, jobs=1, gpus=gpus, sandbox="none"
+    )
     assert grade_module.grade_batch(tmp_path / "subs", settings) == 0
     return seen, most[0]
 
@@ -102,16 +104,29 @@ def test_a_shard_grades_every_kth_listed_submission(tmp_path):
 def test_a_submission_links_its_own_library_in_the_starters_place(tmp_path):
     link = tmp_path / "labs" / "CMakeFiles" / "lab01_starter_test.dir" / "link.txt"
     link.parent.mkdir(parents=True)
-    link.write_text('/usr/bin/c++ -O3 -Wl,--dependency-file=CMakeFiles/lab01_starter_test.dir/link.d '
-                    '"CMakeFiles/lab01_starter_test.dir/t.cu.o" -o lab01_starter_test '
-                    "-Wl,--whole-archive ../common/libstreamlab.a -Wl,--no-whole-archive liblab01_starter.a "
-                    "../common/libstreamlab.a -lcudart_static\n")
-    folder, argv = CourseBuild(tmp_path).link_command("lab01_starter_test", "01", Path("/w/liblab01_starter.a"),
-                                                      Path("/w/lab01_starter_test"))
+    link.write_text(
+        "/usr/bin/c++ -O3 -Wl,--dependency-file=CMakeFiles/lab01_starter_test.dir/link.d "
+        '"CMakeFiles/lab01_starter_test.dir/t.cu.o" -o lab01_starter_test '
+        "-Wl,--whole-archive ../common/libstreamlab.a -Wl,--no-whole-archive liblab01_starter.a "
+        "../common/libstreamlab.a -lcudart_static\n"
+    )
+    folder, argv = CourseBuild(tmp_path).link_command(
+        "lab01_starter_test", "01", Path("/w/liblab01_starter.a"), Path("/w/lab01_starter_test")
+    )
     assert folder == tmp_path / "labs"
-    assert argv == ["/usr/bin/c++", "-O3", "CMakeFiles/lab01_starter_test.dir/t.cu.o", "-o", "/w/lab01_starter_test",
-                    "-Wl,--whole-archive", "../common/libstreamlab.a", "-Wl,--no-whole-archive",
-                    "/w/liblab01_starter.a", "../common/libstreamlab.a", "-lcudart_static"]
+    assert argv == [
+        "/usr/bin/c++",
+        "-O3",
+        "CMakeFiles/lab01_starter_test.dir/t.cu.o",
+        "-o",
+        "/w/lab01_starter_test",
+        "-Wl,--whole-archive",
+        "../common/libstreamlab.a",
+        "-Wl,--no-whole-archive",
+        "/w/liblab01_starter.a",
+        "../common/libstreamlab.a",
+        "-lcudart_static",
+    ]
 
 
 def test_a_submissions_tests_are_the_courses_pointed_at_its_programs(tmp_path):
@@ -120,8 +135,9 @@ def test_a_submissions_tests_are_the_courses_pointed_at_its_programs(tmp_path):
     (course.folder / "labs" / "CTestTestfile.cmake").write_text(
         f'add_test([=[lab01.starter.A.B]=] "/launcher" "{course.folder}/labs/lab01_starter_test" '
         f'"--gtest_output=xml:{course.xml_placeholder()}/lab01.starter.A.B.xml")\n'
-        f'set_tests_properties([=[lab01.starter.A.B]=] PROPERTIES ENVIRONMENT '
-        f'"STREAMLAB_ANSWER_DIR={course.answers_placeholder()}/01-null-stream")\n')
+        f"set_tests_properties([=[lab01.starter.A.B]=] PROPERTIES ENVIRONMENT "
+        f'"STREAMLAB_ANSWER_DIR={course.answers_placeholder()}/01-null-stream")\n'
+    )
     build = tmp_path / "student" / "build"
     course.write_test_lists(build, tmp_path / "student" / "xml", tmp_path / "student" / "labs")
     text = (build / "labs" / "CTestTestfile.cmake").read_text()
@@ -143,8 +159,11 @@ def test_progress_plain_lines_and_one_updating_line_on_a_terminal():
     progress.start("ada")
     progress.finish("ada", "lab01 4/4", 120.0)
     progress.start("bob")
-    assert plain.getvalue().splitlines() == ["course: grading ada (0/3 done)", "[1/3] ada: lab01 4/4",
-                                             "course: grading bob (1/3 done, about 4 min left)"]
+    assert plain.getvalue().splitlines() == [
+        "course: grading ada (0/3 done)",
+        "[1/3] ada: lab01 4/4",
+        "course: grading bob (1/3 done, about 4 min left)",
+    ]
     terminal = FakeTerminal()
     progress = Progress(2, 1, terminal, clock=lambda: now[0])
     progress.start("ada")

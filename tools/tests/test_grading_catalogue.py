@@ -1,5 +1,6 @@
 """The catalogue of known-wrong and correct alternative samples, without a GPU:
 what make_grading_samples.py --catalogue writes, and how selfgrade judges a graded sample."""
+
 from __future__ import annotations
 
 import json
@@ -27,8 +28,11 @@ def test_each_sample_rewrites_its_own_lab_only(tmp_path):
     assert set(expected) == set(CATALOGUE)
     solutions = student_files("solution")
     for name, entry in expected.items():
-        changed = [path for path, text in solutions.items()
-                   if not (tmp_path / name / path).is_file() or (tmp_path / name / path).read_text() != text]
+        changed = [
+            path
+            for path, text in solutions.items()
+            if not (tmp_path / name / path).is_file() or (tmp_path / name / path).read_text() != text
+        ]
         assert len(changed) == 1 and changed[0].startswith(f"labs/{entry['lab']}-"), (name, changed)
         assert set(entry["fails"]) <= declared_tests(entry["lab"]), name
 
@@ -47,7 +51,9 @@ def test_a_known_wrong_sample_must_fail_exactly_its_tests():
     exact = graded("05", {"A.Named": FAILED, "A.Other": PASSED, "A.Skipped": NOT_GRADED})
     assert catalogue_problems("s", ["A.Named"], exact, "05") == []
     assert catalogue_problems("s", ["A.Other"], exact, "05") == [
-        "s: A.Other should fail and did not", "s: A.Named failed (why) but should pass"]
+        "s: A.Other should fail and did not",
+        "s: A.Named failed (why) but should pass",
+    ]
     assert catalogue_problems("s", [], exact, "05") == ["s: A.Named failed (why) but should pass"]
 
 

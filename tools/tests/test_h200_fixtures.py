@@ -1,8 +1,8 @@
 """The Python tools on timelines recorded on an NVIDIA H200 (common/tests/fixtures/h200_*.json)."""
+
 from pathlib import Path
 
 import pytest
-
 from streamlab_tools import analysis, plot
 from streamlab_tools.trace import load_trace
 

@@ -1,4 +1,5 @@
 """The samples that attack the grader are made as described, and the selfgrade check of them can fail."""
+
 import tarfile
 
 from coursecli.gradebook import save_grade, student_folder

@@ -1,12 +1,10 @@
 """The Korean pages (README.ko.md, slides/ko/) are in step with their English twins
 (tools/korean_twins.py), and the check itself catches each kind of drift."""
+
 from __future__ import annotations
 
-from pathlib import Path
-
-import pytest
-
 import korean_twins
+import pytest
 from doxygen_markdown import github_anchor
 from korean_twins import ROOT, compare, numbers_in
 
@@ -61,19 +59,22 @@ def test_the_synthetic_pair_is_in_step():
     assert compare(ENGLISH, KOREAN, "labs/09-x/README.md", "labs/09-x/README.ko.md") is None
 
 
-@pytest.mark.parametrize("page, old, new, expected", [
-    ("ko", "## 힌트", "### 힌트", "heading 3 is level 3"),
-    ("ko", "## 힌트", "## 힌트\n\n## 더 읽을거리", "4 headings, the English page has 3"),
-    ("ko", "# build and run", "# 빌드하고 실행", "code block 1 differs"),
-    ("ko", "09   # build", "09  # build", "code block 1 differs"),
-    ("ko", "timeline-h200.png", "timeline-h100.png", "figure 1 differs"),
-    ("ko", "1.22 ms", "1.23 ms", "only in English ['1.22 ms'], only in Korean ['1.23 ms']"),
-    ("ko", "64 MiB", "64 MB", "only in English ['64 MiB']"),
-    ("ko", "1.72배", "1.7배", "only in Korean ['1.7x']"),
-    ("ko", "10%", "1%", "section 'Goal' / '목표': numbers differ"),
-    ("ko", "<details><summary>과제 1 (막혔을 때만 여세요)</summary>", "과제 1", "0 <details> blocks, the English"),
-    ("en", "Task 1 (open", "Task 2 (open", "section 'Hints' / '힌트': numbers differ"),
-])
+@pytest.mark.parametrize(
+    "page, old, new, expected",
+    [
+        ("ko", "## 힌트", "### 힌트", "heading 3 is level 3"),
+        ("ko", "## 힌트", "## 힌트\n\n## 더 읽을거리", "4 headings, the English page has 3"),
+        ("ko", "# build and run", "# 빌드하고 실행", "code block 1 differs"),
+        ("ko", "09   # build", "09  # build", "code block 1 differs"),
+        ("ko", "timeline-h200.png", "timeline-h100.png", "figure 1 differs"),
+        ("ko", "1.22 ms", "1.23 ms", "only in English ['1.22 ms'], only in Korean ['1.23 ms']"),
+        ("ko", "64 MiB", "64 MB", "only in English ['64 MiB']"),
+        ("ko", "1.72배", "1.7배", "only in Korean ['1.7x']"),
+        ("ko", "10%", "1%", "section 'Goal' / '목표': numbers differ"),
+        ("ko", "<details><summary>과제 1 (막혔을 때만 여세요)</summary>", "과제 1", "0 <details> blocks, the English"),
+        ("en", "Task 1 (open", "Task 2 (open", "section 'Hints' / '힌트': numbers differ"),
+    ],
+)
 def test_each_kind_of_drift_fails_and_names_the_first_difference(page, old, new, expected):
     english, korean = ENGLISH, KOREAN
     if page == "ko":
@@ -88,8 +89,13 @@ def test_each_kind_of_drift_fails_and_names_the_first_difference(page, old, new,
 
 
 def test_numbers_keep_their_units_and_names_are_not_numbers():
-    assert numbers_in("H2D took 1.219 ms on sm_90 for lab01, 3 chunks, 1.77× or 1.77배, 16 Mi elements") == \
-        ["1.219 ms", "3", "1.77x", "1.77x", "16 Mi"]
+    assert numbers_in("H2D took 1.219 ms on sm_90 for lab01, 3 chunks, 1.77× or 1.77배, 16 Mi elements") == [
+        "1.219 ms",
+        "3",
+        "1.77x",
+        "1.77x",
+        "16 Mi",
+    ]
     assert numbers_in("1,000 elements") == ["1000"]
 
 
@@ -100,16 +106,28 @@ def test_slide_includes_count_as_code():
     assert difference is not None and "code block 1 differs" in difference
 
 
-@pytest.mark.parametrize("english, korean, old, new, names, expected", [
-    ("# T\n\n## The article, more precisely\n\nSee [below](#the-article-more-precisely).\n",
-     "# T\n\n## 글을 더 정확하게\n\n[아래](#글을-더-정확하게)를 보세요.\n",
-     "(#글을-더-정확하게)", "(#the-article-more-precisely)", ("a/README.md", "a/README.ko.md"),
-     "the link to #the-article-more-precisely leads to no heading"),
-    # The top README is compared up to the instructors' sections, which the Korean one only summarises.
-    ("# C\n\n## Start\n\n2 commands\n\n## Other commands\n\n9 more\n",
-     "# C\n\n## 시작\n\n명령 2개\n\n## 강사용 안내\n\n영어 README를 보세요.\n",
-     "명령 2개", "명령 3개", ("README.md", "README.ko.md"), "numbers differ"),
-])
+@pytest.mark.parametrize(
+    "english, korean, old, new, names, expected",
+    [
+        (
+            "# T\n\n## The article, more precisely\n\nSee [below](#the-article-more-precisely).\n",
+            "# T\n\n## 글을 더 정확하게\n\n[아래](#글을-더-정확하게)를 보세요.\n",
+            "(#글을-더-정확하게)",
+            "(#the-article-more-precisely)",
+            ("a/README.md", "a/README.ko.md"),
+            "the link to #the-article-more-precisely leads to no heading",
+        ),
+        # The top README is compared up to the instructors' sections, which the Korean one only summarises.
+        (
+            "# C\n\n## Start\n\n2 commands\n\n## Other commands\n\n9 more\n",
+            "# C\n\n## 시작\n\n명령 2개\n\n## 강사용 안내\n\n영어 README를 보세요.\n",
+            "명령 2개",
+            "명령 3개",
+            ("README.md", "README.ko.md"),
+            "numbers differ",
+        ),
+    ],
+)
 def test_a_pair_in_step_passes_and_the_same_pair_drifted_fails(english, korean, old, new, names, expected):
     assert compare(english, korean, *names) is None
     assert expected in compare(english, korean.replace(old, new), *names)
@@ -134,12 +152,15 @@ def test_a_missing_twin_or_a_missing_link_is_named(tmp_path):
     assert korean_twins.main(["--root", str(tmp_path)]) == 0
 
 
-
 def test_slide_figures_may_span_lines_and_tilde_fences_hold_code():
-    english = ("## Where\n\n![The job,\nserially. 2026-11-30.](labs/05-x/timeline-h200.png){height=72%}\n\n"
-               "~~~~ sh\n./course demo   # ```\n~~~~\n")
-    korean = ("## 어디로\n\n![같은 일을\n차례로. 2026-11-30.](labs/05-x/timeline-h200.png){height=72%}\n\n"
-              "~~~~ sh\n./course demo   # ```\n~~~~\n")
+    english = (
+        "## Where\n\n![The job,\nserially. 2026-11-30.](labs/05-x/timeline-h200.png){height=72%}\n\n"
+        "~~~~ sh\n./course demo   # ```\n~~~~\n"
+    )
+    korean = (
+        "## 어디로\n\n![같은 일을\n차례로. 2026-11-30.](labs/05-x/timeline-h200.png){height=72%}\n\n"
+        "~~~~ sh\n./course demo   # ```\n~~~~\n"
+    )
     assert compare(english, korean, "slides/00-x.md", "slides/ko/00-x.md") is None
     smaller = korean.replace("{height=72%}", "{height=60%}")
     assert "figure 1 differs" in compare(english, smaller, "slides/00-x.md", "slides/ko/00-x.md")

@@ -1,5 +1,6 @@
 """A student source uploaded on its own (Gradescope's usual upload) belongs to its lab;
 one in the wrong place is named with the path it must have."""
+
 from pathlib import Path
 
 from coursecli.submissions import LabSources, take_student_sources
@@ -26,7 +27,8 @@ def test_a_file_in_the_wrong_folder_is_named_with_the_path_it_must_have(tmp_path
     assert intake.missing == {"01": ["null_stream.cu"], "02": ["streams.cu"]}
     assert intake.ignored_summary() == [
         "src/null_stream.cu (a lab's file must be at labs/01-null-stream/null_stream.cu): "
-        "not a file the grader takes, ignored"]
+        "not a file the grader takes, ignored"
+    ]
 
 
 def test_a_lone_file_that_two_labs_share_is_not_guessed(tmp_path):
@@ -34,4 +36,5 @@ def test_a_lone_file_that_two_labs_share_is_not_guessed(tmp_path):
     intake = take_student_sources(submit(tmp_path / "cy", {"work.cu": "mine\n"}), labs, tmp_path)
     assert intake.taken == {}
     assert intake.ignored_summary() == [
-        "work.cu (a lab's file must be at labs/01-a/work.cu or labs/02-b/work.cu): not a file the grader takes, ignored"]
+        "work.cu (a lab's file must be at labs/01-a/work.cu or labs/02-b/work.cu): not a file the grader takes, ignored"
+    ]

@@ -3,7 +3,6 @@
 import random
 
 import pytest
-
 from streamlab_tools.model import issue_order, makespan, pipeline_model, simulate_pipeline
 
 

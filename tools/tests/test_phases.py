@@ -5,11 +5,11 @@ the tests hold for any run of the overlap experiments, not for one fixture; a
 recorded trace of common/examples/overlap_experiments, where one is committed
 (tools/tests/fixtures/*overlap_experiments*.json), is checked the same way.
 """
+
 import json
 from pathlib import Path
 
 import pytest
-
 from streamlab_tools import plot, timelines
 from streamlab_tools.phases import IDLE_GAP_FRACTION, in_window, split_phases
 from streamlab_tools.trace import load_trace, parse_trace
@@ -18,9 +18,14 @@ from synthetic_phases import overlap_experiments
 FIXTURES = Path(__file__).parent / "fixtures"
 # The synthetic trace here, and the one recorded on an H200 with the course's other GPU fixtures.
 H200_FIXTURES = Path(__file__).resolve().parents[2] / "common" / "tests" / "fixtures"
-OVERLAP_TRACES = sorted([*FIXTURES.glob("*overlap_experiments*.json"), *H200_FIXTURES.glob("*overlap_experiments*.json")])
-SHAPES = [dict(), dict(h2d_ns=1_000_000, kernel_ns=3_000_000, d2h_ns=900_000, gap_ns=20_000_000),
-          dict(h2d_ns=40_000, kernel_ns=10_000, d2h_ns=40_000, gap_ns=2_000_000)]
+OVERLAP_TRACES = sorted(
+    [*FIXTURES.glob("*overlap_experiments*.json"), *H200_FIXTURES.glob("*overlap_experiments*.json")]
+)
+SHAPES = [
+    dict(),
+    dict(h2d_ns=1_000_000, kernel_ns=3_000_000, d2h_ns=900_000, gap_ns=20_000_000),
+    dict(h2d_ns=40_000, kernel_ns=10_000, d2h_ns=40_000, gap_ns=2_000_000),
+]
 
 
 def synthetic(**shape):
@@ -82,8 +87,10 @@ def test_plot_prints_a_line_per_phase_and_draws_a_panel_each(trace_file, tmp_pat
     status, out, err = run_plot(capsys, trace_file, "-o", tmp_path / "p.png")
     assert (status, err, drawn) == (0, "", [3])
     lines = out.splitlines()
-    assert lines[0] == ("phase 1 (sequential): 0.000 to 0.806 ms, 3 ops in 1 stream(s), makespan 0.806 ms, "
-                        "copies overlap kernels 0.000 ms (0% of copy time hidden)")
+    assert lines[0] == (
+        "phase 1 (sequential): 0.000 to 0.806 ms, 3 ops in 1 stream(s), makespan 0.806 ms, "
+        "copies overlap kernels 0.000 ms (0% of copy time hidden)"
+    )
     assert [line.split(":")[0] for line in lines[1:3]] == ["phase 2 (version 1)", "phase 3 (version 2)"]
     assert "makespan 0.440 ms" in lines[1] and lines[3] == f"plot: wrote {tmp_path / 'p.png'}"
 
@@ -94,9 +101,17 @@ def test_phase_panels_are_drawn(trace_file, tmp_path, capsys):
     assert output.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
-@pytest.mark.parametrize("zoom, ops", [(["--phase", "2"], 12), (["--phase", "1"], 3), (["--window", "0", "1"], 3),
-                                       (["--phase", "version 2"], 12), (["--phase", "sequential"], 3),
-                                       (["--window", "5.8", "12"], 24)])
+@pytest.mark.parametrize(
+    "zoom, ops",
+    [
+        (["--phase", "2"], 12),
+        (["--phase", "1"], 3),
+        (["--window", "0", "1"], 3),
+        (["--phase", "version 2"], 12),
+        (["--phase", "sequential"], 3),
+        (["--window", "5.8", "12"], 24),
+    ],
+)
 def test_phase_and_window_draw_only_their_part(trace_file, tmp_path, capsys, monkeypatch, zoom, ops):
     drawn = []
     monkeypatch.setattr(plot, "plot_trace", lambda trace, path, **kw: drawn.append(len(trace.ops)))
@@ -104,16 +119,28 @@ def test_phase_and_window_draw_only_their_part(trace_file, tmp_path, capsys, mon
     assert (status, err, drawn) == (0, "", [ops])
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["--phase", "4"], 'plot: --phase 4: the trace has 3 phases '
-                       '(choose 1 to 3 or one of "sequential", "version 1", "version 2")\n'),
-    (["--phase", "issue"], 'plot: --phase issue: the trace has 3 phases '
-                           '(choose 1 to 3 or one of "sequential", "version 1", "version 2")\n'),
-    (["--window", "2", "3"], "plot: --window 2 3: no operation runs between 2 and 3 ms\n"),
-    (["--window", "3", "2"], "plot: --window 3 2: FROM must be at least 0 and below TO\n"),
-    (["--model"], "plot: --model describes one pipeline, and the trace has 3 phases: add --phase K\n"),
-    (["--phase", "1", "--window", "0", "1"], "plot: argument --window: not allowed with argument --phase (see --help)\n"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (
+            ["--phase", "4"],
+            "plot: --phase 4: the trace has 3 phases "
+            '(choose 1 to 3 or one of "sequential", "version 1", "version 2")\n',
+        ),
+        (
+            ["--phase", "issue"],
+            "plot: --phase issue: the trace has 3 phases "
+            '(choose 1 to 3 or one of "sequential", "version 1", "version 2")\n',
+        ),
+        (["--window", "2", "3"], "plot: --window 2 3: no operation runs between 2 and 3 ms\n"),
+        (["--window", "3", "2"], "plot: --window 3 2: FROM must be at least 0 and below TO\n"),
+        (["--model"], "plot: --model describes one pipeline, and the trace has 3 phases: add --phase K\n"),
+        (
+            ["--phase", "1", "--window", "0", "1"],
+            "plot: argument --window: not allowed with argument --phase (see --help)\n",
+        ),
+    ],
+)
 def test_bad_zoom_is_one_line_and_nothing_drawn(trace_file, tmp_path, capsys, argv, message):
     output = tmp_path / "z.png"
     assert run_plot(capsys, trace_file, "-o", output, *argv) == (2, "", message)
@@ -125,10 +152,12 @@ def test_outermost_nvtx_ranges_are_the_phases_named_after_them(shape):
     trace = synthetic(**shape)
     assert len(trace.ranges) == 5  # three experiments, and the issuing loop inside each version
     phases = split_phases(trace.ops, ranges=trace.ranges)
-    assert [(phase.name, len(phase.ops)) for phase in phases] == [("sequential", 3), ("version 1", 12),
-                                                                  ("version 2", 12)]
-    assert [phase.title for phase in phases] == ["phase 1 (sequential)", "phase 2 (version 1)",
-                                                 "phase 3 (version 2)"]
+    assert [(phase.name, len(phase.ops)) for phase in phases] == [
+        ("sequential", 3),
+        ("version 1", 12),
+        ("version 2", 12),
+    ]
+    assert [phase.title for phase in phases] == ["phase 1 (sequential)", "phase 2 (version 1)", "phase 3 (version 2)"]
 
 
 def test_ranges_cut_where_idle_gaps_would_not():
@@ -136,8 +165,11 @@ def test_ranges_cut_where_idle_gaps_would_not():
     trace = synthetic(gap_ns=20_000)
     assert len(split_phases(trace.ops)) == 1
     phases = split_phases(trace.ops, ranges=trace.ranges)
-    assert [(phase.name, len(phase.ops)) for phase in phases] == [("sequential", 3), ("version 1", 12),
-                                                                  ("version 2", 12)]
+    assert [(phase.name, len(phase.ops)) for phase in phases] == [
+        ("sequential", 3),
+        ("version 1", 12),
+        ("version 2", 12),
+    ]
 
 
 def test_ops_outside_every_range_are_cut_at_idle_gaps():
@@ -157,14 +189,18 @@ def test_a_trace_without_ranges_is_cut_at_idle_gaps_as_before(tmp_path):
     assert [phase.name for phase in split_phases(trace.ops, ranges=trace.ranges)] == ["", "", ""]
 
 
-@pytest.mark.parametrize("edit, message", [
-    (lambda r: r["args"].update(end_ns=1), "NVTX range ends before it starts in event"),
-    (lambda r: r["args"].pop("start_ns"), "missing key args.start_ns in event"),
-    (lambda r: r.update(name=7), "name in event"),
-    (lambda r: r.update(pid=1), "an NVTX range with pid 1 in event"),
-])
+@pytest.mark.parametrize(
+    "edit, message",
+    [
+        (lambda r: r["args"].update(end_ns=1), "NVTX range ends before it starts in event"),
+        (lambda r: r["args"].pop("start_ns"), "missing key args.start_ns in event"),
+        (lambda r: r.update(name=7), "name in event"),
+        (lambda r: r.update(pid=1), "an NVTX range with pid 1 in event"),
+    ],
+)
 def test_a_malformed_range_is_one_line_naming_the_event(tmp_path, edit, message):
     from streamlab_tools.trace import TraceError
+
     data = overlap_experiments()
     edit(next(e for e in data["traceEvents"] if e.get("cat") == "nvtx" and e["name"] == "version 1"))
     path = tmp_path / "bad.json"
@@ -226,5 +262,6 @@ def test_more_phases_than_panels_are_listed_and_drawn_whole(tmp_path, capsys, mo
     assert (status, drawn) == (0, [81])
     lines = out.splitlines()
     assert [line.split(":")[0] for line in lines[:9]] == [f"phase {k}" for k in range(1, 10)]
-    assert lines[9] == ("plot: 9 phases are too many to draw one above the other: "
-                        "the whole timeline is drawn; draw one with --phase K")
+    assert lines[9] == (
+        "plot: 9 phases are too many to draw one above the other: the whole timeline is drawn; draw one with --phase K"
+    )

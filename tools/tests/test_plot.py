@@ -7,7 +7,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from streamlab_tools import plot, sweeps, timelines
 from streamlab_tools.trace import load_trace
 
@@ -107,12 +106,38 @@ def test_plot_trace_with_concurrent_kernels_and_many_streams(tmp_path):
     # Twenty kernels that all overlap, each in its own stream, and one memset.
     obj = json.loads(PIPELINE.read_text())
     for index in range(20):
-        obj["traceEvents"].append({"ph": "X", "name": f"K_{index}", "args": {
-            "op": "kernel", "label": str(index), "stream": 100 + index, "stream_kind": "created",
-            "start_ns": 1000 * index, "end_ns": 4_000_000, "correlation_id": 100 + index, "kernel_name": "spin"}})
-    obj["traceEvents"].append({"ph": "X", "name": "memset", "args": {
-        "op": "memset", "label": "", "stream": 0, "stream_kind": "legacy_null",
-        "start_ns": 0, "end_ns": 10, "correlation_id": 1, "bytes": 64}})
+        obj["traceEvents"].append(
+            {
+                "ph": "X",
+                "name": f"K_{index}",
+                "args": {
+                    "op": "kernel",
+                    "label": str(index),
+                    "stream": 100 + index,
+                    "stream_kind": "created",
+                    "start_ns": 1000 * index,
+                    "end_ns": 4_000_000,
+                    "correlation_id": 100 + index,
+                    "kernel_name": "spin",
+                },
+            }
+        )
+    obj["traceEvents"].append(
+        {
+            "ph": "X",
+            "name": "memset",
+            "args": {
+                "op": "memset",
+                "label": "",
+                "stream": 0,
+                "stream_kind": "legacy_null",
+                "start_ns": 0,
+                "end_ns": 10,
+                "correlation_id": 1,
+                "bytes": 64,
+            },
+        }
+    )
     path = tmp_path / "busy.json"
     path.write_text(json.dumps(obj))
     trace = load_trace(path)
@@ -169,8 +194,9 @@ BAD_INPUTS = {
     "unsupported version": (trace_with(lambda obj: obj["otherData"].update(version=99)), "unsupported"),
     "no ops": (trace_with(lambda obj: obj.update(traceEvents=[])), "no device operations"),
     "bandwidth without gbps": (
-        json.dumps({**json.loads(BANDWIDTH.read_text()),
-                    "points": [{"bytes": 4096, "direction": "H2D", "memory": "pinned"}]}),
+        json.dumps(
+            {**json.loads(BANDWIDTH.read_text()), "points": [{"bytes": 4096, "direction": "H2D", "memory": "pinned"}]}
+        ),
         "missing key gbps",
     ),
 }
@@ -224,12 +250,22 @@ def test_help_returns_zero(capsys):
 
 def test_command_line_module_runs(tmp_path):
     output = tmp_path / "timeline.png"
-    result = subprocess.run([sys.executable, "-m", "streamlab_tools.plot", str(PIPELINE), "-o", str(output)],
-                            cwd=TOOLS, capture_output=True, text=True, check=False)
+    result = subprocess.run(
+        [sys.executable, "-m", "streamlab_tools.plot", str(PIPELINE), "-o", str(output)],
+        cwd=TOOLS,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert result.returncode == 0, result.stderr
     assert_image(output)
-    missing = subprocess.run([sys.executable, "-m", "streamlab_tools.plot", str(tmp_path / "none.json")],
-                             cwd=TOOLS, capture_output=True, text=True, check=False)
+    missing = subprocess.run(
+        [sys.executable, "-m", "streamlab_tools.plot", str(tmp_path / "none.json")],
+        cwd=TOOLS,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert missing.returncode == 2
     assert missing.stderr.startswith("plot: ") and missing.stderr.count("\n") == 1
 
@@ -245,10 +281,16 @@ def test_png_names_the_device_and_date_it_was_recorded_on(tmp_path):
     assert "recorded" in description
 
 
-@pytest.mark.parametrize("name, short", [
-    ("streamlab::(anonymous namespace)::workload_kernel(float const*, float*, unsigned long, int)", "workload_kernel"),
-    ("vec_add", "vec_add"),
-    ("void scale<float, 4>(float*, int)", "scale<float, 4>"),
-])
+@pytest.mark.parametrize(
+    "name, short",
+    [
+        (
+            "streamlab::(anonymous namespace)::workload_kernel(float const*, float*, unsigned long, int)",
+            "workload_kernel",
+        ),
+        ("vec_add", "vec_add"),
+        ("void scale<float, 4>(float*, int)", "scale<float, 4>"),
+    ],
+)
 def test_bars_show_short_kernel_names(name, short):
     assert timelines._short_kernel_name(name) == short

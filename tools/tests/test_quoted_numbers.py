@@ -1,14 +1,13 @@
 """Every number the READMEs and slides quote from a measurement matches the one
 reference file it comes from (common/reference/h200_quoted_numbers.json); and
 tools/quoted_numbers.py fill writes a measurement program's result in."""
+
 from __future__ import annotations
 
 import json
 import shutil
-from pathlib import Path
 
 import pytest
-
 import quoted_numbers
 from quoted_numbers import REFERENCE, ROOT, fill, measured_text, pending_text
 
@@ -47,7 +46,9 @@ def test_fill_writes_a_result_into_the_reference_and_the_quotes(tmp_path):
     reference.write_text(json.dumps({"measurements": {"probe": None}, "quotes": [{"file": "A.md", "text": template}]}))
     (tmp_path / "A.md").write_text("It " + pending_text(template) + ".\n")
     result = tmp_path / "probe.json"
-    result.write_text(json.dumps({"program": "probe", "device": "NVIDIA H200", "date": "2026-12-01", "copy_ms": 4.8567}))
+    result.write_text(
+        json.dumps({"program": "probe", "device": "NVIDIA H200", "date": "2026-12-01", "copy_ms": 4.8567})
+    )
     assert fill([result], reference, tmp_path) == ["A.md"]
     assert (tmp_path / "A.md").read_text() == "It took 4.86 ms on the NVIDIA H200.\n"
     assert json.loads(reference.read_text())["measurements"]["probe"]["copy_ms"] == 4.8567
@@ -57,13 +58,16 @@ def test_fill_writes_the_numbers_into_the_korean_twin_too(tmp_path):
     (tmp_path / "common" / "reference").mkdir(parents=True)
     reference = tmp_path / "common" / "reference" / "numbers.json"
     template = "took {probe.copy_ms:.2f} ms on the {probe.device}"
-    reference.write_text(json.dumps({"measurements": {"probe": None},
-                                     "quotes": [{"file": "slides/01-x.md", "text": template}]}))
+    reference.write_text(
+        json.dumps({"measurements": {"probe": None}, "quotes": [{"file": "slides/01-x.md", "text": template}]})
+    )
     (tmp_path / "slides" / "ko").mkdir(parents=True)
     (tmp_path / "slides" / "01-x.md").write_text("It " + pending_text(template) + ".\n")
     (tmp_path / "slides" / "ko" / "01-x.md").write_text("[[H200: probe.device]]에서 [[H200: probe.copy_ms]] ms.\n")
     result = tmp_path / "probe.json"
-    result.write_text(json.dumps({"program": "probe", "device": "NVIDIA H200", "date": "2026-12-01", "copy_ms": 4.8567}))
+    result.write_text(
+        json.dumps({"program": "probe", "device": "NVIDIA H200", "date": "2026-12-01", "copy_ms": 4.8567})
+    )
     assert fill([result], reference, tmp_path) == ["slides/01-x.md", "slides/ko/01-x.md"]
     assert (tmp_path / "slides" / "ko" / "01-x.md").read_text() == "NVIDIA H200에서 4.86 ms.\n"
 
@@ -85,14 +89,18 @@ def test_main_says_when_a_result_file_is_missing(tmp_path, capsys):
 
 def test_every_measured_number_in_the_prose_is_a_quote_or_from_a_transcript():
     found = quoted_numbers.all_unquoted_numbers()
-    assert found == [], ("measured numbers that no quote in the reference file and no transcript covers "
-                         "(add the measurement and a quote): " + "; ".join(found))
+    assert found == [], (
+        "measured numbers that no quote in the reference file and no transcript covers "
+        "(add the measurement and a quote): " + "; ".join(found)
+    )
 
 
 def test_unquoted_numbers_finds_a_number_that_nothing_covers():
-    text = ("# Lab\n\nOn the H200 it took 5.97 ms, then 2.01 ms, a 2.97x speedup; 97.4% of the model.\n"
-            "The events said 3.69 ms; a threshold of 0.75 × is not a measurement.\n\n"
-            "```text\nmakespan 3.686 ms\n```\n\n```sh\nrun 5.97 ms\n```\n")
+    text = (
+        "# Lab\n\nOn the H200 it took 5.97 ms, then 2.01 ms, a 2.97x speedup; 97.4% of the model.\n"
+        "The events said 3.69 ms; a threshold of 0.75 × is not a measurement.\n\n"
+        "```text\nmakespan 3.686 ms\n```\n\n```sh\nrun 5.97 ms\n```\n"
+    )
     found = quoted_numbers.unquoted_numbers("x.md", text, ["took 5.97 ms"])
     assert found == ["x.md:3: 2.01 ms", "x.md:3: 2.97x", "x.md:3: 97.4%"]
     assert quoted_numbers.unquoted_numbers("x.md", text, ["took 5.97 ms, then 2.01 ms, a 2.97x speedup; 97.4%"]) == []
@@ -107,8 +115,13 @@ def test_a_transcript_number_must_round_to_the_quoted_one():
 
 def test_the_chunk_bench_quotes_agree_with_the_recorded_sweep():
     sweep = json.loads((ROOT / "common" / "reference" / "h200_chunks.json").read_text())
-    rows = {row["chunks"]: row for value in sweep.values() if isinstance(value, list)
-            for row in value if row.get("intensity") == "balanced"}
+    rows = {
+        row["chunks"]: row
+        for value in sweep.values()
+        if isinstance(value, list)
+        for row in value
+        if row.get("intensity") == "balanced"
+    }
     quoted = DATA["measurements"]["chunk_bench"]
     assert quoted["bound_ms"] == round(rows[3]["bound_ms"], 2)
     for chunks, numbers in quoted["chunks"].items():

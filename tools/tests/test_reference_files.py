@@ -4,7 +4,6 @@ claim to be, name their device and date, and their summary agrees with their poi
 from pathlib import Path
 
 import pytest
-
 from streamlab_tools.trace import CHUNKS_FORMAT, load_json_file
 
 REFERENCE = Path(__file__).resolve().parents[2] / "common" / "reference"
@@ -23,6 +22,7 @@ def test_h200_chunk_sweep_names_device_and_date_and_its_summary_matches_its_poin
     summary = sweep["summary"]
     assert summary["efficiency_3_chunks_balanced"] == pytest.approx(three["model_ms"] / three["makespan_ms"])
     assert summary["efficiency_3_chunks_balanced_shared_link"] == pytest.approx(
-        three["link_model_ms"] / three["makespan_ms"])
+        three["link_model_ms"] / three["makespan_ms"]
+    )
     for key in ("link_h2d_speed_kept", "link_d2h_speed_kept"):
         assert 0 < summary[key] <= 1

@@ -7,6 +7,7 @@ under each isolation this machine offers (bubblewrap where it works, and
 always the fallback), independent of any check the grader makes on the
 student's object before running it.
 """
+
 import os
 import shutil
 import sys
@@ -15,11 +16,10 @@ import time
 from pathlib import Path
 
 import pytest
-
 from coursecli import output_cap
 from coursecli import sandbox as sb
 
-HOSTILE = r'''
+HOSTILE = r"""
 import os, signal, subprocess, sys
 out, staged, course, token = sys.argv[1:5]
 def attempt(what, action):
@@ -43,7 +43,7 @@ sys.stdout.write("x" * (3 << 20))
 sys.stdout.flush()
 os.kill(os.getppid(), signal.SIGKILL)
 print("\nSURVIVED KILLING THE PARENT")
-'''
+"""
 
 
 def step_python(box: sb.Sandbox) -> str:
@@ -96,15 +96,20 @@ def test_a_hostile_step_harms_nothing_outside_it(layout, kind):
     isolation = sb.choose_isolation(kind)
     assert isolation.kind == kind
     out, work, course = layout / "out", layout / "out" / ".work" / "student", layout / "course"
-    view = sb.View(read_only=[course, layout / "hostile.py"], hidden=[out], writable=[work],
-                   protected=[work / "labs"])
+    view = sb.View(read_only=[course, layout / "hostile.py"], hidden=[out], writable=[work], protected=[work / "labs"])
     box = sb.Sandbox(isolation, view)
     box.writable_folder(work)
     token = f"sandbox-test-{os.getpid()}-{time.monotonic_ns()}"
-    before = {p: p.read_bytes() for p in (out / "students" / "other" / "grade.json",
-                                          work / "labs" / "work.cu", course / "common.cu")}
-    result = box.run([step_python(box), layout / "hostile.py", out, work / "labs" / "work.cu", course / "common.cu",
-                      token], timeout_s=60, limits=sb.run_limits(30), cwd=work)
+    before = {
+        p: p.read_bytes()
+        for p in (out / "students" / "other" / "grade.json", work / "labs" / "work.cu", course / "common.cu")
+    }
+    result = box.run(
+        [step_python(box), layout / "hostile.py", out, work / "labs" / "work.cu", course / "common.cu", token],
+        timeout_s=60,
+        limits=sb.run_limits(30),
+        cwd=work,
+    )
 
     # The grader (this process) is alive, and the step's output was cut at the limit.
     assert len(result.output) < sb.OUTPUT_LIMIT + 1000
@@ -125,10 +130,12 @@ def test_a_step_that_runs_too_long_is_stopped_with_its_children(layout, kind):
     box = sb.Sandbox(sb.choose_isolation(kind), sb.View(writable=[layout / "out"]))
     box.writable_folder(layout / "out")
     token = f"sandbox-hang-{os.getpid()}-{time.monotonic_ns()}"
-    script = ("import subprocess, sys, time\n"
-              f"subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(300)', '{token}'], "
-              "start_new_session=True)\n"
-              "time.sleep(300)\n")
+    script = (
+        "import subprocess, sys, time\n"
+        f"subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(300)', '{token}'], "
+        "start_new_session=True)\n"
+        "time.sleep(300)\n"
+    )
     started = time.monotonic()
     result = box.run([step_python(box), "-c", script, token], timeout_s=3, limits=sb.run_limits(3), cwd=layout / "out")
     assert result.timed_out and result.status == sb.TIMED_OUT
@@ -169,6 +176,7 @@ def test_the_output_cap_keeps_the_start_and_the_end_and_passes_on_the_exit_statu
 
 def test_the_output_cap_ends_like_a_crashed_test(tmp_path):
     import subprocess
+
     crash = "import os, signal; os.kill(os.getpid(), signal.SIGSEGV)"
     done = subprocess.run([sys.executable, output_cap.__file__, "100", sys.executable, "-c", crash])
     assert done.returncode == -11
@@ -177,9 +185,11 @@ def test_the_output_cap_ends_like_a_crashed_test(tmp_path):
 def test_a_test_stopped_by_ctest_ends_with_its_launcher(tmp_path):
     import signal
     import subprocess
+
     token = f"cap-child-{os.getpid()}-{time.monotonic_ns()}"
-    launcher = subprocess.Popen([sys.executable, output_cap.__file__, "100", sys.executable, "-c",
-                                 "import time; time.sleep(300)", token])
+    launcher = subprocess.Popen(
+        [sys.executable, output_cap.__file__, "100", sys.executable, "-c", "import time; time.sleep(300)", token]
+    )
     deadline = time.monotonic() + 10
     while not processes_with(token) and time.monotonic() < deadline:
         time.sleep(0.05)

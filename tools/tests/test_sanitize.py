@@ -328,9 +328,12 @@ def test_each_sanitizer_sample_plants_one_bug_where_its_expected_finding_points(
     }
     for name, entry in expected.items():
         text = (tmp_path / name / entry["file"]).read_text()
-        handed_in = sorted(path.relative_to(tmp_path / name).as_posix()
-                           for path in (tmp_path / name).rglob("*") if path.is_file())
-        assert entry["file"] in handed_in and all(path.startswith(entry["file"].rsplit("/", 1)[0]) for path in handed_in)
+        handed_in = sorted(
+            path.relative_to(tmp_path / name).as_posix() for path in (tmp_path / name).rglob("*") if path.is_file()
+        )
+        assert entry["file"] in handed_in and all(
+            path.startswith(entry["file"].rsplit("/", 1)[0]) for path in handed_in
+        )
         assert text != solutions[entry["file"]], name  # only its lab is handed in, with the bug planted
         first_line = text.splitlines()[entry["lines"][0] - 1]
         assert calls[entry["kind"]] in first_line, (name, first_line)

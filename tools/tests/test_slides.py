@@ -5,6 +5,7 @@ The include tests need nothing but Python. The render tests need pandoc and
 pdflatex (`./course slides` installs them) and are skipped, with the reason,
 where they are missing.
 """
+
 import re
 import shutil
 import sys
@@ -168,10 +169,12 @@ def test_overflows_is_empty_for_a_clean_log():
 
 
 def test_missing_characters_are_named_once_with_their_font():
-    log = ("Missing character: There is no \U0001F642 (U+1F642) in font Noto Sans CJK KR/OT:script=latn;!\n"
-           "Missing character: There is no \U0001F642 (U+1F642) in font Noto Sans CJK KR/OT:script=latn;!\n"
-           "Missing character: There is no ^^e2 in font cmr10!\n")
-    assert slides.missing_characters(log) == ["^^e2 (font cmr10)", "\U0001F642 (U+1F642) (font Noto Sans CJK KR)"]
+    log = (
+        "Missing character: There is no \U0001f642 (U+1F642) in font Noto Sans CJK KR/OT:script=latn;!\n"
+        "Missing character: There is no \U0001f642 (U+1F642) in font Noto Sans CJK KR/OT:script=latn;!\n"
+        "Missing character: There is no ^^e2 in font cmr10!\n"
+    )
+    assert slides.missing_characters(log) == ["^^e2 (font cmr10)", "\U0001f642 (U+1F642) (font Noto Sans CJK KR)"]
     assert slides.missing_characters("[1] [2]\n") == []
 
 
@@ -186,8 +189,10 @@ def test_a_korean_deck_without_xelatex_fails_with_what_to_install(tmp_path):
 
 # ------------------------------------------------------------------ rendering
 
-needs_tex = pytest.mark.skipif(shutil.which("pandoc") is None or shutil.which("pdflatex") is None,
-                               reason="pandoc or pdflatex is not installed (./course slides installs them)")
+needs_tex = pytest.mark.skipif(
+    shutil.which("pandoc") is None or shutil.which("pdflatex") is None,
+    reason="pandoc or pdflatex is not installed (./course slides installs them)",
+)
 
 
 @needs_tex
@@ -218,7 +223,8 @@ def test_a_frame_taller_than_the_page_fails_the_render(tmp_path):
 
 needs_korean_tex = pytest.mark.skipif(
     shutil.which("pandoc") is None or shutil.which("xelatex") is None or not slides.font_installed(slides.KOREAN_FONT),
-    reason="pandoc, xelatex or the Noto Sans CJK KR font is not installed (./course slides installs them)")
+    reason="pandoc, xelatex or the Noto Sans CJK KR font is not installed (./course slides installs them)",
+)
 
 
 @needs_korean_tex
@@ -233,6 +239,6 @@ def test_the_korean_deck_with_the_most_code_renders_with_every_glyph_and_nothing
 def test_a_character_the_korean_font_lacks_fails_the_render(tmp_path):
     deck = tmp_path / "ko" / "99-glyph.md"
     deck.parent.mkdir()
-    deck.write_text("---\ntitle: t\n---\n\n## 슬라이드\n\n한국어 \U0001F642\n")
+    deck.write_text("---\ntitle: t\n---\n\n## 슬라이드\n\n한국어 \U0001f642\n")
     with pytest.raises(slides.SlideError, match=r"no glyph for .*U\+1F642.*Noto Sans CJK KR"):
         slides.render(deck, tmp_path / "out", root=REPO)

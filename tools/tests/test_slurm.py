@@ -133,6 +133,18 @@ def test_a_batch_graded_through_slurm_equals_the_batch_graded_here(local_cluster
 
 def test_a_kept_course_build_is_one_machines(tmp_path, capsys):
     (tmp_path / "subs" / "ada").mkdir(parents=True)
-    assert main(["grade", str(tmp_path / "subs"), "-o", str(tmp_path / "out"), "--slurm",
-                 "--course-build", str(tmp_path / "course")]) == 2
+    assert (
+        main(
+            [
+                "grade",
+                str(tmp_path / "subs"),
+                "-o",
+                str(tmp_path / "out"),
+                "--slurm",
+                "--course-build",
+                str(tmp_path / "course"),
+            ]
+        )
+        == 2
+    )
     assert "--course-build is one machine's" in capsys.readouterr().out

@@ -4,7 +4,6 @@ import json
 from pathlib import Path
 
 import pytest
-
 from streamlab_tools.trace import (
     BANDWIDTH_FORMAT,
     CHUNKS_FORMAT,
@@ -226,9 +225,15 @@ MALFORMED_SWEEPS = {
     "chunks missing bound": ("chunk_sweep.json", lambda obj: obj["points"][0].pop("bound_ms"), "missing key bound_ms"),
     "chunks unsupported version": ("chunk_sweep.json", set_other("version", 7), "unsupported"),
     "chunks link model not a number": (
-        "chunk_sweep.json", set_point("link_model_ms", "fast"), "link_model_ms in point 0 must be a positive number"),
+        "chunk_sweep.json",
+        set_point("link_model_ms", "fast"),
+        "link_model_ms in point 0 must be a positive number",
+    ),
     "chunks zero link model": (
-        "chunk_sweep.json", set_point("link_model_ms", 0), "link_model_ms in point 0 must be a positive number"),
+        "chunk_sweep.json",
+        set_point("link_model_ms", 0),
+        "link_model_ms in point 0 must be a positive number",
+    ),
 }
 
 

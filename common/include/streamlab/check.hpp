@@ -51,8 +51,7 @@ void report_on_error(cudaError_t code, const char* expression, const char* file,
 }  // namespace streamlab
 
 /// Runs a CUDA runtime call and throws streamlab::CudaError if it fails.
-#define SL_CHECK(expression) \
-    ::streamlab::detail::throw_on_error((expression), #expression, __FILE__, __LINE__)
+#define SL_CHECK(expression) ::streamlab::detail::throw_on_error((expression), #expression, __FILE__, __LINE__)
 
 /// Checks that the last kernel launch was accepted (bad configuration, no device...).
 /// Launches return nothing, so this is the only way to see a launch error at once.

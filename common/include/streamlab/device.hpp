@@ -10,16 +10,16 @@ namespace streamlab {
 
 /// The facts about one CUDA device that the labs and the grader depend on.
 struct DeviceFacts {
-    int ordinal = 0;                  ///< CUDA device number.
-    std::string name;                 ///< Marketing name, e.g. "NVIDIA H200".
-    int cc_major = 0;                 ///< Compute capability, major part.
-    int cc_minor = 0;                 ///< Compute capability, minor part.
-    int sm_count = 0;                 ///< Streaming multiprocessors.
-    int copy_engines = 0;             ///< `asyncEngineCount`: 1 means H2D and D2H share one engine.
-    bool concurrent_kernels = false;  ///< Kernels of different streams may run at the same time.
+    int ordinal = 0;                     ///< CUDA device number.
+    std::string name;                    ///< Marketing name, e.g. "NVIDIA H200".
+    int cc_major = 0;                    ///< Compute capability, major part.
+    int cc_minor = 0;                    ///< Compute capability, minor part.
+    int sm_count = 0;                    ///< Streaming multiprocessors.
+    int copy_engines = 0;                ///< `asyncEngineCount`: 1 means H2D and D2H share one engine.
+    bool concurrent_kernels = false;     ///< Kernels of different streams may run at the same time.
     std::size_t total_memory_bytes = 0;  ///< Global memory.
-    int driver_version = 0;           ///< As `cudaDriverGetVersion` reports it (13000 = 13.0).
-    int runtime_version = 0;          ///< As `cudaRuntimeGetVersion` reports it.
+    int driver_version = 0;              ///< As `cudaDriverGetVersion` reports it (13000 = 13.0).
+    int runtime_version = 0;             ///< As `cudaRuntimeGetVersion` reports it.
 
     /// "9.0" style compute capability.
     [[nodiscard]] std::string compute_capability() const;

@@ -191,8 +191,7 @@ public:
     /// Owns nothing.
     PinnedBuffer() noexcept = default;
     /// Allocates `count` elements of pinned host memory (uninitialised).
-    explicit PinnedBuffer(std::size_t count)
-        : detail::Buffer<T, detail::FreeHost>(allocate(count), count, {}) {}
+    explicit PinnedBuffer(std::size_t count) : detail::Buffer<T, detail::FreeHost>(allocate(count), count, {}) {}
 
     /// Element access on the host.
     T& operator[](std::size_t i) const noexcept { return this->data()[i]; }
@@ -212,8 +211,7 @@ public:
     /// Owns nothing.
     DeviceBuffer() noexcept = default;
     /// Allocates `count` elements of device memory (uninitialised).
-    explicit DeviceBuffer(std::size_t count)
-        : detail::Buffer<T, detail::FreeDevice>(allocate(count), count, {}) {}
+    explicit DeviceBuffer(std::size_t count) : detail::Buffer<T, detail::FreeDevice>(allocate(count), count, {}) {}
 
 private:
     static T* allocate(std::size_t count) {
@@ -233,8 +231,7 @@ public:
     StreamOrderedBuffer() noexcept = default;
     /// Queues an allocation of `count` elements in `stream`; the free is queued there too.
     StreamOrderedBuffer(std::size_t count, cudaStream_t stream)
-        : detail::Buffer<T, detail::FreeDeviceAsync>(allocate(count, stream), count,
-                                                     detail::FreeDeviceAsync{stream}) {}
+        : detail::Buffer<T, detail::FreeDeviceAsync>(allocate(count, stream), count, detail::FreeDeviceAsync{stream}) {}
 
 private:
     static T* allocate(std::size_t count, cudaStream_t stream) {

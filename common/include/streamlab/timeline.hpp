@@ -27,16 +27,16 @@ enum class StreamKind {
 
 /// One operation the GPU ran, with the GPU's own timestamps.
 struct DeviceOp {
-    OpKind kind = OpKind::Kernel;       ///< What it did.
-    std::string name;                   ///< Kernel name (demangled) or "H2D", "D2H", ...
-    std::string label;                  ///< The lab's name for it (e.g. chunk "1"), or empty.
-    std::uint32_t stream_id = 0;        ///< CUPTI's stream id.
-    StreamKind stream_kind = StreamKind::Created;  ///< NULL, per-thread default or created.
-    std::uint64_t start_ns = 0;         ///< Start, ns, on the trace's clock.
-    std::uint64_t end_ns = 0;           ///< End, ns, on the trace's clock.
-    std::uint64_t bytes = 0;            ///< Bytes moved or set (0 for kernels).
+    OpKind kind = OpKind::Kernel;                        ///< What it did.
+    std::string name;                                    ///< Kernel name (demangled) or "H2D", "D2H", ...
+    std::string label;                                   ///< The lab's name for it (e.g. chunk "1"), or empty.
+    std::uint32_t stream_id = 0;                         ///< CUPTI's stream id.
+    StreamKind stream_kind = StreamKind::Created;        ///< NULL, per-thread default or created.
+    std::uint64_t start_ns = 0;                          ///< Start, ns, on the trace's clock.
+    std::uint64_t end_ns = 0;                            ///< End, ns, on the trace's clock.
+    std::uint64_t bytes = 0;                             ///< Bytes moved or set (0 for kernels).
     HostMemory host_memory = HostMemory::NotApplicable;  ///< For copies: the host buffer's kind.
-    std::uint32_t correlation_id = 0;   ///< Ties the op to the API call that issued it.
+    std::uint32_t correlation_id = 0;                    ///< Ties the op to the API call that issued it.
 
     /// Duration in ns.
     [[nodiscard]] std::uint64_t duration_ns() const { return end_ns - start_ns; }
@@ -44,7 +44,7 @@ struct DeviceOp {
 
 /// An instant the host recorded on the same clock as the device operations.
 struct HostMark {
-    std::string name;         ///< What happened, e.g. "launches returned".
+    std::string name;           ///< What happened, e.g. "launches returned".
     std::uint64_t time_ns = 0;  ///< When, ns, on the trace's clock.
 };
 
@@ -74,20 +74,20 @@ enum class OrderingCall {
 /// stream is 0, the per-thread default stream 2, as cudaStreamPerThread).
 struct StreamCall {
     OrderingCall call = OrderingCall::Work;  ///< What the call does.
-    std::string function;      ///< e.g. "cudaMemcpyAsync", without version suffix.
-    std::uint64_t stream = 0;  ///< The stream it names (0 for event and device synchronizations).
-    std::uint64_t event = 0;   ///< The event it names (0 for work and stream or device synchronizations).
+    std::string function;                    ///< e.g. "cudaMemcpyAsync", without version suffix.
+    std::uint64_t stream = 0;                ///< The stream it names (0 for event and device synchronizations).
+    std::uint64_t event = 0;                 ///< The event it names (0 for work and stream or device synchronizations).
 };
 
 /// A recorded timeline: everything a grader or a plot needs.
 struct Timeline {
-    std::vector<DeviceOp> ops;      ///< Device operations, sorted by start.
-    std::vector<HostMark> marks;    ///< Host marks, sorted by time.
-    std::vector<HostRange> ranges;  ///< The program's NVTX ranges, sorted by start (may be none).
-    DeviceFacts device;             ///< The device it ran on.
-    std::string program;            ///< What was recorded.
-    std::string date;               ///< UTC ISO 8601 time of recording.
-    std::uint64_t origin_ns = 0;    ///< Clock value that times are relative to.
+    std::vector<DeviceOp> ops;          ///< Device operations, sorted by start.
+    std::vector<HostMark> marks;        ///< Host marks, sorted by time.
+    std::vector<HostRange> ranges;      ///< The program's NVTX ranges, sorted by start (may be none).
+    DeviceFacts device;                 ///< The device it ran on.
+    std::string program;                ///< What was recorded.
+    std::string date;                   ///< UTC ISO 8601 time of recording.
+    std::uint64_t origin_ns = 0;        ///< Clock value that times are relative to.
     std::uint64_t dropped_records = 0;  ///< Records dropped for zero timestamps.
     /// How often each CUDA runtime function was called while recording, by
     /// name without version suffix ("cudaStreamCreateWithFlags": 4), as CUPTI's
@@ -106,7 +106,9 @@ struct Timeline {
 };
 
 /// `ns` nanoseconds (the timeline's unit) in milliseconds.
-[[nodiscard]] constexpr double ms(std::uint64_t ns) { return static_cast<double>(ns) / 1e6; }
+[[nodiscard]] constexpr double ms(std::uint64_t ns) {
+    return static_cast<double>(ns) / 1e6;
+}
 
 /// What a viewer calls an op of `kind` before its label: "H2D", "D2H", "D2D",
 /// "memcpy", "memset"; "kernel" for kernels, which are shown by their own name.
@@ -129,8 +131,7 @@ struct Timeline {
 [[nodiscard]] StreamKind stream_kind_from_string(const std::string& text);
 
 /// How many calls of any of the runtime functions `names` the timeline saw.
-[[nodiscard]] inline std::uint64_t count_api_calls(const Timeline& timeline,
-                                                   std::initializer_list<const char*> names) {
+[[nodiscard]] inline std::uint64_t count_api_calls(const Timeline& timeline, std::initializer_list<const char*> names) {
     std::uint64_t total = 0;
     for (const char* name : names) {
         const auto found = timeline.api_calls.find(name);

@@ -37,8 +37,7 @@ namespace streamlab {
 class TimelineUnavailable : public std::runtime_error {
 public:
     /// Builds the error; `reason` says why, e.g. "no CUDA device found".
-    explicit TimelineUnavailable(const std::string& reason)
-        : std::runtime_error("timeline unavailable: " + reason) {}
+    explicit TimelineUnavailable(const std::string& reason) : std::runtime_error("timeline unavailable: " + reason) {}
 };
 
 namespace detail {

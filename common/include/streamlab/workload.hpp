@@ -33,8 +33,8 @@ __global__ void workload_kernel(const float* in, float* out, std::size_t n, int 
 /// Queues the workload kernel: `out[i] = f(in[i], iterations)` for i < n, in `stream`.
 /// `max_blocks` (0 = enough for the whole array) caps the grid, so a kernel can
 /// leave room on the GPU for kernels of other streams. Throws CudaError if the launch fails.
-void launch_workload(const float* in, float* out, std::size_t n, int iterations,
-                     cudaStream_t stream, int max_blocks = 0);
+void launch_workload(const float* in, float* out, std::size_t n, int iterations, cudaStream_t stream,
+                     int max_blocks = 0);
 
 /// The CPU reference: what the kernel computes for one element.
 [[nodiscard]] float workload_reference(float x, int iterations);
@@ -48,12 +48,12 @@ void fill_poison(float* data, std::size_t n);
 
 /// The outcome of comparing kernel output with the CPU reference.
 struct ResultCheck {
-    bool ok = true;               ///< All compared elements matched.
-    std::size_t compared = 0;     ///< Elements compared.
-    std::size_t mismatches = 0;   ///< Elements that did not match.
-    std::size_t first_bad = 0;    ///< Index of the first mismatch (when !ok).
-    float expected = 0.0F;        ///< Reference value there.
-    float actual = 0.0F;          ///< Output value there.
+    bool ok = true;              ///< All compared elements matched.
+    std::size_t compared = 0;    ///< Elements compared.
+    std::size_t mismatches = 0;  ///< Elements that did not match.
+    std::size_t first_bad = 0;   ///< Index of the first mismatch (when !ok).
+    float expected = 0.0F;       ///< Reference value there.
+    float actual = 0.0F;         ///< Output value there.
     /// One line for a student: "all 1048576 elements match" or where it went wrong.
     [[nodiscard]] std::string message() const;
 };
@@ -61,8 +61,8 @@ struct ResultCheck {
 /// Compares `out` with the reference for `in`. Every element is compared when
 /// that is cheap; otherwise a dense sample that includes the first and last
 /// element of each of `chunks` equal chunks (so a missing chunk is always caught).
-[[nodiscard]] ResultCheck check_workload_output(const float* in, const float* out, std::size_t n,
-                                                int iterations, int chunks = 1);
+[[nodiscard]] ResultCheck check_workload_output(const float* in, const float* out, std::size_t n, int iterations,
+                                                int chunks = 1);
 
 /// The elements [offset, offset + count) of one chunk, when `n` elements are
 /// split into nearly equal chunks (the last may be shorter).

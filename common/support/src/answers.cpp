@@ -14,14 +14,20 @@ namespace {
 
 std::string trim(const std::string& text) {
     const auto first = text.find_first_not_of(" \t\r");
-    if (first == std::string::npos) return "";
+    if (first == std::string::npos) {
+        return "";
+    }
     return text.substr(first, text.find_last_not_of(" \t\r") - first + 1);
 }
 
 /// Which way a pair of ops went: -1 a ended before b started, 1 the other way, 0 together.
 int relation(const DeviceOp& a, const DeviceOp& b) {
-    if (ended_before(a, b)) return -1;
-    if (ended_before(b, a)) return 1;
+    if (ended_before(a, b)) {
+        return -1;
+    }
+    if (ended_before(b, a)) {
+        return 1;
+    }
     return 0;
 }
 
@@ -54,7 +60,9 @@ AnswerFile parse_answer_file(const std::string& text) {
     std::string line;
     for (int number = 1; std::getline(lines, line); ++number) {
         const std::string content = trim(line.substr(0, line.find('#')));
-        if (content.empty()) continue;
+        if (content.empty()) {
+            continue;
+        }
         const auto colon = content.find(':');
         const std::string key = colon == std::string::npos ? "" : trim(content.substr(0, colon));
         if (key.empty()) {
@@ -80,11 +88,16 @@ AnswerFile read_answer_file(const std::string& name) {
     const std::string path = std::string(folder) + "/" + name;
     std::ifstream in(path);
     std::ostringstream text;
-    if (in) text << in.rdbuf();
+    if (in) {
+        text << in.rdbuf();
+    }
     AnswerFile file = in ? parse_answer_file(text.str()) : AnswerFile{};
     file.path = name;
-    if (!in) file.problem = name + " is missing: write your prediction there (the starter has a template)";
-    else if (!file.problem.empty()) file.problem = name + ": " + file.problem;
+    if (!in) {
+        file.problem = name + " is missing: write your prediction there (the starter has a template)";
+    } else if (!file.problem.empty()) {
+        file.problem = name + ": " + file.problem;
+    }
     return file;
 }
 
@@ -92,8 +105,8 @@ PredictedOrder parse_order(const std::string& text, const std::string& names) {
     PredictedOrder order;
     const std::string shape = std::string("`") + text + "` is not an order such as `A < B < C`, `A+B+C` or `A < B+C`";
     int group = 0;
-    char previous = '<';        // the last character that was not a space
-    bool space_since = false;   // a space since `previous`
+    char previous = '<';       // the last character that was not a space
+    bool space_since = false;  // a space since `previous`
     for (const char c : text) {
         if (std::isspace(static_cast<unsigned char>(c))) {
             space_since = true;
@@ -136,7 +149,9 @@ PredictedOrder parse_order(const std::string& text, const std::string& names) {
 
 std::string measured_order(const std::vector<DeviceOp>& ops, const std::string& names) {
     std::vector<std::size_t> by_start(ops.size());
-    for (std::size_t i = 0; i < ops.size(); ++i) by_start[i] = i;
+    for (std::size_t i = 0; i < ops.size(); ++i) {
+        by_start[i] = i;
+    }
     std::stable_sort(by_start.begin(), by_start.end(),
                      [&](std::size_t a, std::size_t b) { return ops[a].start_ns < ops[b].start_ns; });
     std::string text;
@@ -149,7 +164,9 @@ std::string measured_order(const std::vector<DeviceOp>& ops, const std::string& 
             text += " < ";
             group.clear();
         }
-        if (!group.empty()) text += "+";
+        if (!group.empty()) {
+            text += "+";
+        }
         group.push_back(i);
         text += names.at(i);
     }
@@ -165,8 +182,8 @@ bool order_matches(const PredictedOrder& predicted, const std::vector<DeviceOp>&
             const int said = rank_a < rank_b ? -1 : rank_a > rank_b ? 1 : 0;
             const int seen = relation(ops[a], ops[b]);
             if (said != seen) {
-                mismatch = std::string("you predicted that ") + names[a] + " " + relation_words(said) + " " +
-                           names[b] + "; the timeline shows that it " + relation_words(seen) + " it";
+                mismatch = std::string("you predicted that ") + names[a] + " " + relation_words(said) + " " + names[b] +
+                           "; the timeline shows that it " + relation_words(seen) + " it";
                 return false;
             }
         }

@@ -20,7 +20,9 @@ namespace {
 
 using ordered_json = nlohmann::ordered_json;
 
-bool is_host_device_copy(OpKind kind) { return kind == OpKind::MemcpyH2D || kind == OpKind::MemcpyD2H; }
+bool is_host_device_copy(OpKind kind) {
+    return kind == OpKind::MemcpyH2D || kind == OpKind::MemcpyD2H;
+}
 
 /// One copy as the program asked for it: every record of one runtime call, joined.
 struct Copy {
@@ -35,7 +37,9 @@ std::vector<Copy> copies_by_call(const std::vector<DeviceOp>& ops) {
     std::map<std::uint32_t, Copy> by_correlation;
     std::vector<Copy> uncorrelated;  // correlation id 0: nothing ties the record to a call
     for (const DeviceOp& op : ops) {
-        if (!is_host_device_copy(op.kind)) continue;
+        if (!is_host_device_copy(op.kind)) {
+            continue;
+        }
         const Copy piece{op.kind, op.host_memory, op.bytes, op.start_ns, op.end_ns};
         if (op.correlation_id == 0) {
             uncorrelated.push_back(piece);
@@ -50,7 +54,9 @@ std::vector<Copy> copies_by_call(const std::vector<DeviceOp>& ops) {
         }
     }
     std::vector<Copy> copies = std::move(uncorrelated);
-    for (const auto& [id, copy] : by_correlation) copies.push_back(copy);
+    for (const auto& [id, copy] : by_correlation) {
+        copies.push_back(copy);
+    }
     return copies;
 }
 
@@ -77,7 +83,9 @@ std::vector<BandwidthPoint> best_bandwidths(const std::vector<DeviceOp>& ops) {
     std::map<Key, BandwidthPoint> best;
     for (const Copy& copy : copies_by_call(ops)) {
         const std::uint64_t duration_ns = copy.end_ns - copy.start_ns;
-        if (duration_ns == 0) continue;
+        if (duration_ns == 0) {
+            continue;
+        }
         const double gbps = static_cast<double>(copy.bytes) / static_cast<double>(duration_ns);
         BandwidthPoint& point = best[Key{copy.direction, copy.memory, copy.bytes}];
         point.bytes = copy.bytes;
@@ -88,24 +96,34 @@ std::vector<BandwidthPoint> best_bandwidths(const std::vector<DeviceOp>& ops) {
     }
     std::vector<BandwidthPoint> points;
     points.reserve(best.size());
-    for (const auto& [key, point] : best) points.push_back(point);
+    for (const auto& [key, point] : best) {
+        points.push_back(point);
+    }
     return points;
 }
 
 double bandwidth_gbps(const std::vector<BandwidthPoint>& points, std::uint64_t bytes, OpKind direction,
                       HostMemory memory) {
     for (const BandwidthPoint& point : points) {
-        if (point.bytes == bytes && point.direction == direction && point.memory == memory) return point.gbps;
+        if (point.bytes == bytes && point.direction == direction && point.memory == memory) {
+            return point.gbps;
+        }
     }
     return 0.0;
 }
 
 std::vector<std::size_t> power_of_two_sizes(std::size_t smallest, std::size_t largest) {
     std::vector<std::size_t> sizes;
-    if (smallest == 0) smallest = 1;
+    if (smallest == 0) {
+        smallest = 1;
+    }
     std::size_t size = 1;
-    while (size <= smallest / 2) size *= 2;  // the largest power of two <= smallest
-    for (; size <= largest && size != 0; size *= 2) sizes.push_back(size);
+    while (size <= smallest / 2) {
+        size *= 2;  // the largest power of two <= smallest
+    }
+    for (; size <= largest && size != 0; size *= 2) {
+        sizes.push_back(size);
+    }
     return sizes;
 }
 
@@ -116,19 +134,24 @@ std::size_t available_host_memory_bytes() {
         std::istringstream fields(line);
         std::string key;
         std::size_t kib = 0;
-        if (fields >> key >> kib && key == "MemAvailable:") return kib * 1024;
+        if (fields >> key >> kib && key == "MemAvailable:") {
+            return kib * 1024;
+        }
     }
     const long pages = ::sysconf(_SC_AVPHYS_PAGES);
     const long page_size = ::sysconf(_SC_PAGESIZE);
-    if (pages <= 0 || page_size <= 0) return 0;
+    if (pages <= 0 || page_size <= 0) {
+        return 0;
+    }
     return static_cast<std::size_t>(pages) * static_cast<std::size_t>(page_size);
 }
 
-std::size_t largest_copy_bytes(std::size_t wanted, std::size_t device_memory_bytes,
-                               std::size_t host_available_bytes) {
+std::size_t largest_copy_bytes(std::size_t wanted, std::size_t device_memory_bytes, std::size_t host_available_bytes) {
     constexpr std::size_t kSmallest = 4096;
     std::size_t limit = std::min(wanted, device_memory_bytes / 8);
-    if (host_available_bytes > 0) limit = std::min(limit, host_available_bytes / 8);
+    if (host_available_bytes > 0) {
+        limit = std::min(limit, host_available_bytes / 8);
+    }
     const std::vector<std::size_t> sizes = power_of_two_sizes(kSmallest, limit);
     return sizes.empty() ? kSmallest : sizes.back();
 }
@@ -143,9 +166,8 @@ std::string bandwidth_sweep_to_json_string(const BandwidthSweep& sweep) {
             {"gbps", point.gbps},
         });
     }
-    return detail::json_file_text(
-        detail::metadata_block(kBandwidthFormatName, sweep.program, sweep.date, sweep.device),
-        {{"points", std::move(points)}});
+    return detail::json_file_text(detail::metadata_block(kBandwidthFormatName, sweep.program, sweep.date, sweep.device),
+                                  {{"points", std::move(points)}});
 }
 
 void write_bandwidth_sweep(const std::string& path, const BandwidthSweep& sweep) {

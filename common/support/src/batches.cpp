@@ -12,7 +12,9 @@ namespace streamlab {
 // ---------------------------------------------------------------- the host buffers
 
 BatchBuffers::BatchBuffers(int count, std::size_t n, bool pinned) : n_(n), pinned_(pinned) {
-    if (count < 1) throw std::invalid_argument("BatchBuffers needs at least one batch");
+    if (count < 1) {
+        throw std::invalid_argument("BatchBuffers needs at least one batch");
+    }
     for (int i = 0; i < 2 * count; ++i) {  // inputs first, then outputs
         float* data = nullptr;
         if (pinned) {
@@ -48,9 +50,13 @@ ResultCheck BatchBuffers::check(int batch, int iterations) const {
 
 // ---------------------------------------------------------------- the host's own work
 
-std::string batch_queued_mark(int batch) { return "batch " + std::to_string(batch) + " queued"; }
+std::string batch_queued_mark(int batch) {
+    return "batch " + std::to_string(batch) + " queued";
+}
 
-std::string host_work_done_mark(int batch) { return "host work " + std::to_string(batch) + " done"; }
+std::string host_work_done_mark(int batch) {
+    return "host work " + std::to_string(batch) + " done";
+}
 
 std::function<void(int)> marked_host_work(BatchBuffers& buffers, bool prepare_next) {
     return [&buffers, prepare_next](int batch) {
@@ -80,10 +86,12 @@ void BackgroundKernel::launch() const {
 // ---------------------------------------------------------------- reading a batch run's timeline
 
 std::uint64_t BatchOnTimeline::host_device_overlap_ns() const {
-    if (host_done_ns <= queued_ns) return 0;
-    return intersection_length({{queued_ns, host_done_ns}}, {{h2d.start_ns, h2d.end_ns},
-                                                            {kernel.start_ns, kernel.end_ns},
-                                                            {d2h.start_ns, d2h.end_ns}});
+    if (host_done_ns <= queued_ns) {
+        return 0;
+    }
+    return intersection_length(
+        {{queued_ns, host_done_ns}},
+        {{h2d.start_ns, h2d.end_ns}, {kernel.start_ns, kernel.end_ns}, {d2h.start_ns, d2h.end_ns}});
 }
 
 std::vector<DeviceOp> unlabelled_ops(const std::vector<DeviceOp>& ops) {
@@ -96,7 +104,9 @@ namespace {
 
 const HostMark* find_mark(const Timeline& timeline, const std::string& name) {
     for (const HostMark& mark : timeline.marks) {
-        if (mark.name == name) return &mark;
+        if (mark.name == name) {
+            return &mark;
+        }
     }
     return nullptr;
 }
@@ -111,16 +121,17 @@ BatchesOnTimeline find_batches(const Timeline& timeline, int count, std::uint64_
     const auto d2h = ops_of_kind(ops, OpKind::MemcpyD2H);
     const auto expected = static_cast<std::size_t>(count);
     if (h2d.size() != expected || kernels.size() != expected || d2h.size() != expected) {
-        found.problem = "expected " + std::to_string(count) + " H2D copies, kernels and D2H copies (one of each per "
-                        "batch); the GPU ran " + std::to_string(h2d.size()) + " H2D, " +
-                        std::to_string(kernels.size()) + " kernel(s), " + std::to_string(d2h.size()) + " D2H";
+        found.problem = "expected " + std::to_string(count) +
+                        " H2D copies, kernels and D2H copies (one of each per "
+                        "batch); the GPU ran " +
+                        std::to_string(h2d.size()) + " H2D, " + std::to_string(kernels.size()) + " kernel(s), " +
+                        std::to_string(d2h.size()) + " D2H";
         return found;
     }
     for (std::size_t b = 0; b < expected; ++b) {
         if (h2d[b].bytes != bytes || d2h[b].bytes != bytes) {
-            found.problem = "batch " + std::to_string(b) + "'s copies moved " + std::to_string(h2d[b].bytes) +
-                            " and " + std::to_string(d2h[b].bytes) + " bytes; each must move " +
-                            std::to_string(bytes);
+            found.problem = "batch " + std::to_string(b) + "'s copies moved " + std::to_string(h2d[b].bytes) + " and " +
+                            std::to_string(d2h[b].bytes) + " bytes; each must move " + std::to_string(bytes);
             return found;
         }
         const HostMark* queued = find_mark(timeline, batch_queued_mark(static_cast<int>(b)));

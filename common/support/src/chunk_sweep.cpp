@@ -17,9 +17,9 @@ using ordered_json = nlohmann::ordered_json;
 
 ordered_json point_json(const ChunkSweepPoint& point) {
     return ordered_json{
-        {"chunks", point.chunks},          {"intensity", point.intensity}, {"makespan_ms", point.makespan_ms},
-        {"serial_ms", point.serial_ms},    {"model_ms", point.model_ms},   {"link_model_ms", point.link_model_ms},
-        {"bound_ms", point.bound_ms},      {"h2d_ms", point.h2d_ms},       {"kernel_ms", point.kernel_ms},
+        {"chunks", point.chunks},       {"intensity", point.intensity}, {"makespan_ms", point.makespan_ms},
+        {"serial_ms", point.serial_ms}, {"model_ms", point.model_ms},   {"link_model_ms", point.link_model_ms},
+        {"bound_ms", point.bound_ms},   {"h2d_ms", point.h2d_ms},       {"kernel_ms", point.kernel_ms},
         {"d2h_ms", point.d2h_ms},
     };
 }

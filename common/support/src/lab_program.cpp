@@ -13,18 +13,23 @@ namespace streamlab {
 namespace {
 
 void print_usage(const char* program, const std::string& description) {
-    std::printf("%s\n\nusage: %s [--trace PATH | --no-trace]\n"
-                "  --trace PATH  write the recorded timeline (Chrome trace JSON)\n"
-                "  --no-trace    run without the tracer, so that compute-sanitizer can watch the program\n"
-                "                (CUPTI allows one tool at a time): no timeline is recorded\n",
-                description.c_str(), program);
+    std::printf(
+        "%s\n\nusage: %s [--trace PATH | --no-trace]\n"
+        "  --trace PATH  write the recorded timeline (Chrome trace JSON)\n"
+        "  --no-trace    run without the tracer, so that compute-sanitizer can watch the program\n"
+        "                (CUPTI allows one tool at a time): no timeline is recorded\n",
+        description.c_str(), program);
 }
 
 std::string with_variant(const std::string& path, const std::string& variant) {
-    if (variant.empty()) return path;
+    if (variant.empty()) {
+        return path;
+    }
     const auto dot = path.rfind('.');
     const auto slash = path.rfind('/');
-    if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) return path + "-" + variant;
+    if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) {
+        return path + "-" + variant;
+    }
     return path.substr(0, dot) + "-" + variant + path.substr(dot);
 }
 
@@ -87,10 +92,11 @@ void report_timeline(const Timeline& timeline, const std::string& title, const L
                 s.distinct_streams, s.null_stream_ops, ms(s.makespan_ns));
     std::printf("  busy: H2D %.3f ms, compute %.3f ms, D2H %.3f ms\n", ms(s.busy_h2d_ns), ms(s.busy_compute_ns),
                 ms(s.busy_d2h_ns));
-    std::printf("  overlap: copy with compute %.3f ms (%.0f%% of copy time hidden), H2D with D2H %.3f ms, "
-                "kernel with kernel %.3f ms\n",
-                ms(s.copy_compute_overlap_ns), 100.0 * s.hidden_copy_fraction, ms(s.h2d_d2h_overlap_ns),
-                ms(s.kernel_overlap_ns));
+    std::printf(
+        "  overlap: copy with compute %.3f ms (%.0f%% of copy time hidden), H2D with D2H %.3f ms, "
+        "kernel with kernel %.3f ms\n",
+        ms(s.copy_compute_overlap_ns), 100.0 * s.hidden_copy_fraction, ms(s.h2d_d2h_overlap_ns),
+        ms(s.kernel_overlap_ns));
     if (!options.trace_path.empty()) {
         const std::string path = with_variant(options.trace_path, variant);
         write_trace(path, timeline);

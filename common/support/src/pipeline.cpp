@@ -17,15 +17,21 @@ namespace streamlab {
 
 namespace {
 
-bool by_correlation(const DeviceOp& a, const DeviceOp& b) { return a.correlation_id < b.correlation_id; }
+bool by_correlation(const DeviceOp& a, const DeviceOp& b) {
+    return a.correlation_id < b.correlation_id;
+}
 
 /// "H2D copy", "kernel", "D2H copy", or the op's own name for anything else.
 std::string describe_kind(const DeviceOp& op) {
     switch (op.kind) {
-        case OpKind::MemcpyH2D: return "an H2D copy";
-        case OpKind::Kernel: return "a kernel";
-        case OpKind::MemcpyD2H: return "a D2H copy";
-        default: return "a " + std::string(op_base_name(op.kind));
+        case OpKind::MemcpyH2D:
+            return "an H2D copy";
+        case OpKind::Kernel:
+            return "a kernel";
+        case OpKind::MemcpyD2H:
+            return "a D2H copy";
+        default:
+            return "a " + std::string(op_base_name(op.kind));
     }
 }
 
@@ -155,10 +161,17 @@ StageTimes stage_times(const std::vector<DeviceOp>& ops) {
     for (const DeviceOp& op : ops) {
         const double duration = ms(op.duration_ns());
         switch (unit_of(op.kind)) {
-            case Unit::CopyH2D: stages.h2d += duration; break;
-            case Unit::Compute: stages.kernel += duration; break;
-            case Unit::CopyD2H: stages.d2h += duration; break;
-            case Unit::Other: break;
+            case Unit::CopyH2D:
+                stages.h2d += duration;
+                break;
+            case Unit::Compute:
+                stages.kernel += duration;
+                break;
+            case Unit::CopyD2H:
+                stages.d2h += duration;
+                break;
+            case Unit::Other:
+                break;
         }
     }
     return stages;
@@ -217,7 +230,8 @@ PipelineChunks chunks_by_issue_order(const std::vector<DeviceOp>& ops, int chunk
     for (int s = 0; s < 3; ++s) {
         if (stages[s].size() != static_cast<std::size_t>(chunks)) {
             found.problem = "the GPU ran " + std::to_string(stages[s].size()) + " " + names[s] + " for " +
-                            std::to_string(chunks) + " chunks; each chunk needs one H2D copy, one kernel and one D2H copy";
+                            std::to_string(chunks) +
+                            " chunks; each chunk needs one H2D copy, one kernel and one D2H copy";
             return found;
         }
         std::sort(stages[s].begin(), stages[s].end(), by_correlation);  // issue order
@@ -228,8 +242,8 @@ PipelineChunks chunks_by_issue_order(const std::vector<DeviceOp>& ops, int chunk
     return found;
 }
 
-PipelineComparison compare_with_model(const Timeline& serial, const Timeline& pipelined, int chunks,
-                                      int copy_engines, const LinkSharing& link) {
+PipelineComparison compare_with_model(const Timeline& serial, const Timeline& pipelined, int chunks, int copy_engines,
+                                      const LinkSharing& link) {
     PipelineComparison c;
     c.chunks = chunks;
     c.copy_engines = copy_engines;
@@ -252,7 +266,8 @@ std::string describe(const PipelineComparison& c) {
                   "  each stage alone: H2D %.3f ms, kernel %.3f ms, D2H %.3f ms\n"
                   "  serial (NULL stream): %.3f ms; %d chunks in %d streams: %.3f ms\n"
                   "  speedup %.2fx; the model's: %.2fx (%.3f ms with %d copy engine%s, issued %s)\n"
-                  "  efficiency against the model: %.1f%%; bound %.3f ms (the busiest engine's total: no chunk count goes faster)\n",
+                  "  efficiency against the model: %.1f%%; bound %.3f ms (the busiest engine's total: no chunk count "
+                  "goes faster)\n",
                   c.stages.h2d, c.stages.kernel, c.stages.d2h, c.serial_ms, c.chunks, c.chunks, c.pipelined_ms,
                   c.speedup(), c.model_speedup(), c.model_ms, c.copy_engines, c.copy_engines == 1 ? "" : "s",
                   describe_order(c.order), 100.0 * c.efficiency(), c.bound_ms);
@@ -295,11 +310,11 @@ PipelineRun record_pipeline_run(int chunks, const std::function<void(PipelineMem
     std::vector<Timeline> runs;
     for (int r = 0; r < recorded_runs; ++r) {
         fill_poison(memory.output.data(), n);
-        runs.push_back(record_timeline(
-            "pipeline: " + std::to_string(chunks) + " chunks in " + std::to_string(chunks) + " streams",
-            [&] { pipelined(memory, iterations); }));
-        const ResultCheck result = check_workload_output(memory.input.data(), memory.output.data(), n, iterations,
-                                                         chunks);
+        runs.push_back(
+            record_timeline("pipeline: " + std::to_string(chunks) + " chunks in " + std::to_string(chunks) + " streams",
+                            [&] { pipelined(memory, iterations); }));
+        const ResultCheck result =
+            check_workload_output(memory.input.data(), memory.output.data(), n, iterations, chunks);
         if (r == 0 || (run.result.ok && !result.ok)) {
             run.result = result;  // the first problem found, or the first run's all-clear
         }

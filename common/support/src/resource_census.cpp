@@ -57,15 +57,17 @@ struct Census {
         const std::lock_guard<std::mutex> lock(mutex);
         std::string lines;
         for (const auto& [handle, creation] : alive) {
-            lines += std::string("{\"kind\": \"") + creation.kind + "\", \"api\": \"" + creation.api +
-                     "\", \"frames\": [";
+            lines +=
+                std::string("{\"kind\": \"") + creation.kind + "\", \"api\": \"" + creation.api + "\", \"frames\": [";
             const char* separator = "";
             for (void* address : creation.return_addresses) {
                 Dl_info info{};
-                if (dladdr(address, &info) == 0 || info.dli_fname == nullptr) continue;
+                if (dladdr(address, &info) == 0 || info.dli_fname == nullptr) {
+                    continue;
+                }
                 // A return address, as compute-sanitizer's frames give them (the reader steps back one byte).
-                const auto offset = reinterpret_cast<std::uintptr_t>(address) -
-                                    reinterpret_cast<std::uintptr_t>(info.dli_fbase);
+                const auto offset =
+                    reinterpret_cast<std::uintptr_t>(address) - reinterpret_cast<std::uintptr_t>(info.dli_fbase);
                 char text[64];
                 std::snprintf(text, sizeof text, "0x%jx", static_cast<std::uintmax_t>(offset));
                 lines += std::string(separator) + "[\"" + info.dli_fname + "\", \"" + text + "\"]";
@@ -79,7 +81,9 @@ struct Census {
     /// Writes what is still alive, when the report was asked for. Runs at exit.
     ~Census() {
         const std::string path = streamlab::detail::start_environment("STREAMLAB_LEAK_REPORT");
-        if (path.empty()) return;
+        if (path.empty()) {
+            return;
+        }
         if (std::FILE* out = std::fopen(path.c_str(), "w")) {
             const std::string lines = report();
             std::fwrite(lines.data(), 1, lines.size(), out);
@@ -98,9 +102,10 @@ Census& census() {
 [[maybe_unused]] const Census& g_census_from_the_start = census();
 
 template <typename Handle>
-cudaError_t note_creation(cudaError_t status, Handle* handle, const char* kind,
-                                                    const char* api) {
-    if (status == cudaSuccess && handle != nullptr) census().created(*handle, kind, api);
+cudaError_t note_creation(cudaError_t status, Handle* handle, const char* kind, const char* api) {
+    if (status == cudaSuccess && handle != nullptr) {
+        census().created(*handle, kind, api);
+    }
     return status;
 }
 
@@ -108,7 +113,9 @@ cudaError_t note_creation(cudaError_t status, Handle* handle, const char* kind,
 
 namespace streamlab::detail {
 
-std::string resource_census_report() { return census().report(); }
+std::string resource_census_report() {
+    return census().report();
+}
 
 }  // namespace streamlab::detail
 
@@ -140,7 +147,9 @@ cudaError_t __wrap_cudaStreamCreateWithPriority(cudaStream_t* stream, unsigned i
 
 cudaError_t __wrap_cudaStreamDestroy(cudaStream_t stream) {
     const cudaError_t status = __real_cudaStreamDestroy(stream);
-    if (status == cudaSuccess) census().released(stream);
+    if (status == cudaSuccess) {
+        census().released(stream);
+    }
     return status;
 }
 
@@ -154,7 +163,9 @@ cudaError_t __wrap_cudaEventCreateWithFlags(cudaEvent_t* event, unsigned int fla
 
 cudaError_t __wrap_cudaEventDestroy(cudaEvent_t event) {
     const cudaError_t status = __real_cudaEventDestroy(event);
-    if (status == cudaSuccess) census().released(event);
+    if (status == cudaSuccess) {
+        census().released(event);
+    }
     return status;
 }
 
@@ -166,7 +177,9 @@ cudaError_t __wrap_cudaHostRegister(void* pointer, size_t bytes, unsigned int fl
 
 cudaError_t __wrap_cudaHostUnregister(void* pointer) {
     const cudaError_t status = __real_cudaHostUnregister(pointer);
-    if (status == cudaSuccess) census().released(pointer);
+    if (status == cudaSuccess) {
+        census().released(pointer);
+    }
     return status;
 }
 

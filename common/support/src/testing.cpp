@@ -10,9 +10,13 @@ namespace {
 std::atomic<bool> gpu_seen{false};
 }  // namespace
 
-bool gpu_seen_before() noexcept { return gpu_seen.load(); }
+bool gpu_seen_before() noexcept {
+    return gpu_seen.load();
+}
 
-void note_gpu_seen() noexcept { gpu_seen.store(true); }
+void note_gpu_seen() noexcept {
+    gpu_seen.store(true);
+}
 
 void report_measure(const std::string& name, double value, const std::string& op, double threshold,
                     const std::string& unit) {

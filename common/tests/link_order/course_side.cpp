@@ -4,6 +4,8 @@
 
 namespace link_order {
 
-int course_answer() { return Probe{}.value(); }
+int course_answer() {
+    return Probe{}.value();
+}
 
 }  // namespace link_order

@@ -8,6 +8,8 @@ struct Probe {
     [[gnu::noipa]] int value() const { return 0; }
 };
 
-int student_answer() { return Probe{}.value(); }
+int student_answer() {
+    return Probe{}.value();
+}
 
 }  // namespace link_order

@@ -25,11 +25,11 @@ namespace streamlab {
 
 /// The best bandwidth seen for copies of one size, one direction and one kind of host memory.
 struct BandwidthPoint {
-    std::uint64_t bytes = 0;                  ///< Bytes per copy.
-    OpKind direction = OpKind::MemcpyH2D;     ///< OpKind::MemcpyH2D or OpKind::MemcpyD2H.
-    HostMemory memory = HostMemory::Pinned;   ///< The host buffer's kind, as CUPTI recorded it.
-    double gbps = 0.0;                        ///< Bytes per traced nanosecond: GB/s (10^9 bytes per second).
-    std::size_t copies = 0;                   ///< How many copies the best was chosen from.
+    std::uint64_t bytes = 0;                 ///< Bytes per copy.
+    OpKind direction = OpKind::MemcpyH2D;    ///< OpKind::MemcpyH2D or OpKind::MemcpyD2H.
+    HostMemory memory = HostMemory::Pinned;  ///< The host buffer's kind, as CUPTI recorded it.
+    double gbps = 0.0;                       ///< Bytes per traced nanosecond: GB/s (10^9 bytes per second).
+    std::size_t copies = 0;                  ///< How many copies the best was chosen from.
 };
 
 /// The best (highest) bandwidth for every (size, direction, host memory) among
@@ -42,8 +42,8 @@ struct BandwidthPoint {
 [[nodiscard]] std::vector<BandwidthPoint> best_bandwidths(const std::vector<DeviceOp>& ops);
 
 /// The bandwidth of the point for (`bytes`, `direction`, `memory`) in `points`, or 0 when there is none.
-[[nodiscard]] double bandwidth_gbps(const std::vector<BandwidthPoint>& points, std::uint64_t bytes,
-                                    OpKind direction, HostMemory memory);
+[[nodiscard]] double bandwidth_gbps(const std::vector<BandwidthPoint>& points, std::uint64_t bytes, OpKind direction,
+                                    HostMemory memory);
 
 /// Powers of two from `smallest` to `largest` (both rounded down to a power of
 /// two), ascending: 4096, 8192, ..., `largest`. Empty when `largest` < `smallest`.

@@ -33,9 +33,9 @@ struct ChunkSweepPoint {
 
 /// A whole sweep, ready to be written.
 struct ChunkSweep {
-    std::string program;   ///< What produced it, e.g. "lab05_bench".
-    std::string date;      ///< UTC ISO 8601 time of the measurement.
-    DeviceFacts device;    ///< The GPU it ran on.
+    std::string program;                  ///< What produced it, e.g. "lab05_bench".
+    std::string date;                     ///< UTC ISO 8601 time of the measurement.
+    DeviceFacts device;                   ///< The GPU it ran on.
     std::vector<ChunkSweepPoint> points;  ///< The measurements.
     /// Single numbers about the whole run (`"summary"` in the file), e.g.
     /// "tracer_overhead": 0.012. Readers that do not know them ignore them.

@@ -34,8 +34,7 @@ inline constexpr std::size_t kPipelineMaxBytes = std::size_t{256} << 20;
 /// can overlap with kernels) and device input and output, `n` floats each.
 struct PipelineMemory {
     /// Allocates the four buffers (uninitialised). Needs a GPU.
-    explicit PipelineMemory(std::size_t n)
-        : input(n), output(n), device_input(n), device_output(n) {}
+    explicit PipelineMemory(std::size_t n) : input(n), output(n), device_input(n), device_output(n) {}
 
     PinnedBuffer<float> input;          ///< Host input, pinned.
     PinnedBuffer<float> output;         ///< Host output, pinned.
@@ -60,9 +59,9 @@ template <typename Job>
 /// The whole input through H2D, kernel and D2H in the NULL stream, one after
 /// another (lab 01's way): what the pipeline is compared with.
 struct SerialReference {
-    Timeline timeline;   ///< What the GPU did: three ops.
-    double event_ms = 0; ///< Time between CUDA events recorded around the three ops (NULL stream).
-    StageTimes stages;   ///< Each stage alone, in ms: the durations of the three ops.
+    Timeline timeline;    ///< What the GPU did: three ops.
+    double event_ms = 0;  ///< Time between CUDA events recorded around the three ops (NULL stream).
+    StageTimes stages;    ///< Each stage alone, in ms: the durations of the three ops.
 };
 
 /// Runs the serial reference on `memory` (its output is overwritten) with the
@@ -130,16 +129,16 @@ struct PipelineChunks {
 
 /// A pipelined run set against its serial reference and the model. Times in ms.
 struct PipelineComparison {
-    int chunks = 0;                           ///< Chunks of the pipelined run.
-    int copy_engines = 0;                     ///< Copy engines the model assumed (the device's).
+    int chunks = 0;                               ///< Chunks of the pipelined run.
+    int copy_engines = 0;                         ///< Copy engines the model assumed (the device's).
     IssueOrder order = IssueOrder::ChunkByChunk;  ///< The pipelined run's issue order.
-    StageTimes stages;                        ///< Each stage alone (from the serial run).
-    double serial_ms = 0;                     ///< Makespan of the serial run.
-    double pipelined_ms = 0;                  ///< Makespan of the pipelined run.
-    double model_ms = 0;                      ///< The model's makespan for these chunks, engines and order.
-    LinkSharing link;                         ///< How the copy directions share the link (1, 1: not measured).
-    double link_model_ms = 0;                 ///< The model's makespan when copies also share the link as `link` says.
-    double bound_ms = 0;                      ///< The busiest unit's total: no chunk count gets below it.
+    StageTimes stages;                            ///< Each stage alone (from the serial run).
+    double serial_ms = 0;                         ///< Makespan of the serial run.
+    double pipelined_ms = 0;                      ///< Makespan of the pipelined run.
+    double model_ms = 0;                          ///< The model's makespan for these chunks, engines and order.
+    LinkSharing link;                             ///< How the copy directions share the link (1, 1: not measured).
+    double link_model_ms = 0;  ///< The model's makespan when copies also share the link as `link` says.
+    double bound_ms = 0;       ///< The busiest unit's total: no chunk count gets below it.
     /// serial_ms / pipelined_ms: what the pipeline gained, measured.
     [[nodiscard]] double speedup() const { return pipelined_ms > 0 ? serial_ms / pipelined_ms : 0.0; }
     /// The model's speedup: the stage times' sum over model_ms.
@@ -185,8 +184,7 @@ struct PipelineRun {
 /// With the tracer off (tracing_off_reason), runs `pipelined` once after the
 /// warm-up and checks its output, nothing else: `pipelined` is then unrecorded
 /// and `serial` and `comparison` are left empty.
-[[nodiscard]] PipelineRun record_pipeline_run(int chunks,
-                                              const std::function<void(PipelineMemory&, int)>& pipelined,
+[[nodiscard]] PipelineRun record_pipeline_run(int chunks, const std::function<void(PipelineMemory&, int)>& pipelined,
                                               double kernel_to_copy = 1.0);
 
 }  // namespace streamlab

@@ -64,23 +64,22 @@ void run_code_under_test(Work&& work) {
 /// Skips the current test with `message`, the machine's reason, unless what
 /// is missing (the GPU, the tracer) `worked_before` in this process: then the
 /// code under test, which ran in between, broke it, and the test fails.
-#define SL_SKIP_UNLESS_BROKEN_HERE(worked_before, message)                           \
-    do {                                                                             \
-        if (worked_before) {                                                         \
+#define SL_SKIP_UNLESS_BROKEN_HERE(worked_before, message)                                   \
+    do {                                                                                     \
+        if (worked_before) {                                                                 \
             GTEST_FAIL() << "no longer usable after the code under test ran: " << (message); \
-        }                                                                            \
-        GTEST_SKIP() << (message);                                                   \
+        }                                                                                    \
+        GTEST_SKIP() << (message);                                                           \
     } while (false)
 
 /// Skips the current test, with the reason, when no CUDA device is usable.
-#define SL_REQUIRE_GPU()                                                             \
-    do {                                                                             \
-        const ::streamlab::GpuPresence sl_presence = ::streamlab::query_gpu_presence(); \
-        if (!sl_presence.available) {                                                \
-            SL_SKIP_UNLESS_BROKEN_HERE(::streamlab::grading::gpu_seen_before(),      \
-                                       "no GPU: " + sl_presence.reason);        \
-        }                                                                            \
-        ::streamlab::grading::note_gpu_seen();                                       \
+#define SL_REQUIRE_GPU()                                                                                          \
+    do {                                                                                                          \
+        const ::streamlab::GpuPresence sl_presence = ::streamlab::query_gpu_presence();                           \
+        if (!sl_presence.available) {                                                                             \
+            SL_SKIP_UNLESS_BROKEN_HERE(::streamlab::grading::gpu_seen_before(), "no GPU: " + sl_presence.reason); \
+        }                                                                                                         \
+        ::streamlab::grading::note_gpu_seen();                                                                    \
     } while (false)
 
 /// Records the GPU's timeline while the lambda (`...`) runs and assigns it to
@@ -93,23 +92,22 @@ void run_code_under_test(Work&& work) {
 /// the code under test, and then the test is skipped.
 /// Like GTEST_SKIP(), it returns from the function it is used in. The lambda is
 /// taken as `...` so that commas in its body (`std::array<int, 3>`) are harmless.
-#define SL_RECORD_TIMELINE(timeline_var, program, ...)                                 \
-    do {                                                                               \
-        SL_REQUIRE_GPU();                                                              \
-        const ::std::string sl_tracing_off = ::streamlab::tracing_off_reason();        \
-        ::std::optional<::streamlab::Tracer> sl_tracer;                                \
-        if (sl_tracing_off.empty()) {                                                  \
-            try {                                                                      \
-                sl_tracer.emplace(program);                                            \
-            } catch (const ::streamlab::TimelineUnavailable& sl_unavailable) {         \
-                SL_SKIP_UNLESS_BROKEN_HERE(::streamlab::tracer_started_before(),       \
-                                           sl_unavailable.what());                     \
-            }                                                                          \
-        }                                                                              \
-        ::streamlab::grading::run_code_under_test(__VA_ARGS__);                        \
-        if (!sl_tracer) {                                                              \
-            SL_CHECK(cudaDeviceSynchronize());                                         \
-            GTEST_SKIP() << "timeline unavailable: " << sl_tracing_off;               \
-        }                                                                              \
-        (timeline_var) = sl_tracer->finish();                                          \
+#define SL_RECORD_TIMELINE(timeline_var, program, ...)                                                   \
+    do {                                                                                                 \
+        SL_REQUIRE_GPU();                                                                                \
+        const ::std::string sl_tracing_off = ::streamlab::tracing_off_reason();                          \
+        ::std::optional<::streamlab::Tracer> sl_tracer;                                                  \
+        if (sl_tracing_off.empty()) {                                                                    \
+            try {                                                                                        \
+                sl_tracer.emplace(program);                                                              \
+            } catch (const ::streamlab::TimelineUnavailable& sl_unavailable) {                           \
+                SL_SKIP_UNLESS_BROKEN_HERE(::streamlab::tracer_started_before(), sl_unavailable.what()); \
+            }                                                                                            \
+        }                                                                                                \
+        ::streamlab::grading::run_code_under_test(__VA_ARGS__);                                          \
+        if (!sl_tracer) {                                                                                \
+            SL_CHECK(cudaDeviceSynchronize());                                                           \
+            GTEST_SKIP() << "timeline unavailable: " << sl_tracing_off;                                  \
+        }                                                                                                \
+        (timeline_var) = sl_tracer->finish();                                                            \
     } while (false)
