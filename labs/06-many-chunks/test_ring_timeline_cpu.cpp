@@ -74,12 +74,12 @@ bool mentions(const std::vector<std::string>& hazards, const std::string& words)
     return false;
 }
 
-TEST(Lab06RingTimeline, CorrectRunHasNoHazard) {
+TEST(lab06RingTimeline, CorrectRunHasNoHazard) {
     const std::vector<std::string> hazards = MadeUpRun().hazards();
     EXPECT_TRUE(hazards.empty()) << hazards.front();
 }
 
-TEST(Lab06RingTimeline, FindsAStagingBufferWrittenWhileItsCopyRuns) {
+TEST(lab06RingTimeline, FindsAStagingBufferWrittenWhileItsCopyRuns) {
     MadeUpRun run;
     // Chunk 3 goes into staging buffer 0 while H2D_1 still reads it.
     const std::uint64_t h2d_1_end = run.find(OpKind::MemcpyH2D, 0).end_ns;
@@ -90,39 +90,39 @@ TEST(Lab06RingTimeline, FindsAStagingBufferWrittenWhileItsCopyRuns) {
     EXPECT_TRUE(mentions(hazards, "writing chunk 3 into staging buffer 0")) << hazards.front();
 }
 
-TEST(Lab06RingTimeline, FindsResultsReadBeforeTheirCopyEnded) {
+TEST(lab06RingTimeline, FindsResultsReadBeforeTheirCopyEnded) {
     MadeUpRun run;
     run.drains[1].start_ns = run.find(OpKind::MemcpyD2H, 1).end_ns - 10 * kUs;
     EXPECT_TRUE(mentions(run.hazards(), "read chunk 2's results")) << run.hazards().size();
 }
 
-TEST(Lab06RingTimeline, FindsAResultsBufferOverwrittenBeforeItWasRead) {
+TEST(lab06RingTimeline, FindsAResultsBufferOverwrittenBeforeItWasRead) {
     MadeUpRun run;
     // The host reads chunk 1 from results buffer 0 after D2H_3 began writing it.
     run.drains[0].end_ns = run.find(OpKind::MemcpyD2H, 2).start_ns + 10 * kUs;
     EXPECT_TRUE(mentions(run.hazards(), "D2H_3 began writing results buffer 0"));
 }
 
-TEST(Lab06RingTimeline, FindsMoreChunksOnTheDeviceThanSets) {
+TEST(lab06RingTimeline, FindsMoreChunksOnTheDeviceThanSets) {
     // With one device set, chunk 2's copy arrives while chunk 1's kernel still reads the set.
     const std::vector<std::string> hazards = MadeUpRun().hazards(1);
     EXPECT_TRUE(mentions(hazards, "still held a device input buffer")) << hazards.size();
 }
 
-TEST(Lab06RingTimeline, FindsAKernelBeforeItsCopy) {
+TEST(lab06RingTimeline, FindsAKernelBeforeItsCopy) {
     MadeUpRun run;
     DeviceOp& kernel = run.find(OpKind::Kernel, 3);
     kernel.start_ns -= 50 * kUs;
     EXPECT_TRUE(mentions(run.hazards(), "K_4 began"));
 }
 
-TEST(Lab06RingTimeline, FindsABufferThatIsNotTheRings) {
+TEST(lab06RingTimeline, FindsABufferThatIsNotTheRings) {
     MadeUpRun run;
     run.fills[1].slot = -1;
     EXPECT_TRUE(mentions(run.hazards(), "not one of job.staging"));
 }
 
-TEST(Lab06RingTimeline, OutOfOrderChunksAreAProblem) {
+TEST(lab06RingTimeline, OutOfOrderChunksAreAProblem) {
     MadeUpRun run;
     std::swap(run.fills[1], run.fills[2]);
     const lab06::course::RecordedRun paired = lab06::course::pair_chunks(run.fills, run.drains, run.ops, kN, kChunks);
@@ -130,7 +130,7 @@ TEST(Lab06RingTimeline, OutOfOrderChunksAreAProblem) {
     EXPECT_TRUE(paired.chunks.empty());
 }
 
-TEST(Lab06RingTimeline, RunSpansStartAtEachFirstChunk) {
+TEST(lab06RingTimeline, RunSpansStartAtEachFirstChunk) {
     MadeUpRun first, second;
     for (std::vector<HostUse>* use : {&second.fills, &second.drains}) {
         for (HostUse& x : *use) {
@@ -149,7 +149,7 @@ TEST(Lab06RingTimeline, RunSpansStartAtEachFirstChunk) {
     EXPECT_EQ(spans[1].start_ns, 10000 * kUs);
 }
 
-TEST(Lab06RingTimeline, ModelIsTheGpuWhenTheHostIsFreeAndTheHostWhenItIsBusy) {
+TEST(lab06RingTimeline, ModelIsTheGpuWhenTheHostIsFreeAndTheHostWhenItIsBusy) {
     const streamlab::StageTimes gpu{4.0, 4.0, 4.0};
     const double gpu_only = streamlab::simulated_makespan(
         streamlab::simulate_pipeline(gpu, 8, 2, 2, streamlab::IssueOrder::ChunkByChunk));
