@@ -11,7 +11,6 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
-#include <exception>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -22,6 +21,7 @@
 #include "streamlab/analysis.hpp"
 #include "streamlab/chunk_sweep.hpp"
 #include "streamlab/device.hpp"
+#include "streamlab/lab_program.hpp"
 #include "streamlab/pipeline.hpp"
 #include "streamlab/tracer.hpp"
 
@@ -148,29 +148,22 @@ int run_bench(const std::string& out_path, int repeats) {
 int main(int argc, char** argv) {
     std::string out_path;
     int repeats = 5;
-    for (int i = 1; i < argc; ++i) {
-        const std::string arg = argv[i];
-        if (arg == "--out" && i + 1 < argc) {
+    bool usage_ok = true;
+    for (int i = 1; i < argc && usage_ok; ++i) {
+        const std::string option = argv[i];
+        const bool has_value = i + 1 < argc;
+        if (option == "--out" && has_value) {
             out_path = argv[++i];
-        } else if (arg == "--repeats" && i + 1 < argc) {
+        } else if (option == "--repeats" && has_value) {
             repeats = std::atoi(argv[++i]);
+            usage_ok = repeats >= 1;
         } else {
-            repeats = 0;  // marks a bad command line
-        }
-        if (repeats < 1) {
-            std::fprintf(stderr, "usage: %s [--out FILE.json] [--repeats R >= 1]\n", argv[0]);
-            return 2;
+            usage_ok = false;
         }
     }
-    const GpuPresence presence = query_gpu_presence();
-    if (!presence.available) {
-        std::fprintf(stderr, "%s: the benchmark needs an NVIDIA GPU: %s\n", argv[0], presence.reason.c_str());
-        return 1;
+    if (!usage_ok) {
+        std::fprintf(stderr, "usage: %s [--out FILE.json] [--repeats R >= 1]\n", argv[0]);
+        return 2;
     }
-    try {
-        return run_bench(out_path, repeats);
-    } catch (const std::exception& error) {
-        std::fprintf(stderr, "%s: %s\n", argv[0], error.what());
-        return 1;
-    }
+    return run_with_gpu(argv[0], [&] { return run_bench(out_path, repeats); });
 }

@@ -59,6 +59,17 @@ int holders_at(const std::vector<RecordedChunk>& chunks, std::size_t self, std::
     return holders;
 }
 
+/// The first chunk after `c` whose buffer `slot_of` is the same as c's, or
+/// chunks.size() when none is (or c's buffer is none of the ring's).
+template <typename SlotOf>
+std::size_t next_in_slot(const std::vector<RecordedChunk>& chunks, std::size_t c, SlotOf slot_of) {
+    const int slot = slot_of(chunks[c]);
+    for (std::size_t next = c + 1; slot >= 0 && next < chunks.size(); ++next) {
+        if (slot_of(chunks[next]) == slot) return next;
+    }
+    return chunks.size();
+}
+
 }  // namespace
 
 RecordedRun pair_chunks(const std::vector<HostUse>& fills, const std::vector<HostUse>& drains,
@@ -105,26 +116,18 @@ std::vector<std::string> reuse_hazards(const std::vector<RecordedChunk>& chunks,
                 ", before " + op_name("D2H", c) + " ended at " + ms(d2h.end_ns));
         }
         // The next chunk in the same ring buffer may begin only after this one's last use.
-        for (std::size_t next = c + 1; next < chunks.size(); ++next) {
-            if (chunk.fill.slot >= 0 && chunks[next].fill.slot == chunk.fill.slot) {
-                if (began_before_end(chunks[next].fill.start_ns, h2d.end_ns)) {
-                    say("the host began writing chunk " + std::to_string(next + 1) + " into staging buffer " +
-                        std::to_string(chunk.fill.slot) + " at " + ms(chunks[next].fill.start_ns) + ", before " +
-                        op_name("H2D", c) + " had read chunk " + std::to_string(c + 1) + " from it (ended at " +
-                        ms(h2d.end_ns) + ")");
-                }
-                break;
-            }
+        const std::size_t next_fill = next_in_slot(chunks, c, [](const RecordedChunk& x) { return x.fill.slot; });
+        if (next_fill < chunks.size() && began_before_end(chunks[next_fill].fill.start_ns, h2d.end_ns)) {
+            say("the host began writing chunk " + std::to_string(next_fill + 1) + " into staging buffer " +
+                std::to_string(chunk.fill.slot) + " at " + ms(chunks[next_fill].fill.start_ns) + ", before " +
+                op_name("H2D", c) + " had read chunk " + std::to_string(c + 1) + " from it (ended at " +
+                ms(h2d.end_ns) + ")");
         }
-        for (std::size_t next = c + 1; next < chunks.size(); ++next) {
-            if (chunk.drain.slot >= 0 && chunks[next].drain.slot == chunk.drain.slot) {
-                if (began_before_end(chunks[next].ops.d2h.start_ns, chunk.drain.end_ns)) {
-                    say(op_name("D2H", next) + " began writing results buffer " + std::to_string(chunk.drain.slot) +
-                        " at " + ms(chunks[next].ops.d2h.start_ns) + ", before the host had read chunk " +
-                        std::to_string(c + 1) + " from it (done at " + ms(chunk.drain.end_ns) + ")");
-                }
-                break;
-            }
+        const std::size_t next_drain = next_in_slot(chunks, c, [](const RecordedChunk& x) { return x.drain.slot; });
+        if (next_drain < chunks.size() && began_before_end(chunks[next_drain].ops.d2h.start_ns, chunk.drain.end_ns)) {
+            say(op_name("D2H", next_drain) + " began writing results buffer " + std::to_string(chunk.drain.slot) +
+                " at " + ms(chunks[next_drain].ops.d2h.start_ns) + ", before the host had read chunk " +
+                std::to_string(c + 1) + " from it (done at " + ms(chunk.drain.end_ns) + ")");
         }
         // The device sets, whichever set each chunk took: more holders than sets means a shared one.
         const int inputs_held = holders_at(

@@ -126,6 +126,16 @@ protected:
         }
     }
 
+    /// The model test's shape: the GPU's stages alone, then your stream recorded and its chunks found.
+    void record_against_the_model() {
+        prepare(kModelShape, kBalanced);
+        measure_gpu_alone();
+        if (IsSkipped() || HasFatalFailure()) return;
+        record_stream();
+        if (IsSkipped()) return;
+        ASSERT_TRUE(found_chunks());
+    }
+
     /// The model's makespan for this job's shape, in ms (ring_timeline.hpp).
     double model_ms() const {
         return lab06::course::streaming_model_ms(serial_.stages, host_alone_.fill, host_alone_.drain, shape_.chunks,
@@ -208,12 +218,8 @@ TEST_F(ManyChunks, WorkRunsInOneStreamPerDeviceSet) {
 }
 
 TEST_F(ManyChunks, CopiesOverlapKernels) {
-    prepare(kModelShape, kBalanced);
-    measure_gpu_alone();
+    record_against_the_model();
     if (IsSkipped() || HasFatalFailure()) return;
-    record_stream();
-    if (IsSkipped()) return;
-    ASSERT_TRUE(found_chunks());
     // The model's share of copy time hidden behind kernels, for this GPU, this
     // shape and your issue order, from the stage times measured alone.
     std::vector<DeviceOp> modelled;
@@ -242,12 +248,8 @@ TEST_F(ManyChunks, CopiesOverlapKernels) {
 }
 
 TEST_F(ManyChunks, MakespanNearTheModel) {
-    prepare(kModelShape, kBalanced);
-    measure_gpu_alone();
+    record_against_the_model();
     if (IsSkipped() || HasFatalFailure()) return;
-    record_stream();
-    if (IsSkipped()) return;
-    ASSERT_TRUE(found_chunks());
     const std::vector<lab06::course::RunSpan> spans = lab06::course::run_spans(fills_, drains_);
     ASSERT_EQ(spans.size(), 1U);
     const double yours = spans.front().ms();
