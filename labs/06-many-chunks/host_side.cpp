@@ -146,16 +146,21 @@ HostStream::AloneMs HostStream::measure_alone(Rings& rings, int chunks) {
     const StreamingJob alone = job(rings, chunks, 1);
     const auto time_all = [&](const auto& step) {
         const auto started = std::chrono::steady_clock::now();
-        for (int c = 0; c < chunks; ++c) {
-            const streamlab::ChunkRange range = streamlab::chunk_range(input.size(), chunks, c);
-            step(range);
-        }
+        for (int c = 0; c < chunks; ++c) step(c, streamlab::chunk_range(input.size(), chunks, c));
         return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
     };
+    // Through the rings in turn, as a stream uses them, so that the buffers are
+    // as warm or as cold in the cache as they will be then.
+    const auto fill = [&](int c, streamlab::ChunkRange r) {
+        alone.produce(r.offset, r.count, alone.staging[static_cast<std::size_t>(c) % alone.staging.size()]);
+    };
+    const auto drain = [&](int c, streamlab::ChunkRange r) {
+        alone.consume(r.offset, r.count, alone.results[static_cast<std::size_t>(c) % alone.results.size()]);
+    };
     AloneMs ms;
-    for (int round = 0; round < 2; ++round) {  // the first round warms the pages and caches up
-        ms.fill = time_all([&](streamlab::ChunkRange r) { alone.produce(r.offset, r.count, rings.staging[0].data()); });
-        ms.drain = time_all([&](streamlab::ChunkRange r) { alone.consume(r.offset, r.count, rings.results[0].data()); });
+    for (int round = 0; round < 2; ++round) {  // the first round maps the pages and warms the caches up
+        ms.fill = time_all(fill);
+        ms.drain = time_all(drain);
     }
     reset();
     return ms;

@@ -65,8 +65,9 @@ public:
     [[nodiscard]] std::vector<HostUse> drains(std::uint64_t origin_ns) const;
 
     /// The host's time, in ms, to produce the whole stream cut into `chunks`
-    /// chunks into one staging buffer, and to consume it from one results buffer,
-    /// each alone with nothing else running: the host's stage times for the model.
+    /// chunks into the staging ring, and to consume it from the results ring (each
+    /// buffer in turn), each alone with nothing else running: the host's stage
+    /// times for the model.
     struct AloneMs {
         double fill = 0;   ///< All fills.
         double drain = 0;  ///< All drains.
