@@ -72,5 +72,8 @@ note "tracer overhead: $(cat "$out/tracer-overhead.json")"
 ./course bench --preset "$preset" > "$out/bench.log" 2>&1
 note "course bench: exit $?"
 grep -vE '^\$ |^\[' "$out/bench.log" | tail -40 >> "$summary"
+./course bench --lab 06 --preset "$preset" > "$out/bench-lab06.log" 2>&1
+note "course bench --lab 06: exit $?"
+grep -vE '^\$ |^\[' "$out/bench-lab06.log" | tail -25 >> "$summary"
 mkdir -p "$out/bench" && cp -r "$build"/bench/. "$out/bench/" 2>/dev/null
 mkdir -p "$out/demo" && cp -r "$build"/demo/. "$out/demo/" 2>/dev/null

@@ -596,6 +596,21 @@ def catalogue_lab04_prediction_swapped(files: dict[str, str]) -> None:
     replace_once(files, LAB04_PREDICTION, "pageable: done\n", "pageable: busy\n")
 
 
+LAB06 = "labs/06-many-chunks/many_chunks.cu"
+LAB06_STAGING_WAIT = "        if (c >= staging_slots) copied_in[s].synchronize();\n"
+
+
+def catalogue_lab06_staging_reused_early(files: dict[str, str]) -> None:
+    """Known wrong: the host refills a staging buffer without waiting for the H2D copy that last read it.
+    The results come out right while the GPU keeps up; the hazard test, with a slow GPU, sees the early reuse."""
+    replace_once(files, LAB06, LAB06_STAGING_WAIT, "")
+
+
+def catalogue_lab06_waits_for_the_device(files: dict[str, str]) -> None:
+    """Known wrong: safe but serial, the host waits for the whole device before every chunk."""
+    replace_once(files, LAB06, LAB06_STAGING_WAIT, "        SL_CHECK(cudaDeviceSynchronize());\n")
+
+
 def catalogue_lab01_prediction_other_notation(files: dict[str, str]) -> None:
     """Correct: the same prediction written another way (lower case, groups in another order, no comments)."""
     files[LAB01_PREDICTION] = "blocking:a<b<c\n  nonblocking :  C + A+B   # all three together\n"
@@ -633,6 +648,10 @@ CATALOGUE = {
         "04",
         ["PageableMemory.YourPredictionMatchesTheTimeline"],
     ),
+    "wrong-lab06-staging-reused-early": (catalogue_lab06_staging_reused_early, "06",
+                                         ["ManyChunks.NoBufferReusedBeforeItsLastUseEnded"]),
+    "wrong-lab06-waits-for-the-device": (catalogue_lab06_waits_for_the_device, "06",
+                                         ["ManyChunks.CopiesOverlapKernels", "ManyChunks.MakespanNearTheModel"]),
 }
 
 

@@ -79,6 +79,15 @@ def test_bench_plots_the_sweep_its_program_wrote(build_folder, capfd):
     assert png(build_folder / "bench" / "chunks.png")
 
 
+def test_bench_of_lab_06_runs_its_own_program_and_files(build_folder, capfd):
+    sweep = FIXTURES / "chunk_sweep.json"
+    install_program(build_folder, "labs/lab06_bench", f'mkdir -p "$(dirname "$2")" && cp "{sweep}" "$2"\n')
+    assert bench.run_bench("default", repeats=2, lab="06") == 0
+    assert "lab06-chunks.json --repeats 2" in capfd.readouterr().out
+    assert png(build_folder / "bench" / "lab06-chunks.png")
+    assert not (build_folder / "bench" / "chunks.png").exists()
+
+
 def test_bench_fails_when_its_program_does(build_folder):
     install_program(build_folder, "programs/lab05_bench", "echo 'no GPU' >&2; exit 1\n")
     assert bench.run_bench("default", repeats=1) == 1

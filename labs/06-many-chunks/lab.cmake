@@ -1,0 +1,42 @@
+# Lab 06: many chunks, few streams. The files a student edits, the program, and
+# the graded tests with their points. Tests: Suite.Name  gpu|cpu  points.
+streamlab_add_lab(
+  NUMBER 06
+  TOPIC many-chunks
+  STUDENT_SOURCES many_chunks.cu
+  PROGRAM run_lab06.cu
+  TEST_SOURCE test_lab06.cu
+  TESTS
+    ManyChunks.ResultsMatchCpuReference               gpu 2
+    ManyChunks.ResultsRightWithASlowHost              gpu 2
+    ManyChunks.NoBufferReusedBeforeItsLastUseEnded    gpu 4
+    ManyChunks.WorkRunsInOneStreamPerDeviceSet        gpu 1
+    ManyChunks.CopiesOverlapKernels                   gpu 3
+    ManyChunks.MakespanNearTheModel                   gpu 3
+    ManyChunks.SweepReportsTheBestChunkCount          gpu 3
+)
+
+# The course's side of the lab, compiled into each program that runs a student's
+# stream (objects of its own, never the student's library): the host that
+# produces and consumes the data and times each fill and drain on CUPTI's clock
+# (host_side), and the questions the grader asks of those records (ring_timeline).
+set(lab06_course_sources "${CMAKE_CURRENT_LIST_DIR}/host_side.cpp" "${CMAKE_CURRENT_LIST_DIR}/ring_timeline.cpp")
+foreach(lab06_target IN ITEMS lab06_starter_run lab06_solution_run lab06_starter_test lab06_solution_test)
+  target_sources(${lab06_target} PRIVATE ${lab06_course_sources})
+  target_link_libraries(${lab06_target} PRIVATE CUDA::cupti)
+endforeach()
+
+# lab06_bench: what `course bench --lab 06` runs. The reference solution from 2
+# to 256 chunks over 4 streams, against the serial run and the model.
+add_executable(lab06_bench "${CMAKE_CURRENT_LIST_DIR}/bench_lab06.cu" ${lab06_course_sources})
+target_link_libraries(lab06_bench PRIVATE lab06_solution streamlab CUDA::cupti)
+
+# The grader's reading of the records, on made-up timelines: no GPU needed. One
+# ctest test for the whole executable (not one per GoogleTest test, whose
+# discovery file a grader's copy of the build would not have).
+add_executable(lab06_ring_timeline_test "${CMAKE_CURRENT_LIST_DIR}/test_ring_timeline_cpu.cpp"
+               "${CMAKE_CURRENT_LIST_DIR}/ring_timeline.cpp")
+target_include_directories(lab06_ring_timeline_test PRIVATE "${CMAKE_CURRENT_LIST_DIR}")
+target_link_libraries(lab06_ring_timeline_test PRIVATE streamlab GTest::gtest_main)
+add_test(NAME lab06.ring_timeline COMMAND lab06_ring_timeline_test)
+set_tests_properties(lab06.ring_timeline PROPERTIES LABELS cpu TIMEOUT 60)
