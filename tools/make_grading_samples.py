@@ -648,10 +648,16 @@ CATALOGUE = {
         "04",
         ["PageableMemory.YourPredictionMatchesTheTimeline"],
     ),
-    "wrong-lab06-staging-reused-early": (catalogue_lab06_staging_reused_early, "06",
-                                         ["ManyChunks.NoBufferReusedBeforeItsLastUseEnded"]),
-    "wrong-lab06-waits-for-the-device": (catalogue_lab06_waits_for_the_device, "06",
-                                         ["ManyChunks.CopiesOverlapKernels", "ManyChunks.MakespanNearTheModel"]),
+    "wrong-lab06-staging-reused-early": (
+        catalogue_lab06_staging_reused_early,
+        "06",
+        ["ManyChunks.NoBufferReusedBeforeItsLastUseEnded"],
+    ),
+    "wrong-lab06-waits-for-the-device": (
+        catalogue_lab06_waits_for_the_device,
+        "06",
+        ["ManyChunks.CopiesOverlapKernels", "ManyChunks.MakespanNearTheModel"],
+    ),
 }
 
 

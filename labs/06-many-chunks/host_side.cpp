@@ -19,7 +19,9 @@ namespace {
 /// Which of `ring` `pointer` is, or -1.
 int slot_of(const std::vector<streamlab::PinnedBuffer<float>>& ring, const float* pointer) {
     for (std::size_t i = 0; i < ring.size(); ++i) {
-        if (ring[i].data() == pointer) return static_cast<int>(i);
+        if (ring[i].data() == pointer) {
+            return static_cast<int>(i);
+        }
     }
     return -1;
 }
@@ -35,8 +37,7 @@ void check_chunk(std::size_t offset, std::size_t count, std::size_t n, std::size
 
 /// Spins until `until` on the host clock: a host busy elsewhere, not asleep.
 void busy_until(std::chrono::steady_clock::time_point until) {
-    while (std::chrono::steady_clock::now() < until) {
-    }
+    while (std::chrono::steady_clock::now() < until) {}
 }
 
 std::vector<HostUse> relative(std::vector<HostUse> uses, std::uint64_t origin_ns) {
@@ -50,8 +51,12 @@ std::vector<HostUse> relative(std::vector<HostUse> uses, std::uint64_t origin_ns
 }  // namespace
 
 Rings::Rings(std::size_t capacity_, const RingShape& shape) : capacity(capacity_) {
-    for (int s = 0; s < shape.staging; ++s) staging.emplace_back(capacity);
-    for (int r = 0; r < shape.results; ++r) results.emplace_back(capacity);
+    for (int s = 0; s < shape.staging; ++s) {
+        staging.emplace_back(capacity);
+    }
+    for (int r = 0; r < shape.results; ++r) {
+        results.emplace_back(capacity);
+    }
     for (int k = 0; k < shape.device_sets; ++k) {
         inputs.emplace_back(capacity);
         outputs.emplace_back(capacity);
@@ -61,7 +66,9 @@ Rings::Rings(std::size_t capacity_, const RingShape& shape) : capacity(capacity_
 std::size_t capacity_for(std::size_t n, const std::vector<int>& chunk_counts) {
     std::size_t capacity = 0;
     for (const int chunks : chunk_counts) {
-        for (int c = 0; c < chunks; ++c) capacity = std::max(capacity, streamlab::chunk_range(n, chunks, c).count);
+        for (int c = 0; c < chunks; ++c) {
+            capacity = std::max(capacity, streamlab::chunk_range(n, chunks, c).count);
+        }
     }
     return capacity;
 }
@@ -71,9 +78,9 @@ std::uint64_t trace_clock_ns() {
     // no timeline to compare with, so the host's own clock serves.
     static const bool tracing = streamlab::tracing_off_reason().empty();
     if (!tracing) {
-        return static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                              std::chrono::steady_clock::now().time_since_epoch())
-                                              .count());
+        return static_cast<std::uint64_t>(
+            std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+                .count());
     }
     std::uint64_t now = 0;
     if (cuptiGetTimestamp(&now) != CUPTI_SUCCESS) {
@@ -98,8 +105,12 @@ StreamingJob HostStream::job(Rings& rings, int chunks, int iterations) {
     job.chunks = chunks;
     job.iterations = iterations;
     job.capacity = rings.capacity;
-    for (auto& buffer : rings.staging) job.staging.push_back(buffer.data());
-    for (auto& buffer : rings.results) job.results.push_back(buffer.data());
+    for (auto& buffer : rings.staging) {
+        job.staging.push_back(buffer.data());
+    }
+    for (auto& buffer : rings.results) {
+        job.results.push_back(buffer.data());
+    }
     for (std::size_t k = 0; k < rings.inputs.size(); ++k) {
         job.device.push_back({rings.inputs[k].data(), rings.outputs[k].data()});
     }
@@ -146,7 +157,9 @@ HostStream::AloneMs HostStream::measure_alone(Rings& rings, int chunks) {
     const StreamingJob alone = job(rings, chunks, 1);
     const auto time_all = [&](const auto& step) {
         const auto started = std::chrono::steady_clock::now();
-        for (int c = 0; c < chunks; ++c) step(c, streamlab::chunk_range(input.size(), chunks, c));
+        for (int c = 0; c < chunks; ++c) {
+            step(c, streamlab::chunk_range(input.size(), chunks, c));
+        }
         return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
     };
     // Through the rings in turn, as a stream uses them, so that the buffers are

@@ -18,10 +18,10 @@ namespace lab06::course {
 
 /// The shape of a job: how many chunks and how many buffers of each ring.
 struct RingShape {
-    int chunks = 16;        ///< N.
-    int staging = 3;        ///< S: pinned buffers the host fills.
-    int results = 3;        ///< R: pinned buffers the host drains.
-    int device_sets = 3;    ///< K: device buffer sets, and streams.
+    int chunks = 16;      ///< N.
+    int staging = 3;      ///< S: pinned buffers the host fills.
+    int results = 3;      ///< R: pinned buffers the host drains.
+    int device_sets = 3;  ///< K: device buffer sets, and streams.
 };
 
 /// The buffers of a job: S + R pinned host buffers and K device sets (an input
@@ -29,10 +29,10 @@ struct RingShape {
 struct Rings {
     Rings(std::size_t capacity, const RingShape& shape);
     std::size_t capacity;
-    std::vector<streamlab::PinnedBuffer<float>> staging;   ///< The staging ring.
-    std::vector<streamlab::PinnedBuffer<float>> results;   ///< The results ring.
-    std::vector<streamlab::DeviceBuffer<float>> inputs;    ///< Each set's input buffer.
-    std::vector<streamlab::DeviceBuffer<float>> outputs;   ///< Each set's output buffer.
+    std::vector<streamlab::PinnedBuffer<float>> staging;  ///< The staging ring.
+    std::vector<streamlab::PinnedBuffer<float>> results;  ///< The results ring.
+    std::vector<streamlab::DeviceBuffer<float>> inputs;   ///< Each set's input buffer.
+    std::vector<streamlab::DeviceBuffer<float>> outputs;  ///< Each set's output buffer.
 };
 
 /// The capacity that holds the largest chunk of `n` elements cut into any of `chunk_counts`.

@@ -26,17 +26,12 @@ foreach(lab06_target IN ITEMS lab06_starter_run lab06_solution_run lab06_starter
   target_link_libraries(${lab06_target} PRIVATE CUDA::cupti)
 endforeach()
 
-# lab06_bench: what `course bench --lab 06` runs. The reference solution from 2
-# to 256 chunks over 4 streams, against the serial run and the model.
-add_executable(lab06_bench "${CMAKE_CURRENT_LIST_DIR}/bench_lab06.cu" ${lab06_course_sources})
-target_link_libraries(lab06_bench PRIVATE lab06_solution streamlab CUDA::cupti)
-
 # The grader's reading of the records, on made-up timelines: no GPU needed. One
 # ctest test for the whole executable (not one per GoogleTest test, whose
 # discovery file a grader's copy of the build would not have).
 add_executable(lab06_ring_timeline_test "${CMAKE_CURRENT_LIST_DIR}/test_ring_timeline_cpu.cpp"
                "${CMAKE_CURRENT_LIST_DIR}/ring_timeline.cpp")
 target_include_directories(lab06_ring_timeline_test PRIVATE "${CMAKE_CURRENT_LIST_DIR}")
-target_link_libraries(lab06_ring_timeline_test PRIVATE streamlab GTest::gtest_main)
+target_link_libraries(lab06_ring_timeline_test PRIVATE streamlab_support GTest::gtest_main)
 add_test(NAME lab06.ring_timeline COMMAND lab06_ring_timeline_test)
 set_tests_properties(lab06.ring_timeline PROPERTIES LABELS cpu TIMEOUT 60)

@@ -19,13 +19,13 @@ struct DeviceSet {
 /// piece by piece and takes the results piece by piece; the program (or the
 /// grader) allocates every buffer. Your code allocates none.
 struct StreamingJob {
-    std::size_t n = 0;           ///< Elements in the whole stream.
-    int chunks = 1;              ///< N: the stream is cut into this many chunks (streamlab::chunk_range).
-    int iterations = 1;          ///< The workload kernel's iterations.
-    std::size_t capacity = 0;    ///< Floats each buffer below holds: at least the largest chunk.
-    std::vector<float*> staging;     ///< The ring of pinned host buffers the host fills (S of them).
-    std::vector<float*> results;     ///< The ring of pinned host buffers the host drains (R of them).
-    std::vector<DeviceSet> device;   ///< K device buffer sets: the work goes through K streams.
+    std::size_t n = 0;              ///< Elements in the whole stream.
+    int chunks = 1;                 ///< N: the stream is cut into this many chunks (streamlab::chunk_range).
+    int iterations = 1;             ///< The workload kernel's iterations.
+    std::size_t capacity = 0;       ///< Floats each buffer below holds: at least the largest chunk.
+    std::vector<float*> staging;    ///< The ring of pinned host buffers the host fills (S of them).
+    std::vector<float*> results;    ///< The ring of pinned host buffers the host drains (R of them).
+    std::vector<DeviceSet> device;  ///< K device buffer sets: the work goes through K streams.
     /// The host writes elements [offset, offset + count) of the input into
     /// `staging` (one of `staging`); returns when they are there.
     std::function<void(std::size_t offset, std::size_t count, float* staging)> produce;

@@ -13,7 +13,9 @@ namespace {
 using streamlab::DeviceOp;
 
 /// "H2D_3" for chunk index 2: the article's names, chunks counted from 1.
-std::string op_name(const char* stage, std::size_t chunk) { return std::string(stage) + "_" + std::to_string(chunk + 1); }
+std::string op_name(const char* stage, std::size_t chunk) {
+    return std::string(stage) + "_" + std::to_string(chunk + 1);
+}
 
 /// `time` in ms, for a sentence.
 std::string ms(std::uint64_t time_ns) {
@@ -54,7 +56,9 @@ int holders_at(const std::vector<RecordedChunk>& chunks, std::size_t self, std::
                Released released) {
     int holders = 0;
     for (std::size_t c = 0; c < chunks.size(); ++c) {
-        if (c != self && taken(chunks[c]) <= time && began_before_end(time, released(chunks[c]))) ++holders;
+        if (c != self && taken(chunks[c]) <= time && began_before_end(time, released(chunks[c]))) {
+            ++holders;
+        }
     }
     return holders;
 }
@@ -65,7 +69,9 @@ template <typename SlotOf>
 std::size_t next_in_slot(const std::vector<RecordedChunk>& chunks, std::size_t c, SlotOf slot_of) {
     const int slot = slot_of(chunks[c]);
     for (std::size_t next = c + 1; slot >= 0 && next < chunks.size(); ++next) {
-        if (slot_of(chunks[next]) == slot) return next;
+        if (slot_of(chunks[next]) == slot) {
+            return next;
+        }
     }
     return chunks.size();
 }
@@ -77,7 +83,9 @@ RecordedRun pair_chunks(const std::vector<HostUse>& fills, const std::vector<Hos
     RecordedRun run;
     for (const auto& [uses, what] : {std::pair{&fills, "produced"}, std::pair{&drains, "consumed"}}) {
         run.problem = check_host_records(*uses, what, n, chunks);
-        if (!run.problem.empty()) return run;
+        if (!run.problem.empty()) {
+            return run;
+        }
     }
     const streamlab::PipelineChunks found = streamlab::chunks_by_issue_order(ops, chunks);
     if (!found.problem.empty()) {
@@ -98,18 +106,24 @@ std::vector<std::string> reuse_hazards(const std::vector<RecordedChunk>& chunks,
         const DeviceOp& h2d = chunk.ops.h2d;
         const DeviceOp& kernel = chunk.ops.kernel;
         const DeviceOp& d2h = chunk.ops.d2h;
-        if (chunk.fill.slot < 0) say("chunk " + std::to_string(c + 1) + " was produced into a buffer that is not one of job.staging");
-        if (chunk.drain.slot < 0) say("chunk " + std::to_string(c + 1) + " was consumed from a buffer that is not one of job.results");
+        if (chunk.fill.slot < 0) {
+            say("chunk " + std::to_string(c + 1) + " was produced into a buffer that is not one of job.staging");
+        }
+        if (chunk.drain.slot < 0) {
+            say("chunk " + std::to_string(c + 1) + " was consumed from a buffer that is not one of job.results");
+        }
         // Each step of a chunk reads what the step before wrote.
         if (began_before_end(h2d.start_ns, chunk.fill.end_ns)) {
             say(op_name("H2D", c) + " began at " + ms(h2d.start_ns) + ", before the host had written chunk " +
                 std::to_string(c + 1) + " (done at " + ms(chunk.fill.end_ns) + ")");
         }
         if (began_before_end(kernel.start_ns, h2d.end_ns)) {
-            say(op_name("K", c) + " began at " + ms(kernel.start_ns) + ", before " + op_name("H2D", c) + " ended at " + ms(h2d.end_ns));
+            say(op_name("K", c) + " began at " + ms(kernel.start_ns) + ", before " + op_name("H2D", c) + " ended at " +
+                ms(h2d.end_ns));
         }
         if (began_before_end(d2h.start_ns, kernel.end_ns)) {
-            say(op_name("D2H", c) + " began at " + ms(d2h.start_ns) + ", before " + op_name("K", c) + " ended at " + ms(kernel.end_ns));
+            say(op_name("D2H", c) + " began at " + ms(d2h.start_ns) + ", before " + op_name("K", c) + " ended at " +
+                ms(kernel.end_ns));
         }
         if (began_before_end(chunk.drain.start_ns, d2h.end_ns)) {
             say("the host read chunk " + std::to_string(c + 1) + "'s results at " + ms(chunk.drain.start_ns) +
@@ -153,7 +167,9 @@ std::vector<std::string> reuse_hazards(const std::vector<RecordedChunk>& chunks,
 std::vector<RunSpan> run_spans(const std::vector<HostUse>& fills, const std::vector<HostUse>& drains) {
     std::vector<RunSpan> runs;
     for (const HostUse& fill : fills) {
-        if (fill.offset == 0 || runs.empty()) runs.push_back({0, fill.start_ns, fill.end_ns});
+        if (fill.offset == 0 || runs.empty()) {
+            runs.push_back({0, fill.start_ns, fill.end_ns});
+        }
         ++runs.back().fills;
     }
     for (std::size_t r = 0; r < runs.size(); ++r) {
@@ -169,13 +185,13 @@ std::vector<RunSpan> run_spans(const std::vector<HostUse>& fills, const std::vec
 
 double streaming_model_ms(const streamlab::StageTimes& gpu, double fill_ms, double drain_ms, int chunks, int sets,
                           int copy_engines, streamlab::IssueOrder order, const streamlab::LinkSharing& link) {
-    const double gpu_ms = streamlab::simulated_makespan(
-        streamlab::simulate_pipeline(gpu, chunks, sets, copy_engines, order, link));
+    const double gpu_ms =
+        streamlab::simulated_makespan(streamlab::simulate_pipeline(gpu, chunks, sets, copy_engines, order, link));
     const double n = static_cast<double>(chunks);
     const double first_fill = fill_ms / n, last_drain = drain_ms / n;
     const double one_chunk_through_gpu = (gpu.h2d + gpu.kernel + gpu.d2h) / n;
-    return std::max({first_fill + gpu_ms + last_drain, fill_ms + drain_ms,
-                     fill_ms + one_chunk_through_gpu + last_drain});
+    return std::max(
+        {first_fill + gpu_ms + last_drain, fill_ms + drain_ms, fill_ms + one_chunk_through_gpu + last_drain});
 }
 
 }  // namespace lab06::course

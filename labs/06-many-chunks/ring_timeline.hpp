@@ -26,9 +26,9 @@ struct HostUse {
 
 /// Everything recorded of one run of the stream, chunk by chunk.
 struct RecordedChunk {
-    HostUse fill;              ///< The host writing the chunk into its staging buffer.
-    streamlab::ChunkOps ops;   ///< Its H2D copy, kernel and D2H copy.
-    HostUse drain;             ///< The host reading its results.
+    HostUse fill;             ///< The host writing the chunk into its staging buffer.
+    streamlab::ChunkOps ops;  ///< Its H2D copy, kernel and D2H copy.
+    HostUse drain;            ///< The host reading its results.
 };
 
 /// The chunks of one run, paired from the records, or why they cannot be.
@@ -85,8 +85,8 @@ struct RunSpan {
 /// leaves, so the model is the largest of: a chunk's fill + the GPU's makespan +
 /// a chunk's drain; all fills and drains; all fills + the last chunk's way
 /// through the GPU + its drain.
-[[nodiscard]] double streaming_model_ms(const streamlab::StageTimes& gpu, double fill_ms, double drain_ms,
-                                        int chunks, int sets, int copy_engines, streamlab::IssueOrder order,
+[[nodiscard]] double streaming_model_ms(const streamlab::StageTimes& gpu, double fill_ms, double drain_ms, int chunks,
+                                        int sets, int copy_engines, streamlab::IssueOrder order,
                                         const streamlab::LinkSharing& link = {});
 
 }  // namespace lab06::course

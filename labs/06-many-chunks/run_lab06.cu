@@ -33,10 +33,11 @@ int run(const LabOptions& options) {
     const double h2d_ms = measure_h2d_ms(n * sizeof(float));
     const HostStream::AloneMs alone = host.measure_alone(rings, kShape.chunks);
     const int iterations = iterations_for_kernel_ms(n, std::max(h2d_ms, alone.fill + alone.drain));
-    std::printf("%s: %d copy engine(s), %zu MiB streamed; %d chunks, %d staging, %d results buffers, %d device sets\n"
-                "alone: the host fills it in %.3f ms and drains it in %.3f ms; the whole H2D copy takes %.3f ms\n",
-                facts.name.c_str(), facts.copy_engines, n * sizeof(float) >> 20, kShape.chunks, kShape.staging,
-                kShape.results, kShape.device_sets, alone.fill, alone.drain, h2d_ms);
+    std::printf(
+        "%s: %d copy engine(s), %zu MiB streamed; %d chunks, %d staging, %d results buffers, %d device sets\n"
+        "alone: the host fills it in %.3f ms and drains it in %.3f ms; the whole H2D copy takes %.3f ms\n",
+        facts.name.c_str(), facts.copy_engines, n * sizeof(float) >> 20, kShape.chunks, kShape.staging, kShape.results,
+        kShape.device_sets, alone.fill, alone.drain, h2d_ms);
 
     const lab06::StreamingJob job = host.job(rings, kShape.chunks, iterations);
     SerialReference serial;
@@ -51,7 +52,8 @@ int run(const LabOptions& options) {
     lab06::run_stream(job);  // warm-up
     host.reset();
     const Timeline timeline = record_timeline("lab06 run_stream", [&] { lab06::run_stream(job); });
-    const ResultCheck result = check_workload_output(host.input.data(), host.output.data(), n, iterations, kShape.chunks);
+    const ResultCheck result =
+        check_workload_output(host.input.data(), host.output.data(), n, iterations, kShape.chunks);
     report_timeline(timeline, "run_stream, 16 chunks", options);
     std::printf("run_stream: result: %s\n", result.message().c_str());
 
@@ -67,12 +69,13 @@ int run(const LabOptions& options) {
                 std::printf("  %s\n", hazards[i].c_str());
             }
             const double makespan = run_spans(fills, drains).front().ms();
-            const double model = streaming_model_ms(serial.stages, alone.fill, alone.drain, kShape.chunks,
-                                                    kShape.device_sets, facts.copy_engines, issue_order(timeline.ops),
-                                                    link);
-            std::printf("first fill to last drain: %.3f ms; the model (host and GPU stages alone, shared link): "
-                        "%.3f ms; efficiency %.1f%%\nserial reference (pinned, GPU only): %.3f ms\n",
-                        makespan, model, 100.0 * model / makespan, static_cast<double>(makespan_ns(serial.timeline.ops)) / 1e6);
+            const double model =
+                streaming_model_ms(serial.stages, alone.fill, alone.drain, kShape.chunks, kShape.device_sets,
+                                   facts.copy_engines, issue_order(timeline.ops), link);
+            std::printf(
+                "first fill to last drain: %.3f ms; the model (host and GPU stages alone, shared link): "
+                "%.3f ms; efficiency %.1f%%\nserial reference (pinned, GPU only): %.3f ms\n",
+                makespan, model, 100.0 * model / makespan, static_cast<double>(makespan_ns(serial.timeline.ops)) / 1e6);
         }
     }
 
@@ -80,13 +83,17 @@ int run(const LabOptions& options) {
     lab06::Sweep sweep;
     // Without the tracer (under compute-sanitizer) two counts call sweep_chunks, at a fraction of the time.
     const std::vector<int> sweep_counts = timeline.recorded() ? kSweepCounts : std::vector<int>{4, 16};
-    const Timeline swept = record_timeline("lab06 sweep_chunks", [&] { sweep = lab06::sweep_chunks(job, sweep_counts); });
-    const std::vector<RunSpan> spans =
-        swept.recorded() ? run_spans(host.fills(swept.origin_ns), host.drains(swept.origin_ns)) : std::vector<RunSpan>{};
+    const Timeline swept =
+        record_timeline("lab06 sweep_chunks", [&] { sweep = lab06::sweep_chunks(job, sweep_counts); });
+    const std::vector<RunSpan> spans = swept.recorded()
+                                           ? run_spans(host.fills(swept.origin_ns), host.drains(swept.origin_ns))
+                                           : std::vector<RunSpan>{};
     std::printf("sweep_chunks: your best N is %d\n", sweep.best_chunks);
     for (std::size_t i = 0; i < sweep.points.size(); ++i) {
         std::printf("  %4d chunks: you measured %8.3f ms", sweep.points[i].chunks, sweep.points[i].ms);
-        if (i < spans.size()) std::printf(", recorded first fill to last drain %8.3f ms", spans[i].ms());
+        if (i < spans.size()) {
+            std::printf(", recorded first fill to last drain %8.3f ms", spans[i].ms());
+        }
         std::printf("\n");
     }
     return result.ok ? 0 : 1;

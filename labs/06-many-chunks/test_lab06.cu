@@ -28,8 +28,8 @@ using namespace streamlab;
 using grading::report_hint;
 using grading::report_measure;
 using lab06::course::HostStream;
-using lab06::course::RingShape;
 using lab06::course::Rings;
+using lab06::course::RingShape;
 
 /// Chunks, staging buffers, results buffers, device sets of each test's job.
 /// The rings differ in size so that one ring's waits never stand in for another's.
@@ -110,7 +110,9 @@ protected:
     void expect_results_right(const char* hint) {
         const ResultCheck check =
             check_workload_output(host_->input.data(), host_->output.data(), n(), iterations_, shape_.chunks);
-        if (!check.ok) report_hint(hint);
+        if (!check.ok) {
+            report_hint(hint);
+        }
         EXPECT_TRUE(check.ok) << check.message();
     }
 
@@ -130,9 +132,13 @@ protected:
     void record_against_the_model() {
         prepare(kModelShape, kBalanced);
         measure_gpu_alone();
-        if (IsSkipped() || HasFatalFailure()) return;
+        if (IsSkipped() || HasFatalFailure()) {
+            return;
+        }
         record_stream();
-        if (IsSkipped()) return;
+        if (IsSkipped()) {
+            return;
+        }
         ASSERT_TRUE(found_chunks());
     }
 
@@ -161,9 +167,12 @@ protected:
 TEST_F(ManyChunks, ResultsMatchCpuReference) {
     prepare(kResultsShape, kBalanced);
     record_stream();
-    if (IsSkipped()) return;
-    expect_results_right("produce chunk c with chunk_range(job.n, job.chunks, c), copy chunk.count * sizeof(float) "
-                         "bytes each way, give the kernel chunk.count elements, and consume every chunk");
+    if (IsSkipped()) {
+        return;
+    }
+    expect_results_right(
+        "produce chunk c with chunk_range(job.n, job.chunks, c), copy chunk.count * sizeof(float) "
+        "bytes each way, give the kernel chunk.count elements, and consume every chunk");
 }
 
 TEST_F(ManyChunks, ResultsRightWithASlowHost) {
@@ -174,9 +183,12 @@ TEST_F(ManyChunks, ResultsRightWithASlowHost) {
     const double longest_step_ms = std::max(h2d_ms_, host_alone_.fill + host_alone_.drain) / kSlowHostShape.chunks;
     host_->slow_down(static_cast<std::uint64_t>(1.5e6 * longest_step_ms));
     record_stream();
-    if (IsSkipped()) return;
-    expect_results_right("with one results buffer, each chunk's results must be consumed before the next D2H copy "
-                         "overwrites them; with a slow host no chunk may be skipped or taken twice");
+    if (IsSkipped()) {
+        return;
+    }
+    expect_results_right(
+        "with one results buffer, each chunk's results must be consumed before the next D2H copy "
+        "overwrites them; with a slow host no chunk may be skipped or taken twice");
 }
 
 TEST_F(ManyChunks, NoBufferReusedBeforeItsLastUseEnded) {
@@ -184,29 +196,36 @@ TEST_F(ManyChunks, NoBufferReusedBeforeItsLastUseEnded) {
     // buffer as early as your waits allow, so every missing wait shows.
     prepare(kHazardShape, kHostRunsAhead);
     record_stream();
-    if (IsSkipped()) return;
-    const std::uint64_t allocations = count_api_calls(
-        timeline_, {"cudaMalloc", "cudaMallocAsync", "cudaMallocFromPoolAsync", "cudaMallocHost", "cudaHostAlloc",
-                    "cudaMallocManaged", "cudaMallocPitch", "cudaHostRegister"});
+    if (IsSkipped()) {
+        return;
+    }
+    const std::uint64_t allocations =
+        count_api_calls(timeline_, {"cudaMalloc", "cudaMallocAsync", "cudaMallocFromPoolAsync", "cudaMallocHost",
+                                    "cudaHostAlloc", "cudaMallocManaged", "cudaMallocPitch", "cudaHostRegister"});
     EXPECT_EQ(allocations, 0U) << "run_stream allocated memory: the rings are the job's, and reuse is only judged "
                                   "against them";
     ASSERT_TRUE(found_chunks());
     const std::vector<std::string> hazards = lab06::course::reuse_hazards(run_.chunks, shape_.device_sets);
-    report_measure("buffer uses that began before the previous use ended", static_cast<double>(hazards.size()), "==",
-                   0, "");
+    report_measure("buffer uses that began before the previous use ended", static_cast<double>(hazards.size()), "==", 0,
+                   "");
     if (!hazards.empty()) {
-        report_hint("before the host writes a staging buffer, wait for the event recorded after the H2D copy that "
-                    "last read it; before it reads a results buffer, for the one after its D2H copy");
+        report_hint(
+            "before the host writes a staging buffer, wait for the event recorded after the H2D copy that "
+            "last read it; before it reads a results buffer, for the one after its D2H copy");
     }
     std::string listed;
-    for (std::size_t i = 0; i < std::min<std::size_t>(hazards.size(), 5); ++i) listed += "\n  " + hazards[i];
+    for (std::size_t i = 0; i < std::min<std::size_t>(hazards.size(), 5); ++i) {
+        listed += "\n  " + hazards[i];
+    }
     EXPECT_TRUE(hazards.empty()) << hazards.size() << " buffer use(s) began before the previous use ended:" << listed;
 }
 
 TEST_F(ManyChunks, WorkRunsInOneStreamPerDeviceSet) {
     prepare(kModelShape, kBalanced);
     record_stream();
-    if (IsSkipped()) return;
+    if (IsSkipped()) {
+        return;
+    }
     ASSERT_TRUE(found_chunks());
     const std::size_t streams = distinct_streams(timeline_.ops);
     report_measure("streams that ran the work", static_cast<double>(streams), "==", shape_.device_sets, "");
@@ -219,15 +238,18 @@ TEST_F(ManyChunks, WorkRunsInOneStreamPerDeviceSet) {
 
 TEST_F(ManyChunks, CopiesOverlapKernels) {
     record_against_the_model();
-    if (IsSkipped() || HasFatalFailure()) return;
+    if (IsSkipped() || HasFatalFailure()) {
+        return;
+    }
     // The model's share of copy time hidden behind kernels, for this GPU, this
     // shape and your issue order, from the stage times measured alone.
     std::vector<DeviceOp> modelled;
     for (const SimulatedOp& op : simulate_pipeline(serial_.stages, shape_.chunks, shape_.device_sets,
                                                    facts_.copy_engines, issue_order(timeline_.ops), link_)) {
         DeviceOp device_op;
-        device_op.kind = op.stage == Stage::H2D ? OpKind::MemcpyH2D
-                         : op.stage == Stage::D2H ? OpKind::MemcpyD2H : OpKind::Kernel;
+        device_op.kind = op.stage == Stage::H2D   ? OpKind::MemcpyH2D
+                         : op.stage == Stage::D2H ? OpKind::MemcpyD2H
+                                                  : OpKind::Kernel;
         device_op.start_ns = static_cast<std::uint64_t>(op.start * 1e6);
         device_op.end_ns = static_cast<std::uint64_t>(op.end * 1e6);
         modelled.push_back(device_op);
@@ -240,8 +262,9 @@ TEST_F(ManyChunks, CopiesOverlapKernels) {
     const double hidden = hidden_copy_fraction(timeline_.ops);
     report_measure("copy time hidden behind kernels / the model's", hidden / model_hidden, ">=", kMinHiddenShare, "");
     if (hidden < kMinHiddenShare * model_hidden) {
-        report_hint("the host waits only for the buffer it needs next, never for the whole GPU: queue chunk c + 1's "
-                    "copy while chunk c's kernel runs");
+        report_hint(
+            "the host waits only for the buffer it needs next, never for the whole GPU: queue chunk c + 1's "
+            "copy while chunk c's kernel runs");
     }
     EXPECT_GE(hidden, kMinHiddenShare * model_hidden)
         << "kernels hid " << hidden * 100 << "% of the copy time; the model hides " << model_hidden * 100 << "%";
@@ -249,22 +272,25 @@ TEST_F(ManyChunks, CopiesOverlapKernels) {
 
 TEST_F(ManyChunks, MakespanNearTheModel) {
     record_against_the_model();
-    if (IsSkipped() || HasFatalFailure()) return;
+    if (IsSkipped() || HasFatalFailure()) {
+        return;
+    }
     const std::vector<lab06::course::RunSpan> spans = lab06::course::run_spans(fills_, drains_);
     ASSERT_EQ(spans.size(), 1U);
     const double yours = spans.front().ms();
     const double model = model_ms();
     report_measure("efficiency: the model's makespan / yours", model / yours, ">=", kMinEfficiency, "");
     if (model / yours < kMinEfficiency) {
-        report_hint("draw your run: ./course run 06; wherever the host waits while a buffer it could use is free, "
-                    "or the GPU idles while the host could have fed it, time is lost");
+        report_hint(
+            "draw your run: ./course run 06; wherever the host waits while a buffer it could use is free, "
+            "or the GPU idles while the host could have fed it, time is lost");
     }
     EXPECT_GE(model / yours, kMinEfficiency)
         << "from the first fill to the last drain your stream took " << yours << " ms; the model allows " << model
-        << " ms (host alone: fills " << host_alone_.fill << " ms, drains " << host_alone_.drain << " ms; GPU alone: H2D "
-        << serial_.stages.h2d << ", kernel " << serial_.stages.kernel << ", D2H " << serial_.stages.d2h
-        << " ms; copies in both directions keep " << link_.h2d * 100 << "% and " << link_.d2h * 100
-        << "% of their speed)";
+        << " ms (host alone: fills " << host_alone_.fill << " ms, drains " << host_alone_.drain
+        << " ms; GPU alone: H2D " << serial_.stages.h2d << ", kernel " << serial_.stages.kernel << ", D2H "
+        << serial_.stages.d2h << " ms; copies in both directions keep " << link_.h2d * 100 << "% and "
+        << link_.d2h * 100 << "% of their speed)";
 }
 
 TEST_F(ManyChunks, SweepReportsTheBestChunkCount) {
@@ -275,7 +301,8 @@ TEST_F(ManyChunks, SweepReportsTheBestChunkCount) {
     SL_RECORD_TIMELINE(timeline_, "lab06 sweep_chunks", [&] { sweep = lab06::sweep_chunks(job_, kSweepCounts); });
     const std::vector<lab06::course::RunSpan> spans =
         lab06::course::run_spans(host_->fills(timeline_.origin_ns), host_->drains(timeline_.origin_ns));
-    report_measure("runs recorded", static_cast<double>(spans.size()), "==", static_cast<double>(kSweepCounts.size()), "");
+    report_measure("runs recorded", static_cast<double>(spans.size()), "==", static_cast<double>(kSweepCounts.size()),
+                   "");
     ASSERT_EQ(spans.size(), kSweepCounts.size()) << "sweep_chunks must run the stream once per chunk count";
     ASSERT_EQ(sweep.points.size(), kSweepCounts.size()) << "one point per chunk count";
     std::size_t fastest = 0, yours = kSweepCounts.size();
@@ -286,13 +313,19 @@ TEST_F(ManyChunks, SweepReportsTheBestChunkCount) {
         EXPECT_NEAR(reported, 1.0, kSweepTolerance)
             << kSweepCounts[i] << " chunks: you measured " << sweep.points[i].ms << " ms, the records show "
             << spans[i].ms() << " ms from the first fill to the last drain";
-        if (spans[i].ms() < spans[fastest].ms()) fastest = i;
-        if (kSweepCounts[i] == sweep.best_chunks) yours = i;
+        if (spans[i].ms() < spans[fastest].ms()) {
+            fastest = i;
+        }
+        if (kSweepCounts[i] == sweep.best_chunks) {
+            yours = i;
+        }
     }
     ASSERT_LT(yours, kSweepCounts.size()) << "best_chunks is " << sweep.best_chunks << ", none of the counts swept";
     const double slower = spans[yours].ms() / spans[fastest].ms();
     report_measure("your best N's recorded makespan / the fastest's", slower, "<=", 1 + kBestTolerance, "");
-    if (slower > 1 + kBestTolerance) report_hint("time each run from before run_stream to after it returns");
+    if (slower > 1 + kBestTolerance) {
+        report_hint("time each run from before run_stream to after it returns");
+    }
     EXPECT_LE(slower, 1 + kBestTolerance) << "you report " << sweep.best_chunks << " chunks as the best; the records "
                                           << "show " << kSweepCounts[fastest] << " chunks fastest ("
                                           << spans[fastest].ms() << " ms against " << spans[yours].ms() << " ms)";

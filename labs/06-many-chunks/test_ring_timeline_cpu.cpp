@@ -54,7 +54,9 @@ struct MadeUpRun {
     DeviceOp& find(OpKind kind, int chunk) {
         int seen = 0;
         for (DeviceOp& op : ops) {
-            if (op.kind == kind && seen++ == chunk) return op;
+            if (op.kind == kind && seen++ == chunk) {
+                return op;
+            }
         }
         throw std::logic_error("no such op");
     }
@@ -69,7 +71,9 @@ struct MadeUpRun {
 /// Whether any of `hazards` contains `words`.
 bool mentions(const std::vector<std::string>& hazards, const std::string& words) {
     for (const std::string& hazard : hazards) {
-        if (hazard.find(words) != std::string::npos) return true;
+        if (hazard.find(words) != std::string::npos) {
+            return true;
+        }
     }
     return false;
 }
@@ -158,8 +162,8 @@ TEST(lab06RingTimeline, RunSpansStartAtEachFirstChunk) {
 
 TEST(lab06RingTimeline, ModelIsTheGpuWhenTheHostIsFreeAndTheHostWhenItIsBusy) {
     const streamlab::StageTimes gpu{4.0, 4.0, 4.0};
-    const double gpu_only = streamlab::simulated_makespan(
-        streamlab::simulate_pipeline(gpu, 8, 2, 2, streamlab::IssueOrder::ChunkByChunk));
+    const double gpu_only =
+        streamlab::simulated_makespan(streamlab::simulate_pipeline(gpu, 8, 2, 2, streamlab::IssueOrder::ChunkByChunk));
     EXPECT_DOUBLE_EQ(lab06::course::streaming_model_ms(gpu, 0, 0, 8, 2, 2, streamlab::IssueOrder::ChunkByChunk),
                      gpu_only);
     // A host that needs 20 ms for the fills and as long for the drains is the bound.

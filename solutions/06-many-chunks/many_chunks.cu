@@ -28,8 +28,12 @@ void run_stream(const StreamingJob& job) {
     }
     std::vector<streamlab::Event> copied_in;    // per staging buffer: its last H2D copy
     std::vector<streamlab::Event> copied_back;  // per results buffer: its last D2H copy
-    for (int s = 0; s < staging_slots; ++s) copied_in.emplace_back(cudaEventDisableTiming);
-    for (int r = 0; r < result_slots; ++r) copied_back.emplace_back(cudaEventDisableTiming);
+    for (int s = 0; s < staging_slots; ++s) {
+        copied_in.emplace_back(cudaEventDisableTiming);
+    }
+    for (int r = 0; r < result_slots; ++r) {
+        copied_back.emplace_back(cudaEventDisableTiming);
+    }
 
     // Task 3: the host drains chunks in order, each only once its D2H copy has ended.
     int next_drain = 0;
@@ -42,7 +46,9 @@ void run_stream(const StreamingJob& job) {
     };
     const auto back_already = [&](int chunk) {  // whether chunk's D2H copy has ended, without waiting
         const cudaError_t status = cudaEventQuery(copied_back[chunk % result_slots].get());
-        if (status == cudaErrorNotReady) return false;
+        if (status == cudaErrorNotReady) {
+            return false;
+        }
         SL_CHECK(status);
         return true;
     };
@@ -59,9 +65,13 @@ void run_stream(const StreamingJob& job) {
         cudaStream_t stream = streams[c % sets].get();
 
         // Results that are back already cost no waiting: take them now.
-        while (next_drain < c && back_already(next_drain)) drain();
+        while (next_drain < c && back_already(next_drain)) {
+            drain();
+        }
         // Task 3: the staging buffer's last H2D copy has ended before the host writes into it.
-        if (c >= staging_slots) copied_in[s].synchronize();
+        if (c >= staging_slots) {
+            copied_in[s].synchronize();
+        }
         job.produce(chunk.offset, chunk.count, job.staging[s]);
         // The device set's previous chunk went through the same stream: its kernel
         // (which read set.input) and its D2H copy (which read set.output) come first.
@@ -69,11 +79,15 @@ void run_stream(const StreamingJob& job) {
         copied_in[s].record(stream);
         streamlab::launch_workload(set.input, set.output, chunk.count, job.iterations, stream);
         // Task 3: the results buffer's previous chunk is drained before this copy overwrites it.
-        while (next_drain <= c - result_slots) drain();
+        while (next_drain <= c - result_slots) {
+            drain();
+        }
         SL_CHECK(cudaMemcpyAsync(job.results[r], set.output, bytes, cudaMemcpyDeviceToHost, stream));
         copied_back[r].record(stream);
     }
-    while (next_drain < job.chunks) drain();
+    while (next_drain < job.chunks) {
+        drain();
+    }
 }
 
 Sweep sweep_chunks(const StreamingJob& job, const std::vector<int>& chunk_counts) {

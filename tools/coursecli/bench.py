@@ -2,6 +2,7 @@
 Lab 05 (the default): its pipeline from 1 to 64 chunks, three kernel weights, and the
 tracer's overhead. Lab 06: its streaming ring from 4 to 256 chunks over 2 and 4 streams,
 the host's fills and drains included. A JSON file and a plot in build/bench/."""
+
 from __future__ import annotations
 
 from . import labs

@@ -368,15 +368,25 @@ def parser() -> argparse.ArgumentParser:
         "render the slide decks to PDF with pandoc and Beamer (installed if missing): build/slides/",
     )
     verb("demo", cmd_demo, "the main job: show what the GPU at hand does with streams")
-    bench_verb = verb("bench", cmd_bench, "lab 05's pipeline from 1 to 64 chunks (or lab 06's ring from 4 to 256) "
-                                         "against the model; results and plot in build/bench/")
-    bench_verb.add_argument("--repeats", type=positive_int, default=5,
-                            help="runs per configuration, the median kept (default: %(default)s)")
-    bench_verb.add_argument("--lab", choices=sorted(bench.BENCHES), default="05",
-                            help="whose reference solution: 05, the three-chunk pipeline, or 06, the streaming ring "
-                                 "(default: %(default)s)")
-    for name, func, text in (("run", cmd_run, "build and run lab NN's program; draw its timeline"),
-                             ("check", cmd_check, "grade lab NN: points, measured values, hints")):
+    bench_verb = verb(
+        "bench",
+        cmd_bench,
+        "lab 05's pipeline from 1 to 64 chunks (or lab 06's ring from 4 to 256) "
+        "against the model; results and plot in build/bench/",
+    )
+    bench_verb.add_argument(
+        "--repeats", type=positive_int, default=5, help="runs per configuration, the median kept (default: %(default)s)"
+    )
+    bench_verb.add_argument(
+        "--lab",
+        choices=sorted(bench.BENCHES),
+        default="05",
+        help="whose reference solution: 05, the three-chunk pipeline, or 06, the streaming ring (default: %(default)s)",
+    )
+    for name, func, text in (
+        ("run", cmd_run, "build and run lab NN's program; draw its timeline"),
+        ("check", cmd_check, "grade lab NN: points, measured values, hints"),
+    ):
         sub = verb(name, func, text)
         sub.add_argument("lab", help="lab number, e.g. 01")
         sub.add_argument("--solution", action="store_true", help="use the reference solution, not the starter")

@@ -44,8 +44,8 @@ double median(std::vector<double> values) {
 }
 
 struct Measured {
-    double makespan_ms = 0;  ///< Median, first fill to last drain.
-    std::size_t hazards = 0; ///< Early reuses found over all repeats (the solution must have none).
+    double makespan_ms = 0;   ///< Median, first fill to last drain.
+    std::size_t hazards = 0;  ///< Early reuses found over all repeats (the solution must have none).
 };
 
 /// `repeats` recorded runs of the solution with `chunks` chunks.
@@ -57,12 +57,16 @@ Measured measure(HostStream& host, Rings& rings, const RingShape& shape, int ite
     for (int r = 0; r < repeats; ++r) {
         host.reset();
         const Timeline timeline = record_timeline("lab06_bench", [&] { lab06::run_stream(job); });
-        const ResultCheck check = check_workload_output(host.input.data(), host.output.data(), host.input.size(),
-                                                        iterations, shape.chunks);
-        if (!check.ok) throw std::runtime_error(std::to_string(shape.chunks) + " chunks: " + check.message());
+        const ResultCheck check =
+            check_workload_output(host.input.data(), host.output.data(), host.input.size(), iterations, shape.chunks);
+        if (!check.ok) {
+            throw std::runtime_error(std::to_string(shape.chunks) + " chunks: " + check.message());
+        }
         const std::vector<HostUse> fills = host.fills(timeline.origin_ns), drains = host.drains(timeline.origin_ns);
         const RecordedRun run = pair_chunks(fills, drains, timeline.ops, host.input.size(), shape.chunks);
-        if (!run.problem.empty()) throw std::runtime_error(run.problem);
+        if (!run.problem.empty()) {
+            throw std::runtime_error(run.problem);
+        }
         measured.hazards += reuse_hazards(run.chunks, shape.device_sets).size();
         spans.push_back(run_spans(fills, drains).front().ms());
     }
@@ -80,15 +84,18 @@ int run_bench(const std::string& out_path, int repeats) {
     PipelineMemory memory(n);
     std::copy(host.input.begin(), host.input.end(), memory.input.data());
     std::vector<Timeline> serial_runs;
-    for (int r = 0; r < repeats; ++r) serial_runs.push_back(run_serial_reference(memory, iterations).timeline);
+    for (int r = 0; r < repeats; ++r) {
+        serial_runs.push_back(run_serial_reference(memory, iterations).timeline);
+    }
     const Timeline serial = median_run(serial_runs);
     const StageTimes stages = stage_times(serial.ops);
     const double serial_ms = static_cast<double>(makespan_ns(serial.ops)) / 1e6;
     const LinkSharing link = measure_link_sharing(memory);
-    std::printf("%s, %d copy engine(s), %zu MiB: alone H2D %.3f ms, kernel %.3f ms, D2H %.3f ms; serial %.3f ms; "
-                "H2D and D2H together keep %.0f%% and %.0f%% of their speed\n",
-                facts.name.c_str(), facts.copy_engines, n * sizeof(float) >> 20, stages.h2d, stages.kernel,
-                stages.d2h, serial_ms, 100 * link.h2d, 100 * link.d2h);
+    std::printf(
+        "%s, %d copy engine(s), %zu MiB: alone H2D %.3f ms, kernel %.3f ms, D2H %.3f ms; serial %.3f ms; "
+        "H2D and D2H together keep %.0f%% and %.0f%% of their speed\n",
+        facts.name.c_str(), facts.copy_engines, n * sizeof(float) >> 20, stages.h2d, stages.kernel, stages.d2h,
+        serial_ms, 100 * link.h2d, 100 * link.d2h);
 
     ChunkSweep sweep;
     sweep.program = "lab06_bench: lab 06's solution, 4 to 256 chunks over 2 and 4 streams";
@@ -107,17 +114,18 @@ int run_bench(const std::string& out_path, int repeats) {
             const HostStream::AloneMs alone = host.measure_alone(rings, chunks);
             const Measured measured = measure(host, rings, shape, iterations, repeats);
             hazards += measured.hazards;
-            const double gpu_model = streaming_model_ms(stages, 0, 0, chunks, streams, facts.copy_engines,
-                                                        IssueOrder::ChunkByChunk, link);
+            const double gpu_model =
+                streaming_model_ms(stages, 0, 0, chunks, streams, facts.copy_engines, IssueOrder::ChunkByChunk, link);
             const double model = streaming_model_ms(stages, alone.fill, alone.drain, chunks, streams,
                                                     facts.copy_engines, IssueOrder::ChunkByChunk, link);
             const double bound = std::max({alone.fill + alone.drain, stages.h2d, stages.kernel, stages.d2h});
-            sweep.points.push_back({chunks, name, measured.makespan_ms, serial_ms, model, gpu_model, bound,
-                                    stages.h2d, stages.kernel, stages.d2h});
-            std::printf("  %-9s %4d chunks: %8.3f ms  speedup %5.2fx  model %8.3f (efficiency %5.1f%%)  GPU-only "
-                        "shared-link model %8.3f  host alone: fills %7.3f, drains %7.3f ms\n",
-                        name.c_str(), chunks, measured.makespan_ms, serial_ms / measured.makespan_ms, model,
-                        100 * model / measured.makespan_ms, gpu_model, alone.fill, alone.drain);
+            sweep.points.push_back({chunks, name, measured.makespan_ms, serial_ms, model, gpu_model, bound, stages.h2d,
+                                    stages.kernel, stages.d2h});
+            std::printf(
+                "  %-9s %4d chunks: %8.3f ms  speedup %5.2fx  model %8.3f (efficiency %5.1f%%)  GPU-only "
+                "shared-link model %8.3f  host alone: fills %7.3f, drains %7.3f ms\n",
+                name.c_str(), chunks, measured.makespan_ms, serial_ms / measured.makespan_ms, model,
+                100 * model / measured.makespan_ms, gpu_model, alone.fill, alone.drain);
             if (best_chunks == 0 || measured.makespan_ms < best_ms) {
                 best_chunks = chunks;
                 best_ms = measured.makespan_ms;
@@ -126,10 +134,10 @@ int run_bench(const std::string& out_path, int repeats) {
         }
         const double speedup = serial_ms / best_ms, efficiency = best_model_ms / best_ms;
         targets_met = targets_met && speedup >= kTargetSpeedup && efficiency >= kTargetEfficiency;
-        std::printf("%s: best at %d chunks, %.3f ms: %.2fx over serial (target on the H200: >= %.1fx), %.1f%% of "
-                    "the model (target: >= %.0f%%)\n",
-                    name.c_str(), best_chunks, best_ms, speedup, kTargetSpeedup, 100 * efficiency,
-                    100 * kTargetEfficiency);
+        std::printf(
+            "%s: best at %d chunks, %.3f ms: %.2fx over serial (target on the H200: >= %.1fx), %.1f%% of "
+            "the model (target: >= %.0f%%)\n",
+            name.c_str(), best_chunks, best_ms, speedup, kTargetSpeedup, 100 * efficiency, 100 * kTargetEfficiency);
         sweep.summary["best_chunks_" + std::to_string(streams) + "_streams"] = best_chunks;
         sweep.summary["best_speedup_" + std::to_string(streams) + "_streams"] = speedup;
         sweep.summary["best_efficiency_" + std::to_string(streams) + "_streams"] = efficiency;
