@@ -597,7 +597,7 @@ def catalogue_lab04_prediction_swapped(files: dict[str, str]) -> None:
 
 
 LAB06 = "labs/06-many-chunks/many_chunks.cu"
-LAB06_STAGING_WAIT = "        if (c >= staging_slots) copied_in[s].synchronize();\n"
+LAB06_STAGING_WAIT = "        if (c >= staging_slots) {\n            copied_in[s].synchronize();\n        }\n"
 
 
 def catalogue_lab06_staging_reused_early(files: dict[str, str]) -> None:
