@@ -19,7 +19,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from .model import makespan, pipeline_model, simulate_pipeline
+from .model import makespan
+from .native import pipeline_model, simulate_pipeline  # C++ where the streamlab module is built
 from .plot import PlotError, check_output_path, plot_model_schedule
 
 

@@ -33,8 +33,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .analysis import summarize, unit_of
-from .model import ScheduledOp, makespan, pipeline_model, simulate_pipeline
+from .analysis import unit_of
+from .model import ScheduledOp, makespan
+from .native import pipeline_model, simulate_pipeline, summarize  # C++ where the streamlab module is built
 from .phases import Phase, describe_phase, find_phase, in_window, phase_trace, split_phases
 from .trace import (
     BANDWIDTH_FORMAT,
@@ -266,6 +267,14 @@ def _draw_trace(ax: Any, trace: Trace, by: str) -> list[_PlacedBar]:
 
 def _draw_trace_model(ax: Any, trace: Trace, by: str) -> list[_PlacedBar]:
     """Draws, on ``ax``, the modelled schedule of the workload ``trace`` recorded."""
+    bars, title = trace_model_bars(trace, by)
+    placed = _draw_bars(ax, _rows_in_order(bars), bars, modelled=True)
+    ax.set_title(title, loc="left")
+    return placed
+
+
+def trace_model_bars(trace: Trace, by: str) -> tuple[list[Bar], str]:
+    """The bars (in ms) and the title of the modelled schedule of the workload ``trace`` recorded."""
     stage_ns = {unit: sum(op.duration_ns for op in trace.ops if unit_of(op) == unit)
                 for unit in ("h2d", "compute", "d2h")}
     if not any(stage_ns.values()):
@@ -286,13 +295,9 @@ def _draw_trace_model(ax: Any, trace: Trace, by: str) -> list[_PlacedBar]:
         return f"stream {op.stream + 1}"
 
     bars = [_schedule_bar(op, row_of(op), text=op.name) for op in schedule]
-    placed = _draw_bars(ax, _rows_in_order(bars), bars, modelled=True)
-    ax.set_title(
-        f"modelled: {_plural(chunks, 'chunk')}, {_plural(streams, 'stream')}, "
-        f"{_plural(engines, 'copy engine')}, {order} order: {_ms(makespan(schedule))}",
-        loc="left",
-    )
-    return placed
+    title = (f"modelled: {_plural(chunks, 'chunk')}, {_plural(streams, 'stream')}, "
+             f"{_plural(engines, 'copy engine')}, {order} order: {_ms(makespan(schedule))}")
+    return bars, title
 
 
 def _issue_order(ops: Sequence[DeviceOp]) -> str:
