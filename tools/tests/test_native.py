@@ -6,6 +6,7 @@ Skipped, with the reason, where the module is not built (`./course build` builds
 where nanobind and Python's headers are installed).
 """
 
+import importlib.util
 import itertools
 import json
 import random
@@ -160,6 +161,37 @@ def test_recording_without_a_gpu_says_why(cpp):
         assert str(error).startswith("timeline unavailable: ")
     else:  # a GPU is here: nothing ran, nothing was recorded, the facts are the device's
         assert timeline.recorded and timeline.program == "no GPU" and timeline.device.name
+
+
+def load_section3():
+    """tools/examples/article_section3.py: a stream, pinned memory and two copies, with cuda-python."""
+    path = Path(__file__).resolve().parents[1] / "examples" / "article_section3.py"
+    spec = importlib.util.spec_from_file_location("article_section3", path)
+    section3 = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(section3)
+    return section3
+
+
+def test_recording_this_process_on_a_gpu(cpp):
+    section3 = load_section3()
+    if section3.cudart is None:
+        pytest.skip("cuda-python is not installed (pip install cuda-python): nothing to record")
+    error, count = section3.cudart.cudaGetDeviceCount()
+    if error != section3.cudart.cudaError_t.cudaSuccess or count == 0:
+        pytest.skip("no usable CUDA device: nothing to record")
+    # The copies are queued by cuda-python in this very process: nothing preloaded.
+    with cpp.record("section 3, in-process") as timeline:
+        assert section3.run() == 0
+        cpp.mark("copies checked")
+    assert timeline.recorded and timeline.program == "section 3, in-process"
+    copies = [op for op in timeline.ops if op.kind.startswith("memcpy")]
+    assert [op.kind for op in copies] == ["memcpy_h2d", "memcpy_d2h"]
+    assert all(op.bytes == section3.NBYTES and op.host_memory == "pinned" for op in copies)
+    assert copies[0].stream == copies[1].stream and copies[0].stream_kind == "created"
+    assert copies[0].end_ns <= copies[1].start_ns  # one stream runs its copies in order
+    assert [mark.name for mark in timeline.marks] == ["copies checked"]
+    summary = cpp.summarize(timeline.ops)
+    assert summary["busy_h2d_ns"] == copies[0].duration_ns and summary["h2d_d2h_overlap_ns"] == 0
 
 
 # --- the tools use it -------------------------------------------------------------------
