@@ -8,10 +8,13 @@ The functions here have the signatures and results of the Python twins; the tool
 
     STREAMLAB_MODULE_DIR=build-ci/python   look for the module there first
     STREAMLAB_PURE_PYTHON=1                use the Python twins even where the module is built
+
+``python -m streamlab_tools.native`` says which one the tools use, and why.
 """
 
 from __future__ import annotations
 
+import argparse
 import importlib.machinery
 import importlib.util
 import os
@@ -131,3 +134,15 @@ def to_native_ops(native: ModuleType, ops: Sequence[DeviceOp]) -> list[Any]:
                             stream_kind=op.stream_kind, bytes=op.bytes, name=op.kernel_name, label=op.label,
                             host_memory=op.host_memory, correlation_id=op.correlation_id)
             for op in ops]
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Prints which implementation the tools use; returns 0."""
+    parser = argparse.ArgumentParser(prog="native", description=__doc__.split("\n")[0])
+    parser.parse_args(argv)
+    print(f"the model and the analysis: {implementation()}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

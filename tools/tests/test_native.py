@@ -219,3 +219,10 @@ def test_the_summary_the_plots_print_is_the_same_either_way(cpp, monkeypatch):
         monkeypatch.setenv("STREAMLAB_PURE_PYTHON", "1")
         assert native.summarize(ops) == pytest.approx(by_cpp, abs=1e-12)
         monkeypatch.delenv("STREAMLAB_PURE_PYTHON")
+
+
+def test_the_tools_say_which_implementation_they_use(monkeypatch, capsys):
+    monkeypatch.setenv("STREAMLAB_PURE_PYTHON", "1")
+    assert native.main([]) == 0
+    assert capsys.readouterr().out == "the model and the analysis: Python (model.py, analysis.py: " \
+                                      "STREAMLAB_PURE_PYTHON is set)\n"
