@@ -3,6 +3,7 @@
 // which is also how streamlab_tools.trace spells them.
 #include <cstdint>
 #include <string>
+#include <utility>
 
 #include <nanobind/stl/map.h>
 #include <nanobind/stl/string.h>
@@ -26,10 +27,18 @@ void bind_device_op(nb::module_& module) {
             [](DeviceOp* op, const std::string& kind, std::uint64_t start_ns, std::uint64_t end_ns,
                std::uint32_t stream, const std::string& stream_kind, std::uint64_t bytes, const std::string& name,
                const std::string& label, const std::string& host_memory, std::uint32_t correlation_id) {
-                new (op) DeviceOp{op_kind_from_string(kind), name,       label,
-                                  stream,                    stream_kind_from_string(stream_kind),
-                                  start_ns,                  end_ns,     bytes,
-                                  host_memory_from_string(host_memory), correlation_id};
+                DeviceOp made;  // filled first: a spelling that throws leaves `op` unbuilt
+                made.kind = op_kind_from_string(kind);
+                made.name = name;
+                made.label = label;
+                made.stream_id = stream;
+                made.stream_kind = stream_kind_from_string(stream_kind);
+                made.start_ns = start_ns;
+                made.end_ns = end_ns;
+                made.bytes = bytes;
+                made.host_memory = host_memory_from_string(host_memory);
+                made.correlation_id = correlation_id;
+                new (op) DeviceOp(std::move(made));
             },
             "kind"_a, "start_ns"_a, "end_ns"_a, "stream"_a = 0, "stream_kind"_a = "created", "bytes"_a = 0,
             "name"_a = "", "label"_a = "", "host_memory"_a = "not_applicable", "correlation_id"_a = 0)
