@@ -7,8 +7,8 @@ import re
 from collections import Counter
 from pathlib import Path
 
-from . import batch, bench, demo, docs, environment, formatting, gradescope, labs, sandbox, slides, slurm
-from .build import DEFAULT_PRESET, build
+from . import batch, bench, demo, docs, environment, formatting, gradescope, labs, python_module, sandbox, slides, slurm
+from .build import DEFAULT_PRESET, build, build_dir
 from .gpu import gpu_presence
 from .results import read_junit, read_labels
 from .shell import ROOT, CommandFailed, run, say
@@ -21,9 +21,17 @@ def _setup_or_fail() -> None:
         raise SystemExit(1)
 
 
+def _install_python_module_tools(preset: str) -> None:
+    """Optional: what the Python module streamlab needs; a build folder configured
+    without it is configured again, so that the module is built."""
+    if python_module.install() and (build_dir(preset) / "CMakeCache.txt").exists():
+        run(["cmake", "--preset", preset])
+
+
 def cmd_setup(args: argparse.Namespace) -> int:
     status = environment.setup()
     environment.install_sandbox_tools()  # optional: `course grade` says which isolation it could use
+    _install_python_module_tools(DEFAULT_PRESET)
     return status
 
 
@@ -69,6 +77,7 @@ def cmd_test(args: argparse.Namespace) -> int:
     steps.next("setup and build")
     _setup_or_fail()
     environment.install_sandbox_tools()  # so that the grader's sandbox tests run where it can
+    _install_python_module_tools(args.preset)
     folder = build(args.preset)
     results = folder / "results"
     junit, pytest_junit = results / "course-test.xml", results / "course-test-pytest.xml"

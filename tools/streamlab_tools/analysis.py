@@ -7,7 +7,8 @@ union of its ops' intervals (two kernels running at once count once, not twice).
 
 The C++ side (streamlab's trace analysis) computes the same numbers with the same
 definitions; tools/tests/test_analysis.py checks both agree when the C++ program is
-available.
+available, and tools/tests/test_native.py through the Python module streamlab, which
+the tools use instead of this file where it is built (native.py).
 """
 
 from __future__ import annotations

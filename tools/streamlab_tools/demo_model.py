@@ -20,7 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .figures import PlotError, check_output_path
-from .model import makespan, pipeline_model, simulate_pipeline
+from .model import makespan
+from .native import pipeline_model, simulate_pipeline  # C++ where the streamlab module is built
 from .timelines import plot_model_schedule
 
 

@@ -9,11 +9,18 @@ Two views of the same pipeline:
 * pipeline_model: closed formulas for the ideal makespan and the bound.
 * simulate_pipeline: a step-by-step schedule, op by op, of what the GPU's units can
   do with the ops in the order a program issues them. It shows *why* the formulas hold,
-  and where issue order matters (one copy engine).
+  and where issue order matters (one copy engine), and what copies in both directions
+  sharing one link cost (LinkSharing).
+
+This is the Python twin of common/src/model.cpp, kept so that the plots work without
+a build; streamlab_tools.native uses the C++ one through the streamlab module where
+it is built, and tools/tests/test_native.py checks that the two agree.
 """
 
 from __future__ import annotations
 
+import math
+from collections import deque
 from dataclasses import dataclass
 
 STAGES = ("H2D", "K", "D2H")
@@ -51,19 +58,44 @@ def pipeline_model(h2d: float, kernel: float, d2h: float, chunks: int, copy_engi
 
 
 @dataclass(frozen=True)
+class LinkSharing:
+    """How much the two copy directions slow each other down when they run at once.
+
+    Each number is the fraction of its own speed a direction keeps while the other
+    direction copies too (H2D and D2H usually share one link, PCIe say, and the memory
+    behind it): 1 means no slowdown, the ideal model's assumption.
+    """
+
+    h2d: float = 1.0
+    d2h: float = 1.0
+
+
+@dataclass(frozen=True)
 class ScheduledOp:
     """One op of a simulated schedule."""
 
-    chunk: int  # 1-based
+    chunk: int  # from 0, as in model.cpp: the article's chunk 1 is chunk 0
     stage: str  # "H2D", "K" or "D2H"
-    stream: int  # 0-based
+    stream: int  # from 0
     start: float
     end: float
 
     @property
     def name(self) -> str:
-        """The op's name as the labs' traces show it: "H2D_1", "K_1", "D2H_1"."""
-        return f"{self.stage}_{self.chunk}"
+        """The op's name as the article and the labs' traces show it: "H2D_1", "K_1", "D2H_1"."""
+        return f"{self.stage}_{self.chunk + 1}"
+
+
+@dataclass
+class _PendingOp:
+    chunk: int
+    stage: str
+    stream: int
+    unit: str
+    work_left: float  # the time it would still take at its full speed
+    start: float = 0.0
+    end: float = 0.0
+    started: bool = False
 
 
 def simulate_pipeline(
@@ -74,54 +106,87 @@ def simulate_pipeline(
     streams: int,
     copy_engines: int,
     order: str = "chunk",
+    link: LinkSharing = LinkSharing(),
 ) -> list[ScheduledOp]:
     """Schedules H2D_i, K_i, D2H_i for every chunk i the way the GPU would run them.
 
-    Chunk i (1-based) goes to stream (i - 1) % streams. ``order`` is the issue order:
+    Chunk i (from 0) goes to stream i % streams. ``order`` is the issue order:
     "chunk" issues H2D_1, K_1, D2H_1, H2D_2, ...; "stage" issues all H2D, then all
     kernels, then all D2H.
 
     The GPU's units: one for kernels ("compute", one kernel at a time), and with two or
     more copy engines one engine per copy direction, with one engine a single shared
-    copy engine. An op starts as soon as
+    copy engine. An op runs once
       * the op before it in its stream has ended (a stream runs in order), and
-      * its unit has finished the op it ran last.
-    Each unit takes its ops in issue order, first in first out: an op waits for every op
-    issued earlier to its unit, even one that is not ready yet (head-of-line blocking).
+      * every op issued to its unit before it has ended: each unit takes its ops in
+        issue order, first in first out, even one that is not ready yet
+        (head-of-line blocking).
+    While an H2D and a D2H copy run at once, each goes at the fraction of its speed
+    that ``link`` gives (the default, 1 and 1, is the ideal model's).
 
-    Returns the ops in issue order, times in the unit of the inputs.
+    Returns the ops in issue order, times in the unit of the inputs. The same
+    simulation as model.cpp's simulate_pipeline, step for step.
     """
     _check_stage_times(h2d, kernel, d2h)
     _check_at_least_one(chunks=chunks, streams=streams, copy_engines=copy_engines)
+    for name, fraction in (("h2d", link.h2d), ("d2h", link.d2h)):
+        if not 0 < fraction <= 1:
+            raise ValueError(f"the link sharing fraction {name} must be in (0, 1], not {fraction}")
     per_chunk = {"H2D": h2d / chunks, "K": kernel / chunks, "D2H": d2h / chunks}
     unit_of_stage = {
         "H2D": "H2D copy" if copy_engines >= 2 else "copy",
         "K": "compute",
         "D2H": "D2H copy" if copy_engines >= 2 else "copy",
     }
+    ops = [_PendingOp(chunk, stage, chunk % streams, unit_of_stage[stage], per_chunk[stage])
+           for chunk, stage in issue_order(chunks, order)]
+    # Each stream and each unit serves its ops in issue order: an op runs while it is
+    # first in both its queues.
+    stream_queues: dict[int, deque[_PendingOp]] = {}
+    unit_queues: dict[str, deque[_PendingOp]] = {}
+    for op in ops:
+        stream_queues.setdefault(op.stream, deque()).append(op)
+        unit_queues.setdefault(op.unit, deque()).append(op)
 
-    stream_free_at = [0.0] * streams  # when the last op issued to each stream ends
-    unit_free_at: dict[str, float] = {}  # when the last op issued to each unit ends
-    schedule = []
-    for chunk, stage in issue_order(chunks, order):
-        stream = (chunk - 1) % streams
-        unit = unit_of_stage[stage]
-        # Ops reach a unit in issue order, and a unit runs one op at a time, so waiting
-        # for the unit's last op to end also waits for every op issued to it before.
-        start = max(stream_free_at[stream], unit_free_at.get(unit, 0.0))
-        end = start + per_chunk[stage]
-        stream_free_at[stream] = end
-        unit_free_at[unit] = end
-        schedule.append(ScheduledOp(chunk=chunk, stage=stage, stream=stream, start=start, end=end))
-    return schedule
+    # Between two moments where an op starts or ends the speeds do not change, so
+    # time jumps from one such moment to the next.
+    now = 0.0
+    while True:
+        running = [queue[0] for queue in unit_queues.values()
+                   if queue and stream_queues[queue[0].stream][0] is queue[0]]
+        if not running:
+            break
+        running_stages = {op.stage for op in running}
+        both_directions = "H2D" in running_stages and "D2H" in running_stages
+        for op in running:
+            if not op.started:
+                op.started, op.start = True, now
+        step = min(op.work_left / _speed(op, both_directions, link) for op in running)
+        now += step
+        for op in running:
+            speed = _speed(op, both_directions, link)
+            if op.work_left / speed <= step:  # the op, or one of the ops, that set the step
+                op.work_left, op.end = 0.0, now
+                stream_queues[op.stream].popleft()
+                unit_queues[op.unit].popleft()
+            else:
+                op.work_left -= step * speed
+    return [ScheduledOp(chunk=op.chunk, stage=op.stage, stream=op.stream, start=op.start, end=op.end) for op in ops]
+
+
+def _speed(op: _PendingOp, both_directions: bool, link: LinkSharing) -> float:
+    """The fraction of its full speed ``op`` runs at: copies slow down while both directions copy."""
+    if not both_directions or op.stage == "K":
+        return 1.0
+    return link.h2d if op.stage == "H2D" else link.d2h
 
 
 def issue_order(chunks: int, order: str = "chunk") -> list[tuple[int, str]]:
-    """The (chunk, stage) pairs in the order a program issues them; see simulate_pipeline."""
+    """The (chunk, stage) pairs, chunks from 0, in the order a program issues them; see simulate_pipeline."""
     if order == "chunk":
-        return [(chunk, stage) for chunk in range(1, chunks + 1) for stage in STAGES]
+        return [(chunk, stage) for chunk in range(chunks) for stage in STAGES]
     if order == "stage":
-        return [(chunk, stage) for stage in STAGES for chunk in range(1, chunks + 1)]
+        return [(chunk, stage) for stage in STAGES for chunk in range(chunks)]
     raise ValueError(f'order must be "chunk" or "stage", not {order!r}')
 
 
@@ -134,8 +199,8 @@ def makespan(schedule: list[ScheduledOp]) -> float:
 
 def _check_stage_times(h2d: float, kernel: float, d2h: float) -> None:
     for name, value in (("h2d", h2d), ("kernel", kernel), ("d2h", d2h)):
-        if value < 0:
-            raise ValueError(f"{name} time must not be negative, not {value}")
+        if not math.isfinite(value) or value < 0:
+            raise ValueError(f"{name} time must be finite and not negative, not {value}")
 
 
 def _check_at_least_one(**counts: int) -> None:

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .analysis import summarize, unit_of
+from .analysis import unit_of
 from .figures import (
     BAR_COLORS,
     BAR_KIND_NAMES,
@@ -25,7 +25,8 @@ from .figures import (
     slide_figure,
     stats_line,
 )
-from .model import ScheduledOp, makespan, pipeline_model, simulate_pipeline
+from .model import ScheduledOp, makespan
+from .native import pipeline_model, simulate_pipeline, summarize  # C++ where the streamlab module is built
 from .phases import Phase, phase_trace
 from .trace import DeviceOp, Trace
 
@@ -232,6 +233,14 @@ def _draw_trace(ax: Any, trace: Trace, by: str) -> list[_PlacedBar]:
 
 def _draw_trace_model(ax: Any, trace: Trace, by: str) -> list[_PlacedBar]:
     """Draws, on ``ax``, the modelled schedule of the workload ``trace`` recorded."""
+    bars, title = trace_model_bars(trace, by)
+    placed = _draw_bars(ax, _rows_in_order(bars), bars, modelled=True)
+    ax.set_title(title, loc="left")
+    return placed
+
+
+def trace_model_bars(trace: Trace, by: str) -> tuple[list[Bar], str]:
+    """The bars (in ms) and the title of the modelled schedule of the workload ``trace`` recorded."""
     stage_ns = {
         unit: sum(op.duration_ns for op in trace.ops if unit_of(op) == unit) for unit in ("h2d", "compute", "d2h")
     }
@@ -253,13 +262,11 @@ def _draw_trace_model(ax: Any, trace: Trace, by: str) -> list[_PlacedBar]:
         return f"stream {op.stream + 1}"
 
     bars = [_schedule_bar(op, row_of(op), text=op.name) for op in schedule]
-    placed = _draw_bars(ax, _rows_in_order(bars), bars, modelled=True)
-    ax.set_title(
+    title = (
         f"modelled: {plural(chunks, 'chunk')}, {plural(streams, 'stream')}, "
-        f"{plural(engines, 'copy engine')}, {order} order: {format_ms(makespan(schedule))}",
-        loc="left",
+        f"{plural(engines, 'copy engine')}, {order} order: {format_ms(makespan(schedule))}"
     )
-    return placed
+    return bars, title
 
 
 def _issue_order(ops: Sequence[DeviceOp]) -> str:

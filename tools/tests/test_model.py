@@ -3,7 +3,7 @@
 import random
 
 import pytest
-from streamlab_tools.model import issue_order, makespan, pipeline_model, simulate_pipeline
+from streamlab_tools.model import LinkSharing, issue_order, makespan, pipeline_model, simulate_pipeline
 
 
 def test_model_for_three_equal_stages_two_engines():
@@ -56,8 +56,9 @@ def test_simulation_rejects_impossible_arguments():
 
 
 def test_issue_orders():
-    assert issue_order(2, "chunk") == [(1, "H2D"), (1, "K"), (1, "D2H"), (2, "H2D"), (2, "K"), (2, "D2H")]
-    assert issue_order(2, "stage") == [(1, "H2D"), (2, "H2D"), (1, "K"), (2, "K"), (1, "D2H"), (2, "D2H")]
+    # Chunks are numbered from 0, as model.cpp numbers them; their names from 1, as the article's.
+    assert issue_order(2, "chunk") == [(0, "H2D"), (0, "K"), (0, "D2H"), (1, "H2D"), (1, "K"), (1, "D2H")]
+    assert issue_order(2, "stage") == [(0, "H2D"), (1, "H2D"), (0, "K"), (1, "K"), (0, "D2H"), (1, "D2H")]
 
 
 def test_three_chunks_three_streams_two_engines_is_the_five_step_schedule():
@@ -112,7 +113,7 @@ def test_schedules_respect_streams_units_and_bounds(seed):
     order = rng.choice(["chunk", "stage"])
     schedule = simulate_pipeline(h2d, kernel, d2h, chunks, streams, engines, order)
     assert len(schedule) == 3 * chunks
-    assert all(op.stream == (op.chunk - 1) % streams for op in schedule)
+    assert all(op.stream == op.chunk % streams for op in schedule)
 
     def never_overlap(ops):
         return all(earlier.end <= later.start + 1e-9 for earlier, later in zip(ops, ops[1:]))
@@ -126,3 +127,34 @@ def test_schedules_respect_streams_units_and_bounds(seed):
         assert never_overlap([op for op in schedule if op.stage in stages])
     model = pipeline_model(h2d, kernel, d2h, chunks, engines)
     assert model["bound"] - 1e-9 <= makespan(schedule) <= model["serial"] + 1e-9
+
+
+def test_first_chunk_is_chunk_0_named_1():
+    first = simulate_pipeline(3.0, 3.0, 3.0, chunks=3, streams=3, copy_engines=2)[0]
+    assert (first.chunk, first.stream, first.name) == (0, 0, "H2D_1")
+
+
+def test_a_shared_link_slows_copies_that_overlap():
+    # Copies only, both directions equally long, many chunks: H2D and D2H of different
+    # chunks copy at the same time almost throughout. Each keeping half its speed, the
+    # pipeline takes about as long as both directions one after the other.
+    ideal = makespan(simulate_pipeline(4.0, 0.0, 4.0, 64, streams=64, copy_engines=2))
+    shared = makespan(simulate_pipeline(4.0, 0.0, 4.0, 64, streams=64, copy_engines=2, link=LinkSharing(0.5, 0.5)))
+    assert ideal == pytest.approx(4.0 + 4.0 / 64)
+    assert shared > 1.9 * ideal
+    assert shared <= 8.0 + 1e-9  # never slower than no overlap at all
+
+
+def test_a_shared_link_costs_nothing_without_overlapping_copies():
+    # One chunk, or one copy engine: H2D and D2H never run together.
+    link = LinkSharing(0.3, 0.6)
+    for chunks, engines in ((1, 2), (8, 1)):
+        alone = simulate_pipeline(2.0, 3.0, 1.0, chunks, streams=chunks, copy_engines=engines)
+        shared = simulate_pipeline(2.0, 3.0, 1.0, chunks, streams=chunks, copy_engines=engines, link=link)
+        assert [t for op in shared for t in (op.start, op.end)] == pytest.approx([t for op in alone for t in (op.start, op.end)])
+
+
+@pytest.mark.parametrize("link", [LinkSharing(0.0, 1.0), LinkSharing(1.0, 1.5)])
+def test_simulation_rejects_impossible_link_sharing(link):
+    with pytest.raises(ValueError):
+        simulate_pipeline(1.0, 1.0, 1.0, chunks=3, streams=3, copy_engines=2, link=link)

@@ -1,0 +1,20 @@
+// The parts of the Python module `streamlab`, one file each (module.cpp puts them together).
+#pragma once
+
+#include <nanobind/nanobind.h>
+
+namespace streamlab::python {
+
+/// DeviceOp, HostMark, Timeline, DeviceFacts and trace files (read, parse, write).
+void bind_timeline(nanobind::module_& module);
+
+/// The timeline measures of analysis.hpp, over lists of DeviceOp.
+void bind_analysis(nanobind::module_& module);
+
+/// The pipeline model of model.hpp: the formulas and the simulation, shared link included.
+void bind_model(nanobind::module_& module);
+
+/// The tracer as a context manager: `with streamlab.record("lab05") as timeline:`.
+void bind_tracer(nanobind::module_& module);
+
+}  // namespace streamlab::python

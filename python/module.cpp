@@ -1,0 +1,24 @@
+// The Python module `streamlab`: the course's C++ library for Python, so that the
+// Python tools and the C++ graders share one implementation of timelines, their
+// analysis and the pipeline model.
+#include <nanobind/nanobind.h>
+
+#include "bindings.hpp"
+#include "streamlab/trace_file.hpp"
+#include "streamlab/tracer.hpp"
+
+namespace nb = nanobind;
+
+NB_MODULE(streamlab, module) {
+    module.doc() =
+        "The CUDA Streams Lab library: timelines and trace files, their analysis, the pipeline model, "
+        "and the tracer (with streamlab.record(name) as timeline: ...).";
+    // A malformed trace file or spelling is bad input: ValueError, with the C++ message.
+    nb::exception<streamlab::TraceFormatError>(module, "TraceFormatError", PyExc_ValueError);
+    // No GPU, CUPTI taken by another tool: nothing can be recorded here.
+    nb::exception<streamlab::TimelineUnavailable>(module, "TimelineUnavailable", PyExc_RuntimeError);
+    streamlab::python::bind_timeline(module);
+    streamlab::python::bind_analysis(module);
+    streamlab::python::bind_model(module);
+    streamlab::python::bind_tracer(module);
+}
