@@ -25,10 +25,14 @@ using Pairs = std::vector<std::pair<std::uint64_t, std::uint64_t>>;
 
 const char* unit_name(Unit unit) {
     switch (unit) {
-        case Unit::CopyH2D: return "h2d";
-        case Unit::CopyD2H: return "d2h";
-        case Unit::Compute: return "compute";
-        case Unit::Other: break;
+        case Unit::CopyH2D:
+            return "h2d";
+        case Unit::CopyD2H:
+            return "d2h";
+        case Unit::Compute:
+            return "compute";
+        case Unit::Other:
+            break;
     }
     return "other";
 }
@@ -80,19 +84,23 @@ nb::dict summary_dict(const Ops& ops) {
 }  // namespace
 
 void bind_analysis(nb::module_& module) {
-    module.def("merge_intervals", [](const Pairs& pairs) { return to_pairs(merge_intervals(to_intervals(pairs))); },
-               "intervals"_a, "The union of (start_ns, end_ns) intervals as sorted, disjoint intervals.");
-    module.def("total_length", [](const Pairs& pairs) { return total_length(to_intervals(pairs)); }, "intervals"_a,
-               "The length of the union of the intervals.");
+    module.def(
+        "merge_intervals", [](const Pairs& pairs) { return to_pairs(merge_intervals(to_intervals(pairs))); },
+        "intervals"_a, "The union of (start_ns, end_ns) intervals as sorted, disjoint intervals.");
+    module.def(
+        "total_length", [](const Pairs& pairs) { return total_length(to_intervals(pairs)); }, "intervals"_a,
+        "The length of the union of the intervals.");
     module.def(
         "intersection_length",
         [](const Pairs& a, const Pairs& b) { return intersection_length(to_intervals(a), to_intervals(b)); }, "a"_a,
         "b"_a, "The length of union(a) ∩ union(b).");
-    module.def("unit_of", [](const DeviceOp& op) { return unit_name(unit_of(op.kind)); }, "op"_a,
-               "The unit an op keeps busy: h2d, d2h, compute or other.");
+    module.def(
+        "unit_of", [](const DeviceOp& op) { return unit_name(unit_of(op.kind)); }, "op"_a,
+        "The unit an op keeps busy: h2d, d2h, compute or other.");
     module.def("makespan_ns", &makespan_ns, "ops"_a, "Last end minus first start (0 without ops).");
-    module.def("busy_ns", [](const Ops& ops, const std::string& unit) { return busy_ns(ops, unit_from_name(unit)); },
-               "ops"_a, "unit"_a, "Time during which at least one op of `unit` ran.");
+    module.def(
+        "busy_ns", [](const Ops& ops, const std::string& unit) { return busy_ns(ops, unit_from_name(unit)); }, "ops"_a,
+        "unit"_a, "Time during which at least one op of `unit` ran.");
     module.def("copy_compute_overlap_ns", &copy_compute_overlap_ns, "ops"_a,
                "Time during which a copy and a kernel ran at once.");
     module.def("h2d_d2h_overlap_ns", &h2d_d2h_overlap_ns, "ops"_a, "Time during which copies both ways ran at once.");

@@ -53,14 +53,15 @@ void bind_model(nb::module_& module) {
         .def_rw("d2h", &LinkSharing::d2h);
     nb::class_<SimulatedOp>(module, "SimulatedOp", "One op of a simulated pipeline.")
         .def_ro("chunk", &SimulatedOp::chunk, "Chunk index, from 0.")
-        .def_prop_ro("stage", [](const SimulatedOp& op) { return to_string(op.stage); }, "H2D, K or D2H.")
+        .def_prop_ro(
+            "stage", [](const SimulatedOp& op) { return to_string(op.stage); }, "H2D, K or D2H.")
         .def_ro("stream", &SimulatedOp::stream)
         .def_ro("start", &SimulatedOp::start)
         .def_ro("end", &SimulatedOp::end);
     module.def("pipeline_model", &model_dict, "h2d"_a, "kernel"_a, "d2h"_a, "chunks"_a, "copy_engines"_a,
                "serial, ideal, bound and speedup (a dict) for whole-data stage times cut into `chunks` chunks.");
-    module.def("simulate_pipeline", &simulate, "h2d"_a, "kernel"_a, "d2h"_a, "chunks"_a, "streams"_a,
-               "copy_engines"_a, "order"_a = "chunk", "link"_a = LinkSharing{},
+    module.def("simulate_pipeline", &simulate, "h2d"_a, "kernel"_a, "d2h"_a, "chunks"_a, "streams"_a, "copy_engines"_a,
+               "order"_a = "chunk", "link"_a = LinkSharing{},
                "The ops of the pipeline on an idealised GPU, in issue order (see model.hpp).");
     module.def("simulated_makespan", &simulated_makespan, "ops"_a, "Last end minus first start of simulated ops.");
 }

@@ -44,8 +44,9 @@ void bind_device_op(nb::module_& module) {
             "name"_a = "", "label"_a = "", "host_memory"_a = "not_applicable", "correlation_id"_a = 0)
         .def_prop_ro("kind", [](const DeviceOp& op) { return to_string(op.kind); })
         .def_ro("name", &DeviceOp::name, "Kernel name, or H2D, D2H, ... for the others.")
-        .def_prop_ro("display_name", [](const DeviceOp& op) { return display_name(op); },
-                     "What a viewer shows: the kernel's name or H2D, D2H, ..., then _label (H2D_1, K_1).")
+        .def_prop_ro(
+            "display_name", [](const DeviceOp& op) { return display_name(op); },
+            "What a viewer shows: the kernel's name or H2D, D2H, ..., then _label (H2D_1, K_1).")
         .def_ro("label", &DeviceOp::label)
         .def_ro("stream", &DeviceOp::stream_id)
         .def_prop_ro("stream_kind", [](const DeviceOp& op) { return to_string(op.stream_kind); })
@@ -57,8 +58,8 @@ void bind_device_op(nb::module_& module) {
         .def_ro("correlation_id", &DeviceOp::correlation_id)
         .def("__repr__", [](const DeviceOp& op) {
             return "DeviceOp(" + display_name(op) + ", " + to_string(op.kind) + ", stream " +
-                   std::to_string(op.stream_id) + ", " + std::to_string(op.start_ns) + "-" +
-                   std::to_string(op.end_ns) + " ns)";
+                   std::to_string(op.stream_id) + ", " + std::to_string(op.start_ns) + "-" + std::to_string(op.end_ns) +
+                   " ns)";
         });
 }
 

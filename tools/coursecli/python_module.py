@@ -2,6 +2,7 @@
 (python3-dev, from apt) and nanobind (from PyPI, into .venv). Both are optional: without
 them the module is not built, CMake says so in one configure message, and the Python
 tools use their Python twins of the model and the analysis (streamlab_tools.native)."""
+
 from __future__ import annotations
 
 import subprocess
@@ -12,7 +13,9 @@ from .environment import Requirement
 from .shell import CommandFailed, run, say
 
 PURPOSE = "the Python module streamlab"
-HEADERS_PROBE = "import os, sysconfig; raise SystemExit(not os.path.isfile(sysconfig.get_paths()['include'] + '/Python.h'))"
+HEADERS_PROBE = (
+    "import os, sysconfig; raise SystemExit(not os.path.isfile(sysconfig.get_paths()['include'] + '/Python.h'))"
+)
 # Where there is no package registry (a GPU machine, say) pip gives up soon.
 PIP_PATIENCE = ["--retries", "1", "--timeout", "20"]
 
@@ -24,8 +27,11 @@ def _probe(python: str, code: str) -> bool:
 def header_requirements() -> list[Requirement]:
     """Python's C headers, for the Python that runs the tools (and builds the module)."""
     python = environment.tools_python()
-    return [Requirement("Python's C headers (Python.h)", "python3-dev",
-                        python is not None and _probe(python, HEADERS_PROBE))]
+    return [
+        Requirement(
+            "Python's C headers (Python.h)", "python3-dev", python is not None and _probe(python, HEADERS_PROBE)
+        )
+    ]
 
 
 def install() -> bool:

@@ -14,6 +14,7 @@ The module is found where `./course build` puts it (build/python, build-ci/pytho
 or on PYTHONPATH. Exit status: 0 with the trace written; 1 when the copies failed;
 77 when the module, cuda-python or a GPU is missing (nothing to record).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -56,8 +57,10 @@ def main(argv: list[str] | None = None) -> int:
     if status != 0:
         return 1
     for op in timeline.ops:
-        print(f"  {op.display_name:<6} {op.kind:<11} stream {op.stream}  {op.bytes >> 20} MiB  "
-              f"{op.duration_ns / 1e6:.3f} ms  {op.host_memory}")
+        print(
+            f"  {op.display_name:<6} {op.kind:<11} stream {op.stream}  {op.bytes >> 20} MiB  "
+            f"{op.duration_ns / 1e6:.3f} ms  {op.host_memory}"
+        )
     streamlab.write_trace(args.output, timeline)
     print(f"wrote {args.output}: {len(timeline.ops)} ops on {timeline.device.name}")
     return 0

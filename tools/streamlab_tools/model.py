@@ -138,8 +138,10 @@ def simulate_pipeline(
         "K": "compute",
         "D2H": "D2H copy" if copy_engines >= 2 else "copy",
     }
-    ops = [_PendingOp(chunk, stage, chunk % streams, unit_of_stage[stage], per_chunk[stage])
-           for chunk, stage in issue_order(chunks, order)]
+    ops = [
+        _PendingOp(chunk, stage, chunk % streams, unit_of_stage[stage], per_chunk[stage])
+        for chunk, stage in issue_order(chunks, order)
+    ]
     # Each stream and each unit serves its ops in issue order: an op runs while it is
     # first in both its queues.
     stream_queues: dict[int, deque[_PendingOp]] = {}
@@ -152,8 +154,9 @@ def simulate_pipeline(
     # time jumps from one such moment to the next.
     now = 0.0
     while True:
-        running = [queue[0] for queue in unit_queues.values()
-                   if queue and stream_queues[queue[0].stream][0] is queue[0]]
+        running = [
+            queue[0] for queue in unit_queues.values() if queue and stream_queues[queue[0].stream][0] is queue[0]
+        ]
         if not running:
             break
         running_stages = {op.stage for op in running}

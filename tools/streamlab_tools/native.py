@@ -40,8 +40,7 @@ def module_files() -> list[Path]:
     """The built modules this Python could import, the newest first."""
     folders = [Path(os.environ["STREAMLAB_MODULE_DIR"])] if os.environ.get("STREAMLAB_MODULE_DIR") else []
     folders += [ROOT / build / "python" for build in BUILD_FOLDERS]
-    files = [folder / (MODULE_NAME + suffix) for folder in folders
-             for suffix in importlib.machinery.EXTENSION_SUFFIXES]
+    files = [folder / (MODULE_NAME + suffix) for folder in folders for suffix in importlib.machinery.EXTENSION_SUFFIXES]
     return sorted({f for f in files if f.is_file()}, key=lambda f: f.stat().st_mtime, reverse=True)
 
 
@@ -57,8 +56,10 @@ def load_module() -> ModuleType | None:
         return _found["module"]
     files = module_files()
     if not files:
-        _found["reason"] = ("the Python module streamlab is not built (./course build makes it where "
-                            "nanobind and Python's headers are installed; see the configure message)")
+        _found["reason"] = (
+            "the Python module streamlab is not built (./course build makes it where "
+            "nanobind and Python's headers are installed; see the configure message)"
+        )
     for path in files:
         try:
             spec = importlib.util.spec_from_file_location(MODULE_NAME, path)
@@ -115,8 +116,9 @@ def simulate_pipeline(
     native = _native()
     if native is None:
         return model.simulate_pipeline(h2d, kernel, d2h, chunks, streams, copy_engines, order, link)
-    ops = native.simulate_pipeline(h2d, kernel, d2h, chunks, streams, copy_engines, order,
-                                   native.LinkSharing(link.h2d, link.d2h))
+    ops = native.simulate_pipeline(
+        h2d, kernel, d2h, chunks, streams, copy_engines, order, native.LinkSharing(link.h2d, link.d2h)
+    )
     return [ScheduledOp(chunk=op.chunk, stage=op.stage, stream=op.stream, start=op.start, end=op.end) for op in ops]
 
 
@@ -130,10 +132,21 @@ def summarize(ops: Sequence[DeviceOp]) -> dict[str, Any]:
 
 def to_native_ops(native: ModuleType, ops: Sequence[DeviceOp]) -> list[Any]:
     """The module's DeviceOp for each op read by streamlab_tools.trace."""
-    return [native.DeviceOp(kind=op.kind, start_ns=op.start_ns, end_ns=op.end_ns, stream=op.stream,
-                            stream_kind=op.stream_kind, bytes=op.bytes, name=op.kernel_name, label=op.label,
-                            host_memory=op.host_memory, correlation_id=op.correlation_id)
-            for op in ops]
+    return [
+        native.DeviceOp(
+            kind=op.kind,
+            start_ns=op.start_ns,
+            end_ns=op.end_ns,
+            stream=op.stream,
+            stream_kind=op.stream_kind,
+            bytes=op.bytes,
+            name=op.kernel_name,
+            label=op.label,
+            host_memory=op.host_memory,
+            correlation_id=op.correlation_id,
+        )
+        for op in ops
+    ]
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -151,7 +151,9 @@ def test_a_shared_link_costs_nothing_without_overlapping_copies():
     for chunks, engines in ((1, 2), (8, 1)):
         alone = simulate_pipeline(2.0, 3.0, 1.0, chunks, streams=chunks, copy_engines=engines)
         shared = simulate_pipeline(2.0, 3.0, 1.0, chunks, streams=chunks, copy_engines=engines, link=link)
-        assert [t for op in shared for t in (op.start, op.end)] == pytest.approx([t for op in alone for t in (op.start, op.end)])
+        assert [t for op in shared for t in (op.start, op.end)] == pytest.approx(
+            [t for op in alone for t in (op.start, op.end)]
+        )
 
 
 @pytest.mark.parametrize("link", [LinkSharing(0.0, 1.0), LinkSharing(1.0, 1.5)])

@@ -13,14 +13,16 @@ import random
 from pathlib import Path
 
 import pytest
-
 from streamlab_tools import analysis, model, native, timelines
 from streamlab_tools.model import LinkSharing
 from streamlab_tools.trace import OP_KINDS, DeviceOp, load_trace
 
 FIXTURES = Path(__file__).parent / "fixtures"
-TRACE_FIXTURES = sorted(path.name for path in FIXTURES.glob("*.json")
-                        if json.loads(path.read_text())["otherData"]["format"] == "streamlab-trace")
+TRACE_FIXTURES = sorted(
+    path.name
+    for path in FIXTURES.glob("*.json")
+    if json.loads(path.read_text())["otherData"]["format"] == "streamlab-trace"
+)
 
 STAGE_TIMES = [(3.0, 3.0, 3.0), (4.0, 2.0, 3.0), (1.0, 10.0, 1.0), (0.25, 0.0, 7.5), (0.0, 0.0, 0.0), (9.0, 1.0, 0.5)]
 CHUNKS = [1, 2, 3, 7, 16, 64, 256]
@@ -53,7 +55,8 @@ def as_times(schedule):
 def test_formulas_agree(cpp, times, engines):
     for chunks in CHUNKS:
         assert cpp.pipeline_model(*times, chunks, engines) == pytest.approx(
-            model.pipeline_model(*times, chunks, engines), rel=1e-12), chunks
+            model.pipeline_model(*times, chunks, engines), rel=1e-12
+        ), chunks
 
 
 @pytest.mark.parametrize("times", STAGE_TIMES)
@@ -73,9 +76,14 @@ def test_simulations_agree_op_by_op(cpp, times, engines, link):
 
 
 def test_both_refuse_the_same_arguments(cpp):
-    bad = [((-1.0, 1.0, 1.0, 3, 2, 2), {}), ((1.0, 1.0, 1.0, 0, 2, 2), {}), ((1.0, 1.0, 1.0, 3, 0, 2), {}),
-           ((1.0, 1.0, 1.0, 3, 2, 0), {}), ((float("nan"), 1.0, 1.0, 3, 2, 2), {}),
-           ((1.0, 1.0, 1.0, 3, 2, 2), {"order": "random"})]
+    bad = [
+        ((-1.0, 1.0, 1.0, 3, 2, 2), {}),
+        ((1.0, 1.0, 1.0, 0, 2, 2), {}),
+        ((1.0, 1.0, 1.0, 3, 0, 2), {}),
+        ((1.0, 1.0, 1.0, 3, 2, 0), {}),
+        ((float("nan"), 1.0, 1.0, 3, 2, 2), {}),
+        ((1.0, 1.0, 1.0, 3, 2, 2), {"order": "random"}),
+    ]
     for arguments, options in bad:
         with pytest.raises(ValueError):
             model.simulate_pipeline(*arguments, **options)
@@ -97,9 +105,18 @@ def random_ops(seed):
     for index in range(rng.randint(0, 14)):
         kind = rng.choice(OP_KINDS)
         start = rng.randint(0, 80)
-        ops.append(DeviceOp(kind=kind, name=kind, label="", stream=rng.choice([0, 7, 13, 14]),
-                            stream_kind=rng.choice(["created", "legacy_null", "per_thread_default"]),
-                            start_ns=start, end_ns=start + rng.randint(0, 30), correlation_id=index))
+        ops.append(
+            DeviceOp(
+                kind=kind,
+                name=kind,
+                label="",
+                stream=rng.choice([0, 7, 13, 14]),
+                stream_kind=rng.choice(["created", "legacy_null", "per_thread_default"]),
+                start_ns=start,
+                end_ns=start + rng.randint(0, 30),
+                correlation_id=index,
+            )
+        )
     return ops
 
 
@@ -112,8 +129,10 @@ def test_summaries_agree_on_random_timelines(cpp, seed):
 @pytest.mark.parametrize("seed", range(20))
 def test_intervals_agree(cpp, seed):
     rng = random.Random(seed)
-    a, b = ([(start, start + rng.randint(0, 20)) for start in (rng.randint(0, 60) for _ in range(rng.randint(0, 8)))]
-            for _ in range(2))
+    a, b = (
+        [(start, start + rng.randint(0, 20)) for start in (rng.randint(0, 60) for _ in range(rng.randint(0, 8)))]
+        for _ in range(2)
+    )
     assert cpp.merge_intervals(a) == analysis.merge_intervals(a)
     assert cpp.total_length(a) == analysis.total_length(a)
     assert cpp.intersection_length(a, b) == analysis.intersection_length(a, b)
@@ -122,8 +141,18 @@ def test_intervals_agree(cpp, seed):
 def facts(op, kernel_name):
     """What both readers must agree on (the display name of a hand-made fixture's event may
     differ from the one C++ derives, so kernels are compared by their own name)."""
-    return (op.kind, op.stream, op.stream_kind, op.start_ns, op.end_ns, op.bytes, op.label, op.host_memory,
-            op.correlation_id, kernel_name if op.kind == "kernel" else "")
+    return (
+        op.kind,
+        op.stream,
+        op.stream_kind,
+        op.start_ns,
+        op.end_ns,
+        op.bytes,
+        op.label,
+        op.host_memory,
+        op.correlation_id,
+        kernel_name if op.kind == "kernel" else "",
+    )
 
 
 @pytest.mark.parametrize("name", TRACE_FIXTURES)
@@ -133,12 +162,15 @@ def test_trace_files_read_alike(cpp, name, tmp_path):
     # Both sort ops by start; ops that start together may come in either order.
     assert sorted(facts(op, op.name) for op in timeline.ops) == sorted(facts(op, op.kernel_name) for op in python.ops)
     assert sorted((op.start_ns, op.end_ns, cpp.unit_of(op)) for op in timeline.ops) == sorted(
-        (op.start_ns, op.end_ns, analysis.unit_of(op)) for op in python.ops)
+        (op.start_ns, op.end_ns, analysis.unit_of(op)) for op in python.ops
+    )
     assert cpp.summarize(timeline.ops) == pytest.approx(analysis.summarize(python.ops), abs=1e-12)
     # Written by C++, read by Python: the same ops.
     cpp.write_trace(str(tmp_path / "again.json"), timeline)
     again = load_trace(tmp_path / "again.json")
-    assert sorted(facts(op, op.kernel_name) for op in again.ops) == sorted(facts(op, op.kernel_name) for op in python.ops)
+    assert sorted(facts(op, op.kernel_name) for op in again.ops) == sorted(
+        facts(op, op.kernel_name) for op in python.ops
+    )
 
 
 def test_a_malformed_trace_is_a_value_error(cpp, tmp_path):
@@ -209,7 +241,8 @@ def test_the_model_under_a_timeline_is_drawn_alike_either_way(cpp, monkeypatch, 
     assert title_cpp == title_python
     assert [(bar.row, bar.kind, bar.text) for bar in bars_cpp] == [(bar.row, bar.kind, bar.text) for bar in bars_python]
     assert [t for bar in bars_cpp for t in (bar.start, bar.end)] == pytest.approx(
-        [t for bar in bars_python for t in (bar.start, bar.end)], rel=1e-9, abs=1e-12)
+        [t for bar in bars_python for t in (bar.start, bar.end)], rel=1e-9, abs=1e-12
+    )
 
 
 def test_the_summary_the_plots_print_is_the_same_either_way(cpp, monkeypatch):
@@ -224,5 +257,7 @@ def test_the_summary_the_plots_print_is_the_same_either_way(cpp, monkeypatch):
 def test_the_tools_say_which_implementation_they_use(monkeypatch, capsys):
     monkeypatch.setenv("STREAMLAB_PURE_PYTHON", "1")
     assert native.main([]) == 0
-    assert capsys.readouterr().out == "the model and the analysis: Python (model.py, analysis.py: " \
-                                      "STREAMLAB_PURE_PYTHON is set)\n"
+    assert (
+        capsys.readouterr().out == "the model and the analysis: Python (model.py, analysis.py: "
+        "STREAMLAB_PURE_PYTHON is set)\n"
+    )

@@ -5,7 +5,6 @@ the probes, apt and pip are replaced."""
 import sys
 
 import pytest
-
 from coursecli import apt, environment, python_module
 
 
@@ -40,8 +39,9 @@ def test_nothing_to_do_says_nothing(machine, capsys):
 def test_nanobind_goes_into_the_venv(machine):
     machine.update(nanobind=False, python=str(environment.VENV / "bin" / "python"))
     assert python_module.install() is True
-    assert machine["pip"] == [[machine["python"], "-m", "pip", "install", "-q", *python_module.PIP_PATIENCE,
-                               "nanobind"]]
+    assert machine["pip"] == [
+        [machine["python"], "-m", "pip", "install", "-q", *python_module.PIP_PATIENCE, "nanobind"]
+    ]
 
 
 def test_a_python_outside_the_venv_gets_the_command_to_run(machine, capsys):
