@@ -367,7 +367,9 @@ SANITIZER_SAMPLES = {
     "uninitialised-read": (
         LAB05,
         H2D_COPY,
-        "if (i != 1) " + H2D_COPY,  # chunk 2 is never copied in
+        # Chunk 2's last element is never copied in: one uninitialised read, which initcheck reports
+        # at once (a whole chunk left out is millions of reads, and minutes under the sanitizer).
+        H2D_COPY.replace("bytes,", "bytes - (i == 1 ? sizeof(float) : 0),"),
         "05",
         "uninitialised device read",
         "streamlab::launch_workload(job.device_input",
