@@ -64,6 +64,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--work", type=Path, help="folder for submissions and grades (default: a temporary one)")
     args = parser.parse_args(argv)
     work = args.work or Path(tempfile.mkdtemp(prefix="measure-sandbox-"))
+    work.mkdir(parents=True, exist_ok=True)
     work.chmod(0o755)  # the fallback's uid 65534 must reach it
     print(f"measure_sandbox: sandbox here: {choose_isolation().describe()}")
     submissions = work / "submissions"

@@ -4,6 +4,8 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
+#include <string>
 #include <vector>
 
 #include "streamlab/answers.hpp"
@@ -91,6 +93,30 @@ TEST(PredictedOrderTest, ScoredPairByPairAgainstTheOps) {
     EXPECT_FALSE(order_matches(parse_order("A+B+C", "ABC"), one_after_another, "ABC", mismatch));
     EXPECT_NE(mismatch.find("you predicted that A ran at the same time as B"), std::string::npos) << mismatch;
     EXPECT_FALSE(order_matches(parse_order("C < B < A", "ABC"), one_after_another, "ABC", mismatch));
+}
+
+// Every answer file the course ships parses: the starters' (all `?`) and the solutions'.
+// A comment line that lost its `#` would fail the solution's graded test on a GPU.
+TEST(AnswerFile, EveryShippedAnswerFileParses) {
+    namespace fs = std::filesystem;
+    int files = 0;
+    for (const char* tree : {"labs", "solutions"}) {
+        const fs::path root = fs::path(STREAMLAB_SOURCE_ROOT) / tree;
+        if (!fs::is_directory(root)) {
+            continue;  // a grader's copy of the course has no solutions
+        }
+        for (const auto& entry : fs::recursive_directory_iterator(root)) {
+            if (entry.path().filename() != "prediction.txt") {
+                continue;
+            }
+            std::ifstream in(entry.path());
+            const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+            EXPECT_TRUE(parse_answer_file(text).problem.empty())
+                << entry.path() << ": " << parse_answer_file(text).problem;
+            ++files;
+        }
+    }
+    EXPECT_GE(files, 8);  // labs 01, 03, 04 and 05, starter and solution
 }
 
 }  // namespace

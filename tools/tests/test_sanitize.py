@@ -214,7 +214,7 @@ def test_sanitize_program_reports_each_tool_and_explains_each_finding(tmp_path, 
     assert kinds == ["leaked pinned buffer", "leaked stream"]
     assert not result.clean
     text = "\n".join(result.lines())
-    assert "memcheck --leak-check full --padding 512: 2 finding(s)" in text
+    assert "memcheck --leak-check full: 2 finding(s)" in text
     assert "what it means:" in text and "usual cause:" in text
 
 
@@ -223,14 +223,42 @@ def test_a_clean_run_is_clean(tmp_path, monkeypatch):
     result = sanitize.sanitize_program(
         tmp_path / "prog",
         PROBE,
-        ["memcheck", "initcheck"],
+        ["memcheck", "memcheck-padded", "initcheck"],
         tmp_path / "work",
         60,
         runner=fake_runner("memcheck_clean"),
         gpu=(True, "H200"),
     )
     assert result.clean and result.findings == []
-    assert result.lines() == ["memcheck --leak-check full --padding 512: clean", "initcheck: clean"]
+    assert result.lines() == [
+        "memcheck --leak-check full: clean",
+        "memcheck --padding 512 --leak-check no: clean",
+        "initcheck: clean",
+    ]
+
+
+def test_memcheck_runs_twice_and_a_finding_both_runs_see_is_named_once(tmp_path, monkeypatch):
+    monkeypatch.setattr(sanitize, "find_sanitizer", lambda: "/opt/cuda/bin/compute-sanitizer")
+    commands = []
+    runner = fake_runner("memcheck_leak_pinned")
+
+    def recording_runner(command, env, timeout_s):
+        commands.append(command)
+        return runner(command, env, timeout_s)
+
+    result = sanitize.sanitize_program(
+        tmp_path / "prog",
+        PROBE,
+        ["memcheck", "memcheck-padded"],
+        tmp_path / "work",
+        60,
+        recording_runner,
+        (True, "H200"),
+    )
+    tools = [command[command.index("--tool") + 1 : command.index("--xml")] for command in commands]
+    assert tools == [["memcheck", "--leak-check", "full"], ["memcheck", "--padding", "512", "--leak-check", "no"]]
+    assert len(result.runs) == 2 and len(result.runs[1].findings) == len(result.runs[0].findings) > 0
+    assert len(result.findings) == len(result.runs[0].findings)
 
 
 def test_without_the_sanitizer_or_a_gpu_one_line_says_so(tmp_path, monkeypatch):
@@ -293,9 +321,10 @@ def test_points_only_where_asked_and_by_the_outcome(tmp_path, monkeypatch):
 
 
 def test_racecheck_and_synccheck_only_for_kernels_of_the_students_own():
-    assert sanitize.tools_for(["void run() { launch_workload(...); }"]) == ["memcheck", "initcheck"]
+    assert sanitize.tools_for(["void run() { launch_workload(...); }"]) == ["memcheck", "memcheck-padded", "initcheck"]
     assert sanitize.tools_for(["__global__ void mine(float* x) {}"]) == [
         "memcheck",
+        "memcheck-padded",
         "initcheck",
         "racecheck",
         "synccheck",
@@ -447,5 +476,9 @@ def test_grade_puts_the_findings_in_the_lab_and_points_only_when_asked(tmp_path,
         (grader.staging / lab.folder / "three_chunks.cu").write_text("void run_pipeline() {}\n")
         graded = SubmissionGrade("ada", labs=[LabGrade("05", lab.folder)])
         grader._sanitize([lab], graded)
-        assert graded.labs[0].sanitizer == ["memcheck --leak-check full --padding 512: clean", "initcheck: clean"]
+        assert graded.labs[0].sanitizer == [
+            "memcheck --leak-check full: clean",
+            "memcheck --padding 512 --leak-check no: clean",
+            "initcheck: clean",
+        ]
         assert [(t.name, t.points, t.status) for t in graded.labs[0].tests] == expected_tests
