@@ -56,7 +56,7 @@ case "$part" in
     note "processes of uid 65534 left: $(leftovers | wc -l)"
     ;;
   sandbox)
-    python3 tools/measure_sandbox.py --copies 10 --lab 05 --work "$work/sandbox" > "$log/measure.log" 2>&1
+    python3 tools/measure_sandbox.py --copies 10 --lab 05 --work "$work"  # shares $work/course > "$log/measure.log" 2>&1
     note "measure_sandbox: exit $?"
     grep -E "^measure_sandbox:" "$log/measure.log" | tee -a "$summary"
     ;;
