@@ -56,7 +56,8 @@ case "$part" in
     note "processes of uid 65534 left: $(leftovers | wc -l)"
     ;;
   sandbox)
-    python3 tools/measure_sandbox.py --copies 10 --lab 05 --work "$work"  # shares $work/course > "$log/measure.log" 2>&1
+    # --work "$work": the sandbox part shares the parts' course build, $work/course
+    python3 tools/measure_sandbox.py --copies 10 --lab 05 --work "$work" > "$log/measure.log" 2>&1
     note "measure_sandbox: exit $?"
     grep -E "^measure_sandbox:" "$log/measure.log" | tee -a "$summary"
     ;;
