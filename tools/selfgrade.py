@@ -114,12 +114,15 @@ def catalogue_problems(sample: str, must_fail: list[str], grade, lab_number: str
     return problems
 
 
-def grade_catalogue(work: Path, gpu_present: bool, jobs: int) -> list[str]:
-    """Grades every catalogue sample on its own lab only; returns what broke the catalogue's rules."""
+def grade_catalogue(work: Path, gpu_present: bool, jobs: int, labs: set[str] | None = None) -> list[str]:
+    """Grades every catalogue sample (of `labs`, default all) on its own lab only; returns what broke the
+    catalogue's rules."""
     samples = work / "catalogue"
     make_catalogue(samples)
     problems = []
-    for number in sorted({lab for _, lab, _ in CATALOGUE.values()}):
+    for number in sorted(
+        {lab for _, lab, _ in CATALOGUE.values()} & (labs or {lab.folder[:2] for lab in course_labs(ROOT)})
+    ):
         batch = work / f"catalogue-lab{number}"
         shutil.rmtree(batch, ignore_errors=True)
         for name, (_, lab, _) in CATALOGUE.items():
@@ -131,8 +134,10 @@ def grade_catalogue(work: Path, gpu_present: bool, jobs: int) -> list[str]:
         for name, (_, lab, must_fail) in CATALOGUE.items():
             if lab == number:
                 grade = load_grade(student_folder(settings.out, name))
-                problems += catalogue_problems(name, must_fail, grade, number)
-                print(f"selfgrade: catalogue {name}: must fail {', '.join(must_fail) or 'nothing'}")
+                found = catalogue_problems(name, must_fail, grade, number)
+                problems += found
+                verdict = "ok" if not found else "NOT AS EXPECTED"
+                print(f"selfgrade: catalogue {name}: must fail {', '.join(must_fail) or 'nothing'}: {verdict}")
     return problems
 
 
@@ -141,6 +146,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--work", type=Path, help="folder for submissions and grades (default: a temporary one)")
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--no-catalogue", action="store_true", help="grade only the solutions and the starters")
+    parser.add_argument("--catalogue-only", nargs="+", metavar="NN", help="grade only these labs' catalogue samples")
     args = parser.parse_args(argv)
     gpu_present, gpu = gpu_presence()
     if not gpu_present:
@@ -148,6 +154,11 @@ def main(argv: list[str]) -> int:
         return SKIP
 
     work = args.work or Path(tempfile.mkdtemp(prefix="selfgrade-"))
+    if args.catalogue_only:
+        problems = grade_catalogue(work, gpu_present, args.jobs, set(args.catalogue_only))
+        for problem in problems:
+            print(f"selfgrade: {problem}")
+        return 1 if problems else 0
     shutil.rmtree(work / "submissions", ignore_errors=True)
     write_folder(work / "submissions" / "solutions", student_files("solution"))
     write_folder(work / "submissions" / "starters", student_files("starter"))
