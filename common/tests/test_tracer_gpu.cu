@@ -206,10 +206,7 @@ protected:
     static constexpr std::size_t kElements = std::size_t{12} << 20;
 
     void SetUp() override {
-        TracerGpu::SetUp();
-        if (IsSkipped()) {
-            return;
-        }
+        SL_STEP(TracerGpu::SetUp());
         input_ = PinnedBuffer<float>(kElements);
         output_ = PinnedBuffer<float>(kElements);
         device_input_ = DeviceBuffer<float>(kElements);

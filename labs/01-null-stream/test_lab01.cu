@@ -21,16 +21,17 @@ using namespace streamlab;
 using grading::report_hint;
 using grading::report_measure;
 using grading::report_note;
+using grading::TimelineTest;
 
 // ---------------------------------------------------------------- task 1
 
 /// The serial run on 64 MiB, with a kernel about as long as one copy.
-class SerialRun : public ::testing::Test {
+class SerialRun : public TimelineTest {
 protected:
     static constexpr std::size_t kElements = std::size_t{16} << 20;
 
     void SetUp() override {
-        SL_REQUIRE_GPU();
+        SL_STEP(TimelineTest::SetUp());
         input_ = PinnedBuffer<float>(kElements);
         output_ = PinnedBuffer<float>(kElements);
         fill_input(input_.data(), kElements);
@@ -67,10 +68,7 @@ protected:
 };
 
 TEST_F(SerialRun, ResultMatchesCpuReference) {
-    record();
-    if (IsSkipped()) {
-        return;  // no timeline here: the reason is printed
-    }
+    SL_STEP(record());
     const ResultCheck check = check_workload_output(input_.data(), output_.data(), kElements, iterations_);
     if (!check.ok) {
         report_hint("copy the input in, launch the kernel, and copy the output back into `output`");
@@ -79,10 +77,7 @@ TEST_F(SerialRun, ResultMatchesCpuReference) {
 }
 
 TEST_F(SerialRun, EveryOpInTheNullStream) {
-    record();
-    if (IsSkipped()) {
-        return;
-    }
+    SL_STEP(record());
     ASSERT_TRUE(has_the_three_ops());
     for (const DeviceOp& op : timeline_.ops) {
         EXPECT_NE(op.stream_kind, StreamKind::Created) << op.name << " ran in stream " << op.stream_id
@@ -91,10 +86,7 @@ TEST_F(SerialRun, EveryOpInTheNullStream) {
 }
 
 TEST_F(SerialRun, OpsRunOneAfterAnother) {
-    record();
-    if (IsSkipped()) {
-        return;
-    }
+    SL_STEP(record());
     ASSERT_TRUE(has_the_three_ops());
     const auto& ops = timeline_.ops;  // sorted by start
     for (std::size_t i = 0; i + 1 < ops.size(); ++i) {
@@ -105,10 +97,7 @@ TEST_F(SerialRun, OpsRunOneAfterAnother) {
 }
 
 TEST_F(SerialRun, EventTimeMatchesTimeline) {
-    record();
-    if (IsSkipped()) {
-        return;
-    }
+    SL_STEP(record());
     ASSERT_TRUE(has_the_three_ops());
     // The time must come from the GPU's events, not a host clock: the recorded API
     // calls show whether two events were recorded and their elapsed time read.
@@ -135,13 +124,12 @@ TEST_F(SerialRun, EventTimeMatchesTimeline) {
 // ---------------------------------------------------------------- task 2
 
 /// Three small kernels: A in a created stream, B in the NULL stream, C in another created stream.
-class BarrierDemo : public ::testing::Test {
+class BarrierDemo : public TimelineTest {
 protected:
     static constexpr std::size_t kElements = std::size_t{1} << 20;
 
     void SetUp() override {
-        SL_REQUIRE_GPU();
-        facts_ = query_device_facts(0);
+        SL_STEP(TimelineTest::SetUp());
         input_ = DeviceBuffer<float>(kElements);
         for (auto& output : outputs_) {
             output = DeviceBuffer<float>(kElements);
@@ -185,7 +173,6 @@ protected:
         return ::testing::AssertionSuccess();
     }
 
-    DeviceFacts facts_;
     DeviceBuffer<float> input_;
     DeviceBuffer<float> outputs_[3];
     lab01::DemoWork work_;
@@ -194,10 +181,7 @@ protected:
 };
 
 TEST_F(BarrierDemo, BlockingStreamsAreSerializedByTheNullStream) {
-    record(cudaStreamDefault);
-    if (IsSkipped()) {
-        return;  // no timeline here: the reason is printed
-    }
+    SL_STEP(record(cudaStreamDefault));
     const auto& k = kernels_;
     ASSERT_TRUE(shaped_like_the_demo(k));
     EXPECT_TRUE(ended_before(k[0], k[1])) << "B (NULL stream) must wait for A (blocking stream)";
@@ -209,10 +193,7 @@ TEST_F(BarrierDemo, NonBlockingStreamsAreNotSeparated) {
     if (!facts_.concurrent_kernels) {
         SL_SKIP_DEVICE_CANNOT_SHOW() << facts_.name << " cannot run kernels of different streams at the same time";
     }
-    record(cudaStreamNonBlocking);
-    if (IsSkipped()) {
-        return;
-    }
+    SL_STEP(record(cudaStreamNonBlocking));
     const auto& k = kernels_;
     ASSERT_TRUE(shaped_like_the_demo(k));
     const double overlap_ms = kernel_overlap_ns(k) / 1e6;
@@ -241,10 +222,7 @@ TEST_F(BarrierDemo, YourPredictionMatchesTheTimeline) {
     for (const Variant variant :
          {Variant{"blocking", cudaStreamDefault}, Variant{"nonblocking", cudaStreamNonBlocking}}) {
         SCOPED_TRACE(std::string(variant.key) + " streams");
-        record(variant.flags);
-        if (IsSkipped()) {
-            return;
-        }
+        SL_STEP(record(variant.flags));
         if (!shaped_like_the_demo(kernels_)) {
             report_hint("finish Task 2 first: your prediction is scored against your demo's timeline");
         }

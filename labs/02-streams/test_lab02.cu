@@ -18,16 +18,16 @@ namespace {
 using namespace streamlab;
 using grading::report_hint;
 using grading::report_measure;
+using grading::TimelineTest;
 
 /// Four independent kernels, each small enough that all four fit on the GPU at once.
-class Streams : public ::testing::Test {
+class Streams : public TimelineTest {
 protected:
     static constexpr int kStreams = 4;
     static constexpr std::size_t kElements = std::size_t{1} << 20;
 
     void SetUp() override {
-        SL_REQUIRE_GPU();
-        facts_ = query_device_facts(0);
+        SL_STEP(TimelineTest::SetUp());
         std::vector<float> host(kElements);
         fill_input(host.data(), kElements);
         input_ = DeviceBuffer<float>(kElements);
@@ -73,7 +73,6 @@ protected:
         return check;
     }
 
-    DeviceFacts facts_;
     DeviceBuffer<float> input_;
     std::vector<DeviceBuffer<float>> outputs_;
     std::vector<lab02::KernelJob> jobs_;
@@ -85,19 +84,13 @@ TEST_F(Streams, ResultsMatchCpuReference) {
     for (auto& output : outputs_) {
         SL_CHECK(cudaMemset(output.data(), 0xFF, output.bytes()));  // NaN poison
     }
-    record_streams(cudaStreamNonBlocking);
-    if (IsSkipped()) {
-        return;
-    }
+    SL_STEP(record_streams(cudaStreamNonBlocking));
     const ResultCheck check = check_outputs();
     EXPECT_TRUE(check.ok) << check.message();
 }
 
 TEST_F(Streams, KernelsRunInDistinctCreatedStreams) {
-    record_streams(cudaStreamNonBlocking);
-    if (IsSkipped()) {
-        return;
-    }
+    SL_STEP(record_streams(cudaStreamNonBlocking));
     ASSERT_TRUE(ran_every_kernel(timeline_));
     std::set<std::uint32_t> streams;
     for (const DeviceOp& kernel : ops_of_kind(timeline_.ops, OpKind::Kernel)) {
@@ -116,10 +109,7 @@ TEST_F(Streams, KernelsOverlapWhereTheDeviceAllows) {
         SL_SKIP_DEVICE_CANNOT_SHOW() << facts_.name
                                      << " reports concurrentKernels = 0: kernels of different streams cannot overlap";
     }
-    record_null_stream();
-    if (IsSkipped()) {
-        return;
-    }
+    SL_STEP(record_null_stream());
     record_streams(cudaStreamNonBlocking);
     ASSERT_TRUE(ran_every_kernel(timeline_));
     ASSERT_TRUE(ran_every_kernel(null_timeline_));
@@ -133,10 +123,7 @@ TEST_F(Streams, KernelsOverlapWhereTheDeviceAllows) {
 }
 
 TEST_F(Streams, WaitsForOneStreamThenForAll) {
-    record_streams(cudaStreamNonBlocking);
-    if (IsSkipped()) {
-        return;
-    }
+    SL_STEP(record_streams(cudaStreamNonBlocking));
     EXPECT_GE(count_api_calls(timeline_, {"cudaStreamQuery"}), 1U) << "poll a stream with cudaStreamQuery";
     EXPECT_GE(count_api_calls(timeline_, {"cudaStreamSynchronize"}), 1U)
         << "wait for one stream with cudaStreamSynchronize";
@@ -144,10 +131,7 @@ TEST_F(Streams, WaitsForOneStreamThenForAll) {
 }
 
 TEST_F(Streams, EveryCreatedStreamIsDestroyed) {
-    record_streams(cudaStreamNonBlocking);
-    if (IsSkipped()) {
-        return;
-    }
+    SL_STEP(record_streams(cudaStreamNonBlocking));
     const auto created =
         count_api_calls(timeline_, {"cudaStreamCreate", "cudaStreamCreateWithFlags", "cudaStreamCreateWithPriority"});
     const auto destroyed = count_api_calls(timeline_, {"cudaStreamDestroy"});
@@ -158,10 +142,7 @@ TEST_F(Streams, EveryCreatedStreamIsDestroyed) {
 }
 
 TEST_F(Streams, NullStreamRunsKernelsOneAfterAnother) {
-    record_null_stream();
-    if (IsSkipped()) {
-        return;
-    }
+    SL_STEP(record_null_stream());
     ASSERT_TRUE(ran_every_kernel(null_timeline_));
     EXPECT_EQ(null_stream_ops(null_timeline_.ops), jobs_.size()) << "every kernel belongs in the NULL stream";
     EXPECT_EQ(kernel_overlap_ns(null_timeline_.ops), 0U);

@@ -22,6 +22,7 @@ using namespace streamlab;
 using grading::report_hint;
 using grading::report_measure;
 using grading::report_note;
+using grading::TimelineTest;
 using lab03::HostBuffer;
 
 constexpr std::size_t kMiB = std::size_t{1} << 20;
@@ -32,15 +33,14 @@ std::string size_text(std::size_t bytes) {
 }
 
 /// One small and one large copy size, a device buffer for them, and your run_copies under the tracer.
-class CopyTest : public ::testing::Test {
+class CopyTest : public TimelineTest {
 protected:
     static constexpr int kRepetitions = 3;
 
     void SetUp() override {
-        SL_REQUIRE_GPU();
-        const DeviceFacts facts = query_device_facts(0);
+        SL_STEP(TimelineTest::SetUp());
         // 64 MiB is past the size where bandwidth levels off, and small enough for any GPU and host.
-        large_ = largest_copy_bytes(64 * kMiB, facts.total_memory_bytes, available_host_memory_bytes());
+        large_ = largest_copy_bytes(64 * kMiB, facts_.total_memory_bytes, available_host_memory_bytes());
         sizes_ = {std::max<std::size_t>(4096, large_ / 64), large_};
         device_ = DeviceBuffer<unsigned char>(large_);
     }
@@ -76,10 +76,7 @@ protected:
     /// Runs run_copies with `kind` and checks that every copy's host memory was `expected`.
     void expect_copies_from(HostBuffer kind, HostMemory expected) {
         Timeline timeline;
-        record(kind, timeline);
-        if (IsSkipped()) {
-            return;
-        }
+        SL_STEP(record(kind, timeline));
         ASSERT_TRUE(made_every_copy(timeline));
         std::size_t wrong = 0;
         std::size_t copies = 0;
@@ -204,10 +201,7 @@ protected:
 };
 
 TEST_F(Bandwidth, PinnedBeatsPageableAtLargeSizes) {
-    measure_reference();
-    if (IsSkipped()) {
-        return;
-    }
+    SL_STEP(measure_reference());
     // Grade only the directions in which this machine shows the effect at all.
     std::vector<OpKind> graded;
     std::string why_not;
@@ -229,14 +223,8 @@ TEST_F(Bandwidth, PinnedBeatsPageableAtLargeSizes) {
     }
     Timeline pageable_run;
     Timeline pinned_run;
-    record(HostBuffer::Pageable, pageable_run);
-    if (IsSkipped()) {
-        return;
-    }
-    record(HostBuffer::MallocHost, pinned_run);
-    if (IsSkipped()) {
-        return;
-    }
+    SL_STEP(record(HostBuffer::Pageable, pageable_run));
+    SL_STEP(record(HostBuffer::MallocHost, pinned_run));
     const auto pageable_points = best_bandwidths(pageable_run.ops);
     const auto pinned_points = best_bandwidths(pinned_run.ops);
     for (const OpKind direction : graded) {
@@ -254,15 +242,9 @@ TEST_F(Bandwidth, PinnedBeatsPageableAtLargeSizes) {
 }
 
 TEST_F(Bandwidth, PinnedReachesTheReference) {
-    measure_reference();
-    if (IsSkipped()) {
-        return;
-    }
+    SL_STEP(measure_reference());
     Timeline pinned_run;
-    record(HostBuffer::MallocHost, pinned_run);
-    if (IsSkipped()) {
-        return;
-    }
+    SL_STEP(record(HostBuffer::MallocHost, pinned_run));
     const auto points = best_bandwidths(pinned_run.ops);
     for (const OpKind direction : kDirections) {
         const double mine = bandwidth_gbps(points, large_, direction, HostMemory::Pinned);
@@ -297,10 +279,7 @@ std::string compared(double bandwidth, double other, const char* faster, const c
 TEST_F(Bandwidth, YourPredictionMatchesTheTimeline) {
     const answers::AnswerFile file = answers::read_answer_file("prediction.txt");
     Timeline pageable_run, pinned_run, registered_run;
-    record(HostBuffer::Pageable, pageable_run);
-    if (IsSkipped()) {
-        return;
-    }
+    SL_STEP(record(HostBuffer::Pageable, pageable_run));
     record(HostBuffer::MallocHost, pinned_run);
     record(HostBuffer::Registered, registered_run);
     for (const Timeline* run : {&pageable_run, &pinned_run, &registered_run}) {

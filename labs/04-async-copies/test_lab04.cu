@@ -24,18 +24,18 @@ using namespace streamlab;
 using grading::report_hint;
 using grading::report_measure;
 using grading::report_note;
+using grading::TimelineTest;
 using lab04::WaitWith;
 
 /// Three batches of 16 MiB, with a kernel about as long as one batch's H2D copy.
-class BatchTest : public ::testing::Test {
+class BatchTest : public TimelineTest {
 protected:
     static constexpr int kBatches = 3;
     static constexpr std::size_t kElements = std::size_t{4} << 20;
     static constexpr std::uint64_t kBytes = kElements * sizeof(float);
 
     void SetUp() override {
-        SL_REQUIRE_GPU();
-        facts_ = query_device_facts(0);
+        SL_STEP(TimelineTest::SetUp());
         h2d_ms_ = measure_h2d_ms(kBytes);
         iterations_ = iterations_for_kernel_ms(kElements, h2d_ms_);
     }
@@ -89,7 +89,6 @@ protected:
         }
     }
 
-    DeviceFacts facts_;
     double h2d_ms_ = 0.0;
     int iterations_ = 1;
     std::unique_ptr<BatchBuffers> buffers_;
@@ -103,10 +102,7 @@ protected:
 class Batches : public BatchTest {};
 
 TEST_F(Batches, ResultsMatchCpuReference) {
-    record_run(/*pinned=*/true);
-    if (IsSkipped()) {
-        return;
-    }
+    SL_STEP(record_run(/*pinned=*/true));
     for (int b = 0; b < kBatches; ++b) {
         const ResultCheck check = buffers_->check(b, iterations_);
         EXPECT_TRUE(check.ok) << "batch " << b << ": " << check.message();
@@ -117,10 +113,7 @@ TEST_F(Batches, ResultsMatchCpuReference) {
 }
 
 TEST_F(Batches, AllOpsInOneCreatedStream) {
-    record_run(/*pinned=*/true);
-    if (IsSkipped()) {
-        return;
-    }
+    SL_STEP(record_run(/*pinned=*/true));
     ASSERT_TRUE(found_every_batch());
     const auto ops = unlabelled_ops(timeline_.ops);
     report_measure("streams used", static_cast<double>(distinct_streams(ops)), "==", 1, "");
@@ -129,10 +122,7 @@ TEST_F(Batches, AllOpsInOneCreatedStream) {
 }
 
 TEST_F(Batches, CopiesAreAsyncFromPinnedMemory) {
-    record_run(/*pinned=*/true);
-    if (IsSkipped()) {
-        return;
-    }
+    SL_STEP(record_run(/*pinned=*/true));
     ASSERT_TRUE(found_every_batch());
     const auto async_copies = count_api_calls(timeline_, {"cudaMemcpyAsync"});
     report_measure("cudaMemcpyAsync calls", static_cast<double>(async_copies), "==", 2 * kBatches, "");
@@ -145,10 +135,7 @@ TEST_F(Batches, CopiesAreAsyncFromPinnedMemory) {
 }
 
 TEST_F(Batches, DeviceMemoryFromTheStreamOrderedAllocator) {
-    record_run(/*pinned=*/true);
-    if (IsSkipped()) {
-        return;
-    }
+    SL_STEP(record_run(/*pinned=*/true));
     // The API is what this test asks for, not a number of calls: one allocation
     // for both buffers, or one from a pool of your own, is as right as two.
     const auto allocated = count_api_calls(timeline_, {"cudaMallocAsync", "cudaMallocFromPoolAsync"});
@@ -161,10 +148,7 @@ TEST_F(Batches, DeviceMemoryFromTheStreamOrderedAllocator) {
 }
 
 TEST_F(Batches, StreamIsDestroyed) {
-    record_run(/*pinned=*/true);
-    if (IsSkipped()) {
-        return;
-    }
+    SL_STEP(record_run(/*pinned=*/true));
     const auto created =
         count_api_calls(timeline_, {"cudaStreamCreate", "cudaStreamCreateWithFlags", "cudaStreamCreateWithPriority"});
     const auto destroyed = count_api_calls(timeline_, {"cudaStreamDestroy"});
@@ -174,10 +158,7 @@ TEST_F(Batches, StreamIsDestroyed) {
 }
 
 TEST_F(Batches, HostRegainsControlBeforeTheDeviceFinishes) {
-    record_run(/*pinned=*/true);
-    if (IsSkipped()) {
-        return;
-    }
+    SL_STEP(record_run(/*pinned=*/true));
     ASSERT_TRUE(found_every_batch());
     int early = 0;
     for (int b = 0; b < kBatches; ++b) {
@@ -194,10 +175,7 @@ TEST_F(Batches, HostRegainsControlBeforeTheDeviceFinishes) {
 }
 
 TEST_F(Batches, HostWorkOverlapsDeviceWork) {
-    record_run(/*pinned=*/true);
-    if (IsSkipped()) {
-        return;
-    }
+    SL_STEP(record_run(/*pinned=*/true));
     ASSERT_TRUE(found_every_batch());
     // The host has work (preparing the next batch) during every batch but the last.
     std::uint64_t overlap = 0;
@@ -218,10 +196,7 @@ TEST_F(Batches, HostWorkOverlapsDeviceWork) {
 }
 
 TEST_F(Batches, YourReportMatchesTheTimeline) {
-    record_run(/*pinned=*/true);
-    if (IsSkipped()) {
-        return;
-    }
+    SL_STEP(record_run(/*pinned=*/true));
     ASSERT_TRUE(found_every_batch());
     expect_report_matches_timeline();
 }
@@ -232,10 +207,7 @@ TEST_F(Batches, YourReportMatchesTheTimeline) {
 class Waiting : public BatchTest {
 protected:
     void SetUp() override {
-        BatchTest::SetUp();
-        if (IsSkipped()) {
-            return;
-        }
+        SL_STEP(BatchTest::SetUp());
         if (!facts_.concurrent_kernels) {
             SL_SKIP_DEVICE_CANNOT_SHOW() << facts_.name
                                          << " cannot run kernels of different streams at the same time, so another "
@@ -245,10 +217,7 @@ protected:
         // The other stream's kernel must outlast your batches by far: four times
         // as long as they take on this GPU, measured just now without it (and
         // never less than four times their copies and kernels).
-        record(*buffers_, WaitWith::Stream, /*prepare_next=*/false);
-        if (IsSkipped()) {
-            return;
-        }
+        SL_STEP(record(*buffers_, WaitWith::Stream, /*prepare_next=*/false));
         std::uint64_t batches_end_ns = 0;
         for (const DeviceOp& op : timeline_.ops) {
             batches_end_ns = std::max(batches_end_ns, op.end_ns);
@@ -272,10 +241,7 @@ protected:
 };
 
 TEST_F(Waiting, StreamSynchronizeWaitsForYourStreamOnly) {
-    record_with_background(WaitWith::Stream);
-    if (IsSkipped()) {
-        return;
-    }
+    SL_STEP(record_with_background(WaitWith::Stream));
     ASSERT_TRUE(found_every_batch());
     ASSERT_GT(background_end_ns_, 0U) << "the background kernel was not recorded";
     EXPECT_GE(count_api_calls(timeline_, {"cudaStreamSynchronize"}), static_cast<std::uint64_t>(kBatches))
@@ -288,10 +254,7 @@ TEST_F(Waiting, StreamSynchronizeWaitsForYourStreamOnly) {
 }
 
 TEST_F(Waiting, DeviceSynchronizeWaitsForEveryStream) {
-    record_with_background(WaitWith::Device);
-    if (IsSkipped()) {
-        return;
-    }
+    SL_STEP(record_with_background(WaitWith::Device));
     ASSERT_TRUE(found_every_batch());
     ASSERT_GT(background_end_ns_, 0U) << "the background kernel was not recorded";
     EXPECT_GE(count_api_calls(timeline_, {"cudaDeviceSynchronize"}), static_cast<std::uint64_t>(kBatches - 1))
@@ -308,10 +271,7 @@ TEST_F(Waiting, DeviceSynchronizeWaitsForEveryStream) {
 class PageableMemory : public BatchTest {};
 
 TEST_F(PageableMemory, HostIsBlockedUntilTheCopiesEnd) {
-    record_run(/*pinned=*/false);
-    if (IsSkipped()) {
-        return;
-    }
+    SL_STEP(record_run(/*pinned=*/false));
     ASSERT_TRUE(found_every_batch());
     std::uint64_t overlap = 0;
     for (int b = 0; b < kBatches; ++b) {
@@ -328,10 +288,7 @@ TEST_F(PageableMemory, HostIsBlockedUntilTheCopiesEnd) {
 }
 
 TEST_F(PageableMemory, YourReportMatchesTheTimeline) {
-    record_run(/*pinned=*/false);
-    if (IsSkipped()) {
-        return;
-    }
+    SL_STEP(record_run(/*pinned=*/false));
     ASSERT_TRUE(found_every_batch());
     expect_report_matches_timeline();
 }
@@ -344,10 +301,7 @@ TEST_F(PageableMemory, YourPredictionMatchesTheTimeline) {
     for (const bool pinned : {true, false}) {
         const std::string key = pinned ? "pinned" : "pageable";
         SCOPED_TRACE(key + " buffers");
-        record_run(pinned);
-        if (IsSkipped()) {
-            return;
-        }
+        SL_STEP(record_run(pinned));
         if (!found_every_batch()) {
             report_hint("finish Tasks 1 and 2 first: your prediction is scored against your batches' timeline");
         }

@@ -30,6 +30,7 @@ using namespace streamlab;
 using grading::report_hint;
 using grading::report_measure;
 using grading::report_note;
+using grading::TimelineTest;
 using lab05::kChunks;
 
 /// The least efficiency (the model's makespan over yours) that passes. A plain
@@ -85,11 +86,10 @@ std::string article_name(Stage stage, int chunk) {
 }
 
 /// 256 MiB (less on a small GPU) through your pipeline, with a kernel about as long as the whole H2D copy.
-class ThreeChunks : public ::testing::Test {
+class ThreeChunks : public TimelineTest {
 protected:
     void SetUp() override {
-        SL_REQUIRE_GPU();
-        facts_ = query_device_facts(0);
+        SL_STEP(TimelineTest::SetUp());
         memory_.emplace(pipeline_elements(facts_.total_memory_bytes));
         fill_input(memory_->input.data(), n());
         h2d_ms_ = measure_h2d_ms(memory_->input.bytes());
@@ -110,10 +110,7 @@ protected:
 
     /// The serial reference, then your pipeline, on the same data.
     void record_serial_then_pipeline() {
-        record_serial();
-        if (IsSkipped()) {
-            return;
-        }
+        SL_STEP(record_serial());
         record_pipeline();
     }
 
@@ -140,7 +137,6 @@ protected:
         return ::testing::AssertionSuccess();
     }
 
-    DeviceFacts facts_;
     std::optional<PipelineMemory> memory_;
     double h2d_ms_ = 0;
     int iterations_ = 1;
@@ -152,10 +148,7 @@ protected:
 };
 
 TEST_F(ThreeChunks, ResultsMatchCpuReference) {
-    record_pipeline();
-    if (IsSkipped()) {
-        return;  // no timeline here: the reason is printed
-    }
+    SL_STEP(record_pipeline());
     const ResultCheck check =
         check_workload_output(memory_->input.data(), memory_->output.data(), n(), iterations_, kChunks);
     if (!check.ok) {
@@ -167,10 +160,7 @@ TEST_F(ThreeChunks, ResultsMatchCpuReference) {
 }
 
 TEST_F(ThreeChunks, EachChunkRunsInItsOwnStream) {
-    record_pipeline();
-    if (IsSkipped()) {
-        return;
-    }
+    SL_STEP(record_pipeline());
     const PipelineChunks found = find_chunks(timeline_.ops);
     report_measure("streams that ran one whole chunk", static_cast<double>(found.chunks.size()), "==", kChunks, "");
     if (!found.problem.empty()) {
@@ -196,13 +186,10 @@ TEST_F(ThreeChunks, StreamsDoNotWaitForTheNullStream) {
     SL_CHECK(cudaMemset(blocker_in.data(), 0, blocker_in.bytes()));
     const int max_blocks = std::max(1, facts_.sm_count / 4);  // leaves room for your kernels
     const int blocker_iterations = iterations_for_kernel_ms(blocker_n, h2d_ms_, max_blocks);
-    record_pipeline([&] {
+    SL_STEP(record_pipeline([&] {
         launch_workload(blocker_in.data(), blocker_out.data(), blocker_n, blocker_iterations, /*stream=*/nullptr,
                         max_blocks);
-    });
-    if (IsSkipped()) {
-        return;
-    }
+    }));
 
     std::vector<DeviceOp> in_null_stream, yours;
     for (const DeviceOp& op : timeline_.ops) {
@@ -223,10 +210,7 @@ TEST_F(ThreeChunks, StreamsDoNotWaitForTheNullStream) {
 }
 
 TEST_F(ThreeChunks, CopiesOverlapKernels) {
-    record_serial_then_pipeline();
-    if (IsSkipped()) {
-        return;
-    }
+    SL_STEP(record_serial_then_pipeline());
     ASSERT_TRUE(found_three_chunks(timeline_.ops));
 
     // The pairs of the article's five steps: H2D_{i+1} with K_i, and K_{i+1} with
@@ -273,10 +257,7 @@ TEST_F(ThreeChunks, CopiesOverlapKernels) {
 }
 
 TEST_F(ThreeChunks, MakespanNearTheModel) {
-    record_serial_then_pipeline();
-    if (IsSkipped()) {
-        return;
-    }
+    SL_STEP(record_serial_then_pipeline());
     ASSERT_TRUE(found_three_chunks(timeline_.ops));
     const PipelineComparison c = compare_with_model(serial_.timeline, timeline_, kChunks, facts_.copy_engines);
     report_measure("efficiency: the model's makespan / yours", c.efficiency(), ">=", kMinEfficiency, "");
@@ -292,10 +273,7 @@ TEST_F(ThreeChunks, MakespanNearTheModel) {
 }
 
 TEST_F(ThreeChunks, ReportedSpeedupMatchesTimeline) {
-    record_serial_then_pipeline();
-    if (IsSkipped()) {
-        return;
-    }
+    SL_STEP(record_serial_then_pipeline());
     ASSERT_TRUE(found_three_chunks(timeline_.ops));
     if (reported_ms_ <= 0.0F) {
         report_hint(
@@ -328,10 +306,7 @@ TEST_F(ThreeChunks, AnyChunkCountWorks) {
         SCOPED_TRACE("run_pipeline(job, " + std::to_string(chunks) + ")");
         fill_poison(memory_->output.data(), n());
         SL_RECORD_TIMELINE(timeline_, "lab05 run_pipeline, other chunk counts",
-                           [&] { reported_ms_ = lab05::run_pipeline(job_, chunks); });
-        if (IsSkipped()) {
-            return;
-        }
+                           [&] { reported_ms_ = lab05::run_pipeline(job_, chunks); });  // returns when skipped
         const ResultCheck check =
             check_workload_output(memory_->input.data(), memory_->output.data(), n(), iterations_, chunks);
         EXPECT_TRUE(check.ok) << check.message();
@@ -360,10 +335,7 @@ TEST_F(ThreeChunks, AnyChunkCountWorks) {
 TEST_F(ThreeChunks, YourPredictionMatchesTheTimeline) {
     // prediction.txt is read here, by the test: nothing your code prints counts.
     const answers::AnswerFile file = answers::read_answer_file("prediction.txt");
-    record_serial_then_pipeline();
-    if (IsSkipped()) {
-        return;
-    }
+    SL_STEP(record_serial_then_pipeline());
     if (!found_three_chunks(timeline_.ops)) {
         report_hint("finish Tasks 1 to 3 first: your prediction is scored against your pipeline's timeline");
     }

@@ -27,6 +27,7 @@ namespace {
 using namespace streamlab;
 using grading::report_hint;
 using grading::report_measure;
+using grading::TimelineTest;
 using lab06::course::HostStream;
 using lab06::course::Rings;
 using lab06::course::RingShape;
@@ -63,11 +64,10 @@ constexpr double kBestTolerance = 0.05;
 /// The chunk counts the sweep test hands your sweep_chunks.
 const std::vector<int> kSweepCounts{2, 4, 8, 16, 32, 64};
 
-class ManyChunks : public ::testing::Test {
+class ManyChunks : public TimelineTest {
 protected:
     void SetUp() override {
-        SL_REQUIRE_GPU();
-        facts_ = query_device_facts(0);
+        SL_STEP(TimelineTest::SetUp());
         host_.emplace(pipeline_elements(facts_.total_memory_bytes));
         h2d_ms_ = measure_h2d_ms(n() * sizeof(float));
     }
@@ -131,14 +131,8 @@ protected:
     /// The model test's shape: the GPU's stages alone, then your stream recorded and its chunks found.
     void record_against_the_model() {
         prepare(kModelShape, kBalanced);
-        measure_gpu_alone();
-        if (IsSkipped() || HasFatalFailure()) {
-            return;
-        }
-        record_stream();
-        if (IsSkipped()) {
-            return;
-        }
+        SL_STEP(measure_gpu_alone());
+        SL_STEP(record_stream());
         ASSERT_TRUE(found_chunks());
     }
 
@@ -149,7 +143,6 @@ protected:
                                                  link_);
     }
 
-    DeviceFacts facts_;
     std::optional<HostStream> host_;
     double h2d_ms_ = 0;
     RingShape shape_;
@@ -166,10 +159,7 @@ protected:
 
 TEST_F(ManyChunks, ResultsMatchCpuReference) {
     prepare(kResultsShape, kBalanced);
-    record_stream();
-    if (IsSkipped()) {
-        return;
-    }
+    SL_STEP(record_stream());
     expect_results_right(
         "produce chunk c with chunk_range(job.n, job.chunks, c), copy chunk.count * sizeof(float) "
         "bytes each way, give the kernel chunk.count elements, and consume every chunk");
@@ -182,10 +172,7 @@ TEST_F(ManyChunks, ResultsRightWithASlowHost) {
     // A chunk's longest GPU step is its kernel, sized by prepare() to this share of the whole.
     const double longest_step_ms = std::max(h2d_ms_, host_alone_.fill + host_alone_.drain) / kSlowHostShape.chunks;
     host_->slow_down(static_cast<std::uint64_t>(1.5e6 * longest_step_ms));
-    record_stream();
-    if (IsSkipped()) {
-        return;
-    }
+    SL_STEP(record_stream());
     expect_results_right(
         "with one results buffer, each chunk's results must be consumed before the next D2H copy "
         "overwrites them; with a slow host no chunk may be skipped or taken twice");
@@ -195,10 +182,7 @@ TEST_F(ManyChunks, NoBufferReusedBeforeItsLastUseEnded) {
     // The GPU is four times slower than the host here: the host reaches every
     // buffer as early as your waits allow, so every missing wait shows.
     prepare(kHazardShape, kHostRunsAhead);
-    record_stream();
-    if (IsSkipped()) {
-        return;
-    }
+    SL_STEP(record_stream());
     const std::uint64_t allocations =
         count_api_calls(timeline_, {"cudaMalloc", "cudaMallocAsync", "cudaMallocFromPoolAsync", "cudaMallocHost",
                                     "cudaHostAlloc", "cudaMallocManaged", "cudaMallocPitch", "cudaHostRegister"});
@@ -222,10 +206,7 @@ TEST_F(ManyChunks, NoBufferReusedBeforeItsLastUseEnded) {
 
 TEST_F(ManyChunks, WorkRunsInOneStreamPerDeviceSet) {
     prepare(kModelShape, kBalanced);
-    record_stream();
-    if (IsSkipped()) {
-        return;
-    }
+    SL_STEP(record_stream());
     ASSERT_TRUE(found_chunks());
     const std::size_t streams = distinct_streams(timeline_.ops);
     report_measure("streams that ran the work", static_cast<double>(streams), "==", shape_.device_sets, "");
@@ -237,10 +218,7 @@ TEST_F(ManyChunks, WorkRunsInOneStreamPerDeviceSet) {
 }
 
 TEST_F(ManyChunks, CopiesOverlapKernels) {
-    record_against_the_model();
-    if (IsSkipped() || HasFatalFailure()) {
-        return;
-    }
+    SL_STEP(record_against_the_model());
     // The model's share of copy time hidden behind kernels, for this GPU, this
     // shape and your issue order, from the stage times measured alone.
     std::vector<DeviceOp> modelled;
@@ -271,10 +249,7 @@ TEST_F(ManyChunks, CopiesOverlapKernels) {
 }
 
 TEST_F(ManyChunks, MakespanNearTheModel) {
-    record_against_the_model();
-    if (IsSkipped() || HasFatalFailure()) {
-        return;
-    }
+    SL_STEP(record_against_the_model());
     const std::vector<lab06::course::RunSpan> spans = lab06::course::run_spans(fills_, drains_);
     ASSERT_EQ(spans.size(), 1U);
     const double yours = spans.front().ms();

@@ -111,3 +111,35 @@ void run_code_under_test(Work&& work) {
         }                                                                                                \
         (timeline_var) = sl_tracer->finish();                                                            \
     } while (false)
+
+namespace streamlab::grading {
+
+/// The base of every lab's timeline tests: a test starts only on a machine with
+/// a usable GPU (otherwise it is skipped with the reason) and knows the device's
+/// facts (copy engines, memory). A lab's fixture derives from it and adds the
+/// recordings its tests share; a fixture with its own SetUp starts with
+/// `SL_STEP(TimelineTest::SetUp());`.
+class TimelineTest : public ::testing::Test {
+protected:
+    void SetUp() override {
+        SL_REQUIRE_GPU();
+        facts_ = query_device_facts(0);
+    }
+
+    DeviceFacts facts_;
+};
+
+}  // namespace streamlab::grading
+
+/// Runs one step of a test (a recording, a SetUp of the base fixture, a helper)
+/// and ends the current function there when the step skipped the test (no GPU,
+/// no tracer: the reason is already printed) or failed it fatally. GoogleTest's
+/// GTEST_SKIP and ASSERT_* return only from the function they are written in;
+/// this carries that return up to the test.
+#define SL_STEP(...)                            \
+    do {                                        \
+        __VA_ARGS__;                            \
+        if (IsSkipped() || HasFatalFailure()) { \
+            return;                             \
+        }                                       \
+    } while (false)
