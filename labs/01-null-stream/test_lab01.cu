@@ -18,10 +18,7 @@
 namespace {
 
 using namespace streamlab;
-using grading::report_hint;
-using grading::report_measure;
-using grading::report_note;
-using grading::TimelineTest;
+using namespace streamlab::grading;
 
 // ---------------------------------------------------------------- task 1
 

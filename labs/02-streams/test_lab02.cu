@@ -16,9 +16,7 @@
 namespace {
 
 using namespace streamlab;
-using grading::report_hint;
-using grading::report_measure;
-using grading::TimelineTest;
+using namespace streamlab::grading;
 
 /// Four independent kernels, each small enough that all four fit on the GPU at once.
 class Streams : public TimelineTest {

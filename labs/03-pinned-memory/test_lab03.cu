@@ -19,10 +19,7 @@
 namespace {
 
 using namespace streamlab;
-using grading::report_hint;
-using grading::report_measure;
-using grading::report_note;
-using grading::TimelineTest;
+using namespace streamlab::grading;
 using lab03::HostBuffer;
 
 constexpr std::size_t kMiB = std::size_t{1} << 20;

@@ -21,10 +21,7 @@
 namespace {
 
 using namespace streamlab;
-using grading::report_hint;
-using grading::report_measure;
-using grading::report_note;
-using grading::TimelineTest;
+using namespace streamlab::grading;
 using lab04::WaitWith;
 
 /// Three batches of 16 MiB, with a kernel about as long as one batch's H2D copy.

@@ -27,10 +27,7 @@
 namespace {
 
 using namespace streamlab;
-using grading::report_hint;
-using grading::report_measure;
-using grading::report_note;
-using grading::TimelineTest;
+using namespace streamlab::grading;
 using lab05::kChunks;
 
 /// The least efficiency (the model's makespan over yours) that passes. A plain

@@ -25,9 +25,7 @@
 namespace {
 
 using namespace streamlab;
-using grading::report_hint;
-using grading::report_measure;
-using grading::TimelineTest;
+using namespace streamlab::grading;
 using lab06::course::HostStream;
 using lab06::course::Rings;
 using lab06::course::RingShape;
