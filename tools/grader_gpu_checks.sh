@@ -10,6 +10,8 @@
 #   tools/grader_gpu_checks.sh OUTDIR sanitizer   # the compute-sanitizer samples and their table
 #   tools/grader_gpu_checks.sh OUTDIR scale N     # 10 submissions x every lab, on N GPUs
 #
+# LABS (e.g. "01 02") limits the samples and scale parts to those labs; COPIES
+# (default 10) sets the class size of the scale part.
 # Set STREAMLAB_BWRAP when bwrap is not on PATH. WORK (default /tmp/grader-gpu-checks)
 # keeps the submissions and one course build shared by the parts.
 set -uo pipefail
@@ -41,7 +43,8 @@ case "$part" in
     # The cheats are graded by selfgrade, on the lab they change.
     python3 tools/make_grading_samples.py "$work/samples" > "$log/make.log" 2>&1
     started=$(date +%s)
-    ./course grade "$work/samples" -o "$work/samples-grades" --regrade --course-build "$work/course" > "$log/grade.log" 2>&1
+    ./course grade "$work/samples" -o "$work/samples-grades" --regrade --course-build "$work/course" \
+      ${LABS:+--labs $LABS} > "$log/grade.log" 2>&1
     note "course grade samples: exit $? in $(seconds_since "$started") s"
     grep -E "^course: isolation" "$log/grade.log" | tee -a "$summary"
     cp "$work/samples-grades/gradebook.csv" "$log/" 2>/dev/null && cat "$log/gradebook.csv" >> "$summary"
@@ -77,11 +80,13 @@ case "$part" in
     ;;
   scale)
     gpus=${3:?usage: tools/grader_gpu_checks.sh OUTDIR scale N}
-    make_class "$work/class" 10
+    copies=${COPIES:-10}
+    make_class "$work/class" "$copies"
     started=$(date +%s)
     ./course grade "$work/class" -o "$work/class-grades-$gpus" --regrade --gpus "$gpus" \
-      --course-build "$work/course" > "$log/grade.log" 2>&1
-    note "10 submissions x labs $(ls labs | grep -cE '^[0-9]{2}-') on $gpus GPU(s): exit $? in $(seconds_since "$started") s (wall)"
+      --course-build "$work/course" ${LABS:+--labs $LABS} > "$log/grade.log" 2>&1
+    status=$?
+    note "$copies submissions x labs ${LABS:-$(ls labs | grep -oE '^[0-9]{2}' | xargs)} on $gpus GPU(s): exit $status in $(seconds_since "$started") s (wall)"
     grep -E "^course: (grading|isolation|built|[0-9]+ graded)|build per submission" "$log/grade.log" | tee -a "$summary"
     cp "$work/class-grades-$gpus/gradebook.csv" "$log/" 2>/dev/null
     ;;
