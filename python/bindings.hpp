@@ -14,6 +14,10 @@ void bind_analysis(nanobind::module_& module);
 /// The pipeline model of model.hpp: the formulas and the simulation, shared link included.
 void bind_model(nanobind::module_& module);
 
+/// The course's workload kernel and the chunked pipeline (memory, serial reference,
+/// chunks found in a timeline, the comparison with the model), for the Python labs.
+void bind_pipeline(nanobind::module_& module);
+
 /// The tracer as a context manager: `with streamlab.record("lab05") as timeline:`.
 void bind_tracer(nanobind::module_& module);
 

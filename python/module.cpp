@@ -20,5 +20,6 @@ NB_MODULE(streamlab, module) {
     streamlab::python::bind_timeline(module);
     streamlab::python::bind_analysis(module);
     streamlab::python::bind_model(module);
+    streamlab::python::bind_pipeline(module);
     streamlab::python::bind_tracer(module);
 }

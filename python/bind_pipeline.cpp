@@ -1,0 +1,150 @@
+// The course's workload and the chunked pipeline, for the Python labs.
+//
+// cuda-bindings (`from cuda.bindings import runtime as cudart`) hands out device
+// and pinned host pointers as plain integers, and streams as cudaStream_t objects
+// whose int() is the handle. So every buffer and stream here is taken as an
+// address: anything int() accepts, checked to be non-negative.
+#include <cstdint>
+#include <string>
+#include <utility>
+
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/pair.h>
+#include <nanobind/stl/tuple.h>
+#include <nanobind/stl/vector.h>
+
+#include "bindings.hpp"
+#include "streamlab/pipeline.hpp"
+#include "streamlab/workload.hpp"
+
+namespace nb = nanobind;
+using namespace nb::literals;
+
+namespace streamlab::python {
+
+namespace {
+
+/// The address an integer-like Python object holds (a pointer from cuda-bindings, a stream).
+std::uintptr_t address_of(nb::handle object) {
+    const nb::int_ value(nb::borrow(object));
+    const long long address = nb::cast<long long>(value);
+    if (address < 0) {
+        throw std::invalid_argument("an address cannot be negative: " + std::to_string(address));
+    }
+    return static_cast<std::uintptr_t>(address);
+}
+
+template <typename T>
+T* pointer_of(nb::handle object) {
+    return reinterpret_cast<T*>(address_of(object));  // NOLINT: the address comes from CUDA
+}
+
+std::uintptr_t address(const void* pointer) {
+    return reinterpret_cast<std::uintptr_t>(pointer);
+}
+
+void bind_workload(nb::module_& module) {
+    nb::class_<ResultCheck>(module, "ResultCheck", "Output checked against the CPU reference.")
+        .def_ro("ok", &ResultCheck::ok)
+        .def_ro("compared", &ResultCheck::compared)
+        .def_ro("mismatches", &ResultCheck::mismatches)
+        .def("message", &ResultCheck::message, "One line: all elements match, or where it went wrong.");
+    module.def(
+        "launch_workload",
+        [](nb::handle input, nb::handle output, std::size_t n, int iterations, nb::handle stream, int max_blocks) {
+            launch_workload(pointer_of<const float>(input), pointer_of<float>(output), n, iterations,
+                            pointer_of<CUstream_st>(stream), max_blocks);
+        },
+        "input"_a, "output"_a, "n"_a, "iterations"_a, "stream"_a = 0, "max_blocks"_a = 0,
+        "Queues the course's workload kernel: output[i] from input[i], `iterations` times over, for n floats "
+        "at these device addresses, in `stream` (0: the legacy NULL stream).");
+    module.def(
+        "fill_input",
+        [](nb::handle data, std::size_t n, std::uint32_t seed) { fill_input(pointer_of<float>(data), n, seed); },
+        "data"_a, "n"_a, "seed"_a = 1, "Fills n host floats at this address with the course's input values.");
+    module.def(
+        "fill_poison", [](nb::handle data, std::size_t n) { fill_poison(pointer_of<float>(data), n); }, "data"_a, "n"_a,
+        "Fills n host floats with a value no correct run produces.");
+    module.def(
+        "check_workload_output",
+        [](nb::handle input, nb::handle output, std::size_t n, int iterations, int chunks) {
+            return check_workload_output(pointer_of<const float>(input), pointer_of<const float>(output), n, iterations,
+                                         chunks);
+        },
+        "input"_a, "output"_a, "n"_a, "iterations"_a, "chunks"_a = 1,
+        "Checks n host floats of output against the CPU reference of the workload.");
+    module.def(
+        "chunk_range",
+        [](std::size_t n, int chunks, int index) {
+            const ChunkRange range = chunk_range(n, chunks, index);
+            return std::make_pair(range.offset, range.count);
+        },
+        "n"_a, "chunks"_a, "index"_a, "(offset, count) in elements of chunk `index` (from 0) of `chunks` over n.");
+    module.def("iterations_for_kernel_ms", &iterations_for_kernel_ms, "n"_a, "target_ms"_a, "max_blocks"_a = 0,
+               "Workload iterations that make the kernel over n floats take about target_ms on this GPU.");
+    module.def("measure_h2d_ms", &measure_h2d_ms, "bytes"_a, "One pinned H2D copy of this many bytes, timed.");
+}
+
+void bind_pipeline_memory(nb::module_& module) {
+    module.def("pipeline_elements", &pipeline_elements, "total_memory_bytes"_a,
+               "How many floats a pipeline run uses on a GPU with this much memory.");
+    nb::class_<PipelineMemory>(module, "PipelineMemory",
+                               "Pinned host input and output and device input and output, n floats each.")
+        .def(nb::init<std::size_t>(), "n"_a)
+        .def_prop_ro("input", [](const PipelineMemory& m) { return address(m.input.data()); })
+        .def_prop_ro("output", [](const PipelineMemory& m) { return address(m.output.data()); })
+        .def_prop_ro("device_input", [](const PipelineMemory& m) { return address(m.device_input.data()); })
+        .def_prop_ro("device_output", [](const PipelineMemory& m) { return address(m.device_output.data()); })
+        .def_prop_ro("n", &PipelineMemory::size);
+    nb::class_<SerialReference>(module, "SerialReference", "The whole job in the NULL stream, one stage after another.")
+        .def_ro("timeline", &SerialReference::timeline)
+        .def_ro("event_ms", &SerialReference::event_ms)
+        .def_prop_ro("stages", [](const SerialReference& s) {
+            return std::make_tuple(s.stages.h2d, s.stages.kernel, s.stages.d2h);
+        });
+    module.def("run_serial_reference", &run_serial_reference, "memory"_a, "iterations"_a,
+               "Runs and records the serial reference on `memory` (its output is overwritten).");
+}
+
+void bind_chunks(nb::module_& module) {
+    nb::class_<ChunkOps>(module, "ChunkOps", "One chunk's three operations, as the GPU ran them.")
+        .def_ro("h2d", &ChunkOps::h2d)
+        .def_ro("kernel", &ChunkOps::kernel)
+        .def_ro("d2h", &ChunkOps::d2h);
+    nb::class_<PipelineChunks>(module, "PipelineChunks", "The chunks found in a timeline, or why none were.")
+        .def_ro("chunks", &PipelineChunks::chunks)
+        .def_ro("problem", &PipelineChunks::problem);
+    module.def("find_chunks", &find_chunks, "ops"_a,
+               "The chunks of a pipelined run, one per created stream with one H2D, kernel and D2H each.");
+    module.def("chunks_by_issue_order", &chunks_by_issue_order, "ops"_a, "chunks"_a,
+               "The chunks of a pipelined run from the ops themselves, whatever streams they ran in.");
+    nb::class_<PipelineComparison>(module, "PipelineComparison",
+                                   "A pipelined run against its serial run and the model.")
+        .def_ro("chunks", &PipelineComparison::chunks)
+        .def_ro("copy_engines", &PipelineComparison::copy_engines)
+        .def_ro("serial_ms", &PipelineComparison::serial_ms)
+        .def_ro("pipelined_ms", &PipelineComparison::pipelined_ms)
+        .def_ro("model_ms", &PipelineComparison::model_ms)
+        .def_ro("bound_ms", &PipelineComparison::bound_ms)
+        .def("speedup", &PipelineComparison::speedup)
+        .def("model_speedup", &PipelineComparison::model_speedup)
+        .def("efficiency", &PipelineComparison::efficiency)
+        .def("__str__", [](const PipelineComparison& c) { return describe(c); });
+    module.def(
+        "compare_with_model",
+        [](const Timeline& serial, const Timeline& pipelined, int chunks, int copy_engines) {
+            return compare_with_model(serial, pipelined, chunks, copy_engines);
+        },
+        "serial"_a, "pipelined"_a, "chunks"_a, "copy_engines"_a,
+        "Sets a pipelined run of `chunks` chunks against its serial reference and the model.");
+}
+
+}  // namespace
+
+void bind_pipeline(nb::module_& module) {
+    bind_workload(module);
+    bind_pipeline_memory(module);
+    bind_chunks(module);
+}
+
+}  // namespace streamlab::python
