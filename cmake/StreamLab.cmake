@@ -191,3 +191,70 @@ function(streamlab_add_lab)
         LABELS "${lab};${variant};cpu;pts:0" TIMEOUT 60)
   endforeach()
 endfunction()
+
+# A lab's Python version (labs/NN-topic/python/): the student's module(s) and a
+# pytest file whose tests are graded like the C++ ones, one ctest test each,
+# named labNN.python-starter.TEST / labNN.python-solution.TEST. TESTS is a flat
+# list of triples: test_name  gpu|cpu  points. The tests import the module
+# `streamlab`, so they are registered by python/CMakeLists.txt, and only where
+# that module is built (streamlab_register_python_labs).
+function(streamlab_add_python_lab)
+  cmake_parse_arguments(PARSE_ARGV 0 arg "" "NUMBER;TOPIC;TEST_SOURCE;TIMEOUT" "STUDENT_SOURCES;TESTS")
+  list(LENGTH arg_TESTS n_items)
+  math(EXPR n_rem "${n_items} % 3")
+  if(NOT n_rem EQUAL 0)
+    message(FATAL_ERROR "lab${arg_NUMBER} (Python): TESTS must be triples 'test_name gpu|cpu points'")
+  endif()
+  if(NOT arg_TIMEOUT)
+    set(arg_TIMEOUT ${STREAMLAB_DEFAULT_TIMEOUT})
+  endif()
+  set(lab "${arg_NUMBER}-${arg_TOPIC}")
+  set_property(GLOBAL APPEND PROPERTY STREAMLAB_PYTHON_LABS "${lab}")
+  set_property(GLOBAL PROPERTY "STREAMLAB_PYTHON_LAB_${lab}" "${arg_TEST_SOURCE}" "${arg_TIMEOUT}" ${arg_TESTS})
+endfunction()
+
+# Registers every Python lab's tests for `python` (the interpreter the module
+# was built for). Each runs one pytest test with the course's plugin
+# (python/streamlab_pytest.py), which exits with 77 where the test could only
+# skip: ctest then says "not run" with the reason, never "passed".
+function(streamlab_register_python_labs python)
+  get_property(python_labs GLOBAL PROPERTY STREAMLAB_PYTHON_LABS)
+  foreach(folder IN LISTS python_labs)
+    string(SUBSTRING "${folder}" 0 2 number)
+    get_property(declaration GLOBAL PROPERTY "STREAMLAB_PYTHON_LAB_${folder}")
+    list(POP_FRONT declaration test_source timeout)
+    set(lab_dir "${PROJECT_SOURCE_DIR}/labs/${folder}/python")
+    foreach(variant IN ITEMS starter solution)
+      if(variant STREQUAL "starter")
+        set(source_dir "${STREAMLAB_STARTER_ROOT}/${folder}/python")
+      else()
+        set(source_dir "${STREAMLAB_SOLUTION_ROOT}/${folder}/python")
+      endif()
+      # The student's folder first, then the lab's interface and tests, the module, the course's helpers.
+      set(path "${source_dir}:${lab_dir}:${CMAKE_BINARY_DIR}/python:${PROJECT_SOURCE_DIR}/python")
+      list(LENGTH declaration n_items)
+      set(index 0)
+      while(index LESS n_items)
+        list(GET declaration ${index} test_name)
+        math(EXPR i1 "${index} + 1")
+        math(EXPR i2 "${index} + 2")
+        list(GET declaration ${i1} device)
+        list(GET declaration ${i2} points)
+        set(ctest_name "lab${number}.python-${variant}.${test_name}")
+        add_test(NAME ${ctest_name}
+                 COMMAND "${python}" -m pytest -q -s -p no:cacheprovider -p streamlab_pytest
+                         "${lab_dir}/${test_source}::${test_name}"
+                 WORKING_DIRECTORY "${lab_dir}")
+        set_tests_properties(${ctest_name} PROPERTIES
+            LABELS "lab${number};python-${variant};python;${device};pts:${points}"
+            TIMEOUT ${timeout}
+            SKIP_RETURN_CODE 77
+            ENVIRONMENT "PYTHONPATH=${path};PYTHONDONTWRITEBYTECODE=1")
+        if(device STREQUAL "gpu")
+          set_tests_properties(${ctest_name} PROPERTIES RESOURCE_LOCK gpu)
+        endif()
+        math(EXPR index "${index} + 3")
+      endwhile()
+    endforeach()
+  endforeach()
+endfunction()

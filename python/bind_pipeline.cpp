@@ -8,12 +8,13 @@
 #include <string>
 #include <utility>
 
-#include <nanobind/stl/string.h>
 #include <nanobind/stl/pair.h>
+#include <nanobind/stl/string.h>
 #include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
 
 #include "bindings.hpp"
+#include "streamlab/device.hpp"
 #include "streamlab/pipeline.hpp"
 #include "streamlab/workload.hpp"
 
@@ -41,6 +42,18 @@ T* pointer_of(nb::handle object) {
 
 std::uintptr_t address(const void* pointer) {
     return reinterpret_cast<std::uintptr_t>(pointer);
+}
+
+void bind_device(nb::module_& module) {
+    module.def(
+        "gpu_presence",
+        [] {
+            const GpuPresence presence = query_gpu_presence();
+            return std::make_pair(presence.available, presence.reason);
+        },
+        "(True, \"\") where a GPU is usable, else (False, why not). Never raises.");
+    module.def("device_facts", &query_device_facts, "ordinal"_a = 0,
+               "The device's facts: name, compute capability, SMs, copy engines.");
 }
 
 void bind_workload(nb::module_& module) {
@@ -142,6 +155,7 @@ void bind_chunks(nb::module_& module) {
 }  // namespace
 
 void bind_pipeline(nb::module_& module) {
+    bind_device(module);
     bind_workload(module);
     bind_pipeline_memory(module);
     bind_chunks(module);

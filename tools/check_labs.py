@@ -53,6 +53,7 @@ LAB_KEYWORDS = (
 def _lab_list(lab_cmake: Path, keyword: str) -> list[str]:
     """The words a lab.cmake lists after `keyword`, up to the next keyword (empty when absent)."""
     text = re.sub(r"#.*", "", lab_cmake.read_text())
+    text = text.split("streamlab_add_python_lab(")[0]  # the C++ lab's declaration only
     others = "|".join(k for k in LAB_KEYWORDS if k != keyword)
     match = re.search(rf"\b{keyword}\s+(.*?)\s*(?:\b(?:{others})\b|\))", text, re.S)
     return match.group(1).split() if match else []

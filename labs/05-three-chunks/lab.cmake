@@ -19,3 +19,19 @@ streamlab_add_lab(
     ThreeChunks.YourPredictionMatchesTheTimeline  gpu 2
 )
 
+
+# The Python version (python/): the same tasks with the article's own API
+# (cuda-bindings), graded by pytest from the same timeline, through the module
+# `streamlab`. Tests: test_name  gpu|cpu  points.
+streamlab_add_python_lab(
+  NUMBER 05
+  TOPIC three-chunks
+  STUDENT_SOURCES three_chunks.py
+  TEST_SOURCE test_lab05.py
+  TESTS
+    test_results_match_cpu_reference        gpu 2
+    test_each_chunk_runs_in_its_own_stream  gpu 2
+    test_makespan_near_the_model            gpu 3
+    test_reported_time_matches_timeline     gpu 2
+    test_any_chunk_count_works              gpu 2
+)

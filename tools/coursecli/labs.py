@@ -134,11 +134,14 @@ def _format_outcome(outcome: TestOutcome) -> tuple[str, str, str]:
     return earned, status, "\n".join(details)
 
 
-def check_lab(number: str, preset: str, solution: bool, sanitize_it: bool = False) -> int:
+def check_lab(number: str, preset: str, solution: bool, sanitize_it: bool = False, python: bool = False) -> int:
     """`course check NN`: runs the lab's graded tests and prints points and reasons; with
-    `sanitize_it`, then the lab's program under compute-sanitizer (findings make the check fail)."""
+    `sanitize_it`, then the lab's program under compute-sanitizer (findings make the check fail).
+    With `python`, the lab's Python version (labs/NN-topic/python) instead, graded by pytest."""
     number = lab_folder(number).name[:2]
     variant = "solution" if solution else "starter"
+    if python:
+        return _check_python_lab(number, preset, variant)
     targets = [f"lab{number}_{variant}_test", f"lab{number}_{variant}_run"]
     if not gpu_presence()[0]:
         return _without_gpu(
@@ -173,6 +176,26 @@ def check_lab(number: str, preset: str, solution: bool, sanitize_it: bool = Fals
         say("ctest wrote no results (see its messages above)")
         return 1
     outcomes = [o for o in read_junit(junit, read_labels(folder)) if o.points > 0]
+    earned, possible = _print_points(number, variant, outcomes, read_labels(folder))
+    # The timeline of the student's own run, to look at.
+    executable = next(folder.rglob(f"lab{number}_{variant}_run"), None)
+    if executable is not None:
+        trace = folder / "traces" / f"lab{number}-{variant}.json"
+        trace.parent.mkdir(parents=True, exist_ok=True)
+        result = run([executable, "--trace", trace], check=False, capture=True)
+        if result.returncode == 0 and trace.exists() and plot(trace, folder / "plots" / f"lab{number}.png"):
+            print(f"Timeline of your run: {folder / 'plots' / f'lab{number}.png'}")
+        else:
+            print(f"No timeline picture: the lab program did not produce a trace (exit status {result.returncode}).")
+    sanitized_clean = True
+    if sanitize_it and executable is not None:
+        sanitized = sanitize_lab(number, variant, folder, executable)
+        sanitized_clean = sanitized.clean or bool(sanitized.problem)  # a missing tool changes nothing
+    return 0 if outcomes and earned == possible and sanitized_clean else 1
+
+
+def _print_points(number: str, variant: str, outcomes: list[TestOutcome], labels: dict) -> tuple[int, int]:
+    """The table of graded tests `course check` prints; returns (points earned, points possible)."""
     print()
     print(f"Lab {number} ({variant}): graded tests")
     name_width = max([len(o.name.split(".", 2)[-1]) for o in outcomes] + [4])
@@ -193,25 +216,60 @@ def check_lab(number: str, preset: str, solution: bool, sanitize_it: bool = Fals
         f"  {'total':<{name_width}}  {earned:>3}/{possible:<3}"
         + ("" if graded_possible == possible else f"  ({possible - graded_possible} points not graded)")
     )
-    course_points = sum(points_of(labels) for name, labels in read_labels(folder).items() if ".starter." in name)
-    print(
-        f"  (lab {number} is worth {possible} of the course's {course_points} points, over {len(lab_folders())} labs)"
+    track = ".python-starter." if "Python" in variant else ".starter."
+    course_points = sum(points_of(lab_labels) for name, lab_labels in labels.items() if track in name)
+    lab_count = len({name.split(".")[0] for name in labels if track in name})
+    whose = "the Python track's" if "Python" in variant else "the course's"
+    print(f"  (lab {number} is worth {possible} of {whose} {course_points} points, over {lab_count} labs)")
+    return earned, possible
+
+
+def _check_python_lab(number: str, preset: str, variant: str) -> int:
+    """`course check NN --python`: the lab's Python version, its pytest tests run by ctest, graded alike."""
+    if not (lab_folder(number) / "python").is_dir():
+        say(f"lab {number} has no Python version yet (labs/{lab_folder(number).name}/python)")
+        return 1
+    try:
+        folder = build(preset, ["streamlab_python"])
+    except CommandFailed as failure:
+        say(f"the course's Python module does not build ({failure})")
+        return 1
+    labels = read_labels(folder)
+    prefix = f"lab{number}.python-{variant}."
+    if not any(name.startswith(prefix) for name in labels):
+        say(
+            "the Python labs' tests are not registered in this build: the module `streamlab` was not built "
+            "(the configure step says why; ./course setup installs nanobind and Python's headers)"
+        )
+        return 1
+    junit = folder / "results" / f"lab{number}-python-{variant}.xml"
+    junit.parent.mkdir(parents=True, exist_ok=True)
+    junit.unlink(missing_ok=True)
+    pattern = f"^lab{number}\\.python-{variant}\\."
+    run(
+        [
+            "ctest",
+            "--preset",
+            preset,
+            "-R",
+            pattern,
+            "--output-junit",
+            junit,
+            "--test-output-size-passed",
+            "65536",
+            "--test-output-size-failed",
+            "65536",
+        ],
+        check=False,
     )
-    # The timeline of the student's own run, to look at.
-    executable = next(folder.rglob(f"lab{number}_{variant}_run"), None)
-    if executable is not None:
-        trace = folder / "traces" / f"lab{number}-{variant}.json"
-        trace.parent.mkdir(parents=True, exist_ok=True)
-        result = run([executable, "--trace", trace], check=False, capture=True)
-        if result.returncode == 0 and trace.exists() and plot(trace, folder / "plots" / f"lab{number}.png"):
-            print(f"Timeline of your run: {folder / 'plots' / f'lab{number}.png'}")
-        else:
-            print(f"No timeline picture: the lab program did not produce a trace (exit status {result.returncode}).")
-    sanitized_clean = True
-    if sanitize_it and executable is not None:
-        sanitized = sanitize_lab(number, variant, folder, executable)
-        sanitized_clean = sanitized.clean or bool(sanitized.problem)  # a missing tool changes nothing
-    return 0 if outcomes and earned == possible and sanitized_clean else 1
+    if not junit.exists():
+        say("ctest wrote no results (see its messages above)")
+        return 1
+    outcomes = [o for o in read_junit(junit, labels) if o.points > 0]
+    earned, possible = _print_points(number, f"{variant}, Python", outcomes, labels)
+    if not gpu_presence()[0]:
+        return NO_GPU_EXIT
+    return 0 if outcomes and earned == possible else 1
 
 
 def lab_numbers() -> list[str]:

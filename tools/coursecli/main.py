@@ -172,7 +172,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 def cmd_check(args: argparse.Namespace) -> int:
     _setup_or_fail()
-    return labs.check_lab(args.lab, args.preset, args.solution, args.sanitize)
+    return labs.check_lab(args.lab, args.preset, args.solution, args.sanitize, args.python)
 
 
 def cmd_plot(plot_args: list[str]) -> int:
@@ -406,6 +406,10 @@ def parser() -> argparse.ArgumentParser:
             "initcheck; racecheck and synccheck for kernels of your own) and explain what it "
             "finds: memory errors, leaks, uninitialised reads",
         )
+        if name == "check":
+            sub.add_argument(
+                "--python", action="store_true", help="the lab's Python version (cuda-bindings), graded by pytest"
+            )
     # Listed for the top-level help only: main() hands `plot ...` to the plot tool as it is.
     verb("plot", cmd_plot, "draw a trace, a bandwidth sweep or a chunk sweep (course plot --help)", preset=False)
     trace = verb("trace", cmd_trace, "record any CUDA program's timeline: course trace -o t.json -- PROGRAM ARGS")

@@ -1,10 +1,14 @@
 """What the Python module `streamlab` (python/, built by CMake) needs: Python's C headers
 (python3-dev, from apt) and nanobind (from PyPI, into .venv). Both are optional: without
 them the module is not built, CMake says so in one configure message, and the Python
-tools use their Python twins of the model and the analysis (streamlab_tools.native)."""
+tools use their Python twins of the model and the analysis (streamlab_tools.native).
+
+The Python labs also need cuda-bindings (PyPI), the article's API, of the CUDA Toolkit's
+major version; without it their tests are skipped with that reason."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 from pathlib import Path
 
@@ -34,6 +38,29 @@ def header_requirements() -> list[Requirement]:
     ]
 
 
+def cuda_bindings_spec() -> str:
+    """The pip requirement for cuda-bindings of the installed CUDA Toolkit's major version."""
+    nvcc = environment.find_nvcc()
+    version = subprocess.run([nvcc, "--version"], capture_output=True, text=True).stdout if nvcc else ""
+    major = re.search(r"release (\d+)\.", version)
+    return f"cuda-bindings=={major.group(1)}.*" if major else "cuda-bindings"
+
+
+def _pip_install(python: str, package: str, probe: str, still: list[str]) -> bool:
+    """Installs `package` into .venv where `probe` fails; True when it did. Adds what is still missing to `still`."""
+    installed = False
+    if not _probe(python, probe):
+        if Path(python) == environment.VENV / "bin" / "python":
+            try:
+                run([python, "-m", "pip", "install", "-q", *PIP_PATIENCE, package])
+                installed = True
+            except CommandFailed as failure:
+                say(f"could not install {package} from PyPI: {failure}")
+        if not _probe(python, probe):
+            still.append(f"{package} (install it with: {python} -m pip install '{package}')")
+    return installed
+
+
 def install() -> bool:
     """Installs the headers (apt) and nanobind (pip, into .venv) where missing; says what
     is still missing. Never raises. True when it installed something, so that a build
@@ -42,15 +69,13 @@ def install() -> bool:
     headers_before = not [r for r in header_requirements() if not r.present]
     still = [r.name for r in environment.install_optional(PURPOSE, header_requirements)]
     installed = not headers_before and not still
-    if python and not _probe(python, "import nanobind"):
-        if Path(python) == environment.VENV / "bin" / "python":
-            try:
-                run([python, "-m", "pip", "install", "-q", *PIP_PATIENCE, "nanobind"])
-                installed = True
-            except CommandFailed as failure:
-                say(f"could not install nanobind from PyPI: {failure}")
-        if not _probe(python, "import nanobind"):
-            still.append(f"nanobind (install it with: {python} -m pip install nanobind)")
+    if python:
+        installed = _pip_install(python, "nanobind", "import nanobind", still) or installed
     if still:
         say(f"{PURPOSE} will not be built (the tools use their Python twins): missing " + "; ".join(still))
+    if python:
+        labs_missing: list[str] = []
+        _pip_install(python, cuda_bindings_spec(), "import cuda.bindings.runtime", labs_missing)
+        if labs_missing:
+            say("the Python labs' tests will be skipped: missing " + "; ".join(labs_missing))
     return installed

@@ -1,0 +1,97 @@
+"""The course's pytest plugin for the Python labs (`python -m pytest -p streamlab_pytest`).
+
+The Python labs are graded like the C++ ones, one ctest test per graded test:
+
+- `@pytest.mark.points(n)` declares what a test is worth (lab.cmake lists the same);
+- a test that can only skip, for a reason the course established (no GPU, no
+  tracer, cuda-bindings missing), ends the run with exit status 77, ctest's
+  SKIP_RETURN_CODE, after a line `SKIPPED: reason` that `course check` shows;
+- `record(name, work)` runs the code under test while CUPTI records the GPU's
+  timeline; only the tracer's start may skip, never the code under test;
+- `report_measure` and `report_hint` print the lines `course check` reads, in
+  the format of the C++ tests (streamlab/testing.hpp).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+SKIP_RETURN_CODE = 77
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "points(n): the points a graded test is worth")
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """A run whose every test was skipped is ctest's "not run", with the reason printed."""
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+    stats = reporter.stats if reporter is not None else {}
+    ran = sum(len(stats.get(outcome, [])) for outcome in ("passed", "failed", "error"))
+    skipped = stats.get("skipped", [])
+    if skipped and not ran:
+        longrepr = skipped[0].longrepr
+        reason = longrepr[2] if isinstance(longrepr, tuple) else str(longrepr)
+        print(f"\nSKIPPED: {reason.removeprefix('Skipped: ')}", flush=True)
+        session.exitstatus = SKIP_RETURN_CODE
+
+
+def require_gpu() -> Any:
+    """The device's facts (streamlab.device_facts); skips the test, with the reason, where the
+    course's module or cuda-bindings is missing or no GPU is usable."""
+    try:
+        import streamlab
+    except ImportError as missing:
+        pytest.skip(f"the course's Python module is not built ({missing}): ./course build")
+    try:
+        import cuda.bindings.runtime  # noqa: F401  (the labs' own API)
+    except ImportError:
+        pytest.skip("cuda-bindings is not installed: ./course setup installs it")
+    available, reason = streamlab.gpu_presence()
+    if not available:
+        pytest.skip(f"no GPU: {reason}")
+    return streamlab.device_facts(0)
+
+
+def record(name: str, work: Callable[[], Any]) -> tuple[Any, Any]:
+    """(timeline, what `work` returned): `work` run while CUPTI records the GPU's timeline.
+
+    Skips when the tracer cannot start (another CUPTI tool holds it, or
+    STREAMLAB_NO_TRACE is set: then `work` still runs first, for compute-sanitizer).
+    Whatever `work` raises is a failure, a skip included: graded code cannot turn
+    a failing test into one that is not graded."""
+    import streamlab
+
+    recording = streamlab.record(name)
+    try:
+        timeline = recording.__enter__()
+    except streamlab.TimelineUnavailable as unavailable:
+        pytest.skip(f"timeline unavailable: {unavailable}")
+    try:
+        result = work()
+    except pytest.skip.Exception as skip:
+        recording.__exit__(type(skip), skip, skip.__traceback__)
+        raise AssertionError(f"the code under test skipped the test ({skip}): only the grader may") from None
+    except BaseException as error:
+        recording.__exit__(type(error), error, error.__traceback__)
+        raise
+    recording.__exit__(None, None, None)
+    off = streamlab.tracing_off_reason()
+    if off:
+        pytest.skip(f"timeline unavailable: {off}")
+    return timeline, result
+
+
+def report_measure(name: str, value: float, op: str, threshold: float, unit: str) -> None:
+    """A measured value next to its threshold, for `course check` (display only)."""
+    line = {"name": name, "value": value, "op": op, "threshold": threshold, "unit": unit}
+    print(f"STREAMLAB-MEASURE {json.dumps(line)}", flush=True)
+
+
+def report_hint(hint: str) -> None:
+    """A hint `course check` shows when the test fails."""
+    print(f"STREAMLAB-HINT {json.dumps(hint)}", flush=True)

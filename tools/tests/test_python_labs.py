@@ -1,0 +1,64 @@
+"""The Python labs' grading without a GPU: the pytest plugin's exit statuses, what
+`course check` reads from pytest's output, and the lab declarations."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from check_labs import student_sources
+from coursecli import results
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def run_pytest(tmp_path: Path, body: str) -> subprocess.CompletedProcess:
+    test_file = tmp_path / "test_sample.py"
+    test_file.write_text("import pytest\n\n" + body)
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "python")}
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-s", "-p", "no:cacheprovider", "-p", "streamlab_pytest", str(test_file)],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+    )
+
+
+def test_a_run_that_could_only_skip_is_ctests_not_run_with_the_reason(tmp_path):
+    result = run_pytest(tmp_path, "@pytest.mark.points(2)\ndef test_x():\n    pytest.skip('no GPU: none here')\n")
+    assert result.returncode == 77, result.stdout
+    assert "SKIPPED: no GPU: none here" in result.stdout
+
+
+def test_a_pass_and_a_failure_keep_pytests_statuses(tmp_path):
+    assert run_pytest(tmp_path, "def test_x():\n    assert True\n").returncode == 0
+    failed = run_pytest(tmp_path, "def test_x():\n    assert 1 == 2, 'the chunks are wrong'\n")
+    assert failed.returncode == 1
+    outcome = results.TestOutcome("lab05.python-starter.test_x", "failed", ["pts:2"], failed.stdout)
+    assert "the chunks are wrong" in outcome.failure_reason()
+
+
+def test_a_skip_next_to_a_failure_is_a_failure(tmp_path):
+    body = "def test_a():\n    pytest.skip('why')\n\ndef test_b():\n    assert False\n"
+    assert run_pytest(tmp_path, body).returncode == 1
+
+
+def test_the_points_marker_is_registered(tmp_path):
+    body = "@pytest.mark.points(3)\ndef test_x():\n    pass\n"
+    result = run_pytest(tmp_path, body)
+    assert result.returncode == 0 and "PytestUnknownMarkWarning" not in result.stdout
+
+
+def test_the_cpp_labs_declaration_is_read_without_the_python_one():
+    assert student_sources(ROOT / "labs" / "05-three-chunks" / "lab.cmake") == ["three_chunks.cu"]
+
+
+def test_the_python_starter_and_solution_define_run_pipeline():
+    for folder in (ROOT / "labs", ROOT / "solutions"):
+        text = (folder / "05-three-chunks" / "python" / "three_chunks.py").read_text()
+        compile(text, "three_chunks.py", "exec")
+        assert "def run_pipeline(job: PipelineJob, chunks: int) -> float:" in text
