@@ -8,7 +8,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
 from check_labs import student_sources
 from coursecli import results
 
@@ -20,7 +19,18 @@ def run_pytest(tmp_path: Path, body: str) -> subprocess.CompletedProcess:
     test_file.write_text("import pytest\n\n" + body)
     env = {**os.environ, "PYTHONPATH": str(ROOT / "python")}
     return subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-s", "-p", "no:cacheprovider", "-p", "streamlab_pytest", str(test_file)],
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-s",
+            "-p",
+            "no:cacheprovider",
+            "-p",
+            "streamlab_pytest",
+            str(test_file),
+        ],
         capture_output=True,
         text=True,
         env=env,
