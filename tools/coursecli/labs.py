@@ -134,6 +134,20 @@ def _format_outcome(outcome: TestOutcome) -> tuple[str, str, str]:
     return earned, status, "\n".join(details)
 
 
+def _run_graded_tests(preset: str, folder: Path, pattern: str, name: str) -> Path | None:
+    """Runs the ctest tests matching `pattern`; their JUnit file, or None (said why) when ctest wrote none."""
+    junit = folder / "results" / f"{name}.xml"
+    junit.parent.mkdir(parents=True, exist_ok=True)
+    junit.unlink(missing_ok=True)
+    # Room for every measured value the tests print (ctest keeps 1 KiB of a passed test's output).
+    size = ["--test-output-size-passed", "65536", "--test-output-size-failed", "65536"]
+    run(["ctest", "--preset", preset, "-R", pattern, "--output-junit", junit, *size], check=False)
+    if not junit.exists():
+        say("ctest wrote no results (see its messages above)")
+        return None
+    return junit
+
+
 def check_lab(number: str, preset: str, solution: bool, sanitize_it: bool = False, python: bool = False) -> int:
     """`course check NN`: runs the lab's graded tests and prints points and reasons; with
     `sanitize_it`, then the lab's program under compute-sanitizer (findings make the check fail).
@@ -152,28 +166,8 @@ def check_lab(number: str, preset: str, solution: bool, sanitize_it: bool = Fals
     except CommandFailed as failure:
         say(f"lab {number} does not build ({failure}); fix the compiler errors above first.")
         return 1
-    junit = folder / "results" / f"lab{number}-{variant}.xml"
-    junit.parent.mkdir(parents=True, exist_ok=True)
-    junit.unlink(missing_ok=True)
-    # Room for every measured value the tests print (ctest keeps 1 KiB of a passed test's output).
-    run(
-        [
-            "ctest",
-            "--preset",
-            preset,
-            "-R",
-            f"^lab{number}\\.{variant}\\.",
-            "--output-junit",
-            junit,
-            "--test-output-size-passed",
-            "65536",
-            "--test-output-size-failed",
-            "65536",
-        ],
-        check=False,
-    )
-    if not junit.exists():
-        say("ctest wrote no results (see its messages above)")
+    junit = _run_graded_tests(preset, folder, f"^lab{number}\\.{variant}\\.", f"lab{number}-{variant}")
+    if junit is None:
         return 1
     outcomes = [o for o in read_junit(junit, read_labels(folder)) if o.points > 0]
     earned, possible = _print_points(number, variant, outcomes, read_labels(folder))
@@ -220,7 +214,8 @@ def _print_points(number: str, variant: str, outcomes: list[TestOutcome], labels
     course_points = sum(points_of(lab_labels) for name, lab_labels in labels.items() if track in name)
     lab_count = len({name.split(".")[0] for name in labels if track in name})
     whose = "the Python track's" if "Python" in variant else "the course's"
-    print(f"  (lab {number} is worth {possible} of {whose} {course_points} points, over {lab_count} labs)")
+    labs_word = "lab" if lab_count == 1 else "labs"
+    print(f"  (lab {number} is worth {possible} of {whose} {course_points} points, over {lab_count} {labs_word})")
     return earned, possible
 
 
@@ -242,28 +237,8 @@ def _check_python_lab(number: str, preset: str, variant: str) -> int:
             "(the configure step says why; ./course setup installs nanobind and Python's headers)"
         )
         return 1
-    junit = folder / "results" / f"lab{number}-python-{variant}.xml"
-    junit.parent.mkdir(parents=True, exist_ok=True)
-    junit.unlink(missing_ok=True)
-    pattern = f"^lab{number}\\.python-{variant}\\."
-    run(
-        [
-            "ctest",
-            "--preset",
-            preset,
-            "-R",
-            pattern,
-            "--output-junit",
-            junit,
-            "--test-output-size-passed",
-            "65536",
-            "--test-output-size-failed",
-            "65536",
-        ],
-        check=False,
-    )
-    if not junit.exists():
-        say("ctest wrote no results (see its messages above)")
+    junit = _run_graded_tests(preset, folder, f"^lab{number}\\.python-{variant}\\.", f"lab{number}-python-{variant}")
+    if junit is None:
         return 1
     outcomes = [o for o in read_junit(junit, labels) if o.points > 0]
     earned, possible = _print_points(number, f"{variant}, Python", outcomes, labels)
