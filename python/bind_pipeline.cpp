@@ -98,7 +98,18 @@ void bind_workload(nb::module_& module) {
     module.def("measure_h2d_ms", &measure_h2d_ms, "bytes"_a, "One pinned H2D copy of this many bytes, timed.");
 }
 
+template <typename Buffer>
+void bind_buffer(nb::module_& module, const char* name, const char* doc) {
+    nb::class_<Buffer>(module, name, doc)
+        .def(nb::init<std::size_t>(), "n"_a)
+        .def_prop_ro("address", [](const Buffer& b) { return address(b.data()); })
+        .def_prop_ro("n", &Buffer::size)
+        .def_prop_ro("nbytes", &Buffer::bytes);
+}
+
 void bind_pipeline_memory(nb::module_& module) {
+    bind_buffer<PinnedBuffer<float>>(module, "PinnedFloats", "n floats of pinned host memory, freed with the object.");
+    bind_buffer<DeviceBuffer<float>>(module, "DeviceFloats", "n floats of device memory, freed with the object.");
     module.def("pipeline_elements", &pipeline_elements, "total_memory_bytes"_a,
                "How many floats a pipeline run uses on a GPU with this much memory.");
     nb::class_<PipelineMemory>(module, "PipelineMemory",

@@ -76,7 +76,8 @@ void bind_timeline_class(nb::module_& module) {
         .def_prop_ro("compute_capability", &DeviceFacts::compute_capability)
         .def_ro("sm_count", &DeviceFacts::sm_count)
         .def_ro("copy_engines", &DeviceFacts::copy_engines)
-        .def_ro("total_memory_bytes", &DeviceFacts::total_memory_bytes);
+        .def_ro("total_memory_bytes", &DeviceFacts::total_memory_bytes)
+        .def_ro("concurrent_kernels", &DeviceFacts::concurrent_kernels);
     nb::class_<Timeline>(module, "Timeline", "A recorded timeline: ops sorted by start, host marks, device facts.")
         .def(nb::init<>())
         .def_ro("ops", &Timeline::ops, "The device operations (a copy of the list).")

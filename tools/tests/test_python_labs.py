@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from check_labs import student_sources
 from coursecli import results
 
@@ -63,12 +64,22 @@ def test_the_points_marker_is_registered(tmp_path):
     assert result.returncode == 0 and "PytestUnknownMarkWarning" not in result.stdout
 
 
-def test_the_cpp_labs_declaration_is_read_without_the_python_one():
-    assert student_sources(ROOT / "labs" / "05-three-chunks" / "lab.cmake") == ["three_chunks.cu"]
+PYTHON_LABS = sorted(path.parent.name for path in (ROOT / "labs").glob("*/python"))
 
 
-def test_the_python_starter_and_solution_define_run_pipeline():
-    for folder in (ROOT / "labs", ROOT / "solutions"):
-        text = (folder / "05-three-chunks" / "python" / "three_chunks.py").read_text()
-        compile(text, "three_chunks.py", "exec")
-        assert "def run_pipeline(job: PipelineJob, chunks: int) -> float:" in text
+@pytest.mark.parametrize("lab", PYTHON_LABS)
+def test_the_cpp_labs_declaration_is_read_without_the_python_one(lab):
+    assert all(name.endswith(".cu") for name in student_sources(ROOT / "labs" / lab / "lab.cmake"))
+
+
+@pytest.mark.parametrize("lab", PYTHON_LABS)
+def test_each_python_starter_has_a_solution_with_the_same_functions(lab):
+    for starter in (ROOT / "labs" / lab / "python").glob("*.py"):
+        if starter.name.startswith("test_") or not (ROOT / "solutions" / lab / "python" / starter.name).exists():
+            continue
+        solution = (ROOT / "solutions" / lab / "python" / starter.name).read_text()
+        compile(solution, starter.name, "exec")
+        for line in starter.read_text().splitlines():
+            if line.startswith("def "):
+                assert line in solution, f"{lab}: the solution's {starter.name} lacks `{line}`"
+        assert "TODO(lab" in starter.read_text() and "TODO(lab" not in solution
