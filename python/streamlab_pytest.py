@@ -95,3 +95,48 @@ def report_measure(name: str, value: float, op: str, threshold: float, unit: str
 def report_hint(hint: str) -> None:
     """A hint `course check` shows when the test fails."""
     print(f"STREAMLAB-HINT {json.dumps(hint)}", flush=True)
+
+
+# ---------------------------------------------------------------- reading a timeline and results
+
+
+def ops_of_kind(timeline: Any, kind: str) -> list[Any]:
+    """The ops of one kind ("kernel", "memcpy_h2d", "memcpy_d2h", ...), by start."""
+    return [op for op in timeline.ops if op.kind == kind]
+
+
+def ended_before(a: Any, b: Any) -> bool:
+    """Whether op `a` ended before op `b` started."""
+    return a.end_ns <= b.start_ns
+
+
+def api_count(timeline: Any, *names: str) -> int:
+    """How many times the recorded runtime calls of these names were made."""
+    return sum(timeline.api_calls.get(name, 0) for name in names)
+
+
+def device_output_check(device_input: int, device_output: int, n: int, iterations: int) -> Any:
+    """The workload's n floats of output in device memory against the CPU reference of its device input
+    (streamlab.ResultCheck)."""
+    import streamlab
+    from cuda.bindings import runtime as cudart
+    from cuda_check import check
+
+    d2h = cudart.cudaMemcpyKind.cudaMemcpyDeviceToHost
+    host_input, host_output = streamlab.PinnedFloats(n), streamlab.PinnedFloats(n)
+    check(cudart.cudaMemcpy(host_input.address, device_input, host_input.nbytes, d2h))
+    check(cudart.cudaMemcpy(host_output.address, device_output, host_output.nbytes, d2h))
+    return streamlab.check_workload_output(host_input.address, host_output.address, n, iterations)
+
+
+def device_floats_filled(n: int) -> Any:
+    """n floats of device memory holding the course's input values (streamlab.DeviceFloats)."""
+    import streamlab
+    from cuda.bindings import runtime as cudart
+    from cuda_check import check
+
+    host = streamlab.PinnedFloats(n)
+    streamlab.fill_input(host.address, n)
+    device = streamlab.DeviceFloats(n)
+    check(cudart.cudaMemcpy(device.address, host.address, host.nbytes, cudart.cudaMemcpyKind.cudaMemcpyHostToDevice))
+    return device

@@ -14,3 +14,19 @@ streamlab_add_lab(
     Streams.EveryCreatedStreamIsDestroyed         gpu 2
     Streams.NullStreamRunsKernelsOneAfterAnother  gpu 2
 )
+
+# The Python version (python/): the same tasks with the article's own API
+# (cuda-bindings), graded by pytest from the same timeline. Tests: test_name  gpu|cpu  points.
+streamlab_add_python_lab(
+  NUMBER 02
+  TOPIC streams
+  STUDENT_SOURCES streams.py
+  TEST_SOURCE test_lab02.py
+  TESTS
+    test_results_match_cpu_reference                  gpu 2
+    test_kernels_run_in_distinct_created_streams      gpu 3
+    test_kernels_overlap_where_the_device_allows      gpu 3
+    test_waits_for_one_stream_then_for_all            gpu 2
+    test_every_created_stream_is_destroyed            gpu 2
+    test_null_stream_runs_kernels_one_after_another   gpu 2
+)

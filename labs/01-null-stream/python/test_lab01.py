@@ -11,19 +11,21 @@ from typing import Any
 
 import pytest
 from lab01 import FLOAT_BYTES, DemoWork
-from streamlab_pytest import record, report_hint, report_measure, require_gpu
+from streamlab_pytest import (
+    api_count,
+    device_floats_filled,
+    device_output_check,
+    ended_before,
+    ops_of_kind,
+    record,
+    report_hint,
+    report_measure,
+    require_gpu,
+)
 
 SERIAL_ELEMENTS = 16 << 20  # 64 MiB, with a kernel about as long as one copy
 DEMO_ELEMENTS = 1 << 20
 EVENT_TOLERANCE = 0.1  # how far (relative) your event time may be from the traced span
-
-
-def ops_of_kind(timeline: Any, kind: str) -> list[Any]:
-    return [op for op in timeline.ops if op.kind == kind]
-
-
-def ended_before(a: Any, b: Any) -> bool:
-    return a.end_ns <= b.start_ns
 
 
 # ---------------------------------------------------------------- task 1
@@ -101,9 +103,8 @@ def test_event_time_matches_timeline() -> None:
     run.assert_the_three_ops()
     # The time must come from the GPU's events, not a host clock: the recorded
     # runtime calls show whether two events were recorded and their time read.
-    calls = run.timeline.api_calls
-    records = calls.get("cudaEventRecord", 0) + calls.get("cudaEventRecordWithFlags", 0)
-    readings = calls.get("cudaEventElapsedTime", 0)
+    records = api_count(run.timeline, "cudaEventRecord", "cudaEventRecordWithFlags")
+    readings = api_count(run.timeline, "cudaEventElapsedTime")
     if records < 2 or readings < 1:
         report_hint("time with two CUDA events (cudaEventRecord) and cudaEventElapsedTime, not a host clock")
     assert records >= 2, f"run_serial recorded {records} CUDA event(s); timing needs `start` and `stop`"
@@ -131,15 +132,9 @@ class BarrierDemo:
     def __init__(self) -> None:
         self.facts = require_gpu()
         import streamlab
-        from cuda.bindings import runtime as cudart
-        from cuda_check import check
 
-        host = streamlab.PinnedFloats(DEMO_ELEMENTS)
-        streamlab.fill_input(host.address, DEMO_ELEMENTS)
-        self.input = streamlab.DeviceFloats(DEMO_ELEMENTS)
+        self.input = device_floats_filled(DEMO_ELEMENTS)
         self.outputs = [streamlab.DeviceFloats(DEMO_ELEMENTS) for _ in range(3)]
-        h2d = cudart.cudaMemcpyKind.cudaMemcpyHostToDevice
-        check(cudart.cudaMemcpy(self.input.address, host.address, host.nbytes, h2d))
         # A quarter of the SMs each: three such kernels fit on the GPU together,
         # so only a stream dependency can keep them apart.
         max_blocks = max(1, self.facts.sm_count // 4)
@@ -162,18 +157,8 @@ class BarrierDemo:
         return kernels
 
     def check_results(self) -> None:
-        import streamlab
-        from cuda.bindings import runtime as cudart
-        from cuda_check import check
-
-        d2h = cudart.cudaMemcpyKind.cudaMemcpyDeviceToHost
-        host_input, host_output = streamlab.PinnedFloats(DEMO_ELEMENTS), streamlab.PinnedFloats(DEMO_ELEMENTS)
-        check(cudart.cudaMemcpy(host_input.address, self.input.address, host_input.nbytes, d2h))
         for name, output in zip("ABC", self.outputs):
-            check(cudart.cudaMemcpy(host_output.address, output.address, host_output.nbytes, d2h))
-            result = streamlab.check_workload_output(
-                host_input.address, host_output.address, DEMO_ELEMENTS, self.work.iterations
-            )
+            result = device_output_check(self.input.address, output.address, DEMO_ELEMENTS, self.work.iterations)
             assert result.ok, f"kernel {name}: {result.message()}"
 
 
