@@ -121,12 +121,13 @@ namespace streamlab::grading {
 /// `SL_STEP(TimelineTest::SetUp());`.
 class TimelineTest : public ::testing::Test {
 protected:
+    /// Skips the test where no GPU is usable; otherwise reads the device's facts.
     void SetUp() override {
         SL_REQUIRE_GPU();
         facts_ = query_device_facts(0);
     }
 
-    DeviceFacts facts_;
+    DeviceFacts facts_;  ///< The device the test runs on (device 0).
 };
 
 }  // namespace streamlab::grading
