@@ -18,6 +18,9 @@ void bind_model(nanobind::module_& module);
 /// chunks found in a timeline, the comparison with the model), for the Python labs.
 void bind_pipeline(nanobind::module_& module);
 
+/// Lab 04's batches: host buffers, the host's marked work, a background kernel, batches on a timeline.
+void bind_batches(nanobind::module_& module);
+
 /// The tracer as a context manager: `with streamlab.record("lab05") as timeline:`.
 void bind_tracer(nanobind::module_& module);
 

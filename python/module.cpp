@@ -21,5 +21,6 @@ NB_MODULE(streamlab, module) {
     streamlab::python::bind_analysis(module);
     streamlab::python::bind_model(module);
     streamlab::python::bind_pipeline(module);
+    streamlab::python::bind_batches(module);
     streamlab::python::bind_tracer(module);
 }

@@ -29,6 +29,11 @@ class BatchBuffers {
 public:
     /// Allocates the buffers and calls reset(true). Pinned memory needs a GPU.
     BatchBuffers(int count, std::size_t n, bool pinned);
+    BatchBuffers(const BatchBuffers&) = delete;             ///< Owns its memory: never copied.
+    BatchBuffers& operator=(const BatchBuffers&) = delete;  ///< Owns its memory: never copied.
+    BatchBuffers(BatchBuffers&&) = default;                 ///< Takes over the memory.
+    BatchBuffers& operator=(BatchBuffers&&) = default;      ///< Takes over the memory.
+    ~BatchBuffers() = default;                              ///< Frees the memory.
 
     /// Number of batches.
     [[nodiscard]] int count() const noexcept { return static_cast<int>(inputs_.size()); }
