@@ -97,6 +97,15 @@ def report_hint(hint: str) -> None:
     print(f"STREAMLAB-HINT {json.dumps(hint)}", flush=True)
 
 
+def ratio_near_one(name: str, ratio: float, tolerance: float, hint: str) -> bool:
+    """Whether `ratio` is 1 within `tolerance` (relative); reports it, and `hint` when it is not."""
+    report_measure(name, ratio, "within", tolerance, "(relative)")
+    near = abs(ratio - 1) <= tolerance
+    if not near:
+        report_hint(hint)
+    return near
+
+
 # ---------------------------------------------------------------- reading a timeline and results
 
 
