@@ -7,7 +7,11 @@ addresses (integers); ordinary Python memory gets one from ctypes.
 
 from __future__ import annotations
 
+import ctypes
 from enum import Enum
+from types import ModuleType
+
+from cuda.bindings import runtime as cudart
 
 
 class HostBuffer(Enum):
@@ -17,3 +21,31 @@ class HostBuffer(Enum):
     MALLOC_HOST = "cudaMallocHost"  # allocate_pinned
     HOST_ALLOC = "cudaHostAlloc"  # allocate_pinned_with_flags, with cudaHostAllocPortable
     REGISTERED = "cudaHostRegister"  # ordinary memory, pinned in place with pin_in_place
+
+
+def run_copies(memory: ModuleType, kind: HostBuffer, sizes: list[int], repetitions: int, device: int) -> None:
+    """Given: gets one host buffer of `kind` with your functions in `memory` (pinned_memory.py), as large
+    as the largest size; copies every size both ways with memory.copy_both_ways; releases the buffer."""
+    if not sizes:
+        return
+    largest = max(sizes)
+    ordinary = None  # ordinary memory, for the pageable and registered kinds: alive until the copies end
+    if kind is HostBuffer.MALLOC_HOST:
+        host = memory.allocate_pinned(largest)
+    elif kind is HostBuffer.HOST_ALLOC:
+        host = memory.allocate_pinned_with_flags(largest, cudart.cudaHostAllocPortable)
+    else:
+        ordinary = ctypes.create_string_buffer(largest)
+        host = ctypes.addressof(ordinary)
+        if kind is HostBuffer.REGISTERED:
+            memory.pin_in_place(host, largest)
+    if not host:
+        raise RuntimeError(f"no host memory from {kind.value}")
+    try:
+        for nbytes in sizes:
+            memory.copy_both_ways(host, device, nbytes, repetitions)
+    finally:
+        if kind in (HostBuffer.MALLOC_HOST, HostBuffer.HOST_ALLOC):
+            memory.free_pinned(host)
+        elif kind is HostBuffer.REGISTERED:
+            memory.unpin(host)

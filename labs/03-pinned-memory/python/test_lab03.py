@@ -1,7 +1,7 @@
 """Lab 03 in Python, graded from the GPU's own timeline, test for test with the C++ lab.
 
-Each test runs the given run_copies (pinned_memory.py), which calls your
-functions, while CUPTI records every copy; CUPTI also says whether each copy's
+Each test runs the course's run_copies (lab03.py), which calls your functions
+(pinned_memory.py), while CUPTI records every copy; CUPTI also says whether each copy's
 host memory was pinned or pageable. Only that record is graded.
 """
 
@@ -11,7 +11,7 @@ from collections import Counter
 from typing import Any
 
 import pytest
-from lab03 import HostBuffer
+from lab03 import HostBuffer, run_copies
 from streamlab_pytest import api_count, record, report_hint, report_measure, require_gpu
 
 REPETITIONS = 3
@@ -35,7 +35,7 @@ class CopyTest:
 
         def work() -> None:
             for kind in kinds:
-                pinned_memory.run_copies(kind, self.sizes, repetitions, self.device.address)
+                run_copies(pinned_memory, kind, self.sizes, repetitions, self.device.address)
 
         timeline, _ = record(f"lab03 python run_copies, {', '.join(k.value for k in kinds)}", work)
         return timeline

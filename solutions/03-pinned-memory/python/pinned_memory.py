@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-import ctypes
-
 from cuda.bindings import runtime as cudart
 from cuda_check import check
-from lab03 import HostBuffer
 
 
 def allocate_pinned(nbytes: int) -> int:
@@ -40,33 +37,3 @@ def copy_both_ways(host: int, device: int, nbytes: int, repetitions: int) -> Non
         check(cudart.cudaMemcpy(device, host, nbytes, cudart.cudaMemcpyKind.cudaMemcpyHostToDevice))
     for _ in range(repetitions):
         check(cudart.cudaMemcpy(host, device, nbytes, cudart.cudaMemcpyKind.cudaMemcpyDeviceToHost))
-
-
-# ---------------------------------------------------------------- given
-
-
-def run_copies(kind: HostBuffer, sizes: list[int], repetitions: int, device: int) -> None:
-    """Gets one host buffer of `kind`, as large as the largest size; copies every size both ways; releases it."""
-    if not sizes:
-        return
-    largest = max(sizes)
-    ordinary = None  # ordinary memory, for the pageable and registered kinds: alive until the copies end
-    if kind is HostBuffer.MALLOC_HOST:
-        host = allocate_pinned(largest)
-    elif kind is HostBuffer.HOST_ALLOC:
-        host = allocate_pinned_with_flags(largest, cudart.cudaHostAllocPortable)
-    else:
-        ordinary = ctypes.create_string_buffer(largest)
-        host = ctypes.addressof(ordinary)
-        if kind is HostBuffer.REGISTERED:
-            pin_in_place(host, largest)
-    if not host:
-        raise RuntimeError(f"no host memory from {kind.value}")
-    try:
-        for nbytes in sizes:
-            copy_both_ways(host, device, nbytes, repetitions)
-    finally:
-        if kind in (HostBuffer.MALLOC_HOST, HostBuffer.HOST_ALLOC):
-            free_pinned(host)
-        elif kind is HostBuffer.REGISTERED:
-            unpin(host)
