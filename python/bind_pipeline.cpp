@@ -5,9 +5,11 @@
 // whose int() is the handle. So every buffer and stream here is taken as an
 // address: anything int() accepts, checked to be non-negative.
 #include <cstdint>
+#include <cstdio>
 #include <string>
 #include <utility>
 
+#include <nanobind/stl/function.h>
 #include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/tuple.h>
@@ -15,6 +17,7 @@
 
 #include "bindings.hpp"
 #include "streamlab/device.hpp"
+#include "streamlab/lab_program.hpp"
 #include "streamlab/pipeline.hpp"
 #include "streamlab/workload.hpp"
 
@@ -163,6 +166,35 @@ void bind_chunks(nb::module_& module) {
         "Sets a pipelined run of `chunks` chunks against its serial reference and the model.");
 }
 
+void bind_pipeline_run(nb::module_& module) {
+    nb::class_<PipelineRun>(module, "PipelineRun", "A pipelined run recorded next to its serial reference.")
+        .def_ro("serial", &PipelineRun::serial)
+        .def_ro("pipelined", &PipelineRun::pipelined)
+        .def_ro("result", &PipelineRun::result)
+        .def_ro("comparison", &PipelineRun::comparison);
+    module.def(
+        "record_pipeline_run",
+        [](int chunks, const std::function<void(PipelineMemory&, int)>& pipelined, double kernel_to_copy) {
+            return record_pipeline_run(chunks, pipelined, kernel_to_copy);
+        },
+        "chunks"_a, "pipelined"_a, "kernel_to_copy"_a = 1.0,
+        "Runs pipelined(memory, iterations), which splits the data into `chunks` chunks, next to the serial "
+        "reference on the same data, sized for this GPU: the recorded run with the median makespan, its output "
+        "checked, set against the model (the lab programs' way).");
+    module.def(
+        "report_timeline",
+        [](const Timeline& timeline, const std::string& title, const std::string& trace_path,
+           const std::string& variant) {
+            LabOptions options;
+            options.trace_path = trace_path;
+            report_timeline(timeline, title, options, variant);
+            std::fflush(stdout);  // before Python prints again
+        },
+        "timeline"_a, "title"_a, "trace_path"_a = "", "variant"_a = "",
+        "Prints a timeline's summary the lab programs' way and, with trace_path, writes its trace there "
+        "(with `-variant` before the extension when variant is given).");
+}
+
 }  // namespace
 
 void bind_pipeline(nb::module_& module) {
@@ -170,6 +202,7 @@ void bind_pipeline(nb::module_& module) {
     bind_workload(module);
     bind_pipeline_memory(module);
     bind_chunks(module);
+    bind_pipeline_run(module);
 }
 
 }  // namespace streamlab::python

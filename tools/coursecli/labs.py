@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 from check_labs import student_sources
@@ -83,11 +84,14 @@ def _without_gpu(number: str, preset: str, targets: list[str], why: str) -> int:
     return NO_GPU_EXIT
 
 
-def run_lab(number: str, preset: str, solution: bool, sanitize_it: bool = False) -> int:
+def run_lab(number: str, preset: str, solution: bool, sanitize_it: bool = False, python: bool = False) -> int:
     """`course run NN`: builds and runs the lab's program, writes its trace and picture.
-    With `sanitize_it`, runs it under compute-sanitizer instead (no trace, no picture)."""
+    With `sanitize_it`, runs it under compute-sanitizer instead (no trace, no picture).
+    With `python`, the lab's Python program (labs/NN-topic/python/run_labNN.py) on the Python version."""
     number = lab_folder(number).name[:2]
     variant = "solution" if solution else "starter"
+    if python:
+        return _run_python_lab(number, preset, variant)
     target = f"lab{number}_{variant}_run"
     if not gpu_presence()[0]:
         return _without_gpu(number, preset, [target], f"Lab {number}'s program runs on the GPU")
@@ -108,6 +112,48 @@ def run_lab(number: str, preset: str, solution: bool, sanitize_it: bool = False)
         say(f"the lab {number} program exited with status {result.returncode}")
     if trace.exists():
         image = folder / "plots" / f"lab{number}.png"
+        if plot(trace, image):
+            say(f"timeline picture: {image}")
+    return result.returncode
+
+
+def python_lab_environment(number: str, variant: str, folder: Path) -> dict[str, str]:
+    """PYTHONPATH for a Python lab: the student's folder first, then the lab's own files, the module, the helpers."""
+    lab = lab_folder(number)
+    student = ROOT / ("solutions" if variant == "solution" else "labs") / lab.name / "python"
+    path = [student, lab / "python", folder / "python", ROOT / "python"]
+    return {"PYTHONPATH": os.pathsep.join(str(p) for p in path), "PYTHONDONTWRITEBYTECODE": "1"}
+
+
+def module_python(folder: Path) -> str | None:
+    """The Python the module `streamlab` in `folder` was built for (CMake's cache), or None when it was not."""
+    cache = folder / "CMakeCache.txt"
+    if not next((folder / "python").glob("streamlab*.so"), None) or not cache.exists():
+        return None
+    found = re.search(r"^Python_EXECUTABLE:\w+=(.+)$", cache.read_text(), re.M)
+    return found.group(1) if found else None
+
+
+def _run_python_lab(number: str, preset: str, variant: str) -> int:
+    """`course run NN --python`: the lab's Python program on the student's (or the solution's) Python code."""
+    program = lab_folder(number) / "python" / f"run_lab{number}.py"
+    if not program.exists():
+        say(f"lab {number} has no Python program yet ({program.relative_to(ROOT)})")
+        return 1
+    if not gpu_presence()[0]:
+        return _without_gpu(number, preset, ["streamlab_python"], f"Lab {number}'s program runs on the GPU")
+    folder = build(preset, ["streamlab_python"])
+    python = module_python(folder)
+    if python is None:
+        say("the course's Python module was not built (the configure step says why; ./course setup installs it)")
+        return 1
+    trace = folder / "traces" / f"lab{number}-python-{variant}.json"
+    trace.parent.mkdir(parents=True, exist_ok=True)
+    result = run([python, program, "--trace", trace], check=False, env=python_lab_environment(number, variant, folder))
+    if result.returncode != 0:
+        say(f"the lab {number} Python program exited with status {result.returncode}")
+    if trace.exists():
+        image = folder / "plots" / f"lab{number}-python.png"
         if plot(trace, image):
             say(f"timeline picture: {image}")
     return result.returncode

@@ -167,7 +167,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 def cmd_run(args: argparse.Namespace) -> int:
     _setup_or_fail()
-    return labs.run_lab(args.lab, args.preset, args.solution, args.sanitize)
+    return labs.run_lab(args.lab, args.preset, args.solution, args.sanitize, args.python)
 
 
 def cmd_check(args: argparse.Namespace) -> int:
@@ -406,10 +406,11 @@ def parser() -> argparse.ArgumentParser:
             "initcheck; racecheck and synccheck for kernels of your own) and explain what it "
             "finds: memory errors, leaks, uninitialised reads",
         )
-        if name == "check":
-            sub.add_argument(
-                "--python", action="store_true", help="the lab's Python version (cuda-bindings), graded by pytest"
-            )
+        sub.add_argument(
+            "--python",
+            action="store_true",
+            help="the lab's Python version (cuda-bindings): its tests graded by pytest (check), its program (run)",
+        )
     # Listed for the top-level help only: main() hands `plot ...` to the plot tool as it is.
     verb("plot", cmd_plot, "draw a trace, a bandwidth sweep or a chunk sweep (course plot --help)", preset=False)
     trace = verb("trace", cmd_trace, "record any CUDA program's timeline: course trace -o t.json -- PROGRAM ARGS")

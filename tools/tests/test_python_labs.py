@@ -83,3 +83,22 @@ def test_each_python_starter_has_a_solution_with_the_same_functions(lab):
             if line.startswith("def "):
                 assert line in solution, f"{lab}: the solution's {starter.name} lacks `{line}`"
         assert "TODO(lab" in starter.read_text() and "TODO(lab" not in solution
+
+
+def test_the_lab_program_says_no_gpu_in_one_line(tmp_path):
+    build_python = ROOT / "build-ci" / "python"
+    if not next(build_python.glob("streamlab*.so"), None):
+        pytest.skip("the course's Python module is not built here (./course build --preset ci)")
+    lab = ROOT / "labs" / "05-three-chunks" / "python"
+    path = [ROOT / "solutions" / "05-three-chunks" / "python", lab, build_python, ROOT / "python"]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(map(str, path))}
+    result = subprocess.run(
+        [sys.executable, str(lab / "run_lab05.py"), "--trace", str(tmp_path / "t.json")],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
+    if result.returncode == 0:
+        pytest.skip("a GPU is here: the program ran")
+    assert result.returncode == 1 and result.stderr.startswith("run_lab05.py: no GPU: "), result.stderr
+    assert not (tmp_path / "t.json").exists()

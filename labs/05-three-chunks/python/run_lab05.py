@@ -1,0 +1,50 @@
+"""Lab 05's program in Python: the serial reference and your three-chunk pipeline on the same data.
+
+Checks the result and prints (and with --trace writes) both timelines and how your
+pipeline compares with the model, as the C++ program does. `./course run 05 --python`
+runs it and draws the timeline.
+
+    python run_lab05.py [--trace PATH]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+import streamlab
+from lab05 import CHUNKS, FLOAT_BYTES, PipelineJob
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description="Lab 05 in Python: the three-chunk overlap")
+    parser.add_argument("--trace", default="", help="write the pipeline's trace here (the serial one beside it)")
+    args = parser.parse_args(argv)
+    present, why = streamlab.gpu_presence()
+    if not present:
+        print(f"run_lab05.py: no GPU: {why}", file=sys.stderr)
+        return 1
+    import three_chunks  # the student's module: after the GPU check, so that its errors are its own
+
+    facts = streamlab.device_facts(0)
+    n = streamlab.pipeline_elements(facts.total_memory_bytes)
+    print(f"{facts.name}: {facts.copy_engines} copy engine(s), {n * FLOAT_BYTES >> 20} MiB each way", flush=True)
+    reported_ms = []
+
+    def pipelined(memory, iterations: int) -> None:
+        job = PipelineJob(memory.input, memory.output, memory.device_input, memory.device_output, memory.n, iterations)
+        reported_ms.append(three_chunks.run_pipeline(job, CHUNKS))
+
+    run = streamlab.record_pipeline_run(CHUNKS, pipelined)
+    streamlab.report_timeline(run.serial.timeline, "serial reference", args.trace, "serial")
+    streamlab.report_timeline(run.pipelined, "run_pipeline, 3 chunks", args.trace)
+    yours = reported_ms[-1]
+    print(f"run_pipeline: your events say {yours:.3f} ms; result: {run.result.message()}")
+    if yours > 0:
+        print(f"your speedup (serial events {run.serial.event_ms:.3f} ms / yours): {run.serial.event_ms / yours:.2f}x")
+    print(f"the timelines against the model:\n{run.comparison}")
+    return 0 if run.result.ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
