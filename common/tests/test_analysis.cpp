@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <random>
 #include <set>
@@ -81,19 +82,24 @@ TEST(Intervals, IntersectionOfUnions) {
     EXPECT_EQ(streamlab::intersection_length({{0, 100}}, {{10, 20}, {30, 40}, {90, 110}}), 30U);
 }
 
+/// `count` random intervals, each starting in [0, max_start] and up to `max_length` long.
+std::vector<Interval> random_intervals(std::mt19937& random, int count, std::uint64_t max_start,
+                                       std::uint64_t max_length) {
+    std::uniform_int_distribution<std::uint64_t> position(0, max_start);
+    std::uniform_int_distribution<std::uint64_t> length(0, max_length);
+    std::vector<Interval> intervals;
+    for (int i = 0; i < count; ++i) {
+        const std::uint64_t start = position(random);
+        intervals.push_back({start, start + length(random)});
+    }
+    return intervals;
+}
+
 TEST(Intervals, IntersectionMatchesCountingNanosecondByNanosecond) {
     std::mt19937 random(7);
-    std::uniform_int_distribution<std::uint64_t> position(0, 200);
-    std::uniform_int_distribution<std::uint64_t> length(0, 30);
     for (int trial = 0; trial < 50; ++trial) {
-        std::vector<Interval> a;
-        std::vector<Interval> b;
-        for (int i = 0; i < 6; ++i) {
-            const std::uint64_t start_a = position(random);
-            a.push_back({start_a, start_a + length(random)});
-            const std::uint64_t start_b = position(random);
-            b.push_back({start_b, start_b + length(random)});
-        }
+        const std::vector<Interval> a = random_intervals(random, 6, 200, 30);
+        const std::vector<Interval> b = random_intervals(random, 6, 200, 30);
         const auto covers = [](const std::vector<Interval>& intervals, std::uint64_t t) {
             return std::any_of(intervals.begin(), intervals.end(),
                                [t](const Interval& i) { return i.start_ns <= t && t < i.end_ns; });
@@ -190,13 +196,12 @@ TEST(KernelOverlap, NestedKernelCountsItsWholeLength) {
 
 TEST(KernelOverlap, EqualsTheUnionOfPairwiseIntersections) {
     std::mt19937 random(11);
-    std::uniform_int_distribution<std::uint64_t> position(0, 1000);
-    std::uniform_int_distribution<std::uint64_t> length(0, 200);
     for (int trial = 0; trial < 30; ++trial) {
         std::vector<DeviceOp> ops;
-        for (std::uint32_t i = 0; i < 8; ++i) {
-            const std::uint64_t start = position(random);
-            ops.push_back(make_op(OpKind::Kernel, std::to_string(i), i, start, start + length(random)));
+        std::uint32_t stream = 0;
+        for (const Interval& span : random_intervals(random, 8, 1000, 200)) {
+            ops.push_back(make_op(OpKind::Kernel, std::to_string(stream), stream, span.start_ns, span.end_ns));
+            ++stream;
         }
         std::vector<Interval> pairwise;
         for (std::size_t i = 0; i < ops.size(); ++i) {
@@ -316,17 +321,13 @@ TEST(Summary, JsonHasExactlyTheSummaryKeysAndValues) {
     for (const auto& item : object.items()) {
         keys.insert(item.key());
     }
-    const std::set<std::string> expected = {"makespan_ns",
-                                            "busy_h2d_ns",
-                                            "busy_d2h_ns",
-                                            "busy_compute_ns",
-                                            "copy_compute_overlap_ns",
-                                            "h2d_d2h_overlap_ns",
-                                            "kernel_overlap_ns",
-                                            "hidden_copy_fraction",
-                                            "distinct_streams",
-                                            "null_stream_ops",
-                                            "op_count"};
+    // The keys every summary has, in C++ and in Python (tools/tests/test_analysis.py reads the same file).
+    std::ifstream listed(std::string(STREAMLAB_FIXTURES) + "/summary_keys.txt");
+    std::set<std::string> expected;
+    for (std::string key; listed >> key;) {
+        expected.insert(key);
+    }
+    ASSERT_FALSE(expected.empty()) << "no keys in fixtures/summary_keys.txt";
     EXPECT_EQ(keys, expected);
     EXPECT_EQ(object["makespan_ns"].get<std::uint64_t>(), summary.makespan_ns);
     EXPECT_EQ(object["copy_compute_overlap_ns"].get<std::uint64_t>(), summary.copy_compute_overlap_ns);

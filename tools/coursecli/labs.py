@@ -107,13 +107,16 @@ def run_lab(number: str, preset: str, solution: bool, sanitize_it: bool = False,
         if result.runs:
             print(f"\nThe program's own output (under {result.runs[0].tool}):\n{result.runs[0].program_output}")
         return 0 if result.clean or result.problem else 1
-    result = run([executable, "--trace", trace], check=False)
+    return _run_and_draw(number, [executable, "--trace", trace], trace, folder / "plots" / f"lab{number}.png")
+
+
+def _run_and_draw(number: str, command: list, trace: Path, image: Path, env: dict[str, str] | None = None) -> int:
+    """Runs a lab program that writes `trace`, then draws the trace into `image`; the program's exit status."""
+    result = run(command, check=False, env=env)
     if result.returncode != 0:
         say(f"the lab {number} program exited with status {result.returncode}")
-    if trace.exists():
-        image = folder / "plots" / f"lab{number}.png"
-        if plot(trace, image):
-            say(f"timeline picture: {image}")
+    if trace.exists() and plot(trace, image):
+        say(f"timeline picture: {image}")
     return result.returncode
 
 
@@ -149,14 +152,10 @@ def _run_python_lab(number: str, preset: str, variant: str) -> int:
         return 1
     trace = folder / "traces" / f"lab{number}-python-{variant}.json"
     trace.parent.mkdir(parents=True, exist_ok=True)
-    result = run([python, program, "--trace", trace], check=False, env=python_lab_environment(number, variant, folder))
-    if result.returncode != 0:
-        say(f"the lab {number} Python program exited with status {result.returncode}")
-    if trace.exists():
-        image = folder / "plots" / f"lab{number}-python.png"
-        if plot(trace, image):
-            say(f"timeline picture: {image}")
-    return result.returncode
+    image = folder / "plots" / f"lab{number}-python.png"
+    return _run_and_draw(
+        number, [python, program, "--trace", trace], trace, image, python_lab_environment(number, variant, folder)
+    )
 
 
 def _format_outcome(outcome: TestOutcome) -> tuple[str, str, str]:

@@ -25,19 +25,10 @@ TRACE_FIXTURES = sorted(
     for path in FIXTURES.glob("*.json")
     if json.loads(path.read_text())["otherData"]["format"] == "streamlab-trace"
 )
-SUMMARY_KEYS = {
-    "makespan_ns",
-    "busy_h2d_ns",
-    "busy_d2h_ns",
-    "busy_compute_ns",
-    "copy_compute_overlap_ns",
-    "h2d_d2h_overlap_ns",
-    "kernel_overlap_ns",
-    "hidden_copy_fraction",
-    "distinct_streams",
-    "null_stream_ops",
-    "op_count",
-}
+# The keys every summary has, in Python and in C++ (common/tests/test_analysis.cpp reads the same file).
+SUMMARY_KEYS = set(
+    (Path(__file__).parents[2] / "common" / "tests" / "fixtures" / "summary_keys.txt").read_text().split()
+)
 
 
 def op(kind, start, end, stream=13, stream_kind="created", label=""):

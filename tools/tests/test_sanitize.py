@@ -8,34 +8,24 @@ from pathlib import Path
 
 import pytest
 from coursecli import sanitize
-from coursecli.sanitizer_reports import (
-    Frame,
-    Sources,
-    error_total,
-    findings_from,
-    merge_text_details,
-    parse_census,
-    parse_text,
-    parse_xml,
-    tool_problem,
-)
+from coursecli import sanitizer_reports as reports
 from coursecli.scoring import FAILED, NOT_GRADED, PASSED
 
 FIXTURES = Path(__file__).parent / "fixtures" / "sanitizer"
 # The probe's own source, as the lab sources are recognised: by a path suffix.
-PROBE = Sources({".probe/san_probe.cu": "probe/san_probe.cu"})
+PROBE = reports.Sources({".probe/san_probe.cu": "probe/san_probe.cu"})
 
 
 def records(name: str, tool: str = "memcheck", form: str = "xml"):
     text = (FIXTURES / f"{name}.{'xml' if form == 'xml' else 'txt'}").read_text()
-    return parse_xml(text, tool) if form == "xml" else parse_text(text, tool)
+    return reports.parse_xml(text, tool) if form == "xml" else reports.parse_text(text, tool)
 
 
 def findings(name: str, tool: str = "memcheck", form: str = "xml"):
     found = records(name, tool, form)
     if form == "xml":
-        merge_text_details(found, records(name, tool, "text"))
-    return findings_from(found, PROBE)
+        reports.merge_text_details(found, records(name, tool, "text"))
+    return reports.findings_from(found, PROBE)
 
 
 @pytest.mark.parametrize("form", ["xml", "text"])
@@ -47,7 +37,7 @@ def test_clean_runs_have_no_findings(form):
     ]:
         assert findings(name, tool, form) == [], name
     for name in ["memcheck_clean", "initcheck_clean", "racecheck_clean", "synccheck_clean"]:
-        assert error_total((FIXTURES / f"{name}.txt").read_text()) == 0, name
+        assert reports.error_total((FIXTURES / f"{name}.txt").read_text()) == 0, name
 
 
 @pytest.mark.parametrize("form", ["xml", "text"])
@@ -78,7 +68,9 @@ def test_out_of_bounds_kernel_write_names_kernel_file_and_line(form):
 @pytest.mark.parametrize("form", ["xml", "text"])
 def test_leaks_merge_by_allocating_call_and_place(form):
     # The probe's three leaks without its kernel fault: one pinned, two alike from cudaMalloc (merged).
-    found = findings_from([r for r in records("memcheck_oob_kernel", form=form) if r.text.startswith("Leaked")], PROBE)
+    found = reports.findings_from(
+        [r for r in records("memcheck_oob_kernel", form=form) if r.text.startswith("Leaked")], PROBE
+    )
     assert sorted((f.kind, f.count) for f in found) == [("leaked device memory", 2), ("leaked pinned buffer", 1)]
 
 
@@ -104,7 +96,7 @@ def test_a_leaked_stream_comes_from_the_census_not_from_memcheck():
         '{"kind": "event", "api": "cudaEventCreate", "frames": []}\n'
         '{"kind": "stre'
     )  # cut short at exit: ignored
-    found = findings_from(parse_census(census), PROBE)
+    found = reports.findings_from(reports.parse_census(census), PROBE)
     assert [(f.kind, f.what) for f in found] == [
         ("leaked stream", "a stream from cudaStreamCreateWithFlags, never released"),
         ("leaked event", "an event from cudaEventCreate, never released"),
@@ -117,7 +109,7 @@ def test_uninitialised_reads_are_one_finding_counted(form):
     assert finding.kind == "uninitialised device read"
     assert finding.where == "probe/san_probe.cu:12"
     assert finding.count == 100  # the records written (--print-limit); the summary counts them all
-    assert error_total((FIXTURES / "initcheck_uninit.txt").read_text()) == 1000
+    assert reports.error_total((FIXTURES / "initcheck_uninit.txt").read_text()) == 1000
 
 
 def test_text_and_xml_agree_on_every_recorded_run():
@@ -130,21 +122,21 @@ def test_text_and_xml_agree_on_every_recorded_run():
 
 def test_what_stops_the_sanitizer_is_told_apart_from_findings():
     assert (
-        tool_problem(
+        reports.tool_problem(
             "========= COMPUTE-SANITIZER\n========= Error: No attachable process found. compute-sanitizer timed-out.\n"
         )
         != ""
     )
     for path in FIXTURES.glob("*.txt"):
-        assert tool_problem(path.read_text()) == "", path.name
-    assert error_total("the program printed this and nothing else\n") is None
+        assert reports.tool_problem(path.read_text()) == "", path.name
+    assert reports.error_total("the program printed this and nothing else\n") is None
 
 
 def test_a_broken_xml_file_is_refused():
     with pytest.raises(ValueError):
-        parse_xml("<ComputeSanitizerOutput><record>", "memcheck")
+        reports.parse_xml("<ComputeSanitizerOutput><record>", "memcheck")
     with pytest.raises(ValueError):
-        parse_xml("<other/>", "memcheck")
+        reports.parse_xml("<other/>", "memcheck")
 
 
 def test_addr2line_output_picks_the_students_line_of_an_inlined_chain():
@@ -175,7 +167,7 @@ def test_addr2line_resolver_finds_file_and_line_in_a_real_program(tmp_path):
     symbols = subprocess.run(["nm", str(program)], capture_output=True, text=True, check=True).stdout
     address = next(line.split()[0] for line in symbols.splitlines() if line.endswith(" helper"))
     # Frames carry return addresses; the resolver looks one byte before: here, helper's first byte.
-    frame = Frame(function="", module=str(program), pc=hex(int(address, 16) + 1))
+    frame = reports.Frame(function="", module=str(program), pc=hex(int(address, 16) + 1))
     sources = sanitize.lab_sources("05-three-chunks", ["three_chunks.cu"])
     resolve = sanitize.addr2line_resolver(program, sources)
     resolve([frame])
@@ -443,11 +435,11 @@ def test_a_query_that_answers_not_ready_is_not_a_finding():
     text = (
         '========= Program hit cudaErrorNotReady (error 600) due to "device not ready" on CUDA API call to '
         "cudaStreamQuery.\n=========     Saved host backtrace up to driver entry point at error\n"
-        "=========         Host Frame: lab02::run_in_streams [0x1234] in lab02_starter_run\n=========\n"
+        "=========         Host reports.Frame: lab02::run_in_streams [0x1234] in lab02_starter_run\n=========\n"
         '========= Program hit cudaErrorInvalidResourceHandle (error 400) due to "invalid resource handle" on '
         "CUDA API call to cudaStreamSynchronize.\n"
     )
-    found = findings_from(parse_text(text, "memcheck"), PROBE)
+    found = reports.findings_from(reports.parse_text(text, "memcheck"), PROBE)
     assert [(f.kind, f.what) for f in found] == [
         ("failed CUDA call", "cudaStreamSynchronize failed: cudaErrorInvalidResourceHandle (invalid resource handle)")
     ]
