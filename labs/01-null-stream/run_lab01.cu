@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <vector>
 
+#include "demo_buffers.hpp"
 #include "lab01.hpp"
 #include "streamlab/handles.hpp"
 #include "streamlab/lab_program.hpp"
@@ -31,19 +32,8 @@ int run(const LabOptions& options) {
     report_timeline(serial, "run_serial", options);
 
     // Task 2: the NULL stream's barrier, with blocking and with non-blocking streams.
-    const DeviceFacts facts = query_device_facts(0);
-    const std::size_t small = std::size_t{1} << 20;
-    DeviceBuffer<float> d_input(small),
-        outputs[3] = {DeviceBuffer<float>(small), DeviceBuffer<float>(small), DeviceBuffer<float>(small)};
-    SL_CHECK(cudaMemcpy(d_input.data(), input.data(), small * sizeof(float), cudaMemcpyHostToDevice));
-    lab01::DemoWork work;
-    work.input = d_input.data();
-    for (int i = 0; i < 3; ++i) {
-        work.outputs[i] = outputs[i].data();
-    }
-    work.n = small;
-    work.max_blocks = std::max(1, facts.sm_count / 4);
-    work.iterations = iterations_for_kernel_ms(small, 2.0, work.max_blocks);
+    const lab01::DemoBuffers buffers(std::size_t{1} << 20);
+    const lab01::DemoWork work = buffers.work(query_device_facts(0));
     struct Variant {
         unsigned int flags;
         const char* name;

@@ -5,8 +5,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <vector>
 
+#include "demo_buffers.hpp"
 #include "lab01.hpp"
 #include "streamlab/analysis.hpp"
 #include "streamlab/answers.hpp"
@@ -127,22 +129,8 @@ protected:
 
     void SetUp() override {
         SL_STEP(TimelineTest::SetUp());
-        input_ = DeviceBuffer<float>(kElements);
-        for (auto& output : outputs_) {
-            output = DeviceBuffer<float>(kElements);
-        }
-        std::vector<float> host(kElements);
-        fill_input(host.data(), kElements);
-        SL_CHECK(cudaMemcpy(input_.data(), host.data(), input_.bytes(), cudaMemcpyHostToDevice));
-        work_.input = input_.data();
-        for (int i = 0; i < 3; ++i) {
-            work_.outputs[i] = outputs_[i].data();
-        }
-        work_.n = kElements;
-        // A quarter of the SMs each: three such kernels fit on the GPU together,
-        // so only a stream dependency can keep them apart.
-        work_.max_blocks = std::max(1, facts_.sm_count / 4);
-        work_.iterations = iterations_for_kernel_ms(kElements, 2.0, work_.max_blocks);
+        buffers_.emplace(kElements);
+        work_ = buffers_->work(facts_);
     }
 
     /// Records the demo; kernels_ gets kernels A, B and C in launch order.
@@ -170,8 +158,7 @@ protected:
         return ::testing::AssertionSuccess();
     }
 
-    DeviceBuffer<float> input_;
-    DeviceBuffer<float> outputs_[3];
+    std::optional<lab01::DemoBuffers> buffers_;  // made in SetUp, where a GPU is known to be there
     lab01::DemoWork work_;
     Timeline timeline_;
     std::vector<DeviceOp> kernels_;
@@ -199,8 +186,9 @@ TEST_F(BarrierDemo, NonBlockingStreamsAreNotSeparated) {
     EXPECT_GT(kernel_overlap_ns(k), 0U) << "no two kernels ran at the same time";
     for (int i = 0; i < 3; ++i) {
         std::vector<float> host(kElements), in(kElements);
-        SL_CHECK(cudaMemcpy(host.data(), outputs_[i].data(), outputs_[i].bytes(), cudaMemcpyDeviceToHost));
-        SL_CHECK(cudaMemcpy(in.data(), input_.data(), input_.bytes(), cudaMemcpyDeviceToHost));
+        SL_CHECK(
+            cudaMemcpy(host.data(), buffers_->outputs[i].data(), buffers_->outputs[i].bytes(), cudaMemcpyDeviceToHost));
+        SL_CHECK(cudaMemcpy(in.data(), buffers_->input.data(), buffers_->input.bytes(), cudaMemcpyDeviceToHost));
         const ResultCheck check = check_workload_output(in.data(), host.data(), kElements, work_.iterations);
         EXPECT_TRUE(check.ok) << "kernel " << "ABC"[i] << ": " << check.message();
     }
