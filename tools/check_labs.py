@@ -64,6 +64,15 @@ def student_sources(lab_cmake: Path) -> list[str]:
     return _lab_list(lab_cmake, "STUDENT_SOURCES")
 
 
+def python_student_sources(lab_cmake: Path) -> list[str]:
+    """The STUDENT_SOURCES of a lab's Python version (its streamlab_add_python_lab), empty when it has none."""
+    text = re.sub(r"#.*", "", lab_cmake.read_text())
+    block = text.partition("streamlab_add_python_lab(")[2]
+    others = "|".join(k for k in LAB_KEYWORDS if k != "STUDENT_SOURCES")
+    match = re.search(rf"\bSTUDENT_SOURCES\s+(.*?)\s*(?:\b(?:{others})\b|\))", block, re.S)
+    return match.group(1).split() if match else []
+
+
 def answer_files(lab_cmake: Path) -> list[str]:
     """The ANSWER_FILES listed in a lab.cmake: the student's answers (a prediction) that a
     graded test reads; never compiled, and optional in a submission."""

@@ -6,9 +6,9 @@ import os
 import re
 from pathlib import Path
 
-from check_labs import student_sources
+from check_labs import python_student_sources, student_sources
 
-from . import environment, sanitize
+from . import environment, pycheck, sanitize
 from .batch import Log
 from .build import build
 from .gpu import NO_GPU_EXIT, gpu_presence
@@ -126,6 +126,18 @@ def python_lab_environment(number: str, variant: str, folder: Path) -> dict[str,
     student = ROOT / ("solutions" if variant == "solution" else "labs") / lab.name / "python"
     path = [student, lab / "python", folder / "python", ROOT / "python"]
     return {"PYTHONPATH": os.pathsep.join(str(p) for p in path), "PYTHONDONTWRITEBYTECODE": "1"}
+
+
+def python_refusals(number: str, variant: str) -> list[str]:
+    """What the source check (pycheck.py) refuses in the lab's Python student files."""
+    lab = lab_folder(number)
+    student = ROOT / ("solutions" if variant == "solution" else "labs") / lab.name / "python"
+    refusals = []
+    for name in python_student_sources(lab / "lab.cmake"):
+        path = student / name
+        text = path.read_text(errors="replace") if path.is_file() else ""
+        refusals += pycheck.check_python_source(name, text, pycheck.lab_rules(number))
+    return refusals
 
 
 def module_python(folder: Path) -> str | None:
@@ -273,6 +285,12 @@ def _check_python_lab(number: str, preset: str, variant: str) -> int:
         folder = build(preset, ["streamlab_python"])
     except CommandFailed as failure:
         say(f"the course's Python module does not build ({failure})")
+        return 1
+    refusals = python_refusals(number, variant)
+    if refusals:
+        for refusal in refusals:
+            print(f"  refused: {refusal}")
+        say(f"lab {number}'s Python code does what graded code may not (above); the grader would score it 0")
         return 1
     labels = read_labels(folder)
     prefix = f"lab{number}.python-{variant}."

@@ -1,0 +1,131 @@
+"""What a Python lab's student file may contain: the Python track's counterpart of objcheck.py.
+
+The student's Python code runs in the same interpreter as the graded test and the
+tracer, so anything the interpreter lets code reach (the test's own objects, the
+recorded timeline, pytest's report) would be within its reach. The source is
+therefore read before anything runs, and refused unless it keeps to what a
+student of the labs needs:
+
+- imports only of the lab's API: cuda-bindings' runtime, `cuda_check`, the
+  lab's interface module (`labNN`), `streamlab` and a few plain modules of the
+  standard library (ALLOWED_MODULES);
+- of `streamlab`, only the course's kernel and chunking (STREAMLAB_ALLOWED):
+  never the tracer, its marks or its errors;
+- no built-in that builds or runs code, opens files or reaches the
+  interpreter's machinery (FORBIDDEN_BUILTINS), and no name or attribute of
+  the `__dunder__` kind, through which Python reaches everything else.
+
+A refusal is one line naming the file, the line and what it did, as the C++
+labs' object check says it. Standard library only.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+# Modules a student file may import (and their submodules where listed with a dot).
+ALLOWED_MODULES = {
+    "__future__",
+    "cuda",
+    "cuda.bindings",
+    "cuda.bindings.runtime",
+    "cuda_check",
+    "streamlab",
+    "collections.abc",
+    "dataclasses",
+    "enum",
+    "math",
+    "typing",
+}
+# What a student file may use of the module `streamlab`: the course's kernel and chunking.
+STREAMLAB_ALLOWED = {"launch_workload", "chunk_range"}
+# Built-ins through which code builds or runs code, opens files, or reaches objects it was not given.
+FORBIDDEN_BUILTINS = {
+    "__import__": "may not import by name",
+    "breakpoint": "may not stop the process",
+    "compile": "may not build code",
+    "delattr": "may not reach attributes by name",
+    "eval": "may not run code it builds",
+    "exec": "may not run code it builds",
+    "exit": "may not end the process",
+    "getattr": "may not reach attributes by name",
+    "globals": "may not reach the interpreter's tables",
+    "input": "may not read input",
+    "locals": "may not reach the interpreter's tables",
+    "memoryview": "may not reach raw memory",
+    "open": "may not open files",
+    "quit": "may not end the process",
+    "setattr": "may not reach attributes by name",
+    "type": "may not make or inspect types",
+    "vars": "may not reach the interpreter's tables",
+}
+
+
+@dataclass(frozen=True)
+class PythonRules:
+    """What one Python lab allows: its interface module's name (lab05 for lab 05)."""
+
+    interface: str
+
+
+def lab_rules(number: str) -> PythonRules:
+    return PythonRules(interface=f"lab{number}")
+
+
+def _module_allowed(module: str, rules: PythonRules) -> bool:
+    return module in ALLOWED_MODULES or module == rules.interface
+
+
+def check_python_source(name: str, text: str, rules: PythonRules) -> list[str]:
+    """Every refusal of `text` (the student file `name`), each a line for the report; empty when it may run."""
+    try:
+        tree = ast.parse(text, filename=name)
+    except SyntaxError as error:
+        return [f"{name}:{error.lineno or 0}: does not parse: {error.msg}"]
+    refusals: list[str] = []
+
+    def refuse(node: ast.AST, what: str) -> None:
+        refusals.append(f"{name}:{getattr(node, 'lineno', 0)} {what}")
+
+    streamlab_names = {"streamlab"}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if not _module_allowed(alias.name, rules):
+                    refuse(node, f"imports {alias.name}: graded code may import only the lab's API")
+                elif alias.name == "streamlab" and alias.asname:
+                    streamlab_names.add(alias.asname)
+        elif isinstance(node, ast.ImportFrom):
+            module = "." * node.level + (node.module or "")
+            if node.level or not _module_allowed(module, rules):
+                refuse(node, f"imports from {module}: graded code may import only the lab's API")
+            elif module == "cuda.bindings" and any(alias.name != "runtime" for alias in node.names):
+                refuse(node, "imports from cuda.bindings other than runtime: the labs use the runtime API")
+            elif module == "streamlab":
+                for alias in node.names:
+                    if alias.name not in STREAMLAB_ALLOWED:
+                        refuse(
+                            node,
+                            f"imports streamlab.{alias.name}: of streamlab, graded code may use only "
+                            f"{', '.join(sorted(STREAMLAB_ALLOWED))}",
+                        )
+        elif isinstance(node, ast.Name):
+            if node.id in FORBIDDEN_BUILTINS:
+                refuse(node, f"uses {node.id}: graded code {FORBIDDEN_BUILTINS[node.id]}")
+            elif node.id.startswith("__") and node.id.endswith("__"):
+                refuse(node, f"uses {node.id}: graded code may not reach the interpreter's machinery")
+        elif isinstance(node, ast.Attribute):
+            if node.attr.startswith("__") and node.attr.endswith("__"):
+                refuse(node, f"uses .{node.attr}: graded code may not reach the interpreter's machinery")
+            elif (
+                isinstance(node.value, ast.Name)
+                and node.value.id in streamlab_names
+                and node.attr not in STREAMLAB_ALLOWED
+            ):
+                refuse(
+                    node,
+                    f"uses streamlab.{node.attr}: of streamlab, graded code may use only "
+                    f"{', '.join(sorted(STREAMLAB_ALLOWED))}",
+                )
+    return sorted(set(refusals), key=lambda line: (int(line.split(":")[1].split()[0]), line))

@@ -1,0 +1,59 @@
+"""The Python labs' source check: what a student's Python file may contain (coursecli/pycheck.py)."""
+
+from pathlib import Path
+
+import pytest
+from coursecli.pycheck import check_python_source, lab_rules
+
+ROOT = Path(__file__).resolve().parents[2]
+STUDENT_FILES = sorted(
+    path
+    for tree in ("labs", "solutions")
+    for path in (ROOT / tree).glob("*/python/*.py")
+    if not path.name.startswith(("test_", "run_lab", "lab0"))
+)
+
+
+@pytest.mark.parametrize("path", STUDENT_FILES, ids=lambda p: f"{p.parts[-4]}/{p.parts[-3]}/{p.name}")
+def test_every_starter_and_solution_may_run(path):
+    number = path.parts[-3][:2]
+    assert check_python_source(path.name, path.read_text(), lab_rules(number)) == []
+
+
+HONEST = "from cuda.bindings import runtime as cudart\nfrom cuda_check import check\nimport streamlab\n"
+
+
+@pytest.mark.parametrize(
+    "code, says",
+    [
+        ("import os\n", "imports os: graded code may import only the lab's API"),
+        ("import ctypes\n", "imports ctypes"),
+        ("from cuda.bindings import driver\n", "other than runtime"),
+        ("from . import lab05\n", "imports from ."),
+        ("import streamlab_pytest\n", "imports streamlab_pytest"),
+        ("import streamlab\nstreamlab.record('x')\n", "uses streamlab.record"),
+        ("import streamlab as s\ns.mark('x')\n", "uses streamlab.mark"),
+        ("from streamlab import TimelineUnavailable\n", "imports streamlab.TimelineUnavailable"),
+        ("x = eval('1')\n", "uses eval: graded code may not run code it builds"),
+        ("exec('pass')\n", "uses exec"),
+        ("f = open('grade.json', 'w')\n", "uses open: graded code may not open files"),
+        ("g = getattr(object, 'x')\n", "uses getattr"),
+        ("m = __import__('os')\n", "uses __import__"),
+        ("t = (1).__class__\n", "uses .__class__: graded code may not reach the interpreter's machinery"),
+        ("b = __builtins__\n", "uses __builtins__"),
+        ("def f(:\n", "does not parse"),
+    ],
+)
+def test_what_graded_code_may_not_do_is_refused_with_its_line(code, says):
+    refusals = check_python_source("three_chunks.py", HONEST + code, lab_rules("05"))
+    assert refusals and all(line.startswith("three_chunks.py:") for line in refusals)
+    assert any(says in line for line in refusals), refusals
+
+
+def test_the_labs_own_interface_and_plain_modules_are_fine():
+    code = (
+        HONEST + "from lab05 import CHUNKS, FLOAT_BYTES, PipelineJob\nimport math\nfrom dataclasses import dataclass\n"
+    )
+    code += "streamlab.launch_workload(0, 0, 1, 1)\noffset, count = streamlab.chunk_range(10, 3, 0)\n"
+    assert check_python_source("three_chunks.py", code, lab_rules("05")) == []
+    assert check_python_source("three_chunks.py", "import lab04\n", lab_rules("05"))  # another lab's interface
