@@ -18,6 +18,7 @@
 #include "bindings.hpp"
 #include "streamlab/device.hpp"
 #include "streamlab/lab_program.hpp"
+#include "streamlab/ordering.hpp"
 #include "streamlab/pipeline.hpp"
 #include "streamlab/workload.hpp"
 
@@ -157,6 +158,15 @@ void bind_chunks(nb::module_& module) {
         .def("model_speedup", &PipelineComparison::model_speedup)
         .def("efficiency", &PipelineComparison::efficiency)
         .def("__str__", [](const PipelineComparison& c) { return describe(c); });
+    module.def(
+        "last_event_waits_for_all",
+        [](const Timeline& timeline) {
+            const LastEventOrder order = order_of_last_event(timeline.stream_calls);
+            return std::make_pair(order.recorded && order.not_ordered.empty(), order.describe(timeline.stream_calls));
+        },
+        "timeline"_a,
+        "(True, why) when the last event recorded (a timing's `stop`) waits for all the work queued before it, "
+        "read from the runtime calls the timeline recorded; otherwise (False, which work it does not wait for).");
     module.def(
         "compare_with_model",
         [](const Timeline& serial, const Timeline& pipelined, int chunks, int copy_engines) {

@@ -131,6 +131,15 @@ def test_reported_time_matches_timeline(lab: Lab) -> None:
     timeline, reported_ms = run_recorded(lab)
     chunks_of(timeline)
     assert reported_ms and reported_ms > 0, f"run_pipeline returned {reported_ms} ms"
+    # `stop` must wait for every stream's work, whichever stream happens to end last
+    # in this run: the recorded runtime calls show what it was ordered after.
+    waits, why = streamlab.last_event_waits_for_all(timeline)
+    if not waits:
+        report_hint(
+            "events in one stream do not wait for the others: make the stream of `stop` wait for every other "
+            "stream (cudaStreamWaitEvent) before recording `stop`"
+        )
+    assert waits, why
     comparison = streamlab.compare_with_model(serial.timeline, timeline, CHUNKS, lab.copy_engines)
     yours = serial.event_ms / reported_ms
     ratio = yours / comparison.speedup()
