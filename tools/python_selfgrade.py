@@ -1,0 +1,165 @@
+#!/usr/bin/env python3
+"""The Python labs graded by their own tests: on a GPU, every Python solution must
+pass every graded test, every Python starter must fail some, and every known-wrong
+sample of PYTHON_CATALOGUE (a solution with one mistake planted) must fail exactly
+the tests it names, so that a test grades its own idea and nothing else.
+
+    python3 tools/python_selfgrade.py [--labs 01 05] [--build build-ci]
+
+Each variant runs the lab's pytest file (labs/NN-topic/python/test_labNN.py) with the
+course's plugin, its own folder first on PYTHONPATH, as ctest runs it. Exits 77
+without a GPU or without the built module, 1 when a rule breaks, 0 otherwise.
+Standard library only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+SKIP = 77
+
+
+@dataclass(frozen=True)
+class Mistake:
+    """A known-wrong Python submission: the solution's `file` in `lab`, `old` replaced by `new`."""
+
+    lab: str
+    file: str
+    old: str
+    new: str
+    must_fail: frozenset[str]
+
+
+PYTHON_CATALOGUE = {
+    "wrong-py-lab01-time-not-from-events": Mistake(
+        "01-null-stream",
+        "null_stream.py",
+        "        return check(cudart.cudaEventElapsedTime(start, stop))",
+        "        check(cudart.cudaEventElapsedTime(start, stop))\n        return 1.0  # a made-up time",
+        frozenset({"test_event_time_matches_timeline"}),
+    ),
+    "wrong-py-lab02-streams-never-destroyed": Mistake(
+        "02-streams",
+        "streams.py",
+        "            check(cudart.cudaStreamDestroy(stream))",
+        "            pass  # cudaStreamDestroy forgotten",
+        frozenset({"test_every_created_stream_is_destroyed"}),
+    ),
+    "wrong-py-lab03-pinned-memory-never-freed": Mistake(
+        "03-pinned-memory",
+        "pinned_memory.py",
+        "    check(cudart.cudaFreeHost(address))",
+        "    pass  # cudaFreeHost forgotten",
+        frozenset({"test_every_allocation_is_freed"}),
+    ),
+    "wrong-py-lab04-device-memory-never-freed": Mistake(
+        "04-async-copies",
+        "async_copies.py",
+        "        check(cudart.cudaFreeAsync(device_input, stream))\n"
+        "        check(cudart.cudaFreeAsync(device_output, stream))",
+        "        pass  # cudaFreeAsync forgotten",
+        frozenset({"test_device_memory_from_the_stream_ordered_allocator"}),
+    ),
+    "wrong-py-lab05-stop-without-join": Mistake(
+        "05-three-chunks",
+        "three_chunks.py",
+        "        for done in chunk_done[1:]:\n            check(cudart.cudaStreamWaitEvent(first, done, 0))",
+        "        pass  # no join: `stop` waits for the first stream only",
+        frozenset({"test_reported_time_matches_timeline"}),
+    ),
+}
+
+
+def python_labs(numbers: list[str] | None) -> list[str]:
+    labs = sorted(path.parent.name for path in (ROOT / "labs").glob("[0-9][0-9]-*/python"))
+    return [lab for lab in labs if numbers is None or lab[:2] in numbers]
+
+
+def run_tests(lab: str, student: Path, build: Path, junit: Path) -> dict[str, str]:
+    """Test name -> "passed", "failed" or "skipped", from pytest's report of the lab's tests on `student`."""
+    lab_python = ROOT / "labs" / lab / "python"
+    path = [student, lab_python, build / "python", ROOT / "python"]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(map(str, path)), "PYTHONDONTWRITEBYTECODE": "1"}
+    test_file = lab_python / f"test_lab{lab[:2]}.py"
+    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "streamlab_pytest"]
+    subprocess.run([*command, f"--junitxml={junit}", str(test_file)], env=env, cwd=lab_python, capture_output=True)
+    outcomes = {}
+    for case in ET.parse(junit).getroot().iter("testcase"):
+        status = "passed"
+        if case.find("skipped") is not None:
+            status = "skipped"
+        elif case.find("failure") is not None or case.find("error") is not None:
+            status = "failed"
+        outcomes[case.get("name", "")] = status
+    return outcomes
+
+
+def judge(name: str, outcomes: dict[str, str], must_fail: frozenset[str] | None) -> str:
+    """ "" when `outcomes` keep the rule for this variant, else what breaks it. must_fail None: a starter."""
+    failed = {test for test, status in outcomes.items() if status == "failed"}
+    skipped = {test for test, status in outcomes.items() if status == "skipped"}
+    if not outcomes:
+        return f"{name}: no test ran"
+    if must_fail is None:
+        return "" if failed else f"{name}: the starter failed no test"
+    if skipped:
+        return f"{name}: not graded here ({', '.join(sorted(skipped))} skipped)"
+    return "" if failed == must_fail else f"{name}: failed {sorted(failed) or 'nothing'}, must fail {sorted(must_fail)}"
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--labs", nargs="+", metavar="NN", help="these labs only (default: every Python lab)")
+    parser.add_argument("--build", type=Path, default=ROOT / "build-ci", help="the build with the module")
+    args = parser.parse_args(argv)
+    if not next((args.build / "python").glob("streamlab*.so"), None):
+        print(f"SKIPPED: the course's Python module is not built in {args.build} (./course build)")
+        return SKIP
+    sys.path.insert(0, str(args.build / "python"))
+    import streamlab
+
+    present, why = streamlab.gpu_presence()
+    if not present:
+        print(f"SKIPPED: no GPU: {why}")
+        return SKIP
+    problems = []
+    with tempfile.TemporaryDirectory(prefix="python-selfgrade-") as work:
+        work_dir = Path(work)
+        for lab in python_labs(args.labs):
+            variants = [
+                ("starter", ROOT / "labs" / lab / "python", None),
+                ("solution", ROOT / "solutions" / lab / "python", frozenset()),
+            ]
+            for sample, mistake in PYTHON_CATALOGUE.items():
+                if mistake.lab == lab:
+                    folder = work_dir / sample
+                    shutil.copytree(ROOT / "solutions" / lab / "python", folder)
+                    text = (folder / mistake.file).read_text()
+                    if mistake.old not in text:
+                        problems.append(f"{sample}: the solution no longer has the line the mistake replaces")
+                        continue
+                    (folder / mistake.file).write_text(text.replace(mistake.old, mistake.new, 1))
+                    variants.append((sample, folder, mistake.must_fail))
+            for name, folder, must_fail in variants:
+                outcomes = run_tests(lab, folder, args.build, work_dir / f"{lab}-{name}.xml")
+                problem = judge(f"lab {lab[:2]} {name}", outcomes, must_fail)
+                passed = sum(status == "passed" for status in outcomes.values())
+                print(f"python_selfgrade: lab {lab[:2]} {name}: {passed}/{len(outcomes)} passed: {problem or 'ok'}")
+                if problem:
+                    problems.append(problem)
+    for problem in problems:
+        print(f"python_selfgrade: {problem}")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,32 @@
+"""The Python labs' self-grading without a GPU: its catalogue still fits the solutions, its rules judge
+outcomes as they should, and without a GPU it says so and exits 77."""
+
+import pytest
+import python_selfgrade as selfgrade
+from python_selfgrade import PYTHON_CATALOGUE, ROOT, judge
+
+
+@pytest.mark.parametrize("sample", sorted(PYTHON_CATALOGUE))
+def test_every_mistake_replaces_a_line_the_solution_has(sample):
+    mistake = PYTHON_CATALOGUE[sample]
+    solution = (ROOT / "solutions" / mistake.lab / "python" / mistake.file).read_text()
+    assert mistake.old in solution
+    changed = solution.replace(mistake.old, mistake.new, 1)
+    compile(changed, mistake.file, "exec")
+    tests = (ROOT / "labs" / mistake.lab / "python" / f"test_lab{mistake.lab[:2]}.py").read_text()
+    assert all(f"def {name}(" in tests for name in mistake.must_fail)
+
+
+def test_the_rules():
+    outcomes = {"test_a": "passed", "test_b": "failed"}
+    assert judge("x", outcomes, frozenset({"test_b"})) == ""
+    assert "must fail" in judge("x", outcomes, frozenset({"test_a"}))
+    assert judge("x", {"test_a": "passed"}, frozenset()) == ""
+    assert judge("x", outcomes, None) == ""  # a starter fails something
+    assert "failed no test" in judge("x", {"test_a": "passed"}, None)
+    assert "not graded" in judge("x", {"test_a": "skipped"}, frozenset())
+
+
+def test_without_a_gpu_or_the_module_it_says_so(capsys, tmp_path):
+    assert selfgrade.main(["--build", str(tmp_path)]) == selfgrade.SKIP
+    assert capsys.readouterr().out.startswith("SKIPPED: the course's Python module is not built")
