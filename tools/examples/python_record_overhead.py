@@ -1,0 +1,58 @@
+#!/usr/bin/env python3
+"""What recording in-process from Python costs: lab 05's Python pipeline timed by its own
+CUDA events, alone and inside `streamlab.record`, alternating, on the same data.
+
+    PYTHONPATH=solutions/05-three-chunks/python:labs/05-three-chunks/python:build/python:python \\
+        python3 tools/examples/python_record_overhead.py [--runs 15] [--chunks 3 64]
+
+For each chunk count prints the median makespan (the events' time) of each way and
+the cost of recording as a share of the unrecorded makespan (goal: under 3%).
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+
+import streamlab
+import three_chunks
+from lab05 import FLOAT_BYTES, PipelineJob
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--runs", type=int, default=15, help="timed runs of each way, per chunk count")
+    parser.add_argument("--chunks", type=int, nargs="+", default=[3, 64])
+    args = parser.parse_args(argv)
+    present, why = streamlab.gpu_presence()
+    if not present:
+        print(f"python_record_overhead: no GPU: {why}", file=sys.stderr)
+        return 1
+    facts = streamlab.device_facts(0)
+    n = streamlab.pipeline_elements(facts.total_memory_bytes)
+    memory = streamlab.PipelineMemory(n)
+    streamlab.fill_input(memory.input, n)
+    iterations = streamlab.iterations_for_kernel_ms(n, streamlab.measure_h2d_ms(n * FLOAT_BYTES))
+    job = PipelineJob(memory.input, memory.output, memory.device_input, memory.device_output, n, iterations)
+    print(f"python_record_overhead: {facts.name}, {n * FLOAT_BYTES >> 20} MiB, {args.runs} runs each way")
+    worst = 0.0
+    for chunks in args.chunks:
+        three_chunks.run_pipeline(job, chunks)  # warm-up
+        alone, recorded = [], []
+        for _ in range(args.runs):
+            alone.append(three_chunks.run_pipeline(job, chunks))
+            with streamlab.record(f"python overhead, {chunks} chunks"):
+                recorded.append(three_chunks.run_pipeline(job, chunks))
+        plain, traced = statistics.median(alone), statistics.median(recorded)
+        cost = 100 * (traced - plain) / plain
+        worst = max(worst, cost)
+        print(
+            f"python_record_overhead: {chunks} chunks: {plain:.3f} ms alone, {traced:.3f} ms recorded: "
+            f"{cost:+.1f}% (goal: under 3%)"
+        )
+    return 0 if worst < 3 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
