@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Everything the course checks on a machine with an NVIDIA GPU, in one go:
 # the whole test suite, compute-sanitizer over the common GPU tests, every
-# lab's check (starter and solution), the lab programs' timelines, traces of
-# the example programs, and the tracer's overhead. Logs, traces and pictures
+# lab's check (starter and solution), the lab programs' timelines, the Python
+# labs, traces of the example programs, and the tracer's overhead. Logs, traces and pictures
 # land in OUTDIR; summary.txt holds the key lines.
 #
 #   tools/gpu_suite.sh OUTDIR [PRESET]
@@ -48,6 +48,20 @@ for lab in $(ls labs | grep -E '^[0-9]{2}-' | cut -c1-2); do
   cp "$build"/plots/lab"$lab".png "$out/plots/" 2>/dev/null
   cp "$build"/traces/lab"$lab"-solution*.json "$out/traces/" 2>/dev/null
 done
+
+# The Python labs: their own tests on solutions, starters and known-wrong samples, lab 05's
+# program in Python, and what recording from Python costs.
+python3 tools/python_selfgrade.py --build "$build" > "$out/python-selfgrade.log" 2>&1
+note "python_selfgrade: exit $?"
+grep -E "^python_selfgrade" "$out/python-selfgrade.log" >> "$summary"
+./course run 05 --python --solution --preset "$preset" > "$out/run-05-python.log" 2>&1
+note "course run 05 --python --solution: exit $?"
+grep -vE '^\$ |^\[' "$out/run-05-python.log" >> "$summary"
+cp "$build"/traces/lab05-python-solution*.json "$out/traces/" 2>/dev/null
+PYTHONPATH="solutions/05-three-chunks/python:labs/05-three-chunks/python:$build/python:python" \
+  python3 tools/examples/python_record_overhead.py > "$out/python-overhead.log" 2>&1
+note "python_record_overhead: exit $?"
+cat "$out/python-overhead.log" >> "$summary"
 
 # The figures the lab READMEs show, from the solutions' traces.
 t="$out/traces"
