@@ -613,6 +613,35 @@ def catalogue_lab06_waits_for_the_device(files: dict[str, str]) -> None:
     replace_once(files, LAB06, LAB06_STAGING_WAIT, "        SL_CHECK(cudaDeviceSynchronize());\n")
 
 
+LAB07 = "labs/07-dependencies-and-graphs/dependencies.cu"
+
+
+def catalogue_lab07_host_function_calls_cuda(files: dict[str, str]) -> None:
+    """Known wrong: the host function makes a CUDA call before it consumes (its result ignored, so
+    nothing else changes). The consumer's thread then shows a runtime call on the recorded timeline."""
+    replace_once(
+        files,
+        LAB07,
+        "                const auto* delivery = static_cast<const Delivery*>(data);\n",
+        "                const auto* delivery = static_cast<const Delivery*>(data);\n"
+        "                (void)cudaGetLastError();  // a CUDA call where CUDA forbids one\n",
+    )
+
+
+def catalogue_lab07_graph_without_join(files: dict[str, str]) -> None:
+    """Known wrong: the stage streams are forked into the capture and never joined back, so ending
+    the capture fails (cudaErrorStreamCaptureUnjoined) and run_graph throws."""
+    replace_once(
+        files,
+        LAB07,
+        "    for (cudaStream_t stage : {copy_in.get(), compute.get(), copy_out.get()}) {\n"
+        "        joined.record(stage);\n"
+        "        SL_CHECK(cudaStreamWaitEvent(origin.get(), joined.get(), 0));\n"
+        "    }\n",
+        "",
+    )
+
+
 def catalogue_lab01_prediction_other_notation(files: dict[str, str]) -> None:
     """Correct: the same prediction written another way (lower case, groups in another order, no comments)."""
     files[LAB01_PREDICTION] = "blocking:a<b<c\n  nonblocking :  C + A+B   # all three together\n"
@@ -659,6 +688,20 @@ CATALOGUE = {
         catalogue_lab06_waits_for_the_device,
         "06",
         ["ManyChunks.CopiesOverlapKernels", "ManyChunks.MakespanNearTheModel"],
+    ),
+    "wrong-lab07-host-function-calls-cuda": (
+        catalogue_lab07_host_function_calls_cuda,
+        "07",
+        ["HostConsumer.ConsumedInHostFunctionsThatCallNoCuda"],
+    ),
+    "wrong-lab07-graph-without-join": (
+        catalogue_lab07_graph_without_join,
+        "07",
+        [
+            "Graph.ResultsMatchCpuReference",
+            "Graph.OneInstantiationLaunchedManyTimes",
+            "Graph.ChunksOverlapInsideEachLaunch",
+        ],
     ),
 }
 

@@ -3,6 +3,8 @@
 #include <cuda_runtime_api.h>
 #include <cupti.h>
 #include <cxxabi.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -50,6 +52,8 @@ struct RawRecord {
     std::uint32_t stream_id = 0;
     std::uint32_t correlation_id = 0;
     std::uint32_t runtime_correlation_id = 0;  // copies only: the runtime call's id
+    std::uint32_t graph_id = 0;                // 0 unless a graph launch ran it
+    std::uint64_t graph_node_id = 0;
     std::uint64_t start = 0;
     std::uint64_t end = 0;
     std::uint64_t bytes = 0;
@@ -79,6 +83,7 @@ struct Session {
     std::unordered_map<std::uint32_t, std::string> labels;  // correlation id -> label
     std::vector<HostMark> marks;                            // absolute CUPTI times
     std::map<std::string, std::uint64_t> api_calls;         // runtime function -> calls
+    std::map<std::uint64_t, std::uint64_t> thread_calls;    // host_thread_id() -> runtime calls
     std::vector<StreamCall> stream_calls;                   // calls that queue or order stream work
     // The default streams seen so far. Context ids are unique for the whole
     // process, so these survive from one recording to the next.
@@ -151,6 +156,8 @@ RawRecord common_fields(const Activity& activity) {
     raw.context_id = activity.contextId;
     raw.stream_id = activity.streamId;
     raw.correlation_id = activity.correlationId;
+    raw.graph_id = activity.graphId;
+    raw.graph_node_id = activity.graphNodeId;
     raw.start = activity.start;
     raw.end = activity.end;
     return raw;
@@ -335,6 +342,7 @@ void count_api_call(const char* function_name) {
     const std::lock_guard<std::mutex> lock(s.mutex);
     if (s.recording) {
         ++s.api_calls[name];
+        ++s.thread_calls[host_thread_id()];
     }
 }
 
@@ -571,6 +579,7 @@ ActivityRecorder::ActivityRecorder() {
     s.labels.clear();
     s.marks.clear();
     s.api_calls.clear();
+    s.thread_calls.clear();
     s.stream_calls.clear();
 }
 
@@ -609,6 +618,7 @@ void ActivityRecorder::restart_window() {
     s.labels.clear();
     s.marks.clear();
     s.api_calls.clear();
+    s.thread_calls.clear();
     s.stream_calls.clear();
 }
 
@@ -616,6 +626,12 @@ std::map<std::string, std::uint64_t> ActivityRecorder::api_calls() const {
     Session& s = session();
     const std::lock_guard<std::mutex> lock(s.mutex);
     return s.api_calls;
+}
+
+std::map<std::uint64_t, std::uint64_t> ActivityRecorder::api_calls_by_thread() const {
+    Session& s = session();
+    const std::lock_guard<std::mutex> lock(s.mutex);
+    return s.thread_calls;
 }
 
 std::vector<StreamCall> ActivityRecorder::stream_calls() const {
@@ -679,6 +695,8 @@ Timeline ActivityRecorder::collect() const {
         op.bytes = raw.bytes;
         op.host_memory = raw.host_memory;
         op.correlation_id = raw.correlation_id;
+        op.graph_id = raw.graph_id;
+        op.graph_node_id = raw.graph_node_id;
         recording.ops.push_back(std::move(op));
     }
     std::sort(recording.ops.begin(), recording.ops.end(), [](const DeviceOp& a, const DeviceOp& b) {
@@ -717,3 +735,13 @@ const std::string* exchange_thread_label(const std::string* label) noexcept {
 }
 
 }  // namespace streamlab::detail
+
+namespace streamlab {
+
+// Here rather than in tracer.cpp: the injection library counts calls by thread
+// too, and links this file without the Tracer.
+std::uint64_t host_thread_id() noexcept {
+    return static_cast<std::uint64_t>(::syscall(SYS_gettid));
+}
+
+}  // namespace streamlab

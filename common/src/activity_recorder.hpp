@@ -45,6 +45,9 @@ public:
     /// How often each runtime function was called since recording began.
     [[nodiscard]] std::map<std::string, std::uint64_t> api_calls() const;
 
+    /// How many runtime calls each host thread (host_thread_id()) made since recording began.
+    [[nodiscard]] std::map<std::uint64_t, std::uint64_t> api_calls_by_thread() const;
+
     /// The calls that queued or ordered stream work since recording began, in call order.
     [[nodiscard]] std::vector<StreamCall> stream_calls() const;
 

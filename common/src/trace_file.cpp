@@ -83,6 +83,10 @@ ordered_json op_event(const DeviceOp& op) {
         args["host_memory"] = to_string(op.host_memory);
     }
     args["correlation_id"] = op.correlation_id;
+    if (op.graph_id != 0) {  // only ops of a graph launch: files without graphs stay as they were
+        args["graph_id"] = op.graph_id;
+        args["graph_node_id"] = op.graph_node_id;
+    }
     return ordered_json{{"ph", "X"},
                         {"pid", 1},
                         {"tid", op.stream_id},
@@ -296,6 +300,11 @@ DeviceOp parse_op(const json& event, const Place& event_place) {
                                std::to_string(op.start_ns));
     }
     op.correlation_id = static_cast<std::uint32_t>(require_count(args, "correlation_id", place, kMaxUint32));
+    // Optional: only ops that a graph launch ran carry them (and older files never do).
+    if (args.contains("graph_id")) {
+        op.graph_id = static_cast<std::uint32_t>(require_count(args, "graph_id", place, kMaxUint32));
+        op.graph_node_id = require_count(args, "graph_node_id", place, kMaxInt64);
+    }
     if (op.kind == OpKind::Kernel) {
         op.name = require_string(args, "kernel_name", place);
     } else {

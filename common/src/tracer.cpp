@@ -1,9 +1,11 @@
 #include "streamlab/tracer.hpp"
 
 #include <cuda_runtime_api.h>
+#include <cupti.h>
 #include <nvtx3/nvToolsExt.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
@@ -143,6 +145,7 @@ Timeline Tracer::finish() {
     }
     // The calls the recorded work made, before this function makes its own.
     std::map<std::string, std::uint64_t> api_calls = recorder_->api_calls();
+    std::map<std::uint64_t, std::uint64_t> api_calls_by_thread = recorder_->api_calls_by_thread();
     std::vector<StreamCall> stream_calls = recorder_->stream_calls();
     // A record gets its timestamps when its work completes: wait for all of it.
     SL_CHECK(cudaDeviceSynchronize());
@@ -151,6 +154,7 @@ Timeline Tracer::finish() {
     recorder_.reset();  // stops recording
 
     timeline.api_calls = std::move(api_calls);
+    timeline.api_calls_by_thread = std::move(api_calls_by_thread);
     timeline.stream_calls = std::move(stream_calls);
     timeline.program = program_;
     timeline.date = date_;
@@ -162,6 +166,22 @@ Timeline Tracer::finish() {
 
 void host_mark(const std::string& name) {
     detail::mark_now(name);
+}
+
+std::uint64_t trace_clock_ns() {
+    // With the tracer off CUPTI is never touched (compute-sanitizer may hold it):
+    // no timeline to compare with, so the host's own clock serves.
+    static const bool tracing = tracing_off_reason().empty();
+    if (!tracing) {
+        return static_cast<std::uint64_t>(
+            std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+                .count());
+    }
+    std::uint64_t now = 0;
+    if (cuptiGetTimestamp(&now) != CUPTI_SUCCESS) {
+        throw std::runtime_error("cuptiGetTimestamp failed: no clock to time the host's work on");
+    }
+    return now;
 }
 
 TracerOverhead measure_tracer_overhead(const std::string& program, int repeats, const std::function<double()>& run) {

@@ -7,6 +7,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "streamlab/testing.hpp"
 
@@ -50,4 +51,20 @@ TEST(SkipUnlessBrokenHere, WhatWorkedEarlierInTheProcessAndIsGoneFailsTheTest) {
 TEST(SkipUnlessBrokenHere, TheProcessRemembersThatItSawAGpu) {
     streamlab::grading::note_gpu_seen();
     EXPECT_TRUE(streamlab::grading::gpu_seen_before());
+}
+
+TEST(NoneFound, NoProblemsPassAndSomeFailListingTheFirstFive) {
+    using streamlab::grading::none_found;
+    testing::internal::CaptureStdout();
+    EXPECT_TRUE(none_found({}, "hazards", "hazard(s) found", "wait first"));
+    const std::vector<std::string> problems{"a", "b", "c", "d", "e", "f"};
+    const testing::AssertionResult found = none_found(problems, "hazards", "hazard(s) found", "wait first");
+    const std::string printed = testing::internal::GetCapturedStdout();
+    ASSERT_FALSE(found);
+    const std::string message = found.message();
+    EXPECT_EQ(message.find("6 hazard(s) found:"), 0U) << message;
+    EXPECT_NE(message.find("\n  e"), std::string::npos) << message;
+    EXPECT_EQ(message.find("\n  f"), std::string::npos) << "only the first five are listed: " << message;
+    EXPECT_NE(printed.find("STREAMLAB-HINT \"wait first\""), std::string::npos) << printed;
+    EXPECT_EQ(printed.find("STREAMLAB-HINT"), printed.rfind("STREAMLAB-HINT")) << "no hint when nothing was found";
 }

@@ -82,6 +82,9 @@ Timeline sample_timeline() {
         make_op(OpKind::Memset, "memset", "poison", 14, StreamKind::Created, 9400, 123'456'789'012ULL, 1 << 30,
                 HostMemory::NotApplicable, 4'000'000'000U),
     };
+    // A kernel that a graph launch ran; its node id needs more than 53 bits.
+    timeline.ops[1].graph_id = 5;
+    timeline.ops[1].graph_node_id = (std::uint64_t{1} << 60U) + 3;
     timeline.marks = {{"launches returned", 1200}, {"host work done", 8000}};
     return timeline;
 }
@@ -100,6 +103,8 @@ void expect_same_ops(const std::vector<DeviceOp>& actual, const std::vector<Devi
         EXPECT_EQ(actual[i].bytes, expected[i].bytes);
         EXPECT_EQ(actual[i].host_memory, expected[i].host_memory);
         EXPECT_EQ(actual[i].correlation_id, expected[i].correlation_id);
+        EXPECT_EQ(actual[i].graph_id, expected[i].graph_id);
+        EXPECT_EQ(actual[i].graph_node_id, expected[i].graph_node_id);
     }
 }
 
@@ -226,6 +231,8 @@ TEST(TraceWriting, EventsAreChromeTraceEventsWithExactTimesInArgs) {
     EXPECT_EQ(kernel["args"]["kernel_name"], timeline.ops[1].name);
     EXPECT_DOUBLE_EQ(kernel["ts"].get<double>(), 4.5);
     EXPECT_FALSE(kernel["args"].contains("host_memory"));
+    EXPECT_EQ(kernel["args"]["graph_id"], 5);
+    EXPECT_FALSE(h2d["args"].contains("graph_id")) << "ops no graph ran keep the old keys only";
     EXPECT_EQ(ops[2]["name"], "fill_kernel");
     EXPECT_EQ(ops[2]["args"]["stream_kind"], "legacy_null");
     EXPECT_FALSE(ops[6]["args"].contains("host_memory")) << "memsets have bytes only";
@@ -502,6 +509,19 @@ TEST(TraceReading, OldFilesWithoutRangesStillRead) {
     const Timeline timeline = streamlab::read_trace(fixture("three_chunk_pipeline.json"));
     EXPECT_FALSE(timeline.ops.empty());
     EXPECT_TRUE(timeline.ranges.empty());
+    for (const DeviceOp& op : timeline.ops) {
+        EXPECT_EQ(op.graph_id, 0U) << "a file without graph ids reads as ops that no graph ran";
+    }
+}
+
+TEST(TraceReading, RefusesMalformedGraphIds) {
+    expect_refused(edited_fixture([](json& root) { root["traceEvents"][kH2D2]["args"]["graph_id"] = 2; }),
+                   "missing key args.graph_node_id in event 4");
+    expect_refused(edited_fixture([](json& root) {
+                       root["traceEvents"][kH2D2]["args"]["graph_id"] = 1ULL << 40U;
+                       root["traceEvents"][kH2D2]["args"]["graph_node_id"] = 1;
+                   }),
+                   "args.graph_id in event 4 is 1099511627776, more than the largest allowed");
 }
 
 TEST(TraceReading, RefusesMalformedRanges) {

@@ -1,8 +1,6 @@
 // Lab 06's course side: see host_side.hpp.
 #include "host_side.hpp"
 
-#include <cupti.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cstring>
@@ -73,22 +71,6 @@ std::size_t capacity_for(std::size_t n, const std::vector<int>& chunk_counts) {
     return capacity;
 }
 
-std::uint64_t trace_clock_ns() {
-    // With the tracer off CUPTI is never touched (compute-sanitizer may hold it):
-    // no timeline to compare with, so the host's own clock serves.
-    static const bool tracing = streamlab::tracing_off_reason().empty();
-    if (!tracing) {
-        return static_cast<std::uint64_t>(
-            std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
-                .count());
-    }
-    std::uint64_t now = 0;
-    if (cuptiGetTimestamp(&now) != CUPTI_SUCCESS) {
-        throw std::runtime_error("cuptiGetTimestamp failed: no clock to time the host's fills and drains on");
-    }
-    return now;
-}
-
 HostStream::HostStream(std::size_t n) : input(n), output(n) {
     streamlab::fill_input(input.data(), n);
     streamlab::fill_poison(output.data(), n);
@@ -118,19 +100,19 @@ StreamingJob HostStream::job(Rings& rings, int chunks, int iterations) {
     job.produce = [this, ring](std::size_t offset, std::size_t count, float* staging) {
         check_chunk(offset, count, input.size(), ring->capacity, "produce");
         const auto until = std::chrono::steady_clock::now() + std::chrono::nanoseconds(extra_ns_);
-        HostUse use{offset, count, slot_of(ring->staging, staging), trace_clock_ns(), 0};
+        HostUse use{offset, count, slot_of(ring->staging, staging), streamlab::trace_clock_ns(), 0};
         std::memcpy(staging, input.data() + offset, count * sizeof(float));
         busy_until(until);
-        use.end_ns = trace_clock_ns();
+        use.end_ns = streamlab::trace_clock_ns();
         record(fills_, use);
     };
     job.consume = [this, ring](std::size_t offset, std::size_t count, const float* results) {
         check_chunk(offset, count, output.size(), ring->capacity, "consume");
         const auto until = std::chrono::steady_clock::now() + std::chrono::nanoseconds(extra_ns_);
-        HostUse use{offset, count, slot_of(ring->results, results), trace_clock_ns(), 0};
+        HostUse use{offset, count, slot_of(ring->results, results), streamlab::trace_clock_ns(), 0};
         std::memcpy(output.data() + offset, results, count * sizeof(float));
         busy_until(until);
-        use.end_ns = trace_clock_ns();
+        use.end_ns = streamlab::trace_clock_ns();
         record(drains_, use);
     };
     return job;

@@ -38,10 +38,6 @@ struct Rings {
 /// The capacity that holds the largest chunk of `n` elements cut into any of `chunk_counts`.
 [[nodiscard]] std::size_t capacity_for(std::size_t n, const std::vector<int>& chunk_counts);
 
-/// Now on the clock of recorded timelines (CUPTI's), in ns before the origin is
-/// subtracted; with the tracer off (tracing_off_reason), the host's steady clock.
-[[nodiscard]] std::uint64_t trace_clock_ns();
-
 /// The host's side of the stream: the whole input and output in pageable memory
 /// (the input filled with streamlab::fill_input), and a record of every fill and
 /// drain the job's produce and consume did.

@@ -187,19 +187,12 @@ TEST_F(ManyChunks, NoBufferReusedBeforeItsLastUseEnded) {
     EXPECT_EQ(allocations, 0U) << "run_stream allocated memory: the rings are the job's, and reuse is only judged "
                                   "against them";
     ASSERT_TRUE(found_chunks());
-    const std::vector<std::string> hazards = lab06::course::reuse_hazards(run_.chunks, shape_.device_sets);
-    report_measure("buffer uses that began before the previous use ended", static_cast<double>(hazards.size()), "==", 0,
-                   "");
-    if (!hazards.empty()) {
-        report_hint(
-            "before the host writes a staging buffer, wait for the event recorded after the H2D copy that "
-            "last read it; before it reads a results buffer, for the one after its D2H copy");
-    }
-    std::string listed;
-    for (std::size_t i = 0; i < std::min<std::size_t>(hazards.size(), 5); ++i) {
-        listed += "\n  " + hazards[i];
-    }
-    EXPECT_TRUE(hazards.empty()) << hazards.size() << " buffer use(s) began before the previous use ended:" << listed;
+    EXPECT_TRUE(grading::none_found(lab06::course::reuse_hazards(run_.chunks, shape_.device_sets),
+                                    "buffer uses that began before the previous use ended",
+                                    "buffer use(s) began before the previous use ended",
+                                    "before the host writes a staging buffer, wait for the event recorded after the "
+                                    "H2D copy that last read it; before it reads a results buffer, for the one after "
+                                    "its D2H copy"));
 }
 
 TEST_F(ManyChunks, WorkRunsInOneStreamPerDeviceSet) {
@@ -219,18 +212,8 @@ TEST_F(ManyChunks, CopiesOverlapKernels) {
     SL_STEP(record_against_the_model());
     // The model's share of copy time hidden behind kernels, for this GPU, this
     // shape and your issue order, from the stage times measured alone.
-    std::vector<DeviceOp> modelled;
-    for (const SimulatedOp& op : simulate_pipeline(serial_.stages, shape_.chunks, shape_.device_sets,
-                                                   facts_.copy_engines, issue_order(timeline_.ops), link_)) {
-        DeviceOp device_op;
-        device_op.kind = op.stage == Stage::H2D   ? OpKind::MemcpyH2D
-                         : op.stage == Stage::D2H ? OpKind::MemcpyD2H
-                                                  : OpKind::Kernel;
-        device_op.start_ns = static_cast<std::uint64_t>(op.start * 1e6);
-        device_op.end_ns = static_cast<std::uint64_t>(op.end * 1e6);
-        modelled.push_back(device_op);
-    }
-    const double model_hidden = hidden_copy_fraction(modelled);
+    const double model_hidden = hidden_copy_fraction(modelled_ops(simulate_pipeline(
+        serial_.stages, shape_.chunks, shape_.device_sets, facts_.copy_engines, issue_order(timeline_.ops), link_)));
     if (model_hidden < 0.2) {
         SL_SKIP_DEVICE_CANNOT_SHOW() << facts_.name << " has " << facts_.copy_engines << " copy engine(s): for your "
                                      << "issue order the model hides only " << model_hidden * 100 << "% of the copies";

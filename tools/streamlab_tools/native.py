@@ -144,6 +144,8 @@ def to_native_ops(native: ModuleType, ops: Sequence[DeviceOp]) -> list[Any]:
             label=op.label,
             host_memory=op.host_memory,
             correlation_id=op.correlation_id,
+            graph_id=op.graph_id,
+            graph_node_id=op.graph_node_id,
         )
         for op in ops
     ]

@@ -69,6 +69,8 @@ class DeviceOp:
     host_memory: str = "not_applicable"  # for copies: where the host buffer lives
     correlation_id: int = 0  # ties the op to the API call that issued it
     kernel_name: str = ""  # for kernels: the kernel's own name, label or not
+    graph_id: int = 0  # the CUDA graph whose launch ran the op, or 0
+    graph_node_id: int = 0  # its node in that graph (the same in every launch), or 0
 
     @property
     def duration_ns(self) -> int:
@@ -259,6 +261,9 @@ def _parse_op(event: dict[str, Any], where: str) -> DeviceOp:
         host_memory=host_memory,
         correlation_id=_count(arg("correlation_id", "integer"), "args.correlation_id", where),
         kernel_name=arg("kernel_name", "string") if kind == "kernel" else "",
+        # Only ops that a graph launch ran carry these (older files never do).
+        graph_id=_count(arg("graph_id", "integer"), "args.graph_id", where) if "graph_id" in args else 0,
+        graph_node_id=_count(arg("graph_node_id", "integer"), "args.graph_node_id", where) if "graph_id" in args else 0,
     )
 
 

@@ -151,6 +151,8 @@ def facts(op, kernel_name):
         op.label,
         op.host_memory,
         op.correlation_id,
+        op.graph_id,
+        op.graph_node_id,
         kernel_name if op.kind == "kernel" else "",
     )
 
@@ -171,6 +173,20 @@ def test_trace_files_read_alike(cpp, name, tmp_path):
     assert sorted(facts(op, op.kernel_name) for op in again.ops) == sorted(
         facts(op, op.kernel_name) for op in python.ops
     )
+
+
+def test_graph_ids_cross_between_the_languages(cpp, tmp_path):
+    obj = json.loads((FIXTURES / "pipeline_3_chunks.json").read_text())
+    kernel = next(event for event in obj["traceEvents"] if event.get("cat") == "kernel")
+    kernel["args"].update(graph_id=7, graph_node_id=2**60 + 5)
+    (tmp_path / "graphed.json").write_text(json.dumps(obj))
+    timeline = cpp.read_trace(str(tmp_path / "graphed.json"))
+    assert [(op.graph_id, op.graph_node_id) for op in timeline.ops if op.graph_id] == [(7, 2**60 + 5)]
+    cpp.write_trace(str(tmp_path / "again.json"), timeline)
+    again = load_trace(tmp_path / "again.json")
+    assert [(op.graph_id, op.graph_node_id) for op in again.ops if op.graph_id] == [(7, 2**60 + 5)]
+    made = native.to_native_ops(cpp, again.ops)
+    assert sorted(op.graph_id for op in made) == sorted(op.graph_id for op in again.ops)
 
 
 def test_a_malformed_trace_is_a_value_error(cpp, tmp_path):

@@ -65,6 +65,15 @@ def test_parse_trace_takes_an_already_parsed_object():
     assert len(parse_trace(read_fixture("pipeline_3_chunks.json")).ops) == 9
 
 
+def test_graph_ids_are_read_where_present_and_zero_elsewhere():
+    obj = read_fixture("pipeline_3_chunks.json")
+    first_op_event(obj)["args"].update(graph_id=4, graph_node_id=2**60 + 1)
+    ops = parse_trace(obj).ops
+    graphed = [op for op in ops if op.graph_id]
+    assert [(op.graph_id, op.graph_node_id) for op in graphed] == [(4, 2**60 + 1)]
+    assert all(op.graph_node_id == 0 for op in ops if not op.graph_id)
+
+
 def test_sweep_files_load_with_their_points():
     assert len(load_json_file(FIXTURES / "bandwidth_sweep.json", BANDWIDTH_FORMAT)["points"]) > 0
     assert len(load_json_file(FIXTURES / "chunk_sweep.json", CHUNKS_FORMAT)["points"]) > 0
@@ -120,6 +129,8 @@ MALFORMED_TRACES = {
     "missing stream": (drop_arg("stream"), "missing key args.stream"),
     "missing label": (drop_arg("label"), "missing key args.label"),
     "missing correlation id": (drop_arg("correlation_id"), "missing key args.correlation_id"),
+    "graph id without its node": (set_arg("graph_id", 3), "missing key args.graph_node_id"),
+    "graph id as text": (set_arg("graph_id", "3"), "args.graph_id in event 3 must be an integer"),
     "copy without host memory": (drop_arg("host_memory"), "missing key args.host_memory"),
     "copy without bytes": (drop_arg("bytes"), "missing key args.bytes"),
     "missing args": (lambda obj: first_op_event(obj).pop("args"), "missing key args"),

@@ -50,6 +50,10 @@ public:
     /// Creates a stream. `cudaStreamDefault` streams are *blocking*: they
     /// synchronize with the legacy NULL stream. `cudaStreamNonBlocking` ones do not.
     explicit Stream(unsigned int flags) : owned_(create(flags)) {}
+    /// Creates a stream of scheduling `priority` (`cudaStreamCreateWithPriority`):
+    /// lower numbers are greater priorities; cudaDeviceGetStreamPriorityRange says
+    /// which the device offers (a value outside is clamped to the range).
+    Stream(unsigned int flags, int priority) : owned_(create(flags, priority)) {}
 
     /// The raw stream, for CUDA calls. Throws std::logic_error when empty
     /// (default-constructed, moved from or reset), which would be the NULL stream.
@@ -70,6 +74,11 @@ private:
     static cudaStream_t create(unsigned int flags) {
         cudaStream_t stream = nullptr;
         SL_CHECK(cudaStreamCreateWithFlags(&stream, flags));
+        return stream;
+    }
+    static cudaStream_t create(unsigned int flags, int priority) {
+        cudaStream_t stream = nullptr;
+        SL_CHECK(cudaStreamCreateWithPriority(&stream, flags, priority));
         return stream;
     }
     detail::Owned<cudaStream_t, cudaStreamDestroy> owned_;

@@ -37,6 +37,11 @@ struct DeviceOp {
     std::uint64_t bytes = 0;                             ///< Bytes moved or set (0 for kernels).
     HostMemory host_memory = HostMemory::NotApplicable;  ///< For copies: the host buffer's kind.
     std::uint32_t correlation_id = 0;                    ///< Ties the op to the API call that issued it.
+    /// The CUDA graph whose launch ran the op (CUPTI's graph id), or 0 when no graph launch did.
+    std::uint32_t graph_id = 0;
+    /// The graph node that ran the op (CUPTI's id, the same in every launch of one
+    /// instantiated graph), or 0 when no graph launch did.
+    std::uint64_t graph_node_id = 0;
 
     /// Duration in ns.
     [[nodiscard]] std::uint64_t duration_ns() const { return end_ns - start_ns; }
@@ -93,6 +98,10 @@ struct Timeline {
     /// name without version suffix ("cudaStreamCreateWithFlags": 4), as CUPTI's
     /// callbacks saw the calls.
     std::map<std::string, std::uint64_t> api_calls;
+    /// How many runtime calls each host thread made while recording, by
+    /// streamlab::host_thread_id(). Kept in memory for graders (a host function,
+    /// which runs on a thread of CUDA's own, must make none); trace files do not carry them.
+    std::map<std::uint64_t, std::uint64_t> api_calls_by_thread;
     /// The runtime calls that queued or ordered stream work while recording, in
     /// the order they were made (see StreamCall). Kept in memory for graders;
     /// trace files do not carry them.

@@ -20,6 +20,7 @@
 /// @endcode
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <stdexcept>
@@ -86,6 +87,19 @@ private:
 /// Records a host mark on the active Tracer's clock (as Tracer::mark does).
 /// Does nothing when no Tracer is recording, so code can mark unconditionally.
 void host_mark(const std::string& name);
+
+/// Now on the clock of recorded timelines (CUPTI's), in ns before a timeline's
+/// origin is subtracted: for host marks that course code takes itself and sets
+/// against recorded ops (subtract Timeline::origin_ns). With the tracer off
+/// (tracing_off_reason), the host's steady clock. Throws std::runtime_error when
+/// CUPTI refuses a timestamp.
+[[nodiscard]] std::uint64_t trace_clock_ns();
+
+/// The calling host thread's id, as the operating system numbers it (Linux's
+/// thread id): the key of Timeline::api_calls_by_thread. A host function
+/// (cudaLaunchHostFunc) runs on a thread of CUDA's own, whose id differs from
+/// the thread that queued it.
+[[nodiscard]] std::uint64_t host_thread_id() noexcept;
 
 /// Why the tracer is off, or "" while it records. It is off when the program
 /// was started with `--no-trace` (run_lab_program) or with the environment

@@ -222,6 +222,20 @@ PipelineChunks find_chunks(const std::vector<DeviceOp>& ops) {
     return found;
 }
 
+std::vector<DeviceOp> modelled_ops(const std::vector<SimulatedOp>& simulated) {
+    std::vector<DeviceOp> ops;
+    for (const SimulatedOp& op : simulated) {
+        DeviceOp device_op;
+        device_op.kind = op.stage == Stage::H2D   ? OpKind::MemcpyH2D
+                         : op.stage == Stage::D2H ? OpKind::MemcpyD2H
+                                                  : OpKind::Kernel;
+        device_op.start_ns = static_cast<std::uint64_t>(op.start * 1e6);
+        device_op.end_ns = static_cast<std::uint64_t>(op.end * 1e6);
+        ops.push_back(device_op);
+    }
+    return ops;
+}
+
 PipelineChunks chunks_by_issue_order(const std::vector<DeviceOp>& ops, int chunks) {
     PipelineChunks found;
     std::vector<DeviceOp> stages[3] = {ops_of_kind(ops, OpKind::MemcpyH2D), ops_of_kind(ops, OpKind::Kernel),
@@ -282,6 +296,15 @@ std::string describe(const PipelineComparison& c) {
     return described;
 }
 
+PreparedPipeline prepare_pipeline(const DeviceFacts& facts, double kernel_to_copy) {
+    PreparedPipeline prepared{PipelineMemory(pipeline_elements(facts.total_memory_bytes)), 1};
+    PipelineMemory& memory = prepared.memory;
+    fill_input(memory.input.data(), memory.size());
+    prepared.iterations =
+        iterations_for_kernel_ms(memory.size(), kernel_to_copy * measure_h2d_ms(memory.input.bytes()));
+    return prepared;
+}
+
 // How: sizes the data (pipeline_elements) and the kernel (about as long as the
 // whole H2D copy, times `kernel_to_copy`), runs the serial reference, measures how
 // the copy directions share the link (measure_link_sharing), then runs `pipelined`
@@ -291,10 +314,10 @@ std::string describe(const PipelineComparison& c) {
 PipelineRun record_pipeline_run(int chunks, const std::function<void(PipelineMemory&, int)>& pipelined,
                                 double kernel_to_copy) {
     const DeviceFacts facts = query_device_facts(0);
-    PipelineMemory memory(pipeline_elements(facts.total_memory_bytes));
+    PreparedPipeline prepared = prepare_pipeline(facts, kernel_to_copy);
+    PipelineMemory& memory = prepared.memory;
     const std::size_t n = memory.size();
-    fill_input(memory.input.data(), n);
-    const int iterations = iterations_for_kernel_ms(n, kernel_to_copy * measure_h2d_ms(memory.input.bytes()));
+    const int iterations = prepared.iterations;
 
     PipelineRun run;
     // Without the tracer (--no-trace, for compute-sanitizer) there is nothing to

@@ -31,6 +31,21 @@ void report_hint(const std::string& hint) {
     std::fflush(stdout);
 }
 
+::testing::AssertionResult none_found(const std::vector<std::string>& problems, const std::string& measure,
+                                      const std::string& what, const std::string& hint) {
+    report_measure(measure, static_cast<double>(problems.size()), "==", 0, "");
+    if (problems.empty()) {
+        return ::testing::AssertionSuccess();
+    }
+    report_hint(hint);
+    ::testing::AssertionResult failure = ::testing::AssertionFailure();
+    failure << problems.size() << " " << what << ":";
+    for (std::size_t i = 0; i < problems.size() && i < 5; ++i) {
+        failure << "\n  " << problems[i];
+    }
+    return failure;
+}
+
 void report_note(const std::string& name, const std::string& text) {
     const nlohmann::json line = {{"name", name}, {"text", text}};
     std::printf("STREAMLAB-NOTE %s\n", line.dump().c_str());

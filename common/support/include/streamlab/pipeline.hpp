@@ -45,6 +45,17 @@ struct PipelineMemory {
     [[nodiscard]] std::size_t size() const noexcept { return input.size(); }
 };
 
+/// The memory of a pipeline run on the GPU at hand, and the work to put through it.
+struct PreparedPipeline {
+    PipelineMemory memory;  ///< pipeline_elements floats each, the input filled (fill_input).
+    int iterations = 1;     ///< The workload iterations the run uses.
+};
+
+/// Allocates a pipeline run's memory for the GPU `facts` describes, fills its
+/// input, and sizes the kernel over all of it to `kernel_to_copy` times as long
+/// as its whole H2D copy, measured now (measure_h2d_ms). Needs a GPU.
+[[nodiscard]] PreparedPipeline prepare_pipeline(const DeviceFacts& facts, double kernel_to_copy = 1.0);
+
 /// A lab's job over `memory`: `Job` is an aggregate of input, output, device
 /// input, device output, element count and workload iterations, in that order
 /// (lab05::PipelineJob), filled from the four buffers and `iterations`.
@@ -150,6 +161,11 @@ struct PipelineComparison {
     /// link_model_ms / pipelined_ms: the same, against the model that knows the shared link.
     [[nodiscard]] double link_efficiency() const { return pipelined_ms > 0 ? link_model_ms / pipelined_ms : 0.0; }
 };
+
+/// The model's ops as device ops (an H2D copy, a kernel or a D2H copy each, times
+/// in ns), so that the analysis functions (hidden_copy_fraction, ...) measure
+/// the model as they measure a recorded run.
+[[nodiscard]] std::vector<DeviceOp> modelled_ops(const std::vector<SimulatedOp>& simulated);
 
 /// Compares a pipelined run of `chunks` chunks with its serial reference. The
 /// model is simulate_pipeline with one stream per chunk, the stage times of the

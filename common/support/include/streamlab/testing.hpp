@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include <cuda_runtime_api.h>
 
@@ -31,6 +32,14 @@ void report_hint(const std::string& hint);
 /// whatever the verdict, e.g. a prediction next to what the timeline shows:
 /// `STREAMLAB-NOTE {"name": ..., "text": ...}`. For display only.
 void report_note(const std::string& name, const std::string& text);
+
+/// For a test that lists what went wrong, one sentence each: reports their
+/// number as `measure` next to 0 and, when there are any, `hint`; succeeds when
+/// `problems` is empty, and otherwise fails with their number, `what` and the
+/// first five. `EXPECT_TRUE(none_found(...))`.
+[[nodiscard]] ::testing::AssertionResult none_found(const std::vector<std::string>& problems,
+                                                    const std::string& measure, const std::string& what,
+                                                    const std::string& hint);
 
 /// True once SL_REQUIRE_GPU found a usable GPU in this process: a GPU that is
 /// gone later was taken by what ran in between, the code under test.

@@ -1,0 +1,87 @@
+// Lab 07's course side: see course_side.hpp.
+#include "course_side.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+
+#include "streamlab/tracer.hpp"
+#include "streamlab/workload.hpp"
+
+namespace lab07::course {
+
+namespace {
+
+/// Elements of the urgent kernel: a few blocks, far fewer than the GPU runs at once.
+constexpr std::size_t kUrgentElements = 4 * streamlab::kWorkloadThreadsPerBlock;
+
+std::uint64_t relative(std::uint64_t t, std::uint64_t origin_ns) {
+    return t > origin_ns ? t - origin_ns : 0;
+}
+
+}  // namespace
+
+ResultsConsumer::ResultsConsumer(const PipelineJob& job, int chunks) : consumed(job.n), job_(job), chunks_(chunks) {
+    streamlab::fill_poison(consumed.data(), consumed.size());
+}
+
+Consumer ResultsConsumer::consumer() {
+    Consumer made;
+    made.consume = [this](int chunk) {
+        if (chunk < 0 || chunk >= chunks_) {
+            throw std::out_of_range("consume(" + std::to_string(chunk) + "): the job has " + std::to_string(chunks_) +
+                                    " chunks, 0 to " + std::to_string(chunks_ - 1));
+        }
+        Consumption call{chunk, streamlab::trace_clock_ns(), 0, streamlab::host_thread_id()};
+        const streamlab::ChunkRange range = streamlab::chunk_range(job_.n, chunks_, chunk);
+        std::memcpy(consumed.data() + range.offset, job_.output + range.offset, range.count * sizeof(float));
+        call.end_ns = streamlab::trace_clock_ns();
+        const std::lock_guard<std::mutex> lock(mutex_);
+        calls_.push_back(call);
+    };
+    return made;
+}
+
+void ResultsConsumer::reset() {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    calls_.clear();
+    streamlab::fill_poison(consumed.data(), consumed.size());
+}
+
+std::vector<Consumption> ResultsConsumer::consumptions(std::uint64_t origin_ns) const {
+    std::vector<Consumption> calls;
+    {
+        const std::lock_guard<std::mutex> lock(mutex_);
+        calls = calls_;
+    }
+    for (Consumption& call : calls) {
+        call.start_ns = relative(call.start_ns, origin_ns);
+        call.end_ns = relative(call.end_ns, origin_ns);
+    }
+    std::stable_sort(calls.begin(), calls.end(),
+                     [](const Consumption& a, const Consumption& b) { return a.start_ns < b.start_ns; });
+    return calls;
+}
+
+UrgentKernel::UrgentKernel() : input_(kUrgentElements), output_(kUrgentElements) {
+    std::vector<float> values(kUrgentElements);
+    streamlab::fill_input(values.data(), values.size());
+    SL_CHECK(cudaMemcpy(input_.data(), values.data(), input_.bytes(), cudaMemcpyHostToDevice));
+}
+
+UrgentWork UrgentKernel::work() {
+    UrgentWork made;
+    made.launch = [this](cudaStream_t stream) {
+        const streamlab::OpLabel label(kUrgentLabel);
+        launched_ns_ = streamlab::trace_clock_ns();
+        streamlab::launch_workload(input_.data(), output_.data(), kUrgentElements, 1, stream);
+    };
+    return made;
+}
+
+std::uint64_t UrgentKernel::launched_ns(std::uint64_t origin_ns) const {
+    return relative(launched_ns_, origin_ns);
+}
+
+}  // namespace lab07::course

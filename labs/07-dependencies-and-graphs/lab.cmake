@@ -1,0 +1,27 @@
+# Lab 07: dependencies, host functions, graphs, priorities. The files a student
+# edits, the program, and the graded tests with their points. Tests: Suite.Name  gpu|cpu  points.
+streamlab_add_lab(
+  NUMBER 07
+  TOPIC dependencies-and-graphs
+  STUDENT_SOURCES dependencies.cu
+  PROGRAM run_lab07.cu
+  TEST_SOURCE test_lab07.cu
+  TESTS
+    StageStreams.ResultsMatchCpuReference                gpu 1
+    StageStreams.OneStreamPerStage                       gpu 2
+    StageStreams.EachStageWaitsForItsChunk               gpu 3
+    StageStreams.CopiesOverlapKernels                    gpu 2
+    HostConsumer.ResultsMatchCpuReference                gpu 1
+    HostConsumer.EachChunkConsumedAsItsCopyEnds          gpu 3
+    HostConsumer.ConsumedInHostFunctionsThatCallNoCuda   gpu 2
+    Graph.ResultsMatchCpuReference                       gpu 1
+    Graph.OneInstantiationLaunchedManyTimes              gpu 3
+    Graph.ChunksOverlapInsideEachLaunch                  gpu 2
+)
+
+# The course's side of the lab (the consumer and the urgent kernel, which time
+# themselves on the timeline's clock), compiled into the programs and tests that
+# run a student's code: objects of their own, never the student's library.
+foreach(lab07_target IN ITEMS lab07_starter_run lab07_solution_run lab07_starter_test lab07_solution_test)
+  target_sources(${lab07_target} PRIVATE "${CMAKE_CURRENT_LIST_DIR}/course_side.cpp")
+endforeach()

@@ -1,0 +1,134 @@
+// lab07 program: runs your stage pipeline next to the serial reference, your
+// host consumer (when each chunk was consumed, against the end of its D2H copy),
+// your graph launched several times, and the urgent kernel beside the long
+// pipeline with and without a greater priority; checks every result and writes
+// each timeline.
+#include <cstdio>
+#include <string>
+
+#include "course_side.hpp"
+#include "lab07.hpp"
+#include "streamlab/analysis.hpp"
+#include "streamlab/device.hpp"
+#include "streamlab/lab_program.hpp"
+#include "streamlab/pipeline.hpp"
+#include "streamlab/tracer.hpp"
+
+namespace {
+
+using namespace streamlab;
+
+constexpr int kChunks = 8;
+constexpr int kLaunches = 4;
+
+/// Task 1: the stage design against the serial reference and the model.
+bool show_stage_streams(const LabOptions& options) {
+    const PipelineRun run = record_pipeline_run(kChunks, [&](PipelineMemory& memory, int iterations) {
+        lab07::run_stage_streams(job_over<lab07::PipelineJob>(memory, iterations), kChunks);
+    });
+    report_timeline(run.pipelined, "run_stage_streams, 8 chunks", options);
+    std::printf("run_stage_streams: result: %s\n", run.result.message().c_str());
+    if (run.pipelined.recorded()) {
+        report_timeline(run.serial.timeline, "serial reference", options, "serial");
+        std::printf("the stage design against the model:\n%s", describe(run.comparison).c_str());
+    }
+    return run.result.ok;
+}
+
+/// Task 2: when the host consumed each chunk, against the end of its D2H copy.
+bool show_host_consumer(PipelineMemory& memory, int iterations, const LabOptions& options) {
+    const auto job = job_over<lab07::PipelineJob>(memory, iterations);
+    lab07::course::ResultsConsumer consumer(job, kChunks);
+    const Timeline timeline = record_timeline(
+        "lab07 run_with_host_consumer", [&] { lab07::run_with_host_consumer(job, kChunks, consumer.consumer()); });
+    const ResultCheck result =
+        check_workload_output(memory.input.data(), consumer.consumed.data(), memory.size(), iterations, kChunks);
+    report_timeline(timeline, "run_with_host_consumer, 8 chunks", options, "host-consumer");
+    std::printf("run_with_host_consumer: consumed results: %s\n", result.message().c_str());
+    const PipelineChunks chunks = chunks_by_issue_order(timeline.ops, kChunks);
+    if (timeline.recorded() && chunks.problem.empty()) {
+        const std::uint64_t caller = host_thread_id();
+        for (const auto& call : consumer.consumptions(timeline.origin_ns)) {
+            const auto d2h_end = chunks.chunks[static_cast<std::size_t>(call.chunk)].d2h.end_ns;
+            const auto calls = timeline.api_calls_by_thread.find(call.thread);
+            std::printf("  chunk %d: D2H ended at %8.3f ms, consumed from %8.3f ms (%+.3f ms) on %s thread%s\n",
+                        call.chunk + 1, ms(d2h_end), ms(call.start_ns), ms(call.start_ns) - ms(d2h_end),
+                        call.thread == caller ? "your own" : "CUDA's",
+                        calls != timeline.api_calls_by_thread.end() && call.thread != caller
+                            ? (", which made " + std::to_string(calls->second) + " CUDA call(s)").c_str()
+                            : "");
+        }
+    } else if (timeline.recorded()) {
+        std::printf("  the records do not show %d chunks: %s\n", kChunks, chunks.problem.c_str());
+    }
+    return result.ok;
+}
+
+/// Task 3: the graph, launched kLaunches times from one instantiation.
+bool show_graph(PipelineMemory& memory, int iterations, const LabOptions& options) {
+    fill_poison(memory.output.data(), memory.size());
+    const Timeline timeline = record_timeline("lab07 run_graph", [&] {
+        lab07::run_graph(job_over<lab07::PipelineJob>(memory, iterations), kChunks, kLaunches);
+    });
+    const ResultCheck result =
+        check_workload_output(memory.input.data(), memory.output.data(), memory.size(), iterations, kChunks);
+    report_timeline(timeline, "run_graph, 8 chunks, 4 launches", options, "graph");
+    std::printf("run_graph: result: %s\n", result.message().c_str());
+    if (timeline.recorded()) {
+        std::size_t graphed = 0;
+        for (const DeviceOp& op : ops_of_kind(timeline.ops, OpKind::Kernel)) {
+            graphed += op.graph_id != 0 ? 1 : 0;
+        }
+        std::printf(
+            "  %zu kernels ran from graph launches; %llu instantiation(s), %llu launch(es)\n", graphed,
+            static_cast<unsigned long long>(count_api_calls(
+                timeline, {"cudaGraphInstantiate", "cudaGraphInstantiateWithFlags", "cudaGraphInstantiateWithParams"})),
+            static_cast<unsigned long long>(count_api_calls(timeline, {"cudaGraphLaunch"})));
+    }
+    return result.ok;
+}
+
+/// Task 4 (an observation): how long the urgent kernel waited, from its launch to its start.
+void show_priorities(PipelineMemory& memory, int iterations, const LabOptions& options) {
+    int least = 0, greatest = 0;
+    SL_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+    std::printf("stream priorities on this GPU: %d (least) to %d (greatest)\n", least, greatest);
+    lab07::course::UrgentKernel urgent;
+    for (const bool high : {false, true}) {
+        const Timeline timeline = record_timeline("lab07 run_with_urgent_kernel", [&] {
+            lab07::run_with_urgent_kernel(job_over<lab07::PipelineJob>(memory, iterations), kChunks, urgent.work(),
+                                          high);
+        });
+        const std::string how = high ? "greatest priority" : "default priority";
+        report_timeline(timeline, "run_with_urgent_kernel, " + how, options, high ? "urgent-high" : "urgent-default");
+        if (!timeline.recorded()) {
+            continue;
+        }
+        const std::uint64_t launched = urgent.launched_ns(timeline.origin_ns);
+        for (const DeviceOp& op : ops_of_kind(timeline.ops, OpKind::Kernel)) {
+            if (op.label == lab07::course::kUrgentLabel) {
+                std::printf("  urgent kernel, %s: waited %.3f ms from its launch to its start\n", how.c_str(),
+                            ms(op.start_ns > launched ? op.start_ns - launched : 0));
+            }
+        }
+    }
+}
+
+int run(const LabOptions& options) {
+    const DeviceFacts facts = query_device_facts(0);
+    std::printf("%s: %d copy engine(s), %zu MiB each way, %d chunks\n", facts.name.c_str(), facts.copy_engines,
+                pipeline_elements(facts.total_memory_bytes) * sizeof(float) >> 20, kChunks);
+    bool ok = show_stage_streams(options);
+
+    PreparedPipeline prepared = prepare_pipeline(facts);
+    ok = show_host_consumer(prepared.memory, prepared.iterations, options) && ok;
+    ok = show_graph(prepared.memory, prepared.iterations, options) && ok;
+    show_priorities(prepared.memory, prepared.iterations, options);
+    return ok ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    return run_lab_program(argc, argv, "Lab 07: dependencies, host functions, graphs, priorities", run);
+}

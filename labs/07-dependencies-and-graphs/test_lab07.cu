@@ -1,0 +1,369 @@
+// Lab 07's graded tests. They run your stage pipeline, your host consumer and
+// your graph on 256 MiB (less on a small GPU) while CUPTI records what the GPU
+// did (and which host thread made which runtime call), and the course's consumer
+// times each of its calls on the same clock; they grade those records only.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "course_side.hpp"
+#include "lab07.hpp"
+#include "streamlab/analysis.hpp"
+#include "streamlab/handles.hpp"
+#include "streamlab/model.hpp"
+#include "streamlab/pipeline.hpp"
+#include "streamlab/testing.hpp"
+#include "streamlab/tracer.hpp"
+#include "streamlab/workload.hpp"
+
+namespace {
+
+using namespace streamlab;
+using grading::report_hint;
+using grading::report_measure;
+
+/// Chunks of every run: enough that a missing wait or a late consumer shows.
+constexpr int kChunks = 8;
+
+/// How many times the graph test asks run_graph to launch its graph.
+constexpr int kLaunches = 4;
+
+/// The least share of the model's hidden copy time that yours must reach. The
+/// model hides about two thirds of the copies behind kernels for 8 equal chunks;
+/// a design that runs each chunk's three stages one after another hides none.
+constexpr double kMinHiddenShare = 0.5;
+
+/// 256 MiB (less on a small GPU), kChunks chunks, a kernel about as long as the whole H2D copy.
+class Lab07 : public ::testing::Test {
+protected:
+    void SetUp() override {
+        SL_REQUIRE_GPU();
+        facts_ = query_device_facts(0);
+        prepared_.emplace(prepare_pipeline(facts_));
+        iterations_ = prepared_->iterations;
+        job_ = job_over<lab07::PipelineJob>(memory(), iterations_);
+    }
+
+    PipelineMemory& memory() { return prepared_->memory; }
+    std::size_t n() const { return prepared_->memory.size(); }
+
+    /// Your `work` once to warm up, then once more, on a poisoned output, while CUPTI records.
+    void record(const char* name, const std::function<void()>& work) {
+        work();
+        fill_poison(memory().output.data(), n());
+        SL_RECORD_TIMELINE(timeline_, name, work);
+    }
+
+    /// The chunks of the recorded run (the i-th H2D copy, kernel and D2H copy issued
+    /// form chunk i), or a failure that says what is missing.
+    ::testing::AssertionResult found_chunks() {
+        const PipelineChunks found = chunks_by_issue_order(timeline_.ops, kChunks);
+        if (!found.problem.empty()) {
+            report_hint("every chunk, in order: its H2D copy, its kernel, its D2H copy (Task 1)");
+            return ::testing::AssertionFailure() << found.problem;
+        }
+        chunks_ = found.chunks;
+        return ::testing::AssertionSuccess();
+    }
+
+    /// `output` against the CPU reference.
+    void expect_results_right(const float* output, const char* hint) {
+        const ResultCheck check = check_workload_output(memory().input.data(), output, n(), iterations_, kChunks);
+        if (!check.ok) {
+            report_hint(hint);
+        }
+        EXPECT_TRUE(check.ok) << check.message();
+    }
+
+    /// The share of copy time the model hides behind kernels for kChunks chunks,
+    /// from the stage times of the serial run on the same data, into
+    /// `model_hidden_`; skips where that share is too small for this GPU to show anything.
+    void measure_model_hidden_share() {
+        SerialReference serial;
+        try {
+            serial = run_serial_reference(memory(), iterations_);
+        } catch (const TimelineUnavailable& unavailable) {
+            SL_SKIP_UNLESS_BROKEN_HERE(tracer_started_before(), unavailable.what());
+        }
+        model_hidden_ = hidden_copy_fraction(modelled_ops(
+            simulate_pipeline(serial.stages, kChunks, kChunks, facts_.copy_engines, IssueOrder::ChunkByChunk)));
+        if (model_hidden_ < 0.2) {
+            SL_SKIP_DEVICE_CANNOT_SHOW() << facts_.name << " has " << facts_.copy_engines << " copy engine(s): the "
+                                         << "model hides only " << model_hidden_ * 100 << "% of the copies";
+        }
+    }
+
+    /// Whether the recorded run hid at least kMinHiddenShare of what the model hides.
+    void expect_copies_hidden(const char* hint) {
+        const double model_hidden = model_hidden_;
+        const double hidden = hidden_copy_fraction(timeline_.ops);
+        report_measure("copy time hidden behind kernels / the model's", hidden / model_hidden, ">=", kMinHiddenShare,
+                       "");
+        if (hidden < kMinHiddenShare * model_hidden) {
+            report_hint(hint);
+        }
+        EXPECT_GE(hidden, kMinHiddenShare * model_hidden)
+            << "kernels hid " << hidden * 100 << "% of the copy time; the model hides " << model_hidden * 100 << "%";
+    }
+
+    DeviceFacts facts_;
+    std::optional<PreparedPipeline> prepared_;
+    int iterations_ = 1;
+    lab07::PipelineJob job_;
+    Timeline timeline_;
+    std::vector<ChunkOps> chunks_;
+    double model_hidden_ = 0;
+};
+
+// ---------------------------------------------------------------- Task 1
+
+class StageStreams : public Lab07 {
+protected:
+    void record_stages() {
+        record("lab07 run_stage_streams", [&] { lab07::run_stage_streams(job_, kChunks); });
+    }
+};
+
+TEST_F(StageStreams, ResultsMatchCpuReference) {
+    record_stages();
+    if (IsSkipped()) {
+        return;
+    }
+    expect_results_right(memory().output.data(),
+                         "chunk c is chunk_range(job.n, chunks, c): copy chunk.count * sizeof(float) bytes each way "
+                         "at chunk.offset, and wait for the copy-out stream before returning");
+}
+
+TEST_F(StageStreams, OneStreamPerStage) {
+    record_stages();
+    if (IsSkipped()) {
+        return;
+    }
+    const std::set<std::uint32_t> h2d = streams_of(timeline_.ops, OpKind::MemcpyH2D);
+    const std::set<std::uint32_t> kernels = streams_of(timeline_.ops, OpKind::Kernel);
+    const std::set<std::uint32_t> d2h = streams_of(timeline_.ops, OpKind::MemcpyD2H);
+    report_measure("streams that ran the work", static_cast<double>(distinct_streams(timeline_.ops)), "==", 3, "");
+    const bool one_each = h2d.size() == 1 && kernels.size() == 1 && d2h.size() == 1;
+    const bool apart = one_each && *h2d.begin() != *kernels.begin() && *kernels.begin() != *d2h.begin() &&
+                       *h2d.begin() != *d2h.begin();
+    if (!apart || null_stream_ops(timeline_.ops) != 0) {
+        report_hint(
+            "three non-blocking streams: every H2D copy in one, every kernel in another, every D2H copy in the "
+            "third");
+    }
+    EXPECT_EQ(null_stream_ops(timeline_.ops), 0U) << "nothing belongs in the NULL stream";
+    EXPECT_TRUE(one_each) << "the H2D copies ran in " << h2d.size() << " stream(s), the kernels in " << kernels.size()
+                          << ", the D2H copies in " << d2h.size() << "; the stage design has one stream per stage";
+    EXPECT_TRUE(apart || !one_each) << "two stages shared a stream: each stage has a stream of its own";
+}
+
+TEST_F(StageStreams, EachStageWaitsForItsChunk) {
+    record_stages();
+    if (IsSkipped()) {
+        return;
+    }
+    ASSERT_TRUE(found_chunks());
+    std::vector<std::string> early;
+    for (std::size_t c = 0; c < chunks_.size(); ++c) {
+        const ChunkOps& chunk = chunks_[c];
+        if (!ended_before(chunk.h2d, chunk.kernel)) {
+            early.push_back("K_" + std::to_string(c + 1) + " began before H2D_" + std::to_string(c + 1) + " ended");
+        }
+        if (!ended_before(chunk.kernel, chunk.d2h)) {
+            early.push_back("D2H_" + std::to_string(c + 1) + " began before K_" + std::to_string(c + 1) + " ended");
+        }
+    }
+    EXPECT_TRUE(grading::none_found(early, "stages that began before the stage before them of their chunk ended",
+                                    "stage(s) did not wait for their chunk",
+                                    "streams do not see each other's work: after each stage, record an event in its "
+                                    "stream, and make the next stage's stream wait for that event before you queue "
+                                    "the chunk's next stage there"));
+}
+
+TEST_F(StageStreams, CopiesOverlapKernels) {
+    measure_model_hidden_share();
+    if (IsSkipped() || HasFatalFailure()) {
+        return;
+    }
+    record_stages();
+    if (IsSkipped()) {
+        return;
+    }
+    expect_copies_hidden(
+        "each stage waits for its own chunk only, and the host never waits in between: queue every "
+        "chunk first, then wait once");
+}
+
+// ---------------------------------------------------------------- Task 2
+
+class HostConsumer : public Lab07 {
+protected:
+    void record_consumer() {
+        consumer_.emplace(job_, kChunks);
+        const lab07::Consumer consumer = consumer_->consumer();
+        record("lab07 run_with_host_consumer", [&] {
+            consumer_->reset();
+            lab07::run_with_host_consumer(job_, kChunks, consumer);
+        });
+        calls_ = consumer_->consumptions(timeline_.origin_ns);
+    }
+
+    std::optional<lab07::course::ResultsConsumer> consumer_;
+    std::vector<lab07::course::Consumption> calls_;
+};
+
+TEST_F(HostConsumer, ResultsMatchCpuReference) {
+    record_consumer();
+    if (IsSkipped()) {
+        return;
+    }
+    expect_results_right(consumer_->consumed.data(),
+                         "consume(c) reads chunk c from job.output: call it only after chunk c's D2H copy has ended, "
+                         "once for every chunk");
+}
+
+TEST_F(HostConsumer, EachChunkConsumedAsItsCopyEnds) {
+    record_consumer();
+    if (IsSkipped()) {
+        return;
+    }
+    ASSERT_TRUE(found_chunks());
+    std::map<int, lab07::course::Consumption> by_chunk;
+    for (const auto& call : calls_) {
+        by_chunk.emplace(call.chunk, call);
+    }
+    ASSERT_EQ(calls_.size(), static_cast<std::size_t>(kChunks)) << "consume must be called once per chunk";
+    ASSERT_EQ(by_chunk.size(), static_cast<std::size_t>(kChunks)) << "a chunk was consumed twice, another never";
+    std::uint64_t last_copy_end = 0;
+    for (const ChunkOps& chunk : chunks_) {
+        last_copy_end = std::max(last_copy_end, chunk.d2h.end_ns);
+    }
+    std::vector<std::string> wrong;
+    for (int c = 0; c < kChunks; ++c) {
+        const std::uint64_t copy_end = chunks_[static_cast<std::size_t>(c)].d2h.end_ns;
+        const std::uint64_t began = by_chunk[c].start_ns;
+        const std::string chunk = "chunk " + std::to_string(c + 1);
+        if (began < copy_end) {
+            wrong.push_back(chunk + " was consumed " + std::to_string(ms(copy_end - began)) +
+                            " ms before its D2H copy ended");
+        } else if (c + 1 < kChunks && began >= last_copy_end) {
+            wrong.push_back(chunk + " was consumed only after the last D2H copy ended");
+        }
+    }
+    EXPECT_TRUE(grading::none_found(wrong, "chunks consumed before their copy ended, or only after the last copy",
+                                    "chunk(s) consumed at the wrong time",
+                                    "queue a host function right after each chunk's D2H copy, in the same stream: "
+                                    "the GPU runs it the moment that copy ends, while later chunks are still on "
+                                    "their way"));
+}
+
+TEST_F(HostConsumer, ConsumedInHostFunctionsThatCallNoCuda) {
+    record_consumer();
+    if (IsSkipped()) {
+        return;
+    }
+    ASSERT_FALSE(calls_.empty()) << "consume was never called";
+    const std::uint64_t yours = host_thread_id();
+    std::set<std::uint64_t> threads;
+    for (const auto& call : calls_) {
+        threads.insert(call.thread);
+    }
+    std::uint64_t calls_there = 0;
+    for (const std::uint64_t thread : threads) {
+        const auto found = timeline_.api_calls_by_thread.find(thread);
+        calls_there += thread != yours && found != timeline_.api_calls_by_thread.end() ? found->second : 0;
+    }
+    report_measure("CUDA runtime calls made on the threads that ran consume", static_cast<double>(calls_there), "==", 0,
+                   "");
+    if (threads.count(yours) != 0) {
+        report_hint("let the GPU call consume: queue it with cudaLaunchHostFunc after each chunk's D2H copy");
+    } else if (calls_there != 0) {
+        report_hint(
+            "a host function may not call CUDA (CUDA refuses, or hangs): the stream order already guarantees "
+            "that the copy before it has ended");
+    }
+    EXPECT_EQ(threads.count(yours), 0U) << "consume ran on the thread that called run_with_host_consumer, which then "
+                                           "waited for the chunk; a host function runs on a thread of CUDA's own";
+    EXPECT_EQ(calls_there, 0U) << "the code around consume made " << calls_there
+                               << " CUDA runtime call(s) on CUDA's own thread";
+}
+
+// ---------------------------------------------------------------- Task 3
+
+class Graph : public Lab07 {
+protected:
+    void record_graph() {
+        record("lab07 run_graph", [&] { lab07::run_graph(job_, kChunks, kLaunches); });
+    }
+};
+
+TEST_F(Graph, ResultsMatchCpuReference) {
+    record_graph();
+    if (IsSkipped()) {
+        return;
+    }
+    expect_results_right(memory().output.data(),
+                         "capture the whole pipeline of Task 1 between the fork and the join, and wait for the last "
+                         "launch before returning");
+}
+
+TEST_F(Graph, OneInstantiationLaunchedManyTimes) {
+    record_graph();
+    if (IsSkipped()) {
+        return;
+    }
+    const std::vector<DeviceOp> kernels = ops_of_kind(timeline_.ops, OpKind::Kernel);
+    std::set<std::uint32_t> graphs;
+    std::map<std::uint64_t, int> runs_per_node;
+    std::size_t outside = 0;
+    for (const DeviceOp& kernel : kernels) {
+        if (kernel.graph_id == 0) {
+            ++outside;
+            continue;
+        }
+        graphs.insert(kernel.graph_id);
+        ++runs_per_node[kernel.graph_node_id];
+    }
+    const std::uint64_t instantiations = count_api_calls(
+        timeline_, {"cudaGraphInstantiate", "cudaGraphInstantiateWithFlags", "cudaGraphInstantiateWithParams"});
+    const std::uint64_t launches = count_api_calls(timeline_, {"cudaGraphLaunch"});
+    report_measure("kernels run by a graph launch", static_cast<double>(kernels.size() - outside),
+                   "==", kLaunches * kChunks, "");
+    report_measure("graph instantiations", static_cast<double>(instantiations), "==", 1, "");
+    if (outside != 0 || graphs.size() != 1 || instantiations != 1 || launches != kLaunches) {
+        report_hint(
+            "capture once, instantiate once, then launch the one instance `launches` times; no kernel runs "
+            "outside the graph");
+    }
+    EXPECT_EQ(outside, 0U) << "kernels ran outside any graph launch";
+    EXPECT_EQ(graphs.size(), 1U) << "the kernels came from " << graphs.size() << " graphs";
+    EXPECT_EQ(instantiations, 1U) << "instantiate the graph once, however often you launch it";
+    EXPECT_EQ(launches, static_cast<std::uint64_t>(kLaunches)) << "one cudaGraphLaunch per launch asked for";
+    EXPECT_EQ(kernels.size() - outside, static_cast<std::size_t>(kLaunches * kChunks))
+        << kLaunches << " launches of a graph with " << kChunks << " kernels";
+    for (const auto& [node, runs] : runs_per_node) {
+        EXPECT_EQ(runs, kLaunches) << "graph node " << node << " ran " << runs << " times";
+    }
+}
+
+TEST_F(Graph, ChunksOverlapInsideEachLaunch) {
+    measure_model_hidden_share();
+    if (IsSkipped() || HasFatalFailure()) {
+        return;
+    }
+    record_graph();
+    if (IsSkipped()) {
+        return;
+    }
+    expect_copies_hidden(
+        "capture the stage streams themselves, forked from the origin stream: a graph keeps the "
+        "dependencies the capture saw, and work captured in one stream runs one op at a time");
+}
+
+}  // namespace
