@@ -25,8 +25,7 @@
 namespace {
 
 using namespace streamlab;
-using grading::report_hint;
-using grading::report_measure;
+using namespace streamlab::grading;
 
 /// Chunks of every run: enough that a missing wait or a late consumer shows.
 constexpr int kChunks = 8;
@@ -40,11 +39,10 @@ constexpr int kLaunches = 4;
 constexpr double kMinHiddenShare = 0.5;
 
 /// 256 MiB (less on a small GPU), kChunks chunks, a kernel about as long as the whole H2D copy.
-class Lab07 : public ::testing::Test {
+class Lab07 : public TimelineTest {
 protected:
     void SetUp() override {
-        SL_REQUIRE_GPU();
-        facts_ = query_device_facts(0);
+        SL_STEP(TimelineTest::SetUp());
         prepared_.emplace(prepare_pipeline(facts_));
         iterations_ = prepared_->iterations;
         job_ = job_over<lab07::PipelineJob>(memory(), iterations_);
@@ -112,7 +110,6 @@ protected:
             << "kernels hid " << hidden * 100 << "% of the copy time; the model hides " << model_hidden * 100 << "%";
     }
 
-    DeviceFacts facts_;
     std::optional<PreparedPipeline> prepared_;
     int iterations_ = 1;
     lab07::PipelineJob job_;
@@ -131,20 +128,14 @@ protected:
 };
 
 TEST_F(StageStreams, ResultsMatchCpuReference) {
-    record_stages();
-    if (IsSkipped()) {
-        return;
-    }
+    SL_STEP(record_stages());
     expect_results_right(memory().output.data(),
                          "chunk c is chunk_range(job.n, chunks, c): copy chunk.count * sizeof(float) bytes each way "
                          "at chunk.offset, and wait for the copy-out stream before returning");
 }
 
 TEST_F(StageStreams, OneStreamPerStage) {
-    record_stages();
-    if (IsSkipped()) {
-        return;
-    }
+    SL_STEP(record_stages());
     const std::set<std::uint32_t> h2d = streams_of(timeline_.ops, OpKind::MemcpyH2D);
     const std::set<std::uint32_t> kernels = streams_of(timeline_.ops, OpKind::Kernel);
     const std::set<std::uint32_t> d2h = streams_of(timeline_.ops, OpKind::MemcpyD2H);
@@ -164,10 +155,7 @@ TEST_F(StageStreams, OneStreamPerStage) {
 }
 
 TEST_F(StageStreams, EachStageWaitsForItsChunk) {
-    record_stages();
-    if (IsSkipped()) {
-        return;
-    }
+    SL_STEP(record_stages());
     ASSERT_TRUE(found_chunks());
     std::vector<std::string> early;
     for (std::size_t c = 0; c < chunks_.size(); ++c) {
@@ -187,14 +175,8 @@ TEST_F(StageStreams, EachStageWaitsForItsChunk) {
 }
 
 TEST_F(StageStreams, CopiesOverlapKernels) {
-    measure_model_hidden_share();
-    if (IsSkipped() || HasFatalFailure()) {
-        return;
-    }
-    record_stages();
-    if (IsSkipped()) {
-        return;
-    }
+    SL_STEP(measure_model_hidden_share());
+    SL_STEP(record_stages());
     expect_copies_hidden(
         "each stage waits for its own chunk only, and the host never waits in between: queue every "
         "chunk first, then wait once");
@@ -219,20 +201,14 @@ protected:
 };
 
 TEST_F(HostConsumer, ResultsMatchCpuReference) {
-    record_consumer();
-    if (IsSkipped()) {
-        return;
-    }
+    SL_STEP(record_consumer());
     expect_results_right(consumer_->consumed.data(),
                          "consume(c) reads chunk c from job.output: call it only after chunk c's D2H copy has ended, "
                          "once for every chunk");
 }
 
 TEST_F(HostConsumer, EachChunkConsumedAsItsCopyEnds) {
-    record_consumer();
-    if (IsSkipped()) {
-        return;
-    }
+    SL_STEP(record_consumer());
     ASSERT_TRUE(found_chunks());
     std::map<int, lab07::course::Consumption> by_chunk;
     for (const auto& call : calls_) {
@@ -264,10 +240,7 @@ TEST_F(HostConsumer, EachChunkConsumedAsItsCopyEnds) {
 }
 
 TEST_F(HostConsumer, ConsumedInHostFunctionsThatCallNoCuda) {
-    record_consumer();
-    if (IsSkipped()) {
-        return;
-    }
+    SL_STEP(record_consumer());
     ASSERT_FALSE(calls_.empty()) << "consume was never called";
     const std::uint64_t yours = host_thread_id();
     std::set<std::uint64_t> threads;
@@ -304,20 +277,14 @@ protected:
 };
 
 TEST_F(Graph, ResultsMatchCpuReference) {
-    record_graph();
-    if (IsSkipped()) {
-        return;
-    }
+    SL_STEP(record_graph());
     expect_results_right(memory().output.data(),
                          "capture the whole pipeline of Task 1 between the fork and the join, and wait for the last "
                          "launch before returning");
 }
 
 TEST_F(Graph, OneInstantiationLaunchedManyTimes) {
-    record_graph();
-    if (IsSkipped()) {
-        return;
-    }
+    SL_STEP(record_graph());
     const std::vector<DeviceOp> kernels = ops_of_kind(timeline_.ops, OpKind::Kernel);
     std::set<std::uint32_t> graphs;
     std::map<std::uint64_t, int> runs_per_node;
@@ -353,14 +320,8 @@ TEST_F(Graph, OneInstantiationLaunchedManyTimes) {
 }
 
 TEST_F(Graph, ChunksOverlapInsideEachLaunch) {
-    measure_model_hidden_share();
-    if (IsSkipped() || HasFatalFailure()) {
-        return;
-    }
-    record_graph();
-    if (IsSkipped()) {
-        return;
-    }
+    SL_STEP(measure_model_hidden_share());
+    SL_STEP(record_graph());
     expect_copies_hidden(
         "capture the stage streams themselves, forked from the origin stream: a graph keeps the "
         "dependencies the capture saw, and work captured in one stream runs one op at a time");
