@@ -120,20 +120,22 @@ def _run_and_draw(number: str, command: list, trace: Path, image: Path, env: dic
     return result.returncode
 
 
+def python_student_folder(number: str, variant: str) -> Path:
+    """Where a Python lab's starter or solution files are: labs/ or solutions/NN-topic/python."""
+    return ROOT / ("solutions" if variant == "solution" else "labs") / lab_folder(number).name / "python"
+
+
 def python_lab_environment(number: str, variant: str, folder: Path) -> dict[str, str]:
     """PYTHONPATH for a Python lab: the student's folder first, then the lab's own files, the module, the helpers."""
-    lab = lab_folder(number)
-    student = ROOT / ("solutions" if variant == "solution" else "labs") / lab.name / "python"
-    path = [student, lab / "python", folder / "python", ROOT / "python"]
+    path = [python_student_folder(number, variant), lab_folder(number) / "python", folder / "python", ROOT / "python"]
     return {"PYTHONPATH": os.pathsep.join(str(p) for p in path), "PYTHONDONTWRITEBYTECODE": "1"}
 
 
 def python_refusals(number: str, variant: str) -> list[str]:
     """What the source check (pycheck.py) refuses in the lab's Python student files."""
-    lab = lab_folder(number)
-    student = ROOT / ("solutions" if variant == "solution" else "labs") / lab.name / "python"
+    student = python_student_folder(number, variant)
     refusals = []
-    for name in python_student_sources(lab / "lab.cmake"):
+    for name in python_student_sources(lab_folder(number) / "lab.cmake"):
         path = student / name
         text = path.read_text(errors="replace") if path.is_file() else ""
         refusals += pycheck.check_python_source(name, text, pycheck.lab_rules(number))
@@ -245,10 +247,13 @@ def check_lab(number: str, preset: str, solution: bool, sanitize_it: bool = Fals
     return 0 if outcomes and earned == possible and sanitized_clean else 1
 
 
-def _print_points(number: str, variant: str, outcomes: list[TestOutcome], labels: dict) -> tuple[int, int]:
-    """The table of graded tests `course check` prints; returns (points earned, points possible)."""
+def _print_points(
+    number: str, variant: str, outcomes: list[TestOutcome], labels: dict, python: bool = False
+) -> tuple[int, int]:
+    """The table of graded tests `course check` prints; returns (points earned, points possible).
+    The lab's share is of its track's points: the C++ labs' or, with `python`, the Python labs'."""
     print()
-    print(f"Lab {number} ({variant}): graded tests")
+    print(f"Lab {number} ({variant}{', Python' if python else ''}): graded tests")
     name_width = max([len(o.name.split(".", 2)[-1]) for o in outcomes] + [4])
     print(f"  {'test':<{name_width}}  {'points':>7}  result")
     earned = possible = graded_possible = 0
@@ -267,10 +272,10 @@ def _print_points(number: str, variant: str, outcomes: list[TestOutcome], labels
         f"  {'total':<{name_width}}  {earned:>3}/{possible:<3}"
         + ("" if graded_possible == possible else f"  ({possible - graded_possible} points not graded)")
     )
-    track = ".python-starter." if "Python" in variant else ".starter."
+    track = ".python-starter." if python else ".starter."
     course_points = sum(points_of(lab_labels) for name, lab_labels in labels.items() if track in name)
     lab_count = len({name.split(".")[0] for name in labels if track in name})
-    whose = "the Python track's" if "Python" in variant else "the course's"
+    whose = "the Python track's" if python else "the course's"
     labs_word = "lab" if lab_count == 1 else "labs"
     print(f"  (lab {number} is worth {possible} of {whose} {course_points} points, over {lab_count} {labs_word})")
     return earned, possible
@@ -304,7 +309,7 @@ def _check_python_lab(number: str, preset: str, variant: str) -> int:
     if junit is None:
         return 1
     outcomes = [o for o in read_junit(junit, labels) if o.points > 0]
-    earned, possible = _print_points(number, f"{variant}, Python", outcomes, labels)
+    earned, possible = _print_points(number, variant, outcomes, labels, python=True)
     if not gpu_presence()[0]:
         return NO_GPU_EXIT
     return 0 if outcomes and earned == possible else 1
