@@ -88,14 +88,21 @@ def check_python_source(name: str, text: str, rules: PythonRules) -> list[str]:
     def refuse(node: ast.AST, what: str) -> None:
         refusals.append(f"{name}:{getattr(node, 'lineno', 0)} {what}")
 
-    streamlab_names = {"streamlab"}
+    # Every name the module streamlab goes by here, and each node's parent, before judging any use.
+    streamlab_names = {"streamlab"} | {
+        alias.asname
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Import)
+        for alias in node.names
+        if alias.name == "streamlab" and alias.asname
+    }
+    parents = {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+    allowed = ", ".join(sorted(STREAMLAB_ALLOWED))
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             for alias in node.names:
                 if not _module_allowed(alias.name, rules):
                     refuse(node, f"imports {alias.name}: graded code may import only the lab's API")
-                elif alias.name == "streamlab" and alias.asname:
-                    streamlab_names.add(alias.asname)
         elif isinstance(node, ast.ImportFrom):
             module = "." * node.level + (node.module or "")
             if node.level or not _module_allowed(module, rules):
@@ -106,26 +113,24 @@ def check_python_source(name: str, text: str, rules: PythonRules) -> list[str]:
                 for alias in node.names:
                     if alias.name not in STREAMLAB_ALLOWED:
                         refuse(
-                            node,
-                            f"imports streamlab.{alias.name}: of streamlab, graded code may use only "
-                            f"{', '.join(sorted(STREAMLAB_ALLOWED))}",
+                            node, f"imports streamlab.{alias.name}: of streamlab, graded code may use only {allowed}"
                         )
         elif isinstance(node, ast.Name):
+            parent = parents.get(node)
             if node.id in FORBIDDEN_BUILTINS:
                 refuse(node, f"uses {node.id}: graded code {FORBIDDEN_BUILTINS[node.id]}")
             elif node.id.startswith("__") and node.id.endswith("__"):
                 refuse(node, f"uses {node.id}: graded code may not reach the interpreter's machinery")
+            elif node.id in streamlab_names and not (
+                isinstance(parent, ast.Attribute) and parent.value is node and parent.attr in STREAMLAB_ALLOWED
+            ):
+                # Only streamlab.<allowed>(...): the module itself, passed or kept, would reach the rest.
+                what = f"streamlab.{parent.attr}" if isinstance(parent, ast.Attribute) else "streamlab itself"
+                refuse(node, f"uses {what}: of streamlab, graded code may use only {allowed}")
         elif isinstance(node, ast.Attribute):
             if node.attr.startswith("__") and node.attr.endswith("__"):
                 refuse(node, f"uses .{node.attr}: graded code may not reach the interpreter's machinery")
-            elif (
-                isinstance(node.value, ast.Name)
-                and node.value.id in streamlab_names
-                and node.attr not in STREAMLAB_ALLOWED
-            ):
-                refuse(
-                    node,
-                    f"uses streamlab.{node.attr}: of streamlab, graded code may use only "
-                    f"{', '.join(sorted(STREAMLAB_ALLOWED))}",
-                )
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and ".__" in node.value:
+            # "{0.__class__}".format(x) reaches the machinery through a format string.
+            refuse(node, "has a string naming the interpreter's machinery (.__): graded code may not use one")
     return sorted(set(refusals), key=lambda line: (int(line.split(":")[1].split()[0]), line))

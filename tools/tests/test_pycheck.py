@@ -42,6 +42,9 @@ HONEST = "from cuda.bindings import runtime as cudart\nfrom cuda_check import ch
         ("t = (1).__class__\n", "uses .__class__: graded code may not reach the interpreter's machinery"),
         ("b = __builtins__\n", "uses __builtins__"),
         ("def f(:\n", "does not parse"),
+        ("sl = streamlab\nsl.record('x')\n", "uses streamlab itself"),
+        ("def f(m=streamlab):\n    return m\n", "uses streamlab itself"),
+        ("s = '{0.__class__.__mro__}'.format(1)\n", "string naming the interpreter's machinery"),
     ],
 )
 def test_what_graded_code_may_not_do_is_refused_with_its_line(code, says):
