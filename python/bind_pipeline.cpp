@@ -124,6 +124,14 @@ void bind_pipeline_memory(nb::module_& module) {
         .def_prop_ro("device_input", [](const PipelineMemory& m) { return address(m.device_input.data()); })
         .def_prop_ro("device_output", [](const PipelineMemory& m) { return address(m.device_output.data()); })
         .def_prop_ro("n", &PipelineMemory::size);
+    nb::class_<PreparedPipeline>(module, "PreparedPipeline", "A pipeline run's memory and the work to put through it.")
+        .def_prop_ro(
+            "memory", [](PreparedPipeline& p) -> PipelineMemory& { return p.memory; },
+            nb::rv_policy::reference_internal)
+        .def_ro("iterations", &PreparedPipeline::iterations);
+    module.def("prepare_pipeline", &prepare_pipeline, "facts"_a, "kernel_to_copy"_a = 1.0,
+               "A pipeline run's memory for this GPU, its input filled, and the workload iterations that make the "
+               "kernel kernel_to_copy times as long as the whole H2D copy, measured now.");
     nb::class_<SerialReference>(module, "SerialReference", "The whole job in the NULL stream, one stage after another.")
         .def_ro("timeline", &SerialReference::timeline)
         .def_ro("event_ms", &SerialReference::event_ms)

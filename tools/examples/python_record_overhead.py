@@ -17,7 +17,7 @@ import sys
 
 import streamlab
 import three_chunks
-from lab05 import FLOAT_BYTES, PipelineJob
+from lab05 import FLOAT_BYTES, job_over
 
 
 def main(argv: list[str]) -> int:
@@ -30,11 +30,9 @@ def main(argv: list[str]) -> int:
         print(f"python_record_overhead: no GPU: {why}", file=sys.stderr)
         return 1
     facts = streamlab.device_facts(0)
-    n = streamlab.pipeline_elements(facts.total_memory_bytes)
-    memory = streamlab.PipelineMemory(n)
-    streamlab.fill_input(memory.input, n)
-    iterations = streamlab.iterations_for_kernel_ms(n, streamlab.measure_h2d_ms(n * FLOAT_BYTES))
-    job = PipelineJob(memory.input, memory.output, memory.device_input, memory.device_output, n, iterations)
+    prepared = streamlab.prepare_pipeline(facts)
+    job = job_over(prepared.memory, prepared.iterations)
+    n = prepared.memory.n
     print(f"python_record_overhead: {facts.name}, {n * FLOAT_BYTES >> 20} MiB, {args.runs} runs each way")
     worst = 0.0
     for chunks in args.chunks:

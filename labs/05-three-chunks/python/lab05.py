@@ -24,3 +24,8 @@ class PipelineJob:
     device_output: int  # device memory for the results, n floats
     n: int  # elements
     iterations: int  # workload iterations (the kernel takes about as long as the whole H2D copy)
+
+
+def job_over(memory, iterations: int) -> PipelineJob:
+    """The job over the course's streamlab.PipelineMemory, with the workload's iterations."""
+    return PipelineJob(memory.input, memory.output, memory.device_input, memory.device_output, memory.n, iterations)

@@ -13,7 +13,7 @@ import argparse
 import sys
 
 import streamlab
-from lab05 import CHUNKS, FLOAT_BYTES, PipelineJob
+from lab05 import CHUNKS, FLOAT_BYTES, job_over
 
 
 def main(argv: list[str]) -> int:
@@ -32,8 +32,7 @@ def main(argv: list[str]) -> int:
     reported_ms = []
 
     def pipelined(memory, iterations: int) -> None:
-        job = PipelineJob(memory.input, memory.output, memory.device_input, memory.device_output, memory.n, iterations)
-        reported_ms.append(three_chunks.run_pipeline(job, CHUNKS))
+        reported_ms.append(three_chunks.run_pipeline(job_over(memory, iterations), CHUNKS))
 
     run = streamlab.record_pipeline_run(CHUNKS, pipelined)
     streamlab.report_timeline(run.serial.timeline, "serial reference", args.trace, "serial")

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest
-from lab05 import CHUNKS, FLOAT_BYTES, PipelineJob
+from lab05 import CHUNKS, FLOAT_BYTES, PipelineJob, job_over
 from streamlab_pytest import ratio_near_one, record, report_hint, report_measure, require_gpu
 
 MIN_EFFICIENCY = 0.8  # the model's makespan over yours (the C++ lab's kMinEfficiency and README, "Why 0.8")
@@ -23,13 +23,19 @@ SPEEDUP_TOLERANCE = 0.1  # how far your events' speedup may be from the timeline
 class Lab:
     """The data, the workload and the device, set up once per test by the course."""
 
-    memory: Any  # streamlab.PipelineMemory
-    iterations: int
+    prepared: Any  # streamlab.PreparedPipeline: the memory, its input filled, and the iterations
     copy_engines: int
 
+    @property
+    def memory(self) -> Any:
+        return self.prepared.memory
+
+    @property
+    def iterations(self) -> int:
+        return self.prepared.iterations
+
     def job(self) -> PipelineJob:
-        m = self.memory
-        return PipelineJob(m.input, m.output, m.device_input, m.device_output, m.n, self.iterations)
+        return job_over(self.memory, self.iterations)
 
 
 @pytest.fixture
@@ -37,11 +43,7 @@ def lab() -> Lab:
     facts = require_gpu()
     import streamlab
 
-    n = streamlab.pipeline_elements(facts.total_memory_bytes)
-    memory = streamlab.PipelineMemory(n)
-    streamlab.fill_input(memory.input, n)
-    iterations = streamlab.iterations_for_kernel_ms(n, streamlab.measure_h2d_ms(n * FLOAT_BYTES))
-    return Lab(memory, iterations, facts.copy_engines)
+    return Lab(streamlab.prepare_pipeline(facts), facts.copy_engines)
 
 
 def run_recorded(lab: Lab, chunks: int = CHUNKS) -> tuple[Any, float]:
