@@ -243,10 +243,13 @@ function(streamlab_register_python_labs python)
       while(index LESS n_items)
         streamlab_test_triple(declaration ${index} test_name device points)
         set(ctest_name "lab${number}.python-${variant}.${test_name}")
+        # Run from the student's folder, with the test's own folder appended to the
+        # path, not prepended: the lab folder also holds the starter files, which
+        # would otherwise shadow the student's modules of the same name.
         add_test(NAME ${ctest_name}
-                 COMMAND "${python}" -m pytest -q -s -p no:cacheprovider -p streamlab_pytest
+                 COMMAND "${python}" -m pytest -q -s -p no:cacheprovider -p streamlab_pytest --import-mode=append
                          "${lab_dir}/${test_source}::${test_name}"
-                 WORKING_DIRECTORY "${lab_dir}")
+                 WORKING_DIRECTORY "${source_dir}")
         set_tests_properties(${ctest_name} PROPERTIES
             LABELS "lab${number};python-${variant};python;${device};pts:${points}"
             TIMEOUT ${timeout}

@@ -90,8 +90,11 @@ def run_tests(lab: str, student: Path, build: Path, junit: Path) -> dict[str, st
     path = [student, lab_python, build / "python", ROOT / "python"]
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(map(str, path)), "PYTHONDONTWRITEBYTECODE": "1"}
     test_file = lab_python / f"test_lab{lab[:2]}.py"
+    # From the student's folder, the test's folder appended (not prepended) to the path: the
+    # lab folder holds the starter files, which must not shadow the student's modules.
     command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "streamlab_pytest"]
-    subprocess.run([*command, f"--junitxml={junit}", str(test_file)], env=env, cwd=lab_python, capture_output=True)
+    command += ["--import-mode=append", f"--junitxml={junit}", str(test_file)]
+    subprocess.run(command, env=env, cwd=student, capture_output=True)
     outcomes = {}
     for case in ET.parse(junit).getroot().iter("testcase"):
         status = "passed"

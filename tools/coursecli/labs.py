@@ -126,9 +126,12 @@ def python_student_folder(number: str, variant: str) -> Path:
 
 
 def python_lab_environment(number: str, variant: str, folder: Path) -> dict[str, str]:
-    """PYTHONPATH for a Python lab: the student's folder first, then the lab's own files, the module, the helpers."""
+    """PYTHONPATH for a Python lab: the student's folder first, then the lab's own files, the module, the helpers.
+
+    PYTHONSAFEPATH keeps Python from putting the program's own folder (the lab's, which
+    holds the starter files) ahead of the student's."""
     path = [python_student_folder(number, variant), lab_folder(number) / "python", folder / "python", ROOT / "python"]
-    return {"PYTHONPATH": os.pathsep.join(str(p) for p in path), "PYTHONDONTWRITEBYTECODE": "1"}
+    return {"PYTHONPATH": os.pathsep.join(str(p) for p in path), "PYTHONDONTWRITEBYTECODE": "1", "PYTHONSAFEPATH": "1"}
 
 
 def python_refusals(number: str, variant: str) -> list[str]:
