@@ -17,6 +17,11 @@ namespace streamlab::python {
 
 namespace {
 
+/// marked_host_work's function, as an object Python can call and keep the buffers alive for.
+struct HostWork {
+    std::function<void(int)> work;
+};
+
 std::uintptr_t address(const void* pointer) {
     return reinterpret_cast<std::uintptr_t>(pointer);
 }
@@ -34,10 +39,16 @@ void bind_buffers(nb::module_& module) {
         .def("reset", &BatchBuffers::reset, "prepare_all"_a,
              "Outputs poisoned; batch 0's input prepared, and the others too when prepare_all.")
         .def("check", &BatchBuffers::check, "batch"_a, "iterations"_a, "Batch's output against the CPU reference.");
-    // The returned function refers to the buffers: they live as long as it does.
-    module.def("marked_host_work", &marked_host_work, "buffers"_a, "prepare_next"_a, nb::keep_alive<0, 1>(),
-               "The host's work for a batch run, host_work(b): marks when control came back and when the work "
-               "ended, on the timeline's clock; prepares batch b + 1's input when prepare_next.");
+    // A class, not a bare function: keep_alive needs a returned object that can hold
+    // a reference, and the work refers to the buffers, which must live as long as it does.
+    nb::class_<HostWork>(module, "HostWork", "The host's work for a batch run; call it as host_work(b).")
+        .def("__call__", [](const HostWork& host_work, int batch) { host_work.work(batch); }, "batch"_a);
+    module.def(
+        "marked_host_work",
+        [](BatchBuffers& buffers, bool prepare_next) { return HostWork{marked_host_work(buffers, prepare_next)}; },
+        "buffers"_a, "prepare_next"_a, nb::keep_alive<0, 1>(),
+        "The host's work for a batch run, host_work(b): marks when control came back and when the work "
+        "ended, on the timeline's clock; prepares batch b + 1's input when prepare_next.");
     nb::class_<BackgroundKernel>(module, "BackgroundKernel",
                                  "A kernel of about `ms` milliseconds in a stream of its own, labelled \"background\".")
         .def(nb::init<double, const DeviceFacts&>(), "ms"_a, "facts"_a)
