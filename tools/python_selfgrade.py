@@ -95,6 +95,8 @@ def run_tests(lab: str, student: Path, build: Path, junit: Path) -> dict[str, st
     command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "streamlab_pytest"]
     command += ["--import-mode=append", f"--junitxml={junit}", str(test_file)]
     subprocess.run(command, env=env, cwd=student, capture_output=True)
+    if not junit.exists():  # pytest could not start: no test ran
+        return {}
     outcomes = {}
     for case in ET.parse(junit).getroot().iter("testcase"):
         status = "passed"
@@ -124,6 +126,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--labs", nargs="+", metavar="NN", help="these labs only (default: every Python lab)")
     parser.add_argument("--build", type=Path, default=ROOT / "build-ci", help="the build with the module")
     args = parser.parse_args(argv)
+    args.build = args.build.resolve()  # the tests run from the student's folder: the path must not be relative
     if not next((args.build / "python").glob("streamlab*.so"), None):
         print(f"SKIPPED: the course's Python module is not built in {args.build} (./course build)")
         return SKIP

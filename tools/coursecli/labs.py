@@ -150,7 +150,7 @@ def module_python(folder: Path) -> str | None:
     cache = folder / "CMakeCache.txt"
     if not next((folder / "python").glob("streamlab*.so"), None) or not cache.exists():
         return None
-    found = re.search(r"^Python_EXECUTABLE:\w+=(.+)$", cache.read_text(), re.M)
+    found = re.search(r"^STREAMLAB_MODULE_PYTHON:INTERNAL=(.+)$", cache.read_text(), re.M)
     return found.group(1) if found else None
 
 

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -102,3 +103,66 @@ def test_the_lab_program_says_no_gpu_in_one_line(tmp_path):
         pytest.skip("a GPU is here: the program ran")
     assert result.returncode == 1 and result.stderr.startswith("run_lab05.py: no GPU: "), result.stderr
     assert not (tmp_path / "t.json").exists()
+
+
+def starter_beside_student(tmp_path: Path) -> tuple[Path, Path, Path]:
+    """A lab folder with a starter module and a test that names the module it imported,
+    and a student folder with the student's module of the same name."""
+    lab, student = tmp_path / "lab", tmp_path / "student"
+    lab.mkdir(), student.mkdir()
+    (lab / "work.py").write_text("WHOSE = 'starter'\n")
+    (student / "work.py").write_text("WHOSE = 'student'\n")
+    test_file = lab / "test_whose.py"
+    test_file.write_text("import work\n\n\ndef test_whose():\n    assert work.WHOSE == 'student', work.__file__\n")
+    return lab, student, test_file
+
+
+def registered_python_test(name: str) -> dict:
+    """ctest's own description of a registered test (command, working directory, environment)."""
+    build = ROOT / "build-ci"
+    listing = subprocess.run(
+        ["ctest", "--test-dir", str(build), "--show-only=json-v1", "-R", f"^{name}$"], capture_output=True, text=True
+    )
+    tests = json.loads(listing.stdout)["tests"] if listing.returncode == 0 and listing.stdout else []
+    if not tests:
+        pytest.skip(f"{name} is not registered here (./course build --preset ci with the Python module)")
+    return tests[0]
+
+
+def test_ctests_python_tests_import_the_students_module_not_the_starter(tmp_path):
+    registered = registered_python_test("lab01.python-solution.test_result_matches_cpu_reference")
+    properties = {p["name"]: p["value"] for p in registered["properties"]}
+    assert properties["WORKING_DIRECTORY"] == str(ROOT / "solutions" / "01-null-stream" / "python")
+    lab, student, test_file = starter_beside_student(tmp_path)
+    command = [*registered["command"][:-1], str(test_file)]  # the same options, on the sample's test
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(student), str(lab), str(ROOT / "python")])}
+    result = subprocess.run(command, capture_output=True, text=True, env=env, cwd=student)
+    assert result.returncode == 0, result.stdout
+
+
+def test_python_selfgrade_imports_the_students_module_not_the_starter(tmp_path, monkeypatch):
+    import python_selfgrade
+
+    lab, student, test_file = starter_beside_student(tmp_path)
+    monkeypatch.setattr(python_selfgrade, "ROOT", tmp_path / "root")
+    (tmp_path / "root" / "labs" / "01-sample").mkdir(parents=True)
+    (tmp_path / "root" / "labs" / "01-sample" / "python").symlink_to(lab)
+    (tmp_path / "root" / "python").symlink_to(ROOT / "python")  # the course's pytest plugin
+    (lab / "test_lab01.py").write_text(test_file.read_text())
+    outcomes = python_selfgrade.run_tests("01-sample", student, ROOT / "build-ci", tmp_path / "report.xml")
+    assert outcomes == {"test_whose": "passed"}
+
+
+def test_the_python_the_module_was_built_for_is_read_from_the_cache(tmp_path):
+    from coursecli.labs import module_python
+
+    (tmp_path / "python").mkdir()
+    (tmp_path / "CMakeCache.txt").write_text(
+        "_Python_EXECUTABLE:INTERNAL=/wrong\nSTREAMLAB_MODULE_PYTHON:INTERNAL=/x/python3\n"
+    )
+    assert module_python(tmp_path) is None  # no module built
+    (tmp_path / "python" / "streamlab.cpython-312-x86_64-linux-gnu.so").write_bytes(b"")
+    assert module_python(tmp_path) == "/x/python3"
+    built = ROOT / "build-ci"
+    if next((built / "python").glob("streamlab*.so"), None):
+        assert module_python(built) and Path(module_python(built)).exists()
