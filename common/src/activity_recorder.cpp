@@ -89,6 +89,17 @@ struct Session {
     // process, so these survive from one recording to the next.
     std::set<StreamKey> legacy_null_streams;
     std::set<StreamKey> per_thread_streams;
+
+    /// Forgets what the last recording window collected (the caller holds `mutex`).
+    void forget_window() {
+        records.clear();
+        markers.clear();
+        labels.clear();
+        marks.clear();
+        api_calls.clear();
+        thread_calls.clear();
+        stream_calls.clear();
+    }
 };
 
 // Never destroyed: the injection library's at-exit handler may run after
@@ -381,37 +392,25 @@ StreamCall call_on_stream(const void* params, OrderingCall kind, const char* nam
     return StreamCall{kind, name, stream_key(p->stream, per_thread), event};
 }
 
+// The two case labels of a runtime call that takes a stream, `api` (its legacy
+// version `legacy` and its per-thread-default-stream version `ptsz`), and the
+// StreamCall it is. The parameters are the same struct for both versions.
+#define STREAMLAB_STREAM_CALL(api, legacy, ptsz, kind)                     \
+    case CUPTI_RUNTIME_TRACE_CBID_##api##_##legacy:                        \
+    case CUPTI_RUNTIME_TRACE_CBID_##api##_ptsz_##ptsz:                     \
+        return call_on_stream<api##_##legacy##_params>(params, kind, #api, \
+                                                       id == CUPTI_RUNTIME_TRACE_CBID_##api##_ptsz_##ptsz);
+
 /// The StreamCall a runtime call `id` with `params` is, if it queues or orders stream work.
 std::optional<StreamCall> stream_call_of(CUpti_CallbackId id, const void* params) {
     using C = OrderingCall;
     switch (id) {
-        case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020:
-        case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_ptsz_v7000:
-            return call_on_stream<cudaMemcpyAsync_v3020_params>(
-                params, C::Work, "cudaMemcpyAsync", id == CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_ptsz_v7000);
-        case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000:
-        case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000:
-            return call_on_stream<cudaLaunchKernel_v7000_params>(
-                params, C::Work, "cudaLaunchKernel", id == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000);
-        case CUPTI_RUNTIME_TRACE_CBID_cudaEventRecord_v3020:
-        case CUPTI_RUNTIME_TRACE_CBID_cudaEventRecord_ptsz_v7000:
-            return call_on_stream<cudaEventRecord_v3020_params>(
-                params, C::EventRecord, "cudaEventRecord", id == CUPTI_RUNTIME_TRACE_CBID_cudaEventRecord_ptsz_v7000);
-        case CUPTI_RUNTIME_TRACE_CBID_cudaEventRecordWithFlags_v11010:
-        case CUPTI_RUNTIME_TRACE_CBID_cudaEventRecordWithFlags_ptsz_v11010:
-            return call_on_stream<cudaEventRecordWithFlags_v11010_params>(
-                params, C::EventRecord, "cudaEventRecordWithFlags",
-                id == CUPTI_RUNTIME_TRACE_CBID_cudaEventRecordWithFlags_ptsz_v11010);
-        case CUPTI_RUNTIME_TRACE_CBID_cudaStreamWaitEvent_v3020:
-        case CUPTI_RUNTIME_TRACE_CBID_cudaStreamWaitEvent_ptsz_v7000:
-            return call_on_stream<cudaStreamWaitEvent_v3020_params>(
-                params, C::StreamWaitEvent, "cudaStreamWaitEvent",
-                id == CUPTI_RUNTIME_TRACE_CBID_cudaStreamWaitEvent_ptsz_v7000);
-        case CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020:
-        case CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_ptsz_v7000:
-            return call_on_stream<cudaStreamSynchronize_v3020_params>(
-                params, C::StreamSynchronize, "cudaStreamSynchronize",
-                id == CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_ptsz_v7000);
+        STREAMLAB_STREAM_CALL(cudaMemcpyAsync, v3020, v7000, C::Work)
+        STREAMLAB_STREAM_CALL(cudaLaunchKernel, v7000, v7000, C::Work)
+        STREAMLAB_STREAM_CALL(cudaEventRecord, v3020, v7000, C::EventRecord)
+        STREAMLAB_STREAM_CALL(cudaEventRecordWithFlags, v11010, v11010, C::EventRecord)
+        STREAMLAB_STREAM_CALL(cudaStreamWaitEvent, v3020, v7000, C::StreamWaitEvent)
+        STREAMLAB_STREAM_CALL(cudaStreamSynchronize, v3020, v7000, C::StreamSynchronize)
         case CUPTI_RUNTIME_TRACE_CBID_cudaEventSynchronize_v3020: {
             const auto* p = static_cast<const cudaEventSynchronize_v3020_params*>(params);
             return StreamCall{C::EventSynchronize, "cudaEventSynchronize", 0, event_key(p->event)};
@@ -422,6 +421,7 @@ std::optional<StreamCall> stream_call_of(CUpti_CallbackId id, const void* params
             return std::nullopt;
     }
 }
+#undef STREAMLAB_STREAM_CALL
 
 void note_stream_call(CUpti_CallbackId id, const void* params) {
     std::optional<StreamCall> call = stream_call_of(id, params);
@@ -568,19 +568,9 @@ ActivityRecorder::ActivityRecorder() {
     // Records of earlier work still in CUPTI's buffers arrive now, while no
     // recording is active, and are dropped.
     cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
-    const CUptiResult result = cuptiGetTimestamp(&origin_ns_);
-    if (result != CUPTI_SUCCESS) {
-        throw TimelineUnavailable(std::string("CUPTI refused a timestamp: ") + cupti_error_text(result));
-    }
+    restart_window();
     const std::lock_guard<std::mutex> lock(s.mutex);
     s.recording = true;
-    s.records.clear();
-    s.markers.clear();
-    s.labels.clear();
-    s.marks.clear();
-    s.api_calls.clear();
-    s.thread_calls.clear();
-    s.stream_calls.clear();
 }
 
 ActivityRecorder::~ActivityRecorder() {
@@ -613,13 +603,7 @@ void ActivityRecorder::restart_window() {
     }
     Session& s = session();
     const std::lock_guard<std::mutex> lock(s.mutex);
-    s.records.clear();
-    s.markers.clear();
-    s.labels.clear();
-    s.marks.clear();
-    s.api_calls.clear();
-    s.thread_calls.clear();
-    s.stream_calls.clear();
+    s.forget_window();
 }
 
 std::map<std::string, std::uint64_t> ActivityRecorder::api_calls() const {

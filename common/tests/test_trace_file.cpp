@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "op_builder.hpp"
@@ -89,22 +90,17 @@ Timeline sample_timeline() {
     return timeline;
 }
 
+/// Every field a trace file stores, as one comparable (and printable) tuple.
+auto stored_fields(const DeviceOp& op) {
+    return std::tie(op.kind, op.name, op.label, op.stream_id, op.stream_kind, op.start_ns, op.end_ns, op.bytes,
+                    op.host_memory, op.correlation_id, op.graph_id, op.graph_node_id);
+}
+
 void expect_same_ops(const std::vector<DeviceOp>& actual, const std::vector<DeviceOp>& expected) {
     ASSERT_EQ(actual.size(), expected.size());
     for (std::size_t i = 0; i < expected.size(); ++i) {
         SCOPED_TRACE("op " + std::to_string(i));
-        EXPECT_EQ(actual[i].kind, expected[i].kind);
-        EXPECT_EQ(actual[i].name, expected[i].name);
-        EXPECT_EQ(actual[i].label, expected[i].label);
-        EXPECT_EQ(actual[i].stream_id, expected[i].stream_id);
-        EXPECT_EQ(actual[i].stream_kind, expected[i].stream_kind);
-        EXPECT_EQ(actual[i].start_ns, expected[i].start_ns);
-        EXPECT_EQ(actual[i].end_ns, expected[i].end_ns);
-        EXPECT_EQ(actual[i].bytes, expected[i].bytes);
-        EXPECT_EQ(actual[i].host_memory, expected[i].host_memory);
-        EXPECT_EQ(actual[i].correlation_id, expected[i].correlation_id);
-        EXPECT_EQ(actual[i].graph_id, expected[i].graph_id);
-        EXPECT_EQ(actual[i].graph_node_id, expected[i].graph_node_id);
+        EXPECT_EQ(stored_fields(actual[i]), stored_fields(expected[i]));
     }
 }
 

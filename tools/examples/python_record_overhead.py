@@ -18,6 +18,7 @@ import sys
 import streamlab
 import three_chunks
 from lab05 import FLOAT_BYTES, job_over
+from lab_program import first_gpu_or_say
 
 
 def main(argv: list[str]) -> int:
@@ -25,11 +26,9 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--runs", type=int, default=15, help="timed runs of each way, per chunk count")
     parser.add_argument("--chunks", type=int, nargs="+", default=[3, 64])
     args = parser.parse_args(argv)
-    present, why = streamlab.gpu_presence()
-    if not present:
-        print(f"python_record_overhead: no GPU: {why}", file=sys.stderr)
+    facts = first_gpu_or_say("python_record_overhead")
+    if facts is None:
         return 1
-    facts = streamlab.device_facts(0)
     prepared = streamlab.prepare_pipeline(facts)
     job = job_over(prepared.memory, prepared.iterations)
     n = prepared.memory.n

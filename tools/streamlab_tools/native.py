@@ -15,8 +15,10 @@ The functions here have the signatures and results of the Python twins; the tool
 from __future__ import annotations
 
 import argparse
+import functools
 import importlib.machinery
 import importlib.util
+import inspect
 import os
 import sys
 from collections.abc import Sequence
@@ -25,7 +27,7 @@ from types import ModuleType
 from typing import Any
 
 from . import analysis, model
-from .model import LinkSharing, ScheduledOp
+from .model import ScheduledOp
 from .trace import DeviceOp
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -102,23 +104,17 @@ def pipeline_model(h2d: float, kernel: float, d2h: float, chunks: int, copy_engi
     return native.pipeline_model(h2d, kernel, d2h, chunks, copy_engines)
 
 
-def simulate_pipeline(
-    h2d: float,
-    kernel: float,
-    d2h: float,
-    chunks: int,
-    streams: int,
-    copy_engines: int,
-    order: str = "chunk",
-    link: LinkSharing = LinkSharing(),
-) -> list[ScheduledOp]:
-    """model.simulate_pipeline, computed by model.cpp where the module is built."""
+@functools.wraps(model.simulate_pipeline)
+def simulate_pipeline(*args: Any, **kwargs: Any) -> list[ScheduledOp]:
+    """model.simulate_pipeline (the same arguments), computed by model.cpp where the module is built."""
     native = _native()
     if native is None:
-        return model.simulate_pipeline(h2d, kernel, d2h, chunks, streams, copy_engines, order, link)
-    ops = native.simulate_pipeline(
-        h2d, kernel, d2h, chunks, streams, copy_engines, order, native.LinkSharing(link.h2d, link.d2h)
-    )
+        return model.simulate_pipeline(*args, **kwargs)
+    call = inspect.signature(model.simulate_pipeline).bind(*args, **kwargs)
+    call.apply_defaults()
+    given = dict(call.arguments)
+    link = given.pop("link")
+    ops = native.simulate_pipeline(*given.values(), native.LinkSharing(link.h2d, link.d2h))
     return [ScheduledOp(chunk=op.chunk, stage=op.stage, stream=op.stream, start=op.start, end=op.end) for op in ops]
 
 

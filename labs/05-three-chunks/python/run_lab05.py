@@ -14,19 +14,18 @@ import sys
 
 import streamlab
 from lab05 import CHUNKS, FLOAT_BYTES, job_over
+from lab_program import first_gpu_or_say
 
 
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description="Lab 05 in Python: the three-chunk overlap")
     parser.add_argument("--trace", default="", help="write the pipeline's trace here (the serial one beside it)")
     args = parser.parse_args(argv)
-    present, why = streamlab.gpu_presence()
-    if not present:
-        print(f"run_lab05.py: no GPU: {why}", file=sys.stderr)
+    facts = first_gpu_or_say("run_lab05.py")
+    if facts is None:
         return 1
     import three_chunks  # the student's module: after the GPU check, so that its errors are its own
 
-    facts = streamlab.device_facts(0)
     n = streamlab.pipeline_elements(facts.total_memory_bytes)
     print(f"{facts.name}: {facts.copy_engines} copy engine(s), {n * FLOAT_BYTES >> 20} MiB each way", flush=True)
     reported_ms = []
