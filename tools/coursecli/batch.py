@@ -29,7 +29,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import environment, sandbox, sanitize
+from . import environment, python_grading, sandbox, sanitize
 from .course_build import CourseBuild, starter_library, starter_targets
 from .gpu import gpu_devices, gpu_presence  # noqa: F401  (grade_batch asks them; tests replace them here)
 from .gpu_slots import GpuSlots, chosen_devices
@@ -45,6 +45,7 @@ from .submissions import (
     LabSources,
     SubmissionRefused,
     course_labs,
+    course_python_labs,
     find_submissions,
     printable,
     stage,
@@ -88,6 +89,8 @@ class GradeSettings:
     gpus: int | None = None  # GPUs to use at most (None: all the driver shows)
     todo: Path | None = None  # grade only the submissions this file lists (a Slurm shard)
     shard: tuple[int, int] = (0, 1)  # (index, count): grade found[index::count]
+    python: bool = False  # the labs' Python versions (python_grading.py) instead of the C++ ones
+    module_python: str | None = None  # the Python the course's module was built for (prepare_course)
 
 
 def configure_command(settings: GradeSettings, build: Path) -> list:
@@ -185,7 +188,10 @@ def prepare_course(settings: GradeSettings) -> str:
         return problem
     started = time.monotonic()
     log = Log(settings.out / ".work" / ".course-build.log", settings.verbose)
-    targets = [target for lab in settings.labs for target in starter_targets(lab.number)]
+    if settings.python:
+        targets = ["streamlab_python"]  # the Python labs need the course's module, and nothing to link
+    else:
+        targets = [target for lab in settings.labs for target in starter_targets(lab.number)]
     status, _ = run_logged(
         [
             "cmake",
@@ -201,6 +207,10 @@ def prepare_course(settings: GradeSettings) -> str:
     )
     if status != 0:
         return f"the course did not build (see {log.path})"
+    if settings.python:
+        settings.module_python, problem = python_grading.the_module_python(course_build_folder(settings))
+        if problem:
+            return problem
     print(f"course: built the course once for the batch in {time.monotonic() - started:.0f} s", flush=True)
     return ""
 
@@ -326,6 +336,9 @@ class SubmissionGrader:
         grade.ignored = intake.ignored_summary()
         stage(intake, settings.all_labs, settings.course_root, self.staging)
         self.box.writable_folder(self.work)
+        if settings.python:
+            self._grade_python_into(grade, intake)
+            return
         refusals, compile_errors = self._check_before_linking(intake)
         labels = settings.course_labels or {}
         self.box.writable_folder(self.build / "labs")
@@ -373,6 +386,46 @@ class SubmissionGrader:
                 finally:
                     self.device = {}
         self._draw_timelines(traces, grade)  # drawing needs no GPU: the next submission's tests may start
+
+    def _grade_python_into(self, grade: SubmissionGrade, intake: Intake) -> None:
+        """The Python labs: each checked by pycheck, then its tests run one pytest at a time (python_grading.py)."""
+        labels = self.settings.course_labels or {}
+        self.box.writable_folder(self.xml_reports)
+        runnable: list[LabSources] = []
+        for lab in self.settings.labs:
+            declared = python_grading.declared_python_points(labels, lab.number)
+            staged = self.staging.joinpath(*lab.source_path(""))
+            refusals = [] if lab.number in intake.missing else python_grading.refusals_of(lab, staged)
+            if lab.number in intake.missing:
+                missing = "missing file(s): " + ", ".join(f"python/{name}" for name in intake.missing[lab.number])
+                grade.labs.append(failed_lab(lab.number, lab.folder, declared, missing))
+            elif refusals:
+                self.log.command(["check the Python source", lab.folder], "\n".join(refusals), 1)
+                grade.labs.append(failed_lab(lab.number, lab.folder, declared, refusals[0], "\n".join(refusals)))
+            else:
+                runnable.append(lab)
+        if not runnable:
+            return
+        python = self.settings.module_python or sys.executable
+
+        def run_step(command: list, env: dict[str, str], cwd: Path) -> tuple[int, str]:
+            timeout = self.settings.timeout_s
+            return self._step(command, timeout + 15, run_limits(timeout), env=env, cwd=cwd)
+
+        with self.gpu_slots.hold() as device:
+            self.device = device
+            try:
+                for lab in runnable:
+                    staged = self.staging.joinpath(*lab.source_path(""))
+                    grade.labs.append(
+                        python_grading.grade_python_lab(
+                            lab, self.settings, python, self.gpu_present, run_step, staged, self.xml_reports
+                        )
+                    )
+            finally:
+                self.device = {}
+        order = [lab.number for lab in self.settings.labs]
+        grade.labs.sort(key=lambda lab: order.index(lab.number))
 
     def _check_before_linking(self, intake: Intake) -> tuple[dict[str, Refusal], dict[str, tuple[int, str]]]:
         """Each lab's student sources, compiled alone and read symbol by symbol (objcheck.py):
@@ -709,16 +762,17 @@ def grade_or_explain(
         return grade
 
 
-def selected_labs(numbers: list[str] | None, root: Path = ROOT) -> list[LabSources]:
-    """The labs asked for (all when None), checked against labs/*/lab.cmake."""
-    labs = course_labs(root)
+def selected_labs(numbers: list[str] | None, root: Path = ROOT, python: bool = False) -> list[LabSources]:
+    """The labs asked for (all when None), checked against labs/*/lab.cmake; their Python versions with `python`."""
+    labs = course_python_labs(root) if python else course_labs(root)
     if not numbers:
         return labs
     by_number = {lab.number: lab for lab in labs}
     wanted = [n.zfill(2) for n in numbers]
     unknown = [n for n in wanted if n not in by_number]
     if unknown:
-        raise SystemExit(f"course: no lab {', '.join(unknown)} (labs: {', '.join(by_number) or 'none'})")
+        which = "labs with a Python version" if python else "labs"
+        raise SystemExit(f"course: no lab {', '.join(unknown)} ({which}: {', '.join(by_number) or 'none'})")
     return [by_number[n] for n in wanted]
 
 

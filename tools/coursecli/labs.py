@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import re
 from pathlib import Path
 
 from check_labs import python_student_sources, student_sources
@@ -12,6 +11,7 @@ from . import environment, pycheck, sanitize
 from .batch import Log
 from .build import build
 from .gpu import NO_GPU_EXIT, gpu_presence
+from .python_module import module_python
 from .results import TestOutcome, points_of, read_junit, read_labels
 from .shell import ROOT, CommandFailed, run, run_logged, say
 
@@ -143,15 +143,6 @@ def python_refusals(number: str, variant: str) -> list[str]:
         text = path.read_text(errors="replace") if path.is_file() else ""
         refusals += pycheck.check_python_source(name, text, pycheck.lab_rules(number))
     return refusals
-
-
-def module_python(folder: Path) -> str | None:
-    """The Python the module `streamlab` in `folder` was built for (CMake's cache), or None when it was not."""
-    cache = folder / "CMakeCache.txt"
-    if not next((folder / "python").glob("streamlab*.so"), None) or not cache.exists():
-        return None
-    found = re.search(r"^STREAMLAB_MODULE_PYTHON:INTERNAL=(.+)$", cache.read_text(), re.M)
-    return found.group(1) if found else None
 
 
 def _run_python_lab(number: str, preset: str, variant: str) -> int:

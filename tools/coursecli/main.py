@@ -212,6 +212,9 @@ def cmd_grade(args: argparse.Namespace) -> int:
     if args.sanitize_points is not None and (not args.sanitize or args.sanitize_points < 0):
         say("--sanitize-points needs --sanitize and a number of points, 0 or more")
         return 2
+    if args.python and args.sanitize:
+        say("--sanitize checks the C++ labs' programs; the Python labs are graded without it (leave out one)")
+        return 2
     submissions = args.submissions
     if not submissions.exists():
         say(f"{submissions} does not exist: give a folder holding one submission per student")
@@ -226,7 +229,7 @@ def cmd_grade(args: argparse.Namespace) -> int:
     if problem:
         say(problem)
         return 2
-    numbers = [lab.number for lab in batch.selected_labs(args.labs)]
+    numbers = [lab.number for lab in batch.selected_labs(args.labs, python=args.python)]
     if args.merge_shards:
         return slurm.merge_shards(args.output.resolve(), numbers)
     if args.slurm:
@@ -241,8 +244,8 @@ def cmd_grade(args: argparse.Namespace) -> int:
         )
     settings = batch.GradeSettings(
         out=args.output.resolve(),
-        labs=batch.selected_labs(args.labs),
-        all_labs=batch.selected_labs(None),
+        labs=batch.selected_labs(args.labs, python=args.python),
+        all_labs=batch.selected_labs(None, python=args.python),
         timeout_s=args.timeout,
         jobs=args.jobs or batch.default_jobs(),
         regrade=args.regrade,
@@ -257,6 +260,7 @@ def cmd_grade(args: argparse.Namespace) -> int:
         todo=args.todo.resolve() if args.todo else None,
         shard=args.shard or (0, 1),
         course_build_dir=args.course_build.resolve() if args.course_build else None,
+        python=args.python,
     )
     return batch.grade_batch(args.submissions.resolve(), settings)
 
@@ -278,7 +282,7 @@ def slurm_settings(args: argparse.Namespace) -> slurm.SlurmSettings:
     """The job array's settings, and the `course grade` options its tasks pass on."""
     forwarded = [
         "--labs",
-        *[lab.number for lab in batch.selected_labs(args.labs)],
+        *[lab.number for lab in batch.selected_labs(args.labs, python=args.python)],
         "--timeout",
         str(args.timeout),
         "--sandbox",
@@ -292,7 +296,7 @@ def slurm_settings(args: argparse.Namespace) -> slurm.SlurmSettings:
     ):
         if value is not None:
             forwarded += [flag, str(value)]
-    forwarded += ["--sanitize"] * args.sanitize + ["--keep-builds"] * args.keep_builds
+    forwarded += ["--sanitize"] * args.sanitize + ["--keep-builds"] * args.keep_builds + ["--python"] * args.python
     defaults = slurm.SlurmSettings()
     return slurm.SlurmSettings(
         tasks=args.tasks or defaults.tasks,
@@ -448,6 +452,11 @@ def parser() -> argparse.ArgumentParser:
     )
     grade_verb.add_argument("--bwrap", help=f"bwrap's path when it is not on PATH (or set {sandbox.BWRAP_VARIABLE})")
     grade_verb.add_argument("-v", "--verbose", action="store_true", help="print every command (always in grade.log)")
+    grade_verb.add_argument(
+        "--python",
+        action="store_true",
+        help="grade the labs' Python versions (labs/NN-topic/python: cuda-bindings, pytest) instead of the C++ ones",
+    )
     grade_verb.add_argument(
         "--sanitize",
         action="store_true",

@@ -79,3 +79,13 @@ def install() -> bool:
         if labs_missing:
             say("the Python labs' tests will be skipped: missing " + "; ".join(labs_missing))
     return installed
+
+
+def module_python(folder: Path) -> str | None:
+    """The Python the module `streamlab` in the build `folder` was built for (CMake's cache), or None when
+    the module was not built there."""
+    cache = folder / "CMakeCache.txt"
+    if not next((folder / "python").glob("streamlab*.so"), None) or not cache.exists():
+        return None
+    found = re.search(r"^STREAMLAB_MODULE_PYTHON:INTERNAL=(.+)$", cache.read_text(), re.M)
+    return found.group(1) if found else None

@@ -132,7 +132,10 @@ def grade_test(
     grade = TestGrade(name, outcome.points, FAILED, measures=measures)
     if outcome.status == "skipped":
         if report is None or report.result != "skipped":
-            grade.reason = "the test printed a skip, but GoogleTest's own report shows none (output forged?)"
+            grade.reason = (
+                "the test printed a skip, but the test framework's own report (GoogleTest's or pytest's) "
+                "shows none (output forged?)"
+            )
         elif not gpu_present and outcome.is_gpu:
             grade.status, grade.reason = NOT_GRADED, NO_GPU
         elif report.message.startswith(GRADER_SKIPS):
@@ -145,8 +148,9 @@ def grade_test(
             grade.status = PASSED
         else:
             grade.reason = (
-                "no report from GoogleTest that this test passed: the process ended before the test "
-                "did (does the code end the process, or print GoogleTest's lines itself?)"
+                "no report from the test framework (GoogleTest, or pytest in a Python lab) that this test "
+                "passed: the process ended before the test did (does the code end the process, or print "
+                "the framework's lines itself?)"
             )
         return grade
     grade.reason = failure_reason(outcome, verdict, timeout_s)

@@ -26,7 +26,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from check_labs import answer_files, student_sources
+from check_labs import answer_files, python_student_sources, student_sources
 
 MAX_SOURCE_BYTES = 1 << 20  # one student source file
 MAX_ARCHIVE_MEMBERS = 50_000
@@ -51,10 +51,24 @@ class LabSources:
     folder: str
     files: list[str]
     answers: list[str] = field(default_factory=list)
+    subfolder: str = ""  # "python" for a lab's Python version: its files are in labs/NN-topic/python
 
     @property
     def number(self) -> str:
         return self.folder[:2]
+
+    def source_path(self, name: str) -> tuple[str, ...]:
+        """Where the file `name` sits under labs/: ("01-null-stream", "null_stream.cu"), or with "python" between."""
+        return (self.folder, self.subfolder, name) if self.subfolder else (self.folder, name)
+
+
+def course_python_labs(root: Path) -> list[LabSources]:
+    """Every lab of the course at `root` that has a Python version (labs/NN-topic/python), in order."""
+    return [
+        LabSources(p.name, python_student_sources(p / "lab.cmake"), subfolder="python")
+        for p in sorted((root / "labs").glob("[0-9][0-9]-*"))
+        if (p / "lab.cmake").is_file() and (p / "python").is_dir() and python_student_sources(p / "lab.cmake")
+    ]
 
 
 def course_labs(root: Path) -> list[LabSources]:
@@ -250,24 +264,33 @@ def list_members(
     raise SubmissionRefused(f"{submission.name}: not a folder, .zip or .tar.gz")
 
 
-def _rank(parts: tuple[str, ...]) -> tuple[int, int]:
-    """Which copy of a student source to prefer: labs/NN-topic/file first, then the shallowest."""
-    return (0 if len(parts) >= 3 and parts[-3] == "labs" else 1, len(parts))
+def _rank(parts: tuple[str, ...], key: tuple[str, ...]) -> tuple[int, int]:
+    """Which copy of a student source to prefer: labs/NN-topic/file (`key` under labs/) first, then the shallowest."""
+    under_labs = len(parts) > len(key) and parts[-len(key) - 1] == "labs"
+    return (0 if under_labs else 1, len(parts))
+
+
+def _wanted_key(parts: tuple[str, ...], wanted) -> tuple[str, ...] | None:
+    """The lab file (a key of `wanted`) that the path `parts` ends with, if any."""
+    for length in (3, 2):
+        if len(parts) >= length and parts[-length:] in wanted:
+            return parts[-length:]
+    return None
 
 
 def take_student_sources(submission: Path, labs: list[LabSources], course_root: Path) -> Intake:
     """Reads the student sources of every lab in `labs` from `submission`; reports the rest."""
     intake = Intake()
-    wanted = {(lab.folder, name): lab for lab in labs for name in lab.files + lab.answers}
+    wanted = {lab.source_path(name): lab for lab in labs for name in lab.files + lab.answers}
 
     def worth_reading(path: str) -> bool:
         parts = _safe_parts(path)
         if not parts or set(parts) & SKIPPED_FOLDERS:
             return False
-        return parts[-2:] in wanted or _matching_course_file(parts, course_root) is not None
+        return _wanted_key(parts, wanted) is not None or _matching_course_file(parts, course_root) is not None
 
     members = list_members(submission, intake.refused, worth_reading)
-    candidates: dict[tuple[str, str], list[tuple[tuple[int, int], Member]]] = {}
+    candidates: dict[tuple[str, ...], list[tuple[tuple[int, int], Member]]] = {}
     for member in members:
         parts = _safe_parts(member.path)
         if parts is None:
@@ -275,15 +298,16 @@ def take_student_sources(submission: Path, labs: list[LabSources], course_root: 
             continue
         if not parts or set(parts) & SKIPPED_FOLDERS:
             continue
-        key = (parts[-2], parts[-1]) if len(parts) >= 2 else _lone_file_lab(parts[0], labs)
+        key = _wanted_key(parts, wanted) if len(parts) >= 2 else _lone_file_lab(parts[0], labs)
         # A student's work lives in labs/, never in a solutions/ folder.
-        if key in wanted and "solutions" not in parts[:-2]:
-            candidates.setdefault(key, []).append((_rank(parts), member))
+        if key in wanted and "solutions" not in parts[: -len(key)]:
+            candidates.setdefault(key, []).append((_rank(parts, key), member))
             continue
         _classify_ignored(member, parts, course_root, intake, labs)
 
-    for (folder, name), lab in wanted.items():
-        found = sorted(candidates.get((folder, name), []), key=lambda pair: (pair[0], pair[1].path))
+    for key, lab in wanted.items():
+        name = key[-1]
+        found = sorted(candidates.get(key, []), key=lambda pair: (pair[0], pair[1].path))
         is_answer = name in lab.answers
         if not found:
             if not is_answer:  # a missing answer file only scores 0 on the test that reads it
@@ -302,11 +326,11 @@ def take_student_sources(submission: Path, labs: list[LabSources], course_root: 
     return intake
 
 
-def _lone_file_lab(name: str, labs: list[LabSources]) -> tuple[str, str] | None:
+def _lone_file_lab(name: str, labs: list[LabSources]) -> tuple[str, ...] | None:
     """A file uploaded on its own, outside any folder (Gradescope's usual upload), belongs to
-    the one lab whose student source has exactly its name: (lab folder, name); else None."""
-    owners = [lab.folder for lab in labs if name in lab.files]
-    return (owners[0], name) if len(owners) == 1 else None
+    the one lab whose student source has exactly its name: its place in that lab; else None."""
+    owners = [lab for lab in labs if name in lab.files]
+    return owners[0].source_path(name) if len(owners) == 1 else None
 
 
 def _classify_ignored(
@@ -315,7 +339,7 @@ def _classify_ignored(
     """An ignored file is an edited course file, an unchanged one, or an extra one (a student
     source in the wrong place is named with the path it must have)."""
     course_file = _matching_course_file(parts, course_root)
-    expected = [f"labs/{lab.folder}/{parts[-1]}" for lab in labs if parts[-1] in lab.files]
+    expected = ["labs/" + "/".join(lab.source_path(parts[-1])) for lab in labs if parts[-1] in lab.files]
     if course_file is None and expected:
         intake.extra_files.append(f"{member.path} (a lab's file must be at {' or '.join(expected)})")
     elif course_file is None:
@@ -345,13 +369,13 @@ def stage(intake: Intake, labs: list[LabSources], course_root: Path, staging: Pa
     reads it scores 0 and says so; nothing else changes.
     """
     for lab in labs:
-        folder = staging / lab.folder
+        folder = staging.joinpath(*lab.source_path(""))  # staging/NN-topic(/python)/
         folder.mkdir(parents=True, exist_ok=True)
         for name in lab.files + lab.answers:
             taken = intake.answers if name in lab.answers else intake.taken
             content = taken.get(lab.number, {}).get(name)
             if content is None:
-                content = (course_root / "labs" / lab.folder / name).read_bytes()
+                content = course_root.joinpath("labs", *lab.source_path(name)).read_bytes()
             (folder / name).write_bytes(content)
 
 

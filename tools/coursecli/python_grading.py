@@ -1,0 +1,164 @@
+"""`course grade --python`: the labs' Python versions, graded like the C++ ones.
+
+For each submission the grader takes each lab's Python student files
+(labs/NN-topic/python/..., submissions.py), reads them with the source check
+(pycheck.py: a refusal costs that lab, and nothing of it runs), and runs each
+graded test in its own pytest process inside the submission's sandbox: from the
+student's staged folder, with the course's own test file and plugin
+(python/streamlab_pytest.py), the interpreter the course's module `streamlab`
+was built for, and pytest's JUnit report written where the grader chose.
+
+The verdict follows scoring.py: a pass needs exit status 0 and that report
+showing exactly this test passed (the student's code cannot write files, so it
+cannot write the report); a skip is "not graded" only for the course's own
+reasons (no GPU, a tracer that could not start), any other skip scores 0.
+"""
+
+from __future__ import annotations
+
+import signal
+import xml.etree.ElementTree as ET
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from . import pycheck
+from .python_module import module_python
+from .results import GtestReport, TestOutcome
+from .sandbox import TIMED_OUT
+from .scoring import LabGrade, grade_test
+from .submissions import LabSources
+
+if TYPE_CHECKING:
+    from .batch import GradeSettings
+
+SKIP_STATUS = 77  # python/streamlab_pytest.py: the test could only skip
+
+
+def python_test_names(labels: dict[str, list[str]], number: str) -> list[str]:
+    """The ctest names of lab NN's graded Python tests (labNN.python-starter.test_x), in the course's order."""
+    prefix = f"lab{number}.python-starter."
+    return [name for name in labels if name.startswith(prefix)]
+
+
+def declared_python_points(labels: dict[str, list[str]], number: str) -> list[tuple[str, int]]:
+    """(test_x, points) of lab NN's Python tests: what a lab that cannot run scores 0 on."""
+    return [
+        (name.rsplit(".", 1)[-1], TestOutcome(name, "failed", labels[name]).points)
+        for name in python_test_names(labels, number)
+    ]
+
+
+def refusals_of(lab: LabSources, staged: Path) -> list[str]:
+    """What the source check refuses in the lab's staged Python files (empty when they may run)."""
+    rules = pycheck.lab_rules(lab.number)
+    refusals = []
+    for name in lab.files:
+        text = (staged / name).read_bytes().decode(errors="replace")
+        refusals += pycheck.check_python_source(name, text, rules)
+    return refusals
+
+
+def pytest_command(python: str, test_file: Path, test: str, junit: Path) -> list:
+    """One graded test in a pytest process of its own, with the course's plugin.
+
+    --import-mode=append: the test's folder (the course's, holding the starter
+    files) goes to the end of the path, so the student's modules are imported."""
+    return [
+        python,
+        "-m",
+        "pytest",
+        "-q",
+        "-s",
+        "-p",
+        "no:cacheprovider",
+        "-p",
+        "streamlab_pytest",
+        "--import-mode=append",
+        f"--junitxml={junit}",
+        f"{test_file}::{test}",
+    ]
+
+
+def pytest_environment(staged: Path, course_root: Path, course_build: Path, lab: LabSources) -> dict[str, str]:
+    """The student's folder first, then the lab's interface and tests, the module, the course's helpers."""
+    path = [staged, course_root.joinpath("labs", lab.folder, "python"), course_build / "python", course_root / "python"]
+    return {"PYTHONPATH": ":".join(map(str, path)), "PYTHONDONTWRITEBYTECODE": "1", "PYTHONSAFEPATH": "1"}
+
+
+def read_pytest_report(path: Path, test: str) -> GtestReport | None:
+    """What pytest's JUnit report at `path` says of `test`, or None when the file is missing,
+    unreadable, or does not show exactly that one test."""
+    try:
+        root = ET.parse(path).getroot()
+    except (OSError, ET.ParseError):
+        return None
+    cases = list(root.iter("testcase"))
+    if len(cases) != 1 or cases[0].get("name") != test:
+        return None
+    case = cases[0]
+    for tag in ("failure", "error"):
+        found = case.find(tag)
+        if found is not None:
+            return GtestReport("failed", found.get("message", "").strip())
+    skipped = case.find("skipped")
+    if skipped is not None:
+        return GtestReport("skipped", skipped.get("message", "").strip())
+    return GtestReport("passed")
+
+
+def verdict_of(status: int) -> str:
+    """ctest's words for how a test process ended, so that scoring.failure_reason reads it the same way."""
+    if status == TIMED_OUT:
+        return "Timeout"
+    number = -status if status < 0 else status - 128 if 128 < status < 160 else 0
+    if number:
+        names = {
+            signal.SIGSEGV: "SegFault",
+            signal.SIGABRT: "Child aborted",
+            signal.SIGBUS: "Bus error",
+            signal.SIGILL: "Illegal",
+            signal.SIGFPE: "Numerical",
+        }
+        return f"Exception: {names.get(number, f'signal {number}')}"
+    return "Passed" if status == 0 else "Failed"
+
+
+def grade_python_lab(
+    lab: LabSources,
+    settings: GradeSettings,
+    python: str,
+    gpu_present: bool,
+    run_step: Callable[[list, dict[str, str], Path], tuple[int, str]],
+    staged: Path,
+    reports: Path,
+) -> LabGrade:
+    """Runs lab NN's graded Python tests one by one and scores them; run_step(command, env, cwd) runs one
+    command in the submission's sandbox and returns (status, output)."""
+    labels = settings.course_labels or {}
+    course_root, course_build = settings.course_root, settings.course_build.folder
+    test_file = course_root / "labs" / lab.folder / "python" / f"test_lab{lab.number}.py"
+    env = pytest_environment(staged, course_root, course_build, lab)
+    graded = LabGrade(lab.number, lab.folder)
+    for name in python_test_names(labels, lab.number):
+        test = name.rsplit(".", 1)[-1]
+        junit = reports / f"{name}.xml"
+        junit.unlink(missing_ok=True)
+        status, output = run_step(pytest_command(python, test_file, test, junit), env, staged)
+        result = "passed" if status == 0 else "skipped" if status == SKIP_STATUS else "failed"
+        outcome = TestOutcome(name, result, labels[name], output)
+        if outcome.points > 0:
+            report = read_pytest_report(junit, test)
+            graded.tests.append(grade_test(outcome, verdict_of(status), settings.timeout_s, gpu_present, report))
+    return graded
+
+
+def the_module_python(course_build: Path) -> tuple[str | None, str]:
+    """(the Python the course's module was built for, "") or (None, why the Python labs cannot be graded)."""
+    python = module_python(course_build)
+    if python is None:
+        return None, (
+            "the course's Python module `streamlab` was not built (the configure step says why: "
+            "`./course setup` installs nanobind and Python's headers), so the Python labs cannot be graded"
+        )
+    return python, ""

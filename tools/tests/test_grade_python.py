@@ -1,0 +1,99 @@
+"""`course grade --python` without a GPU: pytest's reports read the way the grader trusts them, and a real
+batch of Python submissions (built module, sandbox, one pytest per test) graded as the C++ labs are.
+
+The batch builds the course's module once (a minute or two); it is skipped where cmake, nvcc or a Python
+with nanobind is missing.
+"""
+
+from __future__ import annotations
+
+import csv
+import shutil
+import signal
+import subprocess
+
+import pytest
+from coursecli import batch as grade_module
+from coursecli import environment
+from coursecli.gradebook import load_grade, student_folder
+from coursecli.python_grading import read_pytest_report, verdict_of
+from coursecli.scoring import FAILED, NO_GPU, NOT_GRADED
+from coursecli.shell import ROOT
+from test_grade_batch import copy_course
+
+LAB = "01-null-stream"
+STUDENT_FILE = "null_stream.py"
+
+
+def junit(tmp_path, cases: str):
+    path = tmp_path / "report.xml"
+    path.write_text(f'<testsuites><testsuite name="pytest">{cases}</testsuite></testsuites>')
+    return path
+
+
+def test_pytests_report_says_pass_fail_or_skip_of_exactly_that_test(tmp_path):
+    assert read_pytest_report(junit(tmp_path, '<testcase name="test_a"/>'), "test_a").result == "passed"
+    failed = read_pytest_report(
+        junit(tmp_path, '<testcase name="test_a"><failure message="wrong"/></testcase>'), "test_a"
+    )
+    assert (failed.result, failed.message) == ("failed", "wrong")
+    skipped = junit(tmp_path, '<testcase name="test_a"><skipped message="no GPU: none"/></testcase>')
+    assert read_pytest_report(skipped, "test_a").message == "no GPU: none"
+    # Another test's pass, two tests, no file, a broken file: no report at all.
+    assert read_pytest_report(junit(tmp_path, '<testcase name="test_b"/>'), "test_a") is None
+    assert read_pytest_report(junit(tmp_path, '<testcase name="test_a"/><testcase name="test_a"/>'), "test_a") is None
+    assert read_pytest_report(tmp_path / "missing.xml", "test_a") is None
+    (tmp_path / "broken.xml").write_text("<testsuites")
+    assert read_pytest_report(tmp_path / "broken.xml", "test_a") is None
+
+
+def test_how_a_test_process_ended_reads_like_ctests_verdict():
+    assert verdict_of(0) == "Passed" and verdict_of(1) == "Failed"
+    assert verdict_of(124) == "Timeout"
+    assert verdict_of(-signal.SIGSEGV) == "Exception: SegFault"
+    assert verdict_of(128 + signal.SIGABRT) == "Exception: Child aborted"
+
+
+def module_can_be_built() -> bool:
+    python = ROOT / ".venv" / "bin" / "python"
+    probe = [str(python), "-m", "nanobind", "--cmake_dir"]
+    return python.exists() and subprocess.run(probe, capture_output=True).returncode == 0
+
+
+@pytest.mark.skipif(
+    shutil.which("cmake") is None or environment.find_nvcc() is None or not module_can_be_built(),
+    reason="needs cmake, nvcc and the course's .venv with nanobind to build the module",
+)
+def test_a_batch_of_python_submissions(tmp_path, monkeypatch):
+    course = copy_course(tmp_path / "course")
+    shutil.copytree(ROOT / "python", course / "python", ignore=shutil.ignore_patterns("__pycache__"))
+    (course / ".venv").symlink_to(ROOT / ".venv")  # the module is built for the course's own Python
+    solution = (ROOT / "solutions" / LAB / "python" / STUDENT_FILE).read_text()
+    subs = tmp_path / "subs"
+    for student, text in (("honest", solution), ("imports-os", "import os\n" + solution)):
+        folder = subs / student / "labs" / LAB / "python"
+        folder.mkdir(parents=True)
+        (folder / STUDENT_FILE).write_text(text)
+    (subs / "cpp-only" / LAB).mkdir(parents=True)
+    (subs / "cpp-only" / LAB / "null_stream.cu").write_text("// the C++ lab, not the Python one\n")
+
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "")
+    monkeypatch.setattr(grade_module, "gpu_presence", lambda: (False, "no GPU: hidden by the test"))
+    labs = grade_module.selected_labs(None, course, python=True)
+    assert [lab.source_path(name) for lab in labs for name in lab.files] == [(LAB, "python", STUDENT_FILE)]
+    out = tmp_path / "out"
+    settings = grade_module.GradeSettings(
+        out=out, labs=labs, all_labs=labs, cuda_arch="90", course_root=course, jobs=2, timeout_s=60, python=True
+    )
+    assert grade_module.grade_batch(subs, settings) == 0
+
+    honest = load_grade(student_folder(out, "honest")).labs[0]
+    assert honest.tests and not honest.problem
+    assert all(t.status == NOT_GRADED and t.reason == NO_GPU for t in honest.tests)
+    refused = load_grade(student_folder(out, "imports-os")).labs[0]
+    assert "imports os" in refused.problem and all(t.status == FAILED for t in refused.tests)
+    missing = load_grade(student_folder(out, "cpp-only")).labs[0]
+    assert missing.problem == f"missing file(s): python/{STUDENT_FILE}"
+    rows = {row["student"]: row for row in csv.DictReader((out / "gradebook.csv").open())}
+    assert rows["honest"]["lab01"] == "" and rows["honest"]["not_graded"] == str(sum(t.points for t in honest.tests))
+    assert rows["imports-os"]["lab01"] == "0" and "imports os" in rows["imports-os"]["notes"]
