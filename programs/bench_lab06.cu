@@ -9,8 +9,10 @@
 //   FILE.json: the chunk sweep (common/TRACE_FORMAT.md, "streamlab-chunks"),
 //   which `course plot FILE.json` draws as speedup against chunks.
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -32,7 +34,8 @@ using namespace lab06::course;
 
 const std::vector<int> kChunkCounts{4, 8, 16, 32, 64, 128, 256};
 const std::vector<int> kStreamCounts{2, 4};
-constexpr int kRingBuffers = 4;  ///< Staging buffers, and results buffers.
+constexpr int kRingBuffers = 4;       ///< Staging buffers, and results buffers.
+constexpr int kOverheadRepeats = 11;  ///< Runs each way that the tracer's overhead is the median of.
 
 /// The H200 targets at each stream count's best N (the course's issue 14).
 constexpr double kTargetSpeedup = 2.5;
@@ -74,12 +77,34 @@ Measured measure(HostStream& host, Rings& rings, const RingShape& shape, int ite
     return measured;
 }
 
+/// The tracer's cost for the ring at every chunk count (the most streams), on the host
+/// clock. It must come before anything else records (measure_tracer_overheads).
+std::vector<TracerOverhead> ring_overheads(HostStream& host, std::size_t n, int iterations) {
+    Rings rings(capacity_for(n, kChunkCounts),
+                {kChunkCounts.front(), kRingBuffers, kRingBuffers, kStreamCounts.back()});
+    std::vector<lab06::StreamingJob> jobs;
+    for (const int chunks : kChunkCounts) {
+        jobs.push_back(host.job(rings, chunks, iterations));
+    }
+    std::vector<std::function<double()>> runs;
+    for (const lab06::StreamingJob& job : jobs) {
+        runs.push_back([&host, &job] {
+            host.reset();
+            const auto started = std::chrono::steady_clock::now();
+            lab06::run_stream(job);
+            return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+        });
+    }
+    return measure_tracer_overheads("lab06_bench: tracer overhead", kOverheadRepeats, runs);
+}
+
 int run_bench(const std::string& out_path, int repeats) {
     const DeviceFacts facts = query_device_facts(0);
     HostStream host(pipeline_elements(facts.total_memory_bytes));
     const std::size_t n = host.input.size();
     const double h2d_ms = measure_h2d_ms(n * sizeof(float));
     const int iterations = iterations_for_kernel_ms(n, h2d_ms);  // the kernel as long as the whole H2D copy
+    const std::vector<TracerOverhead> overheads = ring_overheads(host, n, iterations);
 
     PipelineMemory memory(n);
     std::copy(host.input.begin(), host.input.end(), memory.input.data());
@@ -142,6 +167,11 @@ int run_bench(const std::string& out_path, int repeats) {
         sweep.summary["best_speedup_" + std::to_string(streams) + "_streams"] = speedup;
         sweep.summary["best_efficiency_" + std::to_string(streams) + "_streams"] = efficiency;
     }
+    std::printf(
+        "tracer overhead, %d streams (host clock, median of %d runs each way; target: < 3%% at every "
+        "chunk count):\n",
+        kStreamCounts.back(), kOverheadRepeats);
+    targets_met = note_tracer_overheads(sweep, kChunkCounts, overheads) < 0.03 && targets_met;
     std::printf("buffers reused before their previous use ended, over every run: %zu (must be 0)\n", hazards);
     std::printf("targets %s\n", targets_met ? "met" : "NOT met");
     if (!out_path.empty()) {

@@ -25,6 +25,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tools"))
+from coursecli.python_grading import PYTEST_OPTIONS  # noqa: E402  (needs the path above)
+
 SKIP = 77
 
 
@@ -92,8 +95,7 @@ def run_tests(lab: str, student: Path, build: Path, junit: Path) -> dict[str, st
     test_file = lab_python / f"test_lab{lab[:2]}.py"
     # From the student's folder, the test's folder appended (not prepended) to the path: the
     # lab folder holds the starter files, which must not shadow the student's modules.
-    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "streamlab_pytest"]
-    command += ["--import-mode=append", f"--junitxml={junit}", str(test_file)]
+    command = [sys.executable, "-m", "pytest", *PYTEST_OPTIONS, f"--junitxml={junit}", str(test_file)]
     subprocess.run(command, env=env, cwd=student, capture_output=True)
     if not junit.exists():  # pytest could not start: no test ran
         return {}

@@ -185,17 +185,28 @@ std::uint64_t trace_clock_ns() {
 }
 
 TracerOverhead measure_tracer_overhead(const std::string& program, int repeats, const std::function<double()>& run) {
-    (void)run();  // warm-up: module load, first touch of the buffers
-    std::vector<double> untraced;
-    std::vector<double> traced;
-    for (int r = 0; r < repeats; ++r) {
-        untraced.push_back(run());
+    return measure_tracer_overheads(program, repeats, {run}).front();
+}
+
+std::vector<TracerOverhead> measure_tracer_overheads(const std::string& program, int repeats,
+                                                     const std::vector<std::function<double()>>& runs) {
+    std::vector<std::vector<double>> untraced(runs.size());
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+        (void)runs[i]();  // warm-up: module load, first touch of the buffers
+        for (int r = 0; r < repeats; ++r) {
+            untraced[i].push_back(runs[i]());
+        }
     }
-    (void)record_timeline(program + ": tracer warm-up", [&] { (void)run(); });
-    for (int r = 0; r < repeats; ++r) {
-        (void)record_timeline(program, [&] { traced.push_back(run()); });
+    (void)record_timeline(program + ": tracer warm-up", [&] { (void)runs.front()(); });
+    std::vector<TracerOverhead> overheads;
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+        std::vector<double> traced;
+        for (int r = 0; r < repeats; ++r) {
+            (void)record_timeline(program, [&] { traced.push_back(runs[i]()); });
+        }
+        overheads.push_back({median(untraced[i]), median(traced)});
     }
-    return {median(untraced), median(traced)};
+    return overheads;
 }
 
 OpLabel::OpLabel(std::string label) : label_(std::move(label)), previous_(detail::exchange_thread_label(&label_)) {

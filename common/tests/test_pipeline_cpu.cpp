@@ -184,6 +184,15 @@ TEST(PipelineCpu, DataSizeFollowsDeviceMemory) {
     EXPECT_EQ(pipeline_elements(0), kMiB / sizeof(float));                       // never below 1 MiB
 }
 
+TEST(ChunkSweepFile, TracerOverheadAtEveryChunkCountAndTheWorst) {
+    ChunkSweep sweep;
+    const double worst = note_tracer_overheads(sweep, {3, 64, 256}, {{8.0, 8.08}, {6.0, 6.3}, {7.0, 6.93}});
+    EXPECT_NEAR(worst, 0.05, 1e-12);  // 64 chunks: 6.3 ms traced against 6.0
+    EXPECT_NEAR(sweep.summary.at("tracer_overhead_3_chunks"), 0.01, 1e-12);
+    EXPECT_NEAR(sweep.summary.at("tracer_overhead_256_chunks"), -0.01, 1e-12);
+    EXPECT_NEAR(sweep.summary.at("tracer_overhead_worst"), 0.05, 1e-12);
+}
+
 TEST(ChunkSweepFile, HoldsMetadataPointsAndSummary) {
     ChunkSweep sweep;
     sweep.program = "lab05_bench";

@@ -1,5 +1,5 @@
 """`course bench`: a lab's reference solution over many chunk counts, against the model.
-Lab 05 (the default): its pipeline from 1 to 64 chunks, three kernel weights, and the
+Lab 05 (the default): its pipeline from 1 to 256 chunks, three kernel weights, and the
 tracer's overhead. Lab 06: its streaming ring from 4 to 256 chunks over 2 and 4 streams,
 the host's fills and drains included. A JSON file and a plot in build/bench/."""
 

@@ -59,25 +59,14 @@ def refusals_of(lab: LabSources, staged: Path) -> list[str]:
     return refusals
 
 
-def pytest_command(python: str, test_file: Path, test: str, junit: Path) -> list:
-    """One graded test in a pytest process of its own, with the course's plugin.
+# The course's plugin, no cache files, and the test's folder (the course's, holding the
+# starter files) at the end of the path, so that the student's modules are imported.
+PYTEST_OPTIONS = ["-q", "-s", "-p", "no:cacheprovider", "-p", "streamlab_pytest", "--import-mode=append"]
 
-    --import-mode=append: the test's folder (the course's, holding the starter
-    files) goes to the end of the path, so the student's modules are imported."""
-    return [
-        python,
-        "-m",
-        "pytest",
-        "-q",
-        "-s",
-        "-p",
-        "no:cacheprovider",
-        "-p",
-        "streamlab_pytest",
-        "--import-mode=append",
-        f"--junitxml={junit}",
-        f"{test_file}::{test}",
-    ]
+
+def pytest_command(python: str, test_file: Path, test: str, junit: Path) -> list:
+    """One graded test in a pytest process of its own, its report written to `junit`."""
+    return [python, "-m", "pytest", *PYTEST_OPTIONS, f"--junitxml={junit}", f"{test_file}::{test}"]
 
 
 def pytest_environment(staged: Path, course_root: Path, course_build: Path, lab: LabSources) -> dict[str, str]:

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from check_labs import student_sources
 from coursecli import results
+from coursecli.python_grading import PYTEST_OPTIONS
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -21,18 +22,7 @@ def run_pytest(tmp_path: Path, body: str) -> subprocess.CompletedProcess:
     test_file.write_text("import pytest\n\n" + body)
     env = {**os.environ, "PYTHONPATH": str(ROOT / "python")}
     return subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pytest",
-            "-q",
-            "-s",
-            "-p",
-            "no:cacheprovider",
-            "-p",
-            "streamlab_pytest",
-            str(test_file),
-        ],
+        [sys.executable, "-m", "pytest", *PYTEST_OPTIONS, str(test_file)],
         capture_output=True,
         text=True,
         env=env,

@@ -26,6 +26,7 @@
 #include <stdexcept>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "streamlab/timeline.hpp"
 
@@ -144,6 +145,12 @@ struct TracerOverhead {
 /// are left out. Throws TimelineUnavailable as record_timeline does.
 [[nodiscard]] TracerOverhead measure_tracer_overhead(const std::string& program, int repeats,
                                                      const std::function<double()>& run);
+
+/// measure_tracer_overhead for several pieces of work (the same pipeline at
+/// several chunk counts, say), one result each, in the order given: every
+/// untraced run of every piece comes first, for the reason above.
+[[nodiscard]] std::vector<TracerOverhead> measure_tracer_overheads(const std::string& program, int repeats,
+                                                                   const std::vector<std::function<double()>>& runs);
 
 /// Names the operations this thread issues while the label lives.
 ///

@@ -1,5 +1,7 @@
 #include "streamlab/chunk_sweep.hpp"
 
+#include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -38,6 +40,22 @@ std::string chunk_sweep_to_json_string(const ChunkSweep& sweep) {
 
 void write_chunk_sweep(const std::string& path, const ChunkSweep& sweep) {
     detail::write_file_atomically(path, chunk_sweep_to_json_string(sweep), "chunk sweep file");
+}
+
+double note_tracer_overheads(ChunkSweep& sweep, const std::vector<int>& chunk_counts,
+                             const std::vector<TracerOverhead>& overheads) {
+    double worst = 0;
+    for (std::size_t i = 0; i < overheads.size() && i < chunk_counts.size(); ++i) {
+        const double fraction = overheads[i].traced_ms / overheads[i].untraced_ms - 1.0;
+        worst = std::max(worst, fraction);
+        sweep.summary["tracer_overhead_" + std::to_string(chunk_counts[i]) + "_chunks"] = fraction;
+        std::printf("  %3d chunks: %8.3f ms untraced, %8.3f ms traced: %+.1f%%\n", chunk_counts[i],
+                    overheads[i].untraced_ms, overheads[i].traced_ms, 100.0 * fraction);
+    }
+    sweep.summary["tracer_overhead_worst"] = worst;
+    std::printf("tracer overhead at worst %+.1f%% (target: < 3%%): %s\n", 100.0 * worst,
+                worst < 0.03 ? "met" : "NOT met");
+    return worst;
 }
 
 }  // namespace streamlab

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "streamlab/device.hpp"
+#include "streamlab/tracer.hpp"
 
 namespace streamlab {
 
@@ -48,5 +49,12 @@ struct ChunkSweep {
 /// Writes `sweep` to `path`, creating missing parent folders.
 /// Throws std::runtime_error when the file cannot be written.
 void write_chunk_sweep(const std::string& path, const ChunkSweep& sweep);
+
+/// Prints the tracer's overhead at each chunk count (`overheads[i]` at
+/// `chunk_counts[i]`, from measure_tracer_overheads), stores each fraction in the
+/// sweep's summary ("tracer_overhead_N_chunks", and the worst as
+/// "tracer_overhead_worst") and returns the worst.
+double note_tracer_overheads(ChunkSweep& sweep, const std::vector<int>& chunk_counts,
+                             const std::vector<TracerOverhead>& overheads);
 
 }  // namespace streamlab
