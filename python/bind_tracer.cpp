@@ -10,7 +10,9 @@
 #include <string>
 #include <utility>
 
+#include <nanobind/stl/function.h>
 #include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
 
 #include "bindings.hpp"
 #include "streamlab/tracer.hpp"
@@ -70,6 +72,13 @@ void bind_tracer(nb::module_& module) {
         "with streamlab.record(\"lab05\") as timeline: ... Raises TimelineUnavailable where nothing can be "
         "recorded (no GPU, CUPTI taken by another tool).");
     module.def("mark", &host_mark, "name"_a, "Records a host mark on the recording's clock (nothing when none runs).");
+    nb::class_<TracerOverhead>(module, "TracerOverhead",
+                               "A piece of work's host-clock time without and with recording.")
+        .def_ro("untraced_ms", &TracerOverhead::untraced_ms, "Median of the runs without a recording.")
+        .def_ro("traced_ms", &TracerOverhead::traced_ms, "Median of the runs inside a recording.");
+    module.def("measure_tracer_overheads", &measure_tracer_overheads, "program"_a, "repeats"_a, "runs"_a,
+               "What recording costs each of `runs` (callables that do some work and return its host-clock ms): "
+               "every untraced run first, since CUPTI stays attached once the process has recorded.");
     module.def("tracing_off_reason", &tracing_off_reason,
                "Why the tracer is off (STREAMLAB_NO_TRACE), or \"\" while it may record.");
 }

@@ -190,6 +190,9 @@ TracerOverhead measure_tracer_overhead(const std::string& program, int repeats, 
 
 std::vector<TracerOverhead> measure_tracer_overheads(const std::string& program, int repeats,
                                                      const std::vector<std::function<double()>>& runs) {
+    if (runs.empty()) {
+        return {};
+    }
     std::vector<std::vector<double>> untraced(runs.size());
     for (std::size_t i = 0; i < runs.size(); ++i) {
         (void)runs[i]();  // warm-up: module load, first touch of the buffers
