@@ -48,6 +48,7 @@ constexpr CUpti_ActivityKind kRangeKind = CUPTI_ACTIVITY_KIND_MARKER;
 struct RawRecord {
     OpKind kind = OpKind::Kernel;
     std::string kernel_name;  // as CUPTI gives it: mangled
+    std::uint32_t device_id = 0;
     std::uint32_t context_id = 0;
     std::uint32_t stream_id = 0;
     std::uint32_t correlation_id = 0;
@@ -164,6 +165,7 @@ std::pair<OpKind, HostMemory> classify_copy(std::uint8_t copy_kind, std::uint8_t
 template <typename Activity>
 RawRecord common_fields(const Activity& activity) {
     RawRecord raw;
+    raw.device_id = activity.deviceId;
     raw.context_id = activity.contextId;
     raw.stream_id = activity.streamId;
     raw.correlation_id = activity.correlationId;
@@ -666,6 +668,7 @@ Timeline ActivityRecorder::collect() const {
             op.label = label->second;
         }
         op.stream_id = raw.stream_id;
+        op.device_id = raw.device_id;
         const StreamKey stream{raw.context_id, raw.stream_id};
         if (legacy_null_streams.count(stream) != 0) {
             op.stream_kind = StreamKind::LegacyNull;

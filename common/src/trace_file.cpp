@@ -59,13 +59,27 @@ ordered_json metadata_json(const Timeline& timeline) {
     return metadata;
 }
 
+// Device ops of GPU d are events of pid 1 + d (pid 0 is the host): a viewer shows
+// each GPU as a group of stream tracks.
+std::uint64_t device_pid(std::uint32_t device_id) {
+    return 1 + static_cast<std::uint64_t>(device_id);
+}
+
 // A "thread_name" metadata event: the title of one stream's track in a viewer.
-ordered_json track_name_event(std::uint32_t stream_id, StreamKind kind) {
+ordered_json track_name_event(std::uint32_t device_id, std::uint32_t stream_id, StreamKind kind) {
     return ordered_json{{"ph", "M"},
-                        {"pid", 1},
+                        {"pid", device_pid(device_id)},
                         {"tid", stream_id},
                         {"name", "thread_name"},
                         {"args", {{"name", track_name(stream_id, kind)}}}};
+}
+
+// A "process_name" metadata event: the title of one GPU's group of tracks.
+ordered_json device_name_event(std::uint32_t device_id) {
+    return ordered_json{{"ph", "M"},
+                        {"pid", device_pid(device_id)},
+                        {"name", "process_name"},
+                        {"args", {{"name", "GPU " + std::to_string(device_id)}}}};
 }
 
 ordered_json op_event(const DeviceOp& op) {
@@ -88,7 +102,7 @@ ordered_json op_event(const DeviceOp& op) {
         args["graph_node_id"] = op.graph_node_id;
     }
     return ordered_json{{"ph", "X"},
-                        {"pid", 1},
+                        {"pid", device_pid(op.device_id)},
                         {"tid", op.stream_id},
                         {"name", display_name(op)},
                         {"cat", to_string(op.kind)},
@@ -340,7 +354,7 @@ HostMark parse_mark(const json& event, const Place& event_place) {
     return mark;
 }
 
-// Device ops are "X" events of pid 1, NVTX ranges "X" events of pid 0 with "cat":
+// Device ops are "X" events of pid 1 + device, NVTX ranges "X" events of pid 0 with "cat":
 // "nvtx", and host
 // marks "i" events of pid 0; "M" events only name tracks for viewers and carry
 // nothing to read.
@@ -379,10 +393,13 @@ void parse_event(const json& event, std::size_t index, Timeline& timeline) {
         }
         timeline.ranges.push_back(parse_range(event, place));
     } else {
-        if (pid != 1) {
-            refuse_pid("a device op", 1);
+        if (pid == 0 || pid - 1 > kMaxUint32) {
+            throw TraceFormatError(where + " is a device op with pid " + std::to_string(pid) +
+                                   "; it must be 1 + the GPU's device id (1 for GPU 0)");
         }
-        timeline.ops.push_back(parse_op(event, place));
+        DeviceOp op = parse_op(event, place);
+        op.device_id = static_cast<std::uint32_t>(pid - 1);
+        timeline.ops.push_back(std::move(op));
     }
 }
 
@@ -403,10 +420,12 @@ std::string display_name(const DeviceOp& op) {
 }
 
 std::string trace_to_json_string(const Timeline& timeline) {
-    // One track per stream, titled after the first op seen in it.
-    std::map<std::uint32_t, StreamKind> streams;
+    // One track per stream of each GPU, titled after the first op seen in it.
+    std::map<std::pair<std::uint32_t, std::uint32_t>, StreamKind> streams;
+    std::set<std::uint32_t> devices;
     for (const DeviceOp& op : timeline.ops) {
-        streams.emplace(op.stream_id, op.stream_kind);
+        streams.emplace(std::make_pair(op.device_id, op.stream_id), op.stream_kind);
+        devices.insert(op.device_id);
     }
     std::set<std::uint32_t> range_threads;
     for (const HostRange& range : timeline.ranges) {
@@ -415,8 +434,13 @@ std::string trace_to_json_string(const Timeline& timeline) {
     std::vector<ordered_json> events;
     events.reserve(streams.size() + range_threads.size() + timeline.ops.size() + timeline.marks.size() +
                    timeline.ranges.size());
-    for (const auto& [stream_id, kind] : streams) {
-        events.push_back(track_name_event(stream_id, kind));
+    if (devices.size() > 1) {  // one GPU's file names no group: it stays as it always was
+        for (const std::uint32_t device_id : devices) {
+            events.push_back(device_name_event(device_id));
+        }
+    }
+    for (const auto& [stream, kind] : streams) {
+        events.push_back(track_name_event(stream.first, stream.second, kind));
     }
     for (const std::uint32_t thread : range_threads) {
         events.push_back(range_track_event(thread));

@@ -9,6 +9,7 @@
 #include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 #include <string>
 #include <tuple>
@@ -92,8 +93,8 @@ Timeline sample_timeline() {
 
 /// Every field a trace file stores, as one comparable (and printable) tuple.
 auto stored_fields(const DeviceOp& op) {
-    return std::tie(op.kind, op.name, op.label, op.stream_id, op.stream_kind, op.start_ns, op.end_ns, op.bytes,
-                    op.host_memory, op.correlation_id, op.graph_id, op.graph_node_id);
+    return std::tie(op.kind, op.name, op.label, op.device_id, op.stream_id, op.stream_kind, op.start_ns, op.end_ns,
+                    op.bytes, op.host_memory, op.correlation_id, op.graph_id, op.graph_node_id);
 }
 
 void expect_same_ops(const std::vector<DeviceOp>& actual, const std::vector<DeviceOp>& expected) {
@@ -180,6 +181,42 @@ TEST(TraceSpellings, DisplayNamesFollowTheFormat) {
 }
 
 // ---------------------------------------------------------------- writing
+
+TEST(TraceWriting, EachGpuIsAGroupOfTracksAndReadsBack) {
+    Timeline timeline = sample_timeline();
+    DeviceOp other = timeline.ops[0];  // the same stream id, on the second GPU
+    other.device_id = 1;
+    other.start_ns += 10;
+    other.end_ns += 10;
+    timeline.ops.push_back(other);
+    const json root = json::parse(streamlab::trace_to_json_string(timeline));
+    std::set<std::pair<int, int>> tracks;
+    std::map<int, std::string> groups;
+    for (const json& event : root["traceEvents"]) {
+        if (event["ph"] == "M" && event["name"] == "thread_name" && event["pid"] != 0) {
+            tracks.insert({event["pid"].get<int>(), event["tid"].get<int>()});
+        } else if (event["ph"] == "M" && event["name"] == "process_name") {
+            groups[event["pid"].get<int>()] = event["args"]["name"].get<std::string>();
+        }
+    }
+    EXPECT_TRUE(tracks.count({1, 13}) == 1 && tracks.count({2, 13}) == 1);
+    EXPECT_EQ(groups, (std::map<int, std::string>{{1, "GPU 0"}, {2, "GPU 1"}}));
+    const Timeline read = streamlab::parse_trace(streamlab::trace_to_json_string(timeline));
+    std::vector<DeviceOp> expected = timeline.ops;
+    std::stable_sort(expected.begin(), expected.end(),
+                     [](const DeviceOp& a, const DeviceOp& b) { return a.start_ns < b.start_ns; });
+    expect_same_ops(read.ops, expected);
+}
+
+TEST(TraceWriting, OneGpusFileNamesNoGroupOfTracks) {
+    const json root = json::parse(streamlab::trace_to_json_string(sample_timeline()));
+    for (const json& event : root["traceEvents"]) {
+        EXPECT_NE(event["name"], "process_name");
+        if (event["ph"] == "X" && event.value("cat", "") != "nvtx") {
+            EXPECT_EQ(event["pid"], 1);
+        }
+    }
+}
 
 TEST(TraceWriting, EventsAreChromeTraceEventsWithExactTimesInArgs) {
     const Timeline timeline = sample_timeline();

@@ -142,6 +142,7 @@ def to_native_ops(native: ModuleType, ops: Sequence[DeviceOp]) -> list[Any]:
             correlation_id=op.correlation_id,
             graph_id=op.graph_id,
             graph_node_id=op.graph_node_id,
+            device=op.device,
         )
         for op in ops
     ]

@@ -285,17 +285,28 @@ def _rows_and_bars(ops: Sequence[DeviceOp], by: str, origin_ns: int) -> tuple[li
     """The rows (top to bottom) and bars for ``ops``, with times in ms from ``origin_ns``."""
     if by not in ("stream", "engine"):
         raise PlotError(f'rows must be by "stream" or "engine", not {by!r}')
+    # Several GPUs: each GPU's rows are named after it (stream ids are each GPU's own).
+    devices = sorted({op.device for op in ops})
+
+    def on_gpu(device: int, row: str) -> str:
+        return f"GPU {device}: {row}" if len(devices) > 1 else row
+
     bars = []
     for op in ops:
         unit = unit_of(op)
-        row = ENGINE_ROWS[unit] if by == "engine" else _stream_row(op)
+        row = on_gpu(op.device, ENGINE_ROWS[unit] if by == "engine" else _stream_row(op))
         # "H2D_1", "K_1", ... for labelled ops; "H2D" or the kernel's short name for others
         text = _short_kernel_name(op.name) if op.kind == "kernel" and not op.label else op.name
         start, end = (op.start_ns - origin_ns) / 1e6, (op.end_ns - origin_ns) / 1e6
         bars.append(Bar(row=row, start=start, end=end, kind=BAR_KIND_OF_UNIT[unit], text=text))
     if by == "engine":
         used = {bar.row for bar in bars}
-        rows = [row for row in ENGINE_ROWS.values() if row in used or row != "other"]
+        rows = [
+            on_gpu(device, row)
+            for device in devices or [0]
+            for row in ENGINE_ROWS.values()
+            if on_gpu(device, row) in used or row != "other"
+        ]
     else:
         rows = _rows_in_order(bars)
     return rows, bars

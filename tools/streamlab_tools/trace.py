@@ -71,6 +71,7 @@ class DeviceOp:
     kernel_name: str = ""  # for kernels: the kernel's own name, label or not
     graph_id: int = 0  # the CUDA graph whose launch ran the op, or 0
     graph_node_id: int = 0  # its node in that graph (the same in every launch), or 0
+    device: int = 0  # the GPU that ran it (CUDA's device ordinal): the event's pid is 1 + device
 
     @property
     def duration_ns(self) -> int:
@@ -224,6 +225,9 @@ def _parse_range(event: dict[str, Any], where: str) -> HostRange:
 
 
 def _parse_op(event: dict[str, Any], where: str) -> DeviceOp:
+    pid = _count(_get(event, "pid", "integer", context=where), "pid", where)
+    if pid == 0:
+        raise TraceError(f"a device op with pid 0{where}; it must be 1 + the GPU's device id (1 for GPU 0)")
     name = _get(event, "name", "string", context=where)
     args = _get(event, "args", "object", context=where)
 
@@ -264,6 +268,7 @@ def _parse_op(event: dict[str, Any], where: str) -> DeviceOp:
         # Only ops that a graph launch ran carry these (older files never do).
         graph_id=_count(arg("graph_id", "integer"), "args.graph_id", where) if "graph_id" in args else 0,
         graph_node_id=_count(arg("graph_node_id", "integer"), "args.graph_node_id", where) if "graph_id" in args else 0,
+        device=pid - 1,
     )
 
 

@@ -109,6 +109,7 @@ def test_plot_trace_with_concurrent_kernels_and_many_streams(tmp_path):
         obj["traceEvents"].append(
             {
                 "ph": "X",
+                "pid": 1,
                 "name": f"K_{index}",
                 "args": {
                     "op": "kernel",
@@ -125,6 +126,7 @@ def test_plot_trace_with_concurrent_kernels_and_many_streams(tmp_path):
     obj["traceEvents"].append(
         {
             "ph": "X",
+            "pid": 1,
             "name": "memset",
             "args": {
                 "op": "memset",
@@ -144,6 +146,22 @@ def test_plot_trace_with_concurrent_kernels_and_many_streams(tmp_path):
     for by in ("stream", "engine"):
         timelines.plot_trace(trace, tmp_path / f"busy-{by}.png", by=by, model=True)
         assert_image(tmp_path / f"busy-{by}.png")
+
+
+def test_each_gpu_has_rows_of_its_own(tmp_path):
+    obj = json.loads(PIPELINE.read_text())
+    for event in obj["traceEvents"]:
+        if event["ph"] == "X" and event["args"].get("label") == "2":
+            event["pid"] = 2  # chunk 2 ran on GPU 1
+    path = tmp_path / "two-gpus.json"
+    path.write_text(json.dumps(obj))
+    trace = load_trace(path)
+    rows, _ = timelines._rows_and_bars(trace.ops, "stream", 0)
+    assert any(row.startswith("GPU 1: ") for row in rows) and any(row.startswith("GPU 0: ") for row in rows)
+    engine_rows, _ = timelines._rows_and_bars(trace.ops, "engine", 0)
+    assert len(engine_rows) == 2 * len(timelines._rows_and_bars(load_trace(PIPELINE).ops, "engine", 0)[0])
+    timelines.plot_trace(trace, tmp_path / "two-gpus.png", by="stream")
+    assert_image(tmp_path / "two-gpus.png")
 
 
 def test_overlapping_bars_in_one_row_get_separate_lanes():

@@ -65,6 +65,13 @@ def test_parse_trace_takes_an_already_parsed_object():
     assert len(parse_trace(read_fixture("pipeline_3_chunks.json")).ops) == 9
 
 
+def test_each_op_is_on_the_gpu_its_pid_names():
+    obj = read_fixture("pipeline_3_chunks.json")
+    first_op_event(obj)["pid"] = 2  # GPU 1
+    ops = parse_trace(obj).ops
+    assert sorted(op.device for op in ops) == [0] * (len(ops) - 1) + [1]
+
+
 def test_graph_ids_are_read_where_present_and_zero_elsewhere():
     obj = read_fixture("pipeline_3_chunks.json")
     first_op_event(obj)["args"].update(graph_id=4, graph_node_id=2**60 + 1)
@@ -141,6 +148,7 @@ MALFORMED_TRACES = {
     "unknown op kind": (set_arg("op", "memcpy_sideways"), "unknown op kind"),
     "unknown stream kind": (set_arg("stream_kind", "default"), "unknown stream kind"),
     "unknown host memory": (set_arg("host_memory", "swapped"), "unknown host memory kind"),
+    "device op of the host": (set_event("pid", 0), "a device op with pid 0 in event 3"),
     "mark without time": (
         lambda obj: obj["traceEvents"].append({"ph": "i", "name": "m", "args": {}}),
         "missing key args.time_ns",

@@ -42,6 +42,9 @@ struct DeviceOp {
     /// The graph node that ran the op (CUPTI's id, the same in every launch of one
     /// instantiated graph), or 0 when no graph launch did.
     std::uint64_t graph_node_id = 0;
+    /// The GPU that ran it (CUPTI's device id: the CUDA device ordinal). Stream ids
+    /// are the GPU's own, so two GPUs' streams are told apart by this too.
+    std::uint32_t device_id = 0;
 
     /// Duration in ns.
     [[nodiscard]] std::uint64_t duration_ns() const { return end_ns - start_ns; }
