@@ -171,9 +171,9 @@ double hidden_copy_fraction(const std::vector<DeviceOp>& ops) {
 }
 
 std::size_t distinct_streams(const std::vector<DeviceOp>& ops) {
-    std::set<std::uint32_t> streams;
+    std::set<std::pair<std::uint32_t, std::uint32_t>> streams;  // (GPU, stream): stream ids are each GPU's own
     for (const DeviceOp& op : ops) {
-        streams.insert(op.stream_id);
+        streams.insert({op.device_id, op.stream_id});
     }
     return streams.size();
 }

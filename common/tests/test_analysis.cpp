@@ -164,6 +164,14 @@ TEST(Ops, SelectionsByKindAndStreamAreSortedByStart) {
     EXPECT_EQ(streamlab::distinct_streams(ops), 2U);
 }
 
+TEST(Ops, TwoGpusStreamsOfOneIdAreTwoStreams) {
+    std::vector<DeviceOp> ops = {make_op(OpKind::Kernel, "", 13, 0, 10, StreamKind::Created),
+                                 make_op(OpKind::Kernel, "", 13, 0, 10, StreamKind::Created)};
+    EXPECT_EQ(streamlab::distinct_streams(ops), 1U);
+    ops[1].device_id = 1;
+    EXPECT_EQ(streamlab::distinct_streams(ops), 2U);
+}
+
 TEST(Ops, NullStreamOpsCountBothDefaultStreams) {
     const std::vector<DeviceOp> ops = {make_op(OpKind::Kernel, "", 7, 0, 10, StreamKind::LegacyNull),
                                        make_op(OpKind::Kernel, "", 9, 10, 20, StreamKind::PerThreadDefault),

@@ -119,7 +119,7 @@ def summarize(ops: Sequence[DeviceOp]) -> dict[str, Any]:
         "h2d_d2h_overlap_ns": intersection_length(h2d, d2h),
         "kernel_overlap_ns": covered_at_least(kernels, 2),
         "hidden_copy_fraction": copy_compute_overlap / copy_busy if copy_busy > 0 else 0.0,
-        "distinct_streams": len({op.stream for op in ops}),
+        "distinct_streams": len({(op.device, op.stream) for op in ops}),  # stream ids are each GPU's own
         "null_stream_ops": sum(op.stream_kind in ("legacy_null", "per_thread_default") for op in ops),
         "op_count": len(ops),
     }

@@ -73,7 +73,7 @@ enum class Unit {
 /// ran entirely while some kernel ran.
 [[nodiscard]] double hidden_copy_fraction(const std::vector<DeviceOp>& ops);
 
-/// Number of different stream ids among all ops.
+/// Number of different streams among all ops (a stream of each GPU: ids are per GPU).
 [[nodiscard]] std::size_t distinct_streams(const std::vector<DeviceOp>& ops);
 
 /// The stream ids that ops of `kind` ran in.
