@@ -13,7 +13,11 @@ student of the labs needs:
   never the tracer, its marks or its errors;
 - no built-in that builds or runs code, opens files or reaches the
   interpreter's machinery (FORBIDDEN_BUILTINS), and no name or attribute of
-  the `__dunder__` kind, through which Python reaches everything else.
+  the `__dunder__` kind, through which Python reaches everything else;
+- no module reached through an allowed one (`dataclasses.builtins`,
+  `lab03.ctypes`, `from enum import sys`): an allowed module's own imports are
+  not allowed with it; and no frame reached through a generator, a coroutine
+  or a traceback (FRAME_ATTRIBUTES), whose globals hold everything.
 
 A refusal is one line naming the file, the line and what it did, as the C++
 labs' object check says it. Standard library only.
@@ -22,7 +26,14 @@ labs' object check says it. Standard library only.
 from __future__ import annotations
 
 import ast
+import importlib
+import importlib.util
+import types
 from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+LABS = Path(__file__).resolve().parents[2] / "labs"
 
 # Modules a student file may import (and their submodules where listed with a dot).
 ALLOWED_MODULES = {
@@ -62,6 +73,61 @@ FORBIDDEN_BUILTINS = {
 }
 
 
+# Attributes that lead to a running frame, and from it to any global of the program.
+FRAME_ATTRIBUTES = {
+    "ag_frame",
+    "cr_frame",
+    "f_back",
+    "f_builtins",
+    "f_globals",
+    "f_locals",
+    "gi_frame",
+    "tb_frame",
+    "tb_next",
+}
+
+
+@cache
+def _is_module(name: str) -> bool:
+    """Whether `name` (dotted) is a module this interpreter could import."""
+    try:
+        return importlib.util.find_spec(name) is not None
+    except (ImportError, ValueError):
+        return False
+
+
+@cache
+def _interface_modules(interface: str) -> dict[str, str]:
+    """Name -> module, for every module the lab's interface file (labs/NN-topic/python/labNN.py) imports."""
+    found: dict[str, str] = {}
+    for path in LABS.glob(f"{interface[3:]}-*/python/{interface}.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                for alias in node.names:
+                    found[alias.asname or alias.name.split(".")[0]] = (
+                        alias.name if alias.asname else alias.name.split(".")[0]
+                    )
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                for alias in node.names:
+                    if _is_module(f"{node.module}.{alias.name}"):
+                        found[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+    return found
+
+
+@cache
+def _module_inside(module: str, name: str, interface: str) -> str | None:
+    """The module that `module.name` is, if it is one (the lab's interface is read, never imported)."""
+    if module == interface:
+        return _interface_modules(interface).get(name)
+    if _is_module(f"{module}.{name}"):
+        return f"{module}.{name}"
+    try:
+        value = getattr(importlib.import_module(module), name, None)
+    except Exception:  # noqa: BLE001  a module the grader's Python lacks: judged by name alone
+        return name if _is_module(name) else None
+    return value.__name__ if isinstance(value, types.ModuleType) else None
+
+
 @dataclass(frozen=True)
 class PythonRules:
     """What one Python lab allows: its interface module's name (lab05 for lab 05)."""
@@ -75,6 +141,56 @@ def lab_rules(number: str) -> PythonRules:
 
 def _module_allowed(module: str, rules: PythonRules) -> bool:
     return module in ALLOWED_MODULES or module == rules.interface
+
+
+def _bound_modules(tree: ast.AST, rules: PythonRules) -> dict[str, str]:
+    """Name -> module, for every name this file's imports bind to a module."""
+    bound: dict[str, str] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                bound[alias.asname or alias.name.split(".")[0]] = (
+                    alias.name if alias.asname else alias.name.split(".")[0]
+                )
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            for alias in node.names:
+                module = _module_inside(node.module, alias.name, rules.interface)
+                if module:
+                    bound[alias.asname or alias.name] = module
+    return bound
+
+
+def _module_uses(tree: ast.AST, parents: dict, rules: PythonRules) -> list[tuple[ast.AST, str]]:
+    """(node, what) for each module reached through an allowed one, and each module used other than as
+    `module.attribute` (kept in a variable or passed on, it would reach everything it holds)."""
+    bound = _bound_modules(tree, rules)
+    found: list[tuple[ast.AST, str]] = []
+
+    def module_of(node: ast.AST) -> str | None:
+        if isinstance(node, ast.Name):
+            return bound.get(node.id)
+        if isinstance(node, ast.Attribute):
+            base = module_of(node.value)
+            return _module_inside(base, node.attr, rules.interface) if base else None
+        return None
+
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            for alias in node.names:
+                module = _module_inside(node.module, alias.name, rules.interface)
+                if module and not _module_allowed(module, rules):
+                    found.append((node, f"imports the module {module} from {node.module}"))
+        if not isinstance(node, (ast.Name, ast.Attribute)):
+            continue
+        module = module_of(node)
+        if module is None:
+            continue
+        if not _module_allowed(module, rules):
+            found.append((node, f"reaches the module {module} through an allowed one"))
+        parent = parents.get(node)
+        if not (isinstance(parent, ast.Attribute) and parent.value is node) and module != "streamlab":
+            found.append((node, f"uses the module {module} itself, not one of its names"))
+    return found
 
 
 def check_python_source(name: str, text: str, rules: PythonRules) -> list[str]:
@@ -130,7 +246,11 @@ def check_python_source(name: str, text: str, rules: PythonRules) -> list[str]:
         elif isinstance(node, ast.Attribute):
             if node.attr.startswith("__") and node.attr.endswith("__"):
                 refuse(node, f"uses .{node.attr}: graded code may not reach the interpreter's machinery")
+            elif node.attr in FRAME_ATTRIBUTES:
+                refuse(node, f"uses .{node.attr}: graded code may not reach a running frame")
         elif isinstance(node, ast.Constant) and isinstance(node.value, str) and ".__" in node.value:
             # "{0.__class__}".format(x) reaches the machinery through a format string.
             refuse(node, "has a string naming the interpreter's machinery (.__): graded code may not use one")
+    for node, what in _module_uses(tree, parents, rules):
+        refuse(node, f"{what}: graded code may import only the lab's API")
     return sorted(set(refusals), key=lambda line: (int(line.split(":")[1].split()[0]), line))

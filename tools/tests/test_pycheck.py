@@ -45,6 +45,13 @@ HONEST = "from cuda.bindings import runtime as cudart\nfrom cuda_check import ch
         ("sl = streamlab\nsl.record('x')\n", "uses streamlab itself"),
         ("def f(m=streamlab):\n    return m\n", "uses streamlab itself"),
         ("s = '{0.__class__.__mro__}'.format(1)\n", "string naming the interpreter's machinery"),
+        ("import lab05\nimport dataclasses\nb = dataclasses.builtins.open\n", "reaches the module builtins"),
+        ("import enum\nm = enum.sys.modules\n", "reaches the module sys"),
+        ("from dataclasses import sys\n", "imports the module sys from dataclasses"),
+        ("import cuda\nd = cuda.bindings.driver\n", "reaches the module cuda.bindings.driver"),
+        ("m = cudart\n", "uses the module cuda.bindings.runtime itself"),
+        ("import math\ndef f(m=math):\n    return m\n", "uses the module math itself"),
+        ("g = (i for i in [1]).gi_frame.f_back\n", "uses .gi_frame: graded code may not reach a running frame"),
     ],
 )
 def test_what_graded_code_may_not_do_is_refused_with_its_line(code, says):
@@ -60,3 +67,11 @@ def test_the_labs_own_interface_and_plain_modules_are_fine():
     code += "streamlab.launch_workload(0, 0, 1, 1)\noffset, count = streamlab.chunk_range(10, 3, 0)\n"
     assert check_python_source("three_chunks.py", code, lab_rules("05")) == []
     assert check_python_source("three_chunks.py", "import lab04\n", lab_rules("05"))  # another lab's interface
+
+
+def test_a_module_the_labs_interface_imports_is_not_allowed_with_it():
+    # lab03.py imports ctypes for its own use; a student may not reach it through lab03.
+    for code in ("import lab03\nc = lab03.ctypes.CDLL(None)\n", "from lab03 import ctypes\n"):
+        refusals = check_python_source("pinned_memory.py", code, lab_rules("03"))
+        assert any("module ctypes" in line for line in refusals), refusals
+    assert check_python_source("pinned_memory.py", "import lab03\nk = lab03.HostBuffer\n", lab_rules("03")) == []
