@@ -17,6 +17,7 @@ reasons (no GPU, a tracer that could not start), any other skip scores 0.
 from __future__ import annotations
 
 import signal
+import subprocess
 import xml.etree.ElementTree as ET
 from collections.abc import Callable
 from pathlib import Path
@@ -143,11 +144,21 @@ def grade_python_lab(
 
 
 def the_module_python(course_build: Path) -> tuple[str | None, str]:
-    """(the Python the course's module was built for, "") or (None, why the Python labs cannot be graded)."""
+    """(the Python the course's module was built for, "") or (None, why the Python labs cannot be graded).
+
+    That Python must also have pytest and cuda-bindings: without them every test would fail
+    at its imports, and the students would pay for what the grading machine lacks."""
     python = module_python(course_build)
     if python is None:
         return None, (
             "the course's Python module `streamlab` was not built (the configure step says why: "
             "`./course setup` installs nanobind and Python's headers), so the Python labs cannot be graded"
+        )
+    probe = subprocess.run([python, "-c", "import pytest, cuda.bindings.runtime"], capture_output=True, text=True)
+    if probe.returncode != 0:
+        missing = (probe.stderr.strip().splitlines() or ["it could not start"])[-1]
+        return None, (
+            f"{python} lacks what the Python labs' tests need ({missing}); `./course setup` installs "
+            "pytest and cuda-bindings, so the Python labs cannot be graded here yet"
         )
     return python, ""

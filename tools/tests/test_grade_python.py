@@ -97,3 +97,14 @@ def test_a_batch_of_python_submissions(tmp_path, monkeypatch):
     rows = {row["student"]: row for row in csv.DictReader((out / "gradebook.csv").open())}
     assert rows["honest"]["lab01"] == "" and rows["honest"]["not_graded"] == str(sum(t.points for t in honest.tests))
     assert rows["imports-os"]["lab01"] == "0" and "imports os" in rows["imports-os"]["notes"]
+
+
+def test_a_grading_python_without_cuda_bindings_stops_the_batch_with_the_reason(tmp_path, monkeypatch):
+    from coursecli import python_grading
+
+    python = tmp_path / "python3"
+    python.write_text("#!/bin/sh\necho \"ModuleNotFoundError: No module named 'cuda'\" >&2\nexit 1\n")
+    python.chmod(0o755)
+    monkeypatch.setattr(python_grading, "module_python", lambda folder: str(python))
+    found, problem = python_grading.the_module_python(tmp_path)
+    assert found is None and "No module named 'cuda'" in problem and "./course setup" in problem
