@@ -679,9 +679,8 @@ def grade_batch(submissions: Path, settings: GradeSettings) -> int:
         labs = ", ".join(
             f"lab{lab.number} {lab_points(lab)}" + (f" ({lab.problem})" if lab.problem else "") for lab in grade.labs
         )
-        message = f"{labs}  [{grade.seconds:.0f} s, build {grade.build_seconds:.1f} s]" + (
-            f"  {grade.problem}" if grade.problem else ""
-        )
+        built = "" if settings.python else f", build {grade.build_seconds:.1f} s"
+        message = f"{labs}  [{grade.seconds:.0f} s{built}]" + (f"  {grade.problem}" if grade.problem else "")
         progress.finish(student, message, grade.seconds)
 
     with ThreadPoolExecutor(max_workers=jobs) as pool:
@@ -693,7 +692,9 @@ def grade_batch(submissions: Path, settings: GradeSettings) -> int:
         shutil.rmtree(settings.out / ".work", ignore_errors=True)
     print()
     print(summary_table(grades, numbers))
-    if build_seconds:
+    if build_seconds and settings.python:  # nothing of a Python submission is built
+        print(f"\ncourse: {len(build_seconds)} graded in {time.monotonic() - started:.0f} s (wall)")
+    elif build_seconds:
         print(
             f"\ncourse: {len(build_seconds)} graded in {time.monotonic() - started:.0f} s (wall); build per "
             f"submission (compile alone + link): mean {sum(build_seconds) / len(build_seconds):.1f} s, "
