@@ -7,7 +7,9 @@ installs what the course needs on Gradescope's Ubuntu image, and
 with `course grade` and writes /autograder/results/results.json. The labs need an NVIDIA GPU: Gradescope's
 own runners have none, so there the result says that the GPU tests could not
 be graded (they count neither way, never as zeros); a runner with a GPU grades
-them.
+them. With `python`, the zip grades the labs' Python versions (`course grade
+--python`): it also holds the module's sources (python/), and setup.sh also
+installs Python's headers, nanobind and cuda-bindings.
 """
 
 from __future__ import annotations
@@ -63,6 +65,14 @@ if [ ! -x /usr/local/cuda/bin/nvcc ]; then
 fi
 """
 
+# What the Python labs need besides (setup.sh's tail, with `python`): the module's build
+# (Python's headers, nanobind) and the article's API (cuda-bindings of the toolkit's major version).
+SETUP_PYTHON_SH = r"""
+apt-get install -y --no-install-recommends python3-dev
+pip() { python3 -m pip install --break-system-packages "$@" 2>/dev/null || python3 -m pip install "$@"; }
+pip nanobind "cuda-bindings==@CUDA_MAJOR@.*"
+"""
+
 RUN_AUTOGRADER = r"""#!/usr/bin/env bash
 # Gradescope runs this for each submission: grade it, then write results.json.
 set -uo pipefail
@@ -72,7 +82,7 @@ work=/tmp/grading
 rm -rf "$work"
 mkdir -p "$work/submissions" /autograder/results
 cp -r /autograder/submission "$work/submissions/student"
-python3 ./course grade "$work/submissions" -o "$work/out" --labs @LABS@ --timeout @TIMEOUT@
+python3 ./course grade "$work/submissions" -o "$work/out" --labs @LABS@ --timeout @TIMEOUT@@PYTHON@
 result="$work/out/students/student/results.json"
 if [ -f "$result" ]; then
     cp "$result" /autograder/results/results.json
@@ -83,9 +93,9 @@ fi
 """
 
 
-def _course_files(root: Path, labs: list[LabSources]) -> list[Path]:
-    """The tracked repository files the autograder needs, relative to `root`."""
-    paths = COURSE_PATHS + [f"labs/{lab.folder}" for lab in labs]
+def _course_files(root: Path, labs: list[LabSources], python: bool = False) -> list[Path]:
+    """The tracked repository files the autograder needs, relative to `root` (and the module's, with `python`)."""
+    paths = COURSE_PATHS + [f"labs/{lab.folder}" for lab in labs] + (["python"] if python else [])
     listed = subprocess.run(["git", "-C", str(root), "ls-files", "-z", "--", *paths], capture_output=True)
     if listed.returncode != 0:
         raise RuntimeError(f"{root} is not a git checkout: the autograder holds the course's tracked files only")
@@ -106,15 +116,19 @@ def build_autograder(
     timeout_s: int = DEFAULT_TIMEOUT_S,
     cuda_version: str = "13-0",
     root: Path = ROOT,
+    python: bool = False,
 ) -> list[str]:
-    """Writes the autograder zip for `labs`; returns the names it holds."""
+    """Writes the autograder zip for `labs` (their Python versions with `python`); returns the names it holds."""
     output.parent.mkdir(parents=True, exist_ok=True)
     numbers = " ".join(lab.number for lab in labs)
+    setup = SETUP_SH.replace("@CUDA_VERSION@", cuda_version)
+    if python:
+        setup += SETUP_PYTHON_SH.replace("@CUDA_MAJOR@", cuda_version.split("-")[0])
+    run = RUN_AUTOGRADER.replace("@LABS@", numbers).replace("@TIMEOUT@", str(timeout_s))
+    run = run.replace("@PYTHON@", " --python" if python else "")
     with zipfile.ZipFile(output, "w", zipfile.ZIP_DEFLATED) as archive:
-        _add_script(archive, "setup.sh", SETUP_SH.replace("@CUDA_VERSION@", cuda_version))
-        _add_script(
-            archive, "run_autograder", RUN_AUTOGRADER.replace("@LABS@", numbers).replace("@TIMEOUT@", str(timeout_s))
-        )
-        for relative in _course_files(root, labs):
+        _add_script(archive, "setup.sh", setup)
+        _add_script(archive, "run_autograder", run)
+        for relative in _course_files(root, labs, python):
             archive.write(root / relative, relative.as_posix())
         return archive.namelist()

@@ -326,7 +326,8 @@ def cmd_gradescope(args: argparse.Namespace) -> int:
             "e.g. 13-0 or 12-6"
         )
         return 1
-    names = gradescope.build_autograder(args.output, batch.selected_labs(args.labs), args.timeout, args.cuda_version)
+    labs = batch.selected_labs(args.labs, python=args.python)
+    names = gradescope.build_autograder(args.output, labs, args.timeout, args.cuda_version, python=args.python)
     say(f"wrote {args.output} ({len(names)} files): upload it as the autograder of a Gradescope assignment")
     return 0
 
@@ -522,6 +523,7 @@ def parser() -> argparse.ArgumentParser:
         default="13-0",
         help="CUDA Toolkit apt package version setup.sh installs (default: %(default)s)",
     )
+    scope.add_argument("--python", action="store_true", help="grade the labs' Python versions (course grade --python)")
     return top
 
 

@@ -21,7 +21,7 @@ from coursecli.gradebook import (
 from coursecli.gradescope import build_autograder
 from coursecli.scoring import FAILED, NO_GPU, NOT_GRADED, PASSED, LabGrade, SubmissionGrade, TestGrade, failed_lab
 from coursecli.shell import ROOT
-from coursecli.submissions import course_labs
+from coursecli.submissions import course_labs, course_python_labs
 
 
 def sample_grades() -> list[SubmissionGrade]:
@@ -207,6 +207,20 @@ def test_the_autograder_zip_has_the_scripts_and_the_course(tmp_path):
         assert "--labs 01 --timeout 25" in run and "/autograder/results/results.json" in run
         assert archive.getinfo("run_autograder").external_attr >> 16 & 0o111
         assert "cuda-toolkit-13-0" in archive.read("setup.sh").decode()
+
+
+def test_the_python_autograder_grades_the_python_labs_and_builds_the_module(tmp_path):
+    labs = [lab for lab in course_python_labs(ROOT) if lab.number == "05"]
+    names = build_autograder(tmp_path / "autograder.zip", labs, cuda_version="13-0", python=True)
+    assert {"python/CMakeLists.txt", "python/streamlab_pytest.py", "labs/05-three-chunks/python/test_lab05.py"} <= set(
+        names
+    )
+    with zipfile.ZipFile(tmp_path / "autograder.zip") as archive:
+        assert "--labs 05 --timeout 30 --python" in archive.read("run_autograder").decode()
+        setup = archive.read("setup.sh").decode()
+        assert "python3-dev" in setup and "cuda-bindings==13.*" in setup and "nanobind" in setup
+    plain = build_autograder(tmp_path / "plain.zip", labs)
+    assert not any(name.startswith("python/") for name in plain)
 
 
 def test_without_a_gpu_the_result_says_the_gpu_tests_were_not_graded_there():
