@@ -96,27 +96,42 @@ def _is_module(name: str) -> bool:
         return False
 
 
+def _bound_modules(tree: ast.AST, interface: str) -> dict[str, str]:
+    """Name -> module, for every name the imports in `tree` bind to a module (a student's file, or
+    the lab's interface file)."""
+    bound: dict[str, str] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                bound[alias.asname or alias.name.split(".")[0]] = (
+                    alias.name if alias.asname else alias.name.split(".")[0]
+                )
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            for alias in node.names:
+                module = _module_inside(node.module, alias.name, interface)
+                if module:
+                    bound[alias.asname or alias.name] = module
+    return bound
+
+
 @cache
 def _interface_modules(interface: str) -> dict[str, str]:
     """Name -> module, for every module the lab's interface file (labs/NN-topic/python/labNN.py) imports."""
     found: dict[str, str] = {}
     for path in LABS.glob(f"{interface[3:]}-*/python/{interface}.py"):
-        for node in ast.walk(ast.parse(path.read_text())):
-            if isinstance(node, ast.Import):
-                for alias in node.names:
-                    found[alias.asname or alias.name.split(".")[0]] = (
-                        alias.name if alias.asname else alias.name.split(".")[0]
-                    )
-            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
-                for alias in node.names:
-                    if _is_module(f"{node.module}.{alias.name}"):
-                        found[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+        found.update(_bound_modules(ast.parse(path.read_text()), interface))
     return found
 
 
 @cache
 def _module_inside(module: str, name: str, interface: str) -> str | None:
-    """The module that `module.name` is, if it is one (the lab's interface is read, never imported)."""
+    """The module that `module.name` is, if it is one (the lab's interface is read, never imported).
+
+    Only allowed modules are looked inside: finding out would import the module into the
+    grader, and a module the student named may do anything when imported (those imports
+    are refused on their own)."""
+    if module != interface and module not in ALLOWED_MODULES:
+        return None
     if module == interface:
         return _interface_modules(interface).get(name)
     if _is_module(f"{module}.{name}"):
@@ -143,27 +158,10 @@ def _module_allowed(module: str, rules: PythonRules) -> bool:
     return module in ALLOWED_MODULES or module == rules.interface
 
 
-def _bound_modules(tree: ast.AST, rules: PythonRules) -> dict[str, str]:
-    """Name -> module, for every name this file's imports bind to a module."""
-    bound: dict[str, str] = {}
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            for alias in node.names:
-                bound[alias.asname or alias.name.split(".")[0]] = (
-                    alias.name if alias.asname else alias.name.split(".")[0]
-                )
-        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
-            for alias in node.names:
-                module = _module_inside(node.module, alias.name, rules.interface)
-                if module:
-                    bound[alias.asname or alias.name] = module
-    return bound
-
-
 def _module_uses(tree: ast.AST, parents: dict, rules: PythonRules) -> list[tuple[ast.AST, str]]:
     """(node, what) for each module reached through an allowed one, and each module used other than as
     `module.attribute` (kept in a variable or passed on, it would reach everything it holds)."""
-    bound = _bound_modules(tree, rules)
+    bound = _bound_modules(tree, rules.interface)
     found: list[tuple[ast.AST, str]] = []
 
     def module_of(node: ast.AST) -> str | None:

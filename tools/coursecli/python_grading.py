@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 
 from . import pycheck
 from .python_module import module_python
-from .results import GtestReport, TestOutcome
+from .results import GtestReport, TestOutcome, points_of
 from .sandbox import TIMED_OUT
 from .scoring import LabGrade, grade_test
 from .submissions import LabSources
@@ -44,10 +44,7 @@ def python_test_names(labels: dict[str, list[str]], number: str) -> list[str]:
 
 def declared_python_points(labels: dict[str, list[str]], number: str) -> list[tuple[str, int]]:
     """(test_x, points) of lab NN's Python tests: what a lab that cannot run scores 0 on."""
-    return [
-        (name.rsplit(".", 1)[-1], TestOutcome(name, "failed", labels[name]).points)
-        for name in python_test_names(labels, number)
-    ]
+    return [(name.rsplit(".", 1)[-1], points_of(labels[name])) for name in python_test_names(labels, number)]
 
 
 def refusals_of(lab: LabSources, staged: Path) -> list[str]:

@@ -75,3 +75,17 @@ def test_a_module_the_labs_interface_imports_is_not_allowed_with_it():
         refusals = check_python_source("pinned_memory.py", code, lab_rules("03"))
         assert any("module ctypes" in line for line in refusals), refusals
     assert check_python_source("pinned_memory.py", "import lab03\nk = lab03.HostBuffer\n", lab_rules("03")) == []
+
+
+def test_the_check_imports_no_module_the_student_names(monkeypatch):
+    import importlib
+
+    imported = []
+    real_import = importlib.import_module
+    monkeypatch.setattr(importlib, "import_module", lambda name, *a: imported.append(name) or real_import(name, *a))
+    code = "from antigravity import fly\nimport this\nx = this.s\n"
+    refusals = check_python_source("three_chunks.py", HONEST + code, lab_rules("05"))
+    assert any("imports from antigravity" in line for line in refusals) and any(
+        "imports this" in line for line in refusals
+    )
+    assert not {"antigravity", "this"} & set(imported)
