@@ -598,6 +598,15 @@ def catalogue_lab04_prediction_swapped(files: dict[str, str]) -> None:
     replace_once(files, LAB04_PREDICTION, "pageable: done\n", "pageable: busy\n")
 
 
+LAB02_PREDICTION = "labs/02-streams/prediction.txt"
+
+
+def catalogue_lab02_prediction_swapped(files: dict[str, str]) -> None:
+    """Known wrong: predicts the last stream idle at once and the first still busy after waiting for it."""
+    replace_once(files, LAB02_PREDICTION, "last_stream_idle_when_polled: no\n", "last_stream_idle_when_polled: yes\n")
+    replace_once(files, LAB02_PREDICTION, "first_stream_idle_after_sync: yes\n", "first_stream_idle_after_sync: no\n")
+
+
 LAB06 = "labs/06-many-chunks/many_chunks.cu"
 LAB06_STAGING_WAIT = "        if (c >= staging_slots) {\n            copied_in[s].synchronize();\n        }\n"
 
@@ -674,6 +683,11 @@ CATALOGUE = {
         ["BarrierDemo.YourPredictionMatchesTheTimeline"],
     ),
     "right-lab01-prediction-other-notation": (catalogue_lab01_prediction_other_notation, "01", []),
+    "wrong-lab02-prediction-swapped": (
+        catalogue_lab02_prediction_swapped,
+        "02",
+        ["Streams.YourPredictionMatchesTheTimeline"],
+    ),
     "wrong-lab04-prediction-swapped": (
         catalogue_lab04_prediction_swapped,
         "04",

@@ -413,6 +413,7 @@ std::optional<StreamCall> stream_call_of(CUpti_CallbackId id, const void* params
         STREAMLAB_STREAM_CALL(cudaEventRecordWithFlags, v11010, v11010, C::EventRecord)
         STREAMLAB_STREAM_CALL(cudaStreamWaitEvent, v3020, v7000, C::StreamWaitEvent)
         STREAMLAB_STREAM_CALL(cudaStreamSynchronize, v3020, v7000, C::StreamSynchronize)
+        STREAMLAB_STREAM_CALL(cudaStreamQuery, v3020, v7000, C::StreamQuery)
         case CUPTI_RUNTIME_TRACE_CBID_cudaEventSynchronize_v3020: {
             const auto* p = static_cast<const cudaEventSynchronize_v3020_params*>(params);
             return StreamCall{C::EventSynchronize, "cudaEventSynchronize", 0, event_key(p->event)};
@@ -430,6 +431,7 @@ void note_stream_call(CUpti_CallbackId id, const void* params) {
     if (!call) {
         return;
     }
+    cuptiGetTimestamp(&call->time_ns);  // CUPTI's clock; Tracer::finish makes it the timeline's
     Session& s = session();
     const std::lock_guard<std::mutex> lock(s.mutex);
     if (s.recording) {

@@ -155,6 +155,9 @@ Timeline Tracer::finish() {
 
     timeline.api_calls = std::move(api_calls);
     timeline.api_calls_by_thread = std::move(api_calls_by_thread);
+    for (StreamCall& call : stream_calls) {  // onto the timeline's clock, as the ops are
+        call.time_ns = call.time_ns > timeline.origin_ns ? call.time_ns - timeline.origin_ns : 0;
+    }
     timeline.stream_calls = std::move(stream_calls);
     timeline.program = program_;
     timeline.date = date_;

@@ -4,6 +4,8 @@ streamlab_add_lab(
   NUMBER 02
   TOPIC streams
   STUDENT_SOURCES streams.cu
+  # Your prediction for Task 1, read by Streams.YourPredictionMatchesTheTimeline; never compiled.
+  ANSWER_FILES prediction.txt
   PROGRAM run_lab02.cu
   TEST_SOURCE test_lab02.cu
   TESTS
@@ -13,6 +15,7 @@ streamlab_add_lab(
     Streams.WaitsForOneStreamThenForAll           gpu 2
     Streams.EveryCreatedStreamIsDestroyed         gpu 2
     Streams.NullStreamRunsKernelsOneAfterAnother  gpu 2
+    Streams.YourPredictionMatchesTheTimeline      gpu 2
 )
 
 # The Python version (python/): the same tasks with the article's own API

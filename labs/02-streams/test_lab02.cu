@@ -8,6 +8,7 @@
 
 #include "lab02.hpp"
 #include "streamlab/analysis.hpp"
+#include "streamlab/answers.hpp"
 #include "streamlab/handles.hpp"
 #include "streamlab/testing.hpp"
 #include "streamlab/tracer.hpp"
@@ -126,6 +127,60 @@ TEST_F(Streams, WaitsForOneStreamThenForAll) {
     EXPECT_GE(count_api_calls(timeline_, {"cudaStreamSynchronize"}), 1U)
         << "wait for one stream with cudaStreamSynchronize";
     EXPECT_GE(count_api_calls(timeline_, {"cudaDeviceSynchronize"}), 1U) << "wait for all with cudaDeviceSynchronize";
+}
+
+// ---------------------------------------------------------------- the prediction
+
+/// Your prediction in prediction.txt (read by the test, never by your code) of the
+/// two WaitReport answers, scored against what was recorded: the time of each poll
+/// (cudaStreamQuery, on CUPTI's clock) against the end of that stream's kernel. Your
+/// own WaitReport is not what is scored: the grader sees for itself.
+TEST_F(Streams, YourPredictionMatchesTheTimeline) {
+    const answers::AnswerFile file = answers::read_answer_file("prediction.txt");
+    SL_STEP(record_streams(cudaStreamNonBlocking));
+    ASSERT_TRUE(ran_every_kernel(timeline_));
+    std::vector<DeviceOp> kernels = ops_of_kind(timeline_.ops, OpKind::Kernel);
+    std::sort(kernels.begin(), kernels.end(), [](const DeviceOp& a, const DeviceOp& b) {
+        return a.correlation_id < b.correlation_id;
+    });  // launch order
+    // The first poll (of the last stream), and the first poll after waiting for a stream (of the first).
+    const StreamCall* poll_last = nullptr;
+    const StreamCall* poll_after_sync = nullptr;
+    bool waited = false;
+    for (const StreamCall& call : timeline_.stream_calls) {
+        waited = waited || call.call == OrderingCall::StreamSynchronize;
+        if (call.call == OrderingCall::StreamQuery && poll_last == nullptr) {
+            poll_last = &call;
+        } else if (call.call == OrderingCall::StreamQuery && waited && poll_after_sync == nullptr) {
+            poll_after_sync = &call;
+        }
+    }
+    if (poll_last == nullptr || poll_after_sync == nullptr) {
+        report_hint("finish Task 1's step 3 first: your prediction is scored against its two polls");
+    }
+    ASSERT_TRUE(poll_last != nullptr && poll_after_sync != nullptr)
+        << "expected a cudaStreamQuery right after launching, and another after cudaStreamSynchronize";
+    struct Question {
+        const char* key;
+        const DeviceOp& kernel;
+        const StreamCall& poll;
+    };
+    for (const Question& question : {Question{"last_stream_idle_when_polled", kernels.back(), *poll_last},
+                                     Question{"first_stream_idle_after_sync", kernels.front(), *poll_after_sync}}) {
+        const bool idle = question.kernel.end_ns <= question.poll.time_ns;
+        std::string why;
+        const std::string said = file.answer(question.key, why);
+        report_note(std::string("your prediction, ") + question.key,
+                    (said.empty() ? std::string("none") : said) + "; the timeline: " + (idle ? "yes" : "no"));
+        if (said.empty()) {
+            ADD_FAILURE() << why;
+        } else if (said != "yes" && said != "no") {
+            ADD_FAILURE() << file.path << ", `" << question.key << ":` answer yes or no, not `" << said << "`";
+        } else {
+            EXPECT_EQ(said == "yes", idle) << question.key << ": the kernel " << (idle ? "had" : "had not")
+                                           << " ended when your code polled its stream";
+        }
+    }
 }
 
 TEST_F(Streams, EveryCreatedStreamIsDestroyed) {

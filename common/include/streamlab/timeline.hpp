@@ -75,6 +75,7 @@ enum class OrderingCall {
     StreamSynchronize,  ///< The host waits for a stream.
     EventSynchronize,   ///< The host waits for an event.
     DeviceSynchronize,  ///< The host waits for the whole device.
+    StreamQuery,        ///< The host asks whether a stream's work is done (cudaStreamQuery), without waiting.
 };
 
 /// One runtime call that queues or orders work in streams, as the host made it.
@@ -85,6 +86,7 @@ struct StreamCall {
     std::string function;                    ///< e.g. "cudaMemcpyAsync", without version suffix.
     std::uint64_t stream = 0;                ///< The stream it names (0 for event and device synchronizations).
     std::uint64_t event = 0;                 ///< The event it names (0 for work and stream or device synchronizations).
+    std::uint64_t time_ns = 0;               ///< When the host made the call, on the timeline's clock.
 };
 
 /// A recorded timeline: everything a grader or a plot needs.
