@@ -192,8 +192,12 @@ void bind_pipeline_run(nb::module_& module) {
         .def_ro("comparison", &PipelineRun::comparison);
     module.def(
         "record_pipeline_run",
-        [](int chunks, const std::function<void(PipelineMemory&, int)>& pipelined, double kernel_to_copy) {
-            return record_pipeline_run(chunks, pipelined, kernel_to_copy);
+        [](int chunks, const std::function<void(PipelineMemory*, int)>& pipelined, double kernel_to_copy) {
+            // A pointer, not a reference: nanobind hands a C++ reference to Python as
+            // a copy, and PipelineMemory (it owns pinned and device memory) has none.
+            return record_pipeline_run(
+                chunks, [&](PipelineMemory& memory, int iterations) { pipelined(&memory, iterations); },
+                kernel_to_copy);
         },
         "chunks"_a, "pipelined"_a, "kernel_to_copy"_a = 1.0,
         "Runs pipelined(memory, iterations), which splits the data into `chunks` chunks, next to the serial "
