@@ -147,6 +147,9 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--no-catalogue", action="store_true", help="grade only the solutions and the starters")
     parser.add_argument("--catalogue-only", nargs="+", metavar="NN", help="grade only these labs' catalogue samples")
+    parser.add_argument(
+        "--cheats-only", action="store_true", help="grade only the cheating submissions and the attacking batch"
+    )
     args = parser.parse_args(argv)
     gpu_present, gpu = gpu_presence()
     if not gpu_present:
@@ -159,16 +162,17 @@ def main(argv: list[str]) -> int:
         for problem in problems:
             print(f"selfgrade: {problem}")
         return 1 if problems else 0
-    shutil.rmtree(work / "submissions", ignore_errors=True)
-    write_folder(work / "submissions" / "solutions", student_files("solution"))
-    write_folder(work / "submissions" / "starters", student_files("starter"))
     labs = course_labs(ROOT)
-    settings = regrade_settings(work / "grades", None, args.jobs, gpu_present)
-    if grade_batch(work / "submissions", settings) != 0:
-        return 1
     problems = []
-    for student, full in (("solutions", True), ("starters", False)):
-        problems += lab_problems(student, load_grade(student_folder(settings.out, student)), full)
+    if not args.cheats_only:
+        shutil.rmtree(work / "submissions", ignore_errors=True)
+        write_folder(work / "submissions" / "solutions", student_files("solution"))
+        write_folder(work / "submissions" / "starters", student_files("starter"))
+        settings = regrade_settings(work / "grades", None, args.jobs, gpu_present)
+        if grade_batch(work / "submissions", settings) != 0:
+            return 1
+        for student, full in (("solutions", True), ("starters", False)):
+            problems += lab_problems(student, load_grade(student_folder(settings.out, student)), full)
     # The catalogue of cheats, lab 01 only (the lab they change).
     shutil.rmtree(work / "cheats", ignore_errors=True)
     make_cheats(work / "cheats")
@@ -177,18 +181,19 @@ def main(argv: list[str]) -> int:
         return 1
     problems += cheat_problems(cheats.out)
     problems += isolation_batch(work, args.jobs)
-    if not args.no_catalogue:
+    if not (args.no_catalogue or args.cheats_only):
         problems += grade_catalogue(work, gpu_present, args.jobs)
     for problem in problems:
         print(f"selfgrade: {problem}")
     if problems:
         return 1
+    if not args.cheats_only:
+        print(f"selfgrade: {len(labs)} lab(s): every solution scores full points, every starter less")
     print(
-        f"selfgrade: {len(labs)} lab(s): every solution scores full points, every starter less; "
-        f"{len(CHEATS)} cheating submissions score 0 with their reasons; "
+        f"selfgrade: {len(CHEATS)} cheating submissions score 0 with their reasons; "
         "the attacking samples harmed nobody else"
     )
-    if not args.no_catalogue:
+    if not (args.no_catalogue or args.cheats_only):
         print(f"selfgrade: catalogue: {len(CATALOGUE)} sample(s), each failing exactly its named tests")
     return 0
 
