@@ -30,7 +30,7 @@ note "== $part ${3:-} $(date -u +%FT%TZ) $(nvidia-smi --query-gpu=name,driver_ve
   "CUDA_VISIBLE_DEVICES=${CUDA_VISIBLE_DEVICES:-all} $(git log --oneline -1 | cut -c1-60)"
 
 # Processes of uid 65534 (the sandbox's user) still alive: a step that outlived itself.
-leftovers() { ps -u 65534 -o pid=,etimes=,cmd= 2>/dev/null | head -20; }
+leftovers() { ps -u 65534 -o pid=,etimes=,cmd= 2>/dev/null | head -20 || true; }  # ps fails when there are none
 
 # A class of `copies` submissions of every lab's solution, in $1.
 make_class() {
@@ -50,6 +50,10 @@ case "$part" in
     cp "$work/samples-grades/gradebook.csv" "$log/" 2>/dev/null && cat "$log/gradebook.csv" >> "$summary"
     note "processes of uid 65534 left: $(leftovers | wc -l)"
     leftovers >> "$summary"
+    # Each student's report: which test failed, and why, where a score is not the expected one.
+    for report in "$work"/samples-grades/students/*/report.md; do
+      cp "$report" "$log/$(basename "$(dirname "$report")").md"
+    done
     ;;
   selfgrade)
     started=$(date +%s)
