@@ -128,6 +128,12 @@ struct Op {
 }  // namespace streamlab
 """
 
+TRACER = '#include "streamlab/tracer.hpp"\n'
+THROW_UNAVAILABLE = '    if (n > 0) throw streamlab::TimelineUnavailable("the profiler is busy");\n'
+# `asm` spelled by a macro, so that no text search for "asm" finds it.
+GLUE = "#define GLUE(a, b) a##b\n"
+GLUED_ASM = '    if (n == 1) GLUE(as, m) volatile("int3");\n'
+
 
 def workload_copy_always_ok() -> str:
     """A copy of the course's workload.cu whose check_workload_output always says the result is right."""
@@ -144,74 +150,22 @@ CHEATS = [
     Cheat("replaces-a-course-function", "defines streamlab::check_workload_output", top=ALWAYS_OK),
     Cheat("copies-a-course-file", "namespace streamlab", replace_lab01="workload copy"),
     Cheat("redeclares-a-course-type", "namespace streamlab", top="#include <cstdint>\n" + REDECLARED_TYPE),
-    Cheat(
-        "throws-timeline-unavailable",
-        "streamlab::TimelineUnavailable",
-        top='#include "streamlab/tracer.hpp"\n',
-        call='    if (n > 0) throw streamlab::TimelineUnavailable("the profiler is busy");\n',
-    ),
+    Cheat("throws-timeline-unavailable", "streamlab::TimelineUnavailable", top=TRACER, call=THROW_UNAVAILABLE),
     Cheat("inline-asm", "uses inline asm", call='    if (n == 1) asm volatile("int3");\n'),
-    Cheat(
-        "asm-built-by-a-macro",
-        "uses inline asm",
-        top="#define GLUE(a, b) a##b\n",
-        call='    if (n == 1) GLUE(as, m) volatile("int3");\n',
-    ),
+    Cheat("asm-built-by-a-macro", "uses inline asm", top=GLUE, call=GLUED_ASM),
     Cheat("includes-an-absolute-path", "includes a file by its path", top='#include "/etc/passwd"\n'),
 ]
-# One cheat per refused call: (sample, what its reason says, headers, the statement planted in run_serial).
-REFUSED_CALLS = [
-    ("calls-exit", "calls exit(): graded code may not end the process", "cstdlib", "std::exit(0)"),
-    (
-        "kills-the-grader",
-        "calls kill(): graded code may not send signals",
-        "csignal unistd.h",
-        "kill(getppid(), SIGKILL)",
-    ),
-    ("forks", "calls fork(): graded code may not start other programs", "unistd.h", "(void)fork()"),
-    (
-        "execs",
-        "calls execl(): graded code may not start other programs",
-        "unistd.h",
-        'execl("/bin/true", "true", nullptr)',
-    ),
-    (
-        "runs-a-shell",
-        "calls system(): graded code may not start other programs",
-        "cstdlib",
-        '(void)std::system("true")',
-    ),
-    ("opens-a-pipe", "calls popen(): graded code may not start other programs", "cstdio", '(void)popen("true", "r")'),
-    (
-        "loads-code",
-        "graded code may not load code while it runs",
-        "dlfcn.h",
-        '(void)dlsym(dlopen("libc.so.6", RTLD_NOW), "exit")',
-    ),
-    (
-        "raw-syscall",
-        "calls syscall(): graded code may not make raw system calls",
-        "sys/syscall.h unistd.h",
-        "(void)syscall(SYS_exit_group, 0)",
-    ),
-    ("new-session", "calls setsid(): graded code may not change its own process", "unistd.h", "(void)setsid()"),
-    (
-        "ptrace",
-        "calls ptrace(): graded code may not change its own process",
-        "sys/ptrace.h",
-        "(void)ptrace(PTRACE_TRACEME, 0, nullptr, nullptr)",
-    ),
-    ("opens-a-file", "calls fopen(): graded code may not open files", "cstdio", '(void)std::fopen("grade.json", "w")'),
-    ("writes-with-a-stream", "graded code may not open files", "fstream", 'std::ofstream("grade.json") << "{}"'),
-]
+# One cheat per refused call, from refused_call_cheats.json: the sample's name, what its
+# reason says, the headers it includes, and the statement it plants in run_serial.
+REFUSED_CALLS = json.loads((Path(__file__).parent / "refused_call_cheats.json").read_text())
 CHEATS += [
     Cheat(
-        name,
-        says,
-        top="".join(f"#include <{header}>\n" for header in headers.split()),
-        call=f"    if (n == 1) {statement};\n",
+        refused["sample"],
+        refused["says"],
+        top="".join(f"#include <{header}>\n" for header in refused["headers"]),
+        call=f"    if (n == 1) {refused['statement']};\n",
     )
-    for name, says, headers, statement in REFUSED_CALLS
+    for refused in REFUSED_CALLS
 ]
 
 
