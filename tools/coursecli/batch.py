@@ -605,7 +605,8 @@ class SubmissionGrader:
                 lab.folder,
                 lab.files,
                 self.staging,
-                self.work / "sanitize" / lab.number,
+                # The program writes its reports there: the steps' user must be able to (fallback isolation).
+                self.box.writable_folder(self.work / "sanitize" / lab.number),
                 self.settings.timeout_s,
                 lambda command, env, timeout: self._step(command, timeout, run_limits(timeout), env=env),
                 (self.gpu_present, self.gpu_name),

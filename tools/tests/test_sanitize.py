@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -474,3 +475,28 @@ def test_grade_puts_the_findings_in_the_lab_and_points_only_when_asked(tmp_path,
             "initcheck: clean",
         ]
         assert [(t.name, t.points, t.status) for t in graded.labs[0].tests] == expected_tests
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="only root can hand a folder to uid 65534")
+def test_in_the_fallback_the_steps_user_may_write_the_reports(tmp_path, monkeypatch):
+    from coursecli import batch as grade_module
+    from coursecli.sandbox import NOBODY
+    from coursecli.scoring import LabGrade, SubmissionGrade
+    from coursecli.submissions import LabSources
+
+    owners = []
+
+    def record_owner(sanitizer, tool, program, sources, work, timeout_s, runner):
+        owners.append(work.stat().st_uid)
+        return sanitize.ToolRun(tool, 0)
+
+    monkeypatch.setattr(sanitize, "find_sanitizer", lambda: "/opt/cuda/bin/compute-sanitizer")
+    monkeypatch.setattr(sanitize, "run_tool", record_owner)
+    lab = LabSources("05-three-chunks", ["three_chunks.cu"])
+    settings = grade_module.GradeSettings(out=tmp_path / "out", labs=[lab], all_labs=[lab], sanitize=True)
+    grader = grade_module.SubmissionGrader(tmp_path / "ada", settings, (True, "H200"), None)
+    grader.box.drop_user = True  # the fallback run as root: steps run as uid 65534
+    (grader.build / "labs").mkdir(parents=True, exist_ok=True)
+    (grader.build / "labs" / "lab05_starter_run").write_text("")
+    grader._sanitize([lab], SubmissionGrade("ada", labs=[LabGrade("05", lab.folder)]))
+    assert owners and set(owners) == {NOBODY}
