@@ -27,6 +27,7 @@ import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .sandbox import at_build_priority
 from .symbols import ANONYMOUS, allowed, entity, forbidden_reason
 
 STRONG_DEFINITIONS = set("TDBRCGSi")
@@ -281,7 +282,7 @@ class CourseCompiler:
         folder, argv = self.command(lab_folder, file_name, source, obj, step)
         try:
             done = subprocess.run(
-                argv,
+                at_build_priority(argv),
                 cwd=folder,
                 capture_output=True,
                 text=True,

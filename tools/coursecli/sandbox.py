@@ -45,6 +45,17 @@ BWRAP_VARIABLE = "STREAMLAB_BWRAP"  # where bwrap is, when it is not on PATH
 STEP_VARIABLE = "STREAMLAB_GRADER_STEP"  # marks a step's processes, to find what it left behind
 OUTPUT_LIMIT = 1 << 20  # bytes of a step's output kept; the rest is counted and dropped
 TIMED_OUT = 124
+# Builds run at a lower CPU priority than the steps that run tests: a batch builds
+# several submissions while another one's tests run on the GPU, and a test's host
+# thread held up by a compiler would change the timeline it is graded on.
+BUILD_NICENESS = 10
+
+
+def at_build_priority(argv: list[str]) -> list[str]:
+    """`argv` run at the builds' lower CPU priority (BUILD_NICENESS)."""
+    return ["nice", "-n", str(BUILD_NICENESS), *argv]
+
+
 PROBE_TIMEOUT_S = 30
 
 
@@ -283,6 +294,8 @@ class Sandbox:
         """Runs one step; keeps OUTPUT_LIMIT bytes of its output; kills all of it when it ends or times out."""
         argv = [str(part) for part in argv]
         command = argv if self.isolation.kind == NONE else limits.prlimit() + self.command(argv, cwd, building)
+        if building:
+            command = at_build_priority(command)
         user = dict(user=NOBODY, group=NOBODY, extra_groups=[]) if self.drop_user else {}
         process = subprocess.Popen(
             command,

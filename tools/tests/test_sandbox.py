@@ -197,3 +197,10 @@ def test_a_test_stopped_by_ctest_ends_with_its_launcher(tmp_path):
     launcher.wait()
     time.sleep(0.5)
     assert [p for p in processes_with(token) if p != launcher.pid] == []
+
+
+def test_build_steps_run_at_a_lower_cpu_priority_than_test_steps(tmp_path):
+    box = sb.Sandbox(sb.choose_isolation(sb.NONE), sb.View(writable=[tmp_path]))
+    test_step = box.run(["nice"], timeout_s=30, limits=sb.run_limits(30), cwd=tmp_path)
+    build_step = box.run(["nice"], timeout_s=30, limits=sb.run_limits(30), cwd=tmp_path, building=True)
+    assert int(build_step.output) - int(test_step.output) == sb.BUILD_NICENESS
