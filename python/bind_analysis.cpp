@@ -98,6 +98,9 @@ void bind_analysis(nb::module_& module) {
         "unit_of", [](const DeviceOp& op) { return unit_name(unit_of(op.kind)); }, "op"_a,
         "The unit an op keeps busy: h2d, d2h, compute or other.");
     module.def("makespan_ns", &makespan_ns, "ops"_a, "Last end minus first start (0 without ops).");
+    module.def("event_record_span_ns", &event_record_span_ns, "timeline"_a,
+               "The longest time two events can span, recorded at the host's first and last cudaEventRecord "
+               "calls: to the later of the last call and the last op's end (the makespan with fewer than two).");
     module.def(
         "busy_ns", [](const Ops& ops, const std::string& unit) { return busy_ns(ops, unit_from_name(unit)); }, "ops"_a,
         "unit"_a, "Time during which at least one op of `unit` ran.");

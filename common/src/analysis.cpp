@@ -125,6 +125,25 @@ std::uint64_t makespan_ns(const std::vector<DeviceOp>& ops) {
     return last_end - first_start;
 }
 
+std::uint64_t event_record_span_ns(const Timeline& timeline) {
+    std::vector<std::uint64_t> recorded;
+    for (const StreamCall& call : timeline.stream_calls) {
+        if (call.call == OrderingCall::EventRecord) {
+            recorded.push_back(call.time_ns);
+        }
+    }
+    if (recorded.size() < 2) {
+        return makespan_ns(timeline.ops);
+    }
+    std::uint64_t begins = recorded.front();
+    std::uint64_t ends = recorded.back();
+    for (const DeviceOp& op : timeline.ops) {
+        begins = std::min(begins, op.start_ns);
+        ends = std::max(ends, op.end_ns);
+    }
+    return ends - begins;
+}
+
 std::uint64_t busy_ns(const std::vector<DeviceOp>& ops, Unit unit) {
     return total_length(intervals_of_unit(ops, unit));
 }

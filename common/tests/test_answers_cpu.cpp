@@ -95,6 +95,30 @@ TEST(PredictedOrderTest, ScoredPairByPairAgainstTheOps) {
     EXPECT_FALSE(order_matches(parse_order("C < B < A", "ABC"), one_after_another, "ABC", mismatch));
 }
 
+// A late host (a busy machine) can keep kernels of different streams apart: a pair
+// predicted together is excused only when the later one was launched after the other ended.
+TEST(PredictedOrderTest, KernelsTheHostLaunchedTooLateToOverlapAreNotHeldAgainst) {
+    const std::vector<DeviceOp> c_alone = {kernel(0, 10), kernel(2, 12), kernel(15, 25)};
+    const PredictedOrder together = parse_order("A+B+C", "ABC");
+    std::string mismatch;
+    EXPECT_FALSE(order_matches(together, c_alone, "ABC", mismatch));  // without launch times: strict
+    EXPECT_TRUE(order_matches(together, c_alone, "ABC", mismatch, {0, 1, 14})) << mismatch;  // C launched at 14
+    EXPECT_FALSE(order_matches(together, c_alone, "ABC", mismatch, {0, 1, 3}));  // C launched in time, yet alone
+    EXPECT_TRUE(order_matches(parse_order("A+B < C", "ABC"), c_alone, "ABC", mismatch, {0, 1, 3})) << mismatch;
+    // A prediction that they run one after another is never excused.
+    EXPECT_FALSE(order_matches(parse_order("A < B < C", "ABC"), c_alone, "ABC", mismatch, {0, 1, 14}));
+}
+
+TEST(PredictedOrderTest, LaunchTimesPairTheRecordedLaunchesWithTheKernels) {
+    std::vector<StreamCall> calls = {{OrderingCall::Work, "cudaLaunchKernel", 1, 0, 100},
+                                     {OrderingCall::EventRecord, "cudaEventRecord", 1, 7, 150},
+                                     {OrderingCall::Work, "cudaMemcpyAsync", 1, 0, 180},
+                                     {OrderingCall::Work, "cudaLaunchKernel", 2, 0, 200}};
+    const std::vector<DeviceOp> two = {kernel(120, 300), kernel(220, 400)};
+    EXPECT_EQ(launch_times(calls, two), (std::vector<std::uint64_t>{100, 200}));
+    EXPECT_TRUE(launch_times(calls, {kernel(120, 300)}).empty());  // not one to one: none
+}
+
 // Every answer file the course ships parses: the starters' (all `?`) and the solutions'.
 // A comment line that lost its `#` would fail the solution's graded test on a GPU.
 TEST(AnswerFile, EveryShippedAnswerFileParses) {

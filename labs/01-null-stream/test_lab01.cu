@@ -107,17 +107,26 @@ TEST_F(SerialRun, EventTimeMatchesTimeline) {
     }
     ASSERT_GE(records, 2U) << "run_serial recorded " << records << " CUDA event(s); timing needs `start` and `stop`";
     ASSERT_GE(readings, 1U) << "run_serial never called cudaEventElapsedTime";
-    // Events bracket the three ops plus the short gaps between them.
+    // The events bracket the three ops plus the short gaps between them: at least
+    // the traced span, and at most what events recorded when the host recorded
+    // them can span (event_record_span_ns). On a busy machine the host may record
+    // `stop` late after the blocking D2H copy returns: the machine's delay, not a
+    // wrong timing.
     const double traced_ms = static_cast<double>(makespan_ns(timeline_.ops)) / 1e6;
     const double ratio = reported_ms_ / traced_ms;
-    report_measure("event time / traced span", ratio, "within", 0.1, "(relative)");
-    if (std::fabs(ratio - 1.0) > 0.1) {
+    const double events_ms = static_cast<double>(event_record_span_ns(timeline_)) / 1e6;
+    report_measure("event time / traced span", ratio, ">=", 0.9, "");
+    report_measure("event time / span the two events could measure", reported_ms_ / events_ms, "<=", 1.1, "");
+    if (ratio < 0.9 || reported_ms_ > 1.1 * events_ms) {
         report_hint(
             "record `start` before the H2D copy and `stop` after the D2H copy, and wait for `stop` "
             "before reading the time");
     }
-    EXPECT_NEAR(ratio, 1.0, 0.1) << "you reported " << reported_ms_ << " ms; the GPU's timeline spans " << traced_ms
-                                 << " ms from the first op's start to the last op's end";
+    EXPECT_GE(ratio, 0.9) << "you reported " << reported_ms_ << " ms; the GPU's timeline spans " << traced_ms
+                          << " ms from the first op's start to the last op's end";
+    EXPECT_LE(reported_ms_, 1.1 * events_ms)
+        << "you reported " << reported_ms_ << " ms; your first and last cudaEventRecord calls can only have "
+        << "measured " << events_ms << " ms";
 }
 
 // ---------------------------------------------------------------- task 2
@@ -227,7 +236,9 @@ TEST_F(BarrierDemo, YourPredictionMatchesTheTimeline) {
             continue;
         }
         std::string mismatch;
-        EXPECT_TRUE(answers::order_matches(predicted, kernels_, "ABC", mismatch)) << mismatch;
+        // Kernels the host launched too late to overlap (a busy machine) are not held against you.
+        const std::vector<std::uint64_t> launched = answers::launch_times(timeline_.stream_calls, kernels_);
+        EXPECT_TRUE(answers::order_matches(predicted, kernels_, "ABC", mismatch, launched)) << mismatch;
     }
 }
 

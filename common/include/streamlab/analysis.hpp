@@ -55,6 +55,14 @@ enum class Unit {
 /// Last end minus first start over all ops; 0 when there are none.
 [[nodiscard]] std::uint64_t makespan_ns(const std::vector<DeviceOp>& ops);
 
+/// The longest time two CUDA events can span when the host recorded them at the
+/// times of its first and last recorded cudaEventRecord calls: from the first call
+/// to the later of the last call and the last op's end (an event is reached when
+/// the host records it or, with work queued before it, when that work ends).
+/// On a busy machine the host may be late to record `stop`; this span includes
+/// that delay, the makespan does not. The makespan when fewer than two events were recorded.
+[[nodiscard]] std::uint64_t event_record_span_ns(const Timeline& timeline);
+
 /// Time during which at least one op of `unit` ran (the length of the union of their intervals).
 [[nodiscard]] std::uint64_t busy_ns(const std::vector<DeviceOp>& ops, Unit unit);
 

@@ -8,6 +8,7 @@
 /// (lab.cmake's ANSWER_FILES); nothing the student's program prints is used.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
@@ -52,10 +53,22 @@ struct PredictedOrder {
 /// before every op of that group has ended.
 [[nodiscard]] std::string measured_order(const std::vector<DeviceOp>& ops, const std::string& names);
 
+/// When the host launched each kernel of `kernels` (in launch order), on the
+/// timeline's clock: the recorded cudaLaunchKernel calls of `calls`, paired in
+/// order. Empty when the two cannot be paired one to one.
+[[nodiscard]] std::vector<std::uint64_t> launch_times(const std::vector<StreamCall>& calls,
+                                                      const std::vector<DeviceOp>& kernels);
+
 /// Whether `predicted` says, for every pair of ops, what the timeline shows: one
 /// ended before the other started, or they ran at the same time for a while.
 /// `mismatch` gets the first pair that differs, in a sentence.
+///
+/// With `launched_ns` (launch_times), a pair predicted to run together that ran
+/// one after the other is not held against the prediction when the later one was
+/// launched only after the earlier had ended: the host was late (a busy machine),
+/// and the streams never had the chance to run them together.
 [[nodiscard]] bool order_matches(const PredictedOrder& predicted, const std::vector<DeviceOp>& ops,
-                                 const std::string& names, std::string& mismatch);
+                                 const std::string& names, std::string& mismatch,
+                                 const std::vector<std::uint64_t>& launched_ns = {});
 
 }  // namespace streamlab::answers
