@@ -321,6 +321,21 @@ TEST(Timelines, OtherOpsCountOnlyTowardsMakespan) {
     EXPECT_EQ(streamlab::makespan_ns({}), 0U);
 }
 
+// Two events recorded at the host's first and last cudaEventRecord calls span at
+// most from the first call to the later of the last call and the last op's end.
+TEST(Timelines, EventRecordSpanRunsFromTheFirstRecordCallToTheLaterOfTheLastAndTheLastOp) {
+    using streamlab::OrderingCall;
+    streamlab::Timeline timeline;
+    timeline.ops = {make_op(OpKind::MemcpyH2D, "", 0, 100, 400), make_op(OpKind::MemcpyD2H, "", 0, 500, 800)};
+    EXPECT_EQ(streamlab::event_record_span_ns(timeline), 700U);  // no events: the makespan
+    timeline.stream_calls = {{OrderingCall::EventRecord, "cudaEventRecord", 0, 1, 90},
+                             {OrderingCall::Work, "cudaMemcpyAsync", 0, 0, 95},
+                             {OrderingCall::EventRecord, "cudaEventRecord", 0, 2, 700}};
+    EXPECT_EQ(streamlab::event_record_span_ns(timeline), 710U);  // stop queued behind the D2H: its end
+    timeline.stream_calls.back().time_ns = 1300;                 // the host recorded stop late
+    EXPECT_EQ(streamlab::event_record_span_ns(timeline), 1210U);
+}
+
 TEST(Summary, JsonHasExactlyTheSummaryKeysAndValues) {
     const streamlab::TimelineSummary summary = streamlab::summarize(three_chunk_pipeline());
     const nlohmann::json object = nlohmann::json::parse(streamlab::summary_to_json(summary));
