@@ -34,7 +34,8 @@ set(streamlab_docs_inputs
     ${streamlab_lab_readmes}
     "${PROJECT_SOURCE_DIR}/common/TRACE_FORMAT.md")
 # A README's figures (![...](file.png)) lie next to it. Only the folders of
-# READMEs that show one are searched: the others hold figures of the same name.
+# READMEs that show one are searched, and the Markdown filter writes each figure
+# with its folder (04-async-copies/timeline-h200.png): labs hold figures of the same name.
 # (Read when CMake configures: a README that starts showing a figure needs a
 # new configure, or Doxygen warns that it cannot find the image.)
 set(streamlab_docs_images "")

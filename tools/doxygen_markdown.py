@@ -10,6 +10,10 @@ The READMEs are written for GitHub; Doxygen 1.9.4 reads two things in them diffe
   are prefixed with the page's path (`labs-01-null-stream-readme-...`).
 - An `&` in a code span, as in `(void)&first;`, is read as the start of an HTML
   entity: it is written as `&amp;`, which Doxygen shows as `&`.
+- A figure shown by its bare name (`![...](timeline-h200.png)`, next to the README)
+  is looked up by name in every folder of IMAGE_PATH, and several labs have a
+  figure of the same name: it is written with its folder (`04-async-copies/...`),
+  which names one of them.
 - A link to another Markdown file becomes a reference to that page, which must be
   one of Doxygen's inputs. The Korean pages (`README.ko.md`) are not: a link to
   one is written as its text and the file's name (`한국어: README.ko.md`).
@@ -32,6 +36,7 @@ FENCE = re.compile(r"^\s*(```|~~~)")
 CODE_SPAN = re.compile(r"(`+)(.+?)\1")
 IN_PAGE_LINK = re.compile(r"\]\(#([^)\s]+)\)")
 KOREAN_PAGE_LINK = re.compile(r"\[([^\]]+)\]\(([^)\s]+\.ko\.md)\)")
+LOCAL_FIGURE = re.compile(r"(!\[[^\]]*\]\()([^/)\s]+\.(?:png|svg|jpg))\)")
 
 
 def github_anchor(title: str) -> str:
@@ -53,8 +58,9 @@ def escape_code_spans(line: str) -> str:
     return CODE_SPAN.sub(lambda span: span.group(0).replace("&", "&amp;"), line)
 
 
-def filter_markdown(text: str, prefix: str) -> str:
-    """The page as Doxygen should read it (see the module's description); line for line."""
+def filter_markdown(text: str, prefix: str, folder: str = "") -> str:
+    """The page as Doxygen should read it (see the module's description); line for line.
+    `folder`: the name of the page's folder, which its figures lie in."""
     lines = text.split("\n")
     seen: dict[str, int] = {}
     in_fence = False
@@ -74,6 +80,8 @@ def filter_markdown(text: str, prefix: str) -> str:
             line = f"{line.rstrip()} {{#{prefix}-{anchor}}}"
         line = IN_PAGE_LINK.sub(lambda link: f"](#{prefix}-{link.group(1)})", line)
         line = KOREAN_PAGE_LINK.sub(lambda link: f"{link.group(1)}: `{link.group(2)}`", line)
+        if folder:
+            line = LOCAL_FIGURE.sub(lambda figure: f"{figure.group(1)}{folder}/{figure.group(2)})", line)
         lines[number] = escape_code_spans(line)
     return "\n".join(lines)
 
@@ -83,7 +91,7 @@ def main(argv: list[str]) -> int:
         print("usage: doxygen_markdown.py FILE.md   (writes the filtered page to stdout)", file=sys.stderr)
         return 2
     path = Path(argv[0])
-    sys.stdout.write(filter_markdown(path.read_text(encoding="utf-8"), page_prefix(path)))
+    sys.stdout.write(filter_markdown(path.read_text(encoding="utf-8"), page_prefix(path), path.resolve().parent.name))
     return 0
 
 

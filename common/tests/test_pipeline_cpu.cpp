@@ -186,8 +186,11 @@ TEST(PipelineCpu, DataSizeFollowsDeviceMemory) {
 
 TEST(ChunkSweepFile, TracerOverheadAtEveryChunkCountAndTheWorst) {
     ChunkSweep sweep;
+    testing::internal::CaptureStdout();
     const double worst = note_tracer_overheads(sweep, {3, 64, 256}, {{8.0, 8.08}, {6.0, 6.3}, {7.0, 6.93}});
+    const std::string printed = testing::internal::GetCapturedStdout();
     EXPECT_NEAR(worst, 0.05, 1e-12);  // 64 chunks: 6.3 ms traced against 6.0
+    EXPECT_NE(printed.find("+5.0% (+1.56 us per recorded op)"), std::string::npos) << printed;  // 0.3 ms over 192 ops
     EXPECT_NEAR(sweep.summary.at("tracer_overhead_3_chunks"), 0.01, 1e-12);
     EXPECT_NEAR(sweep.summary.at("tracer_overhead_256_chunks"), -0.01, 1e-12);
     EXPECT_NEAR(sweep.summary.at("tracer_overhead_worst"), 0.05, 1e-12);

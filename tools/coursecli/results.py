@@ -106,6 +106,8 @@ class TestOutcome:
                 return lines[i + 1].strip()
             if line.startswith("SKIPPED: "):  # scripts that exit with ctest's SKIP_RETURN_CODE
                 return line[len("SKIPPED: ") :].strip()
+            if ": no GPU: " in line:  # a lab program's own word (python/lab_program.py), ctest's skip pattern
+                return "no GPU: " + line.split(": no GPU: ", 1)[1].strip()
         return "skipped"
 
     def failure_reason(self) -> str:

@@ -49,14 +49,12 @@ TIMED_OUT = 124
 # several submissions while another one's tests run on the GPU, and a test's host
 # thread held up by a compiler would change the timeline it is graded on.
 BUILD_NICENESS = 10
+PROBE_TIMEOUT_S = 30
 
 
 def at_build_priority(argv: list[str]) -> list[str]:
     """`argv` run at the builds' lower CPU priority (BUILD_NICENESS)."""
     return ["nice", "-n", str(BUILD_NICENESS), *argv]
-
-
-PROBE_TIMEOUT_S = 30
 
 
 class SandboxUnavailable(Exception):

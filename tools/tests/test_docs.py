@@ -147,3 +147,10 @@ def test_links_to_korean_pages_become_their_names():
     page = "# Lab 01\n\n[한국어](README.ko.md)\n\nSee [lab 02](../02-streams/README.md).\n"
     assert doxygen_markdown.filter_markdown(page, "p").split("\n")[2] == "한국어: `README.ko.md`"
     assert "[lab 02](../02-streams/README.md)" in doxygen_markdown.filter_markdown(page, "p")
+
+
+def test_a_figure_shown_by_its_bare_name_is_written_with_its_folder():
+    text = "![The timeline](timeline-h200.png)\n![Another lab's](../05-x/a.png) ![On the web](https://x.org/a.png)\n"
+    filtered = doxygen_markdown.filter_markdown(text, "p", "04-async-copies")
+    assert filtered.split("\n")[0] == "![The timeline](04-async-copies/timeline-h200.png)"
+    assert filtered.split("\n")[1] == text.split("\n")[1]  # a path or an address names its file already

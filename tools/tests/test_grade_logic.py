@@ -186,3 +186,15 @@ def test_on_a_gpu_only_the_courses_own_skips_are_not_graded(recorded, message, s
         "01", "01-null-stream", [skip], verdicts, TIMEOUT_S, True, {skip.name: GtestReport("skipped", message)}
     )
     assert lab.tests[0].status == status and message in lab.tests[0].reason
+
+
+def test_a_skipped_tests_reason_is_read_from_what_it_printed():
+    from coursecli.results import TestOutcome
+
+    def reason(output: str) -> str:
+        return TestOutcome("t", "skipped", [], output).skip_reason()
+
+    assert reason("x.cu:12: Skipped\ntimeline unavailable: no GPU\n") == "timeline unavailable: no GPU"
+    assert reason("SKIPPED: no GPU: nvidia-smi lists none\n") == "no GPU: nvidia-smi lists none"
+    assert reason("run_lab05.py: no GPU: no NVIDIA driver\n") == "no GPU: no NVIDIA driver"
+    assert reason("") == "skipped"

@@ -95,7 +95,7 @@ def test_an_honest_object_passes():
 
 
 # What graded code may not do, one symbol each (kind as `nm` shows it) with words its finding must say.
-REFUSED_SYMBOLS = json.loads((Path(__file__).parent / "fixtures" / "refused_symbols.json").read_text())
+REFUSED_SYMBOLS = json.loads((Path(__file__).parent / "refused_symbols.json").read_text())
 
 
 @pytest.mark.parametrize("refused", REFUSED_SYMBOLS, ids=lambda refused: f"{refused['kind']}-{refused['symbol']}")

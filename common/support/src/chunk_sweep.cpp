@@ -49,8 +49,10 @@ double note_tracer_overheads(ChunkSweep& sweep, const std::vector<int>& chunk_co
         const double fraction = overheads[i].traced_ms / overheads[i].untraced_ms - 1.0;
         worst = std::max(worst, fraction);
         sweep.summary["tracer_overhead_" + std::to_string(chunk_counts[i]) + "_chunks"] = fraction;
-        std::printf("  %3d chunks: %8.3f ms untraced, %8.3f ms traced: %+.1f%%\n", chunk_counts[i],
-                    overheads[i].untraced_ms, overheads[i].traced_ms, 100.0 * fraction);
+        const int ops = 3 * chunk_counts[i];  // an H2D copy, a kernel and a D2H copy per chunk
+        const double per_op_us = 1000.0 * (overheads[i].traced_ms - overheads[i].untraced_ms) / ops;
+        std::printf("  %3d chunks: %8.3f ms untraced, %8.3f ms traced: %+.1f%% (%+.2f us per recorded op)\n",
+                    chunk_counts[i], overheads[i].untraced_ms, overheads[i].traced_ms, 100.0 * fraction, per_op_us);
     }
     sweep.summary["tracer_overhead_worst"] = worst;
     std::printf("tracer overhead at worst %+.1f%% (target: < 3%%): %s\n", 100.0 * worst,

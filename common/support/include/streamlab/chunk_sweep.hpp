@@ -51,9 +51,11 @@ struct ChunkSweep {
 void write_chunk_sweep(const std::string& path, const ChunkSweep& sweep);
 
 /// Prints the tracer's overhead at each chunk count (`overheads[i]` at
-/// `chunk_counts[i]`, from measure_tracer_overheads), stores each fraction in the
-/// sweep's summary ("tracer_overhead_N_chunks", and the worst as
-/// "tracer_overhead_worst") and returns the worst.
+/// `chunk_counts[i]`, from measure_tracer_overheads), also per recorded op (each
+/// chunk is an H2D copy, a kernel and a D2H copy): a cost that grows with the ops
+/// is CUPTI's own timestamping of each op. Stores each fraction in the sweep's
+/// summary ("tracer_overhead_N_chunks", and the worst as "tracer_overhead_worst")
+/// and returns the worst.
 double note_tracer_overheads(ChunkSweep& sweep, const std::vector<int>& chunk_counts,
                              const std::vector<TracerOverhead>& overheads);
 
