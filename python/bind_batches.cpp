@@ -22,10 +22,6 @@ struct HostWork {
     std::function<void(int)> work;
 };
 
-std::uintptr_t address(const void* pointer) {
-    return reinterpret_cast<std::uintptr_t>(pointer);
-}
-
 void bind_buffers(nb::module_& module) {
     nb::class_<BatchBuffers>(module, "BatchBuffers", "Host input and output of `count` batches, n floats each.")
         .def(nb::init<int, std::size_t, bool>(), "count"_a, "n"_a, "pinned"_a)

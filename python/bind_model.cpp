@@ -16,8 +16,6 @@ using namespace nb::literals;
 
 namespace streamlab::python {
 
-namespace {
-
 IssueOrder issue_order_from_name(const std::string& order) {
     if (order == "chunk") {
         return IssueOrder::ChunkByChunk;
@@ -27,6 +25,8 @@ IssueOrder issue_order_from_name(const std::string& order) {
     }
     throw std::invalid_argument("order must be \"chunk\" or \"stage\", not \"" + order + "\"");
 }
+
+namespace {
 
 nb::dict model_dict(double h2d, double kernel, double d2h, int chunks, int copy_engines) {
     const PipelineEstimate estimate = pipeline_model({h2d, kernel, d2h}, chunks, copy_engines);

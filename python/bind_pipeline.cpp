@@ -1,9 +1,5 @@
-// The course's workload and the chunked pipeline, for the Python labs.
-//
-// cuda-bindings (`from cuda.bindings import runtime as cudart`) hands out device
-// and pinned host pointers as plain integers, and streams as cudaStream_t objects
-// whose int() is the handle. So every buffer and stream here is taken as an
-// address: anything int() accepts, checked to be non-negative.
+// The course's workload and the chunked pipeline, for the Python labs. Every buffer
+// and stream is taken as an address (bindings.hpp, address_of).
 #include <cstdint>
 #include <cstdio>
 #include <string>
@@ -28,25 +24,6 @@ using namespace nb::literals;
 namespace streamlab::python {
 
 namespace {
-
-/// The address an integer-like Python object holds (a pointer from cuda-bindings, a stream).
-std::uintptr_t address_of(nb::handle object) {
-    const nb::int_ value(nb::borrow(object));
-    const long long address = nb::cast<long long>(value);
-    if (address < 0) {
-        throw std::invalid_argument("an address cannot be negative: " + std::to_string(address));
-    }
-    return static_cast<std::uintptr_t>(address);
-}
-
-template <typename T>
-T* pointer_of(nb::handle object) {
-    return reinterpret_cast<T*>(address_of(object));  // NOLINT: the address comes from CUDA
-}
-
-std::uintptr_t address(const void* pointer) {
-    return reinterpret_cast<std::uintptr_t>(pointer);
-}
 
 void bind_device(nb::module_& module) {
     module.def(
@@ -140,6 +117,9 @@ void bind_pipeline_memory(nb::module_& module) {
         });
     module.def("run_serial_reference", &run_serial_reference, "memory"_a, "iterations"_a,
                "Runs and records the serial reference on `memory` (its output is overwritten).");
+    module.def("measure_link_sharing", &measure_link_sharing, "memory"_a,
+               "How much of its own speed each copy direction keeps while the other copies too, measured on "
+               "`memory` now (LinkSharing).");
 }
 
 void bind_chunks(nb::module_& module) {
@@ -154,6 +134,16 @@ void bind_chunks(nb::module_& module) {
                "The chunks of a pipelined run, one per created stream with one H2D, kernel and D2H each.");
     module.def("chunks_by_issue_order", &chunks_by_issue_order, "ops"_a, "chunks"_a,
                "The chunks of a pipelined run from the ops themselves, whatever streams they ran in.");
+    module.def(
+        "issue_order",
+        [](const std::vector<DeviceOp>& ops) {
+            return issue_order(ops) == IssueOrder::StageByStage ? std::string("stage") : std::string("chunk");
+        },
+        "ops"_a,
+        "How the run's work was queued: \"chunk\" (each chunk's three steps together) or \"stage\" (every "
+        "H2D first), the spelling simulate_pipeline takes.");
+    module.def("modelled_ops", &modelled_ops, "simulated"_a,
+               "Simulated ops (simulate_pipeline) as DeviceOps, to be measured as a recorded run is.");
     nb::class_<PipelineComparison>(module, "PipelineComparison",
                                    "A pipelined run against its serial run and the model.")
         .def_ro("chunks", &PipelineComparison::chunks)

@@ -94,6 +94,7 @@ void bind_timeline_class(nb::module_& module) {
         .def_ro("device", &Timeline::device)
         .def_ro("program", &Timeline::program)
         .def_ro("date", &Timeline::date)
+        .def_ro("origin_ns", &Timeline::origin_ns, "The trace clock's value that the times are relative to.")
         .def_ro("dropped_records", &Timeline::dropped_records)
         .def_ro("api_calls", &Timeline::api_calls, "Runtime calls seen while recording, by function name.")
         .def_prop_ro("recorded", &Timeline::recorded, "False when the work ran with the tracer off.")

@@ -22,5 +22,8 @@ NB_MODULE(streamlab, module) {
     streamlab::python::bind_model(module);
     streamlab::python::bind_pipeline(module);
     streamlab::python::bind_batches(module);
+#ifdef STREAMLAB_PYTHON_LAB06  // a copy of the course without lab 06 has no streamlab.lab06
+    streamlab::python::bind_many_chunks(module);
+#endif
     streamlab::python::bind_tracer(module);
 }

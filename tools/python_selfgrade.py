@@ -79,6 +79,13 @@ PYTHON_CATALOGUE = {
         "        pass  # no join: `stop` waits for the first stream only",
         frozenset({"test_reported_time_matches_timeline"}),
     ),
+    "wrong-py-lab06-staging-reused-early": Mistake(
+        "06-many-chunks",
+        "many_chunks.py",
+        "            if c >= staging_slots:\n                check(cudart.cudaEventSynchronize(copied_in[s]))",
+        "            pass  # the staging buffer is written without waiting for its last H2D copy",
+        frozenset({"test_no_buffer_reused_before_its_last_use_ended"}),
+    ),
 }
 
 

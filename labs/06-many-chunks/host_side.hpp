@@ -28,6 +28,12 @@ struct RingShape {
 /// and an output buffer each), `capacity` floats each.
 struct Rings {
     Rings(std::size_t capacity, const RingShape& shape);
+    // The buffers are owned: a Rings moves, and is never copied.
+    Rings(const Rings&) = delete;
+    Rings& operator=(const Rings&) = delete;
+    Rings(Rings&&) = default;
+    Rings& operator=(Rings&&) = default;
+    ~Rings() = default;
     std::size_t capacity;
     std::vector<streamlab::PinnedBuffer<float>> staging;  ///< The staging ring.
     std::vector<streamlab::PinnedBuffer<float>> results;  ///< The results ring.

@@ -16,6 +16,24 @@ streamlab_add_lab(
     ManyChunks.SweepReportsTheBestChunkCount          gpu 3
 )
 
+# The Python version (python/): the same tasks with the article's own API
+# (cuda-bindings), graded by pytest from the same records with the same questions
+# (the module `streamlab`, its submodule lab06). Tests: test_name  gpu|cpu  points.
+streamlab_add_python_lab(
+  NUMBER 06
+  TOPIC many-chunks
+  STUDENT_SOURCES many_chunks.py
+  TEST_SOURCE test_lab06.py
+  TESTS
+    test_results_match_cpu_reference                  gpu 2
+    test_results_right_with_a_slow_host               gpu 2
+    test_no_buffer_reused_before_its_last_use_ended   gpu 4
+    test_work_runs_in_one_stream_per_device_set       gpu 1
+    test_copies_overlap_kernels                       gpu 3
+    test_makespan_near_the_model                      gpu 3
+    test_sweep_reports_the_best_chunk_count           gpu 3
+)
+
 # The course's side of the lab, compiled into each program that runs a student's
 # stream (objects of its own, never the student's library): the host that
 # produces and consumes the data and times each fill and drain on CUPTI's clock

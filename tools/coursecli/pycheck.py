@@ -47,6 +47,7 @@ ALLOWED_MODULES = {
     "dataclasses",
     "enum",
     "math",
+    "time",  # a host clock: lab 06 times each run of its sweep
     "typing",
 }
 # What a student file may use of the module `streamlab`: the course's kernel and chunking.
