@@ -97,6 +97,8 @@ void bind_timeline_class(nb::module_& module) {
         .def_ro("origin_ns", &Timeline::origin_ns, "The trace clock's value that the times are relative to.")
         .def_ro("dropped_records", &Timeline::dropped_records)
         .def_ro("api_calls", &Timeline::api_calls, "Runtime calls seen while recording, by function name.")
+        .def_ro("api_calls_by_thread", &Timeline::api_calls_by_thread,
+                "Runtime calls seen while recording, by host thread (streamlab.host_thread_id()).")
         .def_prop_ro("recorded", &Timeline::recorded, "False when the work ran with the tracer off.")
         .def_ro("not_recorded", &Timeline::not_recorded, "Why nothing was recorded, or \"\".")
         .def("__repr__", [](const Timeline& timeline) {

@@ -71,6 +71,8 @@ void bind_tracer(nb::module_& module) {
         "Records the GPU's timeline of this process while the with block runs: "
         "with streamlab.record(\"lab05\") as timeline: ... Raises TimelineUnavailable where nothing can be "
         "recorded (no GPU, CUPTI taken by another tool).");
+    module.def("host_thread_id", &host_thread_id,
+               "This host thread's id, as Timeline.api_calls_by_thread and the course's records name threads.");
     module.def("mark", &host_mark, "name"_a, "Records a host mark on the recording's clock (nothing when none runs).");
     nb::class_<TracerOverhead>(module, "TracerOverhead",
                                "A piece of work's host-clock time without and with recording.")

@@ -57,6 +57,10 @@ void bind_batches(nanobind::module_& module);
 /// grader's questions about their records (labs/06-many-chunks/host_side.hpp, ring_timeline.hpp).
 void bind_many_chunks(nanobind::module_& module);
 
+/// Lab 07's course side: the consumer of each chunk's results and its host function
+/// (labs/07-dependencies-and-graphs/course_side.hpp).
+void bind_dependencies(nanobind::module_& module);
+
 /// The tracer as a context manager: `with streamlab.record("lab05") as timeline:`.
 void bind_tracer(nanobind::module_& module);
 

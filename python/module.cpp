@@ -22,8 +22,12 @@ NB_MODULE(streamlab, module) {
     streamlab::python::bind_model(module);
     streamlab::python::bind_pipeline(module);
     streamlab::python::bind_batches(module);
-#ifdef STREAMLAB_PYTHON_LAB06  // a copy of the course without lab 06 has no streamlab.lab06
+// A copy of the course without a lab has no submodule for it (python/CMakeLists.txt).
+#ifdef STREAMLAB_PYTHON_LAB06
     streamlab::python::bind_many_chunks(module);
+#endif
+#ifdef STREAMLAB_PYTHON_LAB07
+    streamlab::python::bind_dependencies(module);
 #endif
     streamlab::python::bind_tracer(module);
 }

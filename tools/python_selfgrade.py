@@ -86,6 +86,27 @@ PYTHON_CATALOGUE = {
         "            pass  # the staging buffer is written without waiting for its last H2D copy",
         frozenset({"test_no_buffer_reused_before_its_last_use_ended"}),
     ),
+    "wrong-py-lab07-consumed-on-the-host": Mistake(
+        "07-dependencies-and-graphs",
+        "dependencies.py",
+        "        check(cudart.cudaLaunchHostFunc(streams.copy_out, consumer.host_function, consumer.user_data(c)))",
+        "        check(cudart.cudaStreamSynchronize(streams.copy_out))\n        consumer.consume(c)  # here, after waiting",
+        frozenset({"test_consumed_in_host_functions_that_call_no_cuda"}),
+    ),
+    "wrong-py-lab07-graph-without-join": Mistake(
+        "07-dependencies-and-graphs",
+        "dependencies.py",
+        "        for stage in stages:\n            check(cudart.cudaEventRecord(joined, stage))\n"
+        "            check(cudart.cudaStreamWaitEvent(origin, joined, 0))",
+        "        pass  # no join: the capture ends with the stage streams still forked",
+        frozenset(
+            {
+                "test_graph_results_match_cpu_reference",
+                "test_one_instantiation_launched_many_times",
+                "test_graph_chunks_overlap_inside_each_launch",
+            }
+        ),
+    ),
 }
 
 

@@ -19,6 +19,27 @@ streamlab_add_lab(
     Graph.ChunksOverlapInsideEachLaunch                  gpu 2
 )
 
+# The Python version (python/): Tasks 1 to 3 with the article's own API
+# (cuda-bindings), graded by pytest from the same records with the same questions
+# (the module `streamlab`, its submodule lab07). Tests: test_name  gpu|cpu  points.
+streamlab_add_python_lab(
+  NUMBER 07
+  TOPIC dependencies-and-graphs
+  STUDENT_SOURCES dependencies.py
+  TEST_SOURCE test_lab07.py
+  TESTS
+    test_stage_streams_results_match_cpu_reference     gpu 1
+    test_one_stream_per_stage                          gpu 2
+    test_each_stage_waits_for_its_chunk                gpu 3
+    test_stage_streams_copies_overlap_kernels          gpu 2
+    test_host_consumer_results_match_cpu_reference     gpu 1
+    test_each_chunk_consumed_as_its_copy_ends          gpu 3
+    test_consumed_in_host_functions_that_call_no_cuda  gpu 2
+    test_graph_results_match_cpu_reference             gpu 1
+    test_one_instantiation_launched_many_times         gpu 3
+    test_graph_chunks_overlap_inside_each_launch       gpu 2
+)
+
 # The course's side of the lab (the consumer and the urgent kernel, which time
 # themselves on the timeline's clock), compiled into the programs and tests that
 # run a student's code: objects of their own, never the student's library.

@@ -1,150 +1,19 @@
-"""Lab 06's Python solution against a pretend GPU, without a GPU.
+"""Lab 06's Python solution against a pretend GPU (pretend_gpu.py), without a GPU.
 
-The pretend runtime runs a stream's work as late as CUDA may: only when the host
-waits for an event recorded after it, and it answers every cudaEventQuery with
-"not ready". A host that writes a staging buffer or reads a results buffer before
-the copy that uses it has run therefore sees the wrong data, as it could on a real
-GPU that happens to be slow. The GPU tests (test_lab06.py) grade the real timeline;
-this checks the Python solution's bookkeeping and waits before any GPU sees it.
+The pretend GPU runs a stream's work as late as CUDA may, so a host that writes a
+staging buffer or reads a results buffer before the copy that uses it has run sees
+the wrong data. The GPU tests (test_lab06.py) grade the real timeline; this checks
+the Python solution's bookkeeping and waits before any GPU sees it.
 """
 
 from __future__ import annotations
 
-import importlib.util
-import itertools
-import sys
-import types
-from pathlib import Path
-
 import pytest
+from pretend_gpu import FLOAT_BYTES, ROOT, PretendGpu, load
 from python_selfgrade import PYTHON_CATALOGUE
 
-ROOT = Path(__file__).resolve().parents[2]
 LAB = ROOT / "labs" / "06-many-chunks" / "python"
 SOLUTION = ROOT / "solutions" / "06-many-chunks" / "python" / "many_chunks.py"
-FLOAT_BYTES = 4
-
-
-class PretendGpu:
-    """Memory as a dict of floats by byte address; each stream a queue of work run on demand."""
-
-    def __init__(self) -> None:
-        self.memory: dict[int, float] = {}
-        self.queues: dict[int, list] = {}
-        # event: (stream of its latest record, that record's number, whether the stream has reached it)
-        self.events: dict[int, tuple[int, int, bool]] = {}
-        self.ids = itertools.count(1)
-        self.streams_created = 0
-        self.live_streams: set[int] = set()
-        self.live_events: set[int] = set()
-
-    def allocate(self, floats: int) -> int:
-        base = next(self.ids) << 32
-        for i in range(floats):
-            self.memory[base + FLOAT_BYTES * i] = float("nan")
-        return base
-
-    def copy(self, dst: int, src: int, nbytes: int) -> None:
-        for i in range(0, nbytes, FLOAT_BYTES):
-            self.memory[dst + i] = self.memory[src + i]
-
-    def run_until(self, event: int) -> None:
-        """Runs the event's stream up to the event: what waiting for it makes happen."""
-        stream = self.events[event][0]
-        while not self.events[event][2]:
-            self.queues[stream].pop(0)()
-
-    def runtime(self) -> types.ModuleType:
-        gpu, cudart = self, types.ModuleType("cuda.bindings.runtime")
-        ok = cudart.cudaError_t = types.SimpleNamespace(cudaSuccess=0, cudaErrorNotReady=600)
-        cudart.cudaMemcpyKind = types.SimpleNamespace(cudaMemcpyHostToDevice=1, cudaMemcpyDeviceToHost=2)
-        cudart.cudaStreamNonBlocking, cudart.cudaEventDisableTiming = 1, 2
-        cudart.cudaGetErrorName = lambda error: (0, f"error {error}".encode())
-        cudart.cudaGetErrorString = lambda error: (0, b"pretend")
-
-        def stream_create(flags):
-            assert flags == cudart.cudaStreamNonBlocking, "lab 06's streams are non-blocking"
-            stream = next(gpu.ids)
-            gpu.queues[stream] = []
-            gpu.streams_created += 1
-            gpu.live_streams.add(stream)
-            return ok.cudaSuccess, stream
-
-        def event_create(flags):
-            event = next(gpu.ids)
-            gpu.events[event] = (0, 0, True)  # never recorded: already reached, as in CUDA
-            gpu.live_events.add(event)
-            return ok.cudaSuccess, event
-
-        def record(event, stream):
-            number = gpu.events[event][1] + 1  # recording again: waits are for the latest record only
-            gpu.events[event] = (stream, number, False)
-
-            def reached():
-                if gpu.events[event][1] == number:
-                    gpu.events[event] = (stream, number, True)
-
-            gpu.queues[stream].append(reached)
-            return (ok.cudaSuccess,)
-
-        def synchronize(event):
-            gpu.run_until(event)
-            return (ok.cudaSuccess,)
-
-        def query(event):
-            return (ok.cudaSuccess if gpu.events[event][2] else ok.cudaErrorNotReady,)
-
-        def memcpy_async(dst, src, nbytes, kind, stream):
-            gpu.queues[stream].append(lambda: gpu.copy(dst, src, nbytes))
-            return (ok.cudaSuccess,)
-
-        def destroy(live):
-            return lambda handle: (live.discard(handle), (ok.cudaSuccess,))[1]
-
-        cudart.cudaStreamCreateWithFlags, cudart.cudaEventCreateWithFlags = stream_create, event_create
-        cudart.cudaEventRecord, cudart.cudaEventSynchronize, cudart.cudaEventQuery = record, synchronize, query
-        cudart.cudaMemcpyAsync = memcpy_async
-        cudart.cudaStreamDestroy, cudart.cudaEventDestroy = destroy(gpu.live_streams), destroy(gpu.live_events)
-        return cudart
-
-    def course(self) -> types.ModuleType:
-        """The parts of the module streamlab a student file may use: chunking and the kernel (x -> x + 1 here)."""
-        gpu, streamlab = self, types.ModuleType("streamlab")
-
-        def chunk_range(n, chunks, index):
-            base, extra = divmod(n, chunks)
-            return index * base + min(index, extra), base + (1 if index < extra else 0)
-
-        def launch_workload(input, output, count, iterations, stream):
-            def kernel():
-                for i in range(count):
-                    gpu.memory[output + FLOAT_BYTES * i] = gpu.memory[input + FLOAT_BYTES * i] + 1
-
-            gpu.queues[stream].append(kernel)
-
-        streamlab.chunk_range, streamlab.launch_workload = chunk_range, launch_workload
-        return streamlab
-
-
-def load(path: Path, source: str | None, gpu: PretendGpu, monkeypatch) -> types.ModuleType:
-    """The student file at `path` (or `source` in its place), importing the pretend GPU's modules."""
-    cuda, bindings = types.ModuleType("cuda"), types.ModuleType("cuda.bindings")
-    bindings.runtime = gpu.runtime()
-    cuda.bindings = bindings
-    for name, module in [("cuda", cuda), ("cuda.bindings", bindings), ("cuda.bindings.runtime", bindings.runtime)]:
-        monkeypatch.setitem(sys.modules, name, module)
-    monkeypatch.setitem(sys.modules, "streamlab", gpu.course())
-    for name in ("cuda_check", "lab06"):
-        monkeypatch.delitem(sys.modules, name, raising=False)
-    monkeypatch.syspath_prepend(str(ROOT / "python"))
-    monkeypatch.syspath_prepend(str(LAB))
-    spec = importlib.util.spec_from_file_location("many_chunks_under_test", path)
-    module = importlib.util.module_from_spec(spec)
-    if source is None:
-        spec.loader.exec_module(module)
-    else:
-        exec(compile(source, str(path), "exec"), module.__dict__)
-    return module
 
 
 class Host:

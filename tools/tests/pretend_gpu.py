@@ -1,0 +1,159 @@
+"""A pretend GPU for the Python labs' CPU tests: the runtime calls a lab's solution
+makes, carried out in plain Python, with every stream's work run as late as CUDA may.
+
+A stream's work runs only when the host waits for it (an event, a stream) or when
+other work that waits for it must run; cudaEventQuery always answers "not ready"
+for work that has not run. A host that reuses a buffer before the work that reads
+it has run therefore sees the wrong data, as it could on a real GPU that happens to
+be slow. Memory is a dict of floats by byte address; the kernel is x -> x + 1.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import itertools
+import sys
+import types
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+FLOAT_BYTES = 4
+
+
+class PretendGpu:
+    """Memory as a dict of floats by byte address; each stream a queue of work run on demand."""
+
+    def __init__(self) -> None:
+        self.memory: dict[int, float] = {}
+        self.queues: dict[int, list] = {}
+        self.latest: dict[int, int] = {}  # event: the number of its latest record (0: never recorded)
+        self.reached: dict[int, int] = {}  # event: the highest record number its stream has reached
+        self.recorded_in: dict[tuple[int, int], int] = {}  # (event, record number): the stream
+        self.ids = itertools.count(1)
+        self.streams_created = 0
+        self.live_streams: set[int] = set()
+        self.live_events: set[int] = set()
+
+    def allocate(self, floats: int) -> int:
+        base = next(self.ids) << 32
+        for i in range(floats):
+            self.memory[base + FLOAT_BYTES * i] = float("nan")
+        return base
+
+    def copy(self, dst: int, src: int, nbytes: int) -> None:
+        for i in range(0, nbytes, FLOAT_BYTES):
+            self.memory[dst + i] = self.memory[src + i]
+
+    def run_until(self, event: int, number: int) -> None:
+        """Runs the stream of the event's record `number` up to it: what waiting for it makes happen."""
+        while self.reached[event] < number:
+            self.queues[self.recorded_in[(event, number)]].pop(0)()
+
+    def run_all(self, stream: int) -> None:
+        while self.queues[stream]:
+            self.queues[stream].pop(0)()
+
+    def runtime(self) -> types.ModuleType:
+        gpu, cudart = self, types.ModuleType("cuda.bindings.runtime")
+        ok = cudart.cudaError_t = types.SimpleNamespace(cudaSuccess=0, cudaErrorNotReady=600)
+        cudart.cudaMemcpyKind = types.SimpleNamespace(cudaMemcpyHostToDevice=1, cudaMemcpyDeviceToHost=2)
+        cudart.cudaStreamNonBlocking, cudart.cudaEventDisableTiming = 1, 2
+        cudart.cudaGetErrorName = lambda error: (0, f"error {error}".encode())
+        cudart.cudaGetErrorString = lambda error: (0, b"pretend")
+
+        def stream_create(flags):
+            assert flags == cudart.cudaStreamNonBlocking, "lab 06's streams are non-blocking"
+            stream = next(gpu.ids)
+            gpu.queues[stream] = []
+            gpu.streams_created += 1
+            gpu.live_streams.add(stream)
+            return ok.cudaSuccess, stream
+
+        def event_create(flags):
+            event = next(gpu.ids)
+            gpu.latest[event] = gpu.reached[event] = 0  # never recorded: already reached, as in CUDA
+            gpu.live_events.add(event)
+            return ok.cudaSuccess, event
+
+        def record(event, stream):
+            number = gpu.latest[event] + 1  # recording again: later waits are for this record
+            gpu.latest[event] = number
+            gpu.recorded_in[(event, number)] = stream
+            gpu.queues[stream].append(lambda: gpu.reached.__setitem__(event, max(gpu.reached[event], number)))
+            return (ok.cudaSuccess,)
+
+        def synchronize(event):
+            gpu.run_until(event, gpu.latest[event])
+            return (ok.cudaSuccess,)
+
+        def query(event):
+            return (ok.cudaSuccess if gpu.reached[event] >= gpu.latest[event] else ok.cudaErrorNotReady,)
+
+        def stream_wait(stream, event, flags):
+            number = gpu.latest[event]  # the record the event has now, not a later one
+            gpu.queues[stream].append(lambda: gpu.run_until(event, number))
+            return (ok.cudaSuccess,)
+
+        def stream_synchronize(stream):
+            gpu.run_all(stream)
+            return (ok.cudaSuccess,)
+
+        def launch_host_func(stream, fn, user_data):
+            gpu.queues[stream].append(lambda: fn(user_data))  # the pretend host function: a Python callable
+            return (ok.cudaSuccess,)
+
+        def memcpy_async(dst, src, nbytes, kind, stream):
+            gpu.queues[stream].append(lambda: gpu.copy(dst, src, nbytes))
+            return (ok.cudaSuccess,)
+
+        def destroy(live):
+            return lambda handle: (live.discard(handle), (ok.cudaSuccess,))[1]
+
+        cudart.cudaStreamCreateWithFlags, cudart.cudaEventCreateWithFlags = stream_create, event_create
+        cudart.cudaEventRecord, cudart.cudaEventSynchronize, cudart.cudaEventQuery = record, synchronize, query
+        cudart.cudaMemcpyAsync = memcpy_async
+        cudart.cudaStreamWaitEvent, cudart.cudaStreamSynchronize = stream_wait, stream_synchronize
+        cudart.cudaLaunchHostFunc = launch_host_func
+        cudart.cudaStreamDestroy, cudart.cudaEventDestroy = destroy(gpu.live_streams), destroy(gpu.live_events)
+        return cudart
+
+    def course(self) -> types.ModuleType:
+        """The parts of the module streamlab a student file may use: chunking and the kernel (x -> x + 1 here)."""
+        gpu, streamlab = self, types.ModuleType("streamlab")
+
+        def chunk_range(n, chunks, index):
+            base, extra = divmod(n, chunks)
+            return index * base + min(index, extra), base + (1 if index < extra else 0)
+
+        def launch_workload(input, output, count, iterations, stream):
+            def kernel():
+                for i in range(count):
+                    gpu.memory[output + FLOAT_BYTES * i] = gpu.memory[input + FLOAT_BYTES * i] + 1
+
+            gpu.queues[stream].append(kernel)
+
+        streamlab.chunk_range, streamlab.launch_workload = chunk_range, launch_workload
+        return streamlab
+
+
+def load(path: Path, source: str | None, gpu: PretendGpu, monkeypatch) -> types.ModuleType:
+    """The student file at `path` (or `source` in its place), importing the pretend GPU's modules
+    and its lab's interface module (from the lab's python/ folder)."""
+    cuda, bindings = types.ModuleType("cuda"), types.ModuleType("cuda.bindings")
+    bindings.runtime = gpu.runtime()
+    cuda.bindings = bindings
+    for name, module in [("cuda", cuda), ("cuda.bindings", bindings), ("cuda.bindings.runtime", bindings.runtime)]:
+        monkeypatch.setitem(sys.modules, name, module)
+    monkeypatch.setitem(sys.modules, "streamlab", gpu.course())
+    lab_folder = ROOT / "labs" / path.parent.parent.name / "python"
+    for name in ("cuda_check", *(interface.stem for interface in lab_folder.glob("lab[0-9][0-9].py"))):
+        monkeypatch.delitem(sys.modules, name, raising=False)
+    monkeypatch.syspath_prepend(str(ROOT / "python"))
+    monkeypatch.syspath_prepend(str(lab_folder))
+    spec = importlib.util.spec_from_file_location(f"{path.stem}_under_test", path)
+    module = importlib.util.module_from_spec(spec)
+    if source is None:
+        spec.loader.exec_module(module)
+    else:
+        exec(compile(source, str(path), "exec"), module.__dict__)
+    return module
