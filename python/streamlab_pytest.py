@@ -97,6 +97,15 @@ def report_hint(hint: str) -> None:
     print(f"STREAMLAB-HINT {json.dumps(hint)}", flush=True)
 
 
+def assert_none_found(found: list[str], measure: str, failure: str, hint: str) -> None:
+    """Fails, with the first few of `found` (one sentence each), unless it is empty; reports
+    their number as `measure` and, on a failure, `hint` (the C++ tests' grading::none_found)."""
+    report_measure(measure, len(found), "==", 0, "")
+    if found:
+        report_hint(hint)
+    assert not found, f"{len(found)} {failure}:\n" + "\n".join(found[:5])
+
+
 def ratio_near_one(name: str, ratio: float, tolerance: float, hint: str) -> bool:
     """Whether `ratio` is 1 within `tolerance` (relative); reports it, and `hint` when it is not."""
     report_measure(name, ratio, "within", tolerance, "(relative)")

@@ -277,3 +277,35 @@ def test_the_tools_say_which_implementation_they_use(monkeypatch, capsys):
         capsys.readouterr().out == "the model and the analysis: Python (model.py, analysis.py: "
         "STREAMLAB_PURE_PYTHON is set)\n"
     )
+
+
+# --- the labs' course sides, as the Python labs' tests use them ---------------------------
+
+
+def test_lab06s_streaming_model_is_the_gpus_when_the_host_costs_nothing(cpp):
+    for chunks, sets, engines in [(3, 3, 2), (16, 3, 3), (7, 2, 1)]:
+        gpu = cpp.simulated_makespan(cpp.simulate_pipeline(4.0, 2.0, 3.0, chunks, sets, engines, "chunk"))
+        assert cpp.lab06.streaming_model_ms((4.0, 2.0, 3.0), 0.0, 0.0, chunks, sets, engines, "chunk") == (
+            pytest.approx(gpu)
+        )
+        # A host slower than the GPU: all its fills and drains, one after another, at the least.
+        assert cpp.lab06.streaming_model_ms((4.0, 2.0, 3.0), 50.0, 60.0, chunks, sets, engines, "chunk") >= 110.0
+
+
+def test_lab06s_host_and_records_without_a_gpu(cpp):
+    assert cpp.lab06.capacity_for(1000, [3, 7]) == 334
+    shape = cpp.lab06.RingShape(16, 2, 4, 2)
+    assert (shape.chunks, shape.staging, shape.results, shape.device_sets) == (16, 2, 4, 2)
+    host = cpp.lab06.HostStream(1000)
+    assert host.n == 1000 and host.fills(0) == [] and host.drains(0) == []
+    assert not host.check_output(1, 4).ok  # nothing consumed yet: the output is still poisoned
+    assert cpp.lab06.run_spans([], []) == []
+    assert cpp.lab06.pair_chunks([], [], [], 1000, 4).problem
+
+
+def test_the_issue_order_and_the_models_ops_for_python(cpp):
+    assert cpp.issue_order([]) == "chunk"
+    simulated = cpp.simulate_pipeline(3.0, 3.0, 3.0, 4, 4, 2, "stage")
+    ops = cpp.modelled_ops(simulated)
+    assert len(ops) == 12 and {op.kind for op in ops} == {"memcpy_h2d", "kernel", "memcpy_d2h"}
+    assert hasattr(cpp.lab07, "HostConsumer") and cpp.host_thread_id() > 0

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 from lab06 import StreamingJob, job_over
-from streamlab_pytest import api_count, record, report_hint, report_measure, require_gpu
+from streamlab_pytest import api_count, assert_none_found, record, report_hint, report_measure, require_gpu
 
 # (chunks, staging buffers, results buffers, device sets) of each test's job: the C++
 # lab's shapes. The rings differ in size so that one ring's waits never stand in for another's.
@@ -187,13 +187,13 @@ def test_no_buffer_reused_before_its_last_use_ended(lab: Lab) -> None:
         "run_stream allocated memory: the rings are the job's, and reuse is only judged against them"
     )
     hazards = streamlab.lab06.reuse_hazards(lab.recorded_chunks(), lab.shape.device_sets)
-    report_measure("buffer uses that began before the previous use ended", len(hazards), "==", 0, "")
-    if hazards:
-        report_hint(
-            "before the host writes a staging buffer, wait for the event recorded after the H2D copy that last "
-            "read it; before it reads a results buffer, for the one after its D2H copy"
-        )
-    assert not hazards, f"{len(hazards)} buffer use(s) began before the previous use ended:\n" + "\n".join(hazards[:5])
+    assert_none_found(
+        hazards,
+        "buffer uses that began before the previous use ended",
+        "buffer use(s) began before the previous use ended",
+        "before the host writes a staging buffer, wait for the event recorded after the H2D copy that last read it; "
+        "before it reads a results buffer, for the one after its D2H copy",
+    )
 
 
 @pytest.mark.points(1)

@@ -14,7 +14,16 @@ from typing import Any
 
 import pytest
 from lab07 import CHUNKS, PipelineJob, consumer_over, job_over
-from streamlab_pytest import api_count, ended_before, ops_of_kind, record, report_hint, report_measure, require_gpu
+from streamlab_pytest import (
+    api_count,
+    assert_none_found,
+    ended_before,
+    ops_of_kind,
+    record,
+    report_hint,
+    report_measure,
+    require_gpu,
+)
 
 LAUNCHES = 4  # how many times the graph test asks run_graph to launch its graph
 # The least share of the model's hidden copy time yours must reach. The model hides
@@ -169,13 +178,13 @@ def test_each_stage_waits_for_its_chunk(lab: Lab) -> None:
             early.append(f"K_{c} began before H2D_{c} ended")
         if not ended_before(chunk.kernel, chunk.d2h):
             early.append(f"D2H_{c} began before K_{c} ended")
-    report_measure("stages that began before the stage before them of their chunk ended", len(early), "==", 0, "")
-    if early:
-        report_hint(
-            "streams do not see each other's work: after each stage, record an event in its stream, and make the "
-            "next stage's stream wait for that event before you queue the chunk's next stage there"
-        )
-    assert not early, f"{len(early)} stage(s) did not wait for their chunk:\n" + "\n".join(early[:5])
+    assert_none_found(
+        early,
+        "stages that began before the stage before them of their chunk ended",
+        "stage(s) did not wait for their chunk",
+        "streams do not see each other's work: after each stage, record an event in its stream, and make the next "
+        "stage's stream wait for that event before you queue the chunk's next stage there",
+    )
 
 
 @pytest.mark.points(2)
@@ -239,13 +248,13 @@ def test_each_chunk_consumed_as_its_copy_ends(lab: Lab) -> None:
             )
         elif c + 1 < CHUNKS and began >= last_copy_end:
             wrong.append(f"chunk {c + 1} was consumed only after the last D2H copy ended")
-    report_measure("chunks consumed before their copy ended, or only after the last copy", len(wrong), "==", 0, "")
-    if wrong:
-        report_hint(
-            "queue the host function right after each chunk's D2H copy, in the same stream: the GPU runs it the "
-            "moment that copy ends, while later chunks are still on their way"
-        )
-    assert not wrong, f"{len(wrong)} chunk(s) consumed at the wrong time:\n" + "\n".join(wrong[:5])
+    assert_none_found(
+        wrong,
+        "chunks consumed before their copy ended, or only after the last copy",
+        "chunk(s) consumed at the wrong time",
+        "queue the host function right after each chunk's D2H copy, in the same stream: the GPU runs it the moment "
+        "that copy ends, while later chunks are still on their way",
+    )
 
 
 @pytest.mark.points(2)
