@@ -283,9 +283,9 @@ std::string describe(const PipelineComparison& c) {
                   "  speedup %.2fx; the model's: %.2fx (%.3f ms with %d copy engine%s, issued %s)\n"
                   "  efficiency against the model: %.1f%%; bound %.3f ms (the busiest engine's total: no chunk count "
                   "goes faster)\n",
-                  c.stages.h2d, c.stages.kernel, c.stages.d2h, c.serial_ms, c.chunks, c.streams, c.streams == 1 ? "" : "s", c.pipelined_ms,
-                  c.speedup(), c.model_speedup(), c.model_ms, c.copy_engines, c.copy_engines == 1 ? "" : "s",
-                  describe_order(c.order), 100.0 * c.efficiency(), c.bound_ms);
+                  c.stages.h2d, c.stages.kernel, c.stages.d2h, c.serial_ms, c.chunks, c.streams,
+                  c.streams == 1 ? "" : "s", c.pipelined_ms, c.speedup(), c.model_speedup(), c.model_ms, c.copy_engines,
+                  c.copy_engines == 1 ? "" : "s", describe_order(c.order), 100.0 * c.efficiency(), c.bound_ms);
     std::string described = text;
     if (c.link.h2d < 1 || c.link.d2h < 1) {
         std::snprintf(text, sizeof text,
