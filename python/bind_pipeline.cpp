@@ -147,6 +147,7 @@ void bind_chunks(nb::module_& module) {
     nb::class_<PipelineComparison>(module, "PipelineComparison",
                                    "A pipelined run against its serial run and the model.")
         .def_ro("chunks", &PipelineComparison::chunks)
+        .def_ro("streams", &PipelineComparison::streams)
         .def_ro("copy_engines", &PipelineComparison::copy_engines)
         .def_ro("serial_ms", &PipelineComparison::serial_ms)
         .def_ro("pipelined_ms", &PipelineComparison::pipelined_ms)

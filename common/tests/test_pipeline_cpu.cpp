@@ -175,6 +175,23 @@ TEST(PipelineCpu, DescribeNamesTheNumbers) {
     }
 }
 
+TEST(PipelineCpu, DescribeCountsTheStreamsThatRanTheWork) {
+    // The same three chunks, not one stream each: copies in one stream, kernels in another.
+    Timeline two_streams = ideal_three_chunks();
+    for (DeviceOp& o : two_streams.ops) {
+        o.stream_id = o.kind == OpKind::Kernel ? 22 : 21;
+    }
+    const PipelineComparison c = compare_with_model(serial_timeline(), two_streams, 3, 2);
+    EXPECT_EQ(c.streams, 2);
+    EXPECT_NE(describe(c).find("3 chunks in 2 streams"), std::string::npos) << describe(c);
+    Timeline one_stream = ideal_three_chunks();
+    for (DeviceOp& o : one_stream.ops) {
+        o.stream_id = 7;
+    }
+    const std::string described = describe(compare_with_model(serial_timeline(), one_stream, 3, 2));
+    EXPECT_NE(described.find("3 chunks in 1 stream:"), std::string::npos) << described;
+}
+
 TEST(PipelineCpu, DataSizeFollowsDeviceMemory) {
     constexpr std::size_t kMiB = std::size_t{1} << 20;
     EXPECT_EQ(pipeline_elements(80 * 1024 * kMiB), 256 * kMiB / sizeof(float));  // room: 256 MiB

@@ -141,6 +141,7 @@ struct PipelineChunks {
 /// A pipelined run set against its serial reference and the model. Times in ms.
 struct PipelineComparison {
     int chunks = 0;                               ///< Chunks of the pipelined run.
+    int streams = 0;                              ///< Streams its ops ran in (lab 07's stage design: 3).
     int copy_engines = 0;                         ///< Copy engines the model assumed (the device's).
     IssueOrder order = IssueOrder::ChunkByChunk;  ///< The pipelined run's issue order.
     StageTimes stages;                            ///< Each stage alone (from the serial run).
