@@ -184,6 +184,8 @@ int run_bench(const std::string& out_path, int repeats) {
 }  // namespace
 
 int main(int argc, char** argv) {
+    // Each line as it is printed, into a file too: a sweep of minutes shows how far it got.
+    std::setvbuf(stdout, nullptr, _IOLBF, 0);
     std::string out_path;
     int repeats = 5;
     bool usage_ok = true;
