@@ -44,6 +44,10 @@ constexpr CUpti_ActivityKind kRecordedKinds[] = {
 // this kind is optional: a recording without it simply has no ranges.
 constexpr CUpti_ActivityKind kRangeKind = CUPTI_ACTIVITY_KIND_MARKER;
 
+// Copies between two GPUs (cudaMemcpyPeerAsync) come as records of a kind of
+// their own, MEMCPY2. Optional too: a GPU without peers never makes one.
+constexpr CUpti_ActivityKind kPeerCopyKind = CUPTI_ACTIVITY_KIND_MEMCPY2;
+
 /// One activity record, copied out of CUPTI's buffer before the buffer is freed.
 struct RawRecord {
     OpKind kind = OpKind::Kernel;
@@ -59,6 +63,8 @@ struct RawRecord {
     std::uint64_t end = 0;
     std::uint64_t bytes = 0;
     HostMemory host_memory = HostMemory::NotApplicable;
+    std::uint32_t source_device = 0;  // peer copies only
+    std::uint32_t destination_device = 0;
 };
 
 /// One end of an NVTX range, copied out of a MARKER record.
@@ -177,7 +183,7 @@ RawRecord common_fields(const Activity& activity) {
 }
 
 // The struct versions below are the ones of the CUPTI headers this is compiled
-// with (CUDA 13: Kernel10, Memcpy6, Memset4). CUPTI fills records in its own
+// with (CUDA 13: Kernel10, Memcpy6, MemcpyPtoP4, Memset4). CUPTI fills records in its own
 // latest layout, so the headers and libcupti must come from the same toolkit.
 std::optional<RawRecord> copy_record(const CUpti_Activity* record) {
     switch (record->kind) {
@@ -194,6 +200,16 @@ std::optional<RawRecord> copy_record(const CUpti_Activity* record) {
             std::tie(raw.kind, raw.host_memory) = classify_copy(copy->copyKind, copy->srcKind, copy->dstKind);
             raw.runtime_correlation_id = copy->runtimeCorrelationId;
             raw.bytes = copy->bytes;
+            return raw;
+        }
+        case CUPTI_ACTIVITY_KIND_MEMCPY2: {  // a copy between two GPUs
+            const auto* copy = reinterpret_cast<const CUpti_ActivityMemcpyPtoP4*>(record);
+            RawRecord raw = common_fields(*copy);
+            raw.kind = OpKind::MemcpyP2P;
+            raw.host_memory = HostMemory::Device;
+            raw.bytes = copy->bytes;
+            raw.source_device = copy->srcDeviceId;
+            raw.destination_device = copy->dstDeviceId;
             return raw;
         }
         case CUPTI_ACTIVITY_KIND_MEMSET: {
@@ -552,7 +568,8 @@ void attach_once(Session& s) {
                                       std::to_string(static_cast<int>(kind)) + ": " + cupti_error_text(result));
         }
     }
-    cuptiActivityEnable(kRangeKind);  // optional: without it, no ranges (see kRangeKind)
+    cuptiActivityEnable(kRangeKind);     // optional: without it, no ranges (see kRangeKind)
+    cuptiActivityEnable(kPeerCopyKind);  // optional: without it, no peer copies (see kPeerCopyKind)
     const std::lock_guard<std::mutex> lock(s.mutex);
     s.subscriber = subscriber;
 }
@@ -686,6 +703,8 @@ Timeline ActivityRecorder::collect() const {
         op.correlation_id = raw.correlation_id;
         op.graph_id = raw.graph_id;
         op.graph_node_id = raw.graph_node_id;
+        op.source_device = raw.source_device;
+        op.destination_device = raw.destination_device;
         recording.ops.push_back(std::move(op));
     }
     std::sort(recording.ops.begin(), recording.ops.end(), [](const DeviceOp& a, const DeviceOp& b) {
