@@ -92,6 +92,8 @@ struct Session {
     std::map<std::string, std::uint64_t> api_calls;         // runtime function -> calls
     std::map<std::uint64_t, std::uint64_t> thread_calls;    // host_thread_id() -> runtime calls
     std::vector<StreamCall> stream_calls;                   // calls that queue or order stream work
+    std::set<CUcontext> contexts;                           // the contexts the runtime calls ran in
+    std::set<std::uint32_t> devices;                        // and their GPUs
     // The default streams seen so far. Context ids are unique for the whole
     // process, so these survive from one recording to the next.
     std::set<StreamKey> legacy_null_streams;
@@ -106,6 +108,8 @@ struct Session {
         api_calls.clear();
         thread_calls.clear();
         stream_calls.clear();
+        contexts.clear();
+        devices.clear();
     }
 };
 
@@ -351,11 +355,12 @@ void note_default_streams(const CUpti_CallbackData& call) {
 
 // Counts one call of a runtime function by its plain name: CUPTI may append a
 // version ("_v3020") or a per-thread-stream suffix ("_ptsz", "_ptds").
-void count_api_call(const char* function_name) {
-    if (function_name == nullptr) {
+/// Counts a runtime call by name and thread, and notes the GPU whose context it ran in.
+void count_api_call(const CUpti_CallbackData& call) {
+    if (call.functionName == nullptr) {
         return;
     }
-    std::string name(function_name);
+    std::string name(call.functionName);
     for (const char* suffix : {"_ptsz", "_ptds"}) {
         const std::size_t n = std::strlen(suffix);
         if (name.size() > n && name.compare(name.size() - n, n, suffix) == 0) {
@@ -372,6 +377,12 @@ void count_api_call(const char* function_name) {
     if (s.recording) {
         ++s.api_calls[name];
         ++s.thread_calls[host_thread_id()];
+        // Once per context: finishing a recording waits for every GPU it used.
+        std::uint32_t device = 0;
+        if (call.context != nullptr && s.contexts.insert(call.context).second &&
+            cuptiGetDeviceId(call.context, &device) == CUPTI_SUCCESS) {
+            s.devices.insert(device);
+        }
     }
 }
 
@@ -466,7 +477,7 @@ void CUPTIAPI on_api_call(void* /*userdata*/, CUpti_CallbackDomain domain, CUpti
         return;
     }
     if (domain == CUPTI_CB_DOMAIN_RUNTIME_API) {
-        count_api_call(call.functionName);
+        count_api_call(call);
         note_stream_call(id, call.functionParams);
     }
     // A runtime call and the driver calls it makes have their own correlation
@@ -501,6 +512,7 @@ void undo_start(CUpti_SubscriberHandle subscriber) noexcept {
         cuptiActivityDisable(kind);
     }
     cuptiActivityDisable(kRangeKind);
+    cuptiActivityDisable(kPeerCopyKind);
     if (subscriber != nullptr) {
         cuptiUnsubscribe(subscriber);
     }
@@ -637,6 +649,12 @@ std::map<std::uint64_t, std::uint64_t> ActivityRecorder::api_calls_by_thread() c
     Session& s = session();
     const std::lock_guard<std::mutex> lock(s.mutex);
     return s.thread_calls;
+}
+
+std::vector<std::uint32_t> ActivityRecorder::devices() const {
+    Session& s = session();
+    const std::lock_guard<std::mutex> lock(s.mutex);
+    return {s.devices.begin(), s.devices.end()};
 }
 
 std::vector<StreamCall> ActivityRecorder::stream_calls() const {
