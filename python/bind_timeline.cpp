@@ -27,7 +27,8 @@ void bind_device_op(nb::module_& module) {
             [](DeviceOp* op, const std::string& kind, std::uint64_t start_ns, std::uint64_t end_ns,
                std::uint32_t stream, const std::string& stream_kind, std::uint64_t bytes, const std::string& name,
                const std::string& label, const std::string& host_memory, std::uint32_t correlation_id,
-               std::uint32_t graph_id, std::uint64_t graph_node_id, std::uint32_t device) {
+               std::uint32_t graph_id, std::uint64_t graph_node_id, std::uint32_t device, std::uint32_t source_device,
+               std::uint32_t destination_device) {
                 DeviceOp made;  // filled first: a spelling that throws leaves `op` unbuilt
                 made.kind = op_kind_from_string(kind);
                 made.name = name;
@@ -42,11 +43,13 @@ void bind_device_op(nb::module_& module) {
                 made.graph_id = graph_id;
                 made.graph_node_id = graph_node_id;
                 made.device_id = device;
+                made.source_device = source_device;
+                made.destination_device = destination_device;
                 new (op) DeviceOp(std::move(made));
             },
             "kind"_a, "start_ns"_a, "end_ns"_a, "stream"_a = 0, "stream_kind"_a = "created", "bytes"_a = 0,
             "name"_a = "", "label"_a = "", "host_memory"_a = "not_applicable", "correlation_id"_a = 0, "graph_id"_a = 0,
-            "graph_node_id"_a = 0, "device"_a = 0)
+            "graph_node_id"_a = 0, "device"_a = 0, "source_device"_a = 0, "destination_device"_a = 0)
         .def_prop_ro("kind", [](const DeviceOp& op) { return to_string(op.kind); })
         .def_ro("name", &DeviceOp::name, "Kernel name, or H2D, D2H, ... for the others.")
         .def_prop_ro(
@@ -64,6 +67,8 @@ void bind_device_op(nb::module_& module) {
         .def_ro("graph_id", &DeviceOp::graph_id, "The CUDA graph whose launch ran the op, or 0.")
         .def_ro("graph_node_id", &DeviceOp::graph_node_id, "Its node in that graph, or 0.")
         .def_ro("device", &DeviceOp::device_id, "The GPU that ran it (CUDA's device ordinal).")
+        .def_ro("source_device", &DeviceOp::source_device, "For a copy between GPUs: the GPU it copied from.")
+        .def_ro("destination_device", &DeviceOp::destination_device, "For a copy between GPUs: the GPU it copied to.")
         .def("__repr__", [](const DeviceOp& op) {
             return "DeviceOp(" + display_name(op) + ", " + to_string(op.kind) + ", stream " +
                    std::to_string(op.stream_id) + ", " + std::to_string(op.start_ns) + "-" + std::to_string(op.end_ns) +

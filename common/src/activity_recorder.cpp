@@ -44,6 +44,10 @@ constexpr CUpti_ActivityKind kRecordedKinds[] = {
 // this kind is optional: a recording without it simply has no ranges.
 constexpr CUpti_ActivityKind kRangeKind = CUPTI_ACTIVITY_KIND_MARKER;
 
+// Copies between two GPUs (cudaMemcpyPeerAsync) come as records of a kind of
+// their own, MEMCPY2. Optional too: a GPU without peers never makes one.
+constexpr CUpti_ActivityKind kPeerCopyKind = CUPTI_ACTIVITY_KIND_MEMCPY2;
+
 /// One activity record, copied out of CUPTI's buffer before the buffer is freed.
 struct RawRecord {
     OpKind kind = OpKind::Kernel;
@@ -59,6 +63,8 @@ struct RawRecord {
     std::uint64_t end = 0;
     std::uint64_t bytes = 0;
     HostMemory host_memory = HostMemory::NotApplicable;
+    std::uint32_t source_device = 0;  // peer copies only
+    std::uint32_t destination_device = 0;
 };
 
 /// One end of an NVTX range, copied out of a MARKER record.
@@ -86,6 +92,8 @@ struct Session {
     std::map<std::string, std::uint64_t> api_calls;         // runtime function -> calls
     std::map<std::uint64_t, std::uint64_t> thread_calls;    // host_thread_id() -> runtime calls
     std::vector<StreamCall> stream_calls;                   // calls that queue or order stream work
+    std::set<CUcontext> contexts;                           // the contexts the runtime calls ran in
+    std::set<std::uint32_t> devices;                        // and their GPUs
     // The default streams seen so far. Context ids are unique for the whole
     // process, so these survive from one recording to the next.
     std::set<StreamKey> legacy_null_streams;
@@ -100,6 +108,8 @@ struct Session {
         api_calls.clear();
         thread_calls.clear();
         stream_calls.clear();
+        contexts.clear();
+        devices.clear();
     }
 };
 
@@ -177,7 +187,7 @@ RawRecord common_fields(const Activity& activity) {
 }
 
 // The struct versions below are the ones of the CUPTI headers this is compiled
-// with (CUDA 13: Kernel10, Memcpy6, Memset4). CUPTI fills records in its own
+// with (CUDA 13: Kernel10, Memcpy6, MemcpyPtoP4, Memset4). CUPTI fills records in its own
 // latest layout, so the headers and libcupti must come from the same toolkit.
 std::optional<RawRecord> copy_record(const CUpti_Activity* record) {
     switch (record->kind) {
@@ -194,6 +204,16 @@ std::optional<RawRecord> copy_record(const CUpti_Activity* record) {
             std::tie(raw.kind, raw.host_memory) = classify_copy(copy->copyKind, copy->srcKind, copy->dstKind);
             raw.runtime_correlation_id = copy->runtimeCorrelationId;
             raw.bytes = copy->bytes;
+            return raw;
+        }
+        case CUPTI_ACTIVITY_KIND_MEMCPY2: {  // a copy between two GPUs
+            const auto* copy = reinterpret_cast<const CUpti_ActivityMemcpyPtoP4*>(record);
+            RawRecord raw = common_fields(*copy);
+            raw.kind = OpKind::MemcpyP2P;
+            raw.host_memory = HostMemory::Device;
+            raw.bytes = copy->bytes;
+            raw.source_device = copy->srcDeviceId;
+            raw.destination_device = copy->dstDeviceId;
             return raw;
         }
         case CUPTI_ACTIVITY_KIND_MEMSET: {
@@ -335,11 +355,12 @@ void note_default_streams(const CUpti_CallbackData& call) {
 
 // Counts one call of a runtime function by its plain name: CUPTI may append a
 // version ("_v3020") or a per-thread-stream suffix ("_ptsz", "_ptds").
-void count_api_call(const char* function_name) {
-    if (function_name == nullptr) {
+/// Counts a runtime call by name and thread, and notes the GPU whose context it ran in.
+void count_api_call(const CUpti_CallbackData& call) {
+    if (call.functionName == nullptr) {
         return;
     }
-    std::string name(function_name);
+    std::string name(call.functionName);
     for (const char* suffix : {"_ptsz", "_ptds"}) {
         const std::size_t n = std::strlen(suffix);
         if (name.size() > n && name.compare(name.size() - n, n, suffix) == 0) {
@@ -356,6 +377,12 @@ void count_api_call(const char* function_name) {
     if (s.recording) {
         ++s.api_calls[name];
         ++s.thread_calls[host_thread_id()];
+        // Once per context: finishing a recording waits for every GPU it used.
+        std::uint32_t device = 0;
+        if (call.context != nullptr && s.contexts.insert(call.context).second &&
+            cuptiGetDeviceId(call.context, &device) == CUPTI_SUCCESS) {
+            s.devices.insert(device);
+        }
     }
 }
 
@@ -450,7 +477,7 @@ void CUPTIAPI on_api_call(void* /*userdata*/, CUpti_CallbackDomain domain, CUpti
         return;
     }
     if (domain == CUPTI_CB_DOMAIN_RUNTIME_API) {
-        count_api_call(call.functionName);
+        count_api_call(call);
         note_stream_call(id, call.functionParams);
     }
     // A runtime call and the driver calls it makes have their own correlation
@@ -485,6 +512,7 @@ void undo_start(CUpti_SubscriberHandle subscriber) noexcept {
         cuptiActivityDisable(kind);
     }
     cuptiActivityDisable(kRangeKind);
+    cuptiActivityDisable(kPeerCopyKind);
     if (subscriber != nullptr) {
         cuptiUnsubscribe(subscriber);
     }
@@ -552,7 +580,8 @@ void attach_once(Session& s) {
                                       std::to_string(static_cast<int>(kind)) + ": " + cupti_error_text(result));
         }
     }
-    cuptiActivityEnable(kRangeKind);  // optional: without it, no ranges (see kRangeKind)
+    cuptiActivityEnable(kRangeKind);     // optional: without it, no ranges (see kRangeKind)
+    cuptiActivityEnable(kPeerCopyKind);  // optional: without it, no peer copies (see kPeerCopyKind)
     const std::lock_guard<std::mutex> lock(s.mutex);
     s.subscriber = subscriber;
 }
@@ -622,6 +651,12 @@ std::map<std::uint64_t, std::uint64_t> ActivityRecorder::api_calls_by_thread() c
     return s.thread_calls;
 }
 
+std::vector<std::uint32_t> ActivityRecorder::devices() const {
+    Session& s = session();
+    const std::lock_guard<std::mutex> lock(s.mutex);
+    return {s.devices.begin(), s.devices.end()};
+}
+
 std::vector<StreamCall> ActivityRecorder::stream_calls() const {
     Session& s = session();
     const std::lock_guard<std::mutex> lock(s.mutex);
@@ -686,6 +721,8 @@ Timeline ActivityRecorder::collect() const {
         op.correlation_id = raw.correlation_id;
         op.graph_id = raw.graph_id;
         op.graph_node_id = raw.graph_node_id;
+        op.source_device = raw.source_device;
+        op.destination_device = raw.destination_device;
         recording.ops.push_back(std::move(op));
     }
     std::sort(recording.ops.begin(), recording.ops.end(), [](const DeviceOp& a, const DeviceOp& b) {

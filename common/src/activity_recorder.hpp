@@ -48,6 +48,8 @@ public:
     /// How many runtime calls each host thread (host_thread_id()) made since recording began.
     [[nodiscard]] std::map<std::uint64_t, std::uint64_t> api_calls_by_thread() const;
 
+    /// The GPUs (CUDA device ordinals) whose contexts the runtime calls since recording began ran in.
+    [[nodiscard]] std::vector<std::uint32_t> devices() const;
     /// The calls that queued or ordered stream work since recording began, in call order.
     [[nodiscard]] std::vector<StreamCall> stream_calls() const;
 

@@ -105,6 +105,7 @@ Unit unit_of(OpKind kind) {
         case OpKind::MemcpyD2H:
             return Unit::CopyD2H;
         case OpKind::MemcpyD2D:
+        case OpKind::MemcpyP2P:
         case OpKind::MemcpyOther:
         case OpKind::Memset:
             break;

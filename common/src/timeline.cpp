@@ -12,11 +12,12 @@ namespace streamlab {
 namespace {
 
 // Each enum's spellings live in one table, so to_string and its parser can never disagree.
-constexpr std::array<std::pair<OpKind, const char*>, 6> kOpKindNames{{
+constexpr std::array<std::pair<OpKind, const char*>, 7> kOpKindNames{{
     {OpKind::Kernel, "kernel"},
     {OpKind::MemcpyH2D, "memcpy_h2d"},
     {OpKind::MemcpyD2H, "memcpy_d2h"},
     {OpKind::MemcpyD2D, "memcpy_d2d"},
+    {OpKind::MemcpyP2P, "memcpy_p2p"},
     {OpKind::MemcpyOther, "memcpy_other"},
     {OpKind::Memset, "memset"},
 }};
@@ -95,6 +96,8 @@ const char* op_base_name(OpKind kind) {
             return "D2H";
         case OpKind::MemcpyD2D:
             return "D2D";
+        case OpKind::MemcpyP2P:
+            return "P2P";
         case OpKind::MemcpyOther:
             return "memcpy";
         case OpKind::Memset:

@@ -31,7 +31,7 @@ using ordered_json = nlohmann::ordered_json;
 
 bool is_memcpy(OpKind kind) {
     return kind == OpKind::MemcpyH2D || kind == OpKind::MemcpyD2H || kind == OpKind::MemcpyD2D ||
-           kind == OpKind::MemcpyOther;
+           kind == OpKind::MemcpyP2P || kind == OpKind::MemcpyOther;
 }
 
 // The trace format's time unit is the microsecond; viewers read ts and dur in it.
@@ -95,6 +95,10 @@ ordered_json op_event(const DeviceOp& op) {
     }
     if (is_memcpy(op.kind)) {
         args["host_memory"] = to_string(op.host_memory);
+    }
+    if (op.kind == OpKind::MemcpyP2P) {
+        args["source_device"] = op.source_device;
+        args["destination_device"] = op.destination_device;
     }
     args["correlation_id"] = op.correlation_id;
     if (op.graph_id != 0) {  // only ops of a graph launch: files without graphs stay as they were
@@ -327,6 +331,11 @@ DeviceOp parse_op(const json& event, const Place& event_place) {
     }
     if (is_memcpy(op.kind)) {
         op.host_memory = require_enum(args, "host_memory", place, host_memory_from_string);
+    }
+    if (op.kind == OpKind::MemcpyP2P) {
+        op.source_device = static_cast<std::uint32_t>(require_count(args, "source_device", place, kMaxUint32));
+        op.destination_device =
+            static_cast<std::uint32_t>(require_count(args, "destination_device", place, kMaxUint32));
     }
     return op;
 }

@@ -53,6 +53,20 @@ std::string off_sentence(const std::string& option) {
            "), so CUPTI is left to tools such as compute-sanitizer; run without it to record a timeline";
 }
 
+/// Waits for the work of each of `devices` and of the current device, which stays current.
+void synchronize_devices(const std::vector<std::uint32_t>& devices) {
+    int current = 0;
+    SL_CHECK(cudaGetDevice(&current));
+    for (const std::uint32_t device : devices) {
+        if (static_cast<int>(device) != current) {
+            SL_CHECK(cudaSetDevice(static_cast<int>(device)));
+            SL_CHECK(cudaDeviceSynchronize());
+        }
+    }
+    SL_CHECK(cudaSetDevice(current));
+    SL_CHECK(cudaDeviceSynchronize());
+}
+
 }  // namespace
 
 namespace detail {
@@ -147,8 +161,9 @@ Timeline Tracer::finish() {
     std::map<std::string, std::uint64_t> api_calls = recorder_->api_calls();
     std::map<std::uint64_t, std::uint64_t> api_calls_by_thread = recorder_->api_calls_by_thread();
     std::vector<StreamCall> stream_calls = recorder_->stream_calls();
-    // A record gets its timestamps when its work completes: wait for all of it.
-    SL_CHECK(cudaDeviceSynchronize());
+    // A record gets its timestamps when its work completes: wait for all of it,
+    // on every GPU the recorded calls used.
+    synchronize_devices(recorder_->devices());
     recorder_->flush();
     Timeline timeline = recorder_->collect();
     recorder_.reset();  // stops recording

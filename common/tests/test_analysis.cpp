@@ -127,6 +127,7 @@ TEST(Units, EachKindMapsToItsUnit) {
     EXPECT_EQ(streamlab::unit_of(OpKind::MemcpyD2H), Unit::CopyD2H);
     EXPECT_EQ(streamlab::unit_of(OpKind::MemcpyD2D), Unit::Other);
     EXPECT_EQ(streamlab::unit_of(OpKind::MemcpyOther), Unit::Other);
+    EXPECT_EQ(streamlab::unit_of(OpKind::MemcpyP2P), Unit::Other);
     EXPECT_EQ(streamlab::unit_of(OpKind::Memset), Unit::Other);
 }
 

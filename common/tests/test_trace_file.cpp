@@ -81,12 +81,17 @@ Timeline sample_timeline() {
         make_op(OpKind::MemcpyD2D, "D2D", "copy", 2, StreamKind::PerThreadDefault, 9200, 9300, 64, HostMemory::Device,
                 46),
         make_op(OpKind::MemcpyOther, "memcpy", "", 14, StreamKind::Created, 9300, 9400, 8, HostMemory::Managed, 47),
+        make_op(OpKind::MemcpyP2P, "P2P", "gather", 15, StreamKind::Created, 9350, 9450, 1 << 20, HostMemory::Device,
+                48),
         make_op(OpKind::Memset, "memset", "poison", 14, StreamKind::Created, 9400, 123'456'789'012ULL, 1 << 30,
                 HostMemory::NotApplicable, 4'000'000'000U),
     };
     // A kernel that a graph launch ran; its node id needs more than 53 bits.
     timeline.ops[1].graph_id = 5;
     timeline.ops[1].graph_node_id = (std::uint64_t{1} << 60U) + 3;
+    // A copy from GPU 1 to GPU 0, run by GPU 0's engine.
+    timeline.ops[6].source_device = 1;
+    timeline.ops[6].destination_device = 0;
     timeline.marks = {{"launches returned", 1200}, {"host work done", 8000}};
     return timeline;
 }
@@ -94,7 +99,8 @@ Timeline sample_timeline() {
 /// Every field a trace file stores, as one comparable (and printable) tuple.
 auto stored_fields(const DeviceOp& op) {
     return std::tie(op.kind, op.name, op.label, op.device_id, op.stream_id, op.stream_kind, op.start_ns, op.end_ns,
-                    op.bytes, op.host_memory, op.correlation_id, op.graph_id, op.graph_node_id);
+                    op.bytes, op.host_memory, op.correlation_id, op.graph_id, op.graph_node_id, op.source_device,
+                    op.destination_device);
 }
 
 void expect_same_ops(const std::vector<DeviceOp>& actual, const std::vector<DeviceOp>& expected) {
@@ -124,7 +130,7 @@ protected:
 
 TEST(TraceSpellings, EveryEnumValueReadsBackFromItsSpelling) {
     for (const OpKind kind : {OpKind::Kernel, OpKind::MemcpyH2D, OpKind::MemcpyD2H, OpKind::MemcpyD2D,
-                              OpKind::MemcpyOther, OpKind::Memset}) {
+                              OpKind::MemcpyP2P, OpKind::MemcpyOther, OpKind::Memset}) {
         EXPECT_EQ(streamlab::op_kind_from_string(streamlab::to_string(kind)), kind) << streamlab::to_string(kind);
     }
     for (const HostMemory memory : {HostMemory::NotApplicable, HostMemory::Pageable, HostMemory::Pinned,
@@ -140,6 +146,7 @@ TEST(TraceSpellings, EveryEnumValueReadsBackFromItsSpelling) {
 TEST(TraceSpellings, TheFormatDocumentsSpellingsAreUsed) {
     EXPECT_STREQ(streamlab::to_string(OpKind::MemcpyH2D), "memcpy_h2d");
     EXPECT_STREQ(streamlab::to_string(OpKind::MemcpyOther), "memcpy_other");
+    EXPECT_STREQ(streamlab::to_string(OpKind::MemcpyP2P), "memcpy_p2p");
     EXPECT_STREQ(streamlab::to_string(HostMemory::Pinned), "pinned");
     EXPECT_STREQ(streamlab::to_string(StreamKind::LegacyNull), "legacy_null");
     EXPECT_STREQ(streamlab::to_string(StreamKind::PerThreadDefault), "per_thread_default");
@@ -169,6 +176,7 @@ TEST(TraceSpellings, DisplayNamesFollowTheFormat) {
         {OpKind::MemcpyD2H, "", "D2H"},
         {OpKind::MemcpyD2D, "", "D2D"},
         {OpKind::MemcpyOther, "", "memcpy"},
+        {OpKind::MemcpyP2P, "gather", "P2P_gather"},
         {OpKind::Memset, "poison", "memset_poison"},
     };
     for (const Case& c : cases) {
@@ -243,8 +251,11 @@ TEST(TraceWriting, EventsAreChromeTraceEventsWithExactTimesInArgs) {
             marks.push_back(event);
         }
     }
-    const std::map<int, std::string> expected_tracks = {
-        {2, "default stream (per-thread)"}, {7, "NULL stream (legacy)"}, {13, "stream 13"}, {14, "stream 14"}};
+    const std::map<int, std::string> expected_tracks = {{2, "default stream (per-thread)"},
+                                                        {7, "NULL stream (legacy)"},
+                                                        {13, "stream 13"},
+                                                        {14, "stream 14"},
+                                                        {15, "stream 15"}};
     EXPECT_EQ(track_names, expected_tracks);
 
     ASSERT_EQ(ops.size(), timeline.ops.size());
@@ -268,8 +279,13 @@ TEST(TraceWriting, EventsAreChromeTraceEventsWithExactTimesInArgs) {
     EXPECT_FALSE(h2d["args"].contains("graph_id")) << "ops no graph ran keep the old keys only";
     EXPECT_EQ(ops[2]["name"], "fill_kernel");
     EXPECT_EQ(ops[2]["args"]["stream_kind"], "legacy_null");
-    EXPECT_FALSE(ops[6]["args"].contains("host_memory")) << "memsets have bytes only";
-    EXPECT_EQ(ops[6]["args"]["bytes"], 1 << 30);
+    const json& peer = ops[6];
+    EXPECT_EQ(peer["name"], "P2P_gather");
+    EXPECT_EQ(peer["args"]["source_device"], 1);
+    EXPECT_EQ(peer["args"]["destination_device"], 0);
+    EXPECT_FALSE(ops[5]["args"].contains("source_device")) << "only copies between GPUs name two devices";
+    EXPECT_FALSE(ops[7]["args"].contains("host_memory")) << "memsets have bytes only";
+    EXPECT_EQ(ops[7]["args"]["bytes"], 1 << 30);
 
     ASSERT_EQ(marks.size(), 2U);
     EXPECT_EQ(marks[0]["ph"], "i");

@@ -21,7 +21,7 @@ BANDWIDTH_FORMAT = "streamlab-bandwidth"
 CHUNKS_FORMAT = "streamlab-chunks"
 SUPPORTED_VERSION = 1
 
-OP_KINDS = ("kernel", "memcpy_h2d", "memcpy_d2h", "memcpy_d2d", "memcpy_other", "memset")
+OP_KINDS = ("kernel", "memcpy_h2d", "memcpy_d2h", "memcpy_d2d", "memcpy_p2p", "memcpy_other", "memset")
 STREAM_KINDS = ("created", "legacy_null", "per_thread_default")
 RANGE_CATEGORY = "nvtx"  # the "cat" of an NVTX range's "X" event
 HOST_MEMORY_KINDS = ("not_applicable", "pageable", "pinned", "managed", "device", "unknown")
@@ -72,6 +72,8 @@ class DeviceOp:
     graph_id: int = 0  # the CUDA graph whose launch ran the op, or 0
     graph_node_id: int = 0  # its node in that graph (the same in every launch), or 0
     device: int = 0  # the GPU that ran it (CUDA's device ordinal): the event's pid is 1 + device
+    source_device: int = 0  # for a copy between two GPUs (memcpy_p2p): the GPU it copied from
+    destination_device: int = 0  # and the GPU it copied to; 0 for every other op
 
     @property
     def duration_ns(self) -> int:
@@ -269,6 +271,14 @@ def _parse_op(event: dict[str, Any], where: str) -> DeviceOp:
         graph_id=_count(arg("graph_id", "integer"), "args.graph_id", where) if "graph_id" in args else 0,
         graph_node_id=_count(arg("graph_node_id", "integer"), "args.graph_node_id", where) if "graph_id" in args else 0,
         device=pid - 1,
+        source_device=_count(arg("source_device", "integer"), "args.source_device", where)
+        if kind == "memcpy_p2p"
+        else 0,
+        destination_device=(
+            _count(arg("destination_device", "integer"), "args.destination_device", where)
+            if kind == "memcpy_p2p"
+            else 0
+        ),
     )
 
 

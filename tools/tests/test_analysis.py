@@ -79,6 +79,7 @@ def test_unit_of_each_kind():
         "memcpy_h2d": "h2d",
         "memcpy_d2h": "d2h",
         "memcpy_d2d": "other",
+        "memcpy_p2p": "other",
         "memcpy_other": "other",
         "memset": "other",
     }

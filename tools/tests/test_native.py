@@ -153,6 +153,9 @@ def facts(op, kernel_name):
         op.correlation_id,
         op.graph_id,
         op.graph_node_id,
+        op.device,
+        op.source_device,
+        op.destination_device,
         kernel_name if op.kind == "kernel" else "",
     )
 

@@ -13,7 +13,7 @@
 namespace streamlab {
 
 /// The kind of work a device operation did.
-enum class OpKind { Kernel, MemcpyH2D, MemcpyD2H, MemcpyD2D, MemcpyOther, Memset };
+enum class OpKind { Kernel, MemcpyH2D, MemcpyD2H, MemcpyD2D, MemcpyP2P, MemcpyOther, Memset };
 
 /// Where the host side of a copy lived. Pinned memory is what lets a copy overlap.
 enum class HostMemory { NotApplicable, Pageable, Pinned, Managed, Device, Unknown };
@@ -45,6 +45,10 @@ struct DeviceOp {
     /// The GPU that ran it (CUPTI's device id: the CUDA device ordinal). Stream ids
     /// are the GPU's own, so two GPUs' streams are told apart by this too.
     std::uint32_t device_id = 0;
+    /// For a copy between two GPUs (MemcpyP2P): the GPU it copied from and the GPU
+    /// it copied to (device_id is the one whose engine ran it). 0 for every other op.
+    std::uint32_t source_device = 0;
+    std::uint32_t destination_device = 0;  ///< See source_device.
 
     /// Duration in ns.
     [[nodiscard]] std::uint64_t duration_ns() const { return end_ns - start_ns; }
