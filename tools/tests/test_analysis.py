@@ -285,6 +285,8 @@ def test_matches_cpp_analysis_on_random_traces(tmp_path, seed):
             args["bytes"] = 64
         if kind.startswith("memcpy_"):
             args["host_memory"] = "pinned"
+        if kind == "memcpy_p2p":
+            args["source_device"], args["destination_device"] = 1, 0
         events.append({"ph": "X", "pid": 1, "tid": args["stream"], "name": kind, "ts": 0, "dur": 0, "args": args})
     obj["traceEvents"] = events
     path = tmp_path / "random.json"
