@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -115,8 +116,9 @@ def python_labs(numbers: list[str] | None) -> list[str]:
     return [lab for lab in labs if numbers is None or lab[:2] in numbers]
 
 
-def run_tests(lab: str, student: Path, build: Path, junit: Path) -> dict[str, str]:
-    """Test name -> "passed", "failed" or "skipped", from pytest's report of the lab's tests on `student`."""
+def run_tests(lab: str, student: Path, build: Path, junit: Path) -> tuple[dict[str, str], str]:
+    """(test name -> "passed", "failed" or "skipped", from pytest's report of the lab's tests on
+    `student`; "" or, when pytest wrote no report, how it ended)."""
     lab_python = ROOT / "labs" / lab / "python"
     path = [student, lab_python, build / "python", ROOT / "python"]
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(map(str, path)), "PYTHONDONTWRITEBYTECODE": "1"}
@@ -124,9 +126,9 @@ def run_tests(lab: str, student: Path, build: Path, junit: Path) -> dict[str, st
     # From the student's folder, the test's folder appended (not prepended) to the path: the
     # lab folder holds the starter files, which must not shadow the student's modules.
     command = [sys.executable, "-m", "pytest", *PYTEST_OPTIONS, f"--junitxml={junit}", str(test_file)]
-    subprocess.run(command, env=env, cwd=student, capture_output=True)
-    if not junit.exists():  # pytest could not start: no test ran
-        return {}
+    ended = subprocess.run(command, env=env, cwd=student, capture_output=True, text=True, errors="replace")
+    if not junit.exists():  # pytest could not start, or its process died before it wrote the report
+        return {}, how_pytest_ended(ended.returncode, ended.stdout + ended.stderr)
     outcomes = {}
     for case in ET.parse(junit).getroot().iter("testcase"):
         status = "passed"
@@ -135,7 +137,18 @@ def run_tests(lab: str, student: Path, build: Path, junit: Path) -> dict[str, st
         elif case.find("failure") is not None or case.find("error") is not None:
             status = "failed"
         outcomes[case.get("name", "")] = status
-    return outcomes
+    return outcomes, ""
+
+
+def how_pytest_ended(returncode: int, output: str) -> str:
+    """Why pytest left no report: the signal that killed it (a crash in the course's code or the
+    module is a bug to fix, never a verdict), or its exit status, with the test it was in."""
+    how = f"killed by signal {-returncode}" if returncode < 0 else f"exit status {returncode}"
+    # Python's fault handler names the test function it was in: the line after "most recent call first".
+    inside = re.search(r"most recent call first\):\n\s+File \"([^\"]+)\", line (\d+) in (\w+)", output)
+    where = f" in {inside.group(3)} ({Path(inside.group(1)).name}:{inside.group(2)})" if inside else ""
+    last = next((line.strip() for line in reversed(output.splitlines()) if line.strip()), "no output")
+    return f"pytest {how}{where}; its last line: {last}"
 
 
 def judge(name: str, outcomes: dict[str, str], must_fail: frozenset[str] | None) -> str:
@@ -186,8 +199,10 @@ def main(argv: list[str]) -> int:
                     (folder / mistake.file).write_text(text.replace(mistake.old, mistake.new, 1))
                     variants.append((sample, folder, mistake.must_fail))
             for name, folder, must_fail in variants:
-                outcomes = run_tests(lab, folder, args.build, work_dir / f"{lab}-{name}.xml")
+                outcomes, ended = run_tests(lab, folder, args.build, work_dir / f"{lab}-{name}.xml")
                 problem = judge(f"lab {lab[:2]} {name}", outcomes, must_fail)
+                if ended:
+                    problem = f"{problem}: {ended}"
                 passed = sum(status == "passed" for status in outcomes.values())
                 print(f"python_selfgrade: lab {lab[:2]} {name}: {passed}/{len(outcomes)} passed: {problem or 'ok'}")
                 if problem:
