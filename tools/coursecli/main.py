@@ -385,7 +385,7 @@ def parser() -> argparse.ArgumentParser:
     bench_verb = verb(
         "bench",
         cmd_bench,
-        "lab 05's pipeline from 1 to 64 chunks (or lab 06's ring from 4 to 256) "
+        "lab 05's pipeline from 1 to 256 chunks (or lab 06's ring from 4 to 256) "
         "against the model; results and plot in build/bench/",
     )
     bench_verb.add_argument(
