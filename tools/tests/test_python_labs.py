@@ -139,8 +139,8 @@ def test_python_selfgrade_imports_the_students_module_not_the_starter(tmp_path, 
     (tmp_path / "root" / "labs" / "01-sample" / "python").symlink_to(lab)
     (tmp_path / "root" / "python").symlink_to(ROOT / "python")  # the course's pytest plugin
     (lab / "test_lab01.py").write_text(test_file.read_text())
-    outcomes = python_selfgrade.run_tests("01-sample", student, ROOT / "build-ci", tmp_path / "report.xml")
-    assert outcomes == {"test_whose": "passed"}
+    outcomes, ended = python_selfgrade.run_tests("01-sample", student, ROOT / "build-ci", tmp_path / "report.xml")
+    assert outcomes == {"test_whose": "passed"} and ended == ""
 
 
 def test_the_python_the_module_was_built_for_is_read_from_the_cache(tmp_path):
