@@ -147,7 +147,7 @@ def how_pytest_ended(returncode: int, output: str) -> str:
     # Python's fault handler names the test function it was in: the line after "most recent call first".
     inside = re.search(r"most recent call first\):\n\s+File \"([^\"]+)\", line (\d+) in (\w+)", output)
     where = f" in {inside.group(3)} ({Path(inside.group(1)).name}:{inside.group(2)})" if inside else ""
-    fatal = re.search(r"^Fatal Python error: .*$", output, re.M)
+    fatal = re.search(r"Fatal Python error: [^\n]*", output)  # pytest's progress dots may come first
     last = next((line.strip() for line in reversed(output.splitlines()) if line.strip()), "no output")
     return f"pytest {how}{where}; " + (fatal.group(0) if fatal else f"its last line: {last}")
 
