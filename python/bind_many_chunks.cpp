@@ -112,6 +112,12 @@ void bind_job(nb::module_& lab06) {
 
 void bind_host(nb::module_& lab06) {
     nb::class_<HostUse>(lab06, "HostUse", "One fill or drain of a ring buffer, on the timeline's clock (ns).")
+        // Made from Python only to ask the grader's questions of chosen times (its CPU tests).
+        .def(
+            "__init__",
+            [](HostUse* use, std::size_t offset, std::size_t count, int slot, std::uint64_t start_ns,
+               std::uint64_t end_ns) { new (use) HostUse{offset, count, slot, start_ns, end_ns}; },
+            "offset"_a, "count"_a, "slot"_a, "start_ns"_a, "end_ns"_a)
         .def_ro("offset", &HostUse::offset)
         .def_ro("count", &HostUse::count)
         .def_ro("slot", &HostUse::slot)

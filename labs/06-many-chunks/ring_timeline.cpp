@@ -2,7 +2,7 @@
 #include "ring_timeline.hpp"
 
 #include <algorithm>
-#include <sstream>
+#include <cstdio>
 
 #include "streamlab/workload.hpp"
 
@@ -17,12 +17,14 @@ std::string op_name(const char* stage, std::size_t chunk) {
     return std::string(stage) + "_" + std::to_string(chunk + 1);
 }
 
-/// `time` in ms, for a sentence.
+/// `time` in ms, for a sentence. snprintf, not an ostringstream: this file is also
+/// compiled into the Python module, where formatting a double through a stream
+/// crashed on the H200 (inside std::ostream's number formatting, under Python 3.12);
+/// snprintf needs no stream or locale facet.
 std::string ms(std::uint64_t time_ns) {
-    std::ostringstream text;
-    text.precision(3);
-    text << std::fixed << static_cast<double>(time_ns) / 1e6 << " ms";
-    return text.str();
+    char text[32];
+    std::snprintf(text, sizeof text, "%.3f ms", static_cast<double>(time_ns) / 1e6);
+    return text;
 }
 
 /// Whether `later` began before `earlier` ended, beyond the clocks' slack.

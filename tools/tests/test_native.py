@@ -306,6 +306,26 @@ def test_lab06s_host_and_records_without_a_gpu(cpp):
     assert cpp.lab06.pair_chunks([], [], [], 1000, 4).problem
 
 
+def test_lab06s_hazards_are_told_in_ms(cpp):
+    # Two chunks, one staging buffer: the host writes chunk 2 into it at 0.3 ms, while
+    # H2D_1 still reads chunk 1 from it (until 1.2 ms). Nothing else overlaps wrongly.
+    lab06 = cpp.lab06
+    fills = [lab06.HostUse(0, 500, 0, 0, 100_000), lab06.HostUse(500, 500, 0, 300_000, 400_000)]
+    drains = [lab06.HostUse(0, 500, 0, 3_500_000, 3_600_000), lab06.HostUse(500, 500, 1, 4_600_000, 4_700_000)]
+    starts_us = [(200, 1300, 2400), (1300, 2400, 3500)]  # each chunk's H2D, kernel, D2H; each takes 1 ms
+    ops = [
+        cpp.DeviceOp(kind, 1000 * start, 1000 * (start + 1000), stream=1 + chunk, correlation_id=1 + 3 * chunk + step)
+        for chunk, starts in enumerate(starts_us)
+        for step, (kind, start) in enumerate(zip(("memcpy_h2d", "kernel", "memcpy_d2h"), starts))
+    ]
+    run = lab06.pair_chunks(fills, drains, ops, 1000, 2)
+    assert run.problem == ""
+    assert lab06.reuse_hazards(run.chunks, 2) == [
+        "the host began writing chunk 2 into staging buffer 0 at 0.300 ms, before H2D_1 had read chunk 1 from it "
+        "(ended at 1.200 ms)"
+    ]
+
+
 def test_the_issue_order_and_the_models_ops_for_python(cpp):
     assert cpp.issue_order([]) == "chunk"
     simulated = cpp.simulate_pipeline(3.0, 3.0, 3.0, 4, 4, 2, "stage")
