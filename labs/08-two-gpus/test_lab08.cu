@@ -229,10 +229,10 @@ TEST_F(TwoGpus, EachGpuCopiesOverItsOwnLink) {
 
 TEST_F(TwoGpus, EachGpuHasStreamsOfItsOwn) {
     SL_STEP(record_split());
+    ASSERT_FALSE(work_.empty()) << "the records show no work";
     std::vector<std::string> wrong;
-    for (const std::uint32_t device : {0U, 1U}) {
-        const GpuWork work = work_of(work_, device);
-        const std::string gpu = "GPU " + std::to_string(device);
+    for (const GpuWork& work : work_) {  // each GPU that ran anything (whether both did is another test's question)
+        const std::string gpu = "GPU " + std::to_string(work.device);
         if (work.null_stream_ops != 0) {
             wrong.push_back(gpu + " ran " + std::to_string(work.null_stream_ops) + " op(s) in a default stream");
         }
@@ -255,15 +255,15 @@ TEST_F(TwoGpus, EachGpuHasStreamsOfItsOwn) {
 TEST_F(TwoGpus, PinnedMemoryIsPortable) {
     SL_STEP(record_split());
     std::vector<std::string> wrong;
-    for (const std::uint32_t device : {0U, 1U}) {
-        const GpuWork work = work_of(work_, device);
-        if (work.h2d + work.d2h == 0) {
-            wrong.push_back("GPU " + std::to_string(device) + " copied nothing to or from the host");
-        } else if (work.unpinned_copies != 0) {
-            wrong.push_back("GPU " + std::to_string(device) + " saw " + std::to_string(work.unpinned_copies) + " of " +
-                            std::to_string(work.h2d + work.d2h) + " host copies as not pinned");
+    std::size_t copies = 0;
+    for (const GpuWork& work : work_) {  // each GPU that copied (whether both did is another test's question)
+        copies += work.h2d + work.d2h;
+        if (work.unpinned_copies != 0) {
+            wrong.push_back("GPU " + std::to_string(work.device) + " saw " + std::to_string(work.unpinned_copies) +
+                            " of " + std::to_string(work.h2d + work.d2h) + " host copies as not pinned");
         }
     }
+    ASSERT_NE(copies, 0U) << "the records show no copy to or from the host";
     unsigned int flags = 0;
     const cudaError_t asked = cudaHostGetFlags(&flags, input_->data());
     if (asked != cudaSuccess) {
