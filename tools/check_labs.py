@@ -193,8 +193,10 @@ def gpus_problems(lab_dir: Path) -> list[str]:
     tests = _lab_list(lab_dir / "lab.cmake", "TEST_SOURCE")
     source = lab_dir / tests[0] if tests else None
     if needed > 1 and (source is None or f"SL_REQUIRE_GPUS({needed})" not in source.read_text()):
-        return [f"lab.cmake needs {needed} GPUs (GPUS {needed}), but its tests never ask for them "
-                f"with SL_REQUIRE_GPUS({needed})"]
+        return [
+            f"lab.cmake needs {needed} GPUs (GPUS {needed}), but its tests never ask for them "
+            f"with SL_REQUIRE_GPUS({needed})"
+        ]
     return []
 
 

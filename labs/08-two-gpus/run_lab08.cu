@@ -78,8 +78,8 @@ int run(const LabOptions& options) {
     const std::size_t n = pipeline_elements(std::min(first.total_memory_bytes, second.total_memory_bytes));
     int reach = 0;
     SL_CHECK(cudaDeviceCanAccessPeer(&reach, 1, 0));
-    std::printf("GPU 0: %s; GPU 1: %s; %zu MiB each way; GPU 1 %s reach GPU 0's memory directly\n",
-                first.name.c_str(), second.name.c_str(), n * sizeof(float) >> 20, reach != 0 ? "can" : "cannot");
+    std::printf("GPU 0: %s; GPU 1: %s; %zu MiB each way; GPU 1 %s reach GPU 0's memory directly\n", first.name.c_str(),
+                second.name.c_str(), n * sizeof(float) >> 20, reach != 0 ? "can" : "cannot");
 
     Portable input(n), output(n);
     fill_input(input.data, n);
@@ -122,7 +122,7 @@ int run(const LabOptions& options) {
     }
 
     // The hand-off from GPU 0 to GPU 1.
-    const lab08::HandoffJob handoff{input.data,     output.data,     n, iterations, kHandoffChunks,
+    const lab08::HandoffJob handoff{input.data,     output.data,   n, iterations, kHandoffChunks,
                                     gpus[0].part(), gpus[1].part()};
     fill_poison(output.data, n);
     const Timeline timeline = record_timeline("lab08 run_handoff", [&] { lab08::run_handoff(handoff); });

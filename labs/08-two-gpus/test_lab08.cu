@@ -172,8 +172,7 @@ TEST_F(TwoGpus, BothGpusRunTheirShare) {
         const GpuWork work = work_of(work_, device);
         if (work.h2d == 0 || work.kernels == 0 || work.d2h == 0) {
             idle.push_back("GPU " + std::to_string(device) + " ran " + std::to_string(work.h2d) + " copies in, " +
-                           std::to_string(work.kernels) + " kernels and " + std::to_string(work.d2h) +
-                           " copies back");
+                           std::to_string(work.kernels) + " kernels and " + std::to_string(work.d2h) + " copies back");
         }
     }
     const double together = busy_together_share(timeline_.ops, 0, 1);
@@ -184,8 +183,8 @@ TEST_F(TwoGpus, BothGpusRunTheirShare) {
             "both GPUs' chunks before you wait for either");
     }
     EXPECT_TRUE(idle.empty()) << idle.front();
-    EXPECT_GE(together, kMinBusyTogether) << "the GPUs worked together for only " << together * 100
-                                          << "% of the less busy one's time: they took turns";
+    EXPECT_GE(together, kMinBusyTogether)
+        << "the GPUs worked together for only " << together * 100 << "% of the less busy one's time: they took turns";
 }
 
 TEST_F(TwoGpus, WorkSplitEvenly) {
@@ -215,8 +214,8 @@ TEST_F(TwoGpus, EachGpuCopiesOverItsOwnLink) {
     SL_STEP(record_split());
     const std::size_t peer = work_of(work_, 0).peer_copies + work_of(work_, 1).peer_copies;
     const double together = copies_in_together_share(timeline_.ops, 0, 1);
-    report_measure("share of the shorter copy-in time the other GPU copied in too", together, ">=",
-                   kMinCopiesInTogether, "");
+    report_measure("share of the shorter copy-in time the other GPU copied in too", together,
+                   ">=", kMinCopiesInTogether, "");
     if (peer != 0 || together < kMinCopiesInTogether) {
         report_hint(
             "each GPU copies its own share straight from the host: it has a link of its own, and both links can "
@@ -283,8 +282,8 @@ TEST_F(TwoGpus, FasterThanOneGpu) {
     SL_STEP(median_makespan({1}, alone_second));
     SL_STEP(median_makespan({0, 1}, split));
     ASSERT_TRUE(alone_first > 0 && alone_second > 0 && split > 0)
-        << "the records show no work in some run of run_split (GPU 0 alone: " << alone_first << " ms, GPU 1 alone: "
-        << alone_second << " ms, both: " << split << " ms)";
+        << "the records show no work in some run of run_split (GPU 0 alone: " << alone_first
+        << " ms, GPU 1 alone: " << alone_second << " ms, both: " << split << " ms)";
     const double model = split_model_speedup(alone_first, alone_second);
     if (model < 1.2) {
         SL_SKIP_DEVICE_CANNOT_SHOW() << "GPU 1 streams its half of the data no faster than GPU 0 streams all of it ("
@@ -309,8 +308,8 @@ class Handoff : public Lab08 {
 protected:
     /// Your run_handoff from GPU 0 to GPU 1 once to warm up, then once more, on a poisoned output, while CUPTI records.
     void record_handoff() {
-        const lab08::HandoffJob job{input_->data(), output_->data(), n_,           iterations_,
-                                    kHandoffChunks, gpus_[0].part(),  gpus_[1].part()};
+        const lab08::HandoffJob job{input_->data(),  output_->data(), n_, iterations_, kHandoffChunks,
+                                    gpus_[0].part(), gpus_[1].part()};
         lab08::run_handoff(job);
         fill_poison(output_->data(), n_);
         SL_CHECK(cudaSetDevice(0));
@@ -342,8 +341,8 @@ TEST_F(Handoff, CrossDeviceWaitRespected) {
                           ? 1
                           : 0;
     }
-    report_measure("times the host waited before it had queued every chunk", static_cast<double>(host_waits),
-                   "==", 0, "");
+    report_measure("times the host waited before it had queued every chunk", static_cast<double>(host_waits), "==", 0,
+                   "");
     EXPECT_TRUE(grading::none_found(handoff_wait_problems(run, kClockSlackNs),
                                     "ops on GPU 1 that began before what they needed ended",
                                     "op(s) did not wait for the chunk they needed",

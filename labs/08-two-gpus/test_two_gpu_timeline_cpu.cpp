@@ -85,8 +85,9 @@ TEST(Together, SharesOfTheLessBusyGpusTime) {
 
 /// A hand-off of two chunks from GPU 0 to GPU 1 in which every wait holds.
 std::vector<DeviceOp> good_handoff() {
-    return {op(OpKind::MemcpyH2D, 0, 0, 10), peer(0, 1, 10, 12),         op(OpKind::Kernel, 1, 12, 30),
-            op(OpKind::MemcpyD2H, 1, 30, 40), op(OpKind::MemcpyH2D, 0, 10, 20), peer(0, 1, 20, 22),
+    return {op(OpKind::MemcpyH2D, 0, 0, 10),  peer(0, 1, 10, 12),
+            op(OpKind::Kernel, 1, 12, 30),    op(OpKind::MemcpyD2H, 1, 30, 40),
+            op(OpKind::MemcpyH2D, 0, 10, 20), peer(0, 1, 20, 22),
             op(OpKind::Kernel, 1, 30, 50),    op(OpKind::MemcpyD2H, 1, 50, 60)};
 }
 

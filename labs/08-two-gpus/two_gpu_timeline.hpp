@@ -40,8 +40,7 @@ struct GpuWork {
 /// The time GPUs `a` and `b` were both busy (any op running on each), over the
 /// shorter of their two busy times: 1 when the less busy GPU only ever worked
 /// while the other did too, 0 when they took turns (or one did nothing).
-[[nodiscard]] double busy_together_share(const std::vector<streamlab::DeviceOp>& ops, std::uint32_t a,
-                                         std::uint32_t b);
+[[nodiscard]] double busy_together_share(const std::vector<streamlab::DeviceOp>& ops, std::uint32_t a, std::uint32_t b);
 
 /// The same for the host-to-device copies alone: the share of the shorter
 /// GPU's copy-in time during which the other GPU copied in too.
@@ -70,8 +69,8 @@ struct HandoffRun {
 /// correlation ids' order). Copies between GPUs are optional (none at all: a
 /// machine may carry them otherwise), but when there are any there must be one
 /// per chunk. `problem` says in one sentence what is missing or out of place.
-[[nodiscard]] HandoffRun find_handoff(const std::vector<streamlab::DeviceOp>& ops, std::uint32_t from,
-                                      std::uint32_t to, int chunks);
+[[nodiscard]] HandoffRun find_handoff(const std::vector<streamlab::DeviceOp>& ops, std::uint32_t from, std::uint32_t to,
+                                      int chunks);
 
 /// The hand-off's waits that the records show broken, one sentence each: a
 /// chunk's copy between the GPUs (or, without one, its kernel) that started

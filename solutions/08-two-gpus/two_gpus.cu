@@ -75,11 +75,11 @@ void run_split(const SplitJob& job) {
             cudaStream_t stream = streams[static_cast<std::size_t>(g)][static_cast<std::size_t>(c % job.streams)].get();
             float* in = gpu.device_input + chunk.offset;
             float* out = gpu.device_output + chunk.offset;
-            SL_CHECK(cudaMemcpyAsync(in, job.input + share.offset + chunk.offset, bytes, cudaMemcpyHostToDevice,
-                                     stream));
+            SL_CHECK(
+                cudaMemcpyAsync(in, job.input + share.offset + chunk.offset, bytes, cudaMemcpyHostToDevice, stream));
             streamlab::launch_workload(in, out, chunk.count, job.iterations, stream);
-            SL_CHECK(cudaMemcpyAsync(job.output + share.offset + chunk.offset, out, bytes, cudaMemcpyDeviceToHost,
-                                     stream));
+            SL_CHECK(
+                cudaMemcpyAsync(job.output + share.offset + chunk.offset, out, bytes, cudaMemcpyDeviceToHost, stream));
         }
     }
 
@@ -96,8 +96,8 @@ void run_handoff(const HandoffJob& job) {
 
     // Task 3: direct access between the GPUs where the machine allows it, in
     // both directions (enabling it twice is an error CUDA reports, and harmless).
-    const std::array<std::pair<int, int>, 2> directions{{{job.from.device, job.to.device},
-                                                          {job.to.device, job.from.device}}};
+    const std::array<std::pair<int, int>, 2> directions{
+        {{job.from.device, job.to.device}, {job.to.device, job.from.device}}};
     for (const auto& [here, there] : directions) {
         int possible = 0;
         SL_CHECK(cudaDeviceCanAccessPeer(&possible, here, there));
@@ -134,10 +134,9 @@ void run_handoff(const HandoffJob& job) {
         SL_CHECK(cudaSetDevice(job.to.device));
         SL_CHECK(cudaStreamWaitEvent(work_stream.get(), copied_in[static_cast<std::size_t>(c)].get(), 0));
         SL_CHECK(cudaMemcpyPeerAsync(job.to.device_input + chunk.offset, job.to.device,
-                                     job.from.device_input + chunk.offset, job.from.device, bytes,
-                                     work_stream.get()));
-        streamlab::launch_workload(job.to.device_input + chunk.offset, job.to.device_output + chunk.offset,
-                                   chunk.count, job.iterations, work_stream.get());
+                                     job.from.device_input + chunk.offset, job.from.device, bytes, work_stream.get()));
+        streamlab::launch_workload(job.to.device_input + chunk.offset, job.to.device_output + chunk.offset, chunk.count,
+                                   job.iterations, work_stream.get());
         SL_CHECK(cudaMemcpyAsync(job.output + chunk.offset, job.to.device_output + chunk.offset, bytes,
                                  cudaMemcpyDeviceToHost, work_stream.get()));
     }

@@ -75,7 +75,9 @@ def course_python_labs(root: Path) -> list[LabSources]:
 def course_labs(root: Path) -> list[LabSources]:
     """Every lab of the course at `root` (labs/NN-topic with a lab.cmake), in order."""
     return [
-        LabSources(p.name, student_sources(p / "lab.cmake"), answer_files(p / "lab.cmake"), gpus=gpus_needed(p / "lab.cmake"))
+        LabSources(
+            p.name, student_sources(p / "lab.cmake"), answer_files(p / "lab.cmake"), gpus=gpus_needed(p / "lab.cmake")
+        )
         for p in sorted((root / "labs").glob("[0-9][0-9]-*"))
         if (p / "lab.cmake").is_file()
     ]

@@ -99,14 +99,14 @@ void run_code_under_test(Work&& work) {
 /// Skips the current test, with the reason, where no CUDA device is usable
 /// (SL_REQUIRE_GPU) or fewer than `count` are: "not graded: needs two GPUs
 /// (this machine has 1)", which the grader counts neither for nor against.
-#define SL_REQUIRE_GPUS(count)                                                             \
-    do {                                                                                   \
-        SL_REQUIRE_GPU();                                                                  \
-        int sl_devices = 0;                                                                \
-        SL_CHECK(cudaGetDeviceCount(&sl_devices));                                         \
-        if (sl_devices < (count)) {                                                        \
+#define SL_REQUIRE_GPUS(count)                                                            \
+    do {                                                                                  \
+        SL_REQUIRE_GPU();                                                                 \
+        int sl_devices = 0;                                                               \
+        SL_CHECK(cudaGetDeviceCount(&sl_devices));                                        \
+        if (sl_devices < (count)) {                                                       \
             GTEST_SKIP() << ::streamlab::grading::needs_gpus_reason((count), sl_devices); \
-        }                                                                                  \
+        }                                                                                 \
     } while (false)
 
 /// Records the GPU's timeline while the lambda (`...`) runs and assigns it to
