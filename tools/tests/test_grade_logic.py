@@ -176,6 +176,8 @@ def test_a_report_must_be_of_exactly_that_test(recorded, tmp_path):
         ("no GPU: no CUDA-capable device is detected", NOT_GRADED),
         ("timeline unavailable: another CUPTI tool is already recording this process", NOT_GRADED),
         ("this device cannot show it: the GPU has 1 copy engine", NOT_GRADED),
+        ("not graded: needs two GPUs (this machine has 1)", NOT_GRADED),
+        ("not graded: because I say so", FAILED),
         ("the pipeline was not run", FAILED),
     ],
 )
@@ -186,6 +188,7 @@ def test_on_a_gpu_only_the_courses_own_skips_are_not_graded(recorded, message, s
         "01", "01-null-stream", [skip], verdicts, TIMEOUT_S, True, {skip.name: GtestReport("skipped", message)}
     )
     assert lab.tests[0].status == status and message in lab.tests[0].reason
+    assert not lab.tests[0].reason.startswith("not graded: not graded")  # said once
 
 
 def test_a_skipped_tests_reason_is_read_from_what_it_printed():
