@@ -5,10 +5,10 @@
 // the model, and writes each timeline (the split run's is the main one).
 #include <algorithm>
 #include <cstdio>
-#include <exception>
 #include <string>
 #include <vector>
 
+#include "course_side.hpp"
 #include "lab08.hpp"
 #include "streamlab/analysis.hpp"
 #include "streamlab/device.hpp"
@@ -26,34 +26,6 @@ using namespace lab08::course;
 constexpr int kChunks = 8;
 constexpr int kStreams = 3;
 constexpr int kHandoffChunks = 8;
-
-/// n floats from your allocate_portable, released with your free_portable.
-struct Portable {
-    explicit Portable(std::size_t n) : data(lab08::allocate_portable(n)) {}
-    ~Portable() {
-        try {
-            lab08::free_portable(data);
-        } catch (const std::exception& error) {
-            std::fprintf(stderr, "free_portable: %s\n", error.what());
-        }
-    }
-    Portable(const Portable&) = delete;
-    Portable& operator=(const Portable&) = delete;
-    float* data;
-};
-
-/// One GPU's device memory for the whole data, allocated with that GPU current.
-struct GpuMemory {
-    GpuMemory(int gpu, std::size_t n) : device(gpu) {
-        SL_CHECK(cudaSetDevice(gpu));
-        input = DeviceBuffer<float>(n);
-        output = DeviceBuffer<float>(n);
-        SL_CHECK(cudaSetDevice(0));
-    }
-    int device;
-    DeviceBuffer<float> input, output;
-    [[nodiscard]] lab08::GpuPart part() const { return {device, input.data(), output.data()}; }
-};
 
 /// One line per GPU: what it did in `timeline`.
 void print_work(const Timeline& timeline) {
@@ -81,8 +53,8 @@ int run(const LabOptions& options) {
     std::printf("GPU 0: %s; GPU 1: %s; %zu MiB each way; GPU 1 %s reach GPU 0's memory directly\n", first.name.c_str(),
                 second.name.c_str(), n * sizeof(float) >> 20, reach != 0 ? "can" : "cannot");
 
-    Portable input(n), output(n);
-    fill_input(input.data, n);
+    PortableFloats input(n), output(n);
+    fill_input(input.data(), n);
     std::vector<GpuMemory> gpus;
     gpus.emplace_back(0, n);
     gpus.emplace_back(1, n);
@@ -96,15 +68,15 @@ int run(const LabOptions& options) {
     const char* const names[3] = {"GPU 0 alone", "GPU 1 alone", "both GPUs"};
     const char* const variants[3] = {"gpu0", "gpu1", ""};
     for (std::size_t r = 0; r < runs.size(); ++r) {
-        lab08::SplitJob job{input.data, output.data, n, iterations, kChunks, kStreams, {}};
+        lab08::SplitJob job{input.data(), output.data(), n, iterations, kChunks, kStreams, {}};
         for (const int device : runs[r]) {
             job.gpus.push_back(gpus[static_cast<std::size_t>(device)].part());
         }
         lab08::run_split(job);  // warm-up
-        fill_poison(output.data, n);
+        fill_poison(output.data(), n);
         const Timeline timeline = record_timeline("lab08 run_split", [&] { lab08::run_split(job); });
-        const ResultCheck result =
-            check_workload_output(input.data, output.data, n, iterations, kChunks * static_cast<int>(job.gpus.size()));
+        const ResultCheck result = check_workload_output(input.data(), output.data(), n, iterations,
+                                                         kChunks * static_cast<int>(job.gpus.size()));
         report_timeline(timeline, std::string("run_split, ") + names[r], options, variants[r]);
         std::printf("run_split, %s: result: %s\n", names[r], result.message().c_str());
         ok = result.ok && ok;
@@ -122,11 +94,11 @@ int run(const LabOptions& options) {
     }
 
     // The hand-off from GPU 0 to GPU 1.
-    const lab08::HandoffJob handoff{input.data,     output.data,   n, iterations, kHandoffChunks,
+    const lab08::HandoffJob handoff{input.data(),   output.data(), n, iterations, kHandoffChunks,
                                     gpus[0].part(), gpus[1].part()};
-    fill_poison(output.data, n);
+    fill_poison(output.data(), n);
     const Timeline timeline = record_timeline("lab08 run_handoff", [&] { lab08::run_handoff(handoff); });
-    const ResultCheck result = check_workload_output(input.data, output.data, n, iterations, kHandoffChunks);
+    const ResultCheck result = check_workload_output(input.data(), output.data(), n, iterations, kHandoffChunks);
     report_timeline(timeline, "run_handoff, GPU 0 to GPU 1", options, "handoff");
     std::printf("run_handoff: result: %s\n", result.message().c_str());
     ok = result.ok && ok;

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "course_side.hpp"
 #include "lab08.hpp"
 #include "streamlab/analysis.hpp"
 #include "streamlab/handles.hpp"
@@ -52,37 +53,6 @@ constexpr std::uint64_t kClockSlackNs = 5000;
 
 /// Recorded runs of each one-GPU and two-GPU pipeline in the speed test: the median counts.
 constexpr int kRepeats = 3;
-
-/// n floats of host memory from your allocate_portable, released with your free_portable.
-class PortableFloats {
-public:
-    explicit PortableFloats(std::size_t n) : data_(lab08::allocate_portable(n)) {}
-    ~PortableFloats() {
-        try {
-            lab08::free_portable(data_);
-        } catch (...) {  // a destructor never throws; the tests have their verdict by then
-        }
-    }
-    PortableFloats(const PortableFloats&) = delete;
-    PortableFloats& operator=(const PortableFloats&) = delete;
-    [[nodiscard]] float* data() const { return data_; }
-
-private:
-    float* data_;
-};
-
-/// One GPU's device memory for the whole data, allocated with that GPU current.
-struct GpuMemory {
-    GpuMemory(int gpu, std::size_t n) : device(gpu) {
-        SL_CHECK(cudaSetDevice(gpu));
-        input = DeviceBuffer<float>(n);
-        output = DeviceBuffer<float>(n);
-        SL_CHECK(cudaSetDevice(0));
-    }
-    int device;
-    DeviceBuffer<float> input, output;
-    [[nodiscard]] lab08::GpuPart part() const { return {device, input.data(), output.data()}; }
-};
 
 class Lab08 : public TimelineTest {
 protected:
