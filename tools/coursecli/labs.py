@@ -201,6 +201,10 @@ def _run_graded_tests(preset: str, folder: Path, pattern: str, name: str) -> Pat
     return junit
 
 
+# How a test that needs more GPUs than the machine has says so (SL_REQUIRE_GPUS, streamlab/testing.hpp).
+NEEDS_GPUS = "not graded: needs "
+
+
 def check_lab(number: str, preset: str, solution: bool, sanitize_it: bool = False, python: bool = False) -> int:
     """`course check NN`: runs the lab's graded tests and prints points and reasons; with
     `sanitize_it`, then the lab's program under compute-sanitizer (findings make the check fail).
@@ -224,6 +228,10 @@ def check_lab(number: str, preset: str, solution: bool, sanitize_it: bool = Fals
         return 1
     outcomes = [o for o in read_junit(junit, read_labels(folder)) if o.points > 0]
     earned, possible = _print_points(number, variant, outcomes, read_labels(folder))
+    if outcomes and all(o.status == "skipped" and o.skip_reason().startswith(NEEDS_GPUS) for o in outcomes):
+        say(f"{outcomes[0].skip_reason()}: lab {number} cannot be graded on this machine")
+        say(f"exit status {NO_GPU_EXIT}: not run for want of GPUs (not a failing grade)")
+        return NO_GPU_EXIT
     # The timeline of the student's own run, to look at.
     executable = next(folder.rglob(f"lab{number}_{variant}_run"), None)
     if executable is not None:
