@@ -20,6 +20,7 @@ from coursecli.scoring import (
 )
 
 FIXTURES = Path(__file__).parent / "fixtures" / "grading"
+ROOT = Path(__file__).resolve().parents[2]
 TIMEOUT_S = 3
 
 
@@ -201,3 +202,14 @@ def test_a_skipped_tests_reason_is_read_from_what_it_printed():
     assert reason("SKIPPED: no GPU: nvidia-smi lists none\n") == "no GPU: nvidia-smi lists none"
     assert reason("run_lab05.py: no GPU: no NVIDIA driver\n") == "no GPU: no NVIDIA driver"
     assert reason("") == "skipped"
+
+
+def test_the_skip_for_too_few_gpus_is_worded_as_the_grader_reads_it():
+    """SL_REQUIRE_GPUS's reason (streamlab/testing.hpp, testing.cpp) begins as GRADER_SKIPS and
+    `course check` expect it to, and the lab that needs two GPUs asks for them."""
+    from coursecli.labs import NEEDS_GPUS
+    from coursecli.scoring import GRADER_SKIPS
+
+    assert NEEDS_GPUS in GRADER_SKIPS
+    assert f'return "{NEEDS_GPUS}" + count' in (ROOT / "common/support/src/testing.cpp").read_text()
+    assert "SL_REQUIRE_GPUS(2);" in (ROOT / "labs/08-two-gpus/test_lab08.cu").read_text()
