@@ -6,13 +6,14 @@
 #
 #   streamlab_add_lab(NUMBER NN TOPIC topic STUDENT_SOURCES ... PROGRAM src
 #                     TEST_SOURCE src TESTS Suite.Name gpu|cpu POINTS ...
-#                     [ANSWER_FILES file ...] [ALLOW_SYMBOLS pattern ...] [ALLOW_ASM])
+#                     [ANSWER_FILES file ...] [ALLOW_SYMBOLS pattern ...] [ALLOW_ASM] [GPUS n])
 #       One lab, built twice: against its starter (labs/NN-topic) and against
 #       its solution (solutions/NN-topic). See labs/AUTHORING.md. ANSWER_FILES
 #       are the student's answers (a prediction) that graded tests read, never
 #       compiled: each test finds their folder in STREAMLAB_ANSWER_DIR. ALLOW_SYMBOLS
 #       and ALLOW_ASM widen what the grader lets graded code call (read by
-#       tools/coursecli/objcheck.py, not by CMake).
+#       tools/coursecli/objcheck.py, not by CMake). GPUS n: the GPUs the lab's
+#       tests need at once (1 when absent; lab 08 needs 2).
 #
 #   streamlab_link_graded_code(TARGET LIBRARY [TEST] [COURSE course_library ...])
 #       Links a lab's student library into TARGET after the course's own code
@@ -118,9 +119,17 @@ endfunction()
 function(streamlab_add_lab)
   # SANITIZE_POINTS N: what a clean compute-sanitizer run earns in `course grade --sanitize`
   # (read by tools/coursecli/sanitize.py; without it, the sanitizer's findings are feedback only).
-  cmake_parse_arguments(PARSE_ARGV 0 arg "ALLOW_ASM" "NUMBER;TOPIC;PROGRAM;TEST_SOURCE;TIMEOUT;SANITIZE_POINTS"
+  # GPUS N: how many GPUs the lab's graded tests need at once (1 when absent); read by
+  # tools/check_labs.py and the grader, which hands a submission's tests N GPUs together.
+  cmake_parse_arguments(PARSE_ARGV 0 arg "ALLOW_ASM" "NUMBER;TOPIC;PROGRAM;TEST_SOURCE;TIMEOUT;SANITIZE_POINTS;GPUS"
                         "STUDENT_SOURCES;ANSWER_FILES;TESTS;ALLOW_SYMBOLS")
   set(lab "lab${arg_NUMBER}")
+  if(NOT DEFINED arg_GPUS)
+    set(arg_GPUS 1)
+  endif()
+  if(NOT arg_GPUS MATCHES "^[1-8]$")
+    message(FATAL_ERROR "${lab}: GPUS must be a number of GPUs from 1 to 8, not '${arg_GPUS}'")
+  endif()
   set(folder "${arg_NUMBER}-${arg_TOPIC}")
   set(lab_dir "${PROJECT_SOURCE_DIR}/labs/${folder}")
   if(NOT arg_TIMEOUT)

@@ -6,7 +6,8 @@ For every lab (labs/NN-topic with a lab.cmake):
   - an answer file of the starter differs from the solution's (the starter's is unanswered);
   - every starter source has TODO(labNN) blocks, and no solution mentions TODO;
   - outside its TODO blocks a starter is line for line its solution;
-  - the lab README has every section the course's READMEs have.
+  - the lab README has every section the course's READMEs have;
+  - a lab that needs several GPUs (`GPUS N`) has tests that ask for them (SL_REQUIRE_GPUS(N)).
 
 A TODO block opens with a line containing `TODO(labNN):` and closes with a
 line containing `TODO(labNN) end`; everything between is the student's.
@@ -47,6 +48,7 @@ LAB_KEYWORDS = (
     "TESTS",
     "ALLOW_SYMBOLS",
     "ALLOW_ASM",
+    "GPUS",
 )
 
 
@@ -71,6 +73,12 @@ def python_student_sources(lab_cmake: Path) -> list[str]:
     others = "|".join(k for k in LAB_KEYWORDS if k != "STUDENT_SOURCES")
     match = re.search(rf"\bSTUDENT_SOURCES\s+(.*?)\s*(?:\b(?:{others})\b|\))", block, re.S)
     return match.group(1).split() if match else []
+
+
+def gpus_needed(lab_cmake: Path) -> int:
+    """How many GPUs a lab's graded tests need at once: its `GPUS N` (1 when absent, as in CMake)."""
+    words = _lab_list(lab_cmake, "GPUS")
+    return int(words[0]) if words and words[0].isdigit() else 1
 
 
 def answer_files(lab_cmake: Path) -> list[str]:
@@ -171,7 +179,25 @@ def check_lab(lab_dir: Path, solutions_root: Path) -> list[str]:
             problems.append(f"{name}: the solution still has a TODO marker")
         problems += [f"{name}: {p}" for p in differences_outside_blocks(starter, solution, blocks)]
     problems += readme_problems(lab_dir / "README.md")
+    problems += gpus_problems(lab_dir)
     return [f"{lab_dir.name}: {p}" for p in problems]
+
+
+def gpus_problems(lab_dir: Path) -> list[str]:
+    """A lab that needs several GPUs (`GPUS N`, N > 1) must say so in its tests too: they skip with
+    SL_REQUIRE_GPUS(N) where fewer are present, which the grader counts as not graded."""
+    words = _lab_list(lab_dir / "lab.cmake", "GPUS")
+    if words and not (words[0].isdigit() and 1 <= int(words[0]) <= 8):
+        return [f"lab.cmake: GPUS must be a number of GPUs from 1 to 8, not {words[0]!r}"]
+    needed = gpus_needed(lab_dir / "lab.cmake")
+    tests = _lab_list(lab_dir / "lab.cmake", "TEST_SOURCE")
+    source = lab_dir / tests[0] if tests else None
+    if needed > 1 and (source is None or f"SL_REQUIRE_GPUS({needed})" not in source.read_text()):
+        return [
+            f"lab.cmake needs {needed} GPUs (GPUS {needed}), but its tests never ask for them "
+            f"with SL_REQUIRE_GPUS({needed})"
+        ]
+    return []
 
 
 def main(argv: list[str]) -> int:

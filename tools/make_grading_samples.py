@@ -605,6 +605,20 @@ def catalogue_lab07_graph_without_join(files: dict[str, str]) -> None:
     )
 
 
+LAB08 = "labs/08-two-gpus/two_gpus.cu"
+
+
+def catalogue_lab08_everything_on_one_gpu(files: dict[str, str]) -> None:
+    """Known wrong: run_split streams all the data through the first GPU of the job and leaves the other
+    idle. The results are right and every stream and copy is as it should be, on one GPU."""
+    replace_once(
+        files,
+        LAB08,
+        "    const int gpus = static_cast<int>(job.gpus.size());\n",
+        "    const int gpus = job.gpus.empty() ? 0 : 1;  // everything on the first GPU\n",
+    )
+
+
 def catalogue_lab01_prediction_other_notation(files: dict[str, str]) -> None:
     """Correct: the same prediction written another way (lower case, groups in another order, no comments)."""
     files[LAB01_PREDICTION] = "blocking:a<b<c\n  nonblocking :  C + A+B   # all three together\n"
@@ -669,6 +683,16 @@ CATALOGUE = {
             "Graph.ResultsMatchCpuReference",
             "Graph.OneInstantiationLaunchedManyTimes",
             "Graph.ChunksOverlapInsideEachLaunch",
+        ],
+    ),
+    "wrong-lab08-everything-on-one-gpu": (
+        catalogue_lab08_everything_on_one_gpu,
+        "08",
+        [
+            "TwoGpus.BothGpusRunTheirShare",
+            "TwoGpus.WorkSplitEvenly",
+            "TwoGpus.EachGpuCopiesOverItsOwnLink",
+            "TwoGpus.FasterThanOneGpu",
         ],
     ),
 }

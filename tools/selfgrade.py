@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
 from coursecli.batch import LOG_LIMIT, GradeSettings, default_cuda_arch, gpu_presence, grade_batch  # noqa: E402
 from coursecli.gradebook import load_grade, student_folder  # noqa: E402
-from coursecli.scoring import FAILED, PASSED  # noqa: E402
+from coursecli.scoring import FAILED, NOT_GRADED, PASSED  # noqa: E402
 from coursecli.submissions import course_labs, find_submissions, student_name  # noqa: E402
 from isolation_samples import VICTIM, isolation_problems, make_isolation_samples  # noqa: E402
 from make_grading_samples import CATALOGUE, CHEATS, make_catalogue, make_cheats, student_files, write_folder  # noqa: E402,E501
@@ -34,13 +34,27 @@ from make_grading_samples import CATALOGUE, CHEATS, make_catalogue, make_cheats,
 SKIP = 77
 
 
+def needs_more_gpus(lab) -> str:
+    """The reason, when none of a graded lab's tests could be graded because the machine has fewer GPUs
+    than the lab needs (SL_REQUIRE_GPUS: "not graded: needs two GPUs (this machine has 1)"); else ""."""
+    reasons = {t.reason for t in lab.tests}
+    if lab.tests and all(t.status == NOT_GRADED for t in lab.tests) and len(reasons) == 1:
+        reason = reasons.pop()
+        return reason if reason.startswith("not graded: needs ") else ""
+    return ""
+
+
 def lab_problems(student: str, grade, want_full_points: bool) -> list[str]:
-    """What is wrong with one graded sample, lab by lab."""
+    """What is wrong with one graded sample, lab by lab. A lab that needs more GPUs than this machine
+    has is reported as not graded here, which is no problem."""
     if grade is None:
         return [f"{student}: no grade was written"]
     problems = [f"{student}: {grade.problem}"] if grade.problem else []
     for lab in grade.labs:
         score = f"lab {lab.number} {student}: {lab.earned}/{lab.possible}"
+        if not lab.problem and needs_more_gpus(lab):
+            print(f"selfgrade: lab {lab.number} {student}: {needs_more_gpus(lab)}; counted neither way")
+            continue
         if want_full_points and (lab.problem or not lab.graded or lab.earned != lab.possible):
             failed = [f"{t.name} ({t.reason})" for t in lab.tests if t.status != "passed"]
             problems.append(f"{score}, not full points: {'; '.join(failed) or lab.problem}")
@@ -104,6 +118,9 @@ def catalogue_problems(sample: str, must_fail: list[str], grade, lab_number: str
     lab = next((lab for lab in grade.labs if lab.number == lab_number), None)
     if lab is None or lab.problem:
         return [f"{sample}: lab {lab_number} was not graded: {lab.problem if lab else 'missing'}"]
+    if needs_more_gpus(lab):
+        print(f"selfgrade: catalogue {sample}: {needs_more_gpus(lab)}; not checked here")
+        return []
     failed = {t.name for t in lab.tests if t.status == FAILED}
     passed = {t.name for t in lab.tests if t.status == PASSED}
     problems = [f"{sample}: {name} should fail and did not" for name in must_fail if name in passed]

@@ -245,6 +245,21 @@ std::vector<DeviceOp> ops_in_stream(const std::vector<DeviceOp>& ops, std::uint3
     return sorted_by_start(std::move(selected));
 }
 
+std::set<std::uint32_t> devices_of(const std::vector<DeviceOp>& ops) {
+    std::set<std::uint32_t> devices;
+    for (const DeviceOp& op : ops) {
+        devices.insert(op.device_id);
+    }
+    return devices;
+}
+
+std::vector<DeviceOp> ops_on_device(const std::vector<DeviceOp>& ops, std::uint32_t device) {
+    std::vector<DeviceOp> selected;
+    std::copy_if(ops.begin(), ops.end(), std::back_inserter(selected),
+                 [device](const DeviceOp& op) { return op.device_id == device; });
+    return sorted_by_start(std::move(selected));
+}
+
 TimelineSummary summarize(const std::vector<DeviceOp>& ops) {
     TimelineSummary summary;
     summary.makespan_ns = makespan_ns(ops);

@@ -42,6 +42,17 @@ public:
         op_.host_memory = memory;
         return *this;
     }
+    /// The GPU that ran it (DeviceOp::device_id).
+    OpBuilder& device(std::uint32_t id) {
+        op_.device_id = id;
+        return *this;
+    }
+    /// A copy from GPU `source` to GPU `destination` (MemcpyP2P).
+    OpBuilder& peer(std::uint32_t source, std::uint32_t destination) {
+        op_.source_device = source;
+        op_.destination_device = destination;
+        return *this;
+    }
     OpBuilder& correlation(std::uint32_t id) {
         op_.correlation_id = id;
         return *this;

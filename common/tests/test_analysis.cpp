@@ -173,6 +173,21 @@ TEST(Ops, TwoGpusStreamsOfOneIdAreTwoStreams) {
     EXPECT_EQ(streamlab::distinct_streams(ops), 2U);
 }
 
+TEST(Ops, OpsOfEachGpu) {
+    using streamlab::testing_ops::OpBuilder;
+    const std::vector<DeviceOp> ops = {OpBuilder(OpKind::Kernel).device(1).span(20, 30),
+                                       OpBuilder(OpKind::MemcpyH2D).device(0).span(5, 10),
+                                       OpBuilder(OpKind::MemcpyH2D).device(1).span(0, 10)};
+    EXPECT_EQ(streamlab::devices_of(ops), (std::set<std::uint32_t>{0, 1}));
+    EXPECT_TRUE(streamlab::devices_of({}).empty());
+    const std::vector<DeviceOp> second = streamlab::ops_on_device(ops, 1);
+    ASSERT_EQ(second.size(), 2U);
+    EXPECT_EQ(second[0].kind, OpKind::MemcpyH2D);  // sorted by start
+    EXPECT_EQ(second[1].kind, OpKind::Kernel);
+    EXPECT_EQ(streamlab::ops_on_device(ops, 0).size(), 1U);
+    EXPECT_TRUE(streamlab::ops_on_device(ops, 2).empty());
+}
+
 TEST(Ops, NullStreamOpsCountBothDefaultStreams) {
     const std::vector<DeviceOp> ops = {make_op(OpKind::Kernel, "", 7, 0, 10, StreamKind::LegacyNull),
                                        make_op(OpKind::Kernel, "", 9, 10, 20, StreamKind::PerThreadDefault),

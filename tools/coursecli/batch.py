@@ -274,6 +274,13 @@ def first_errors(output: str, staging: Path) -> str:
     return "\n".join(lines[first : first + ERROR_LINES])
 
 
+def labs_by_gpus(labs: list[LabSources]) -> list[tuple[int, list[LabSources]]]:
+    """`labs` grouped by the GPUs their tests need at once (LabSources.gpus), fewest first, each group in
+    the labs' order: each group's tests run while the submission holds that many GPUs."""
+    needs = sorted({lab.gpus for lab in labs})
+    return [(gpus, [lab for lab in labs if lab.gpus == gpus]) for gpus in needs]
+
+
 class SubmissionGrader:
     """Grades one submission in its own work folder."""
 
@@ -375,14 +382,15 @@ class SubmissionGrader:
                 )
         grade.build_seconds = round(self.build_seconds, 1)
         traces: dict[str, list[Path]] = {}
-        if built:
-            with self.gpu_slots.hold() as device:
+        # The labs that need one GPU run on one; a lab whose tests need several (GPUS N) holds N together.
+        for gpus, group in labs_by_gpus(built):
+            with self.gpu_slots.hold(gpus) as device:
                 self.device = device
                 try:
-                    self._test(built, labels, grade)
-                    traces = self._record_timelines(built, grade)
+                    self._test(group, labels, grade)
+                    traces.update(self._record_timelines(group, grade))
                     if settings.sanitize:
-                        self._sanitize(built, grade)
+                        self._sanitize(group, grade)
                 finally:
                     self.device = {}
         self._draw_timelines(traces, grade)  # drawing needs no GPU: the next submission's tests may start

@@ -4,12 +4,14 @@ Submissions are graded several at a time; their builds overlap freely, but the
 steps that run their code (tests, timeline programs, the sanitizer) first take
 a free GPU from here and see only that one (CUDA_VISIBLE_DEVICES), so timings
 are never taken while another submission's code shares the GPU. Without a GPU
-there is one slot, which runs those steps one submission at a time as before.
+there is one slot, which runs those steps one submission at a time as before. A lab
+whose tests need several GPUs at once (`GPUS N` in its lab.cmake) takes N together.
 """
 
 from __future__ import annotations
 
-import queue
+import itertools
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -20,13 +22,16 @@ def chosen_devices(devices: list[str], limit: int | None) -> list[str]:
 
 
 class GpuSlots:
-    """Hands out `devices` (CUDA_VISIBLE_DEVICES values), each to one holder at a time."""
+    """Hands out `devices` (CUDA_VISIBLE_DEVICES values), each to one holder at a time; a holder may take
+    several together (a lab whose tests need two GPUs). Holders are served in the order they asked, so one
+    that waits for two GPUs is never passed over, again and again, by holders of one."""
 
     def __init__(self, devices: list[str]):
         self.devices = list(devices)
-        self._free: queue.Queue[str | None] = queue.Queue()
-        for device in self.devices or [None]:
-            self._free.put(device)
+        self._free = list(self.devices) if self.devices else [None]
+        self._changed = threading.Condition()
+        self._tickets = itertools.count()
+        self._serving: list[int] = []  # tickets of the holders waiting, in the order they asked
 
     @property
     def count(self) -> int:
@@ -34,10 +39,26 @@ class GpuSlots:
         return max(1, len(self.devices))
 
     @contextmanager
-    def hold(self) -> Iterator[dict[str, str]]:
-        """Waits for a free GPU; yields the environment that shows a step only that GPU ({} without GPUs)."""
-        device = self._free.get()
+    def hold(self, gpus: int = 1) -> Iterator[dict[str, str]]:
+        """Waits until `gpus` GPUs are free together (all of them where there are fewer, one slot without
+        GPUs) and it is this holder's turn; yields the environment that shows a step only those GPUs ({}
+        without GPUs)."""
+        wanted = max(1, min(gpus, self.count))
+        with self._changed:
+            ticket = next(self._tickets)
+            self._serving.append(ticket)
+            self._changed.wait_for(lambda: self._serving[0] == ticket and len(self._free) >= wanted)
+            self._serving.pop(0)
+            if self.devices:  # the lowest-numbered free GPUs, in the machine's order
+                self._free.sort(key=self.devices.index)
+            taken, self._free = self._free[:wanted], self._free[wanted:]
+            self._changed.notify_all()  # the next in line may find enough free GPUs too
         try:
-            yield {} if device is None else {"CUDA_VISIBLE_DEVICES": device}
+            if taken == [None]:
+                yield {}
+            else:
+                yield {"CUDA_VISIBLE_DEVICES": ",".join(str(device) for device in taken)}
         finally:
-            self._free.put(device)
+            with self._changed:
+                self._free += taken
+                self._changed.notify_all()

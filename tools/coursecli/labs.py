@@ -62,8 +62,11 @@ def sanitize_lab(number: str, variant: str, folder: Path, executable: Path) -> s
 
 
 def reference_picture(number: str) -> Path | None:
-    """The committed picture of lab `number`'s solution recorded on an H200, if the lab has one."""
-    pictures = sorted(lab_folder(number).glob("*-h200.png"), key=lambda p: p.name != "timeline-h200.png")
+    """The committed picture of lab `number`'s solution recorded on an H200 (on two, `*-h200x2.png`, for a
+    lab that needs two GPUs), if the lab has one."""
+    folder = lab_folder(number)
+    found = [*folder.glob("*-h200.png"), *folder.glob("*-h200x2.png")]
+    pictures = sorted(found, key=lambda p: (not p.name.startswith("timeline-"), p.name))
     return pictures[0] if pictures else None
 
 
@@ -79,7 +82,8 @@ def _without_gpu(number: str, preset: str, targets: list[str], why: str) -> int:
         return 1
     picture = reference_picture(number)
     if picture is not None:
-        say(f"lab {number} builds. What the solution looks like on an H200: {picture.relative_to(ROOT)}")
+        where = "on two H200s" if picture.name.endswith("-h200x2.png") else "on an H200"
+        say(f"lab {number} builds. What the solution looks like {where}: {picture.relative_to(ROOT)}")
     say(f"exit status {NO_GPU_EXIT}: not run for want of a GPU (not a failing grade)")
     return NO_GPU_EXIT
 
@@ -201,6 +205,10 @@ def _run_graded_tests(preset: str, folder: Path, pattern: str, name: str) -> Pat
     return junit
 
 
+# How a test that needs more GPUs than the machine has says so (SL_REQUIRE_GPUS, streamlab/testing.hpp).
+NEEDS_GPUS = "not graded: needs "
+
+
 def check_lab(number: str, preset: str, solution: bool, sanitize_it: bool = False, python: bool = False) -> int:
     """`course check NN`: runs the lab's graded tests and prints points and reasons; with
     `sanitize_it`, then the lab's program under compute-sanitizer (findings make the check fail).
@@ -224,6 +232,10 @@ def check_lab(number: str, preset: str, solution: bool, sanitize_it: bool = Fals
         return 1
     outcomes = [o for o in read_junit(junit, read_labels(folder)) if o.points > 0]
     earned, possible = _print_points(number, variant, outcomes, read_labels(folder))
+    if outcomes and all(o.status == "skipped" and o.skip_reason().startswith(NEEDS_GPUS) for o in outcomes):
+        say(f"{outcomes[0].skip_reason()}: lab {number} cannot be graded on this machine")
+        say(f"exit status {NO_GPU_EXIT}: not run for want of GPUs (not a failing grade)")
+        return NO_GPU_EXIT
     # The timeline of the student's own run, to look at.
     executable = next(folder.rglob(f"lab{number}_{variant}_run"), None)
     if executable is not None:

@@ -298,9 +298,11 @@ def slurm_settings(args: argparse.Namespace) -> slurm.SlurmSettings:
             forwarded += [flag, str(value)]
     forwarded += ["--sanitize"] * args.sanitize + ["--keep-builds"] * args.keep_builds + ["--python"] * args.python
     defaults = slurm.SlurmSettings()
+    # By default each task asks for as many GPUs as the most demanding graded lab needs at once (GPUS N).
+    needed = max([lab.gpus for lab in batch.selected_labs(args.labs, python=args.python)] + [defaults.gpus_per_task])
     return slurm.SlurmSettings(
         tasks=args.tasks or defaults.tasks,
-        gpus_per_task=defaults.gpus_per_task if args.gpus_per_task is None else args.gpus_per_task,
+        gpus_per_task=needed if args.gpus_per_task is None else args.gpus_per_task,
         partition=args.partition,
         time=args.time or defaults.time,
         dry_run=args.dry_run,
@@ -497,8 +499,8 @@ def parser() -> argparse.ArgumentParser:
         "--gpus-per-task",
         type=int,
         metavar="N",
-        help=f"GPUs each array task asks for, as --gres=gpu:N (default: "
-        f"{slurm.SlurmSettings.gpus_per_task}; 0: none, CPU-only grading)",
+        help="GPUs each array task asks for, as --gres=gpu:N (default: as many as the graded lab that needs "
+        "the most at once, GPUS in its lab.cmake: 2 with lab 08, else 1; 0: none, CPU-only grading)",
     )
     cluster.add_argument(
         "--tasks",

@@ -23,8 +23,9 @@ PASSED, FAILED, NOT_GRADED = "passed", "failed", "not graded"
 NO_GPU = "not graded (no GPU)"
 # How the course's own skips begin (common/support/include/streamlab/testing.hpp and common/include/streamlab/tracer.hpp):
 # no GPU, a tracer that could not start before the code under test ran, a device
-# that cannot show what the test measures.
-GRADER_SKIPS = ("no GPU: ", "timeline unavailable: ", "this device cannot show it: ")
+# that cannot show what the test measures, and a machine with fewer GPUs than the
+# lab needs (SL_REQUIRE_GPUS: "not graded: needs two GPUs (this machine has 1)").
+GRADER_SKIPS = ("no GPU: ", "timeline unavailable: ", "this device cannot show it: ", "not graded: needs ")
 
 # "3/7 Test #3: lab01.starter.Demo.Segv ....***Exception: SegFault  0.01 sec"
 _CONSOLE_LINE = re.compile(r"Test\s+#\d+: (\S+) \.*\s*(?:\*\*\*)?(.+?)\s+[\d.]+ sec\s*$")
@@ -139,7 +140,8 @@ def grade_test(
         elif not gpu_present and outcome.is_gpu:
             grade.status, grade.reason = NOT_GRADED, NO_GPU
         elif report.message.startswith(GRADER_SKIPS):
-            grade.status, grade.reason = NOT_GRADED, f"not graded: {report.message}"
+            reason = report.message if report.message.startswith("not graded: ") else f"not graded: {report.message}"
+            grade.status, grade.reason = NOT_GRADED, reason
         else:
             grade.reason = f"skipped for a reason the course's checks did not give: {report.message}"[:300]
         return grade

@@ -26,7 +26,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from check_labs import answer_files, python_student_sources, student_sources
+from check_labs import answer_files, gpus_needed, python_student_sources, student_sources
 
 MAX_SOURCE_BYTES = 1 << 20  # one student source file
 MAX_ARCHIVE_MEMBERS = 50_000
@@ -52,6 +52,7 @@ class LabSources:
     files: list[str]
     answers: list[str] = field(default_factory=list)
     subfolder: str = ""  # "python" for a lab's Python version: its files are in labs/NN-topic/python
+    gpus: int = 1  # GPUs its graded tests need at once (`GPUS N` in its lab.cmake): the grader holds that many
 
     @property
     def number(self) -> str:
@@ -74,7 +75,9 @@ def course_python_labs(root: Path) -> list[LabSources]:
 def course_labs(root: Path) -> list[LabSources]:
     """Every lab of the course at `root` (labs/NN-topic with a lab.cmake), in order."""
     return [
-        LabSources(p.name, student_sources(p / "lab.cmake"), answer_files(p / "lab.cmake"))
+        LabSources(
+            p.name, student_sources(p / "lab.cmake"), answer_files(p / "lab.cmake"), gpus=gpus_needed(p / "lab.cmake")
+        )
         for p in sorted((root / "labs").glob("[0-9][0-9]-*"))
         if (p / "lab.cmake").is_file()
     ]

@@ -77,3 +77,25 @@ def test_an_answer_file_must_be_in_both_and_unanswered_in_the_starter(tmp_path, 
     assert "must be unanswered" in capsys.readouterr().out
     (sol / "prediction.txt").write_text("speedup: 1.8\n")
     assert check_labs.main(["--root", str(root)]) == 0
+
+
+def test_a_lab_that_needs_two_gpus_asks_for_them_in_its_tests(tmp_path, capsys):
+    root = make_lab(tmp_path)
+    lab = root / "labs" / "09-demo"
+    assert check_labs.gpus_needed(lab / "lab.cmake") == 1  # no GPUS: one, as in CMake
+    (lab / "lab.cmake").write_text(LAB_CMAKE.replace("TEST_SOURCE", "GPUS 2 TEST_SOURCE"))
+    assert check_labs.gpus_needed(lab / "lab.cmake") == 2
+    assert check_labs.student_sources(lab / "lab.cmake") == ["work.cu"]  # GPUS ends the list before it
+    (lab / "t.cu").write_text("TEST(A, B) { SL_REQUIRE_GPU(); }\n")
+    assert check_labs.main(["--root", str(root)]) == 1
+    assert "never ask for them with SL_REQUIRE_GPUS(2)" in capsys.readouterr().out
+    (lab / "t.cu").write_text("TEST(A, B) { SL_REQUIRE_GPUS(2); }\n")
+    assert check_labs.main(["--root", str(root)]) == 0
+    (lab / "lab.cmake").write_text(LAB_CMAKE.replace("TEST_SOURCE", "GPUS many TEST_SOURCE"))
+    assert check_labs.main(["--root", str(root)]) == 1
+    assert "GPUS must be a number" in capsys.readouterr().out
+
+
+def test_lab_08_needs_two_gpus():
+    assert check_labs.gpus_needed(REPO / "labs" / "08-two-gpus" / "lab.cmake") == 2
+    assert check_labs.gpus_needed(REPO / "labs" / "07-dependencies-and-graphs" / "lab.cmake") == 1

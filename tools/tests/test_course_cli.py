@@ -301,3 +301,14 @@ def test_course_trace_refuses_a_missing_output_folder_before_building(tmp_path, 
         "",
     )
     assert not (tmp_path / "nonexistent").exists()
+
+
+def test_the_reference_picture_of_a_lab_recorded_on_two_gpus_is_found(tmp_path, monkeypatch):
+    # One GPU's picture: the timeline before any other figure.
+    assert labs.reference_picture("04").name == "timeline-h200.png"
+    (tmp_path / "08-two-gpus").mkdir()
+    (tmp_path / "08-two-gpus" / "timeline-h200x2.png").write_bytes(b"")
+    monkeypatch.setattr(labs, "lab_folder", lambda number: tmp_path / "08-two-gpus")
+    assert labs.reference_picture("08").name == "timeline-h200x2.png"
+    (tmp_path / "08-two-gpus" / "timeline-h200x2.png").unlink()
+    assert labs.reference_picture("08") is None

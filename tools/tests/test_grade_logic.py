@@ -20,6 +20,7 @@ from coursecli.scoring import (
 )
 
 FIXTURES = Path(__file__).parent / "fixtures" / "grading"
+ROOT = Path(__file__).resolve().parents[2]
 TIMEOUT_S = 3
 
 
@@ -176,6 +177,8 @@ def test_a_report_must_be_of_exactly_that_test(recorded, tmp_path):
         ("no GPU: no CUDA-capable device is detected", NOT_GRADED),
         ("timeline unavailable: another CUPTI tool is already recording this process", NOT_GRADED),
         ("this device cannot show it: the GPU has 1 copy engine", NOT_GRADED),
+        ("not graded: needs two GPUs (this machine has 1)", NOT_GRADED),
+        ("not graded: because I say so", FAILED),
         ("the pipeline was not run", FAILED),
     ],
 )
@@ -186,6 +189,7 @@ def test_on_a_gpu_only_the_courses_own_skips_are_not_graded(recorded, message, s
         "01", "01-null-stream", [skip], verdicts, TIMEOUT_S, True, {skip.name: GtestReport("skipped", message)}
     )
     assert lab.tests[0].status == status and message in lab.tests[0].reason
+    assert not lab.tests[0].reason.startswith("not graded: not graded")  # said once
 
 
 def test_a_skipped_tests_reason_is_read_from_what_it_printed():
@@ -198,3 +202,14 @@ def test_a_skipped_tests_reason_is_read_from_what_it_printed():
     assert reason("SKIPPED: no GPU: nvidia-smi lists none\n") == "no GPU: nvidia-smi lists none"
     assert reason("run_lab05.py: no GPU: no NVIDIA driver\n") == "no GPU: no NVIDIA driver"
     assert reason("") == "skipped"
+
+
+def test_the_skip_for_too_few_gpus_is_worded_as_the_grader_reads_it():
+    """SL_REQUIRE_GPUS's reason (streamlab/testing.hpp, testing.cpp) begins as GRADER_SKIPS and
+    `course check` expect it to, and the lab that needs two GPUs asks for them."""
+    from coursecli.labs import NEEDS_GPUS
+    from coursecli.scoring import GRADER_SKIPS
+
+    assert NEEDS_GPUS in GRADER_SKIPS
+    assert f'return "{NEEDS_GPUS}" + count' in (ROOT / "common/support/src/testing.cpp").read_text()
+    assert "SL_REQUIRE_GPUS(2);" in (ROOT / "labs/08-two-gpus/test_lab08.cu").read_text()

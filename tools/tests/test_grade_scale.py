@@ -43,6 +43,46 @@ def test_a_gpu_is_held_by_one_holder_at_a_time_and_all_are_used():
     assert chosen_devices(["4", "5", "6"], 2) == ["4", "5"] and chosen_devices(["4"], None) == ["4"]
 
 
+def test_a_holder_of_two_gpus_gets_two_free_ones_together_and_is_not_starved():
+    slots = GpuSlots(["0", "1"])
+    order, lock = [], threading.Lock()
+    first = slots.hold()
+    assert first.__enter__() == {"CUDA_VISIBLE_DEVICES": "0"}  # one GPU held: the pair must wait
+
+    def take(name, gpus, seconds):
+        with slots.hold(gpus) as env:
+            with lock:
+                order.append((name, env["CUDA_VISIBLE_DEVICES"]))
+            time.sleep(seconds)
+
+    pair = threading.Thread(target=take, args=("pair", 2, 0.05))
+    pair.start()
+    time.sleep(0.05)  # the pair asks first; the singles after it, while GPU 1 is free
+    singles = [threading.Thread(target=take, args=(f"single{i}", 1, 0.01)) for i in range(3)]
+    for thread in singles:
+        thread.start()
+    time.sleep(0.05)
+    assert order == []  # GPU 1 is free, but the pair asked before the singles: they wait behind it
+    first.__exit__(None, None, None)
+    for thread in [pair, *singles]:
+        thread.join()
+    assert order[0] == ("pair", "0,1")  # both GPUs, together
+    assert sorted(name for name, _ in order[1:]) == ["single0", "single1", "single2"]
+    with GpuSlots(["3"]).hold(2) as env:  # fewer GPUs than asked for: all there are (the tests say why)
+        assert env == {"CUDA_VISIBLE_DEVICES": "3"}
+    with GpuSlots([]).hold(2) as env:
+        assert env == {}
+
+
+def test_labs_are_tested_in_groups_by_the_gpus_they_need():
+    labs = course_labs(ROOT)
+    by_number = {lab.number: lab for lab in labs}
+    assert by_number["08"].gpus == 2 and by_number["01"].gpus == 1
+    groups = grade_module.labs_by_gpus([by_number["08"], by_number["01"], by_number["02"]])
+    assert [(gpus, [lab.number for lab in group]) for gpus, group in groups] == [(1, ["01", "02"]), (2, ["08"])]
+    assert grade_module.labs_by_gpus([]) == []
+
+
 def batch(tmp_path, monkeypatch, names, devices, gpus=None):
     """Grades `names` with a fake grader that holds a GPU for 0.2 s; (devices each used, most at once)."""
     for name in names:

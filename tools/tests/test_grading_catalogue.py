@@ -13,7 +13,7 @@ sys.path.insert(0, str(ROOT / "tools"))
 
 from coursecli.scoring import FAILED, NOT_GRADED, PASSED, LabGrade, SubmissionGrade, TestGrade  # noqa: E402
 from make_grading_samples import CATALOGUE, main, student_files  # noqa: E402
-from selfgrade import catalogue_problems  # noqa: E402
+from selfgrade import catalogue_problems, lab_problems  # noqa: E402
 
 
 def declared_tests(lab: str) -> set[str]:
@@ -63,3 +63,27 @@ def test_an_ungraded_lab_is_a_problem():
     broken.labs[0].problem = "does not compile"
     assert catalogue_problems("s", [], broken, "05") == ["s: lab 05 was not graded: does not compile"]
     assert "missing" in catalogue_problems("s", [], graded("04", {}), "05")[0]
+
+
+def needs_two(lab: str, names: list[str]) -> SubmissionGrade:
+    """Lab `lab` graded on a machine with one GPU: every test not graded, for want of a second."""
+    reason = "not graded: needs two GPUs (this machine has 1)"
+    tests = [TestGrade(name=name, points=2, status=NOT_GRADED, reason=reason) for name in names]
+    return SubmissionGrade(student="s", labs=[LabGrade(number=lab, folder=f"{lab}-x", tests=tests)])
+
+
+def test_a_lab_that_needs_more_gpus_is_not_graded_here_and_no_problem(capsys):
+    grade = needs_two("08", ["TwoGpus.BothGpusRunTheirShare", "TwoGpus.WorkSplitEvenly"])
+    assert catalogue_problems("s", ["TwoGpus.BothGpusRunTheirShare"], grade, "08") == []
+    assert "not graded: needs two GPUs (this machine has 1)" in capsys.readouterr().out
+    assert lab_problems("solutions", grade, want_full_points=True) == []
+    assert "not graded: needs two GPUs" in capsys.readouterr().out
+    # Other reasons for not grading a solution's lab stay problems.
+    no_tracer = graded("08", {"TwoGpus.WorkSplitEvenly": NOT_GRADED})
+    assert lab_problems("solutions", no_tracer, want_full_points=True) != []
+
+
+def test_the_lab_08_sample_changes_run_split_only():
+    files = student_files("solution")
+    CATALOGUE["wrong-lab08-everything-on-one-gpu"][0](files)
+    assert "const int gpus = job.gpus.empty() ? 0 : 1;" in files["labs/08-two-gpus/two_gpus.cu"]

@@ -63,6 +63,14 @@ def test_dry_run_prints_the_array_and_the_merge_job_and_submits_nothing(tmp_path
     assert "would grade 2 submission(s) in 2 array task(s)" in printed and "--gres" not in printed
 
 
+def test_each_task_asks_for_the_gpus_its_labs_need_at_once(tmp_path, capsys):
+    small_batch(tmp_path / "subs")
+    for labs, gres in ((["01"], "gpu:1"), (["01", "08"], "gpu:2")):
+        assert course_grade(tmp_path / "subs", tmp_path / "out", "--labs", *labs, "--slurm", "--dry-run") == 0
+        array = capsys.readouterr().out.split("# ---- ")[1]
+        assert f"#SBATCH --gres={gres}\n" in array, labs
+
+
 def test_slurm_options_need_slurm(tmp_path, capsys):
     (tmp_path / "subs" / "ada").mkdir(parents=True)
     assert main(["grade", str(tmp_path / "subs"), "-o", str(tmp_path / "out"), "--tasks", "3"]) == 2

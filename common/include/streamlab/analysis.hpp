@@ -107,6 +107,13 @@ enum class Unit {
 /// The ops that ran in stream `stream_id`, sorted by start.
 [[nodiscard]] std::vector<DeviceOp> ops_in_stream(const std::vector<DeviceOp>& ops, std::uint32_t stream_id);
 
+/// The GPUs (CUDA device ordinals, DeviceOp::device_id) that ran any of `ops`.
+[[nodiscard]] std::set<std::uint32_t> devices_of(const std::vector<DeviceOp>& ops);
+
+/// The ops that GPU `device` ran (DeviceOp::device_id), sorted by start. Every
+/// measure above then asks about that GPU alone.
+[[nodiscard]] std::vector<DeviceOp> ops_on_device(const std::vector<DeviceOp>& ops, std::uint32_t device);
+
 // ---------------------------------------------------------------- summary
 
 /// All the measures above for one timeline, as `streamlab_analyze` prints them.
