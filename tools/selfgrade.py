@@ -119,8 +119,7 @@ def catalogue_problems(sample: str, must_fail: list[str], grade, lab_number: str
     if lab is None or lab.problem:
         return [f"{sample}: lab {lab_number} was not graded: {lab.problem if lab else 'missing'}"]
     if needs_more_gpus(lab):
-        print(f"selfgrade: catalogue {sample}: {needs_more_gpus(lab)}; not checked here")
-        return []
+        return []  # grade_catalogue says so
     failed = {t.name for t in lab.tests if t.status == FAILED}
     passed = {t.name for t in lab.tests if t.status == PASSED}
     problems = [f"{sample}: {name} should fail and did not" for name in must_fail if name in passed]
@@ -129,6 +128,16 @@ def catalogue_problems(sample: str, must_fail: list[str], grade, lab_number: str
         for name in sorted(failed - set(must_fail))
     ]
     return problems
+
+
+def catalogue_verdict(problems: list[str], grade, lab_number: str) -> str:
+    """One catalogue sample's verdict: "ok", "NOT AS EXPECTED", or, where the machine has too few
+    GPUs for its lab, that it was not checked here."""
+    if problems:
+        return "NOT AS EXPECTED"
+    lab = next((lab for lab in grade.labs if lab.number == lab_number), None) if grade else None
+    unchecked = needs_more_gpus(lab) if lab else ""
+    return f"not checked here ({unchecked})" if unchecked else "ok"
 
 
 def grade_catalogue(work: Path, gpu_present: bool, jobs: int, labs: set[str] | None = None) -> list[str]:
@@ -153,8 +162,10 @@ def grade_catalogue(work: Path, gpu_present: bool, jobs: int, labs: set[str] | N
                 grade = load_grade(student_folder(settings.out, name))
                 found = catalogue_problems(name, must_fail, grade, number)
                 problems += found
-                verdict = "ok" if not found else "NOT AS EXPECTED"
-                print(f"selfgrade: catalogue {name}: must fail {', '.join(must_fail) or 'nothing'}: {verdict}")
+                print(
+                    f"selfgrade: catalogue {name}: must fail {', '.join(must_fail) or 'nothing'}: "
+                    f"{catalogue_verdict(found, grade, number)}"
+                )
     return problems
 
 

@@ -13,7 +13,7 @@ sys.path.insert(0, str(ROOT / "tools"))
 
 from coursecli.scoring import FAILED, NOT_GRADED, PASSED, LabGrade, SubmissionGrade, TestGrade  # noqa: E402
 from make_grading_samples import CATALOGUE, main, student_files  # noqa: E402
-from selfgrade import catalogue_problems, lab_problems  # noqa: E402
+from selfgrade import catalogue_problems, catalogue_verdict, lab_problems  # noqa: E402
 
 
 def declared_tests(lab: str) -> set[str]:
@@ -74,8 +74,11 @@ def needs_two(lab: str, names: list[str]) -> SubmissionGrade:
 
 def test_a_lab_that_needs_more_gpus_is_not_graded_here_and_no_problem(capsys):
     grade = needs_two("08", ["TwoGpus.BothGpusRunTheirShare", "TwoGpus.WorkSplitEvenly"])
-    assert catalogue_problems("s", ["TwoGpus.BothGpusRunTheirShare"], grade, "08") == []
-    assert "not graded: needs two GPUs (this machine has 1)" in capsys.readouterr().out
+    found = catalogue_problems("s", ["TwoGpus.BothGpusRunTheirShare"], grade, "08")
+    assert found == []
+    assert catalogue_verdict(found, grade, "08") == "not checked here (not graded: needs two GPUs (this machine has 1))"
+    assert catalogue_verdict(found, graded("05", {}), "05") == "ok"
+    assert catalogue_verdict(["s: A.Named should fail and did not"], grade, "08") == "NOT AS EXPECTED"
     assert lab_problems("solutions", grade, want_full_points=True) == []
     assert "not graded: needs two GPUs" in capsys.readouterr().out
     # Other reasons for not grading a solution's lab stay problems.
