@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
 from coursecli.batch import LOG_LIMIT, GradeSettings, default_cuda_arch, gpu_presence, grade_batch  # noqa: E402
 from coursecli.gradebook import load_grade, student_folder  # noqa: E402
-from coursecli.scoring import FAILED, NOT_GRADED, PASSED  # noqa: E402
+from coursecli.scoring import FAILED, NEEDS_GPUS, NOT_GRADED, PASSED  # noqa: E402
 from coursecli.submissions import course_labs, find_submissions, student_name  # noqa: E402
 from isolation_samples import VICTIM, isolation_problems, make_isolation_samples  # noqa: E402
 from make_grading_samples import CATALOGUE, CHEATS, make_catalogue, make_cheats, student_files, write_folder  # noqa: E402,E501
@@ -40,7 +40,7 @@ def needs_more_gpus(lab) -> str:
     reasons = {t.reason for t in lab.tests}
     if lab.tests and all(t.status == NOT_GRADED for t in lab.tests) and len(reasons) == 1:
         reason = reasons.pop()
-        return reason if reason.startswith("not graded: needs ") else ""
+        return reason if reason.startswith(NEEDS_GPUS) else ""
     return ""
 
 

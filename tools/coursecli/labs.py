@@ -13,6 +13,7 @@ from .build import build
 from .gpu import NO_GPU_EXIT, gpu_presence
 from .python_module import module_python
 from .results import TestOutcome, points_of, read_junit, read_labels
+from .scoring import NEEDS_GPUS
 from .shell import ROOT, CommandFailed, run, run_logged, say
 
 SANITIZE_TIMEOUT_S = 900  # per tool: a lab program runs several times slower under compute-sanitizer
@@ -203,10 +204,6 @@ def _run_graded_tests(preset: str, folder: Path, pattern: str, name: str) -> Pat
         say("ctest wrote no results (see its messages above)")
         return None
     return junit
-
-
-# How a test that needs more GPUs than the machine has says so (SL_REQUIRE_GPUS, streamlab/testing.hpp).
-NEEDS_GPUS = "not graded: needs "
 
 
 def check_lab(number: str, preset: str, solution: bool, sanitize_it: bool = False, python: bool = False) -> int:

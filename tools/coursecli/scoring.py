@@ -25,7 +25,8 @@ NO_GPU = "not graded (no GPU)"
 # no GPU, a tracer that could not start before the code under test ran, a device
 # that cannot show what the test measures, and a machine with fewer GPUs than the
 # lab needs (SL_REQUIRE_GPUS: "not graded: needs two GPUs (this machine has 1)").
-GRADER_SKIPS = ("no GPU: ", "timeline unavailable: ", "this device cannot show it: ", "not graded: needs ")
+NEEDS_GPUS = "not graded: needs "
+GRADER_SKIPS = ("no GPU: ", "timeline unavailable: ", "this device cannot show it: ", NEEDS_GPUS)
 
 # "3/7 Test #3: lab01.starter.Demo.Segv ....***Exception: SegFault  0.01 sec"
 _CONSOLE_LINE = re.compile(r"Test\s+#\d+: (\S+) \.*\s*(?:\*\*\*)?(.+?)\s+[\d.]+ sec\s*$")
@@ -140,7 +141,7 @@ def grade_test(
         elif not gpu_present and outcome.is_gpu:
             grade.status, grade.reason = NOT_GRADED, NO_GPU
         elif report.message.startswith(GRADER_SKIPS):
-            reason = report.message if report.message.startswith("not graded: ") else f"not graded: {report.message}"
+            reason = report.message if report.message.startswith(NEEDS_GPUS) else f"not graded: {report.message}"
             grade.status, grade.reason = NOT_GRADED, reason
         else:
             grade.reason = f"skipped for a reason the course's checks did not give: {report.message}"[:300]
