@@ -28,6 +28,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
 from coursecli.python_grading import PYTEST_OPTIONS  # noqa: E402  (needs the path above)
+from coursecli.python_module import library_environment, module_python, python_path, streamlab_kind  # noqa: E402
 
 SKIP = 77
 
@@ -120,8 +121,13 @@ def run_tests(lab: str, student: Path, build: Path, junit: Path) -> tuple[dict[s
     """(test name -> "passed", "failed" or "skipped", from pytest's report of the lab's tests on
     `student`; "" or, when pytest wrote no report, how it ended)."""
     lab_python = ROOT / "labs" / lab / "python"
-    path = [student, lab_python, build / "python", ROOT / "python"]
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(map(str, path)), "PYTHONDONTWRITEBYTECODE": "1"}
+    path = [student, lab_python, *python_path(ROOT, build)]
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join(map(str, path)),
+        "PYTHONDONTWRITEBYTECODE": "1",
+        **library_environment(build),
+    }
     test_file = lab_python / f"test_lab{lab[:2]}.py"
     # From the student's folder, the test's folder appended (not prepended) to the path: the
     # lab folder holds the starter files, which must not shadow the student's modules.
@@ -171,10 +177,14 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--build", type=Path, default=ROOT / "build-ci", help="the build with the module")
     args = parser.parse_args(argv)
     args.build = args.build.resolve()  # the tests run from the student's folder: the path must not be relative
-    if not next((args.build / "python").glob("streamlab*.so"), None):
-        print(f"SKIPPED: the course's Python module is not built in {args.build} (./course build)")
+    if module_python(args.build) is None:
+        print(
+            f"SKIPPED: neither the course's Python module nor its C library is built in {args.build} (./course build)"
+        )
         return SKIP
-    sys.path.insert(0, str(args.build / "python"))
+    print(f"python_selfgrade: streamlab is {streamlab_kind(args.build)}")
+    sys.path[:0] = map(str, python_path(ROOT, args.build))
+    os.environ.update(library_environment(args.build))
     import streamlab
 
     present, why = streamlab.gpu_presence()

@@ -29,7 +29,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import environment, python_grading, sandbox, sanitize
+from . import environment, python_grading, python_module, sandbox, sanitize
 from .course_build import CourseBuild, starter_library, starter_targets
 from .gpu import gpu_devices, gpu_presence  # noqa: F401  (grade_batch asks them; tests replace them here)
 from .gpu_slots import GpuSlots, chosen_devices
@@ -189,7 +189,8 @@ def prepare_course(settings: GradeSettings) -> str:
     started = time.monotonic()
     log = Log(settings.out / ".work" / ".course-build.log", settings.verbose)
     if settings.python:
-        targets = ["streamlab_python"]  # the Python labs need the course's module, and nothing to link
+        # The Python labs need the course's module (or the C library in its place), and nothing to link.
+        targets = python_module.python_targets(course_build_folder(settings))
     else:
         targets = [target for lab in settings.labs for target in starter_targets(lab.number)]
     status, _ = run_logged(
@@ -211,6 +212,8 @@ def prepare_course(settings: GradeSettings) -> str:
         settings.module_python, problem = python_grading.the_module_python(course_build_folder(settings))
         if problem:
             return problem
+        if not python_module.module_built(course_build_folder(settings)):
+            print(f"course: streamlab is {python_module.streamlab_kind(course_build_folder(settings))}", flush=True)
     print(f"course: built the course once for the batch in {time.monotonic() - started:.0f} s", flush=True)
     return ""
 

@@ -9,9 +9,16 @@ from check_labs import python_student_sources, student_sources
 
 from . import environment, pycheck, sanitize
 from .batch import Log
-from .build import build
+from .build import build, configure
 from .gpu import NO_GPU_EXIT, gpu_presence
-from .python_module import module_python
+from .python_module import (
+    library_environment,
+    module_built,
+    module_python,
+    python_path,
+    python_targets,
+    streamlab_kind,
+)
 from .results import TestOutcome, points_of, read_junit, read_labels
 from .scoring import NEEDS_GPUS
 from .shell import ROOT, CommandFailed, run, run_logged, say
@@ -135,8 +142,13 @@ def python_lab_environment(number: str, variant: str, folder: Path) -> dict[str,
 
     PYTHONSAFEPATH keeps Python from putting the program's own folder (the lab's, which
     holds the starter files) ahead of the student's."""
-    path = [python_student_folder(number, variant), lab_folder(number) / "python", folder / "python", ROOT / "python"]
-    return {"PYTHONPATH": os.pathsep.join(str(p) for p in path), "PYTHONDONTWRITEBYTECODE": "1", "PYTHONSAFEPATH": "1"}
+    path = [python_student_folder(number, variant), lab_folder(number) / "python", *python_path(ROOT, folder)]
+    return {
+        "PYTHONPATH": os.pathsep.join(str(p) for p in path),
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "PYTHONSAFEPATH": "1",
+        **library_environment(folder),
+    }
 
 
 def python_refusals(number: str, variant: str) -> list[str]:
@@ -157,11 +169,13 @@ def _run_python_lab(number: str, preset: str, variant: str) -> int:
         say(f"lab {number} has no Python program yet ({program.relative_to(ROOT)})")
         return 1
     if not gpu_presence()[0]:
-        return _without_gpu(number, preset, ["streamlab_python"], f"Lab {number}'s program runs on the GPU")
-    folder = build(preset, ["streamlab_python"])
+        return _without_gpu(
+            number, preset, python_targets(configure(preset)), f"Lab {number}'s program runs on the GPU"
+        )
+    folder = build_python_side(preset)
     python = module_python(folder)
     if python is None:
-        say("the course's Python module was not built (the configure step says why; ./course setup installs it)")
+        say("no Python runs the Python labs in this build (the configure step says why)")
         return 1
     trace = folder / "traces" / f"lab{number}-python-{variant}.json"
     trace.parent.mkdir(parents=True, exist_ok=True)
@@ -284,15 +298,23 @@ def _print_points(
     return earned, possible
 
 
+def build_python_side(preset: str) -> Path:
+    """Builds what the Python labs import, and says so when it is not the module itself."""
+    folder = build(preset, python_targets(configure(preset)))
+    if not module_built(folder):
+        say(f"streamlab here is {streamlab_kind(folder)}")
+    return folder
+
+
 def _check_python_lab(number: str, preset: str, variant: str) -> int:
     """`course check NN --python`: the lab's Python version, its pytest tests run by ctest, graded alike."""
     if not (lab_folder(number) / "python").is_dir():
         say(f"lab {number} has no Python version yet (labs/{lab_folder(number).name}/python)")
         return 1
     try:
-        folder = build(preset, ["streamlab_python"])
+        folder = build_python_side(preset)
     except CommandFailed as failure:
-        say(f"the course's Python module does not build ({failure})")
+        say(f"the course's Python module or C library does not build ({failure})")
         return 1
     refusals = python_refusals(number, variant)
     if refusals:
@@ -303,10 +325,7 @@ def _check_python_lab(number: str, preset: str, variant: str) -> int:
     labels = read_labels(folder)
     prefix = f"lab{number}.python-{variant}."
     if not any(name.startswith(prefix) for name in labels):
-        say(
-            "the Python labs' tests are not registered in this build: the module `streamlab` was not built "
-            "(the configure step says why; ./course setup installs nanobind and Python's headers)"
-        )
+        say("the Python labs' tests are not registered in this build: no Python was found (the configure step says so)")
         return 1
     junit = _run_graded_tests(preset, folder, f"^lab{number}\\.python-{variant}\\.", f"lab{number}-python-{variant}")
     if junit is None:

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from . import pycheck
-from .python_module import module_python
+from .python_module import library_environment, module_python, python_path
 from .results import GtestReport, TestOutcome, points_of
 from .sandbox import TIMED_OUT
 from .scoring import LabGrade, grade_test
@@ -69,8 +69,13 @@ def pytest_command(python: str, test_file: Path, test: str, junit: Path) -> list
 
 def pytest_environment(staged: Path, course_root: Path, course_build: Path, lab: LabSources) -> dict[str, str]:
     """The student's folder first, then the lab's interface and tests, the module, the course's helpers."""
-    path = [staged, course_root.joinpath("labs", lab.folder, "python"), course_build / "python", course_root / "python"]
-    return {"PYTHONPATH": ":".join(map(str, path)), "PYTHONDONTWRITEBYTECODE": "1", "PYTHONSAFEPATH": "1"}
+    path = [staged, course_root.joinpath("labs", lab.folder, "python"), *python_path(course_root, course_build)]
+    return {
+        "PYTHONPATH": ":".join(map(str, path)),
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "PYTHONSAFEPATH": "1",
+        **library_environment(course_build),
+    }
 
 
 def read_pytest_report(path: Path, test: str) -> GtestReport | None:
@@ -141,15 +146,16 @@ def grade_python_lab(
 
 
 def the_module_python(course_build: Path) -> tuple[str | None, str]:
-    """(the Python the course's module was built for, "") or (None, why the Python labs cannot be graded).
+    """(the Python that runs the Python labs, "") or (None, why they cannot be graded): the one the course's
+    module was built for, or where it could not be built, the one that uses the C library in its place.
 
     That Python must also have pytest and cuda-bindings: without them every test would fail
     at its imports, and the students would pay for what the grading machine lacks."""
     python = module_python(course_build)
     if python is None:
         return None, (
-            "the course's Python module `streamlab` was not built (the configure step says why: "
-            "`./course setup` installs nanobind and Python's headers), so the Python labs cannot be graded"
+            "neither the course's Python module `streamlab` nor the C library that stands in for it was built "
+            "(the configure step says why), so the Python labs cannot be graded"
         )
     probe = subprocess.run([python, "-c", "import pytest, cuda.bindings.runtime"], capture_output=True, text=True)
     if probe.returncode != 0:

@@ -1,7 +1,9 @@
 """What the Python module `streamlab` (python/, built by CMake) needs: Python's C headers
 (python3-dev, from apt) and nanobind (from PyPI, into .venv). Both are optional: without
-them the module is not built, CMake says so in one configure message, and the Python
-tools use their Python twins of the model and the analysis (streamlab_tools.native).
+them the module is not built, CMake says so in one configure message, the Python labs
+import python/without_headers/streamlab instead (the same names over the course's C
+library, libstreamlab_c.so, loaded with ctypes), and the Python tools use their Python
+twins of the model and the analysis (streamlab_tools.native).
 
 The Python labs also need cuda-bindings (PyPI), the article's API, of the CUDA Toolkit's
 major version; without it their tests are skipped with that reason."""
@@ -72,7 +74,10 @@ def install() -> bool:
     if python:
         installed = _pip_install(python, "nanobind", "import nanobind", still) or installed
     if still:
-        say(f"{PURPOSE} will not be built (the tools use their Python twins): missing " + "; ".join(still))
+        say(
+            f"{PURPOSE} will not be built (the Python labs use the course's C library in its place, the tools "
+            "their Python twins): missing " + "; ".join(still)
+        )
     if python:
         labs_missing: list[str] = []
         _pip_install(python, cuda_bindings_spec(), "import cuda.bindings.runtime", labs_missing)
@@ -81,11 +86,50 @@ def install() -> bool:
     return installed
 
 
-def module_python(folder: Path) -> str | None:
-    """The Python the module `streamlab` in the build `folder` was built for (CMake's cache), or None when
-    the module was not built there."""
+C_LIBRARY = "libstreamlab_c.so"
+
+
+def _cached(folder: Path, name: str) -> str | None:
     cache = folder / "CMakeCache.txt"
-    if not next((folder / "python").glob("streamlab*.so"), None) or not cache.exists():
-        return None
-    found = re.search(r"^STREAMLAB_MODULE_PYTHON:INTERNAL=(.+)$", cache.read_text(), re.M)
+    found = re.search(rf"^{name}:INTERNAL=(.+)$", cache.read_text(), re.M) if cache.exists() else None
     return found.group(1) if found else None
+
+
+def module_built(folder: Path) -> bool:
+    """Whether the build `folder` holds the module itself (not only the C library)."""
+    return next((folder / "python").glob("streamlab*.so"), None) is not None
+
+
+def module_python(folder: Path) -> str | None:
+    """The Python that runs the Python labs of the build `folder` (CMake's cache): the one the module
+    was built for, or the one that uses the C library in its place; None when neither was built there."""
+    if not module_built(folder) and not (folder / "python" / C_LIBRARY).is_file():
+        return None
+    return _cached(folder, "STREAMLAB_MODULE_PYTHON")
+
+
+def streamlab_kind(folder: Path) -> str:
+    """What the Python labs of the build `folder` import as streamlab, in a sentence."""
+    if module_built(folder):
+        return "the module streamlab (nanobind)"
+    return (
+        f"python/without_headers: the module could not be built here (no Python headers or no nanobind; "
+        f"the configure step says which), so streamlab is the course's C library {C_LIBRARY} through ctypes"
+    )
+
+
+def python_targets(folder: Path) -> list[str]:
+    """The targets the Python labs of the configured build `folder` need: the C library, and the module
+    where the configure step could build it."""
+    return ["streamlab_c"] + (["streamlab_python"] if _cached(folder, "STREAMLAB_PYTHON_BACKEND") == "module" else [])
+
+
+def python_path(course_root: Path, folder: Path) -> list[Path]:
+    """Where the Python labs find streamlab and the course's helpers: the module of the build `folder`,
+    python/, and last python/without_headers, which stands in for the module where it was not built."""
+    return [folder / "python", course_root / "python", course_root / "python" / "without_headers"]
+
+
+def library_environment(folder: Path) -> dict[str, str]:
+    """The environment that points python/without_headers at the C library of the build `folder`."""
+    return {"STREAMLAB_C_LIBRARY": str(folder / "python" / C_LIBRARY)}

@@ -29,7 +29,7 @@ def test_the_rules():
 
 def test_without_a_gpu_or_the_module_it_says_so(capsys, tmp_path):
     assert selfgrade.main(["--build", str(tmp_path)]) == selfgrade.SKIP
-    assert capsys.readouterr().out.startswith("SKIPPED: the course's Python module is not built")
+    assert capsys.readouterr().out.startswith("SKIPPED: neither the course's Python module nor its C library")
 
 
 def test_a_pytest_that_died_says_how_and_where():
