@@ -74,11 +74,11 @@ T* pointer(const Json& value) {
 
 // ---------------------------------------------------------------- the calls, by area (one file each)
 
-void add_timeline_calls();     ///< trace files, the analysis, the model (calls_timeline.cpp)
-void add_pipeline_calls();     ///< device, workload, pipeline memory, chunks, runs (calls_pipeline.cpp)
-void add_tracer_calls();       ///< the recording behind streamlab.record (calls_tracer.cpp)
-void add_batches_calls();      ///< lab 04's batches (calls_batches.cpp)
-void add_many_chunks_calls();  ///< lab 06's course side (calls_many_chunks.cpp)
-void add_dependencies_calls(); ///< lab 07's course side (calls_dependencies.cpp)
+void add_timeline_calls();      ///< trace files, the analysis, the model (calls_timeline.cpp)
+void add_pipeline_calls();      ///< device, workload, pipeline memory, chunks, runs (calls_pipeline.cpp)
+void add_tracer_calls();        ///< the recording behind streamlab.record (calls_tracer.cpp)
+void add_batches_calls();       ///< lab 04's batches (calls_batches.cpp)
+void add_many_chunks_calls();   ///< lab 06's course side (calls_many_chunks.cpp)
+void add_dependencies_calls();  ///< lab 07's course side (calls_dependencies.cpp)
 
 }  // namespace streamlab::without_headers

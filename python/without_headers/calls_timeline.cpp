@@ -31,7 +31,8 @@ void add_trace_file_calls() {
     add_call("DeviceOp", [](const Json& a) { return Json(a.get<DeviceOp>()); });
     add_call("read_trace", [](const Json& a) { return Json(read_trace(a.at("path").get<std::string>())); });
     add_call("parse_trace", [](const Json& a) { return Json(parse_trace(a.at("text").get<std::string>())); });
-    add_call("trace_to_json", [](const Json& a) { return Json(trace_to_json_string(a.at("timeline").get<Timeline>())); });
+    add_call("trace_to_json",
+             [](const Json& a) { return Json(trace_to_json_string(a.at("timeline").get<Timeline>())); });
     add_call("write_trace", [](const Json& a) {
         write_trace(a.at("path").get<std::string>(), a.at("timeline").get<Timeline>());
         return Json();
@@ -52,7 +53,8 @@ void add_analysis_calls() {
     add_ops_measure("hidden_copy_fraction", hidden_copy_fraction);
     add_ops_measure("distinct_streams", distinct_streams);
     add_ops_measure("null_stream_ops", null_stream_ops);
-    add_call("event_record_span_ns", [](const Json& a) { return Json(event_record_span_ns(a.at("timeline").get<Timeline>())); });
+    add_call("event_record_span_ns",
+             [](const Json& a) { return Json(event_record_span_ns(a.at("timeline").get<Timeline>())); });
 }
 
 void add_model_calls() {
@@ -66,10 +68,10 @@ void add_model_calls() {
                     {"speedup", estimate.speedup}};
     });
     add_call("simulate_pipeline", [](const Json& a) {
-        return Json(simulate_pipeline({a.at("h2d").get<double>(), a.at("kernel").get<double>(), a.at("d2h").get<double>()},
-                                      a.at("chunks").get<int>(), a.at("streams").get<int>(),
-                                      a.at("copy_engines").get<int>(), issue_order_named(a.at("order")),
-                                      a.at("link").get<LinkSharing>()));
+        return Json(
+            simulate_pipeline({a.at("h2d").get<double>(), a.at("kernel").get<double>(), a.at("d2h").get<double>()},
+                              a.at("chunks").get<int>(), a.at("streams").get<int>(), a.at("copy_engines").get<int>(),
+                              issue_order_named(a.at("order")), a.at("link").get<LinkSharing>()));
     });
     add_call("simulated_makespan",
              [](const Json& a) { return Json(simulated_makespan(a.at("ops").get<std::vector<SimulatedOp>>())); });

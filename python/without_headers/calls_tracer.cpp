@@ -23,7 +23,8 @@ void add_tracer_calls() {
     add_call("record.finish", [](const Json& a) {
         const Json& recording = a.at("recording");
         if (recording.contains("off")) {
-            return Json(unrecorded_timeline(a.at("program").get<std::string>(), recording.at("off").get<std::string>()));
+            return Json(
+                unrecorded_timeline(a.at("program").get<std::string>(), recording.at("off").get<std::string>()));
         }
         Timeline timeline = kept<Tracer>(recording, "Tracer").finish();
         release_object(recording);

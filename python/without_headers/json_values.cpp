@@ -200,8 +200,8 @@ void from_json(const Json& json, LinkSharing& link) {
 }
 
 void to_json(Json& json, const SimulatedOp& op) {
-    json = Json{{"__class__", "SimulatedOp"}, {"chunk", op.chunk},   {"stage", to_string(op.stage)},
-                {"stream", op.stream},        {"start", op.start},   {"end", op.end}};
+    json = Json{{"__class__", "SimulatedOp"}, {"chunk", op.chunk}, {"stage", to_string(op.stage)},
+                {"stream", op.stream},        {"start", op.start}, {"end", op.end}};
 }
 
 void from_json(const Json& json, SimulatedOp& op) {
@@ -221,18 +221,12 @@ void to_json(Json& json, const PipelineChunks& found) {
 }
 
 void to_json(Json& json, const PipelineComparison& comparison) {
-    json = Json{{"__class__", "PipelineComparison"},
-                {"chunks", comparison.chunks},
-                {"streams", comparison.streams},
-                {"copy_engines", comparison.copy_engines},
-                {"serial_ms", comparison.serial_ms},
-                {"pipelined_ms", comparison.pipelined_ms},
-                {"model_ms", comparison.model_ms},
-                {"bound_ms", comparison.bound_ms},
-                {"speedup()", comparison.speedup()},
-                {"model_speedup()", comparison.model_speedup()},
-                {"efficiency()", comparison.efficiency()},
-                {"__str__()", describe(comparison)}};
+    json = Json{{"__class__", "PipelineComparison"},       {"chunks", comparison.chunks},
+                {"streams", comparison.streams},           {"copy_engines", comparison.copy_engines},
+                {"serial_ms", comparison.serial_ms},       {"pipelined_ms", comparison.pipelined_ms},
+                {"model_ms", comparison.model_ms},         {"bound_ms", comparison.bound_ms},
+                {"speedup()", comparison.speedup()},       {"model_speedup()", comparison.model_speedup()},
+                {"efficiency()", comparison.efficiency()}, {"__str__()", describe(comparison)}};
 }
 
 Json stage_tuple(const StageTimes& stages) {

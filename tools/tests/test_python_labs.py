@@ -82,7 +82,8 @@ def test_the_lab_program_says_no_gpu_in_one_line(tmp_path):
         pytest.skip("the course's Python module is not built here (./course build --preset ci)")
     lab = ROOT / "labs" / "05-three-chunks" / "python"
     path = [ROOT / "solutions" / "05-three-chunks" / "python", lab, build_python, ROOT / "python"]
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(map(str, path))}
+    # PYTHONSAFEPATH: the program's own folder (the starter's) must not come before the solution's.
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(map(str, path)), "PYTHONSAFEPATH": "1"}
     result = subprocess.run(
         [sys.executable, str(lab / "run_lab05.py"), "--trace", str(tmp_path / "t.json")],
         capture_output=True,

@@ -137,11 +137,12 @@ def decode(text: bytes | str) -> Any:
     return json.loads(text, object_hook=_from_json)
 
 
-def call(name: str, **arguments: Any) -> Any:
-    """Runs the library's call `name` with these arguments; raises what the module would raise."""
-    reply_address = LIBRARY.streamlab_call(name.encode(), json.dumps(arguments, default=_to_json).encode())
+def call(function: str, /, **arguments: Any) -> Any:
+    """Runs the library's call `function` with these arguments (any names, `function` and `name`
+    included); raises what the module would raise."""
+    reply_address = LIBRARY.streamlab_call(function.encode(), json.dumps(arguments, default=_to_json).encode())
     if not reply_address:
-        raise MemoryError(f"{name}: the course's library could not allocate its reply")
+        raise MemoryError(f"{function}: the course's library could not allocate its reply")
     try:
         reply = decode(ctypes.string_at(reply_address))
     finally:
