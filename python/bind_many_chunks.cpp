@@ -19,6 +19,7 @@
 
 #include "bindings.hpp"
 #include "host_side.hpp"
+#include "ring_addresses.hpp"
 #include "ring_timeline.hpp"
 #include "streamlab/pipeline.hpp"
 #include "streamlab/workload.hpp"
@@ -38,26 +39,6 @@ using lab06::course::RecordedRun;
 using lab06::course::Rings;
 using lab06::course::RingShape;
 using lab06::course::RunSpan;
-
-/// One of `ring` (a job's staging or results buffers), by its address. Any other
-/// address is refused before anything is written or read there: in Python an
-/// address is only an integer, and a wrong one would crash the whole test.
-float* ring_buffer(const std::vector<float*>& ring, nb::handle address, const char* call, const char* ring_name) {
-    float* pointer = pointer_of<float>(address);
-    if (std::find(ring.begin(), ring.end(), pointer) == ring.end()) {
-        throw std::invalid_argument(std::string(call) + ": " + std::to_string(address_of(address)) + " is not one of " +
-                                    ring_name);
-    }
-    return pointer;
-}
-
-std::vector<std::uintptr_t> addresses(const std::vector<float*>& buffers) {
-    std::vector<std::uintptr_t> found;
-    for (const float* buffer : buffers) {
-        found.push_back(address(buffer));
-    }
-    return found;
-}
 
 void bind_rings(nb::module_& lab06) {
     nb::class_<RingShape>(lab06, "RingShape", "How many chunks, and how many buffers of each ring.")
@@ -86,8 +67,8 @@ void bind_job(nb::module_& lab06) {
         .def_ro("chunks", &StreamingJob::chunks)
         .def_ro("iterations", &StreamingJob::iterations)
         .def_ro("capacity", &StreamingJob::capacity)
-        .def_prop_ro("staging", [](const StreamingJob& job) { return addresses(job.staging); })
-        .def_prop_ro("results", [](const StreamingJob& job) { return addresses(job.results); })
+        .def_prop_ro("staging", [](const StreamingJob& job) { return ring_addresses(job.staging); })
+        .def_prop_ro("results", [](const StreamingJob& job) { return ring_addresses(job.results); })
         .def_prop_ro("device",
                      [](const StreamingJob& job) {
                          std::vector<std::pair<std::uintptr_t, std::uintptr_t>> sets;
@@ -99,13 +80,13 @@ void bind_job(nb::module_& lab06) {
         .def(
             "produce",
             [](const StreamingJob& job, std::size_t offset, std::size_t count, nb::handle staging) {
-                job.produce(offset, count, ring_buffer(job.staging, staging, "produce", "job.staging"));
+                job.produce(offset, count, ring_buffer_at(job.staging, address_of(staging), "produce", "job.staging"));
             },
             "offset"_a, "count"_a, "staging"_a)
         .def(
             "consume",
             [](const StreamingJob& job, std::size_t offset, std::size_t count, nb::handle results) {
-                job.consume(offset, count, ring_buffer(job.results, results, "consume", "job.results"));
+                job.consume(offset, count, ring_buffer_at(job.results, address_of(results), "consume", "job.results"));
             },
             "offset"_a, "count"_a, "results"_a);
 }
@@ -187,7 +168,7 @@ void bind_questions(nb::module_& lab06) {
            int copy_engines, const std::string& order, const LinkSharing& link) {
             const auto [h2d, kernel, d2h] = gpu;
             return lab06::course::streaming_model_ms({h2d, kernel, d2h}, fill_ms, drain_ms, chunks, sets, copy_engines,
-                                                     issue_order_from_name(order), link);
+                                                     issue_order_from_string(order), link);
         },
         "gpu_stages"_a, "fill_ms"_a, "drain_ms"_a, "chunks"_a, "sets"_a, "copy_engines"_a, "order"_a,
         "link"_a = LinkSharing{},

@@ -16,16 +16,6 @@ using namespace nb::literals;
 
 namespace streamlab::python {
 
-IssueOrder issue_order_from_name(const std::string& order) {
-    if (order == "chunk") {
-        return IssueOrder::ChunkByChunk;
-    }
-    if (order == "stage") {
-        return IssueOrder::StageByStage;
-    }
-    throw std::invalid_argument("order must be \"chunk\" or \"stage\", not \"" + order + "\"");
-}
-
 namespace {
 
 nb::dict model_dict(double h2d, double kernel, double d2h, int chunks, int copy_engines) {
@@ -40,7 +30,7 @@ nb::dict model_dict(double h2d, double kernel, double d2h, int chunks, int copy_
 
 std::vector<SimulatedOp> simulate(double h2d, double kernel, double d2h, int chunks, int streams, int copy_engines,
                                   const std::string& order, const LinkSharing& link) {
-    return simulate_pipeline({h2d, kernel, d2h}, chunks, streams, copy_engines, issue_order_from_name(order), link);
+    return simulate_pipeline({h2d, kernel, d2h}, chunks, streams, copy_engines, issue_order_from_string(order), link);
 }
 
 }  // namespace

@@ -29,9 +29,6 @@ T* pointer_of(nanobind::handle object) {
     return reinterpret_cast<T*>(address_of(object));  // NOLINT: the address comes from CUDA
 }
 
-/// An issue order from its Python spelling, "chunk" or "stage" (std::invalid_argument otherwise).
-[[nodiscard]] IssueOrder issue_order_from_name(const std::string& order);
-
 /// A pointer as the integer Python code passes to cuda-bindings.
 inline std::uintptr_t address(const void* pointer) {
     return reinterpret_cast<std::uintptr_t>(pointer);

@@ -97,6 +97,16 @@ PipelineEstimate pipeline_model(const StageTimes& whole, int chunks, int copy_en
     return estimate;
 }
 
+IssueOrder issue_order_from_string(const std::string& spelling) {
+    if (spelling == "chunk") {
+        return IssueOrder::ChunkByChunk;
+    }
+    if (spelling == "stage") {
+        return IssueOrder::StageByStage;
+    }
+    throw std::invalid_argument("order must be \"chunk\" or \"stage\", not \"" + spelling + "\"");
+}
+
 const char* to_string(Stage stage) {
     switch (stage) {
         case Stage::H2D:

@@ -17,6 +17,7 @@
 #include "c_library.hpp"
 #include "host_side.hpp"
 #include "json_values.hpp"
+#include "ring_addresses.hpp"
 #include "ring_timeline.hpp"
 #include "streamlab/pipeline.hpp"
 #include "streamlab/workload.hpp"
@@ -110,37 +111,6 @@ std::shared_ptr<T> kept_shared(const Json& value, const std::string& type) {
     return std::static_pointer_cast<T>(kept_object(value, type).object);
 }
 
-/// An issue order from its Python spelling, "chunk" or "stage" (as calls_timeline.cpp reads it).
-IssueOrder issue_order_named(const Json& order) {
-    const std::string name = order.get<std::string>();
-    if (name == "chunk") {
-        return IssueOrder::ChunkByChunk;
-    }
-    if (name == "stage") {
-        return IssueOrder::StageByStage;
-    }
-    throw std::invalid_argument("order must be \"chunk\" or \"stage\", not \"" + name + "\"");
-}
-
-/// One of `ring` (a job's staging or results buffers), by its address. Any other
-/// address is refused before anything is written or read there: in Python an
-/// address is only an integer, and a wrong one would crash the whole test.
-float* ring_buffer(const std::vector<float*>& ring, const Json& given, const char* call, const char* ring_name) {
-    float* buffer = pointer<float>(given);
-    if (std::find(ring.begin(), ring.end(), buffer) == ring.end()) {
-        throw std::invalid_argument(std::string(call) + ": " + given.dump() + " is not one of " + ring_name);
-    }
-    return buffer;
-}
-
-std::vector<std::uintptr_t> addresses(const std::vector<float*>& buffers) {
-    std::vector<std::uintptr_t> found;
-    for (const float* buffer : buffers) {
-        found.push_back(address(buffer));
-    }
-    return found;
-}
-
 /// A job's read-only fields, as the module's CourseJob has them.
 Json job_fields(const StreamingJob& job) {
     Json device = Json::array();
@@ -151,8 +121,8 @@ Json job_fields(const StreamingJob& job) {
                 {"chunks", job.chunks},
                 {"iterations", job.iterations},
                 {"capacity", job.capacity},
-                {"staging", addresses(job.staging)},
-                {"results", addresses(job.results)},
+                {"staging", python::ring_addresses(job.staging)},
+                {"results", python::ring_addresses(job.results)},
                 {"device", device}};
 }
 
@@ -173,14 +143,16 @@ void add_job_calls() {
     // Called for every chunk: the job comes as its bare handle, not its fields.
     add_call("lab06.CourseJob.produce", [](const Json& a) {
         const StreamingJob& job = kept<CourseJob>(a.at("job"), "CourseJob").job;
-        job.produce(a.at("offset").get<std::size_t>(), a.at("count").get<std::size_t>(),
-                    ring_buffer(job.staging, a.at("staging"), "produce", "job.staging"));
+        job.produce(
+            a.at("offset").get<std::size_t>(), a.at("count").get<std::size_t>(),
+            python::ring_buffer_at(job.staging, a.at("staging").get<std::uintptr_t>(), "produce", "job.staging"));
         return Json();
     });
     add_call("lab06.CourseJob.consume", [](const Json& a) {
         const StreamingJob& job = kept<CourseJob>(a.at("job"), "CourseJob").job;
-        job.consume(a.at("offset").get<std::size_t>(), a.at("count").get<std::size_t>(),
-                    ring_buffer(job.results, a.at("results"), "consume", "job.results"));
+        job.consume(
+            a.at("offset").get<std::size_t>(), a.at("count").get<std::size_t>(),
+            python::ring_buffer_at(job.results, a.at("results").get<std::uintptr_t>(), "consume", "job.results"));
         return Json();
     });
 }
@@ -253,7 +225,7 @@ void add_question_calls() {
         return Json(lab06::course::streaming_model_ms(
             {h2d, kernel, d2h}, a.at("fill_ms").get<double>(), a.at("drain_ms").get<double>(),
             a.at("chunks").get<int>(), a.at("sets").get<int>(), a.at("copy_engines").get<int>(),
-            issue_order_named(a.at("order")), a.at("link").get<LinkSharing>()));
+            issue_order_from_string(a.at("order").get<std::string>()), a.at("link").get<LinkSharing>()));
     });
 }
 

@@ -15,17 +15,6 @@ namespace {
 
 using Ops = std::vector<DeviceOp>;
 
-IssueOrder issue_order_named(const Json& order) {
-    const std::string name = order.get<std::string>();
-    if (name == "chunk") {
-        return IssueOrder::ChunkByChunk;
-    }
-    if (name == "stage") {
-        return IssueOrder::StageByStage;
-    }
-    throw std::invalid_argument("order must be \"chunk\" or \"stage\", not \"" + name + "\"");
-}
-
 void add_trace_file_calls() {
     add_call("Timeline", [](const Json&) { return Json(Timeline{}); });
     add_call("DeviceOp", [](const Json& a) { return Json(a.get<DeviceOp>()); });
@@ -68,10 +57,10 @@ void add_model_calls() {
                     {"speedup", estimate.speedup}};
     });
     add_call("simulate_pipeline", [](const Json& a) {
-        return Json(
-            simulate_pipeline({a.at("h2d").get<double>(), a.at("kernel").get<double>(), a.at("d2h").get<double>()},
-                              a.at("chunks").get<int>(), a.at("streams").get<int>(), a.at("copy_engines").get<int>(),
-                              issue_order_named(a.at("order")), a.at("link").get<LinkSharing>()));
+        return Json(simulate_pipeline(
+            {a.at("h2d").get<double>(), a.at("kernel").get<double>(), a.at("d2h").get<double>()},
+            a.at("chunks").get<int>(), a.at("streams").get<int>(), a.at("copy_engines").get<int>(),
+            issue_order_from_string(a.at("order").get<std::string>()), a.at("link").get<LinkSharing>()));
     });
     add_call("simulated_makespan",
              [](const Json& a) { return Json(simulated_makespan(a.at("ops").get<std::vector<SimulatedOp>>())); });

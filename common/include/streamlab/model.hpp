@@ -7,6 +7,7 @@
 /// run at the same time when they use different hardware units.
 #pragma once
 
+#include <string>
 #include <vector>
 
 namespace streamlab {
@@ -55,6 +56,10 @@ enum class IssueOrder {
     ChunkByChunk,  ///< H2D_1, K_1, D2H_1, H2D_2, K_2, D2H_2, ...
     StageByStage,  ///< H2D_1, H2D_2, ..., then K_1, K_2, ..., then D2H_1, D2H_2, ...
 };
+
+/// An issue order from its spelling in Python and on the command line: "chunk"
+/// (ChunkByChunk) or "stage" (StageByStage); std::invalid_argument otherwise.
+[[nodiscard]] IssueOrder issue_order_from_string(const std::string& spelling);
 
 /// How much the two copy directions slow each other down when they run at the same
 /// time. On most hosts H2D and D2H share one link (PCIe, say) and the memory behind
