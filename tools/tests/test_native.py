@@ -30,15 +30,6 @@ COPY_ENGINES = [1, 2, 3]
 LINKS = {"ideal link": LinkSharing(), "shared link": LinkSharing(h2d=0.55, d2h=0.8)}
 
 
-@pytest.fixture(scope="module")
-def cpp():
-    """The module, or a skip that says why it is not at hand."""
-    module = native.load_module()
-    if module is None:
-        pytest.skip(native.missing_reason())
-    return module
-
-
 def as_tuples(schedule):
     return [(op.chunk, op.stage, op.stream) for op in schedule]
 

@@ -18,22 +18,12 @@ import sys
 from pathlib import Path
 
 import pytest
-from streamlab_tools import native
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "python" / "without_headers" / "streamlab"
 LIBRARY = ROOT / "build-ci" / "python" / "libstreamlab_c.so"
 FIXTURES = Path(__file__).parent / "fixtures"
 TRACES = ["pipeline_3_chunks.json", "serial_null_stream.json", "two_gpus_peer_copy.json"]
-
-
-@pytest.fixture(scope="module")
-def cpp():
-    """The module, or a skip that says why it is not at hand."""
-    module = native.load_module()
-    if module is None:
-        pytest.skip(native.missing_reason())
-    return module
 
 
 @pytest.fixture(scope="module")
