@@ -4,7 +4,6 @@
 // host_side.hpp), and the grader's questions about those records (ring_timeline.hpp).
 // The rings, the host and the jobs own memory: they stay here, kept; the records
 // and the answers travel as JSON.
-#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <memory>
