@@ -51,7 +51,10 @@ def test_a_python_outside_the_venv_gets_the_command_to_run(machine, capsys):
     assert machine["pip"] == []
     out = capsys.readouterr().out
     assert "missing nanobind (install it with: /opt/python/bin/python3 -m pip install 'nanobind')" in out
-    assert "will not be built (the tools use their Python twins)" in out
+    assert (
+        "will not be built (the Python labs use the course's C library in its place, the tools their Python twins)"
+        in out
+    )
 
 
 def test_missing_headers_are_asked_of_apt_and_reported(machine, capsys):
