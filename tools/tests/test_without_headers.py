@@ -8,6 +8,7 @@ Skipped, with the reason, where the module or the C library is not built in buil
 
 from __future__ import annotations
 
+import fractions
 import importlib.util
 import itertools
 import json
@@ -137,6 +138,21 @@ def test_the_model_gives_the_same(cpp, stand_in, times, engines):
         a = cpp.compare_with_model(serial, pipelined, 3, engines)
         b = stand_in.compare_with_model(serial_too, pipelined_too, 3, engines)
         assert (a.model_ms, a.efficiency(), a.speedup(), str(a)) == (b.model_ms, b.efficiency(), b.speedup(), str(b))
+
+
+def test_numbers_of_other_types_go_as_numbers(stand_in):
+    class Handle:  # as cuda-bindings' streams and pointers: int() is the handle
+        def __int__(self):
+            return 3
+
+    class Fraction(float):  # a float that json.dumps would write, of another type (numpy's float64 is one)
+        pass
+
+    assert stand_in._library._to_json(Handle()) == 3
+    assert stand_in._library._to_json(fractions.Fraction(1, 2)) == 0.5  # a real number: its value, not int() of it
+    assert stand_in.pipeline_model(Fraction(1.0), 1.0, 1.0, 3, 2) == stand_in.pipeline_model(1.0, 1.0, 1.0, 3, 2)
+    with pytest.raises(TypeError, match="cannot pass"):
+        stand_in.chunk_range(object(), 3, 1)
 
 
 def test_chunk_ranges_are_the_same(cpp, stand_in):

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ctypes
 import json
+import numbers
 import os
 from pathlib import Path
 from typing import Any
@@ -125,9 +126,15 @@ def _from_json(fields: dict[str, Any]) -> Any:
 
 
 def _to_json(value: Any) -> Any:
+    """What json.dumps cannot write itself: the library's values, numbers of other types (numpy's),
+    and cuda-bindings' streams and pointers, whose int() is the handle or address."""
     if isinstance(value, Value):
         return value._fields
-    if hasattr(value, "__int__"):  # cuda-bindings' streams and pointers: their int() is the handle
+    if isinstance(value, numbers.Integral):
+        return int(value)
+    if isinstance(value, numbers.Real):
+        return float(value)
+    if hasattr(value, "__int__"):
         return int(value)
     raise TypeError(f"cannot pass {type(value).__name__} to the course's library")
 
