@@ -17,11 +17,10 @@ import ctypes
 from collections.abc import Callable
 from typing import Any
 
+from . import _library
 from ._library import (
     LOADED_FROM,
     Kept,
-    TimelineUnavailable,
-    TraceFormatError,
     Value,
     call,
     decode,
@@ -29,7 +28,9 @@ from ._library import (
     value_class,
 )
 
-__all__ = ["TimelineUnavailable", "TraceFormatError", "BUILT_AS"]
+# The module's exceptions.
+TraceFormatError = _library.TraceFormatError
+TimelineUnavailable = _library.TimelineUnavailable
 
 BUILT_AS = (
     f"the course's C library {LOADED_FROM.name} through ctypes: the Python module could not be built here "
