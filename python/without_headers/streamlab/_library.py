@@ -46,8 +46,7 @@ def library_path() -> Path:
     return max(built, key=lambda path: path.stat().st_mtime)
 
 
-def _load() -> ctypes.CDLL:
-    path = library_path()
+def _load(path: Path) -> ctypes.CDLL:
     try:
         library = ctypes.CDLL(str(path))
     except OSError as error:
@@ -58,8 +57,8 @@ def _load() -> ctypes.CDLL:
     return library
 
 
-LIBRARY = _load()
-LOADED_FROM = library_path()
+LOADED_FROM = library_path()  # looked for once: the file loaded is the file named
+LIBRARY = _load(LOADED_FROM)
 
 
 class Value:
