@@ -75,6 +75,11 @@ def python_student_sources(lab_cmake: Path) -> list[str]:
     return match.group(1).split() if match else []
 
 
+def declared_points(lab_cmake: Path) -> int:
+    """What a lab is worth: the points of the TESTS a lab.cmake lists (Suite.Name gpu|cpu points)."""
+    return sum(int(word) for word in _lab_list(lab_cmake, "TESTS")[2::3])
+
+
 def gpus_needed(lab_cmake: Path) -> int:
     """How many GPUs a lab's graded tests need at once: its `GPUS N` (1 when absent, as in CMake)."""
     words = _lab_list(lab_cmake, "GPUS")

@@ -8,11 +8,15 @@ stands for the number. tools/tests/test_quoted_numbers.py checks that every
 quote appears in its file with the reference's number. A measurement not yet
 taken is null; its quotes then read [[H200: measurement.key]] in the file.
 
-Every measured number in the prose of the READMEs and slides (outside code
-blocks: a decimal number in ms, µs or GB/s, a speedup such as 1.72x, a
-percentage such as 97.4%) must come from one of two places: a quote above, or
-a transcript of the same file (a ```text block, the program's output, whose
-number rounds to it). `unquoted_numbers` finds the rest; the test fails on any.
+Every measured number in the prose of the READMEs and slides, English and
+Korean (outside code blocks: a number in ms, µs or GB/s, a decimal speedup such
+as 1.72x or 1.72배, a decimal percentage such as 97.4%) must come from one of
+two places: a quote above (in a Korean page: a number of its English twin's
+quotes), or a transcript of the same file (a ```text block, the program's
+output); either way the number must round to it ("about 14 ms" from 14.04).
+`unquoted_numbers` finds the rest; the test fails on any. `points_problems`
+holds the transcripts' "(lab NN is worth P of the course's T points, over L
+labs)" to the points the labs' lab.cmake declare.
 
     python3 tools/quoted_numbers.py fill RESULT.json [RESULT.json ...]
     python3 tools/quoted_numbers.py unquoted     # list the numbers no quote or transcript covers
@@ -21,8 +25,8 @@ stores each result a measurement program wrote (pageable_overlap --json,
 host_allocation_costs --json: their "program" names the measurement) in the
 reference file and writes its numbers into the quoting files, and into their
 Korean twins (README.ko.md, slides/ko/), where the same fields are pending.
-The Korean files are not scanned for unquoted numbers: tools/korean_twins.py
-holds them to their English twin's numbers.
+tools/korean_twins.py also holds each Korean page to its English twin's numbers,
+section by section.
 
 Standard library only.
 """
@@ -36,15 +40,21 @@ import sys
 from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
 
+from check_labs import declared_points
 from korean_twins import twin_of
 
 ROOT = Path(__file__).resolve().parents[1]
 REFERENCE = ROOT / "common" / "reference" / "h200_quoted_numbers.json"
 FIELD = re.compile(r"\{([A-Za-z0-9_.\- ]+?)(?::([^}]+))?\}")
-# A measured number in prose: decimals and a unit (a speedup's x or × and a percentage written close).
-MEASURED = re.compile(r"(?<![\w.])(\d+\.\d+)(?:\s?(?:ms|µs|GB/s)(?!\w)|[x×](?!\w)|%)")
+# A measured number in prose: a time or a bandwidth, whole or decimal; a speedup (x, ×, 배) or a
+# percentage only when decimal (whole ones are mostly thresholds: "within 10%"). A Korean particle
+# may follow the unit ("8.15 ms에"), so only a Latin letter or digit ends it.
+MEASURED = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)(?:\s?(ms|µs|GB/s)(?![A-Za-z0-9_])|([x×%](?![A-Za-z0-9_])|배))")
 TRANSCRIPT_NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)?")
 QUOTING_FILES = ("README.md", "labs/*/README.md", "slides/*.md")
+KOREAN_FILES = ("README.ko.md", "labs/*/README.ko.md", "slides/ko/*.md")
+# What `course check` prints under a lab's total (tools/coursecli/labs.py).
+POINTS_LINE = re.compile(r"\(lab (\d+) is worth (\d+) of the course's (\d+) points, over (\d+) labs?\)")
 
 
 def lookup(measurements: dict, key: str):
@@ -140,18 +150,25 @@ def _prose_and_transcripts(text: str) -> tuple[list[tuple[int, int, str]], list[
     return prose, transcripts
 
 
-def unquoted_numbers(name: str, text: str, quotes: list[str], more_transcripts: list[str] = ()) -> list[str]:
+def unquoted_numbers(
+    name: str, text: str, quotes: list[str], more_transcripts: list[str] = (), twin_quotes: list[str] = ()
+) -> list[str]:
     """'name:line: number' for each measured number in the prose of `text` that neither lies in one of
-    `quotes` (the file's quotes with their numbers) nor rounds from a number of one of its transcripts
-    (or of `more_transcripts`: a slide deck's lab README's)."""
+    `quotes` (the file's quotes with their numbers) nor rounds from a number of one of the quotes, of
+    `twin_quotes` (a Korean page's: its English twin's quotes), of one of its transcripts or of
+    `more_transcripts` (a slide deck's: its lab README's)."""
     covered = [(start, start + len(quote)) for quote in quotes for start in _occurrences(text, quote)]
     prose, transcripts = _prose_and_transcripts(text)
     shown = {
-        number for transcript in [*transcripts, *more_transcripts] for number in TRANSCRIPT_NUMBER.findall(transcript)
+        number
+        for source in [*transcripts, *more_transcripts, *quotes, *twin_quotes]
+        for number in TRANSCRIPT_NUMBER.findall(source)
     }
     found = []
     for line_number, offset, line in prose:
         for match in MEASURED.finditer(line):
+            if match.group(3) and "." not in match.group(1):
+                continue  # a whole speedup or percentage: a threshold, not a measurement
             at = offset + match.start()
             if any(start <= at < end for start, end in covered):
                 continue
@@ -163,7 +180,7 @@ def unquoted_numbers(name: str, text: str, quotes: list[str], more_transcripts: 
 
 def _rounds_to(number: str, quoted: str) -> bool:
     """Whether `number`, as printed, rounds (half up, as people round) to `quoted`'s decimals."""
-    places = Decimal(1).scaleb(-len(quoted.split(".")[1]))
+    places = Decimal(1).scaleb(-len(quoted.partition(".")[2]))
     return Decimal(number).quantize(places, rounding=ROUND_HALF_UP) == Decimal(quoted)
 
 
@@ -176,17 +193,52 @@ def _occurrences(text: str, part: str) -> list[int]:
 
 
 def all_unquoted_numbers(reference: Path = REFERENCE, root: Path = ROOT) -> list[str]:
-    """unquoted_numbers for every README and slide deck, with the reference's quotes."""
+    """unquoted_numbers for every README and slide deck, English and Korean, with the reference's quotes."""
     data = json.loads(reference.read_text())
-    found = []
-    for path in sorted({p for pattern in QUOTING_FILES for p in root.glob(pattern)}):
-        name = path.relative_to(root).as_posix()
-        quotes = [
+
+    def quotes_of(name: str) -> list[str]:
+        return [
             measured_text(q["text"], data["measurements"]) or pending_text(q["text"])
             for q in data["quotes"]
             if q["file"] == name
         ]
-        found += unquoted_numbers(name, path.read_text(), quotes, _lab_transcripts(path, root))
+
+    found = []
+    for path in sorted({p for pattern in QUOTING_FILES for p in root.glob(pattern)}):
+        name = path.relative_to(root).as_posix()
+        found += unquoted_numbers(name, path.read_text(), quotes_of(name), _lab_transcripts(path, root))
+        twin = twin_of(path)
+        if twin.is_file():
+            found += unquoted_numbers(
+                twin.relative_to(root).as_posix(),
+                twin.read_text(),
+                [],
+                _lab_transcripts(path, root),
+                twin_quotes=quotes_of(name),
+            )
+    return found
+
+
+def course_points(root: Path = ROOT) -> dict[str, int]:
+    """Each lab's points ("01": 16), as its lab.cmake's TESTS list them (Suite.Name gpu|cpu points)."""
+    return {path.parent.name[:2]: declared_points(path) for path in sorted(root.glob("labs/[0-9][0-9]-*/lab.cmake"))}
+
+
+def points_problems(root: Path = ROOT) -> list[str]:
+    """'file:line: ...' for each "(lab NN is worth P of the course's T points, over L labs)" in a README
+    or slide deck that the labs' lab.cmake do not give (a transcript gone stale)."""
+    points = course_points(root)
+    total, labs = sum(points.values()), len(points)
+    found = []
+    for path in sorted({p for pattern in (*QUOTING_FILES, *KOREAN_FILES) for p in root.glob(pattern)}):
+        for number, line in enumerate(path.read_text().splitlines(), start=1):
+            for match in POINTS_LINE.finditer(line):
+                lab, worth, course, over = match.group(1), *map(int, match.groups()[1:])
+                expected = f"(lab {lab} is worth {points.get(lab)} of the course's {total} points, over {labs} labs)"
+                if (worth, course, over) != (points.get(lab), total, labs):
+                    found.append(
+                        f"{path.relative_to(root).as_posix()}:{number}: {match.group(0)}; lab.cmake: {expected}"
+                    )
     return found
 
 
@@ -211,7 +263,7 @@ def main(argv: list[str]) -> int:
     sub.add_parser("unquoted", help="list measured numbers in READMEs and slides that no quote or transcript covers")
     args = parser.parse_args(argv)
     if args.command == "unquoted":
-        found = all_unquoted_numbers()
+        found = all_unquoted_numbers() + points_problems()
         for line in found:
             print(f"quoted_numbers: {line}")
         return 1 if found else 0

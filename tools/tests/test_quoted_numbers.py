@@ -127,3 +127,54 @@ def test_the_chunk_bench_quotes_agree_with_the_recorded_sweep():
     for chunks, numbers in quoted["chunks"].items():
         for key, value in numbers.items():
             assert value == round(rows[int(chunks)][key], 2), (chunks, key)
+
+
+def test_a_whole_time_must_round_from_a_quote_or_a_transcript():
+    text = "About 14 ms serially, 6–10 GB/s pageable; within 10% and 2x are thresholds.\n"
+    assert quoted_numbers.unquoted_numbers("x.md", text, []) == ["x.md:1: 14 ms", "x.md:1: 10 GB/s"]
+    assert quoted_numbers.unquoted_numbers("x.md", text, ["serial 14.04 ms, pageable 10.2 GB/s"]) == []
+    assert quoted_numbers.unquoted_numbers("x.md", text, ["serial 14.7 ms, 10.2 GB/s"]) == ["x.md:1: 14 ms"]
+
+
+def test_a_korean_page_is_held_to_its_english_twins_quotes():
+    text = "H200에서 8.38 ms에 끝났고 1.75배, 모델의 97.4%였습니다.\n"
+    english = ["took 8.38 ms: 1.75x, 97.4% of the model"]
+    assert quoted_numbers.unquoted_numbers("x.ko.md", text, [], twin_quotes=english) == []
+    assert quoted_numbers.unquoted_numbers("x.ko.md", text.replace("8.38", "8.15"), [], twin_quotes=english) == [
+        "x.ko.md:1: 8.15 ms"
+    ]
+    assert quoted_numbers.unquoted_numbers("x.ko.md", text, []) == [
+        "x.ko.md:1: 8.38 ms",
+        "x.ko.md:1: 1.75배",
+        "x.ko.md:1: 97.4%",
+    ]
+
+
+def _lab(root, number, tests):
+    folder = root / "labs" / f"{number}-topic"
+    folder.mkdir(parents=True)
+    lines = "\n".join(f"    Suite.Test{i} gpu {points}" for i, points in enumerate(tests))
+    (folder / "lab.cmake").write_text(
+        f"streamlab_add_lab(\n  NUMBER {number}\n  TESTS\n{lines}\n)\n"
+        "streamlab_add_python_lab(\n  TESTS\n    test_x gpu 50\n)\n"
+    )
+    return folder
+
+
+def test_the_points_a_transcript_prints_come_from_lab_cmake(tmp_path):
+    _lab(tmp_path, "01", [2, 3])
+    readme = _lab(tmp_path, "02", [4]) / "README.md"
+    assert quoted_numbers.course_points(tmp_path) == {"01": 5, "02": 4}
+    readme.write_text("```text\n  total 4/4\n  (lab 02 is worth 4 of the course's 9 points, over 2 labs)\n```\n")
+    assert quoted_numbers.points_problems(tmp_path) == []
+    readme.write_text(readme.read_text().replace("9 points, over 2 labs", "7 points, over 1 lab"))
+    (readme.parent / "README.ko.md").write_text(readme.read_text())
+    assert quoted_numbers.points_problems(tmp_path) == [
+        f"labs/02-topic/{name}:3: (lab 02 is worth 4 of the course's 7 points, over 1 lab); "
+        "lab.cmake: (lab 02 is worth 4 of the course's 9 points, over 2 labs)"
+        for name in ("README.ko.md", "README.md")
+    ]
+
+
+def test_every_transcripts_course_points_agree_with_lab_cmake():
+    assert quoted_numbers.points_problems() == []
