@@ -11,7 +11,7 @@ said otherwise:
 - the figures: the same image targets (`![...](PATH)`, `<img src="PATH">`) in the same order;
 - the numbers, section by section: every number with its unit (`3.69 ms`, `64 MiB`, `1.72x`,
   `10%`, `2`) as often in the Korean section as in the English one; a Korean `1.72배`
-  counts as `1.72x`, and `1,000` as `1000`;
+  counts as `1.72x`, and so does an English `1.72 times`; `1,000` counts as `1000`;
 - the collapsed hint blocks: the same number of `<details>` in each section;
 - the in-page links of the Korean page (`[...](#anchor)`) lead to one of its own headings.
 
@@ -48,11 +48,14 @@ IMAGE = re.compile(r"!\[[^\]]*\]\(\s*([^)\s]+)[^)]*\)(\{[^}]*\})?|<img\b[^>]*\bs
 DETAILS = re.compile(r"<details\b", re.IGNORECASE)
 IN_PAGE_LINK = re.compile(r"\]\(#([^)\s]+)\)")
 # A number: not part of a name (H2D, sm_90, lab01), digits grouped by commas allowed, a unit after it.
+# A factor reads "4 times as long", "1.9 times" in English and "4배", "1.9배" in Korean: both count
+# as 4x (FACTOR_AFTER tells "4 times as long" from "launched 4 times").
 NUMBER = re.compile(
     r"(?<![A-Za-z0-9_.])(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?"
-    r"(?:\s?(ms|µs|us|ns|GB/s|GiB|MiB|KiB|GB|MB|KB|Mi)(?![A-Za-z])|([x×배%])(?![A-Za-z]))?"
+    r"(?:\s?(ms|µs|us|ns|GB/s|GiB|MiB|KiB|GB|MB|KB|Mi)(?![A-Za-z])|([x×배%])(?![A-Za-z])|\s(times)(?![A-Za-z]))?"
 )
 UNIT_ALIASES = {"×": "x", "배": "x"}
+FACTOR_AFTER = re.compile(r"\s+(?:as|the)\b|\s+\(")
 
 
 @dataclass
@@ -115,8 +118,9 @@ def numbers_in(line: str) -> list[str]:
     """Every number of a prose line with its unit, written one way ('1.72x', '64 MiB', '1000')."""
     found = []
     for match in NUMBER.finditer(line):
-        whole, decimals, unit, sign = match.groups()
-        unit = unit or UNIT_ALIASES.get(sign or "", sign or "")
+        whole, decimals, unit, sign, times = match.groups()
+        factor = times and (decimals or FACTOR_AFTER.match(line, match.end()))
+        unit = unit or ("x" if factor else UNIT_ALIASES.get(sign or "", sign or ""))
         number = whole.replace(",", "") + (decimals or "")
         found.append(f"{number} {unit}".strip() if unit and unit not in "x%" else number + unit)
     return found

@@ -193,7 +193,7 @@ std::vector<SimulatedOp> simulate_pipeline(const StageTimes& whole, int chunks, 
         if (running.empty()) {
             break;  // everything has run
         }
-        // Copies in opposite directions running together share the link.
+        // Copies in opposite directions running together slow each other (LinkSharing).
         const auto running_stage = [&](Stage stage) {
             return std::any_of(running.begin(), running.end(),
                                [&](std::size_t i) { return pending[i].op.stage == stage; });

@@ -99,6 +99,18 @@ def test_numbers_keep_their_units_and_names_are_not_numbers():
     assert numbers_in("1,000 elements") == ["1000"]
 
 
+def test_a_factor_is_the_same_number_in_english_words_and_in_korean():
+    assert numbers_in("6.7 times (H2D), 4 times as long, 4 times the batches, 1.9 times.") == [
+        "6.7x",
+        "4x",
+        "4x",
+        "1.9x",
+    ]
+    assert numbers_in("약 6.7배(H2D), 4배 길면, 1.9배.") == ["6.7x", "4x", "1.9x"]
+    assert numbers_in("launched 4 times; each node 4 times |") == ["4", "4"]
+    assert numbers_in("4 배") == ["4"], "a Korean factor is written close: 4배"
+
+
 def test_slide_includes_count_as_code():
     english = "## Code\n\n<!-- include solutions/01-null-stream/null_stream.cu:run_serial -->\n"
     korean = "## 코드\n\n<!-- include solutions/01-null-stream/null_stream.cu:run_barrier_demo -->\n"

@@ -5,7 +5,9 @@ tools/quoted_numbers.py fill writes a measurement program's result in."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
+from decimal import ROUND_HALF_UP, Decimal
 
 import pytest
 import quoted_numbers
@@ -137,7 +139,7 @@ def test_a_whole_time_must_round_from_a_quote_or_a_transcript():
 
 
 def test_a_korean_page_is_held_to_its_english_twins_quotes():
-    text = "H200에서 8.38 ms에 끝났고 1.75배, 모델의 97.4%였습니다.\n"
+    text = "H200에서 8.38 ms에 끝났고 1.75×, 모델의 97.4%였습니다.\n"
     english = ["took 8.38 ms: 1.75x, 97.4% of the model"]
     assert quoted_numbers.unquoted_numbers("x.ko.md", text, [], twin_quotes=english) == []
     assert quoted_numbers.unquoted_numbers("x.ko.md", text.replace("8.38", "8.15"), [], twin_quotes=english) == [
@@ -145,7 +147,7 @@ def test_a_korean_page_is_held_to_its_english_twins_quotes():
     ]
     assert quoted_numbers.unquoted_numbers("x.ko.md", text, []) == [
         "x.ko.md:1: 8.38 ms",
-        "x.ko.md:1: 1.75배",
+        "x.ko.md:1: 1.75×",
         "x.ko.md:1: 97.4%",
     ]
 
@@ -178,3 +180,26 @@ def test_the_points_a_transcript_prints_come_from_lab_cmake(tmp_path):
 
 def test_every_transcripts_course_points_agree_with_lab_cmake():
     assert quoted_numbers.points_problems() == []
+
+
+def test_the_three_chunk_figures_are_the_run_lab_05_prints():
+    """three_chunks and stage_times are the run of lab 05's Expected output, quoted once: one run, one source."""
+    readme = (ROOT / "labs" / "05-three-chunks" / "README.md").read_text()
+    transcript = readme.split("### Expected output")[1].split("```text\n")[1].split("```")[0]
+    summary = transcript.split("the timelines against the model:")[1]
+
+    def printed(pattern: str) -> list[float]:
+        return [float(number) for number in re.search(pattern, summary).groups()]
+
+    def rounded(value: float) -> float:
+        return float(Decimal(str(value)).quantize(Decimal("0.01"), rounding=ROUND_HALF_UP))
+
+    h2d, kernel, d2h = printed(r"H2D ([\d.]+) ms, kernel ([\d.]+) ms, D2H ([\d.]+) ms")
+    serial, pipelined = printed(r"serial \(NULL stream\): ([\d.]+) ms; 3 chunks in 3 streams: ([\d.]+) ms")
+    speedup, model_speedup, model = printed(r"speedup ([\d.]+)x; the model's: ([\d.]+)x \(([\d.]+) ms")
+    (efficiency,) = printed(r"efficiency against the model: ([\d.]+)%")
+    runs, stages = DATA["measurements"]["three_chunks"], DATA["measurements"]["stage_times"]
+    assert (runs["serial_ms"], runs["pipelined_ms"], runs["model_ms"]) == tuple(map(rounded, (serial, pipelined, model)))
+    assert (runs["speedup"], runs["model_speedup"], runs["efficiency_percent"]) == (speedup, model_speedup, efficiency)
+    assert (stages["h2d_ms"], stages["kernel_ms"], stages["d2h_ms"]) == tuple(map(rounded, (h2d, kernel, d2h)))
+    assert (stages["chunk_h2d_ms"], stages["chunk_kernel_ms"]) == (rounded(h2d / 3), rounded(kernel / 3))

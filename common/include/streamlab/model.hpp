@@ -62,9 +62,10 @@ enum class IssueOrder {
 [[nodiscard]] IssueOrder issue_order_from_string(const std::string& spelling);
 
 /// How much the two copy directions slow each other down when they run at the same
-/// time. On most hosts H2D and D2H share one link (PCIe, say) and the memory behind
-/// it, so two copies in opposite directions each get a little less than they get
-/// alone. Each number is the fraction of its own speed a direction keeps while the
+/// time: the interference between directions. PCIe is full duplex, each direction on
+/// lanes of its own, but the other direction's protocol traffic, the root complex and
+/// the host memory behind it are common to both, so two copies in opposite directions
+/// each get a little less than they get alone. Each number is the fraction of its own speed a direction keeps while the
 /// other direction copies too: 1 means no slowdown (the ideal model's assumption).
 /// measure_link_sharing (pipeline.hpp) measures it on the GPU at hand.
 struct LinkSharing {

@@ -289,8 +289,8 @@ std::string describe(const PipelineComparison& c) {
     std::string described = text;
     if (c.link.h2d < 1 || c.link.d2h < 1) {
         std::snprintf(text, sizeof text,
-                      "  H2D and D2H at the same time keep %.0f%% and %.0f%% of their speed alone (they share the "
-                      "link);\n  with that, the model allows %.3f ms: efficiency %.1f%%\n",
+                      "  H2D and D2H at the same time keep %.0f%% and %.0f%% of their speed alone (each slows the "
+                      "other);\n  with that, the model allows %.3f ms: efficiency %.1f%%\n",
                       100.0 * c.link.h2d, 100.0 * c.link.d2h, c.link_model_ms, 100.0 * c.link_efficiency());
         described += text;
     }

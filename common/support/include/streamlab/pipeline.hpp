@@ -81,7 +81,7 @@ struct SerialReference {
 /// throws that before doing anything.
 [[nodiscard]] SerialReference run_serial_reference(PipelineMemory& memory, int iterations);
 
-// ---------------------------------------------------------------- the shared link
+// ------------------------------------------- interference between the copy directions
 
 /// Measures how much H2D and D2H copies slow each other down on this GPU and host
 /// (see LinkSharing): copies the whole of `memory` in, then out, then both ways at
