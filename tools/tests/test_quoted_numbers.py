@@ -199,7 +199,9 @@ def test_the_three_chunk_figures_are_the_run_lab_05_prints():
     speedup, model_speedup, model = printed(r"speedup ([\d.]+)x; the model's: ([\d.]+)x \(([\d.]+) ms")
     (efficiency,) = printed(r"efficiency against the model: ([\d.]+)%")
     runs, stages = DATA["measurements"]["three_chunks"], DATA["measurements"]["stage_times"]
-    assert (runs["serial_ms"], runs["pipelined_ms"], runs["model_ms"]) == tuple(map(rounded, (serial, pipelined, model)))
+    assert (runs["serial_ms"], runs["pipelined_ms"], runs["model_ms"]) == tuple(
+        map(rounded, (serial, pipelined, model))
+    )
     assert (runs["speedup"], runs["model_speedup"], runs["efficiency_percent"]) == (speedup, model_speedup, efficiency)
     assert (stages["h2d_ms"], stages["kernel_ms"], stages["d2h_ms"]) == tuple(map(rounded, (h2d, kernel, d2h)))
     assert (stages["chunk_h2d_ms"], stages["chunk_kernel_ms"]) == (rounded(h2d / 3), rounded(kernel / 3))
