@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import re
 import shutil
-from decimal import ROUND_HALF_UP, Decimal
 
 import pytest
 import quoted_numbers
@@ -182,26 +181,15 @@ def test_every_transcripts_course_points_agree_with_lab_cmake():
     assert quoted_numbers.points_problems() == []
 
 
-def test_the_three_chunk_figures_are_the_run_lab_05_prints():
-    """three_chunks and stage_times are the run of lab 05's Expected output, quoted once: one run, one source."""
-    readme = (ROOT / "labs" / "05-three-chunks" / "README.md").read_text()
-    transcript = readme.split("### Expected output")[1].split("```text\n")[1].split("```")[0]
-    summary = transcript.split("the timelines against the model:")[1]
-
-    def printed(pattern: str) -> list[float]:
-        return [float(number) for number in re.search(pattern, summary).groups()]
-
-    def rounded(value: float) -> float:
-        return float(Decimal(str(value)).quantize(Decimal("0.01"), rounding=ROUND_HALF_UP))
-
-    h2d, kernel, d2h = printed(r"H2D ([\d.]+) ms, kernel ([\d.]+) ms, D2H ([\d.]+) ms")
-    serial, pipelined = printed(r"serial \(NULL stream\): ([\d.]+) ms; 3 chunks in 3 streams: ([\d.]+) ms")
-    speedup, model_speedup, model = printed(r"speedup ([\d.]+)x; the model's: ([\d.]+)x \(([\d.]+) ms")
-    (efficiency,) = printed(r"efficiency against the model: ([\d.]+)%")
-    runs, stages = DATA["measurements"]["three_chunks"], DATA["measurements"]["stage_times"]
-    assert (runs["serial_ms"], runs["pipelined_ms"], runs["model_ms"]) == tuple(
-        map(rounded, (serial, pipelined, model))
-    )
-    assert (runs["speedup"], runs["model_speedup"], runs["efficiency_percent"]) == (speedup, model_speedup, efficiency)
-    assert (stages["h2d_ms"], stages["kernel_ms"], stages["d2h_ms"]) == tuple(map(rounded, (h2d, kernel, d2h)))
-    assert (stages["chunk_h2d_ms"], stages["chunk_kernel_ms"]) == (rounded(h2d / 3), rounded(kernel / 3))
+@pytest.mark.parametrize("name", [name for name, m in DATA["measurements"].items() if m and "transcript" in m])
+def test_a_measurement_taken_from_a_transcript_reads_its_numbers(name):
+    """A measurement whose "transcript" names a README is the run that README prints: each of its
+    numbers rounds from a number of that README's transcripts (one run, quoted one way)."""
+    measurement = DATA["measurements"][name]
+    _, transcripts = quoted_numbers._prose_and_transcripts((ROOT / measurement["transcript"]).read_text())
+    printed = {number for transcript in transcripts for number in re.findall(r"\d+\.\d+", transcript)}
+    for key, value in measurement.items():
+        if isinstance(value, float):
+            assert any(quoted_numbers._rounds_to(number, f"{value:.2f}") for number in printed) or any(
+                quoted_numbers._rounds_to(number, str(value)) for number in printed
+            ), f"{name}.{key} = {value}: no number of {measurement['transcript']}'s transcripts rounds to it"
