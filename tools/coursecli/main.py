@@ -200,8 +200,10 @@ def cmd_trace(args: argparse.Namespace) -> int:
     if trace_args and trace_args[0] == "--":
         trace_args = trace_args[1:]
     output = ["-o", args.output] if args.output else []
+    gpu_present, gpu_text = gpu_presence()  # where the course knows there is none, the tool says so plainly
+    no_gpu = [] if gpu_present else ["--no-gpu", gpu_text]
     return run(
-        [python, "-m", "streamlab_tools.trace_cmd", "--inject", inject, *output, "--", *trace_args],
+        [python, "-m", "streamlab_tools.trace_cmd", "--inject", inject, *output, *no_gpu, "--", *trace_args],
         check=False,
         env={"PYTHONPATH": str(ROOT / "tools")},
     ).returncode
@@ -232,7 +234,9 @@ def cmd_grade(args: argparse.Namespace) -> int:
     numbers = [lab.number for lab in batch.selected_labs(args.labs, python=args.python)]
     if args.merge_shards:
         return slurm.merge_shards(args.output.resolve(), numbers)
-    if not find_submissions(submissions):  # said first: before the no-GPU banner, and before writing Slurm jobs
+    if not args.build_course_only and not find_submissions(
+        submissions
+    ):  # said first: before the no-GPU banner, and before writing Slurm jobs
         say(f"no submissions in {submissions} (folders, .zip or .tar.gz files)")
         return 1
     if args.slurm:
@@ -345,7 +349,12 @@ def cmd_gradescope(args: argparse.Namespace) -> int:
         )
         return 1
     labs = batch.selected_labs(args.labs, python=args.python)
-    names = gradescope.build_autograder(args.output, labs, args.timeout, args.cuda_version, python=args.python)
+    if not re.fullmatch(r"[0-9a-z;-]+", args.cuda_arch):  # it goes into the zip's shell scripts
+        say(f"--cuda-arch {args.cuda_arch}: give architectures as CMake names them, e.g. 90 or '80;90'")
+        return 1
+    names = gradescope.build_autograder(
+        args.output, labs, args.timeout, args.cuda_version, python=args.python, cuda_arch=args.cuda_arch
+    )
     say(f"wrote {args.output} ({len(names)} files): upload it as the autograder of a Gradescope assignment")
     return 0
 
@@ -560,6 +569,12 @@ def parser() -> argparse.ArgumentParser:
         help="CUDA Toolkit apt package version setup.sh installs (default: %(default)s)",
     )
     scope.add_argument("--python", action="store_true", help="grade the labs' Python versions (course grade --python)")
+    scope.add_argument(
+        "--cuda-arch",
+        default=gradescope.DEFAULT_CUDA_ARCH,
+        help="the runners' GPU architectures, as CMAKE_CUDA_ARCHITECTURES: setup.sh builds the course for them "
+        "once, and each submission is compiled for them (default: %(default)s, Hopper; e.g. '80;90')",
+    )
     return top
 
 
