@@ -192,7 +192,10 @@ def use_prebuilt_course(settings: GradeSettings) -> str:
     build = course_build_folder(settings)
     mark = build / BUILT_MARK
     if not mark.is_file() or set(built_mark(settings).split()) - set(mark.read_text().split()):
-        return f"the course was not built in {build} for these labs: the build job failed (its log is build-JOBID.out next to this one)"
+        return (
+            f"the course was not built in {build} for these labs: the build job failed "
+            "(its log is build-JOBID.out next to this one)"
+        )
     settings.compiler = CourseCompiler(build, settings.course_root)
     settings.course_labels = read_labels(build)
     settings.course_build = CourseBuild(build)

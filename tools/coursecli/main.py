@@ -234,9 +234,8 @@ def cmd_grade(args: argparse.Namespace) -> int:
     numbers = [lab.number for lab in batch.selected_labs(args.labs, python=args.python)]
     if args.merge_shards:
         return slurm.merge_shards(args.output.resolve(), numbers)
-    if not args.build_course_only and not find_submissions(
-        submissions
-    ):  # said first: before the no-GPU banner, and before writing Slurm jobs
+    # Said first: before the no-GPU banner, and before writing Slurm jobs (the course's build alone needs none).
+    if not args.build_course_only and not find_submissions(submissions):
         say(f"no submissions in {submissions} (folders, .zip or .tar.gz files)")
         return 1
     if args.slurm:

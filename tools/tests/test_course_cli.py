@@ -83,6 +83,10 @@ def test_bad_arguments_get_the_verbs_usage_and_status_2(tmp_path, capsys, monkey
             ["-o", "{tmp}/a.zip", "--cuda-version", "banana"],
             "course: --cuda-version banana: give the toolkit's major-minor version as apt names it, e.g. 13-0 or 12-6\n",
         ),
+        (
+            ["-o", "{tmp}/a.zip", "--cuda-arch", "90; rm -rf /"],
+            "course: --cuda-arch 90; rm -rf /: give architectures as CMake names them, e.g. 90 or '80;90'\n",
+        ),
     ],
 )
 def test_gradescope_refuses_a_bad_output_or_version_and_writes_nothing(tmp_path, capsys, argv, message):
