@@ -515,8 +515,8 @@ def parser() -> argparse.ArgumentParser:
     cluster.add_argument(
         "--slurm",
         action="store_true",
-        help="write and submit an sbatch job array that grades the batch in shards, and a job "
-        "that merges them into OUTDIR when the array ends",
+        help="write and submit a job that builds the course once, an sbatch job array that grades the batch "
+        "in shards, and a job that merges them into OUTDIR when the array ends (scripts in OUTDIR/slurm)",
     )
     cluster.add_argument("--partition", help="Slurm partition of the jobs (default: the site's default)")
     cluster.add_argument(
