@@ -86,6 +86,7 @@ class GradeSettings:
     course_labels: dict[str, list[str]] | None = None
     course_build: CourseBuild | None = None  # the batch's built course (prepare_course)
     course_build_dir: Path | None = None  # a course build kept between batches (--course-build); None: own
+    course_prebuilt: bool = False  # course_build_dir was built by a job before (Slurm's build job): used as it is
     gpus: int | None = None  # GPUs to use at most (None: all the driver shows)
     todo: Path | None = None  # grade only the submissions this file lists (a Slurm shard)
     shard: tuple[int, int] = (0, 1)  # (index, count): grade found[index::count]
@@ -155,6 +156,52 @@ def configure_course(settings: GradeSettings) -> str:
     settings.compiler = CourseCompiler(build, settings.course_root)
     settings.course_labels = read_labels(build)
     settings.course_build = CourseBuild(build)
+    return ""
+
+
+# Written into a course build once it built every target the labs in it need (build_course_only); a Slurm
+# array task (course_prebuilt) grades only the labs it lists.
+BUILT_MARK = ".built-labs"
+
+
+def built_mark(settings: GradeSettings) -> str:
+    return " ".join([lab.number for lab in settings.labs] + (["python"] if settings.python else []))
+
+
+def build_course_only(settings: GradeSettings) -> int:
+    """Configures and builds the course in course_build_dir for the labs, grades nothing (Slurm's build job)."""
+    mark = course_build_folder(settings) / BUILT_MARK
+    lock = lock_course_build(settings)
+    if lock is None:
+        print(f"course: another batch is using the course build in {course_build_folder(settings)}")
+        return 1
+    with lock:
+        mark.unlink(missing_ok=True)
+        problem = prepare_course(settings)
+        if problem:
+            print(f"course: {problem}")
+            return 1
+        mark.write_text(built_mark(settings) + "\n")
+    print(f"course: the course is built in {course_build_folder(settings)} for labs {built_mark(settings)}")
+    return 0
+
+
+def use_prebuilt_course(settings: GradeSettings) -> str:
+    """Takes the course build a job before built (course_prebuilt) as it is: read, never configured nor built
+    again, so that every array task can use it at once. Returns a problem, or ""."""
+    build = course_build_folder(settings)
+    mark = build / BUILT_MARK
+    if not mark.is_file() or set(built_mark(settings).split()) - set(mark.read_text().split()):
+        return (
+            f"the course was not built in {build} for these labs: the build job failed "
+            "(its log is build-JOBID.out next to this one)"
+        )
+    settings.compiler = CourseCompiler(build, settings.course_root)
+    settings.course_labels = read_labels(build)
+    settings.course_build = CourseBuild(build)
+    if settings.python:
+        settings.module_python, problem = python_grading.the_module_python(build)
+        return problem
     return ""
 
 
@@ -661,14 +708,17 @@ def grade_batch(submissions: Path, settings: GradeSettings) -> int:
     )
     print(f"course: isolation: {settings.isolation.describe()}", flush=True)
     to_grade = [s for s in found if settings.regrade or not already_graded(settings.out, student_name(s), numbers)]
-    lock = lock_course_build(settings) if to_grade else None
-    if to_grade and lock is None:
-        print(
-            f"course: another batch is using the course build in {course_build_folder(settings)}; "
-            "wait for it to end, or give another --course-build"
-        )
-        return 1
-    problem = prepare_course(settings) if to_grade else ""
+    if settings.course_prebuilt:  # read by every Slurm array task at once: no lock, nothing built
+        problem = use_prebuilt_course(settings) if to_grade else ""
+    else:
+        lock = lock_course_build(settings) if to_grade else None
+        if to_grade and lock is None:
+            print(
+                f"course: another batch is using the course build in {course_build_folder(settings)}; "
+                "wait for it to end, or give another --course-build"
+            )
+            return 1
+        problem = prepare_course(settings) if to_grade else ""
     if to_grade and gpu[0]:  # timelines are drawn only where a GPU recorded them
         prepare_plotting(settings)
     if problem:

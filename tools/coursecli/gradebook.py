@@ -32,9 +32,9 @@ SIGNATURE_FILE = "grade.sig"
 KEY_FILE = ".grader-key"
 REPORT_LIMIT = 1 << 20  # characters of a report.md or results.json; a longer one is cut, with a note
 NO_GPU_HERE = (
-    "The GPU tests could not be graded here: this machine has no GPU (Gradescope's own runners have "
-    "none). They are not scored here, and not counted as zero: your instructor grades them on a machine "
-    "with an NVIDIA GPU (the course's GPU machine, or a cluster)."
+    "The GPU tests could not be graded here: the machine that graded this submission has no GPU. They are "
+    "not scored here, and not counted as zero: your instructor grades them on a machine with an NVIDIA GPU "
+    "(the course's GPU machine, or a cluster)."
 )
 UNVERIFIED = (
     "its grade.json does not verify (changed after grading, or not written by the grader): "
@@ -147,6 +147,11 @@ def lab_points(lab: LabGrade) -> str:
         return f"not graded ({lab.not_graded} points)"
     text = f"{lab.earned}/{lab.possible}"
     return text + (f" (+{lab.not_graded} not graded)" if lab.not_graded else "")
+
+
+def not_graded_note(points: int) -> str:
+    """The gradebook's and the console's words for points that were not graded (no GPU, say)."""
+    return f"{points} points not graded"
 
 
 def _cell(text: str) -> str:
@@ -265,7 +270,7 @@ def gradebook_csv(grades: list[SubmissionGrade], lab_numbers: list[str]) -> str:
         if edited:
             notes.append(f"{edited} edited course file(s) ignored")
         if grade.not_graded:
-            notes.append(f"{grade.not_graded} points not graded")
+            notes.append(not_graded_note(grade.not_graded))
         writer.writerow([grade.student, *cells, grade.earned, grade.possible, grade.not_graded, "; ".join(notes)])
     return buffer.getvalue()
 
@@ -297,7 +302,7 @@ def summary_table(grades: list[SubmissionGrade], lab_numbers: list[str]) -> str:
         notes = "; ".join(
             [f"lab{lab.number}: {lab.problem}" for lab in grade.labs if lab.problem]
             + ([grade.problem] if grade.problem else [])
-            + ([f"{grade.not_graded} pts not graded"] if grade.not_graded else [])
+            + ([not_graded_note(grade.not_graded)] if grade.not_graded else [])
         )
         rows.append(
             f"{grade.student:<{width}}  " + "  ".join(cells) + f"  {f'{grade.earned}/{grade.possible}':>9}  {notes}"

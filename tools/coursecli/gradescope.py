@@ -2,9 +2,12 @@
 
 The zip holds the course's git-tracked files (without solutions, slides or the
 course's own tests: nothing that merely lies on disk), `setup.sh`, which
-installs what the course needs on Gradescope's Ubuntu image, and
-`run_autograder`, which grades the one submission in /autograder/submission
-with `course grade` and writes /autograder/results/results.json. The labs need an NVIDIA GPU: Gradescope's
+installs what the course needs on Gradescope's Ubuntu image and builds the
+course once into the image (for the runners' GPU architectures, `cuda_arch`),
+and `run_autograder`, which grades the one submission in /autograder/submission
+with `course grade`, linking against that build (`--course-build`: already up
+to date, nothing of the course is built again), and writes
+/autograder/results/results.json. The labs need an NVIDIA GPU: Gradescope's
 own runners have none, so there the result says that the GPU tests could not
 be graded (they count neither way, never as zeros); a runner with a GPU grades
 them. With `python`, the zip grades the labs' Python versions (`course grade
@@ -37,7 +40,10 @@ COURSE_PATHS = [
     "tools/coursecli",
     "tools/streamlab_tools",
 ]
-LEFT_OUT_SUFFIXES = {".pyc", ".png", ".pdf"}  # pictures are for READMEs, not for grading
+LEFT_OUT_SUFFIXES = {".pyc", ".png", ".pdf"}
+# The runners' GPU architectures the course is built for (CMAKE_CUDA_ARCHITECTURES): the image is built
+# without a GPU, so it cannot ask the GPU ("native"); 90 is Hopper, the course's H200.
+DEFAULT_CUDA_ARCH = "90"  # pictures are for READMEs, not for grading
 
 SETUP_SH = r"""#!/usr/bin/env bash
 # Gradescope runs this once, when it builds the autograder image (Ubuntu 22.04 or 24.04).
@@ -73,6 +79,21 @@ pip() { python3 -m pip install --break-system-packages "$@" 2>/dev/null || pytho
 pip nanobind "cuda-bindings==@CUDA_MAJOR@.*"
 """
 
+# Where setup.sh builds the course, and the options setup.sh builds it with and run_autograder grades with:
+# the same ones, so that the build run_autograder finds is up to date.
+COURSE_BUILD = "/autograder/source/build-grading"
+GRADE_OPTIONS = "--labs @LABS@ --timeout @TIMEOUT@ --cuda-arch '@ARCH@' --course-build " + COURSE_BUILD + "@PYTHON@"
+
+# setup.sh's last step: the course built once, in the image, instead of once for each submission.
+SETUP_BUILD_SH = r"""
+# The course, built once for every submission (there are none yet: an empty folder stands for them).
+export PATH="/usr/local/cuda/bin:$PATH"
+mkdir -p /tmp/no-submissions
+cd /autograder/source
+python3 ./course grade /tmp/no-submissions -o /tmp/course-build-log --build-course-only @OPTIONS@
+chmod -R a+rX @BUILD@
+"""
+
 RUN_AUTOGRADER = r"""#!/usr/bin/env bash
 # Gradescope runs this for each submission: grade it, then write results.json.
 set -uo pipefail
@@ -82,7 +103,7 @@ work=/tmp/grading
 rm -rf "$work"
 mkdir -p "$work/submissions" /autograder/results
 cp -r /autograder/submission "$work/submissions/student"
-python3 ./course grade "$work/submissions" -o "$work/out" --labs @LABS@ --timeout @TIMEOUT@@PYTHON@
+python3 ./course grade "$work/submissions" -o "$work/out" @OPTIONS@
 result="$work/out/students/student/results.json"
 if [ -f "$result" ]; then
     cp "$result" /autograder/results/results.json
@@ -117,15 +138,18 @@ def build_autograder(
     cuda_version: str = "13-0",
     root: Path = ROOT,
     python: bool = False,
+    cuda_arch: str = DEFAULT_CUDA_ARCH,
 ) -> list[str]:
     """Writes the autograder zip for `labs` (their Python versions with `python`); returns the names it holds."""
     output.parent.mkdir(parents=True, exist_ok=True)
     numbers = " ".join(lab.number for lab in labs)
+    options = GRADE_OPTIONS.replace("@LABS@", numbers).replace("@TIMEOUT@", str(timeout_s))
+    options = options.replace("@ARCH@", cuda_arch).replace("@PYTHON@", " --python" if python else "")
     setup = SETUP_SH.replace("@CUDA_VERSION@", cuda_version)
     if python:
         setup += SETUP_PYTHON_SH.replace("@CUDA_MAJOR@", cuda_version.split("-")[0])
-    run = RUN_AUTOGRADER.replace("@LABS@", numbers).replace("@TIMEOUT@", str(timeout_s))
-    run = run.replace("@PYTHON@", " --python" if python else "")
+    setup += SETUP_BUILD_SH.replace("@OPTIONS@", options).replace("@BUILD@", COURSE_BUILD)
+    run = RUN_AUTOGRADER.replace("@OPTIONS@", options)
     with zipfile.ZipFile(output, "w", zipfile.ZIP_DEFLATED) as archive:
         _add_script(archive, "setup.sh", setup)
         _add_script(archive, "run_autograder", run)

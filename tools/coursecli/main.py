@@ -12,7 +12,7 @@ from .build import DEFAULT_PRESET, build, build_dir
 from .gpu import gpu_presence
 from .results import read_junit, read_labels
 from .shell import ROOT, CommandFailed, run, say
-from .submissions import ARCHIVE_SUFFIXES
+from .submissions import ARCHIVE_SUFFIXES, find_submissions
 from .tally import Tally, add_pytest_junit
 
 
@@ -200,8 +200,10 @@ def cmd_trace(args: argparse.Namespace) -> int:
     if trace_args and trace_args[0] == "--":
         trace_args = trace_args[1:]
     output = ["-o", args.output] if args.output else []
+    gpu_present, gpu_text = gpu_presence()  # where the course knows there is none, the tool says so plainly
+    no_gpu = [] if gpu_present else ["--no-gpu", gpu_text]
     return run(
-        [python, "-m", "streamlab_tools.trace_cmd", "--inject", inject, *output, "--", *trace_args],
+        [python, "-m", "streamlab_tools.trace_cmd", "--inject", inject, *output, *no_gpu, "--", *trace_args],
         check=False,
         env={"PYTHONPATH": str(ROOT / "tools")},
     ).returncode
@@ -232,16 +234,15 @@ def cmd_grade(args: argparse.Namespace) -> int:
     numbers = [lab.number for lab in batch.selected_labs(args.labs, python=args.python)]
     if args.merge_shards:
         return slurm.merge_shards(args.output.resolve(), numbers)
+    # Said first: before the no-GPU banner, and before writing Slurm jobs (the course's build alone needs none).
+    if not args.build_course_only and not find_submissions(submissions):
+        say(f"no submissions in {submissions} (folders, .zip or .tar.gz files)")
+        return 1
     if args.slurm:
         return slurm.submit(
             args.submissions.resolve(), args.output.resolve(), numbers, slurm_settings(args), args.regrade
         )
     gpu_present, gpu_text = gpu_presence()
-    if not gpu_present:  # said before the builds, which take minutes
-        say(
-            f"{gpu_text}. The submissions are built and their CPU tests run; "
-            "their GPU tests are reported as not graded, counting neither for nor against."
-        )
     settings = batch.GradeSettings(
         out=args.output.resolve(),
         labs=batch.selected_labs(args.labs, python=args.python),
@@ -260,8 +261,16 @@ def cmd_grade(args: argparse.Namespace) -> int:
         todo=args.todo.resolve() if args.todo else None,
         shard=args.shard or (0, 1),
         course_build_dir=args.course_build.resolve() if args.course_build else None,
+        course_prebuilt=args.course_prebuilt,
         python=args.python,
     )
+    if args.build_course_only:  # Slurm's build job: the course, once, for every array task
+        return batch.build_course_only(settings)
+    if not gpu_present:  # said before the builds, which take minutes
+        say(
+            f"{gpu_text}. The submissions are built and their CPU tests run; "
+            "their GPU tests are reported as not graded, counting neither for nor against."
+        )
     return batch.grade_batch(args.submissions.resolve(), settings)
 
 
@@ -269,12 +278,13 @@ def shard_problem(args: argparse.Namespace) -> str:
     """Why the Slurm options do not go together, or ""."""
     if args.slurm and args.merge_shards:
         return "--slurm submits the jobs, --merge-shards is what the last one runs: give one of them"
-    if not args.slurm and (
-        args.partition or args.tasks is not None or args.time or args.dry_run or args.gpus_per_task is not None
-    ):
-        return "--partition, --tasks, --time, --gpus-per-task and --dry-run go with --slurm"
+    slurm_only = (args.partition, args.tasks, args.time, args.gpus_per_task, args.cpus_per_task, args.mem)
+    if not args.slurm and (args.dry_run or any(value is not None for value in slurm_only)):
+        return "--partition, --tasks, --time, --gpus-per-task, --cpus-per-task, --mem and --dry-run go with --slurm"
     if args.slurm and args.course_build:
-        return "--course-build is one machine's: each Slurm task builds the course in its own shard folder"
+        return "--course-build is one machine's: with --slurm a build job builds the course once in OUTDIR/slurm/course"
+    if (args.build_course_only or args.course_prebuilt) and not args.course_build:
+        return "--build-course-only and --course-prebuilt need --course-build DIR"
     return ""
 
 
@@ -305,9 +315,18 @@ def slurm_settings(args: argparse.Namespace) -> slurm.SlurmSettings:
         gpus_per_task=needed if args.gpus_per_task is None else args.gpus_per_task,
         partition=args.partition,
         time=args.time or defaults.time,
+        cpus_per_task=args.cpus_per_task,
+        mem=args.mem,
         dry_run=args.dry_run,
         forwarded=forwarded,
     )
+
+
+def slurm_memory(text: str) -> str:
+    """An amount of memory as sbatch --mem takes it: a number of megabytes, or with a unit K, M, G or T."""
+    if not re.fullmatch(r"[1-9]\d*[KMGT]?", text):
+        raise argparse.ArgumentTypeError(f"{text!r}: give a number with a unit K, M, G or T, e.g. 16G")
+    return text
 
 
 def shard_index(text: str) -> tuple[int, int]:
@@ -329,7 +348,12 @@ def cmd_gradescope(args: argparse.Namespace) -> int:
         )
         return 1
     labs = batch.selected_labs(args.labs, python=args.python)
-    names = gradescope.build_autograder(args.output, labs, args.timeout, args.cuda_version, python=args.python)
+    if not re.fullmatch(r"[0-9a-z;-]+", args.cuda_arch):  # it goes into the zip's shell scripts
+        say(f"--cuda-arch {args.cuda_arch}: give architectures as CMake names them, e.g. 90 or '80;90'")
+        return 1
+    names = gradescope.build_autograder(
+        args.output, labs, args.timeout, args.cuda_version, python=args.python, cuda_arch=args.cuda_arch
+    )
     say(f"wrote {args.output} ({len(names)} files): upload it as the autograder of a Gradescope assignment")
     return 0
 
@@ -491,8 +515,8 @@ def parser() -> argparse.ArgumentParser:
     cluster.add_argument(
         "--slurm",
         action="store_true",
-        help="write and submit an sbatch job array that grades the batch in shards, and a job "
-        "that merges them into OUTDIR when the array ends",
+        help="write and submit a job that builds the course once, an sbatch job array that grades the batch "
+        "in shards, and a job that merges them into OUTDIR when the array ends (scripts in OUTDIR/slurm)",
     )
     cluster.add_argument("--partition", help="Slurm partition of the jobs (default: the site's default)")
     cluster.add_argument(
@@ -511,8 +535,26 @@ def parser() -> argparse.ArgumentParser:
     cluster.add_argument(
         "--time", metavar="T", help=f"each task's time limit, as sbatch --time (default: {slurm.SlurmSettings.time})"
     )
-    cluster.add_argument("--dry-run", action="store_true", help="print the scripts; submit nothing")
-    # What the array's tasks and the merge job run (slurm.py writes them); not for typing.
+    cluster.add_argument(
+        "--cpus-per-task",
+        type=positive_int,
+        metavar="N",
+        help="CPU cores of the build job and each array task, as sbatch --cpus-per-task (default: the site's)",
+    )
+    cluster.add_argument(
+        "--mem",
+        type=slurm_memory,
+        metavar="M",
+        help="memory of the build job and each array task, as sbatch --mem, e.g. 16G (default: the site's)",
+    )
+    cluster.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="write the scripts and OUTDIR/slurm/submit.sh, which submits them; print them; submit nothing",
+    )
+    # What the jobs run (slurm.py writes them); not for typing.
+    grade_verb.add_argument("--build-course-only", action="store_true", help=argparse.SUPPRESS)
+    grade_verb.add_argument("--course-prebuilt", action="store_true", help=argparse.SUPPRESS)
     grade_verb.add_argument("--todo", type=Path, help=argparse.SUPPRESS)
     grade_verb.add_argument("--shard", type=shard_index, help=argparse.SUPPRESS)
     grade_verb.add_argument("--merge-shards", action="store_true", help=argparse.SUPPRESS)
@@ -526,6 +568,12 @@ def parser() -> argparse.ArgumentParser:
         help="CUDA Toolkit apt package version setup.sh installs (default: %(default)s)",
     )
     scope.add_argument("--python", action="store_true", help="grade the labs' Python versions (course grade --python)")
+    scope.add_argument(
+        "--cuda-arch",
+        default=gradescope.DEFAULT_CUDA_ARCH,
+        help="the runners' GPU architectures, as CMAKE_CUDA_ARCHITECTURES: setup.sh builds the course for them "
+        "once, and each submission is compiled for them (default: %(default)s, Hopper; e.g. '80;90')",
+    )
     return top
 
 

@@ -213,12 +213,36 @@ def plot_model_schedule(
             f"{format_ms(makespan(pipelined))} (speedup {model['serial'] / makespan(pipelined):.2f}x)",
             loc="left",
         )
-        axes[-1].set_xlabel("time (ms)")
+        # Under the time axis, so that the layout makes room for it: what the picture does not show by itself.
+        axes[-1].set_xlabel(f"time (ms)\n{schedule_caption(copy_engines, order)}")
         heading = title if title is not None else "Modelled timelines"
         stages = f"stage times H2D {format_ms(h2d)}, kernel {format_ms(kernel)}, D2H {format_ms(d2h)}"
         fig.suptitle(f"{heading}\n{stages} (modelled, not measured)")
         _add_kind_legend(fig, [bar.kind for bar in serial_bars + pipelined_bars], modelled=True)
         _write_bar_texts(fig, placed)
+
+
+def schedule_caption(copy_engines: int, order: str) -> str:
+    """Two sentences under a modelled schedule: why copies in one direction never overlap, and what its
+    issue order means."""
+    if copy_engines >= 2:
+        copies = (
+            "H2D copies never overlap: copies in one direction queue on one copy engine, however many there are "
+            f"({copy_engines} here); a second engine lets D2H run beside H2D."
+        )
+    else:
+        copies = "One copy engine: every copy, H2D or D2H, queues behind the copy issued before it."
+    if order == "chunk":
+        issued = (
+            "Chunk order: the host issues chunk 1's H2D, kernel and D2H, then chunk 2's, and so on "
+            "(stage order: every H2D first, then every kernel, then every D2H)."
+        )
+    else:
+        issued = (
+            "Stage order: the host issues every chunk's H2D first, then every kernel, then every D2H "
+            "(chunk order: chunk 1's three, then chunk 2's, and so on)."
+        )
+    return f"{copies}\n{issued}"
 
 
 def _draw_trace(ax: Any, trace: Trace, by: str) -> list[_PlacedBar]:

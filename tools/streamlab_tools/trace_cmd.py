@@ -48,6 +48,11 @@ def parser() -> argparse.ArgumentParser:
         help="trace file to write (default: %(default)s)",
     )
     cli.add_argument(
+        "--no-gpu",
+        metavar="REASON",
+        help="what the caller knows: there is no GPU here, and why (a missing trace is then said to be for that)",
+    )
+    cli.add_argument(
         "command",
         nargs=argparse.REMAINDER,
         metavar="-- PROGRAM ARGS",
@@ -100,6 +105,11 @@ def main(argv: list[str]) -> int:
 
     if status < 0:  # killed by a signal: report it the way a shell does
         status = 128 - status
+    if not output.is_file() and args.no_gpu:
+        return fail(
+            f"no trace was written to {output}: {args.no_gpu}, so nothing ran on a GPU to record "
+            f"(the program exited with status {status})"
+        )
     if not output.is_file():
         return fail(
             f"no trace was written to {output} (the program exited with status {status}; "

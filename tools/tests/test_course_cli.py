@@ -83,6 +83,10 @@ def test_bad_arguments_get_the_verbs_usage_and_status_2(tmp_path, capsys, monkey
             ["-o", "{tmp}/a.zip", "--cuda-version", "banana"],
             "course: --cuda-version banana: give the toolkit's major-minor version as apt names it, e.g. 13-0 or 12-6\n",
         ),
+        (
+            ["-o", "{tmp}/a.zip", "--cuda-arch", "90; rm -rf /"],
+            "course: --cuda-arch 90; rm -rf /: give architectures as CMake names them, e.g. 90 or '80;90'\n",
+        ),
     ],
 )
 def test_gradescope_refuses_a_bad_output_or_version_and_writes_nothing(tmp_path, capsys, argv, message):
@@ -164,6 +168,29 @@ def test_grade_says_there_is_no_gpu_before_it_builds(tmp_path, capsys, monkeypat
         "their GPU tests are reported as not graded, counting neither for nor against.",
         "BUILDING",
     ]
+
+
+def test_grade_of_an_empty_folder_says_no_submissions_and_nothing_about_the_gpu(tmp_path, capsys, monkeypatch):
+    (tmp_path / "subs").mkdir()
+    monkeypatch.setattr(course_main, "gpu_presence", lambda: NO_GPU)
+    monkeypatch.setattr(course_main.batch, "grade_batch", lambda subs, settings: print("BUILDING") or 0)
+    for slurm in ([], ["--slurm", "--dry-run"]):
+        status, out, _ = course(capsys, "grade", tmp_path / "subs", "-o", tmp_path / "g", *slurm)
+        assert (status, out) == (1, f"course: no submissions in {tmp_path / 'subs'} (folders, .zip or .tar.gz files)\n")
+    assert not (tmp_path / "g").exists()
+
+
+def test_building_the_course_alone_needs_no_submissions(tmp_path, capsys, monkeypatch):
+    """What the Gradescope image's setup.sh and the Slurm build job run: the course built, nothing graded."""
+    (tmp_path / "none").mkdir()
+    built = []
+    monkeypatch.setattr(course_main, "gpu_presence", lambda: NO_GPU)
+    monkeypatch.setattr(course_main.batch, "build_course_only", lambda settings: built.append(settings) or 0)
+    argv = ["grade", tmp_path / "none", "-o", tmp_path / "log", "--labs", "01", "--build-course-only"]
+    assert course(capsys, *argv, "--course-build", tmp_path / "course") == (0, "", "")
+    assert [s.course_build_dir for s in built] == [tmp_path / "course"] and built[0].cuda_arch == "90"
+    status, out, _ = course(capsys, *argv)
+    assert (status, out) == (2, "course: --build-course-only and --course-prebuilt need --course-build DIR\n")
 
 
 # --- course test ---------------------------------------------------------------------------

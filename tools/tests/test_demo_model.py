@@ -72,3 +72,29 @@ def test_missing_file_and_wrong_output_suffix(tmp_path, capsys):
     assert "cannot read" in capsys.readouterr().err
     assert demo_model.main([str(H200), "-o", str(tmp_path / "x.jpg")]) == 2
     assert "must end in" in capsys.readouterr().err
+
+
+def drawn_texts(monkeypatch, tmp_path, times: Path) -> str:
+    """Every text of the demo's figure, as it is saved."""
+    import matplotlib.figure
+    import matplotlib.text
+
+    texts = []
+    save = matplotlib.figure.Figure.savefig
+
+    def save_and_read(fig, *args, **kwargs):
+        texts.extend(text.get_text() for text in fig.findobj(matplotlib.text.Text))
+        return save(fig, *args, **kwargs)
+
+    monkeypatch.setattr(matplotlib.figure.Figure, "savefig", save_and_read)
+    assert demo_model.main([str(times), "-o", str(tmp_path / "demo.png")]) == 0
+    return " ".join(texts).replace("\n", " ")
+
+
+def test_the_picture_says_why_h2d_copies_never_overlap_and_what_chunk_order_is(tmp_path, monkeypatch):
+    texts = drawn_texts(monkeypatch, tmp_path, H200)
+    assert "H2D copies never overlap: copies in one direction queue on one copy engine" in texts
+    assert "(3 here)" in texts  # the H200's three copy engines, named where the picture shows none of them busy
+    assert "Chunk order: the host issues chunk 1's H2D, kernel and D2H, then chunk 2's" in texts
+    one_engine = write_stage_times(tmp_path / "one.json", copy_engines=1)
+    assert "One copy engine: every copy, H2D or D2H, queues behind" in drawn_texts(monkeypatch, tmp_path, one_engine)

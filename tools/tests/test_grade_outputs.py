@@ -118,7 +118,13 @@ def test_saved_grades_are_read_back_and_fill_the_gradebook(tmp_path):
     assert [g.student for g in grades] == ["ada", "bob"]
     assert (tmp_path / "gradebook.csv").read_text().startswith("student,lab01,lab02,total")
     table = summary_table(grades, ["01", "02"])
-    assert "ada" in table and "3/10" in table and "4 pts not graded" in table
+    assert "ada" in table and "3/10" in table
+    # The console's table and the gradebook word the points not graded the same way.
+    gradebook = {row["student"]: row for row in csv.DictReader(io.StringIO((tmp_path / "gradebook.csv").read_text()))}
+    for grade in grades:
+        note = f"{grade.not_graded} points not graded"
+        assert (note in table.splitlines()[2 + grades.index(grade)]) == (grade.not_graded > 0), grade.student
+        assert (note in gradebook[grade.student]["notes"]) == (grade.not_graded > 0), grade.student
 
 
 def test_a_grade_counts_only_when_it_verifies(tmp_path):
@@ -206,7 +212,13 @@ def test_the_autograder_zip_has_the_scripts_and_the_course(tmp_path):
         run = archive.read("run_autograder").decode()
         assert "--labs 01 --timeout 25" in run and "/autograder/results/results.json" in run
         assert archive.getinfo("run_autograder").external_attr >> 16 & 0o111
-        assert "cuda-toolkit-13-0" in archive.read("setup.sh").decode()
+        setup = archive.read("setup.sh").decode()
+        assert "cuda-toolkit-13-0" in setup
+    # setup.sh builds the course once, into the image; each submission's grading uses that build as it is
+    # (the same options: CMake finds it up to date).
+    options = "--labs 01 --timeout 25 --cuda-arch '90' --course-build /autograder/source/build-grading"
+    assert f"--build-course-only {options}\n" in setup and setup.index("cuda-toolkit") < setup.index(options)
+    assert f'-o "$work/out" {options}\n' in run
 
 
 def test_the_python_autograder_grades_the_python_labs_and_builds_the_module(tmp_path):
@@ -216,9 +228,10 @@ def test_the_python_autograder_grades_the_python_labs_and_builds_the_module(tmp_
         names
     )
     with zipfile.ZipFile(tmp_path / "autograder.zip") as archive:
-        assert "--labs 05 --timeout 30 --python" in archive.read("run_autograder").decode()
+        assert "--course-build /autograder/source/build-grading --python" in archive.read("run_autograder").decode()
         setup = archive.read("setup.sh").decode()
         assert "python3-dev" in setup and "cuda-bindings==13.*" in setup and "nanobind" in setup
+        assert setup.index("nanobind") < setup.index("--build-course-only")  # the module is built with it
     plain = build_autograder(tmp_path / "plain.zip", labs)
     assert not any(name.startswith("python/") for name in plain)
 
@@ -227,6 +240,7 @@ def test_without_a_gpu_the_result_says_the_gpu_tests_were_not_graded_there():
     bob = sample_grades()[1]
     results = gradescope_results(bob)
     assert results["output"].startswith("The GPU tests could not be graded here")
+    assert "Gradescope" not in results["output"]  # written by any `course grade`, not only Gradescope's
     not_graded = [t for t in results["tests"] if "not graded" in t["name"]]
     assert not_graded and all(t["max_score"] == 0 and "status" not in t for t in not_graded)
     assert "could not be graded here" not in gradescope_results(sample_grades()[0])["output"]

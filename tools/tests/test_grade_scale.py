@@ -229,3 +229,43 @@ def test_a_kept_course_build_serves_one_batch_at_a_time(tmp_path):
     again.close()
     own = grade_module.GradeSettings(out=tmp_path / "a", labs=labs, all_labs=labs)
     assert grade_module.course_build_folder(own) == tmp_path / "a" / ".work" / ".course"
+
+
+def test_a_prebuilt_course_is_used_as_it_is_by_every_task_at_once(tmp_path, monkeypatch):
+    """Slurm's array tasks: the course their build job built, read without its lock and never built again."""
+    labs = [lab for lab in course_labs(ROOT) if lab.number == "01"]
+    (tmp_path / "subs" / "ada").mkdir(parents=True)
+    built = tmp_path / "course"
+    built.mkdir()
+    (built / "compile_commands.json").write_text("[]")
+    monkeypatch.setattr(grade_module, "read_labels", lambda folder: {})
+    monkeypatch.setattr(grade_module, "prepare_course", lambda settings: "built the course again")
+    monkeypatch.setattr(grade_module, "gpu_presence", lambda: (False, "no GPU: hidden by the test"))
+    graded = []
+
+    class FakeGrader:
+        def __init__(self, submission, settings, gpu, slots):
+            self.submission, self.settings = submission, settings
+
+        def grade(self):
+            graded.append(self.settings.course_build.folder)
+            grade = SubmissionGrade(self.submission.name)
+            save_grade(student_folder(self.settings.out, grade.student), grade)
+            return grade
+
+    monkeypatch.setattr(grade_module, "SubmissionGrader", FakeGrader)
+
+    def task(index: int) -> int:
+        out = tmp_path / "shards" / str(index)
+        settings = grade_module.GradeSettings(
+            out=out, labs=labs, all_labs=labs, course_build_dir=built, course_prebuilt=True, sandbox="none"
+        )
+        return grade_module.grade_batch(tmp_path / "subs", settings)
+
+    held = grade_module.lock_course_build(  # another task holds it: a prebuilt course needs no lock
+        grade_module.GradeSettings(out=tmp_path / "other", labs=labs, all_labs=labs, course_build_dir=built)
+    )
+    assert task(0) == 1 and graded == []  # the build job did not mark it built: nothing graded
+    (built / grade_module.BUILT_MARK).write_text("01 02\n")
+    assert task(1) == 0 and task(2) == 0 and graded == [built, built]
+    held.close()

@@ -20,3 +20,41 @@ def test_the_program_runs_with_cuda_and_nvtx_naming_the_injection_library(tmp_pa
     )
     assert status == trace_cmd.TRACE_FAILED  # the program used no CUDA: no trace
     assert seen.read_text().splitlines() == [str(inject.resolve())] * 2
+
+
+def test_where_the_caller_knows_there_is_no_gpu_the_missing_trace_is_said_plainly(tmp_path, capsys):
+    inject = tmp_path / "libstreamlab_inject.so"
+    inject.write_text("")
+    output = tmp_path / "t.json"
+    no_gpu = "no GPU: the NVIDIA driver (libcuda.so.1) is not installed"
+    assert trace_cmd.main(["--inject", str(inject), "-o", str(output), "--no-gpu", no_gpu, "--", "true"]) == 2
+    said = capsys.readouterr().err
+    assert said == (
+        f"trace: no trace was written to {output}: {no_gpu}, so nothing ran on a GPU to record "
+        "(the program exited with status 0)\n"
+    )
+    assert "may" not in said  # no hedging where the course knows
+    # Without that knowledge (the tool run on its own), it says what may have happened.
+    assert trace_cmd.main(["--inject", str(inject), "-o", str(output), "--", "true"]) == 2
+    assert "there may be no GPU" in capsys.readouterr().err
+
+
+def test_course_trace_tells_the_tool_when_there_is_no_gpu(tmp_path, monkeypatch):
+    from coursecli import main as course_main
+
+    (tmp_path / "libstreamlab_inject.so").write_text("")
+    ran = []
+    monkeypatch.setattr(course_main, "_setup_or_fail", lambda: None)
+    monkeypatch.setattr(course_main, "build", lambda preset, targets: tmp_path)
+    monkeypatch.setattr(course_main.environment, "tools_python", lambda: sys.executable)
+    monkeypatch.setattr(
+        course_main, "run", lambda command, **_: ran.append(command) or type("Done", (), {"returncode": 2})
+    )
+    for present, told in (
+        ((False, "no GPU: hidden by the test"), ["--no-gpu", "no GPU: hidden by the test"]),
+        ((True, "a GPU"), []),
+    ):
+        monkeypatch.setattr(course_main, "gpu_presence", lambda present=present: present)
+        assert course_main.main(["trace", "--", "/bin/true"]) == 2
+        command = [str(part) for part in ran.pop()]
+        assert command[command.index("--inject") + 2 : command.index("--")] == told
