@@ -1,9 +1,12 @@
 // lab06_bench: what `course bench --lab 06` runs. Lab 06's reference solution
 // streams the data through rings of 4 staging and 4 results buffers, cut into 4
 // to 256 chunks over 2 and 4 streams, with a kernel as long as the whole H2D
-// copy; each run is set against the serial run on the same data and against the
-// model (ring_timeline.hpp: the host's fills and drains and the GPU's stages,
-// each measured alone, the copies sharing the link as measured).
+// copy. Each run is set against the serial run of the same work (the host fills
+// everything, then the copy in, the kernel and the copy out, then the host drains
+// everything), run a moment before; against the bound (the busiest unit's total,
+// the host's fills and drains as one unit); and against the model (ring_timeline.hpp,
+// with the interference between the copy directions as measured). The host's
+// stages come from the run's own fills and drains, the GPU's from the serial run.
 //
 // Usage: lab06_bench [--out FILE.json] [--repeats R]
 //   FILE.json: the chunk sweep (common/TRACE_FORMAT.md, "streamlab-chunks"),
@@ -12,6 +15,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <functional>
 #include <stdexcept>
 #include <string>
@@ -37,44 +41,94 @@ const std::vector<int> kStreamCounts{2, 4};
 constexpr int kRingBuffers = 4;       ///< Staging buffers, and results buffers.
 constexpr int kOverheadRepeats = 11;  ///< Runs each way that the tracer's overhead is the median of.
 
-/// The H200 targets at each stream count's best N (the course's issue 14).
-constexpr double kTargetSpeedup = 2.5;
-constexpr double kTargetEfficiency = 0.97;
+/// The target at each stream count's best N: this share of the bound's speed.
+constexpr double kTargetOfBound = 0.95;
 
-double median(std::vector<double> values) {
-    std::sort(values.begin(), values.end());
-    return values[values.size() / 2];
+double ms_between(std::chrono::steady_clock::time_point start) {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 }
 
-struct Measured {
-    double makespan_ms = 0;   ///< Median, first fill to last drain.
-    std::size_t hazards = 0;  ///< Early reuses found over all repeats (the solution must have none).
+/// The serial run of the same work: the host fills the whole input into pinned
+/// memory, the GPU copies it in, runs the kernel and copies it out (lab 01's way),
+/// and the host drains the whole output, each step after the one before.
+struct SerialWork {
+    double fill_ms = 0;   ///< The host writing the whole input.
+    double gpu_ms = 0;    ///< The GPU's three ops, first start to last end.
+    StageTimes stages;    ///< Each of them, alone.
+    double drain_ms = 0;  ///< The host reading the whole output.
+    std::string date;     ///< When the GPU's part was recorded.
+    [[nodiscard]] double total_ms() const { return fill_ms + gpu_ms + drain_ms; }
 };
 
-/// `repeats` recorded runs of the solution with `chunks` chunks.
-Measured measure(HostStream& host, Rings& rings, const RingShape& shape, int iterations, int repeats) {
+SerialWork run_serial_work(HostStream& host, PipelineMemory& memory, int iterations) {
+    const std::size_t bytes = memory.input.bytes();
+    SerialWork serial;
+    auto started = std::chrono::steady_clock::now();
+    std::memcpy(memory.input.data(), host.input.data(), bytes);  // what produce does, all at once
+    serial.fill_ms = ms_between(started);
+    const Timeline gpu = run_serial_reference(memory, iterations).timeline;
+    serial.gpu_ms = static_cast<double>(makespan_ns(gpu.ops)) / 1e6;
+    serial.stages = stage_times(gpu.ops);
+    serial.date = gpu.date;
+    started = std::chrono::steady_clock::now();
+    std::memcpy(host.output.data(), memory.output.data(), bytes);  // what consume does, all at once
+    serial.drain_ms = ms_between(started);
+    return serial;
+}
+
+/// One recorded run of the ring, with everything measured in it.
+struct RingRun {
+    double makespan_ms = 0;   ///< First fill to last drain.
+    double fill_ms = 0;       ///< The host's fills in this run, summed.
+    double drain_ms = 0;      ///< Its drains, summed.
+    std::size_t hazards = 0;  ///< Buffers reused too early, found from the records (the solution has none).
+};
+
+RingRun run_ring(HostStream& host, const lab06::StreamingJob& job, const RingShape& shape) {
+    host.reset();
+    const Timeline timeline = record_timeline("lab06_bench", [&] { lab06::run_stream(job); });
+    const ResultCheck check =
+        check_workload_output(host.input.data(), host.output.data(), host.input.size(), job.iterations, shape.chunks);
+    if (!check.ok) {
+        throw std::runtime_error(std::to_string(shape.chunks) + " chunks: " + check.message());
+    }
+    const std::vector<HostUse> fills = host.fills(timeline.origin_ns), drains = host.drains(timeline.origin_ns);
+    const RecordedRun recorded = pair_chunks(fills, drains, timeline.ops, host.input.size(), shape.chunks);
+    if (!recorded.problem.empty()) {
+        throw std::runtime_error(recorded.problem);
+    }
+    return {run_spans(fills, drains).front().ms(), host_busy_ms(fills), host_busy_ms(drains),
+            reuse_hazards(recorded.chunks, shape.device_sets).size()};
+}
+
+/// One configuration, measured: each of `repeats` rounds runs the serial work and
+/// then the ring, so that both see the host as it is at that moment. Keeps the
+/// ring run with the median makespan and the serial run with the median total.
+struct Point {
+    RingRun ring;
+    SerialWork serial;
+    std::size_t hazards = 0;  ///< Over every repeat.
+};
+
+Point measure(HostStream& host, PipelineMemory& memory, Rings& rings, const RingShape& shape, int iterations,
+              int repeats) {
     const lab06::StreamingJob job = host.job(rings, shape.chunks, iterations);
     lab06::run_stream(job);  // warm-up
-    Measured measured;
-    std::vector<double> spans;
+    std::vector<RingRun> rings_run;
+    std::vector<SerialWork> serials;
+    Point point;
     for (int r = 0; r < repeats; ++r) {
-        host.reset();
-        const Timeline timeline = record_timeline("lab06_bench", [&] { lab06::run_stream(job); });
-        const ResultCheck check =
-            check_workload_output(host.input.data(), host.output.data(), host.input.size(), iterations, shape.chunks);
-        if (!check.ok) {
-            throw std::runtime_error(std::to_string(shape.chunks) + " chunks: " + check.message());
-        }
-        const std::vector<HostUse> fills = host.fills(timeline.origin_ns), drains = host.drains(timeline.origin_ns);
-        const RecordedRun run = pair_chunks(fills, drains, timeline.ops, host.input.size(), shape.chunks);
-        if (!run.problem.empty()) {
-            throw std::runtime_error(run.problem);
-        }
-        measured.hazards += reuse_hazards(run.chunks, shape.device_sets).size();
-        spans.push_back(run_spans(fills, drains).front().ms());
+        serials.push_back(run_serial_work(host, memory, iterations));
+        rings_run.push_back(run_ring(host, job, shape));
+        point.hazards += rings_run.back().hazards;
     }
-    measured.makespan_ms = median(spans);
-    return measured;
+    const auto middle = [](auto runs, auto key) {
+        std::sort(runs.begin(), runs.end(), [&](const auto& a, const auto& b) { return key(a) < key(b); });
+        return runs[runs.size() / 2];
+    };
+    point.ring = middle(rings_run, [](const RingRun& run) { return run.makespan_ms; });
+    point.serial = middle(serials, [](const SerialWork& run) { return run.total_ms(); });
+    return point;
 }
 
 /// The tracer's cost for the ring at every chunk count (the most streams), on the host
@@ -92,7 +146,7 @@ std::vector<TracerOverhead> ring_overheads(HostStream& host, std::size_t n, int 
             host.reset();
             const auto started = std::chrono::steady_clock::now();
             lab06::run_stream(job);
-            return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+            return ms_between(started);
         });
     }
     return measure_tracer_overheads("lab06_bench: tracer overhead", kOverheadRepeats, runs);
@@ -107,71 +161,73 @@ int run_bench(const std::string& out_path, int repeats) {
     const std::vector<TracerOverhead> overheads = ring_overheads(host, n, iterations);
 
     PipelineMemory memory(n);
-    std::copy(host.input.begin(), host.input.end(), memory.input.data());
-    std::vector<Timeline> serial_runs;
-    for (int r = 0; r < repeats; ++r) {
-        serial_runs.push_back(run_serial_reference(memory, iterations).timeline);
-    }
-    const Timeline serial = median_run(serial_runs);
-    const StageTimes stages = stage_times(serial.ops);
-    const double serial_ms = static_cast<double>(makespan_ns(serial.ops)) / 1e6;
     const LinkSharing link = measure_link_sharing(memory);
     std::printf(
-        "%s, %d copy engine(s), %zu MiB: alone H2D %.3f ms, kernel %.3f ms, D2H %.3f ms; serial %.3f ms; "
-        "H2D and D2H together keep %.0f%% and %.0f%% of their speed\n",
-        facts.name.c_str(), facts.copy_engines, n * sizeof(float) >> 20, stages.h2d, stages.kernel, stages.d2h,
-        serial_ms, 100 * link.h2d, 100 * link.d2h);
+        "%s, %d copy engine(s), %zu MiB; H2D and D2H together keep %.0f%% and %.0f%% of their speed alone (the "
+        "interference between directions)\n"
+        "each point: the serial run of the same work (host fills all, H2D, kernel, D2H, host drains all), then the "
+        "ring; medians of %d rounds\n",
+        facts.name.c_str(), facts.copy_engines, n * sizeof(float) >> 20, 100 * link.h2d, 100 * link.d2h, repeats);
 
     ChunkSweep sweep;
     sweep.program = "lab06_bench: lab 06's solution, 4 to 256 chunks over 2 and 4 streams";
     sweep.device = facts;
-    sweep.date = serial.date;
     sweep.summary = {{"bytes", static_cast<double>(n * sizeof(float))}, {"repeats", static_cast<double>(repeats)}};
-    bool targets_met = true;
+    bool targets_met = true, beat_the_bound = false;
     std::size_t hazards = 0;
     for (const int streams : kStreamCounts) {
         const std::string name = std::to_string(streams) + " streams";
         Rings rings(capacity_for(n, kChunkCounts), {kChunkCounts.front(), kRingBuffers, kRingBuffers, streams});
-        double best_ms = 0, best_model_ms = 0;
+        double best_ms = 0, best_of_bound = 0, best_speedup = 0;
         int best_chunks = 0;
         for (const int chunks : kChunkCounts) {
             const RingShape shape{chunks, kRingBuffers, kRingBuffers, streams};
-            const HostStream::AloneMs alone = host.measure_alone(rings, chunks);
-            const Measured measured = measure(host, rings, shape, iterations, repeats);
-            hazards += measured.hazards;
-            const double gpu_model =
-                streaming_model_ms(stages, 0, 0, chunks, streams, facts.copy_engines, IssueOrder::ChunkByChunk, link);
-            const double model = streaming_model_ms(stages, alone.fill, alone.drain, chunks, streams,
+            const Point p = measure(host, memory, rings, shape, iterations, repeats);
+            hazards += p.hazards;
+            if (sweep.date.empty()) {
+                sweep.date = p.serial.date;
+            }
+            const StageTimes& gpu = p.serial.stages;
+            const double bound = streaming_bound_ms(gpu, p.ring.fill_ms, p.ring.drain_ms, facts.copy_engines);
+            const double model = streaming_model_ms(gpu, p.ring.fill_ms, p.ring.drain_ms, chunks, streams,
                                                     facts.copy_engines, IssueOrder::ChunkByChunk, link);
-            const double bound = std::max({alone.fill + alone.drain, stages.h2d, stages.kernel, stages.d2h});
-            sweep.points.push_back({chunks, name, measured.makespan_ms, serial_ms, model, gpu_model, bound, stages.h2d,
-                                    stages.kernel, stages.d2h});
+            const double of_bound = bound / p.ring.makespan_ms, speedup = p.serial.total_ms() / p.ring.makespan_ms;
+            beat_the_bound = beat_the_bound || of_bound > 1.0;
+            sweep.points.push_back({chunks, name, p.ring.makespan_ms, p.serial.total_ms(), model, 0.0, bound, gpu.h2d,
+                                    gpu.kernel, gpu.d2h});
             std::printf(
-                "  %-9s %4d chunks: %8.3f ms  speedup %5.2fx  model %8.3f (efficiency %5.1f%%)  GPU-only "
-                "shared-link model %8.3f  host alone: fills %7.3f, drains %7.3f ms\n",
-                name.c_str(), chunks, measured.makespan_ms, serial_ms / measured.makespan_ms, model,
-                100 * model / measured.makespan_ms, gpu_model, alone.fill, alone.drain);
-            if (best_chunks == 0 || measured.makespan_ms < best_ms) {
+                "  %-9s %4d chunks: %8.3f ms; serial %8.3f ms (fills %7.3f, GPU %6.3f, drains %7.3f): %5.2fx; "
+                "host in the run: fills %7.3f, drains %7.3f ms; bound %8.3f ms: %5.1f%% of it; model %8.3f ms: "
+                "%5.1f%%\n",
+                name.c_str(), chunks, p.ring.makespan_ms, p.serial.total_ms(), p.serial.fill_ms, p.serial.gpu_ms,
+                p.serial.drain_ms, speedup, p.ring.fill_ms, p.ring.drain_ms, bound, 100 * of_bound, model,
+                100 * model / p.ring.makespan_ms);
+            if (best_chunks == 0 || p.ring.makespan_ms < best_ms) {
                 best_chunks = chunks;
-                best_ms = measured.makespan_ms;
-                best_model_ms = model;
+                best_ms = p.ring.makespan_ms;
+                best_of_bound = of_bound;
+                best_speedup = speedup;
             }
         }
-        const double speedup = serial_ms / best_ms, efficiency = best_model_ms / best_ms;
-        targets_met = targets_met && speedup >= kTargetSpeedup && efficiency >= kTargetEfficiency;
+        targets_met = targets_met && best_of_bound >= kTargetOfBound;
         std::printf(
-            "%s: best at %d chunks, %.3f ms: %.2fx over serial (target on the H200: >= %.1fx), %.1f%% of "
-            "the model (target: >= %.0f%%)\n",
-            name.c_str(), best_chunks, best_ms, speedup, kTargetSpeedup, 100 * efficiency, 100 * kTargetEfficiency);
+            "%s: best at %d chunks, %.3f ms: %.2fx over the serial run of the same work; %.1f%% of the "
+            "bound's speed (target: >= %.0f%%): %s\n",
+            name.c_str(), best_chunks, best_ms, best_speedup, 100 * best_of_bound, 100 * kTargetOfBound,
+            best_of_bound >= kTargetOfBound ? "met" : "NOT met");
         sweep.summary["best_chunks_" + std::to_string(streams) + "_streams"] = best_chunks;
-        sweep.summary["best_speedup_" + std::to_string(streams) + "_streams"] = speedup;
-        sweep.summary["best_efficiency_" + std::to_string(streams) + "_streams"] = efficiency;
+        sweep.summary["best_speedup_" + std::to_string(streams) + "_streams"] = best_speedup;
+        sweep.summary["best_of_bound_" + std::to_string(streams) + "_streams"] = best_of_bound;
     }
-    std::printf(
-        "tracer overhead, %d streams (host clock, median of %d runs each way; target: < 3%% at every "
-        "chunk count):\n",
-        kStreamCounts.back(), kOverheadRepeats);
-    targets_met = note_tracer_overheads(sweep, kChunkCounts, overheads) < 0.03 && targets_met;
+    if (beat_the_bound) {
+        std::printf(
+            "a run above 100%% of the bound is measurement noise, not a run faster than the hardware: the bound's "
+            "GPU stages come from the serial run a moment before, and a chunk's ops can take a little less than "
+            "their share of the whole\n");
+    }
+    std::printf("the recording's cost, %d streams (host clock, median of %d runs each way):\n", kStreamCounts.back(),
+                kOverheadRepeats);
+    targets_met = note_tracer_overheads(sweep, kChunkCounts, overheads) <= kRecorderBeyondCuptiTarget && targets_met;
     std::printf("buffers reused before their previous use ended, over every run: %zu (must be 0)\n", hazards);
     std::printf("targets %s\n", targets_met ? "met" : "NOT met");
     if (!out_path.empty()) {

@@ -75,12 +75,16 @@ void bind_tracer(nb::module_& module) {
                "This host thread's id, as Timeline.api_calls_by_thread and the course's records name threads.");
     module.def("mark", &host_mark, "name"_a, "Records a host mark on the recording's clock (nothing when none runs).");
     nb::class_<TracerOverhead>(module, "TracerOverhead",
-                               "A piece of work's host-clock time without and with recording.")
-        .def_ro("untraced_ms", &TracerOverhead::untraced_ms, "Median of the runs without a recording.")
+                               "A piece of work's host-clock time with nothing recorded, with CUPTI's activity "
+                               "records alone, and inside a recording.")
+        .def_ro("untraced_ms", &TracerOverhead::untraced_ms, "Median of the runs with nothing recorded.")
+        .def_ro("cupti_only_ms", &TracerOverhead::cupti_only_ms,
+                "Median of the runs with CUPTI's activity records alone (CUPTI's own cost).")
         .def_ro("traced_ms", &TracerOverhead::traced_ms, "Median of the runs inside a recording.");
     module.def("measure_tracer_overheads", &measure_tracer_overheads, "program"_a, "repeats"_a, "runs"_a,
-               "What recording costs each of `runs` (callables that do some work and return its host-clock ms): "
-               "every untraced run first, since CUPTI stays attached once the process has recorded.");
+               "What recording costs each of `runs` (callables that do some work and return its host-clock ms), "
+               "against what CUPTI's activity records alone cost: every run with nothing recorded first, then "
+               "CUPTI alone, then recorded, since CUPTI stays attached to a process once attached.");
     module.def("tracing_off_reason", &tracing_off_reason,
                "Why the tracer is off (STREAMLAB_NO_TRACE), or \"\" while it may record.");
 }

@@ -691,7 +691,7 @@ CATALOGUE = {
         [
             "TwoGpus.BothGpusRunTheirShare",
             "TwoGpus.WorkSplitEvenly",
-            "TwoGpus.EachGpuCopiesOverItsOwnLink",
+            "TwoGpus.BothGpusCopyInFromTheHostAtOnce",
             "TwoGpus.FasterThanOneGpu",
         ],
     ),

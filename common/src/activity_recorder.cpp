@@ -85,6 +85,7 @@ struct Session {
     std::mutex mutex;
     bool recording = false;
     CUpti_SubscriberHandle subscriber = nullptr;
+    bool api_callbacks = false;  // the subscriber's runtime and driver API callbacks are on
     std::vector<RawRecord> records;
     std::vector<RawMarker> markers;
     std::unordered_map<std::uint32_t, std::string> labels;  // correlation id -> label
@@ -558,14 +559,14 @@ namespace {
 // makes the next kernel launch of the process pay for CUPTI's set-up (several
 // ms on an H200), which would show as a gap at the start of every recording.
 // Kept enabled, that cost is paid once, by the first recording's first launch.
-void attach_once(Session& s) {
+// The subscription comes first: it is what finds another CUPTI tool holding the
+// process. Its API callbacks are enabled separately (enable_api_callbacks_once),
+// so that CUPTI's activity records can be measured alone (enable_activity_records_only).
+void attach_activity_once(Session& s) {
     if (s.subscriber != nullptr) {
         return;
     }
     CUpti_SubscriberHandle subscriber = subscribe();
-    check_start_step(cuptiEnableDomain(1, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API), "runtime API callbacks",
-                     subscriber);
-    check_start_step(cuptiEnableDomain(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API), "driver API callbacks", subscriber);
     std::uint8_t zeroed = 1;
     std::size_t zeroed_size = sizeof zeroed;
     check_start_step(cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER, &zeroed_size, &zeroed),
@@ -585,7 +586,42 @@ void attach_once(Session& s) {
     const std::lock_guard<std::mutex> lock(s.mutex);
     s.subscriber = subscriber;
 }
+
+// Turns on the runtime and driver API callbacks (call counts, stream calls,
+// labels) on the subscription, once per process; they too stay on.
+void enable_api_callbacks_once(Session& s) {
+    if (s.api_callbacks) {
+        return;
+    }
+    CUptiResult result = cuptiEnableDomain(1, s.subscriber, CUPTI_CB_DOMAIN_RUNTIME_API);
+    if (result == CUPTI_SUCCESS) {
+        result = cuptiEnableDomain(1, s.subscriber, CUPTI_CB_DOMAIN_DRIVER_API);
+    }
+    const std::lock_guard<std::mutex> lock(s.mutex);
+    if (result != CUPTI_SUCCESS) {  // undone whole: the next recording starts from the subscription again
+        undo_start(s.subscriber);
+        s.subscriber = nullptr;
+        throw TimelineUnavailable(std::string("CUPTI refused the runtime and driver API callbacks: ") +
+                                  cupti_error_text(result));
+    }
+    s.api_callbacks = true;
+}
+
+void attach_once(Session& s) {
+    attach_activity_once(s);
+    enable_api_callbacks_once(s);
+}
 }  // namespace
+
+void enable_activity_records_only() {
+    Session& s = session();
+    if (s.api_callbacks) {
+        throw std::logic_error(
+            "streamlab: CUPTI's activity records cannot be measured alone once a recording has started in this "
+            "process (its API callbacks stay on); measure before anything records");
+    }
+    attach_activity_once(s);
+}
 
 ActivityRecorder::ActivityRecorder() {
     Session& s = session();

@@ -69,6 +69,14 @@ private:
 /// for Nsight; the recorder leaves them out of `ranges` (the labels already say it).
 inline constexpr const char* kLabelDomain = "streamlab labels";
 
+/// Turns on CUPTI's activity records as a recording has them (the same kinds and
+/// buffers) but none of the runtime and driver API callbacks a recording adds: what
+/// CUPTI costs alone, which measure_tracer_overheads sets the recorder against.
+/// They stay on for the life of the process; their records are dropped while no
+/// recorder is active. Throws TimelineUnavailable as ActivityRecorder does, and
+/// std::logic_error once a recorder has started (its callbacks are on for good).
+void enable_activity_records_only();
+
 /// Launches a tiny kernel in a stream of its own and waits for it (needs the
 /// CUDA runtime, so the Tracer uses it and the injection library does not).
 void warm_up_recording();

@@ -211,11 +211,33 @@ std::vector<TracerOverhead> measure_tracer_overheads(const std::string& program,
     if (runs.empty()) {
         return {};
     }
+    if (const std::string off = tracing_off_reason(); !off.empty()) {
+        throw TimelineUnavailable(off);  // the tracer's cost cannot be measured without it
+    }
     std::vector<std::vector<double>> untraced(runs.size());
     for (std::size_t i = 0; i < runs.size(); ++i) {
         (void)runs[i]();  // warm-up: module load, first touch of the buffers
         for (int r = 0; r < repeats; ++r) {
             untraced[i].push_back(runs[i]());
+        }
+    }
+    // CUPTI's activity records alone, each run framed as a Tracer frames it: earlier
+    // records flushed and the first launch's stall taken before, the device waited
+    // for and the records flushed after, none of it timed.
+    detail::enable_activity_records_only();
+    const auto activity_only_run = [](const std::function<double()>& run) {
+        cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+        detail::warm_up_recording();
+        const double ms = run();
+        SL_CHECK(cudaDeviceSynchronize());
+        cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+        return ms;
+    };
+    (void)activity_only_run(runs.front());  // CUPTI's one-time set-up
+    std::vector<std::vector<double>> cupti_only(runs.size());
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+        for (int r = 0; r < repeats; ++r) {
+            cupti_only[i].push_back(activity_only_run(runs[i]));
         }
     }
     (void)record_timeline(program + ": tracer warm-up", [&] { (void)runs.front()(); });
@@ -225,7 +247,7 @@ std::vector<TracerOverhead> measure_tracer_overheads(const std::string& program,
         for (int r = 0; r < repeats; ++r) {
             (void)record_timeline(program, [&] { traced.push_back(runs[i]()); });
         }
-        overheads.push_back({median(untraced[i]), median(traced)});
+        overheads.push_back({median(untraced[i]), median(cupti_only[i]), median(traced)});
     }
     return overheads;
 }

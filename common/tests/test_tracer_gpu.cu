@@ -8,8 +8,10 @@
 
 #include <algorithm>
 #include <array>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -351,6 +353,36 @@ TEST_F(TracerGpu, OnlyOneTracerRecordsAtATime) {
     } catch (const TimelineUnavailable& unavailable) {
         GTEST_SKIP() << unavailable.what();
     }
+}
+
+// The recording's cost three ways (measure_tracer_overheads): CUPTI's activity
+// records alone come before any recording, without the recorder's API callbacks,
+// and a recording after them still has those callbacks (its runtime calls are
+// counted). Once a recording has started its callbacks stay on, so CUPTI alone
+// cannot be measured again in this process (each test runs in a process of its own).
+TEST_F(TracerGpu, RecordingCostIsMeasuredAgainstCuptiAloneThenRecordsAsUsual) {
+    const std::function<double()> run = [] {
+        const auto started = std::chrono::steady_clock::now();
+        for (int i = 0; i < 8; ++i) {
+            launch_spin(nullptr, 100'000);
+        }
+        SL_CHECK(cudaDeviceSynchronize());
+        return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+    };
+    std::vector<TracerOverhead> overheads;
+    try {
+        overheads = measure_tracer_overheads("tracer test: cost", 3, {run});
+    } catch (const TimelineUnavailable& unavailable) {
+        GTEST_SKIP() << unavailable.what();
+    }
+    ASSERT_EQ(overheads.size(), 1U);
+    EXPECT_GT(overheads[0].untraced_ms, 0.0);
+    EXPECT_GT(overheads[0].cupti_only_ms, 0.0);
+    EXPECT_GT(overheads[0].traced_ms, 0.0);
+    const Timeline timeline = record_timeline("tracer test: after the cost", [] { launch_spin(nullptr); });
+    EXPECT_EQ(count_api_calls(timeline, {"cudaLaunchKernel"}), 1U) << "the recorder's API callbacks are on";
+    EXPECT_EQ(ops_of_kind(timeline.ops, OpKind::Kernel).size(), 1U);
+    EXPECT_THROW((void)measure_tracer_overheads("tracer test: again", 1, {run}), std::logic_error);
 }
 
 // With the tracer off (--no-trace), the work still runs, the timeline says why it

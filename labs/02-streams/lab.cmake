@@ -12,7 +12,7 @@ streamlab_add_lab(
     Streams.ResultsMatchCpuReference              gpu 2
     Streams.KernelsRunInDistinctCreatedStreams    gpu 3
     Streams.KernelsOverlapWhereTheDeviceAllows    gpu 3
-    Streams.WaitsForOneStreamThenForAll           gpu 2
+    Streams.CallsQueryStreamSyncAndDeviceSync     gpu 2
     Streams.EveryCreatedStreamIsDestroyed         gpu 2
     Streams.NullStreamRunsKernelsOneAfterAnother  gpu 2
     Streams.YourPredictionMatchesTheTimeline      gpu 2
@@ -29,7 +29,7 @@ streamlab_add_python_lab(
     test_results_match_cpu_reference                  gpu 2
     test_kernels_run_in_distinct_created_streams      gpu 3
     test_kernels_overlap_where_the_device_allows      gpu 3
-    test_waits_for_one_stream_then_for_all            gpu 2
+    test_calls_query_stream_sync_and_device_sync      gpu 2
     test_every_created_stream_is_destroyed            gpu 2
     test_null_stream_runs_kernels_one_after_another   gpu 2
 )

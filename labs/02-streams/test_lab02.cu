@@ -121,7 +121,7 @@ TEST_F(Streams, KernelsOverlapWhereTheDeviceAllows) {
     EXPECT_LT(ratio, 0.75);
 }
 
-TEST_F(Streams, WaitsForOneStreamThenForAll) {
+TEST_F(Streams, CallsQueryStreamSyncAndDeviceSync) {
     SL_STEP(record_streams(cudaStreamNonBlocking));
     EXPECT_GE(count_api_calls(timeline_, {"cudaStreamQuery"}), 1U) << "poll a stream with cudaStreamQuery";
     EXPECT_GE(count_api_calls(timeline_, {"cudaStreamSynchronize"}), 1U)

@@ -21,7 +21,7 @@ streamlab_add_lab(
     Waiting.DeviceSynchronizeWaitsForEveryStream        gpu 2
     # An observation, 0 points: what the driver does with pageable copies, shown
     # in the report, not graded.
-    PageableMemory.HostIsBlockedUntilTheCopiesEnd       gpu 0
+    PageableMemory.ControlReturnsAfterTheH2DCopyEnds    gpu 0
     PageableMemory.YourReportMatchesTheTimeline         gpu 2
     PageableMemory.YourPredictionMatchesTheTimeline     gpu 2
 )

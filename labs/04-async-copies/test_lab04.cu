@@ -267,7 +267,7 @@ TEST_F(Waiting, DeviceSynchronizeWaitsForEveryStream) {
 
 class PageableMemory : public BatchTest {};
 
-TEST_F(PageableMemory, HostIsBlockedUntilTheCopiesEnd) {
+TEST_F(PageableMemory, ControlReturnsAfterTheH2DCopyEnds) {
     SL_STEP(record_run(/*pinned=*/false));
     ASSERT_TRUE(found_every_batch());
     std::uint64_t overlap = 0;

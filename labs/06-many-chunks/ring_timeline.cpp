@@ -196,4 +196,16 @@ double streaming_model_ms(const streamlab::StageTimes& gpu, double fill_ms, doub
         {first_fill + gpu_ms + last_drain, fill_ms + drain_ms, fill_ms + one_chunk_through_gpu + last_drain});
 }
 
+double host_busy_ms(const std::vector<HostUse>& uses) {
+    std::uint64_t busy_ns = 0;
+    for (const HostUse& use : uses) {
+        busy_ns += use.end_ns - use.start_ns;
+    }
+    return static_cast<double>(busy_ns) / 1e6;
+}
+
+double streaming_bound_ms(const streamlab::StageTimes& gpu, double fill_ms, double drain_ms, int copy_engines) {
+    return std::max(fill_ms + drain_ms, streamlab::pipeline_model(gpu, 1, copy_engines).bound);
+}
+
 }  // namespace lab06::course

@@ -89,4 +89,19 @@ struct RunSpan {
                                         int sets, int copy_engines, streamlab::IssueOrder order,
                                         const streamlab::LinkSharing& link = {});
 
+/// The host's time, in ms, in `uses` (one run's fills, or its drains): the sum of
+/// their lengths. Over a run's own records it is the host's stage in that run,
+/// measured while the GPU ran beside it, not in a run of its own.
+[[nodiscard]] double host_busy_ms(const std::vector<HostUse>& uses);
+
+/// The bound of a streaming run, in ms: the busiest unit's total, which no number
+/// of chunks or streams gets below. The host fills and drains on one thread, so its
+/// total is `fill_ms` + `drain_ms`; the GPU's units are streamlab::pipeline_model's
+/// bound for the stages `gpu` (an engine per copy direction, or one for both when
+/// `copy_engines` is 1). Interference between the copy directions only slows copies
+/// down, so stages measured alone give a bound that no run can beat: a run measured
+/// faster owes it to the noise in the stage measurements.
+[[nodiscard]] double streaming_bound_ms(const streamlab::StageTimes& gpu, double fill_ms, double drain_ms,
+                                        int copy_engines);
+
 }  // namespace lab06::course

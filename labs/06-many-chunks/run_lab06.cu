@@ -73,8 +73,8 @@ int run(const LabOptions& options) {
                 streaming_model_ms(serial.stages, alone.fill, alone.drain, kShape.chunks, kShape.device_sets,
                                    facts.copy_engines, issue_order(timeline.ops), link);
             std::printf(
-                "first fill to last drain: %.3f ms; the model (host and GPU stages alone, shared link): "
-                "%.3f ms; efficiency %.1f%%\nserial reference (pinned, GPU only): %.3f ms\n",
+                "first fill to last drain: %.3f ms; the model (host and GPU stages alone, interference between "
+                "directions): %.3f ms; efficiency %.1f%%\nserial reference (pinned, GPU only): %.3f ms\n",
                 makespan, model, 100.0 * model / makespan, static_cast<double>(makespan_ns(serial.timeline.ops)) / 1e6);
         }
     }

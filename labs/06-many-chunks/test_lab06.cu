@@ -114,7 +114,8 @@ protected:
         EXPECT_TRUE(check.ok) << check.message();
     }
 
-    /// The serial reference (its stage times) and the shared link, measured on the same GPU a moment before.
+    /// The serial reference (its stage times) and the interference between directions, measured on the same GPU a
+    /// moment before.
     void measure_gpu_alone() {
         PipelineMemory memory(n());
         std::copy(host_->input.begin(), host_->input.end(), memory.input.data());

@@ -12,7 +12,7 @@ streamlab_add_lab(
     TwoGpus.ResultsMatchCpuReference         gpu 2
     TwoGpus.BothGpusRunTheirShare            gpu 3
     TwoGpus.WorkSplitEvenly                  gpu 2
-    TwoGpus.EachGpuCopiesOverItsOwnLink      gpu 2
+    TwoGpus.BothGpusCopyInFromTheHostAtOnce  gpu 2
     TwoGpus.EachGpuHasStreamsOfItsOwn        gpu 1
     TwoGpus.PinnedMemoryIsPortable           gpu 2
     TwoGpus.FasterThanOneGpu                 gpu 4

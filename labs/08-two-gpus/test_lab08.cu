@@ -40,8 +40,10 @@ constexpr int kHandoffChunks = 8;
 /// the other's work makes them take turns (near 0).
 constexpr double kMinBusyTogether = 0.7;
 
-/// The same for the copies in alone: each GPU copies over its own link, so both
-/// GPUs' copies in can run at once.
+/// The same for the copies in alone: each GPU copies its share straight from the
+/// host, so both GPUs' copies in can run at once. The test sees the copies' times,
+/// not the links: whether the GPUs share a PCIe switch's uplink (`nvidia-smi topo -m`)
+/// only shows as slower copies.
 constexpr double kMinCopiesInTogether = 0.5;
 
 /// The least share of the model's speedup (two GPUs against one, split_model_speedup)
@@ -180,7 +182,7 @@ TEST_F(TwoGpus, WorkSplitEvenly) {
                                     "else, in job.chunks chunks"));
 }
 
-TEST_F(TwoGpus, EachGpuCopiesOverItsOwnLink) {
+TEST_F(TwoGpus, BothGpusCopyInFromTheHostAtOnce) {
     SL_STEP(record_split());
     const std::size_t peer = work_of(work_, 0).peer_copies + work_of(work_, 1).peer_copies;
     const double together = copies_in_together_share(timeline_.ops, 0, 1);
@@ -188,8 +190,8 @@ TEST_F(TwoGpus, EachGpuCopiesOverItsOwnLink) {
                    ">=", kMinCopiesInTogether, "");
     if (peer != 0 || together < kMinCopiesInTogether) {
         report_hint(
-            "each GPU copies its own share straight from the host: it has a link of its own, and both links can "
-            "carry data at once");
+            "each GPU copies its own share straight from the host, and the two GPUs' copies in can run at the "
+            "same time");
     }
     EXPECT_EQ(peer, 0U) << "the split pipeline copied data between the GPUs; each GPU's share comes from the host";
     EXPECT_GE(together, kMinCopiesInTogether)

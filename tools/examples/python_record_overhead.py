@@ -5,10 +5,11 @@ without and with `streamlab.record`, on the same data, as the C++ benchmark meas
     PYTHONPATH=solutions/05-three-chunks/python:labs/05-three-chunks/python:build/python:python \\
         python3 tools/examples/python_record_overhead.py [--runs 15] [--chunks 3 64 256]
 
-Every unrecorded run comes first (streamlab.measure_tracer_overheads): once a process
-has recorded, CUPTI stays attached to it, so a run after that is no longer one without
-the tracer. For each chunk count prints the median of each way and the cost of recording
-as a share of the unrecorded time (goal: under 3%).
+Three ways, each in turn for every chunk count (streamlab.measure_tracer_overheads): nothing
+recorded, CUPTI's activity records alone, and the course's recorder; once a process has
+recorded, CUPTI stays attached to it, so no later run is one without it. For each chunk
+count prints the median of each way, CUPTI's own cost (timing every op) and what the
+course's recorder adds beyond it (goal: at most 3%).
 """
 
 from __future__ import annotations
@@ -45,13 +46,15 @@ def main(argv: list[str]) -> int:
     overheads = streamlab.measure_tracer_overheads("python overhead", args.runs, runs)
     worst = 0.0
     for chunks, overhead in zip(args.chunks, overheads):
-        cost = 100 * (overhead.traced_ms - overhead.untraced_ms) / overhead.untraced_ms
-        worst = max(worst, cost)
+        cupti = 100 * (overhead.cupti_only_ms / overhead.untraced_ms - 1)
+        beyond_cupti = 100 * (overhead.traced_ms / overhead.cupti_only_ms - 1)
+        worst = max(worst, beyond_cupti)
         print(
-            f"python_record_overhead: {chunks} chunks: {overhead.untraced_ms:.3f} ms untraced, "
-            f"{overhead.traced_ms:.3f} ms traced: {cost:+.1f}% (goal: under 3%)"
+            f"python_record_overhead: {chunks} chunks: {overhead.untraced_ms:.3f} ms with nothing recorded, "
+            f"{overhead.cupti_only_ms:.3f} ms with CUPTI's records alone ({cupti:+.1f}%), "
+            f"{overhead.traced_ms:.3f} ms recorded: {beyond_cupti:+.1f}% beyond CUPTI (goal: at most 3%)"
         )
-    return 0 if worst < 3 else 1
+    return 0 if worst <= 3 else 1
 
 
 if __name__ == "__main__":

@@ -53,8 +53,8 @@ def plot_chunks(sweep: dict[str, Any], path: str | Path, title: str | None = Non
     """Draws a chunk sweep: speedup over serial against the number of chunks.
 
     Per intensity: measured speedup (solid), the model's (dashed), the model's with
-    H2D and D2H sharing the link as measured (dash-dot, where the file has it) and
-    the bound's (dotted).
+    H2D and D2H slowing each other down as measured, the interference between
+    directions (dash-dot, where the file has it) and the bound's (dotted).
     """
     import matplotlib
     from matplotlib.lines import Line2D
@@ -97,7 +97,8 @@ def plot_chunks(sweep: dict[str, Any], path: str | Path, title: str | None = Non
             Line2D([], [], color="black", linestyle="--", linewidth=2, label="model"),
         ]
         if has_link_model:
-            handles.append(Line2D([], [], color="black", linestyle="-.", linewidth=1.5, label="model, shared link"))
+            label = "model, interference between directions"
+            handles.append(Line2D([], [], color="black", linestyle="-.", linewidth=1.5, label=label))
         handles.append(Line2D([], [], color="black", linestyle=":", linewidth=2, label="bound"))
         ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.02, 1.0))
         fig.suptitle(title if title is not None else f"Chunked pipeline: {describe_metadata(sweep['otherData'])}")

@@ -347,7 +347,7 @@ def _check_chunk_points(points: list[dict[str, Any]]) -> None:
         for key in ("makespan_ms", "serial_ms", "model_ms", "bound_ms"):
             if point[key] <= 0:
                 raise TraceError(f"{key}{where} must be positive, not {point[key]}")
-        # The shared-link model came later: files without it are still good.
+        # The interference model came later, and lab 06's sweep has none: files without it are still good.
         if "link_model_ms" in point:
             link = point["link_model_ms"]
             if isinstance(link, bool) or not isinstance(link, (int, float)) or link <= 0:

@@ -130,25 +130,34 @@ template <typename Work>
     return tracer.finish();
 }
 
-/// Host-clock time of some work without, then with, a Tracer recording it.
+/// Host-clock time of some work three ways: with nothing recorded, with CUPTI's
+/// activity records alone, and inside a Tracer's recording. Timing every kernel and
+/// copy is CUPTI's own cost, which any tracer built on its activity records pays
+/// (about a microsecond or two per op on an H200); what the Tracer adds beyond it
+/// (its API callbacks: call counts, stream calls, labels) is traced_ms over cupti_only_ms.
 struct TracerOverhead {
-    double untraced_ms = 0;  ///< Median of the runs without a Tracer.
-    double traced_ms = 0;    ///< Median of the runs inside a Tracer's recording.
+    double untraced_ms = 0;    ///< Median of the runs with nothing recorded.
+    double cupti_only_ms = 0;  ///< Median of the runs with CUPTI's activity records on and no Tracer callbacks.
+    double traced_ms = 0;      ///< Median of the runs inside a Tracer's recording.
 };
 
 /// Measures what recording costs `run`, which does some work and returns its
-/// host-clock time in ms: the medians of `repeats` runs without a Tracer, then
-/// of `repeats` runs each recorded as `program`. Not interleaved, and it must come
-/// before anything else records in this process: once a process has recorded,
-/// CUPTI stays attached to it and no run is untraced any more. A first run (module
-/// load, first touch of memory) and a first recording (CUPTI's one-time set-up)
-/// are left out. Throws TimelineUnavailable as record_timeline does.
+/// host-clock time in ms: the medians of `repeats` runs with nothing recorded, then
+/// of `repeats` runs with CUPTI's activity records alone (the kinds and buffers a
+/// Tracer uses, none of its API callbacks; the records are dropped), then of
+/// `repeats` runs each recorded as `program`. In that order, and it must come before
+/// anything else records in this process: once CUPTI is attached to a process it
+/// stays attached, so no later run is one without it. A first run (module load,
+/// first touch of memory) and the first run of each recorded way (CUPTI's one-time
+/// set-up) are left out. Throws TimelineUnavailable when the tracer is off
+/// (tracing_off_reason) or cannot record, and std::logic_error when something has
+/// recorded in this process before.
 [[nodiscard]] TracerOverhead measure_tracer_overhead(const std::string& program, int repeats,
                                                      const std::function<double()>& run);
 
 /// measure_tracer_overhead for several pieces of work (the same pipeline at
-/// several chunk counts, say), one result each, in the order given: every
-/// untraced run of every piece comes first, for the reason above.
+/// several chunk counts, say), one result each, in the order given: every run of
+/// one way, for every piece, comes before the next way, for the reason above.
 [[nodiscard]] std::vector<TracerOverhead> measure_tracer_overheads(const std::string& program, int repeats,
                                                                    const std::vector<std::function<double()>>& runs);
 

@@ -18,12 +18,16 @@ namespace {
 using ordered_json = nlohmann::ordered_json;
 
 ordered_json point_json(const ChunkSweepPoint& point) {
-    return ordered_json{
+    ordered_json json{
         {"chunks", point.chunks},       {"intensity", point.intensity}, {"makespan_ms", point.makespan_ms},
         {"serial_ms", point.serial_ms}, {"model_ms", point.model_ms},   {"link_model_ms", point.link_model_ms},
         {"bound_ms", point.bound_ms},   {"h2d_ms", point.h2d_ms},       {"kernel_ms", point.kernel_ms},
         {"d2h_ms", point.d2h_ms},
     };
+    if (point.link_model_ms <= 0) {  // no second model: readers draw none
+        json.erase("link_model_ms");
+    }
+    return json;
 }
 
 }  // namespace
@@ -44,20 +48,32 @@ void write_chunk_sweep(const std::string& path, const ChunkSweep& sweep) {
 
 double note_tracer_overheads(ChunkSweep& sweep, const std::vector<int>& chunk_counts,
                              const std::vector<TracerOverhead>& overheads) {
-    double worst = 0;
+    double worst = 0, worst_beyond_cupti = 0;
     for (std::size_t i = 0; i < overheads.size() && i < chunk_counts.size(); ++i) {
-        const double fraction = overheads[i].traced_ms / overheads[i].untraced_ms - 1.0;
-        worst = std::max(worst, fraction);
-        sweep.summary["tracer_overhead_" + std::to_string(chunk_counts[i]) + "_chunks"] = fraction;
+        const TracerOverhead& o = overheads[i];
+        const double cupti = o.cupti_only_ms / o.untraced_ms - 1.0;
+        const double recorder = o.traced_ms / o.untraced_ms - 1.0;
+        const double beyond_cupti = o.traced_ms / o.cupti_only_ms - 1.0;
+        worst = std::max(worst, recorder);
+        worst_beyond_cupti = std::max(worst_beyond_cupti, beyond_cupti);
+        const std::string n = std::to_string(chunk_counts[i]);
+        sweep.summary["cupti_overhead_" + n + "_chunks"] = cupti;
+        sweep.summary["tracer_overhead_" + n + "_chunks"] = recorder;
+        sweep.summary["tracer_beyond_cupti_" + n + "_chunks"] = beyond_cupti;
         const int ops = 3 * chunk_counts[i];  // an H2D copy, a kernel and a D2H copy per chunk
-        const double per_op_us = 1000.0 * (overheads[i].traced_ms - overheads[i].untraced_ms) / ops;
-        std::printf("  %3d chunks: %8.3f ms untraced, %8.3f ms traced: %+.1f%% (%+.2f us per recorded op)\n",
-                    chunk_counts[i], overheads[i].untraced_ms, overheads[i].traced_ms, 100.0 * fraction, per_op_us);
+        const double cupti_per_op_us = 1000.0 * (o.cupti_only_ms - o.untraced_ms) / ops;
+        std::printf(
+            "  %3d chunks: nothing recorded %8.3f ms; CUPTI's records alone %8.3f ms (%+.1f%%, %+.2f us per op); "
+            "the course's recorder %8.3f ms (%+.1f%%, %+.1f%% beyond CUPTI)\n",
+            chunk_counts[i], o.untraced_ms, o.cupti_only_ms, 100.0 * cupti, cupti_per_op_us, o.traced_ms,
+            100.0 * recorder, 100.0 * beyond_cupti);
     }
     sweep.summary["tracer_overhead_worst"] = worst;
-    std::printf("tracer overhead at worst %+.1f%% (target: < 3%%): %s\n", 100.0 * worst,
-                worst < 0.03 ? "met" : "NOT met");
-    return worst;
+    sweep.summary["tracer_beyond_cupti_worst"] = worst_beyond_cupti;
+    std::printf("the course's recorder beyond CUPTI's own cost, at worst %+.1f%% (target: <= %.0f%%): %s\n",
+                100.0 * worst_beyond_cupti, 100.0 * kRecorderBeyondCuptiTarget,
+                worst_beyond_cupti <= kRecorderBeyondCuptiTarget ? "met" : "NOT met");
+    return worst_beyond_cupti;
 }
 
 }  // namespace streamlab

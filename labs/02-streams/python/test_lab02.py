@@ -113,7 +113,7 @@ def test_kernels_overlap_where_the_device_allows() -> None:
 
 
 @pytest.mark.points(2)
-def test_waits_for_one_stream_then_for_all() -> None:
+def test_calls_query_stream_sync_and_device_sync() -> None:
     timeline = Streams().record_streams(non_blocking())
     assert api_count(timeline, "cudaStreamQuery") >= 1, "poll a stream with cudaStreamQuery"
     assert api_count(timeline, "cudaStreamSynchronize") >= 1, "wait for one stream with cudaStreamSynchronize"

@@ -130,7 +130,7 @@ def lab() -> Lab:
 
 @dataclass
 class AgainstTheModel:
-    """The GPU's stages alone and the shared link, measured a moment before your stream ran."""
+    """The GPU's stages alone and the interference between directions, measured a moment before your stream ran."""
 
     stages: tuple[float, float, float]
     link: Any

@@ -20,16 +20,19 @@ inline constexpr const char* kChunkSweepFormatName = "streamlab-chunks";
 
 /// One measured configuration: a chunk count at a kernel intensity. Times in ms.
 struct ChunkSweepPoint {
-    int chunks = 1;            ///< Chunks (one stream each).
-    std::string intensity;     ///< The kernel's weight against the copies, e.g. "balanced".
-    double makespan_ms = 0;    ///< Pipelined makespan, from the recorded timeline.
-    double serial_ms = 0;      ///< Serial makespan of the same data.
-    double model_ms = 0;       ///< The ideal model's makespan for this configuration.
-    double link_model_ms = 0;  ///< The model's makespan with H2D and D2H sharing the link as measured.
-    double bound_ms = 0;       ///< The busiest unit's total time.
-    double h2d_ms = 0;         ///< Stage time of the whole H2D copy, alone.
-    double kernel_ms = 0;      ///< Stage time of the whole kernel, alone.
-    double d2h_ms = 0;         ///< Stage time of the whole D2H copy, alone.
+    int chunks = 1;          ///< Chunks (one stream each).
+    std::string intensity;   ///< The kernel's weight against the copies, e.g. "balanced".
+    double makespan_ms = 0;  ///< Pipelined makespan, from the recorded timeline.
+    double serial_ms = 0;    ///< Serial makespan of the same data.
+    double model_ms = 0;     ///< The ideal model's makespan for this configuration.
+    /// The model's makespan with H2D and D2H slowing each other down as measured (the
+    /// interference between directions); 0 where the sweep has no second model (lab 06's
+    /// model has the interference already), and then the file leaves it out.
+    double link_model_ms = 0;
+    double bound_ms = 0;   ///< The busiest unit's total time.
+    double h2d_ms = 0;     ///< Stage time of the whole H2D copy, alone.
+    double kernel_ms = 0;  ///< Stage time of the whole kernel, alone.
+    double d2h_ms = 0;     ///< Stage time of the whole D2H copy, alone.
 };
 
 /// A whole sweep, ready to be written.
@@ -50,12 +53,19 @@ struct ChunkSweep {
 /// Throws std::runtime_error when the file cannot be written.
 void write_chunk_sweep(const std::string& path, const ChunkSweep& sweep);
 
-/// Prints the tracer's overhead at each chunk count (`overheads[i]` at
-/// `chunk_counts[i]`, from measure_tracer_overheads), also per recorded op (each
-/// chunk is an H2D copy, a kernel and a D2H copy): a cost that grows with the ops
-/// is CUPTI's own timestamping of each op. Stores each fraction in the sweep's
-/// summary ("tracer_overhead_N_chunks", and the worst as "tracer_overhead_worst")
-/// and returns the worst.
+/// What the course's recorder may add beyond CUPTI's own cost (its activity
+/// records alone) at any chunk count: its API callbacks should cost next to nothing.
+inline constexpr double kRecorderBeyondCuptiTarget = 0.03;
+
+/// Prints the recording's cost at each chunk count (`overheads[i]` at
+/// `chunk_counts[i]`, from measure_tracer_overheads): CUPTI's activity records alone
+/// against nothing recorded, also per op (each chunk is an H2D copy, a kernel and a
+/// D2H copy: CUPTI times each), and the course's recorder against both. Stores the
+/// fractions in the sweep's summary ("cupti_overhead_N_chunks",
+/// "tracer_overhead_N_chunks", "tracer_beyond_cupti_N_chunks", and the worst of the
+/// last two as "tracer_overhead_worst" and "tracer_beyond_cupti_worst"), prints the
+/// worst of what the recorder adds beyond CUPTI against kRecorderBeyondCuptiTarget,
+/// and returns it.
 double note_tracer_overheads(ChunkSweep& sweep, const std::vector<int>& chunk_counts,
                              const std::vector<TracerOverhead>& overheads);
 
