@@ -39,7 +39,7 @@ from .progress import Progress
 from .results import read_gtest_report, read_junit, read_labels
 from .sandbox import Isolation, Limits, Sandbox, SandboxUnavailable, View, build_limits, choose_isolation, run_limits
 from .scoring import LabGrade, SubmissionGrade, ctest_verdicts, failed_lab, grade_lab, outcome_points
-from .shell import ROOT, run_logged
+from .shell import COURSE_ERROR, ROOT, CourseError, run_logged
 from .submissions import (
     Intake,
     LabSources,
@@ -634,20 +634,20 @@ def grade_batch(submissions: Path, settings: GradeSettings) -> int:
     """Grades every submission in `submissions`; writes OUTDIR; prints progress and a summary."""
     if not submissions.exists():
         print(f"course: {submissions} does not exist")
-        return 1
+        return COURSE_ERROR
     found = find_submissions(submissions)
     if not found:
         print(f"course: no submissions in {submissions} (folders, .zip or .tar.gz files)")
-        return 1
+        return COURSE_ERROR
     folders = [student_folder(settings.out, student_name(p)).name for p in found]
     clashes = sorted({name for name in folders if folders.count(name) > 1})
     if clashes:
         print(f"course: several submissions share a student name: {', '.join(clashes)}; rename them")
-        return 1
+        return COURSE_ERROR
     found = shard_of(found, settings)
     numbers = [lab.number for lab in settings.labs]
     if not prepare_isolation(submissions, settings):
-        return 1
+        return COURSE_ERROR
     started = time.monotonic()
     gpu = gpu_presence()
     slots = GpuSlots(chosen_devices(gpu_devices(), settings.gpus) if gpu[0] else [])
@@ -667,13 +667,13 @@ def grade_batch(submissions: Path, settings: GradeSettings) -> int:
             f"course: another batch is using the course build in {course_build_folder(settings)}; "
             "wait for it to end, or give another --course-build"
         )
-        return 1
+        return COURSE_ERROR
     problem = prepare_course(settings) if to_grade else ""
     if to_grade and gpu[0]:  # timelines are drawn only where a GPU recorded them
         prepare_plotting(settings)
     if problem:
         print(f"course: {problem}")
-        return 1
+        return COURSE_ERROR
     print_lock = threading.Lock()
     progress = Progress(len(found), jobs)
     build_seconds: list[float] = []
@@ -785,7 +785,7 @@ def selected_labs(numbers: list[str] | None, root: Path = ROOT, python: bool = F
     unknown = [n for n in wanted if n not in by_number]
     if unknown:
         which = "labs with a Python version" if python else "labs"
-        raise SystemExit(f"course: no lab {', '.join(unknown)} ({which}: {', '.join(by_number) or 'none'})")
+        raise CourseError(f"no lab {', '.join(unknown)} ({which}: {', '.join(by_number) or 'none'})")
     return [by_number[n] for n in wanted]
 
 
