@@ -8,7 +8,9 @@ solution:
 - C++: each student source compiled alone and vetted, symbol by symbol
   (objcheck.py: a refused call scores the lab 0 at the grader); each answer
   file read and every answer's form checked (answers.py);
-- Python: each student file vetted (pycheck.py), likewise scored 0 when refused.
+- Python: each student file vetted (pycheck.py), likewise scored 0 when refused;
+- in a batch, also: whether each student file differs from the starter, and
+  whether the lab builds (compiled alone, then linked with the course's tests).
 """
 
 from __future__ import annotations
@@ -36,14 +38,32 @@ class Verdict:
     def passed(self) -> bool:
         return not self.problems
 
+    def to_json(self) -> dict:
+        """What a student's grade.json keeps of it (LabGrade.checks)."""
+        return {"what": self.what, "problems": self.problems}
+
     def lines(self) -> list[str]:
         """`pass  what`, or `FAIL  what` with the grader's lines under it."""
         return [f"{PASS if self.passed else FAIL}  {self.what}", *(f"      {p}" for p in self.problems)]
 
 
-def vetted(name: str, problems: list[str]) -> Verdict:
-    """The vetting of one student file, as the grader words its refusal (one line per finding)."""
-    return Verdict(f"{name} vetted: nothing graded code may not do", problems, refused=bool(problems))
+def vetted(names: list[str], problems: list[str]) -> Verdict:
+    """The vetting of student files, as the grader words its refusal (one line per finding)."""
+    return Verdict(f"{', '.join(names)} vetted: nothing graded code may not do", problems, refused=bool(problems))
+
+
+def changed_from_starter(names: list[str], folder: Path, starter: Path) -> list[Verdict]:
+    """Whether each student file in `folder` differs from the starter's in `starter` (an untouched
+    starter compiles and is vetted like a solution: without a GPU this tells them apart)."""
+    return [
+        Verdict(
+            f"{name} differs from the starter",
+            [f"{name} is the starter's, unchanged"]
+            if (folder / name).read_bytes() == (starter / name).read_bytes()
+            else [],
+        )
+        for name in names
+    ]
 
 
 def object_verdicts(lab: Path, sources: Path, build: Path, work: Path) -> list[Verdict]:
@@ -62,27 +82,28 @@ def object_verdicts(lab: Path, sources: Path, build: Path, work: Path) -> list[V
             first = next((line for line in lines if "error" in line.lower()), lines[-1])
             verdicts.append(Verdict(f"{name} compiles alone", [first]))
         else:
-            verdicts.append(vetted(name, refusal.details.splitlines() if refusal else []))
+            verdicts.append(vetted([name], refusal.details.splitlines() if refusal else []))
     return verdicts
 
 
-def answer_verdicts(lab: Path, sources: Path) -> list[Verdict]:
-    """Each of the lab's answer files (ANSWER_FILES): every question answered, in a form its test can score."""
+def answer_verdicts(lab: Path, folder: Path) -> list[Verdict]:
+    """Each of the lab's answer files (ANSWER_FILES) in `folder`: every question answered, in a form its
+    test can score."""
     number = lab.name[:2]
     return [
         Verdict(
             f"{name}: every answer given, in a form the grader can score",
-            answers.answer_problems(number, name, sources / lab.name / name),
+            answers.answer_problems(number, name, folder / name),
         )
         for name in answer_files(lab / "lab.cmake")
     ]
 
 
-def python_verdicts(lab: Path, sources: Path) -> list[Verdict]:
-    """Each of the lab's Python student files (under `sources`/lab.name/python) vetted as the grader vets it."""
+def python_verdicts(lab: Path, folder: Path) -> list[Verdict]:
+    """Each of the lab's Python student files (in `folder`) vetted as the grader vets it."""
     verdicts = []
     for name in python_student_sources(lab / "lab.cmake"):
-        path = sources / lab.name / "python" / name
-        text = path.read_text(errors="replace") if path.is_file() else ""
-        verdicts.append(vetted(name, pycheck.check_python_source(name, text, pycheck.lab_rules(lab.name[:2]))))
+        path = folder / name
+        text = path.read_bytes().decode(errors="replace") if path.is_file() else ""
+        verdicts.append(vetted([name], pycheck.check_python_source(name, text, pycheck.lab_rules(lab.name[:2]))))
     return verdicts

@@ -236,7 +236,7 @@ def check_lab(number: str, preset: str, solution: bool, sanitize_it: bool = Fals
         return FAILING
     lab, sources = lab_folder(number), student_root(variant)
     verdicts = lab_checks.object_verdicts(lab, sources, folder, folder / "objcheck" / f"lab{number}-{variant}")
-    verdicts += lab_checks.answer_verdicts(lab, sources)
+    verdicts += lab_checks.answer_verdicts(lab, sources / lab.name)
     stop = _print_verdicts(number, variant, verdicts, f"lab {number} builds")
     if stop is not None:
         return stop
@@ -359,7 +359,7 @@ def _check_python_lab(number: str, preset: str, variant: str) -> int:
     if not any(name.startswith(prefix) for name in labels):
         say("the Python labs' tests are not registered in this build: no Python was found (the configure step says so)")
         return COURSE_ERROR
-    verdicts = lab_checks.python_verdicts(lab_folder(number), student_root(variant))
+    verdicts = lab_checks.python_verdicts(lab_folder(number), python_student_folder(number, variant))
     stop = _print_verdicts(number, f"{variant}, Python", verdicts, "what the Python labs import builds")
     if stop is not None:
         return stop
