@@ -150,11 +150,8 @@ def lab_points(lab: LabGrade) -> str:
 
 
 def checks_passed(lab: LabGrade) -> str:
-    """'3/5 checks without a GPU passed' (lab_checks.py), or "" when none was made."""
-    if not lab.checks:
-        return ""
-    passed = sum(not check["problems"] for check in lab.checks)
-    return f"{passed}/{len(lab.checks)} checks without a GPU passed"
+    """'3/5' of the checks without a GPU (lab_checks.py) passed."""
+    return f"{sum(not check['problems'] for check in lab.checks)}/{len(lab.checks)}"
 
 
 def check_lines(lab: LabGrade) -> list[str]:
@@ -172,7 +169,11 @@ def check_lines(lab: LabGrade) -> list[str]:
 def _notes(grade: SubmissionGrade) -> list[str]:
     """The notes of a student's row: each lab's problem, or, where its GPU tests were not graded, its checks."""
     notes = [f"lab{lab.number}: {lab.problem}" for lab in grade.labs if lab.problem]
-    notes += [f"lab{lab.number}: {checks_passed(lab)}" for lab in grade.labs if lab.not_graded and lab.checks]
+    notes += [
+        f"lab{lab.number}: {checks_passed(lab)} checks without a GPU passed"
+        for lab in grade.labs
+        if lab.not_graded and lab.checks
+    ]
     return notes
 
 
@@ -202,7 +203,7 @@ def report_markdown(grade: SubmissionGrade) -> str:
             lines += ["```", lab.details.rstrip(), "```", ""]
         if lab.checks:
             lines += [
-                f"Checked without a GPU ({checks_passed(lab)}):",
+                f"Checked without a GPU ({checks_passed(lab)} passed):",
                 "",
                 *(f"- {line}" for line in check_lines(lab)),
                 "",

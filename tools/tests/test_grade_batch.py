@@ -89,7 +89,9 @@ def test_a_compiling_and_a_broken_submission(tmp_path, monkeypatch):
     victim = student_folder(out, "compiles") / "grade.json"
     (hostile / SOURCE).write_text(HOSTILE.replace("@GRADE@", str(victim)) + starter)
     solved = tmp_path / "subs" / "solution" / LAB
-    shutil.copytree(ROOT / "solutions" / LAB, solved)
+    solved.mkdir(parents=True)
+    for name in (SOURCE, "prediction.txt"):
+        shutil.copy(ROOT / "solutions" / LAB / name, solved / name)
 
     # Even on a machine with a GPU, this test grades as if there were none.
     monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "")
