@@ -11,7 +11,7 @@ from . import batch, bench, demo, docs, environment, formatting, gradescope, lab
 from .build import DEFAULT_PRESET, build, build_dir
 from .gpu import gpu_presence
 from .results import read_junit, read_labels
-from .shell import COURSE_ERROR, ROOT, CommandFailed, CourseError, run, say
+from .shell import COURSE_ERROR, FAILING, ROOT, CommandFailed, CourseError, run, say
 from .submissions import ARCHIVE_SUFFIXES
 from .tally import Tally, add_pytest_junit
 
@@ -137,7 +137,7 @@ def cmd_test(args: argparse.Namespace) -> int:
     if pytest.returncode != 0:
         failures.append("pytest")
     say(tally.line() + (f"; FAILED: {', '.join(failures)}" if failures else ""))
-    return 1 if failures else 0
+    return FAILING if failures else 0
 
 
 def cmd_format(args: argparse.Namespace) -> int:
