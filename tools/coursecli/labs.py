@@ -272,7 +272,7 @@ def _print_verdicts(number: str, variant: str, verdicts: list[lab_checks.Verdict
     """Prints what was checked without a GPU (after `first`, a check that passed to get here).
     FAILING when a refusal keeps the graded tests from running, as at the grader; else None."""
     print()
-    print(f"Lab {number} ({variant}): checked without a GPU")
+    print(f"Lab {number} ({variant}): checks made before the GPU tests")
     print(f"  {lab_checks.PASS}  {first}")
     for verdict in verdicts:
         for line in verdict.lines():
