@@ -29,7 +29,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import environment, python_grading, python_module, sandbox, sanitize
+from . import environment, lab_checks, python_grading, python_module, sandbox, sanitize
 from .course_build import CourseBuild, starter_library, starter_targets
 from .gpu import gpu_devices, gpu_presence  # noqa: F401  (grade_batch asks them; tests replace them here)
 from .gpu_slots import GpuSlots, chosen_devices
@@ -39,7 +39,7 @@ from .progress import Progress
 from .results import read_gtest_report, read_junit, read_labels
 from .sandbox import Isolation, Limits, Sandbox, SandboxUnavailable, View, build_limits, choose_isolation, run_limits
 from .scoring import LabGrade, SubmissionGrade, ctest_verdicts, failed_lab, grade_lab, outcome_points
-from .shell import ROOT, run_logged
+from .shell import COURSE_ERROR, ROOT, CourseError, run_logged
 from .submissions import (
     Intake,
     LabSources,
@@ -411,25 +411,21 @@ class SubmissionGrader:
                     )
                 )
                 continue
-            if lab.number in refusals:
-                grade.labs.append(
-                    failed_lab(
-                        lab.number, lab.folder, declared, refusals[lab.number].problem, refusals[lab.number].details
+            refusal = refusals.get(lab.number)
+            if refusal is not None:
+                lab_grade = failed_lab(lab.number, lab.folder, declared, refusal.problem, refusal.details)
+            else:
+                status, output = compile_errors.get(lab.number) or self._build_lab(lab)
+                if status == 0:
+                    built.append(lab)
+                    lab_grade = LabGrade(lab.number, lab.folder)
+                else:
+                    problem = "the build timed out" if status == TIMED_OUT else "does not compile"
+                    lab_grade = failed_lab(
+                        lab.number, lab.folder, declared, problem, first_errors(output, self.staging)
                     )
-                )
-                continue
-            if lab.number in compile_errors:
-                status, output = compile_errors[lab.number]
-            else:
-                status, output = self._build_lab(lab)
-            if status == 0:
-                built.append(lab)
-                grade.labs.append(LabGrade(lab.number, lab.folder))
-            else:
-                problem = "the build timed out" if status == TIMED_OUT else "does not compile"
-                grade.labs.append(
-                    failed_lab(lab.number, lab.folder, declared, problem, first_errors(output, self.staging))
-                )
+            lab_grade.checks = self._checks(lab, refusal, built=lab in built)
+            grade.labs.append(lab_grade)
         grade.build_seconds = round(self.build_seconds, 1)
         traces: dict[str, list[Path]] = {}
         # The labs that need one GPU run on one; a lab whose tests need several (GPUS N) holds N together.
@@ -450,14 +446,18 @@ class SubmissionGrader:
         labels = self.settings.course_labels or {}
         self.box.writable_folder(self.xml_reports)
         runnable: list[LabSources] = []
+        checks: dict[str, list[lab_checks.Verdict]] = {}
         for lab in self.settings.labs:
             declared = python_grading.declared_python_points(labels, lab.number)
             staged = self.staging.joinpath(*lab.source_path(""))
-            refusals = [] if lab.number in intake.missing else python_grading.refusals_of(lab, staged)
             if lab.number in intake.missing:
                 missing = "missing file(s): " + ", ".join(f"python/{name}" for name in intake.missing[lab.number])
                 grade.labs.append(failed_lab(lab.number, lab.folder, declared, missing))
-            elif refusals:
+                continue
+            verdicts = lab_checks.python_verdicts(self.settings.course_root / "labs" / lab.folder, staged)
+            refusals = [problem for verdict in verdicts for problem in verdict.problems]
+            checks[lab.number] = [*self._changed(lab), *verdicts]
+            if refusals:
                 self.log.command(["check the Python source", lab.folder], "\n".join(refusals), 1)
                 grade.labs.append(failed_lab(lab.number, lab.folder, declared, refusals[0], "\n".join(refusals)))
             else:
@@ -484,6 +484,27 @@ class SubmissionGrader:
                 self.device = {}
         order = [lab.number for lab in self.settings.labs]
         grade.labs.sort(key=lambda lab: order.index(lab.number))
+        for lab_grade in grade.labs:
+            lab_grade.checks = [verdict.to_json() for verdict in checks.get(lab_grade.number, [])]
+
+    def _changed(self, lab: LabSources) -> list[lab_checks.Verdict]:
+        """Whether each of the lab's staged student files differs from the course's starter."""
+        staged = self.staging.joinpath(*lab.source_path(""))
+        return lab_checks.changed_from_starter(
+            lab.files, staged, self.settings.course_root.joinpath("labs", *lab.source_path(""))
+        )
+
+    def _checks(self, lab: LabSources, refusal: Refusal | None, built: bool) -> list[dict]:
+        """What was checked of a C++ lab without a GPU, for the report: changed from the starter, vetted,
+        built, and its answer files' form (lab_checks.py)."""
+        verdicts = self._changed(lab)
+        verdicts.append(lab_checks.vetted(lab.files, refusal.details.splitlines() if refusal else []))
+        if refusal is None:
+            problems = [] if built else ["does not compile, or does not link with the course's tests"]
+            verdicts.append(lab_checks.Verdict("builds: compiled alone, then linked with the course's tests", problems))
+        staged = self.staging.joinpath(*lab.source_path(""))
+        verdicts += lab_checks.answer_verdicts(self.settings.course_root / "labs" / lab.folder, staged)
+        return [verdict.to_json() for verdict in verdicts]
 
     def _check_before_linking(self, intake: Intake) -> tuple[dict[str, Refusal], dict[str, tuple[int, str]]]:
         """Each lab's student sources, compiled alone and read symbol by symbol (objcheck.py):
@@ -681,20 +702,20 @@ def grade_batch(submissions: Path, settings: GradeSettings) -> int:
     """Grades every submission in `submissions`; writes OUTDIR; prints progress and a summary."""
     if not submissions.exists():
         print(f"course: {submissions} does not exist")
-        return 1
+        return COURSE_ERROR
     found = find_submissions(submissions)
     if not found:
         print(f"course: no submissions in {submissions} (folders, .zip or .tar.gz files)")
-        return 1
+        return COURSE_ERROR
     folders = [student_folder(settings.out, student_name(p)).name for p in found]
     clashes = sorted({name for name in folders if folders.count(name) > 1})
     if clashes:
         print(f"course: several submissions share a student name: {', '.join(clashes)}; rename them")
-        return 1
+        return COURSE_ERROR
     found = shard_of(found, settings)
     numbers = [lab.number for lab in settings.labs]
     if not prepare_isolation(submissions, settings):
-        return 1
+        return COURSE_ERROR
     started = time.monotonic()
     gpu = gpu_presence()
     slots = GpuSlots(chosen_devices(gpu_devices(), settings.gpus) if gpu[0] else [])
@@ -717,13 +738,13 @@ def grade_batch(submissions: Path, settings: GradeSettings) -> int:
                 f"course: another batch is using the course build in {course_build_folder(settings)}; "
                 "wait for it to end, or give another --course-build"
             )
-            return 1
+            return COURSE_ERROR
         problem = prepare_course(settings) if to_grade else ""
     if to_grade and gpu[0]:  # timelines are drawn only where a GPU recorded them
         prepare_plotting(settings)
     if problem:
         print(f"course: {problem}")
-        return 1
+        return COURSE_ERROR
     print_lock = threading.Lock()
     progress = Progress(len(found), jobs)
     build_seconds: list[float] = []
@@ -835,7 +856,7 @@ def selected_labs(numbers: list[str] | None, root: Path = ROOT, python: bool = F
     unknown = [n for n in wanted if n not in by_number]
     if unknown:
         which = "labs with a Python version" if python else "labs"
-        raise SystemExit(f"course: no lab {', '.join(unknown)} ({which}: {', '.join(by_number) or 'none'})")
+        raise CourseError(f"no lab {', '.join(unknown)} ({which}: {', '.join(by_number) or 'none'})")
     return [by_number[n] for n in wanted]
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from . import labs
 from .build import build
-from .shell import run, say
+from .shell import COURSE_ERROR, run, say
 
 # Lab number: (the benchmark program, the stem of its files in build/bench/).
 BENCHES = {"05": ("lab05_bench", "chunks"), "06": ("lab06_bench", "lab06-chunks")}
@@ -20,7 +20,7 @@ def run_bench(preset: str, repeats: int, lab: str = "05") -> int:
     executable = next(folder.rglob(program), None)
     if executable is None:
         say(f"built {program} but cannot find it under {folder}")
-        return 1
+        return COURSE_ERROR
     out = folder / "bench"
     sweep = out / f"{stem}.json"
     sweep.unlink(missing_ok=True)  # never plot an earlier run's results as this one's
@@ -29,6 +29,6 @@ def run_bench(preset: str, repeats: int, lab: str = "05") -> int:
         return result.returncode or 1
     image = out / f"{stem}.png"
     if not labs.plot(sweep, image):
-        return 1
+        return COURSE_ERROR
     say(f"results: {sweep}; speedup against chunks: {image}")
     return 0

@@ -7,7 +7,7 @@ import shutil
 from pathlib import Path
 
 from . import environment
-from .shell import ROOT, run
+from .shell import ROOT, CourseError, run
 
 DEFAULT_PRESET = "default"
 
@@ -17,7 +17,7 @@ def build_dir(preset: str) -> Path:
     presets = json.loads((ROOT / "CMakePresets.json").read_text())
     by_name = {p["name"]: p for p in presets["configurePresets"]}
     if preset not in by_name:
-        raise SystemExit(f"course: no configure preset named {preset!r} (have: {', '.join(by_name)})")
+        raise CourseError(f"no configure preset named {preset!r} (have: {', '.join(by_name)})")
     entry = by_name[preset]
     while "binaryDir" not in entry and "inherits" in entry:
         entry = by_name[entry["inherits"]]

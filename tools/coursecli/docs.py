@@ -11,7 +11,7 @@ from pathlib import Path
 
 from . import environment
 from .build import build, configure_again_if_stale
-from .shell import optional_step, say
+from .shell import COURSE_ERROR, optional_step, say
 
 NOT_INSTALLED = "API docs not built: Doxygen is not installed"
 
@@ -38,7 +38,7 @@ def run_docs(preset: str) -> int:
     """`course docs`: installs Doxygen and Graphviz if missing, builds the docs, says where they are."""
     if not _doxygen_ready():
         say(NOT_INSTALLED)
-        return 1
+        return COURSE_ERROR
     html = build_docs(preset)
     say(f"API docs: {html / 'index.html'}")
     return 0

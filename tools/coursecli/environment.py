@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import apt
-from .shell import ROOT, CommandFailed, run, say
+from .shell import COURSE_ERROR, ROOT, CommandFailed, run, say
 
 VENV = ROOT / ".venv"
 PYTHON_PACKAGES = ["matplotlib", "numpy", "pytest"]
@@ -249,16 +249,16 @@ def setup(quiet_if_ready: bool = False) -> int:
     if missing:
         say("missing: " + ", ".join(r.name for r in missing))
         if not apt.install(sorted({r.debian_package for r in missing}), "the build"):
-            return 1
+            return COURSE_ERROR
         still = [r for r in system_requirements() if not r.present]
         if still:
             say("still missing after install: " + ", ".join(r.name for r in still))
-            return 1
+            return COURSE_ERROR
 
     if find_nvcc() is None:
         say("the CUDA Toolkit was not found (no nvcc on PATH or in /usr/local/cuda).")
         say("install CUDA Toolkit 12.x or 13.x from NVIDIA (it includes CUPTI), then run ./course setup again.")
-        return 1
+        return COURSE_ERROR
 
     if tools_python() is None:
         if not (VENV / "bin" / "python").exists():
@@ -267,12 +267,12 @@ def setup(quiet_if_ready: bool = False) -> int:
                 or not _venv_works()
             ):
                 if not apt.install(["python3-venv"], "the Python tools' virtual environment"):
-                    return 1
+                    return COURSE_ERROR
             run([sys.executable, "-m", "venv", str(VENV)])
         run([str(VENV / "bin" / "python"), "-m", "pip", "install", "-q", *PYTHON_PACKAGES])
         if tools_python() is None:
             say("could not install the Python packages " + ", ".join(PYTHON_PACKAGES))
-            return 1
+            return COURSE_ERROR
 
     if not quiet_if_ready or missing:
         say(

@@ -15,7 +15,7 @@ import subprocess
 from pathlib import Path
 
 from . import environment
-from .shell import ROOT, run, say
+from .shell import COURSE_ERROR, FAILING, ROOT, run, say
 
 CXX_SUFFIXES = (".cpp", ".cu", ".hpp", ".cuh", ".h")
 
@@ -74,11 +74,12 @@ def format_step() -> bool:
 
 
 def run_format(check_only: bool) -> int:
-    """`course format [--check]`: rewrites the files (or only checks them); 1 when a tool is missing."""
+    """`course format [--check]`: rewrites the files (or only checks them); FAILING when a file would change,
+    COURSE_ERROR when a tool is missing."""
     tools = _tools()
     if tools is None:
-        return 1
+        return COURSE_ERROR
     if check_only:
-        return 0 if _check(tools) else 1
+        return 0 if _check(tools) else FAILING
     statuses = [run(command, check=False).returncode for command in commands(True, *tools)]
-    return 0 if all(status == 0 for status in statuses) else 1
+    return 0 if all(status == 0 for status in statuses) else COURSE_ERROR

@@ -154,6 +154,34 @@ def not_graded_note(points: int) -> str:
     return f"{points} points not graded"
 
 
+def checks_passed(lab: LabGrade) -> str:
+    """'3/5' of the checks without a GPU (lab_checks.py) passed."""
+    return f"{sum(not check['problems'] for check in lab.checks)}/{len(lab.checks)}"
+
+
+def check_lines(lab: LabGrade) -> list[str]:
+    """What was checked without a GPU and what was not: `pass  what`, `FAIL  what: problem; ...`."""
+    lines = [
+        f"{'FAIL' if check['problems'] else 'pass'}  {check['what']}"
+        + (f": {'; '.join(check['problems'])}" if check["problems"] else "")
+        for check in lab.checks
+    ]
+    if lab.checks and lab.not_graded:
+        lines.append(f"not checked here: the GPU tests ({lab.not_graded} points), not graded (not counted as zero)")
+    return lines
+
+
+def _notes(grade: SubmissionGrade) -> list[str]:
+    """The notes of a student's row: each lab's problem, or, where its GPU tests were not graded, its checks."""
+    notes = [f"lab{lab.number}: {lab.problem}" for lab in grade.labs if lab.problem]
+    notes += [
+        f"lab{lab.number}: {checks_passed(lab)} checks without a GPU passed"
+        for lab in grade.labs
+        if lab.not_graded and lab.checks
+    ]
+    return notes
+
+
 def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", "<br>")
 
@@ -178,6 +206,13 @@ def report_markdown(grade: SubmissionGrade) -> str:
             lines += [f"**{lab.problem}**: every test of this lab scores 0.", ""]
         if lab.details:
             lines += ["```", lab.details.rstrip(), "```", ""]
+        if lab.checks:
+            lines += [
+                f"Checked without a GPU ({checks_passed(lab)} passed):",
+                "",
+                *(f"- {line}" for line in check_lines(lab)),
+                "",
+            ]
         lines += ["| test | points | result | details |", "|---|---|---|---|"]
         for test in lab.tests:
             points = f"{test.earned}/{test.points}" if test.status != NOT_GRADED else f"-/{test.points}"
@@ -237,7 +272,10 @@ def gradescope_results(grade: SubmissionGrade) -> dict:
             if lab.details and test.status != PASSED:
                 entry["output"] += "\n" + lab.details
             tests.append(entry)
-    summary = [f"{lab.folder}: {lab_points(lab)}" + (f" ({lab.problem})" if lab.problem else "") for lab in grade.labs]
+    summary = []
+    for lab in grade.labs:
+        summary.append(f"{lab.folder}: {lab_points(lab)}" + (f" ({lab.problem})" if lab.problem else ""))
+        summary += [f"  {line}" for line in check_lines(lab)]
     if grade.problem:
         summary.insert(0, f"Not graded: {grade.problem}")
     if any(test.reason == NO_GPU for lab in grade.labs for test in lab.tests):
@@ -263,7 +301,7 @@ def gradebook_csv(grades: list[SubmissionGrade], lab_numbers: list[str]) -> str:
         for number in lab_numbers:
             lab = by_number.get(number)
             cells.append("" if lab is None or not lab.graded else str(lab.earned))
-        notes = [f"lab{lab.number}: {lab.problem}" for lab in grade.labs if lab.problem]
+        notes = _notes(grade)
         if grade.problem:
             notes.insert(0, grade.problem)
         edited = sum("edited course file" in entry for entry in grade.ignored)
@@ -300,7 +338,7 @@ def summary_table(grades: list[SubmissionGrade], lab_numbers: list[str]) -> str:
             lab = by_number.get(number)
             cells.append(f"{'-' if lab is None or not lab.graded else f'{lab.earned}/{lab.possible}':>8}")
         notes = "; ".join(
-            [f"lab{lab.number}: {lab.problem}" for lab in grade.labs if lab.problem]
+            _notes(grade)
             + ([grade.problem] if grade.problem else [])
             + ([not_graded_note(grade.not_graded)] if grade.not_graded else [])
         )

@@ -5,9 +5,9 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from check_labs import python_student_sources, student_sources
+from check_labs import student_sources
 
-from . import environment, pycheck, sanitize
+from . import environment, lab_checks, sanitize
 from .batch import Log
 from .build import build, configure
 from .gpu import NO_GPU_EXIT, gpu_presence
@@ -21,7 +21,7 @@ from .python_module import (
 )
 from .results import TestOutcome, points_of, read_junit, read_labels
 from .scoring import NEEDS_GPUS
-from .shell import ROOT, CommandFailed, run, run_logged, say
+from .shell import COURSE_ERROR, FAILING, ROOT, CommandFailed, CourseError, run, run_logged, say
 
 SANITIZE_TIMEOUT_S = 900  # per tool: a lab program runs several times slower under compute-sanitizer
 
@@ -35,7 +35,7 @@ def lab_folder(number: str) -> Path:
     number = number.zfill(2)
     labs = lab_folders()
     if number not in labs:
-        raise SystemExit(f"course: no lab {number} (labs: {', '.join(labs) or 'none yet'})")
+        raise CourseError(f"no lab {number} (labs: {', '.join(labs) or 'none yet'})")
     return labs[number]
 
 
@@ -78,8 +78,17 @@ def reference_picture(number: str) -> Path | None:
     return pictures[0] if pictures else None
 
 
+def _show_reference_picture(number: str, before: str = "") -> None:
+    """Points at the solution's picture recorded on an H200, where the lab has one."""
+    picture = reference_picture(number)
+    if picture is not None:
+        where = "on two H200s" if picture.name.endswith("-h200x2.png") else "on an H200"
+        what = "What" if before else "what"
+        say(f"{before}{what} the solution looks like {where}: {picture.relative_to(ROOT)}")
+
+
 def _without_gpu(number: str, preset: str, targets: list[str], why: str) -> int:
-    """What `course run` and `check` do where there is no GPU: say why once, build the lab
+    """What `course run` does where there is no GPU: say why once, build the lab
     (so compiler errors still show), point at the solution's H200 picture, exit NO_GPU_EXIT."""
     _, reason = gpu_presence()
     say(f"{reason}. {why}: the lab is only built here.")
@@ -87,11 +96,8 @@ def _without_gpu(number: str, preset: str, targets: list[str], why: str) -> int:
         build(preset, targets)
     except CommandFailed as failure:
         say(f"lab {number} does not build ({failure}); fix the compiler errors above first.")
-        return 1
-    picture = reference_picture(number)
-    if picture is not None:
-        where = "on two H200s" if picture.name.endswith("-h200x2.png") else "on an H200"
-        say(f"lab {number} builds. What the solution looks like {where}: {picture.relative_to(ROOT)}")
+        return FAILING
+    _show_reference_picture(number, f"lab {number} builds. ")
     say(f"exit status {NO_GPU_EXIT}: not run for want of a GPU (not a failing grade)")
     return NO_GPU_EXIT
 
@@ -113,7 +119,7 @@ def run_lab(number: str, preset: str, solution: bool, sanitize_it: bool = False,
     executable = next(folder.rglob(target), None)
     if executable is None:
         say(f"built {target} but cannot find it under {folder}")
-        return 1
+        return COURSE_ERROR
     if sanitize_it:
         result = sanitize_lab(number, variant, folder, executable)
         if result.runs:
@@ -132,9 +138,14 @@ def _run_and_draw(number: str, command: list, trace: Path, image: Path, env: dic
     return result.returncode
 
 
+def student_root(variant: str) -> Path:
+    """Where the student's files of every lab are: labs/ (the starter, which the student edits) or solutions/."""
+    return ROOT / ("solutions" if variant == "solution" else "labs")
+
+
 def python_student_folder(number: str, variant: str) -> Path:
     """Where a Python lab's starter or solution files are: labs/ or solutions/NN-topic/python."""
-    return ROOT / ("solutions" if variant == "solution" else "labs") / lab_folder(number).name / "python"
+    return student_root(variant) / lab_folder(number).name / "python"
 
 
 def python_lab_environment(number: str, variant: str, folder: Path) -> dict[str, str]:
@@ -151,23 +162,12 @@ def python_lab_environment(number: str, variant: str, folder: Path) -> dict[str,
     }
 
 
-def python_refusals(number: str, variant: str) -> list[str]:
-    """What the source check (pycheck.py) refuses in the lab's Python student files."""
-    student = python_student_folder(number, variant)
-    refusals = []
-    for name in python_student_sources(lab_folder(number) / "lab.cmake"):
-        path = student / name
-        text = path.read_text(errors="replace") if path.is_file() else ""
-        refusals += pycheck.check_python_source(name, text, pycheck.lab_rules(number))
-    return refusals
-
-
 def _run_python_lab(number: str, preset: str, variant: str) -> int:
     """`course run NN --python`: the lab's Python program on the student's (or the solution's) Python code."""
     program = lab_folder(number) / "python" / f"run_lab{number}.py"
     if not program.exists():
         say(f"lab {number} has no Python program yet ({program.relative_to(ROOT)})")
-        return 1
+        return COURSE_ERROR
     if not gpu_presence()[0]:
         return _without_gpu(
             number, preset, python_targets(configure(preset)), f"Lab {number}'s program runs on the GPU"
@@ -176,7 +176,7 @@ def _run_python_lab(number: str, preset: str, variant: str) -> int:
     python = module_python(folder)
     if python is None:
         say("no Python runs the Python labs in this build (the configure step says why)")
-        return 1
+        return COURSE_ERROR
     trace = folder / "traces" / f"lab{number}-python-{variant}.json"
     trace.parent.mkdir(parents=True, exist_ok=True)
     image = folder / "plots" / f"lab{number}-python.png"
@@ -229,18 +229,22 @@ def check_lab(number: str, preset: str, solution: bool, sanitize_it: bool = Fals
     if python:
         return _check_python_lab(number, preset, variant)
     targets = [f"lab{number}_{variant}_test", f"lab{number}_{variant}_run"]
-    if not gpu_presence()[0]:
-        return _without_gpu(
-            number, preset, targets, f"Lab {number} is graded from the GPU's own timeline, so nothing can be graded"
-        )
     try:
         folder = build(preset, targets)
     except CommandFailed as failure:
         say(f"lab {number} does not build ({failure}); fix the compiler errors above first.")
-        return 1
+        return FAILING
+    lab, sources = lab_folder(number), student_root(variant)
+    verdicts = lab_checks.object_verdicts(lab, sources, folder, folder / "objcheck" / f"lab{number}-{variant}")
+    verdicts += lab_checks.answer_verdicts(lab, sources / lab.name)
+    stop = _print_verdicts(number, variant, verdicts, f"lab {number} builds")
+    if stop is not None:
+        return stop
+    if not gpu_presence()[0]:
+        return _not_graded_here(number, read_labels(folder), f"lab{number}.{variant}.", verdicts)
     junit = _run_graded_tests(preset, folder, f"^lab{number}\\.{variant}\\.", f"lab{number}-{variant}")
     if junit is None:
-        return 1
+        return COURSE_ERROR
     outcomes = [o for o in read_junit(junit, read_labels(folder)) if o.points > 0]
     earned, possible = _print_points(number, variant, outcomes, read_labels(folder))
     if outcomes and all(o.status == "skipped" and o.skip_reason().startswith(NEEDS_GPUS) for o in outcomes):
@@ -261,7 +265,41 @@ def check_lab(number: str, preset: str, solution: bool, sanitize_it: bool = Fals
     if sanitize_it and executable is not None:
         sanitized = sanitize_lab(number, variant, folder, executable)
         sanitized_clean = sanitized.clean or bool(sanitized.problem)  # a missing tool changes nothing
-    return 0 if outcomes and earned == possible and sanitized_clean else 1
+    return 0 if outcomes and earned == possible and sanitized_clean else FAILING
+
+
+def _print_verdicts(number: str, variant: str, verdicts: list[lab_checks.Verdict], first: str) -> int | None:
+    """Prints what was checked without a GPU (after `first`, a check that passed to get here).
+    FAILING when a refusal keeps the graded tests from running, as at the grader; else None."""
+    print()
+    print(f"Lab {number} ({variant}): checks made before the GPU tests")
+    print(f"  {lab_checks.PASS}  {first}")
+    for verdict in verdicts:
+        for line in verdict.lines():
+            print(f"  {line}")
+    if any(verdict.refused for verdict in verdicts):
+        say(f"lab {number} is refused (above): the grader runs none of its tests and scores it 0")
+        return FAILING
+    return None
+
+
+def _not_graded_here(number: str, labels: dict, prefix: str, verdicts: list[lab_checks.Verdict]) -> int:
+    """The end of `course check` without a GPU, the same for both tracks: the one no-GPU reason, what it
+    leaves ungraded, the solution's picture, and the exit status (FAILING when a check above failed)."""
+    _, reason = gpu_presence()
+    points = [points_of(lab_labels) for name, lab_labels in labels.items() if name.startswith(prefix)]
+    points = [p for p in points if p > 0]
+    say(
+        f"{reason}. Lab {number}'s {len(points)} graded tests ({sum(points)} points) run on the GPU: "
+        "not graded here, counting neither for nor against."
+    )
+    _show_reference_picture(number)
+    failed = sum(not verdict.passed for verdict in verdicts)
+    if failed:
+        say(f"exit status {FAILING}: {failed} check(s) above failed; the grader would fail them too")
+        return FAILING
+    say(f"exit status {NO_GPU_EXIT}: not graded for want of a GPU (not a failing grade)")
+    return NO_GPU_EXIT
 
 
 def _print_points(
@@ -310,31 +348,29 @@ def _check_python_lab(number: str, preset: str, variant: str) -> int:
     """`course check NN --python`: the lab's Python version, its pytest tests run by ctest, graded alike."""
     if not (lab_folder(number) / "python").is_dir():
         say(f"lab {number} has no Python version yet (labs/{lab_folder(number).name}/python)")
-        return 1
+        return COURSE_ERROR
     try:
         folder = build_python_side(preset)
     except CommandFailed as failure:
         say(f"the course's Python module or C library does not build ({failure})")
-        return 1
-    refusals = python_refusals(number, variant)
-    if refusals:
-        for refusal in refusals:
-            print(f"  refused: {refusal}")
-        say(f"lab {number}'s Python code does what graded code may not (above); the grader would score it 0")
-        return 1
+        return COURSE_ERROR
     labels = read_labels(folder)
     prefix = f"lab{number}.python-{variant}."
     if not any(name.startswith(prefix) for name in labels):
         say("the Python labs' tests are not registered in this build: no Python was found (the configure step says so)")
-        return 1
+        return COURSE_ERROR
+    verdicts = lab_checks.python_verdicts(lab_folder(number), python_student_folder(number, variant))
+    stop = _print_verdicts(number, f"{variant}, Python", verdicts, "what the Python labs import builds")
+    if stop is not None:
+        return stop
+    if not gpu_presence()[0]:
+        return _not_graded_here(number, labels, prefix, verdicts)
     junit = _run_graded_tests(preset, folder, f"^lab{number}\\.python-{variant}\\.", f"lab{number}-python-{variant}")
     if junit is None:
-        return 1
+        return COURSE_ERROR
     outcomes = [o for o in read_junit(junit, labels) if o.points > 0]
     earned, possible = _print_points(number, variant, outcomes, labels, python=True)
-    if not gpu_presence()[0]:
-        return NO_GPU_EXIT
-    return 0 if outcomes and earned == possible else 1
+    return 0 if outcomes and earned == possible else FAILING
 
 
 def lab_numbers() -> list[str]:

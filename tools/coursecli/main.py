@@ -11,14 +11,14 @@ from . import batch, bench, demo, docs, environment, formatting, gradescope, lab
 from .build import DEFAULT_PRESET, build, build_dir
 from .gpu import gpu_presence
 from .results import read_junit, read_labels
-from .shell import ROOT, CommandFailed, run, say
+from .shell import COURSE_ERROR, FAILING, ROOT, CommandFailed, CourseError, run, say
 from .submissions import ARCHIVE_SUFFIXES, find_submissions
 from .tally import Tally, add_pytest_junit
 
 
 def _setup_or_fail() -> None:
     if environment.setup(quiet_if_ready=True) != 0:
-        raise SystemExit(1)
+        raise SystemExit(COURSE_ERROR)
 
 
 def _install_python_module_tools(preset: str) -> None:
@@ -137,7 +137,7 @@ def cmd_test(args: argparse.Namespace) -> int:
     if pytest.returncode != 0:
         failures.append("pytest")
     say(tally.line() + (f"; FAILED: {', '.join(failures)}" if failures else ""))
-    return 1 if failures else 0
+    return FAILING if failures else 0
 
 
 def cmd_format(args: argparse.Namespace) -> int:
@@ -188,14 +188,14 @@ def cmd_plot(plot_args: list[str]) -> int:
 def cmd_trace(args: argparse.Namespace) -> int:
     if args.output and not Path(args.output).parent.is_dir():  # said before minutes of building
         say(f"cannot write {args.output}: there is no folder {Path(args.output).parent}")
-        return 1
+        return COURSE_ERROR
     _setup_or_fail()
     python = environment.tools_python()
     folder = build(args.preset, ["streamlab_inject"])
     inject = next(folder.rglob("libstreamlab_inject.so"), None)
     if inject is None:
         say("the injection library was not built")
-        return 1
+        return COURSE_ERROR
     trace_args = list(args.trace_args)
     if trace_args and trace_args[0] == "--":
         trace_args = trace_args[1:]
@@ -213,31 +213,31 @@ def cmd_grade(args: argparse.Namespace) -> int:
     """Grades a folder of submissions (standard library only, so it starts anywhere)."""
     if args.sanitize_points is not None and (not args.sanitize or args.sanitize_points < 0):
         say("--sanitize-points needs --sanitize and a number of points, 0 or more")
-        return 2
+        return COURSE_ERROR
     if args.python and args.sanitize:
         say("--sanitize checks the C++ labs' programs; the Python labs are graded without it (leave out one)")
-        return 2
+        return COURSE_ERROR
     submissions = args.submissions
     if not submissions.exists():
         say(f"{submissions} does not exist: give a folder holding one submission per student")
-        return 1
+        return COURSE_ERROR
     if submissions.is_file() and not submissions.name.endswith(ARCHIVE_SUFFIXES):
         say(f"{submissions} is a file, not a folder of submissions (or one .zip / .tar.gz submission)")
-        return 1
+        return COURSE_ERROR
     if args.output.is_file():
         say(f"-o {args.output} is a file: give a folder for the gradebook and reports")
-        return 1
+        return COURSE_ERROR
     problem = shard_problem(args)
     if problem:
         say(problem)
-        return 2
+        return COURSE_ERROR
     numbers = [lab.number for lab in batch.selected_labs(args.labs, python=args.python)]
     if args.merge_shards:
         return slurm.merge_shards(args.output.resolve(), numbers)
     # Said first: before the no-GPU banner, and before writing Slurm jobs (the course's build alone needs none).
     if not args.build_course_only and not find_submissions(submissions):
         say(f"no submissions in {submissions} (folders, .zip or .tar.gz files)")
-        return 1
+        return COURSE_ERROR
     if args.slurm:
         return slurm.submit(
             args.submissions.resolve(), args.output.resolve(), numbers, slurm_settings(args), args.regrade
@@ -340,17 +340,17 @@ def shard_index(text: str) -> tuple[int, int]:
 def cmd_gradescope(args: argparse.Namespace) -> int:
     if args.output.suffix != ".zip" or args.output.is_dir():
         say(f"-o {args.output}: give the name of the .zip file to write, e.g. -o autograder.zip")
-        return 1
+        return COURSE_ERROR
     if not re.fullmatch(r"\d+-\d+", args.cuda_version):
         say(
             f"--cuda-version {args.cuda_version}: give the toolkit's major-minor version as apt names it, "
             "e.g. 13-0 or 12-6"
         )
-        return 1
+        return COURSE_ERROR
     labs = batch.selected_labs(args.labs, python=args.python)
     if not re.fullmatch(r"[0-9a-z;-]+", args.cuda_arch):  # it goes into the zip's shell scripts
         say(f"--cuda-arch {args.cuda_arch}: give architectures as CMake names them, e.g. 90 or '80;90'")
-        return 1
+        return COURSE_ERROR
     names = gradescope.build_autograder(
         args.output, labs, args.timeout, args.cuda_version, python=args.python, cuda_arch=args.cuda_arch
     )
@@ -369,11 +369,21 @@ def positive_int(text: str) -> int:
     return value
 
 
+EXIT_STATUSES = """exit status, of every verb:
+  0   done: everything graded passed
+  1   a check or a graded test failed (the grader would not give full points)
+  2   the course could not do what was asked: a bad argument, a missing file,
+      a step of its own that failed
+  77  not graded: no GPU here (nothing failed; ctest's "skipped" status)"""
+
+
 def parser() -> argparse.ArgumentParser:
     top = argparse.ArgumentParser(
         prog="course",
-        description="CUDA Streams Lab: set up, build, test, run and check the labs. "
+        description="CUDA Streams Lab: set up, build, test, run and check the labs.\n"
         "Every cmake/ctest command is printed before it runs.",
+        epilog=EXIT_STATUSES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     verbs = top.add_subparsers(dest="verb", required=True, metavar="VERB")
 
@@ -585,11 +595,8 @@ def main(argv: list[str]) -> int:
         args.verb_parser.error(f"unrecognized arguments: {' '.join(unknown)}")
     try:
         return args.func(args)
-    except CommandFailed as failure:
-        say(str(failure))
-        return failure.returncode or 1
-    except RuntimeError as problem:
+    except (CommandFailed, CourseError, RuntimeError) as problem:
         say(str(problem))
-        return 1
+        return COURSE_ERROR
     except KeyboardInterrupt:
         return 130

@@ -23,7 +23,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from . import pycheck
 from .python_module import library_environment, module_python, python_path
 from .results import GtestReport, TestOutcome, points_of
 from .sandbox import TIMED_OUT
@@ -45,16 +44,6 @@ def python_test_names(labels: dict[str, list[str]], number: str) -> list[str]:
 def declared_python_points(labels: dict[str, list[str]], number: str) -> list[tuple[str, int]]:
     """(test_x, points) of lab NN's Python tests: what a lab that cannot run scores 0 on."""
     return [(name.rsplit(".", 1)[-1], points_of(labels[name])) for name in python_test_names(labels, number)]
-
-
-def refusals_of(lab: LabSources, staged: Path) -> list[str]:
-    """What the source check refuses in the lab's staged Python files (empty when they may run)."""
-    rules = pycheck.lab_rules(lab.number)
-    refusals = []
-    for name in lab.files:
-        text = (staged / name).read_bytes().decode(errors="replace")
-        refusals += pycheck.check_python_source(name, text, rules)
-    return refusals
 
 
 # The course's plugin, no cache files, and the test's folder (the course's, holding the

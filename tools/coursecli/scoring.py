@@ -72,6 +72,9 @@ class LabGrade:
     timelines: list[str] = field(default_factory=list)  # picture files, relative to the report
     timeline_note: str = ""
     sanitizer: list[str] = field(default_factory=list)  # `grade --sanitize`: what compute-sanitizer found
+    # What was checked of it without a GPU (lab_checks.py), each {"what": ..., "problems": [...]}: information,
+    # worth no points by itself (a refusal, a build that fails, already score 0 through `problem`).
+    checks: list[dict] = field(default_factory=list)
 
     @property
     def earned(self) -> int:

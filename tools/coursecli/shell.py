@@ -13,6 +13,19 @@ from typing import TypeVar
 
 ROOT = Path(__file__).resolve().parents[2]
 
+# The `course` command's exit statuses (`course --help` lists them):
+#   0 done, everything graded passed;
+#   1 FAILING: a check or a graded test failed (the grader would not give full points);
+#   2 COURSE_ERROR: the course could not do what was asked: a bad argument (argparse's own
+#     status), a missing file or folder, a step of the course's own that failed;
+#   77 not graded for want of a GPU (gpu.NO_GPU_EXIT, ctest's SKIP_RETURN_CODE): neither.
+FAILING = 1
+COURSE_ERROR = 2
+
+
+class CourseError(Exception):
+    """What the course cannot do as asked, in one line: `course` says it and exits COURSE_ERROR."""
+
 
 class CommandFailed(Exception):
     """A command the course ran exited with a non-zero status."""

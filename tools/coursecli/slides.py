@@ -14,7 +14,7 @@ from pathlib import Path
 
 from . import environment
 from .build import build, configure_again_if_stale
-from .shell import optional_step, run, say
+from .shell import COURSE_ERROR, optional_step, run, say
 
 
 def _not_installed(missing: list[environment.Requirement]) -> str:
@@ -42,7 +42,7 @@ def run_slides(preset: str) -> int:
     missing = environment.install_slide_tools()
     if missing:
         say(_not_installed(missing))
-        return 1
+        return COURSE_ERROR
     korean_missing = [r for r in environment.korean_slides_requirements() if not r.present]
     if korean_missing and len(environment.install_korean_slide_tools()) < len(korean_missing):
         run(["cmake", "--preset", preset])  # CMake looks the font up when it configures

@@ -35,7 +35,7 @@ from pathlib import Path
 
 from .batch import already_graded
 from .gradebook import load_grade, save_grade, student_folder, summary_table, write_gradebook
-from .shell import ROOT
+from .shell import COURSE_ERROR, ROOT
 from .submissions import find_submissions, student_name
 
 SHARDS = "shards"
@@ -258,7 +258,7 @@ def submit(submissions: Path, out: Path, labs: list[str], settings: SlurmSetting
     """Writes the jobs' scripts into OUTDIR/slurm and (unless dry_run) submits them; prints what it did."""
     if not settings.dry_run and shutil.which("sbatch") is None:
         print("course: sbatch not found: run this on a Slurm login node (or add --dry-run to write the scripts)")
-        return 1
+        return COURSE_ERROR
     if not settings.dry_run and (out / SHARDS).is_dir():  # what an earlier run finished counts
         merge_shards(out, labs)
     todo = [
@@ -301,7 +301,7 @@ def _submit_jobs(folder: Path, settings: SlurmSettings, tasks: int, submissions:
         if submitted:
             subprocess.run(["scancel", *submitted], capture_output=True)
         print(f"course: {refusal}; nothing was submitted")
-        return 1
+        return COURSE_ERROR
     build, array, merge = submitted
     print(
         f"course: submitted build job {build}, job array {array} ({tasks} task(s), {submissions} submission(s)) "

@@ -32,7 +32,7 @@ def test_grade_refuses_a_file_that_is_not_a_submission(tmp_path, capsys, monkeyp
     monkeypatch.chdir(tmp_path)
     Path("README.md").write_text("# notes\n")
     assert course(capsys, "grade", "README.md", "-o", "g") == (
-        1,
+        2,
         "course: README.md is a file, not a folder of submissions (or one .zip / .tar.gz submission)\n",
         "",
     )
@@ -42,7 +42,7 @@ def test_grade_refuses_a_file_that_is_not_a_submission(tmp_path, capsys, monkeyp
 def test_grade_refuses_a_missing_folder(tmp_path, capsys):
     status, out, _ = course(capsys, "grade", tmp_path / "none", "-o", tmp_path / "g")
     assert (
-        status == 1
+        status == 2
         and out == f"course: {tmp_path / 'none'} does not exist: give a folder holding one submission per student\n"
     )
 
@@ -91,7 +91,7 @@ def test_bad_arguments_get_the_verbs_usage_and_status_2(tmp_path, capsys, monkey
 )
 def test_gradescope_refuses_a_bad_output_or_version_and_writes_nothing(tmp_path, capsys, argv, message):
     argv = [a.format(tmp=tmp_path) for a in argv]
-    assert course(capsys, "gradescope", *argv) == (1, message.format(tmp=tmp_path), "")
+    assert course(capsys, "gradescope", *argv) == (2, message.format(tmp=tmp_path), "")
     assert list(tmp_path.iterdir()) == []
 
 
@@ -137,24 +137,20 @@ def no_gpu_lab(monkeypatch):
     return built
 
 
-@pytest.mark.parametrize(
-    "verb, why",
-    [
-        ("check", "Lab 01 is graded from the GPU's own timeline, so nothing can be graded"),
-        ("run", "Lab 01's program runs on the GPU"),
-    ],
-)
-def test_without_a_gpu_check_and_run_say_so_once_build_and_show_the_h200_picture(no_gpu_lab, capsys, verb, why):
-    status, out, _ = course(capsys, verb, "01")
+def test_without_a_gpu_run_says_so_once_builds_and_shows_the_h200_picture(no_gpu_lab, capsys):
+    """(`course check` without a GPU: test_check_without_gpu.py.)"""
+    status, out, _ = course(capsys, "run", "01")
     assert status == gpu.NO_GPU_EXIT == 77
     lines = out.splitlines()
-    assert lines[0] == f"course: no GPU: hidden by the test. {why}: the lab is only built here."
+    assert (
+        lines[0] == "course: no GPU: hidden by the test. Lab 01's program runs on the GPU: the lab is only built here."
+    )
     assert lines[1] == (
         "course: lab 01 builds. What the solution looks like on an H200: labs/01-null-stream/timeline-h200.png"
     )
     assert lines[2] == "course: exit status 77: not run for want of a GPU (not a failing grade)"
     assert out.count("no GPU") == 1 and len(lines) == 3
-    assert no_gpu_lab == [["lab01_starter_test", "lab01_starter_run"] if verb == "check" else ["lab01_starter_run"]]
+    assert no_gpu_lab == [["lab01_starter_run"]]
 
 
 def test_grade_says_there_is_no_gpu_before_it_builds(tmp_path, capsys, monkeypatch):
@@ -176,7 +172,7 @@ def test_grade_of_an_empty_folder_says_no_submissions_and_nothing_about_the_gpu(
     monkeypatch.setattr(course_main.batch, "grade_batch", lambda subs, settings: print("BUILDING") or 0)
     for slurm in ([], ["--slurm", "--dry-run"]):
         status, out, _ = course(capsys, "grade", tmp_path / "subs", "-o", tmp_path / "g", *slurm)
-        assert (status, out) == (1, f"course: no submissions in {tmp_path / 'subs'} (folders, .zip or .tar.gz files)\n")
+        assert (status, out) == (2, f"course: no submissions in {tmp_path / 'subs'} (folders, .zip or .tar.gz files)\n")
     assert not (tmp_path / "g").exists()
 
 
@@ -323,7 +319,7 @@ def test_course_trace_refuses_a_missing_output_folder_before_building(tmp_path, 
     monkeypatch.setattr(course_main, "_setup_or_fail", lambda: pytest.fail("set up and built anyway"))
     output = tmp_path / "nonexistent" / "d" / "t.json"
     assert course(capsys, "trace", "-o", output, "--", "true") == (
-        1,
+        2,
         f"course: cannot write {output}: there is no folder {output.parent}\n",
         "",
     )

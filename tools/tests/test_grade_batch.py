@@ -73,6 +73,7 @@ def copy_course(root):
 
 
 def test_a_compiling_and_a_broken_submission(tmp_path, monkeypatch):
+    """Also: without a GPU, the untouched starter ("compiles") and the solution differ in their reports."""
     course = copy_course(tmp_path / "course")
     starter = (course / "labs" / LAB / SOURCE).read_text()
     good = tmp_path / "subs" / "compiles" / "labs" / LAB
@@ -87,6 +88,10 @@ def test_a_compiling_and_a_broken_submission(tmp_path, monkeypatch):
     hostile.mkdir(parents=True)
     victim = student_folder(out, "compiles") / "grade.json"
     (hostile / SOURCE).write_text(HOSTILE.replace("@GRADE@", str(victim)) + starter)
+    solved = tmp_path / "subs" / "solution" / LAB
+    solved.mkdir(parents=True)
+    for name in (SOURCE, "prediction.txt"):
+        shutil.copy(ROOT / "solutions" / LAB / name, solved / name)
 
     # Even on a machine with a GPU, this test grades as if there were none.
     monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "")
@@ -113,6 +118,27 @@ def test_a_compiling_and_a_broken_submission(tmp_path, monkeypatch):
     rows = {row["student"]: row for row in csv.DictReader((out / "gradebook.csv").open())}
     assert rows["broken"]["lab01"] == "0" and "does not compile" in rows["broken"]["notes"]
     assert rows["compiles"]["lab01"] == "" and rows["compiles"]["not_graded"] == str(compiles.not_graded)
+    # What was checked without a GPU tells the untouched starter from the solution; neither counts as zero.
+    solution = load_grade(student_folder(out, "solution"))
+    assert solution.labs[0].not_graded == compiles.labs[0].not_graded > 0 and solution.possible == 0
+    assert [check["problems"] for check in solution.labs[0].checks] == [[], [], [], []]
+    assert [(check["what"], bool(check["problems"])) for check in compiles.labs[0].checks] == [
+        (f"{SOURCE} differs from the starter", True),
+        (f"{SOURCE} vetted: nothing graded code may not do", False),
+        ("builds: compiled alone, then linked with the course's tests", False),
+        ("prediction.txt: every answer given, in a form the grader can score", True),
+    ]
+    assert rows["solution"]["lab01"] == "" and rows["solution"]["total"] == "0"
+    assert "lab01: 4/4 checks without a GPU passed" in rows["solution"]["notes"]
+    assert "lab01: 2/4 checks without a GPU passed" in rows["compiles"]["notes"]
+    report = (student_folder(out, "compiles") / "report.md").read_text()
+    assert (
+        "- FAIL  prediction.txt: every answer given, in a form the grader can score: prediction.txt: `blocking:`"
+        in report
+    )
+    assert (
+        f"- not checked here: the GPU tests ({compiles.not_graded} points), not graded (not counted as zero)" in report
+    )
     results = json.loads((student_folder(out, "broken") / "results.json").read_text())
     assert results["score"] == 0 and all(t["status"] == "failed" for t in results["tests"])
     assert not (out / ".work").exists()  # build folders are removed once graded

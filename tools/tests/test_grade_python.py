@@ -72,8 +72,9 @@ def test_a_batch_of_python_submissions(tmp_path, monkeypatch, capsys, streamlab)
     shutil.copytree(ROOT / "python", course / "python", ignore=shutil.ignore_patterns("__pycache__"))
     (course / ".venv").symlink_to(ROOT / ".venv")  # the module is built for the course's own Python
     solution = (ROOT / "solutions" / LAB / "python" / STUDENT_FILE).read_text()
+    starter = (ROOT / "labs" / LAB / "python" / STUDENT_FILE).read_text()
     subs = tmp_path / "subs"
-    for student, text in (("honest", solution), ("imports-os", "import os\n" + solution)):
+    for student, text in (("honest", solution), ("imports-os", "import os\n" + solution), ("starter", starter)):
         folder = subs / student / "labs" / LAB / "python"
         folder.mkdir(parents=True)
         (folder / STUDENT_FILE).write_text(text)
@@ -102,6 +103,14 @@ def test_a_batch_of_python_submissions(tmp_path, monkeypatch, capsys, streamlab)
     rows = {row["student"]: row for row in csv.DictReader((out / "gradebook.csv").open())}
     assert rows["honest"]["lab01"] == "" and rows["honest"]["not_graded"] == str(sum(t.points for t in honest.tests))
     assert rows["imports-os"]["lab01"] == "0" and "imports os" in rows["imports-os"]["notes"]
+    # Without a GPU, what was checked tells the untouched starter from the solution.
+    assert [(check["what"], check["problems"]) for check in honest.checks] == [
+        (f"{STUDENT_FILE} differs from the starter", []),
+        (f"{STUDENT_FILE} vetted: nothing graded code may not do", []),
+    ]
+    assert "imports os" in refused.checks[1]["problems"][0]
+    assert "lab01: 2/2 checks without a GPU passed" in rows["honest"]["notes"]
+    assert "lab01: 1/2 checks without a GPU passed" in rows["starter"]["notes"] and rows["starter"]["lab01"] == ""
 
 
 def test_a_grading_python_without_cuda_bindings_stops_the_batch_with_the_reason(tmp_path, monkeypatch):

@@ -127,7 +127,7 @@ def test_an_sbatch_refusal_is_one_line_that_says_which_option_to_change(tmp_path
     small_batch(tmp_path / "subs")
     bin_folder = fake_slurm(tmp_path / "bin", "Invalid generic resource (gres) specification", refuse_from=1)
     monkeypatch.setenv("PATH", f"{bin_folder}:{os.environ['PATH']}")
-    assert course_grade(tmp_path / "subs", tmp_path / "out", "--labs", "01", "--slurm") == 1
+    assert course_grade(tmp_path / "subs", tmp_path / "out", "--labs", "01", "--slurm") == 2
     lines = capsys.readouterr().out.splitlines()
     assert len(lines) == 1, lines
     assert lines[0].startswith("course: sbatch refused build.sbatch (Invalid generic resource (gres) specification)")
@@ -141,7 +141,7 @@ def test_a_refused_array_cancels_the_build_job_submitted_before_it(tmp_path, cap
     bin_folder = fake_slurm(tmp_path / "bin", "Batch job submission failed: Invalid partition name specified", 2)
     monkeypatch.setenv("PATH", f"{bin_folder}:{os.environ['PATH']}")
     options = ["--labs", "01", "--slurm", "--partition", "gpux"]
-    assert course_grade(tmp_path / "subs", tmp_path / "out", *options) == 1
+    assert course_grade(tmp_path / "subs", tmp_path / "out", *options) == 2
     printed = capsys.readouterr().out
     assert "sbatch refused grade-array.sbatch (Invalid partition name specified): --partition gpux:" in printed
     assert (bin_folder / "cancelled").read_text().split() == ["101"]

@@ -1,0 +1,187 @@
+"""`course check` without a GPU: every check that needs none runs, with the grader's words, before the one
+line that says what needs a GPU; both tracks end the same way, with exit status 77 (or 1 when a check failed).
+
+The object check compiles the student's source with build-ci's compile commands: the tests that make it are
+skipped where build-ci is not configured (cmake --preset ci) or nvcc is missing.
+"""
+
+import re
+import shutil
+
+import pytest
+from coursecli import answers, environment, labs
+from coursecli import main as course_main
+from coursecli.main import main
+from coursecli.shell import ROOT
+
+BUILD = ROOT / "build-ci"
+LAB = "01-null-stream"
+NO_GPU = (False, "no GPU: hidden by the test")
+needs_build_ci = pytest.mark.skipif(
+    not (BUILD / "compile_commands.json").is_file() or environment.find_nvcc() is None,
+    reason="needs build-ci configured (cmake --preset ci) and nvcc",
+)
+
+
+@pytest.fixture
+def no_gpu(monkeypatch):
+    """`course check` with no GPU, build-ci as its build (configured, nothing built by the test)."""
+    monkeypatch.setattr(labs, "gpu_presence", lambda: NO_GPU)
+    monkeypatch.setattr(labs, "build", lambda preset, targets: BUILD)
+    monkeypatch.setattr(labs, "build_python_side", lambda preset: BUILD)
+    monkeypatch.setattr(course_main, "_setup_or_fail", lambda: None)
+
+
+def check(capsys, *argv):
+    status = main(["check", *argv])
+    return status, capsys.readouterr().out
+
+
+def student_copy(tmp_path, monkeypatch, source_edit=None, prediction=None):
+    """The lab 01 solution as a student's labs/ folder (the files `course check` reads), edited."""
+    lab = tmp_path / "labs" / LAB
+    shutil.copytree(ROOT / "solutions" / LAB, lab)
+    if source_edit:
+        source = lab / "null_stream.cu"
+        source.write_text(source_edit(source.read_text()))
+    if prediction is not None:
+        (lab / "prediction.txt").write_text(prediction)
+    monkeypatch.setattr(labs, "student_root", lambda variant: tmp_path / "labs")
+
+
+@needs_build_ci
+def test_a_refused_call_and_a_malformed_prediction_are_both_reported_without_a_gpu(
+    tmp_path, monkeypatch, capsys, no_gpu
+):
+    def exits(text):  # std::exit(3) when the serial run is handed no elements, as a student might end it
+        head = "float run_serial(const float* input, float* output, std::size_t n, int iterations) {\n"
+        assert head in text
+        return "#include <cstdlib>\n" + text.replace(head, head + "    if (n == 0) std::exit(3);\n")
+
+    student_copy(tmp_path, monkeypatch, exits, "blocking: A < B < C\nnonblocking A+B+C\n")
+    status, out = check(capsys, "01")
+    assert status == 1
+    assert "  FAIL  null_stream.cu vetted: nothing graded code may not do" in out
+    assert "null_stream.cu calls exit(): graded code may not end the process: use SL_CHECK, which throws" in out
+    assert "prediction.txt: line 2 is not `key: value`: nonblocking A+B+C" in out
+    assert "course: lab 01 is refused (above): the grader runs none of its tests and scores it 0" in out
+    assert "no GPU" not in out  # nothing of it would run at the grader either: the GPU is not what is missing
+
+
+@needs_build_ci
+def test_a_malformed_prediction_fails_the_check_without_a_gpu(tmp_path, monkeypatch, capsys, no_gpu):
+    student_copy(tmp_path, monkeypatch, prediction="blocking: A < B < C\nnonblocking: A B C\n")
+    status, out = check(capsys, "01")
+    assert status == 1
+    assert "  pass  null_stream.cu vetted: nothing graded code may not do" in out
+    assert "prediction.txt, `nonblocking:` `A B C` is not an order such as" in out
+    assert out.count("no GPU") == 1
+    assert out.splitlines()[-1] == "course: exit status 1: 1 check(s) above failed; the grader would fail them too"
+
+
+@needs_build_ci
+def test_both_tracks_say_the_same_without_a_gpu(capsys, no_gpu):
+    """The C++ and Python solutions of lab 01: one no-GPU line, worded alike, the same last line and status."""
+    endings = []
+    for track in ([], ["--python"]):
+        status, out = check(capsys, "01", "--solution", *track)
+        assert status == 77, out
+        assert out.count("no GPU") == 1 and "cudaError" not in out and "tests passed" not in out
+        lines = out.splitlines()
+        reason = next(line for line in lines if "no GPU" in line)
+        assert re.fullmatch(
+            r"course: no GPU: hidden by the test\. Lab 01's \d+ graded tests \(\d+ points\) run on the GPU: "
+            r"not graded here, counting neither for nor against\.",
+            reason,
+        ), reason
+        assert "FAIL" not in out and "  pass  " in out
+        endings.append(lines[lines.index(reason) :])
+    assert endings[0][1:] == endings[1][1:]  # the picture and the exit status
+    assert endings[0][-1] == "course: exit status 77: not graded for want of a GPU (not a failing grade)"
+
+
+def test_a_refused_python_file_stops_the_check_with_the_graders_words(tmp_path, monkeypatch, capsys, no_gpu):
+    folder = tmp_path / "labs" / LAB / "python"
+    shutil.copytree(ROOT / "solutions" / LAB / "python", folder)
+    (folder / "null_stream.py").write_text("import os\n" + (folder / "null_stream.py").read_text())
+    monkeypatch.setattr(labs, "student_root", lambda variant: tmp_path / "labs")
+    monkeypatch.setattr(labs, "read_labels", lambda folder: {"lab01.python-starter.test_x": ["gpu", "pts:2"]})
+    status, out = check(capsys, "01", "--python")
+    assert status == 1
+    assert "  FAIL  null_stream.py vetted: nothing graded code may not do" in out
+    assert "null_stream.py:1 imports os: graded code may import only the lab's API" in out
+
+
+# --- the answer files ------------------------------------------------------------------
+
+
+def labs_with_answers():
+    return sorted(p.parent for p in (ROOT / "labs").glob("*/prediction.txt"))
+
+
+@pytest.mark.parametrize("lab", labs_with_answers(), ids=lambda p: p.name)
+def test_each_labs_questions_are_the_templates_and_its_solution_answers_all(lab):
+    template, _ = answers.parse_answer_file((lab / "prediction.txt").read_text())
+    assert set(template) == set(answers.ANSWER_FORMS[lab.name[:2]]) and set(template.values()) == {"?"}
+    assert (
+        answers.answer_problems(lab.name[:2], "prediction.txt", ROOT / "solutions" / lab.name / "prediction.txt") == []
+    )
+    unanswered = answers.answer_problems(lab.name[:2], "prediction.txt", lab / "prediction.txt")
+    assert unanswered == [f"prediction.txt: `{key}:` is not answered yet (still `?`)" for key in template]
+    for key in template:  # the keys the lab's graded test reads
+        assert f'"{key}"' in next(lab.glob("test_lab*.cu")).read_text(), key
+
+
+@pytest.mark.parametrize(
+    "number, text, problem",
+    [
+        ("01", "blocking: A<B<C\nnonblocking: a+b+c\n", ""),
+        ("01", "blocking: A<B<C\nnonblocking: A+B\n", ", `nonblocking:` `A+B` must name each of ABC once"),
+        ("01", "blocking: A<B<D\nnonblocking: A+B+C\n", ", `blocking:` `A<B<D` names D, which is not one of ABC"),
+        ("01", "blocking: A<<B\nnonblocking: A+B+C\n", ", `blocking:` `A<<B` is not an order such as `A < B < C`"),
+        ("01", "blocking: A<B<C\nblocking: A+B+C\n", ": line 2 answers `blocking` a second time"),
+        ("01", "blocking: A < B < C\n", " has no `nonblocking:` line"),
+        ("02", "last_stream_idle_when_polled: no\nfirst_stream_idle_after_sync: maybe\n", ", `first_stream_"),
+        ("03", "large: pinned\nregistered: quick\n", ", `registered:` must be `faster` or `slower` or `same`"),
+        ("04", "pinned: Busy\npageable: done  # comment\n", ""),
+        ("05", "speedup: 1.8 x\n", ""),
+        ("05", "speedup: about 2\n", ", `speedup:` must be a number such as 1.5 (or 1.5x), not `about 2`"),
+        ("05", "speedup: 0\n", ", `speedup:` must be a number such as 1.5 (or 1.5x), not `0`"),
+    ],
+)
+def test_answers_are_read_and_their_forms_checked_as_the_graded_tests_do(tmp_path, number, text, problem):
+    (tmp_path / "prediction.txt").write_text(text)
+    found = answers.answer_problems(number, "prediction.txt", tmp_path / "prediction.txt")
+    assert len(found) == (1 if problem else 0) and all(line.startswith("prediction.txt" + problem) for line in found)
+
+
+def test_the_form_messages_are_the_graded_tests_own():
+    """Where a lab's test words a malformed answer itself, answers.py says it in the same words."""
+    for lab, key in (("02", "last_stream_idle_when_polled"), ("04", "pinned"), ("05", "speedup")):
+        message = answers.ANSWER_FORMS[lab][key]("maybe")
+        words = message[: message.index("not `") + len("not `")]
+        assert words in next((ROOT / "labs").glob(f"{lab}-*/test_lab{lab}.cu")).read_text(), words
+
+
+def test_a_missing_answer_file_is_named(tmp_path):
+    assert answers.answer_problems("05", "prediction.txt", tmp_path / "prediction.txt") == [
+        "prediction.txt is missing: write your prediction there (the starter has a template)"
+    ]
+
+
+# --- exit statuses ---------------------------------------------------------------------
+
+
+def test_the_course_help_lists_the_exit_statuses(capsys):
+    with pytest.raises(SystemExit) as done:
+        main(["--help"])
+    out = capsys.readouterr().out
+    assert done.value.code == 0
+    for line in ("0   done: everything graded passed", "1   a check or a graded test failed", "77  not graded: no GPU"):
+        assert line in out, line
+
+
+def test_an_unknown_lab_is_the_courses_own_error(capsys, monkeypatch):
+    monkeypatch.setattr(course_main, "_setup_or_fail", lambda: None)
+    status, out = check(capsys, "99")
+    assert status == 2 and out.startswith("course: no lab 99 (labs: 01, 02, ")
