@@ -152,7 +152,7 @@ def test_an_array_task_without_its_built_course_says_so_and_builds_nothing(tmp_p
     built = tmp_path / "out" / "slurm" / "course"
     built.mkdir(parents=True)  # the build job failed: no mark that the course was built
     options = ["--labs", "01", "--course-build", str(built), "--course-prebuilt", "--sandbox", "none"]
-    assert course_grade(tmp_path / "subs", tmp_path / "out" / "shards" / "0", *options) == 1
+    assert course_grade(tmp_path / "subs", tmp_path / "out" / "shards" / "0", *options) == 2
     assert f"the course was not built in {built} for these labs: the build job failed" in capsys.readouterr().out
     assert sorted(p.name for p in built.iterdir()) == []  # nothing configured nor built there
 
