@@ -13,9 +13,6 @@ namespace lab07::course {
 
 namespace {
 
-/// Elements of the urgent kernel: a few blocks, far fewer than the GPU runs at once.
-constexpr std::size_t kUrgentElements = 4 * streamlab::kWorkloadThreadsPerBlock;
-
 std::uint64_t relative(std::uint64_t t, std::uint64_t origin_ns) {
     return t > origin_ns ? t - origin_ns : 0;
 }
@@ -62,26 +59,6 @@ std::vector<Consumption> ResultsConsumer::consumptions(std::uint64_t origin_ns) 
     std::stable_sort(calls.begin(), calls.end(),
                      [](const Consumption& a, const Consumption& b) { return a.start_ns < b.start_ns; });
     return calls;
-}
-
-UrgentKernel::UrgentKernel() : input_(kUrgentElements), output_(kUrgentElements) {
-    std::vector<float> values(kUrgentElements);
-    streamlab::fill_input(values.data(), values.size());
-    SL_CHECK(cudaMemcpy(input_.data(), values.data(), input_.bytes(), cudaMemcpyHostToDevice));
-}
-
-UrgentWork UrgentKernel::work() {
-    UrgentWork made;
-    made.launch = [this](cudaStream_t stream) {
-        const streamlab::OpLabel label(kUrgentLabel);
-        launched_ns_ = streamlab::trace_clock_ns();
-        streamlab::launch_workload(input_.data(), output_.data(), kUrgentElements, 1, stream);
-    };
-    return made;
-}
-
-std::uint64_t UrgentKernel::launched_ns(std::uint64_t origin_ns) const {
-    return relative(launched_ns_, origin_ns);
 }
 
 }  // namespace lab07::course

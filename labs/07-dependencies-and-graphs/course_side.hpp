@@ -1,8 +1,8 @@
 /// @file course_side.hpp
-/// @brief Lab 07's course side: the host that consumes each chunk's results, and
-/// the small urgent kernel, both timed on the timeline's clock by the course
-/// itself. The program and the tests hand them to your code; your code only
-/// calls `consumer.consume` and `urgent.launch`.
+/// @brief Lab 07's course side for Task 2: the host that consumes each chunk's
+/// results, timed on the timeline's clock by the course itself. The program and the
+/// tests hand it to your code; your code only calls `consumer.consume`. (Task 4's
+/// side is priority_side.hpp.)
 #pragma once
 
 #include <cstddef>
@@ -11,7 +11,6 @@
 #include <vector>
 
 #include "lab07.hpp"
-#include "streamlab/handles.hpp"
 
 namespace lab07::course {
 
@@ -46,26 +45,6 @@ private:
     int chunks_;
     mutable std::mutex mutex_;
     std::vector<Consumption> calls_;
-};
-
-/// The label of the urgent kernel's op on the timeline.
-inline constexpr const char* kUrgentLabel = "urgent";
-
-/// A small kernel (the workload on a few blocks' worth of elements) that the
-/// course launches in the stream your code hands it, noting when.
-class UrgentKernel {
-public:
-    UrgentKernel();
-
-    /// The UrgentWork your code calls.
-    [[nodiscard]] UrgentWork work();
-
-    /// When the last launch was made, on the timeline's clock, relative to `origin_ns`.
-    [[nodiscard]] std::uint64_t launched_ns(std::uint64_t origin_ns) const;
-
-private:
-    streamlab::DeviceBuffer<float> input_, output_;
-    std::uint64_t launched_ns_ = 0;
 };
 
 }  // namespace lab07::course

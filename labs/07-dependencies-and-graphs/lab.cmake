@@ -17,6 +17,7 @@ streamlab_add_lab(
     Graph.ResultsMatchCpuReference                       gpu 1
     Graph.OneInstantiationLaunchedManyTimes              gpu 3
     Graph.ChunksOverlapInsideEachLaunch                  gpu 2
+    Priorities.UrgentKernelWaitsLessWithGreatestPriority gpu 2
 )
 
 # The Python version (python/): Tasks 1 to 3 with the article's own API
@@ -40,9 +41,11 @@ streamlab_add_python_lab(
     test_graph_chunks_overlap_inside_each_launch       gpu 2
 )
 
-# The course's side of the lab (the consumer and the urgent kernel, which time
-# themselves on the timeline's clock), compiled into the programs and tests that
-# run a student's code: objects of their own, never the student's library.
+# The course's side of the lab (the consumer, and Task 4's background and urgent
+# kernels, which time themselves on the timeline's clock), compiled into the
+# programs and tests that run a student's code: objects of their own, never the
+# student's library.
 foreach(lab07_target IN ITEMS lab07_starter_run lab07_solution_run lab07_starter_test lab07_solution_test)
-  target_sources(${lab07_target} PRIVATE "${CMAKE_CURRENT_LIST_DIR}/course_side.cpp")
+  target_sources(${lab07_target} PRIVATE "${CMAKE_CURRENT_LIST_DIR}/course_side.cpp"
+                                         "${CMAKE_CURRENT_LIST_DIR}/priority_side.cu")
 endforeach()

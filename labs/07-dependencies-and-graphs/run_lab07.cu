@@ -1,12 +1,13 @@
 // lab07 program: runs your stage pipeline next to the serial reference, your
 // host consumer (when each chunk was consumed, against the end of its D2H copy),
-// your graph launched several times, and the urgent kernel beside the long
-// pipeline with and without a greater priority; checks every result and writes
-// each timeline.
+// your graph launched several times, and the urgent kernel launched while a
+// background kernel keeps the GPU full, with and without a greater priority;
+// checks every result and writes each timeline.
 #include <cstdio>
 #include <string>
 
 #include "course_side.hpp"
+#include "priority_side.hpp"
 #include "lab07.hpp"
 #include "streamlab/analysis.hpp"
 #include "streamlab/device.hpp"
@@ -88,29 +89,37 @@ bool show_graph(PipelineMemory& memory, int iterations, const LabOptions& option
     return result.ok;
 }
 
-/// Task 4 (an observation): how long the urgent kernel waited, from its launch to its start.
-void show_priorities(PipelineMemory& memory, int iterations, const LabOptions& options) {
+/// Task 4: how long the urgent kernel waited behind a GPU full of background blocks.
+void show_priorities(const LabOptions& options) {
     int least = 0, greatest = 0;
     SL_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
     std::printf("stream priorities on this GPU: %d (least) to %d (greatest)\n", least, greatest);
-    lab07::course::UrgentKernel urgent;
+    lab07::course::PriorityDemo demo;
+    std::printf("background kernel: %s\n", demo.describe().c_str());
+    const lab07::UrgentWork work = demo.work();
+    lab07::run_with_urgent_kernel(work, true);  // warm-up
+    double shares[2] = {0, 0};
     for (const bool high : {false, true}) {
-        const Timeline timeline = record_timeline("lab07 run_with_urgent_kernel", [&] {
-            lab07::run_with_urgent_kernel(job_over<lab07::PipelineJob>(memory, iterations), kChunks, urgent.work(),
-                                          high);
-        });
+        const Timeline timeline = record_timeline("lab07 run_with_urgent_kernel",
+                                                  [&] { lab07::run_with_urgent_kernel(work, high); });
         const std::string how = high ? "greatest priority" : "default priority";
         report_timeline(timeline, "run_with_urgent_kernel, " + how, options, high ? "urgent-high" : "urgent-default");
         if (!timeline.recorded()) {
             continue;
         }
-        const std::uint64_t launched = urgent.launched_ns(timeline.origin_ns);
-        for (const DeviceOp& op : ops_of_kind(timeline.ops, OpKind::Kernel)) {
-            if (op.label == lab07::course::kUrgentLabel) {
-                std::printf("  urgent kernel, %s: waited %.3f ms from its launch to its start\n", how.c_str(),
-                            ms(op.start_ns > launched ? op.start_ns - launched : 0));
-            }
+        const lab07::course::UrgentWait wait = lab07::course::urgent_wait(timeline, demo.launched_ns(timeline.origin_ns));
+        if (!wait.problem.empty()) {
+            std::printf("  %s\n", wait.problem.c_str());
+            continue;
         }
+        std::printf("  urgent kernel, %s: waited %.3f ms from its launch to its start, %.1f%% of the background "
+                    "kernel's %.3f ms\n",
+                    how.c_str(), ms(wait.wait_ns), wait.share() * 100, ms(wait.background_ns));
+        shares[high ? 1 : 0] = wait.share();
+    }
+    if (shares[0] > 0) {
+        std::printf("the urgent kernel's wait with the greatest priority: %.2f of its wait with the default priority\n",
+                    shares[1] / shares[0]);
     }
 }
 
@@ -123,7 +132,7 @@ int run(const LabOptions& options) {
     PreparedPipeline prepared = prepare_pipeline(facts);
     ok = show_host_consumer(prepared.memory, prepared.iterations, options) && ok;
     ok = show_graph(prepared.memory, prepared.iterations, options) && ok;
-    show_priorities(prepared.memory, prepared.iterations, options);
+    show_priorities(options);
     return ok ? 0 : 1;
 }
 
