@@ -3,7 +3,8 @@
 The same lab as the C++ one (lab07.hpp), with the article's own API: cuda-bindings,
 `from cuda.bindings import runtime as cudart`. Buffers are addresses (integers); an
 offset into a buffer of floats is `address + element_offset * FLOAT_BYTES`. Task 4
-(stream priorities, observed and not graded) is the C++ lab's only.
+(stream priorities) is the C++ lab's only: its background kernel is course code in
+CUDA C++, which the Python module does not offer.
 """
 
 from __future__ import annotations
