@@ -5,6 +5,7 @@
 #include <cstring>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include "streamlab/tracer.hpp"
 #include "streamlab/workload.hpp"
@@ -59,6 +60,60 @@ std::vector<Consumption> ResultsConsumer::consumptions(std::uint64_t origin_ns) 
     std::stable_sort(calls.begin(), calls.end(),
                      [](const Consumption& a, const Consumption& b) { return a.start_ns < b.start_ns; });
     return calls;
+}
+
+HandOffConsumer::HandOffConsumer(Consumer target) : target_(std::move(target)), thread_([this] { serve(); }) {}
+
+HandOffConsumer::~HandOffConsumer() {
+    {
+        const std::lock_guard<std::mutex> lock(mutex_);
+        stopping_ = true;
+    }
+    changed_.notify_all();
+    thread_.join();
+}
+
+Consumer HandOffConsumer::consumer() {
+    Consumer made;
+    made.consume = [this](int chunk) {  // runs in a host function: no CUDA call, no waiting for the work
+        {
+            const std::lock_guard<std::mutex> lock(mutex_);
+            waiting_.push_back(chunk);
+        }
+        changed_.notify_all();
+    };
+    return made;
+}
+
+void HandOffConsumer::wait_until_consumed() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    changed_.wait(lock, [this] { return waiting_.empty() && !busy_; });
+    if (error_) {
+        std::rethrow_exception(std::exchange(error_, nullptr));
+    }
+}
+
+void HandOffConsumer::serve() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    for (;;) {
+        changed_.wait(lock, [this] { return stopping_ || !waiting_.empty(); });
+        if (waiting_.empty()) {
+            return;  // stopping, and nothing left to consume
+        }
+        const int chunk = waiting_.front();
+        waiting_.pop_front();
+        busy_ = true;
+        lock.unlock();
+        try {
+            target_.consume(chunk);
+        } catch (...) {
+            const std::lock_guard<std::mutex> relock(mutex_);
+            error_ = error_ ? error_ : std::current_exception();
+        }
+        lock.lock();
+        busy_ = false;
+        changed_.notify_all();
+    }
 }
 
 }  // namespace lab07::course

@@ -5,9 +5,13 @@
 /// side is priority_side.hpp.)
 #pragma once
 
+#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
+#include <deque>
+#include <exception>
 #include <mutex>
+#include <thread>
 #include <vector>
 
 #include "lab07.hpp"
@@ -45,6 +49,39 @@ private:
     int chunks_;
     mutable std::mutex mutex_;
     std::vector<Consumption> calls_;
+};
+
+/// The design that keeps the copy-out stream free (README, "A host function holds
+/// its stream"): a Consumer whose consume only hands the chunk to a thread of the
+/// course's and returns, and that thread runs `target.consume` on it. The program
+/// runs Task 2 with it beside the plain consumer; the graded tests do not.
+class HandOffConsumer {
+public:
+    /// Starts the consumer thread.
+    explicit HandOffConsumer(Consumer target);
+    /// Consumes what was handed over, then ends the thread.
+    ~HandOffConsumer();
+    HandOffConsumer(const HandOffConsumer&) = delete;
+    HandOffConsumer& operator=(const HandOffConsumer&) = delete;
+
+    /// The Consumer your code calls: its consume queues the chunk and returns at once.
+    [[nodiscard]] Consumer consumer();
+
+    /// Returns once every chunk handed over so far has been consumed; rethrows what
+    /// the target's consume threw.
+    void wait_until_consumed();
+
+private:
+    void serve();
+
+    Consumer target_;
+    std::mutex mutex_;
+    std::condition_variable changed_;
+    std::deque<int> waiting_;
+    bool busy_ = false;
+    bool stopping_ = false;
+    std::exception_ptr error_;
+    std::thread thread_;  // last: it starts once everything above exists
 };
 
 }  // namespace lab07::course

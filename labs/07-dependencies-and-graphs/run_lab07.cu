@@ -1,9 +1,12 @@
 // lab07 program: runs your stage pipeline next to the serial reference, your
-// host consumer (when each chunk was consumed, against the end of its D2H copy),
+// host consumer (when each chunk was consumed, against the end of its D2H copy;
+// then once more with each chunk handed to a consumer thread of the course's),
 // your graph launched several times, and the urgent kernel launched while a
 // background kernel keeps the GPU full, with and without a greater priority;
 // checks every result and writes each timeline.
+#include <algorithm>
 #include <cstdio>
+#include <optional>
 #include <string>
 
 #include "course_side.hpp"
@@ -36,33 +39,67 @@ bool show_stage_streams(const LabOptions& options) {
     return run.result.ok;
 }
 
-/// Task 2: when the host consumed each chunk, against the end of its D2H copy.
+/// Task 2's printout: for every chunk, the end of its D2H copy against when it was
+/// consumed and on which thread; with `hand_off`, when the GPU's work and the consuming ended.
+void print_consumptions(const Timeline& timeline, const lab07::course::ResultsConsumer& consumer, bool hand_off) {
+    const PipelineChunks chunks = chunks_by_issue_order(timeline.ops, kChunks);
+    if (!chunks.problem.empty()) {
+        std::printf("  the records do not show %d chunks: %s\n", kChunks, chunks.problem.c_str());
+        return;
+    }
+    const std::uint64_t caller = host_thread_id();
+    std::uint64_t gpu_end = 0, consumed_end = 0;
+    for (const DeviceOp& op : timeline.ops) {
+        gpu_end = std::max(gpu_end, op.end_ns);
+    }
+    for (const auto& call : consumer.consumptions(timeline.origin_ns)) {
+        const auto d2h_end = chunks.chunks[static_cast<std::size_t>(call.chunk)].d2h.end_ns;
+        const auto calls = timeline.api_calls_by_thread.find(call.thread);
+        const char* thread = call.thread == caller ? "your own" : hand_off ? "the course's consumer" : "CUDA's";
+        std::printf("  chunk %d: D2H ended at %8.3f ms, consumed from %8.3f ms (%+.3f ms) on %s thread%s\n",
+                    call.chunk + 1, ms(d2h_end), ms(call.start_ns), ms(call.start_ns) - ms(d2h_end), thread,
+                    calls != timeline.api_calls_by_thread.end() && call.thread != caller
+                        ? (", which made " + std::to_string(calls->second) + " CUDA call(s)").c_str()
+                        : "");
+        consumed_end = std::max(consumed_end, call.end_ns);
+    }
+    if (hand_off) {
+        std::printf("  the GPU's work ended at %.3f ms; the last chunk was consumed by %.3f ms\n", ms(gpu_end),
+                    ms(consumed_end));
+    }
+}
+
+/// Task 2: your host consumer, first with the consuming inside the host function
+/// (the design Task 2 grades), then with the host function only handing each chunk
+/// to a thread of the course's, which keeps the copy-out stream free.
 bool show_host_consumer(PipelineMemory& memory, int iterations, const LabOptions& options) {
     const auto job = job_over<lab07::PipelineJob>(memory, iterations);
-    lab07::course::ResultsConsumer consumer(job, kChunks);
-    const Timeline timeline = record_timeline(
-        "lab07 run_with_host_consumer", [&] { lab07::run_with_host_consumer(job, kChunks, consumer.consumer()); });
-    const ResultCheck result =
-        check_workload_output(memory.input.data(), consumer.consumed.data(), memory.size(), iterations, kChunks);
-    report_timeline(timeline, "run_with_host_consumer, 8 chunks", options, "host-consumer");
-    std::printf("run_with_host_consumer: consumed results: %s\n", result.message().c_str());
-    const PipelineChunks chunks = chunks_by_issue_order(timeline.ops, kChunks);
-    if (timeline.recorded() && chunks.problem.empty()) {
-        const std::uint64_t caller = host_thread_id();
-        for (const auto& call : consumer.consumptions(timeline.origin_ns)) {
-            const auto d2h_end = chunks.chunks[static_cast<std::size_t>(call.chunk)].d2h.end_ns;
-            const auto calls = timeline.api_calls_by_thread.find(call.thread);
-            std::printf("  chunk %d: D2H ended at %8.3f ms, consumed from %8.3f ms (%+.3f ms) on %s thread%s\n",
-                        call.chunk + 1, ms(d2h_end), ms(call.start_ns), ms(call.start_ns) - ms(d2h_end),
-                        call.thread == caller ? "your own" : "CUDA's",
-                        calls != timeline.api_calls_by_thread.end() && call.thread != caller
-                            ? (", which made " + std::to_string(calls->second) + " CUDA call(s)").c_str()
-                            : "");
+    bool ok = true;
+    for (const bool hand_off : {false, true}) {
+        lab07::course::ResultsConsumer consumer(job, kChunks);
+        std::optional<lab07::course::HandOffConsumer> relay;
+        if (hand_off) {
+            relay.emplace(consumer.consumer());
         }
-    } else if (timeline.recorded()) {
-        std::printf("  the records do not show %d chunks: %s\n", kChunks, chunks.problem.c_str());
+        const lab07::Consumer given = hand_off ? relay->consumer() : consumer.consumer();
+        const Timeline timeline = record_timeline("lab07 run_with_host_consumer", [&] {
+            lab07::run_with_host_consumer(job, kChunks, given);
+            if (relay) {
+                relay->wait_until_consumed();
+            }
+        });
+        const ResultCheck result =
+            check_workload_output(memory.input.data(), consumer.consumed.data(), memory.size(), iterations, kChunks);
+        const std::string how = hand_off ? ", handed to a consumer thread" : "";
+        report_timeline(timeline, "run_with_host_consumer, 8 chunks" + how, options,
+                        hand_off ? "host-consumer-hand-off" : "host-consumer");
+        std::printf("run_with_host_consumer%s: consumed results: %s\n", how.c_str(), result.message().c_str());
+        if (timeline.recorded()) {
+            print_consumptions(timeline, consumer, hand_off);
+        }
+        ok = result.ok && ok;
     }
-    return result.ok;
+    return ok;
 }
 
 /// Task 3: the graph, launched kLaunches times from one instantiation.
