@@ -36,8 +36,7 @@ __global__ void background_kernel(std::uint64_t block_ns, unsigned int* started)
         __threadfence_system();
     }
     const std::uint64_t begin = global_ns();
-    while (global_ns() - begin < block_ns) {
-    }
+    while (global_ns() - begin < block_ns) {}
 }
 
 /// Waits until the background kernel in `stream` has begun (its first block set
@@ -115,12 +114,15 @@ UrgentWait urgent_wait(const streamlab::Timeline& timeline, std::uint64_t launch
     if (background == nullptr || urgent == nullptr) {
         wait.problem = std::string("the timeline has no ") + (background == nullptr ? "background" : "urgent") +
                        " kernel: call urgent.fill_gpu, then urgent.launch, once each";
-    } else if (launched_ns < background->start_ns || launched_ns >= background->end_ns) {
-        wait.problem = "the urgent kernel was not launched while the background kernel ran: call urgent.fill_gpu "
-                       "first (it returns once the background has begun), then urgent.launch";
+    } else if (launched_ns >= background->end_ns) {
+        wait.problem =
+            "the urgent kernel was launched only after the background kernel had ended: launch it right "
+            "after urgent.fill_gpu returns, and wait for the streams only then";
     } else {
         wait.background_ns = background->duration_ns();
-        wait.wait_ns = urgent->start_ns > launched_ns ? urgent->start_ns - launched_ns : 0;
+        // From the background's start, not from the launch: a launch held back on the
+        // host can only lengthen it, and host and GPU clocks need not agree to the microsecond.
+        wait.wait_ns = urgent->start_ns > background->start_ns ? urgent->start_ns - background->start_ns : 0;
     }
     return wait;
 }

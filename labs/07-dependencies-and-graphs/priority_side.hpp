@@ -49,12 +49,12 @@ private:
     std::uint64_t launched_ns_ = 0;
 };
 
-/// What one recorded run of Task 4 shows: the background kernel and the urgent
-/// kernel's wait from its launch to its start.
+/// What one recorded run of Task 4 shows: the background kernel and how long after
+/// its start the urgent kernel started.
 struct UrgentWait {
     std::string problem;              ///< Why nothing can be measured ("" when the rest is set).
     std::uint64_t background_ns = 0;  ///< The background kernel's duration.
-    std::uint64_t wait_ns = 0;        ///< The urgent kernel's start minus its launch.
+    std::uint64_t wait_ns = 0;        ///< The urgent kernel's start minus the background kernel's.
     /// wait_ns / background_ns: the share of the background's run the urgent kernel waited.
     [[nodiscard]] double share() const {
         return background_ns == 0 ? 0.0 : static_cast<double>(wait_ns) / static_cast<double>(background_ns);
@@ -63,7 +63,9 @@ struct UrgentWait {
 
 /// The urgent kernel's wait in `timeline`, given its launch mark (`launched_ns`,
 /// relative to the timeline's origin); a problem when either kernel is missing or
-/// the urgent kernel was not launched while the background kernel ran.
+/// the urgent kernel was launched only after the background kernel had ended. (An
+/// urgent kernel that starts before the background shows no wait either way, and so
+/// no difference between the priorities.)
 [[nodiscard]] UrgentWait urgent_wait(const streamlab::Timeline& timeline, std::uint64_t launched_ns);
 
 }  // namespace lab07::course

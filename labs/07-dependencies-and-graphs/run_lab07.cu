@@ -10,8 +10,8 @@
 #include <string>
 
 #include "course_side.hpp"
-#include "priority_side.hpp"
 #include "lab07.hpp"
+#include "priority_side.hpp"
 #include "streamlab/analysis.hpp"
 #include "streamlab/device.hpp"
 #include "streamlab/lab_program.hpp"
@@ -137,21 +137,23 @@ void show_priorities(const LabOptions& options) {
     lab07::run_with_urgent_kernel(work, true);  // warm-up
     double shares[2] = {0, 0};
     for (const bool high : {false, true}) {
-        const Timeline timeline = record_timeline("lab07 run_with_urgent_kernel",
-                                                  [&] { lab07::run_with_urgent_kernel(work, high); });
+        const Timeline timeline =
+            record_timeline("lab07 run_with_urgent_kernel", [&] { lab07::run_with_urgent_kernel(work, high); });
         const std::string how = high ? "greatest priority" : "default priority";
         report_timeline(timeline, "run_with_urgent_kernel, " + how, options, high ? "urgent-high" : "urgent-default");
         if (!timeline.recorded()) {
             continue;
         }
-        const lab07::course::UrgentWait wait = lab07::course::urgent_wait(timeline, demo.launched_ns(timeline.origin_ns));
+        const lab07::course::UrgentWait wait =
+            lab07::course::urgent_wait(timeline, demo.launched_ns(timeline.origin_ns));
         if (!wait.problem.empty()) {
             std::printf("  %s\n", wait.problem.c_str());
             continue;
         }
-        std::printf("  urgent kernel, %s: waited %.3f ms from its launch to its start, %.1f%% of the background "
-                    "kernel's %.3f ms\n",
-                    how.c_str(), ms(wait.wait_ns), wait.share() * 100, ms(wait.background_ns));
+        std::printf(
+            "  urgent kernel, %s: began %.3f ms after the background kernel, %.1f%% into its %.3f ms "
+            "run\n",
+            how.c_str(), ms(wait.wait_ns), wait.share() * 100, ms(wait.background_ns));
         shares[high ? 1 : 0] = wait.share();
     }
     if (shares[0] > 0) {

@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "course_side.hpp"
-#include "priority_side.hpp"
 #include "lab07.hpp"
+#include "priority_side.hpp"
 #include "streamlab/analysis.hpp"
 #include "streamlab/handles.hpp"
 #include "streamlab/model.hpp"
@@ -41,7 +41,8 @@ constexpr int kLaunches = 4;
 constexpr double kMinHiddenShare = 0.5;
 
 /// The most the urgent kernel may wait with the greatest priority, as a share of its
-/// wait with the default priority (each wait a share of the background kernel's run).
+/// wait with the default priority (each wait from the background kernel's start to the
+/// urgent kernel's, as a share of the background kernel's run).
 /// The background runs in kBackgroundWaves waves of blocks that fill the GPU. With
 /// the greatest priority the urgent kernel takes the first room that frees, at the
 /// end of the first wave: about 1/8 of the run. With the default priority it waits
@@ -374,25 +375,27 @@ TEST_F(Priorities, UrgentKernelWaitsLessWithGreatestPriority) {
     const lab07::course::UrgentWait& urgent = waits_[1];
     for (const auto* run : {&plain, &urgent}) {
         if (!run->problem.empty()) {
-            report_hint("in run_with_urgent_kernel: urgent.fill_gpu(a stream of the least priority), then "
-                        "urgent.launch(a stream of your own), then wait for both");
+            report_hint(
+                "in run_with_urgent_kernel: urgent.fill_gpu(a stream of the least priority), then "
+                "urgent.launch(a stream of your own), then wait for both");
         }
-        ASSERT_TRUE(run->problem.empty()) << (run == &urgent ? "greatest priority: " : "default priority: ")
-                                          << run->problem;
+        ASSERT_TRUE(run->problem.empty())
+            << (run == &urgent ? "greatest priority: " : "default priority: ") << run->problem;
     }
     // Without any wait at the default priority there is nothing a priority could shorten.
     const double ratio = plain.wait_ns == 0 ? 1.0 : urgent.share() / plain.share();
-    report_measure("urgent wait with the greatest priority / with the default (each a share of the background's run)",
+    report_measure("urgent kernel's start after the background's, greatest priority / default (shares of its run)",
                    ratio, "<", kMaxPriorityWaitRatio, "");
     if (ratio >= kMaxPriorityWaitRatio) {
-        report_hint("the urgent kernel's stream: the greatest priority (the smaller number "
-                    "cudaDeviceGetStreamPriorityRange gives) when high_priority, a plain stream otherwise; the "
-                    "background's stream: the least priority");
+        report_hint(
+            "the urgent kernel's stream: the greatest priority (the smaller number "
+            "cudaDeviceGetStreamPriorityRange gives) when high_priority, a plain stream otherwise; the "
+            "background's stream: the least priority");
     }
     EXPECT_LT(ratio, kMaxPriorityWaitRatio)
-        << "the urgent kernel waited " << ms(urgent.wait_ns) << " ms (" << urgent.share() * 100
-        << "% of the background's run) with the greatest priority and " << ms(plain.wait_ns) << " ms ("
-        << plain.share() * 100 << "%) with the default priority";
+        << "the urgent kernel began " << ms(urgent.wait_ns) << " ms (" << urgent.share() * 100
+        << "% of the background's run) after the background kernel with the greatest priority and "
+        << ms(plain.wait_ns) << " ms (" << plain.share() * 100 << "%) with the default priority";
 }
 
 }  // namespace
