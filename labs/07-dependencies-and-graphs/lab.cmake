@@ -20,7 +20,7 @@ streamlab_add_lab(
     Priorities.UrgentKernelWaitsLessWithGreatestPriority gpu 2
 )
 
-# The Python version (python/): Tasks 1 to 3 with the article's own API
+# The Python version (python/): Tasks 1 to 4 with the article's own API
 # (cuda-bindings), graded by pytest from the same records with the same questions
 # (the module `streamlab`, its submodule lab07). Tests: test_name  gpu|cpu  points.
 streamlab_add_python_lab(
@@ -39,6 +39,7 @@ streamlab_add_python_lab(
     test_graph_results_match_cpu_reference             gpu 1
     test_one_instantiation_launched_many_times         gpu 3
     test_graph_chunks_overlap_inside_each_launch       gpu 2
+    test_urgent_kernel_waits_less_with_greatest_priority gpu 2
 )
 
 # The course's side of the lab (the consumer, and Task 4's background and urgent
