@@ -1,18 +1,21 @@
 // Lab 07's course side for Python, as the submodule streamlab.lab07: the host that
 // consumes each chunk's results and times every call on the timeline's clock
 // (labs/07-dependencies-and-graphs/course_side.hpp), compiled in from the C++ lab,
-// through the consumer the C library offers too (host_consumer.hpp).
+// through the consumer the C library offers too (host_consumer.hpp); and Task 4's
+// background and urgent kernels (priority_side.hpp).
 #include <cstdint>
 #include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
 #include "bindings.hpp"
 #include "course_side.hpp"
 #include "host_consumer.hpp"
+#include "priority_side.hpp"
 #include "streamlab/pipeline.hpp"
 #include "streamlab/workload.hpp"
 
@@ -22,6 +25,8 @@ using namespace nb::literals;
 namespace streamlab::python {
 
 using lab07::course::Consumption;
+using lab07::course::PriorityDemo;
+using lab07::course::UrgentWait;
 
 void bind_dependencies(nb::module_& module) {
     nb::module_ lab07 = module.def_submodule("lab07", "Lab 07's course side: the consumer of each chunk's results.");
@@ -43,6 +48,28 @@ void bind_dependencies(nb::module_& module) {
         .def("consumptions", &HostConsumer::consumptions, "origin_ns"_a,
              "The calls since reset(), in the order they began, relative to origin_ns.")
         .def("check", &HostConsumer::check, "chunks"_a, "What was consumed, against the CPU reference.");
+    nb::class_<UrgentWait>(lab07, "UrgentWait",
+                           "How long after the background kernel's start the urgent kernel started.")
+        .def_ro("problem", &UrgentWait::problem)
+        .def_ro("background_ns", &UrgentWait::background_ns)
+        .def_ro("wait_ns", &UrgentWait::wait_ns)
+        .def_prop_ro("share", &UrgentWait::share, "wait_ns / background_ns.");
+    nb::class_<PriorityDemo>(lab07, "PriorityDemo",
+                             "Task 4's background kernel and urgent kernel, sized from the device.")
+        .def(nb::init<>())
+        .def(
+            "fill_gpu",
+            [](PriorityDemo& demo, nb::handle stream) { demo.work().fill_gpu(pointer_of<CUstream_st>(stream)); },
+            "stream"_a, "Launches the background kernel in `stream`; returns once it has begun.")
+        .def(
+            "launch",
+            [](PriorityDemo& demo, nb::handle stream) { demo.work().launch(pointer_of<CUstream_st>(stream)); },
+            "stream"_a, "Launches the urgent kernel in `stream`, noting when.")
+        .def("launched_ns", &PriorityDemo::launched_ns, "origin_ns"_a,
+             "When the urgent kernel was last launched, relative to origin_ns.")
+        .def("describe", &PriorityDemo::describe, "The background's size, for a printout.");
+    lab07.def("urgent_wait", &lab07::course::urgent_wait, "timeline"_a, "launched_ns"_a,
+              "The urgent kernel's wait in the timeline (UrgentWait).");
 }
 
 }  // namespace streamlab::python

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include "streamlab/tracer.hpp"
 #include "streamlab/workload.hpp"
@@ -12,9 +13,6 @@
 namespace lab07::course {
 
 namespace {
-
-/// Elements of the urgent kernel: a few blocks, far fewer than the GPU runs at once.
-constexpr std::size_t kUrgentElements = 4 * streamlab::kWorkloadThreadsPerBlock;
 
 std::uint64_t relative(std::uint64_t t, std::uint64_t origin_ns) {
     return t > origin_ns ? t - origin_ns : 0;
@@ -64,24 +62,58 @@ std::vector<Consumption> ResultsConsumer::consumptions(std::uint64_t origin_ns) 
     return calls;
 }
 
-UrgentKernel::UrgentKernel() : input_(kUrgentElements), output_(kUrgentElements) {
-    std::vector<float> values(kUrgentElements);
-    streamlab::fill_input(values.data(), values.size());
-    SL_CHECK(cudaMemcpy(input_.data(), values.data(), input_.bytes(), cudaMemcpyHostToDevice));
+HandOffConsumer::HandOffConsumer(Consumer target) : target_(std::move(target)), thread_([this] { serve(); }) {}
+
+HandOffConsumer::~HandOffConsumer() {
+    {
+        const std::lock_guard<std::mutex> lock(mutex_);
+        stopping_ = true;
+    }
+    changed_.notify_all();
+    thread_.join();
 }
 
-UrgentWork UrgentKernel::work() {
-    UrgentWork made;
-    made.launch = [this](cudaStream_t stream) {
-        const streamlab::OpLabel label(kUrgentLabel);
-        launched_ns_ = streamlab::trace_clock_ns();
-        streamlab::launch_workload(input_.data(), output_.data(), kUrgentElements, 1, stream);
+Consumer HandOffConsumer::consumer() {
+    Consumer made;
+    made.consume = [this](int chunk) {  // runs in a host function: no CUDA call, no waiting for the work
+        {
+            const std::lock_guard<std::mutex> lock(mutex_);
+            waiting_.push_back(chunk);
+        }
+        changed_.notify_all();
     };
     return made;
 }
 
-std::uint64_t UrgentKernel::launched_ns(std::uint64_t origin_ns) const {
-    return relative(launched_ns_, origin_ns);
+void HandOffConsumer::wait_until_consumed() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    changed_.wait(lock, [this] { return waiting_.empty() && !busy_; });
+    if (error_) {
+        std::rethrow_exception(std::exchange(error_, nullptr));
+    }
+}
+
+void HandOffConsumer::serve() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    for (;;) {
+        changed_.wait(lock, [this] { return stopping_ || !waiting_.empty(); });
+        if (waiting_.empty()) {
+            return;  // stopping, and nothing left to consume
+        }
+        const int chunk = waiting_.front();
+        waiting_.pop_front();
+        busy_ = true;
+        lock.unlock();
+        try {
+            target_.consume(chunk);
+        } catch (...) {
+            const std::lock_guard<std::mutex> relock(mutex_);
+            error_ = error_ ? error_ : std::current_exception();
+        }
+        lock.lock();
+        busy_ = false;
+        changed_.notify_all();
+    }
 }
 
 }  // namespace lab07::course

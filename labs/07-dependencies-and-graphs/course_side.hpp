@@ -1,17 +1,20 @@
 /// @file course_side.hpp
-/// @brief Lab 07's course side: the host that consumes each chunk's results, and
-/// the small urgent kernel, both timed on the timeline's clock by the course
-/// itself. The program and the tests hand them to your code; your code only
-/// calls `consumer.consume` and `urgent.launch`.
+/// @brief Lab 07's course side for Task 2: the host that consumes each chunk's
+/// results, timed on the timeline's clock by the course itself. The program and the
+/// tests hand it to your code; your code only calls `consumer.consume`. (Task 4's
+/// side is priority_side.hpp.)
 #pragma once
 
+#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
+#include <deque>
+#include <exception>
 #include <mutex>
+#include <thread>
 #include <vector>
 
 #include "lab07.hpp"
-#include "streamlab/handles.hpp"
 
 namespace lab07::course {
 
@@ -48,24 +51,37 @@ private:
     std::vector<Consumption> calls_;
 };
 
-/// The label of the urgent kernel's op on the timeline.
-inline constexpr const char* kUrgentLabel = "urgent";
-
-/// A small kernel (the workload on a few blocks' worth of elements) that the
-/// course launches in the stream your code hands it, noting when.
-class UrgentKernel {
+/// The design that keeps the copy-out stream free (README, "A host function holds
+/// its stream"): a Consumer whose consume only hands the chunk to a thread of the
+/// course's and returns, and that thread runs `target.consume` on it. The program
+/// runs Task 2 with it beside the plain consumer; the graded tests do not.
+class HandOffConsumer {
 public:
-    UrgentKernel();
+    /// Starts the consumer thread.
+    explicit HandOffConsumer(Consumer target);
+    /// Consumes what was handed over, then ends the thread.
+    ~HandOffConsumer();
+    HandOffConsumer(const HandOffConsumer&) = delete;
+    HandOffConsumer& operator=(const HandOffConsumer&) = delete;
 
-    /// The UrgentWork your code calls.
-    [[nodiscard]] UrgentWork work();
+    /// The Consumer your code calls: its consume queues the chunk and returns at once.
+    [[nodiscard]] Consumer consumer();
 
-    /// When the last launch was made, on the timeline's clock, relative to `origin_ns`.
-    [[nodiscard]] std::uint64_t launched_ns(std::uint64_t origin_ns) const;
+    /// Returns once every chunk handed over so far has been consumed; rethrows what
+    /// the target's consume threw.
+    void wait_until_consumed();
 
 private:
-    streamlab::DeviceBuffer<float> input_, output_;
-    std::uint64_t launched_ns_ = 0;
+    void serve();
+
+    Consumer target_;
+    std::mutex mutex_;
+    std::condition_variable changed_;
+    std::deque<int> waiting_;
+    bool busy_ = false;
+    bool stopping_ = false;
+    std::exception_ptr error_;
+    std::thread thread_;  // last: it starts once everything above exists
 };
 
 }  // namespace lab07::course

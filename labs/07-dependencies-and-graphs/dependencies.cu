@@ -2,7 +2,8 @@
 // out one stream per stage, and events carry each chunk from one stage's stream
 // to the next; the host takes each chunk's results from a host function; the
 // whole pipeline is captured once into a CUDA graph and replayed; and a small
-// kernel jumps the queue through a stream of greater priority.
+// kernel in a stream of greater priority gets the next free room on the GPU ahead
+// of a long queue of blocks of lower priority.
 #include "lab07.hpp"
 
 #include <string>
@@ -59,13 +60,11 @@ void run_graph(const PipelineJob& job, int chunks, int launches) {
     // TODO(lab07) end
 }
 
-void run_with_urgent_kernel(const PipelineJob& job, int chunks, const UrgentWork& urgent, bool high_priority) {
-    // TODO(lab07): Task 4. The pipeline of Task 1 in three streams of the lowest priority
-    // this GPU offers; once every chunk is queued, hand urgent.launch a stream of your own,
-    // of the greatest priority when high_priority and of the ordinary one otherwise. Return
-    // once everything has ended.
-    (void)job;
-    (void)chunks;
+void run_with_urgent_kernel(const UrgentWork& urgent, bool high_priority) {
+    // TODO(lab07): Task 4. Ask the GPU which priorities it offers. Hand urgent.fill_gpu a
+    // stream of the least of them, then hand urgent.launch a stream of your own: of the
+    // greatest priority when high_priority, of the default one otherwise. Return once both
+    // kernels have ended.
     (void)urgent;
     (void)high_priority;
     // TODO(lab07) end

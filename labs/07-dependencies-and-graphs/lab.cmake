@@ -17,9 +17,10 @@ streamlab_add_lab(
     Graph.ResultsMatchCpuReference                       gpu 1
     Graph.OneInstantiationLaunchedManyTimes              gpu 3
     Graph.ChunksOverlapInsideEachLaunch                  gpu 2
+    Priorities.UrgentKernelWaitsLessWithGreatestPriority gpu 2
 )
 
-# The Python version (python/): Tasks 1 to 3 with the article's own API
+# The Python version (python/): Tasks 1 to 4 with the article's own API
 # (cuda-bindings), graded by pytest from the same records with the same questions
 # (the module `streamlab`, its submodule lab07). Tests: test_name  gpu|cpu  points.
 streamlab_add_python_lab(
@@ -38,11 +39,14 @@ streamlab_add_python_lab(
     test_graph_results_match_cpu_reference             gpu 1
     test_one_instantiation_launched_many_times         gpu 3
     test_graph_chunks_overlap_inside_each_launch       gpu 2
+    test_urgent_kernel_waits_less_with_greatest_priority gpu 2
 )
 
-# The course's side of the lab (the consumer and the urgent kernel, which time
-# themselves on the timeline's clock), compiled into the programs and tests that
-# run a student's code: objects of their own, never the student's library.
+# The course's side of the lab (the consumer, and Task 4's background and urgent
+# kernels, which time themselves on the timeline's clock), compiled into the
+# programs and tests that run a student's code: objects of their own, never the
+# student's library.
 foreach(lab07_target IN ITEMS lab07_starter_run lab07_solution_run lab07_starter_test lab07_solution_test)
-  target_sources(${lab07_target} PRIVATE "${CMAKE_CURRENT_LIST_DIR}/course_side.cpp")
+  target_sources(${lab07_target} PRIVATE "${CMAKE_CURRENT_LIST_DIR}/course_side.cpp"
+                                         "${CMAKE_CURRENT_LIST_DIR}/priority_side.cu")
 endforeach()

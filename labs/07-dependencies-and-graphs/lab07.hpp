@@ -64,18 +64,23 @@ void run_with_host_consumer(const PipelineJob& job, int chunks, const Consumer& 
 /// streamlab::CudaError when CUDA refuses the capture.
 void run_graph(const PipelineJob& job, int chunks, int launches);
 
-/// What Task 4 runs next to the long pipeline: a small latency-critical kernel.
+/// What Task 4 runs: a background load that keeps the GPU full, and a small
+/// latency-critical kernel. Course code: it sizes both from the device and notes
+/// when the urgent kernel was launched, on the timeline's clock.
 struct UrgentWork {
-    /// Launches the small kernel in `stream` (course code: it notes when it
-    /// launched, on the timeline's clock). Call it once.
+    /// Launches the course's background kernel in `stream`: many times more blocks
+    /// than the GPU holds at once, each of which keeps its room on an SM for a
+    /// while, so that most of its blocks wait in a queue for room. Returns once the
+    /// kernel has begun to run. Call it once, first.
+    std::function<void(cudaStream_t stream)> fill_gpu;
+    /// Launches the small kernel in `stream`. Call it once, after fill_gpu.
     std::function<void(cudaStream_t stream)> launch;
 };
 
-/// Task 4 (not graded: an observation). Runs the pipeline of Task 1 in three
-/// streams of the lowest priority the device offers and, once it has queued
-/// every chunk's work, calls `urgent.launch` with a stream of its own: of the
-/// greatest priority when `high_priority`, of the default priority otherwise.
-/// Returns once everything has ended.
-void run_with_urgent_kernel(const PipelineJob& job, int chunks, const UrgentWork& urgent, bool high_priority);
+/// Task 4. Hands `urgent.fill_gpu` a stream of the least priority the device
+/// offers, then hands `urgent.launch` a stream of its own: of the greatest
+/// priority when `high_priority`, of the default priority otherwise. Returns once
+/// both kernels have ended.
+void run_with_urgent_kernel(const UrgentWork& urgent, bool high_priority);
 
 }  // namespace lab07

@@ -1,7 +1,8 @@
 // Lab 07's graded tests. They run your stage pipeline, your host consumer and
-// your graph on 256 MiB (less on a small GPU) while CUPTI records what the GPU
-// did (and which host thread made which runtime call), and the course's consumer
-// times each of its calls on the same clock; they grade those records only.
+// your graph on 256 MiB (less on a small GPU), and the course's background and
+// urgent kernels in the streams you choose, while CUPTI records what the GPU did
+// (and which host thread made which runtime call); the course's consumer and
+// urgent kernel time themselves on the same clock. They grade those records only.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -14,6 +15,7 @@
 
 #include "course_side.hpp"
 #include "lab07.hpp"
+#include "priority_side.hpp"
 #include "streamlab/analysis.hpp"
 #include "streamlab/handles.hpp"
 #include "streamlab/model.hpp"
@@ -37,6 +39,18 @@ constexpr int kLaunches = 4;
 /// model hides about two thirds of the copies behind kernels for 8 equal chunks;
 /// a design that runs each chunk's three stages one after another hides none.
 constexpr double kMinHiddenShare = 0.5;
+
+/// The most the urgent kernel may wait with the greatest priority, as a share of its
+/// wait with the default priority (each wait from the background kernel's start to the
+/// urgent kernel's, as a share of the background kernel's run).
+/// The background runs in kBackgroundWaves waves of blocks that fill the GPU. With
+/// the greatest priority the urgent kernel takes the first room that frees, at the
+/// end of the first wave: about 1/8 of the run. With the default priority it waits
+/// behind every queued background block, until room frees after the last wave: about
+/// the whole run. About 1/8 expected, about 1 where the device ignores the hint: half
+/// leaves room for a first wave that lasts longer than its share, or that the
+/// urgent launch reaches a little late, without letting "no effect" pass.
+constexpr double kMaxPriorityWaitRatio = 0.5;
 
 /// 256 MiB (less on a small GPU), kChunks chunks, a kernel about as long as the whole H2D copy.
 class Lab07 : public TimelineTest {
@@ -325,6 +339,63 @@ TEST_F(Graph, ChunksOverlapInsideEachLaunch) {
     expect_copies_hidden(
         "capture the stage streams themselves, forked from the origin stream: a graph keeps the "
         "dependencies the capture saw, and work captured in one stream runs one op at a time");
+}
+
+// ---------------------------------------------------------------- Task 4
+
+class Priorities : public TimelineTest {
+protected:
+    /// Your run_with_urgent_kernel once to warm up, then once more while CUPTI
+    /// records, into `waits_[high_priority]`.
+    void record_wait(bool high_priority) {
+        const lab07::UrgentWork work = demo_->work();
+        const auto run = [&] { lab07::run_with_urgent_kernel(work, high_priority); };
+        run();
+        SL_RECORD_TIMELINE(timeline_, "lab07 run_with_urgent_kernel", run);
+        waits_[high_priority ? 1 : 0] = lab07::course::urgent_wait(timeline_, demo_->launched_ns(timeline_.origin_ns));
+    }
+
+    std::optional<lab07::course::PriorityDemo> demo_;
+    Timeline timeline_;
+    lab07::course::UrgentWait waits_[2];
+};
+
+TEST_F(Priorities, UrgentKernelWaitsLessWithGreatestPriority) {
+    int least = 0;
+    int greatest = 0;
+    SL_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+    if (least == greatest) {
+        SL_SKIP_DEVICE_CANNOT_SHOW() << facts_.name << " offers a single stream priority (" << least
+                                     << "): a priority has nothing to change";
+    }
+    demo_.emplace();
+    SL_STEP(record_wait(false));
+    SL_STEP(record_wait(true));
+    const lab07::course::UrgentWait& plain = waits_[0];
+    const lab07::course::UrgentWait& urgent = waits_[1];
+    for (const auto* run : {&plain, &urgent}) {
+        if (!run->problem.empty()) {
+            report_hint(
+                "in run_with_urgent_kernel: urgent.fill_gpu(a stream of the least priority), then "
+                "urgent.launch(a stream of your own), then wait for both");
+        }
+        ASSERT_TRUE(run->problem.empty())
+            << (run == &urgent ? "greatest priority: " : "default priority: ") << run->problem;
+    }
+    // Without any wait at the default priority there is nothing a priority could shorten.
+    const double ratio = plain.wait_ns == 0 ? 1.0 : urgent.share() / plain.share();
+    report_measure("urgent kernel's start after the background's, greatest priority / default (shares of its run)",
+                   ratio, "<", kMaxPriorityWaitRatio, "");
+    if (ratio >= kMaxPriorityWaitRatio) {
+        report_hint(
+            "the urgent kernel's stream: the greatest priority (the smaller number "
+            "cudaDeviceGetStreamPriorityRange gives) when high_priority, a plain stream otherwise; the "
+            "background's stream: the least priority");
+    }
+    EXPECT_LT(ratio, kMaxPriorityWaitRatio)
+        << "the urgent kernel began " << ms(urgent.wait_ns) << " ms (" << urgent.share() * 100
+        << "% of the background's run) after the background kernel with the greatest priority and "
+        << ms(plain.wait_ns) << " ms (" << plain.share() * 100 << "%) with the default priority";
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // Lab 07's course side through the C interface, as the calls "lab07.*" (the module's
 // bind_dependencies.cpp): the host that consumes each chunk's results and times
-// every call on the timeline's clock (labs/07-dependencies-and-graphs/course_side.hpp).
+// every call on the timeline's clock (labs/07-dependencies-and-graphs/course_side.hpp),
+// and Task 4's background and urgent kernels (priority_side.hpp).
 //
 // The consumer is the module's (python/host_consumer.hpp): its host function is the
 // course's C++ function, so CUDA's thread never waits for the interpreter.
@@ -15,6 +16,7 @@
 #include "course_side.hpp"
 #include "host_consumer.hpp"
 #include "json_values.hpp"
+#include "priority_side.hpp"
 #include "streamlab/pipeline.hpp"
 #include "streamlab/workload.hpp"
 
@@ -27,6 +29,14 @@ void to_json(streamlab::Json& json, const Consumption& call) {
                            {"start_ns", call.start_ns},
                            {"end_ns", call.end_ns},
                            {"thread", call.thread}};
+}
+
+void to_json(streamlab::Json& json, const UrgentWait& wait) {
+    json = streamlab::Json{{"__class__", "UrgentWait"},
+                           {"problem", wait.problem},
+                           {"background_ns", wait.background_ns},
+                           {"wait_ns", wait.wait_ns},
+                           {"share", wait.share()}};
 }
 
 }  // namespace lab07::course
@@ -49,6 +59,13 @@ const char* const kConsumer = "lab07.HostConsumer";
 
 python::HostConsumer& consumer_in(const Json& arguments) {
     return kept<KeptConsumer>(arguments.at("consumer"), kConsumer).consumer;
+}
+
+/// Task 4's kernels, and the name of the call that makes them.
+const char* const kPriorityDemo = "lab07.PriorityDemo";
+
+lab07::course::PriorityDemo& demo_in(const Json& arguments) {
+    return kept<lab07::course::PriorityDemo>(arguments.at("demo"), kPriorityDemo);
 }
 
 }  // namespace
@@ -76,6 +93,23 @@ void add_dependencies_calls() {
              [](const Json& a) { return Json(consumer_in(a).consumptions(a.at("origin_ns").get<std::uint64_t>())); });
     add_call("lab07.HostConsumer.check",
              [](const Json& a) { return Json(consumer_in(a).check(a.at("chunks").get<int>())); });
+    add_call(kPriorityDemo,
+             [](const Json&) { return keep(kPriorityDemo, std::make_shared<lab07::course::PriorityDemo>()); });
+    add_call("lab07.PriorityDemo.fill_gpu", [](const Json& a) {
+        demo_in(a).work().fill_gpu(pointer<CUstream_st>(a.at("stream")));
+        return Json();
+    });
+    add_call("lab07.PriorityDemo.launch", [](const Json& a) {
+        demo_in(a).work().launch(pointer<CUstream_st>(a.at("stream")));
+        return Json();
+    });
+    add_call("lab07.PriorityDemo.launched_ns",
+             [](const Json& a) { return Json(demo_in(a).launched_ns(a.at("origin_ns").get<std::uint64_t>())); });
+    add_call("lab07.PriorityDemo.describe", [](const Json& a) { return Json(demo_in(a).describe()); });
+    add_call("lab07.urgent_wait", [](const Json& a) {
+        return Json(
+            lab07::course::urgent_wait(a.at("timeline").get<Timeline>(), a.at("launched_ns").get<std::uint64_t>()));
+    });
 }
 
 }  // namespace streamlab::without_headers

@@ -2,7 +2,8 @@
 // out one stream per stage, and events carry each chunk from one stage's stream
 // to the next; the host takes each chunk's results from a host function; the
 // whole pipeline is captured once into a CUDA graph and replayed; and a small
-// kernel jumps the queue through a stream of greater priority.
+// kernel in a stream of greater priority gets the next free room on the GPU ahead
+// of a long queue of blocks of lower priority.
 #include "lab07.hpp"
 
 #include <string>
@@ -119,20 +120,19 @@ void run_graph(const PipelineJob& job, int chunks, int launches) {
     SL_CHECK(cudaGraphDestroy(graph));
 }
 
-void run_with_urgent_kernel(const PipelineJob& job, int chunks, const UrgentWork& urgent, bool high_priority) {
-    // Task 4: the greatest priority is the lowest number.
+void run_with_urgent_kernel(const UrgentWork& urgent, bool high_priority) {
+    // Task 4: the greatest priority is the lowest number. Both streams exist before
+    // the background starts, so that the urgent launch follows it at once.
     int least = 0;
     int greatest = 0;
     SL_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
-    const streamlab::Stream copy_in(cudaStreamNonBlocking, least);
-    const streamlab::Stream compute(cudaStreamNonBlocking, least);
-    const streamlab::Stream copy_out(cudaStreamNonBlocking, least);
-    queue_stages(job, chunks, {copy_in.get(), compute.get(), copy_out.get()});
+    const streamlab::Stream background(cudaStreamNonBlocking, least);
     const streamlab::Stream urgent_stream =
         high_priority ? streamlab::Stream(cudaStreamNonBlocking, greatest) : streamlab::Stream(cudaStreamNonBlocking);
+    urgent.fill_gpu(background.get());
     urgent.launch(urgent_stream.get());
     urgent_stream.synchronize();
-    copy_out.synchronize();
+    background.synchronize();
 }
 
 }  // namespace lab07

@@ -1,7 +1,8 @@
 """Lab 07 in Python: one stream per stage joined by events, a host function per
-chunk, and the whole pipeline captured once into a CUDA graph.
+chunk, the whole pipeline captured once into a CUDA graph, and a stream of greater
+priority for a small urgent kernel.
 
-Your tasks are in this file (README, Tasks 1 to 3; the README shows each step in
+Your tasks are in this file (README, Tasks 1 to 4; the README shows each step in
 C++ and in Python). The graded tests (test_lab07.py) run them while CUPTI records
 what the GPU did, and which host thread made which runtime call, and grade only
 those records, the output and the course's consumer's own notes.
@@ -16,7 +17,7 @@ from collections.abc import Callable
 import streamlab  # noqa: F401  (streamlab.chunk_range and streamlab.launch_workload)
 from cuda.bindings import runtime as cudart  # noqa: F401  (the API you use)
 from cuda_check import check  # noqa: F401  (check(cudart.cudaXxx(...)): the results, or an exception)
-from lab07 import FLOAT_BYTES, Consumer, PipelineJob, StageStreams  # noqa: F401
+from lab07 import FLOAT_BYTES, Consumer, PipelineJob, StageStreams, UrgentWork  # noqa: F401
 
 
 def queue_stages(
@@ -63,3 +64,12 @@ def run_graph(job: PipelineJob, chunks: int, launches: int) -> None:
     # stage streams wait for); queue_stages; join (each stage stream's event, which
     # the origin stream waits for); end the capture; instantiate; launch; wait.
     raise NotImplementedError("TODO(lab07): run_graph")
+
+
+def run_with_urgent_kernel(urgent: UrgentWork, high_priority: bool) -> None:
+    """Hands urgent.fill_gpu a stream of the least priority the device offers, then
+    urgent.launch a stream of its own: of the greatest priority when high_priority,
+    of the default priority otherwise. Returns once both kernels have ended."""
+    # TODO(lab07) Task 4: cudart.cudaDeviceGetStreamPriorityRange() gives (least, greatest);
+    # cudart.cudaStreamCreateWithPriority(cudart.cudaStreamNonBlocking, priority) makes a stream.
+    raise NotImplementedError("TODO(lab07): run_with_urgent_kernel")

@@ -1,9 +1,8 @@
-"""Lab 07 in Python, dependencies, host functions and graphs: what you implement in dependencies.py.
+"""Lab 07 in Python, dependencies, host functions, graphs, priorities: what you implement in dependencies.py.
 
 The same lab as the C++ one (lab07.hpp), with the article's own API: cuda-bindings,
 `from cuda.bindings import runtime as cudart`. Buffers are addresses (integers); an
-offset into a buffer of floats is `address + element_offset * FLOAT_BYTES`. Task 4
-(stream priorities, observed and not graded) is the C++ lab's only.
+offset into a buffer of floats is `address + element_offset * FLOAT_BYTES`.
 """
 
 from __future__ import annotations
@@ -52,6 +51,16 @@ class Consumer:
     consume: Callable[[int], None]  # consume(c) at once, on the calling thread: not what Task 2 asks for
 
 
+@dataclass(frozen=True)
+class UrgentWork:
+    """What Task 4 runs: the course's background kernel, which keeps the GPU full with a
+    long queue of blocks waiting for room, and a small urgent kernel. Course code: it
+    sizes both from the device and notes when the urgent kernel was launched."""
+
+    fill_gpu: Callable[[Any], None]  # fill_gpu(stream): the background there; returns once it runs. First.
+    launch: Callable[[Any], None]  # launch(stream): the urgent kernel there. After fill_gpu.
+
+
 def job_over(memory: Any, iterations: int) -> PipelineJob:
     """The job over the course's streamlab.PipelineMemory, with the workload's iterations."""
     return PipelineJob(memory.input, memory.output, memory.device_input, memory.device_output, memory.n, iterations)
@@ -64,3 +73,8 @@ def consumer_over(course_consumer: Any) -> Consumer:
     return Consumer(
         cudart.cudaHostFn_t(course_consumer.host_function), course_consumer.user_data, course_consumer.consume
     )
+
+
+def urgent_work_over(demo: Any) -> UrgentWork:
+    """The UrgentWork over the course's streamlab.lab07.PriorityDemo."""
+    return UrgentWork(demo.fill_gpu, demo.launch)

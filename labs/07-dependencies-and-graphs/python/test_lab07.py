@@ -1,9 +1,10 @@
 """Lab 07 in Python, graded from the GPU's own timeline, test for test with the C++ lab.
 
 The tests run your stage pipeline, your host consumer and your graph (dependencies.py)
-on 256 MiB (less on a small GPU) while CUPTI records what the GPU did, and which host
-thread made which runtime call, and the course's consumer times each of its calls on
-the same clock; they grade those records and the output only.
+on 256 MiB (less on a small GPU), and the course's background and urgent kernels in the
+streams you choose, while CUPTI records what the GPU did, and which host thread made
+which runtime call, and the course's consumer and urgent kernel time themselves on the
+same clock; they grade those records and the output only.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
-from lab07 import CHUNKS, PipelineJob, consumer_over, job_over
+from lab07 import CHUNKS, PipelineJob, consumer_over, job_over, urgent_work_over
 from streamlab_pytest import (
     api_count,
     assert_none_found,
@@ -30,6 +31,11 @@ LAUNCHES = 4  # how many times the graph test asks run_graph to launch its graph
 # about two thirds of the copies behind kernels for 8 equal chunks; a design that runs
 # each chunk's three stages one after another hides none.
 MIN_HIDDEN_SHARE = 0.5
+# The most the urgent kernel may wait with the greatest priority, as a share of its wait
+# with the default priority (each from the background kernel's start to the urgent
+# kernel's, as a share of the background's run): about 1/8 expected, about 1 where the
+# device ignores the hint (the C++ test's kMaxPriorityWaitRatio says why 0.5).
+MAX_PRIORITY_WAIT_RATIO = 0.5
 
 
 @dataclass
@@ -334,4 +340,58 @@ def test_graph_chunks_overlap_inside_each_launch(lab: Lab) -> None:
         model_hidden,
         "capture the stage streams themselves, forked from the origin stream: a graph keeps the dependencies the "
         "capture saw, and work captured in one stream runs one op at a time",
+    )
+
+
+# ---------------------------------------------------------------- Task 4
+
+
+@pytest.mark.points(2)
+def test_urgent_kernel_waits_less_with_greatest_priority() -> None:
+    require_gpu()
+    import dependencies
+    import streamlab
+    from cuda.bindings import runtime as cudart
+    from cuda_check import check
+
+    least, greatest = check(cudart.cudaDeviceGetStreamPriorityRange())
+    if least == greatest:
+        pytest.skip(f"this device cannot show it: it offers a single stream priority ({least})")
+    demo = streamlab.lab07.PriorityDemo()
+    urgent = urgent_work_over(demo)
+    waits = {}
+    for high_priority in (False, True):
+        dependencies.run_with_urgent_kernel(urgent, high_priority)  # warm-up
+        timeline, _ = record(
+            "lab07 python run_with_urgent_kernel",
+            lambda high=high_priority: dependencies.run_with_urgent_kernel(urgent, high),
+        )
+        waits[high_priority] = streamlab.lab07.urgent_wait(timeline, demo.launched_ns(timeline.origin_ns))
+    plain, urgent_run = waits[False], waits[True]
+    for name, run in (("default priority", plain), ("greatest priority", urgent_run)):
+        if run.problem:
+            report_hint(
+                "in run_with_urgent_kernel: urgent.fill_gpu(a stream of the least priority), then "
+                "urgent.launch(a stream of your own), then wait for both"
+            )
+        assert not run.problem, f"{name}: {run.problem}"
+    # Without any wait at the default priority there is nothing a priority could shorten.
+    ratio = 1.0 if plain.wait_ns == 0 else urgent_run.share / plain.share
+    report_measure(
+        "urgent kernel's start after the background's, greatest priority / default (shares of its run)",
+        ratio,
+        "<",
+        MAX_PRIORITY_WAIT_RATIO,
+        "",
+    )
+    if ratio >= MAX_PRIORITY_WAIT_RATIO:
+        report_hint(
+            "the urgent kernel's stream: the greatest priority (the smaller number "
+            "cudaDeviceGetStreamPriorityRange gives) when high_priority, a plain stream otherwise; the "
+            "background's stream: the least priority"
+        )
+    assert ratio < MAX_PRIORITY_WAIT_RATIO, (
+        f"the urgent kernel began {urgent_run.wait_ns / 1e6:.3f} ms ({urgent_run.share * 100:.1f}% of the "
+        f"background's run) after the background kernel with the greatest priority and "
+        f"{plain.wait_ns / 1e6:.3f} ms ({plain.share * 100:.1f}%) with the default priority"
     )

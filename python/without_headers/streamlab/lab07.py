@@ -1,5 +1,6 @@
 """Lab 07's course side, the module's submodule streamlab.lab07 (python/bind_dependencies.cpp):
-the host that consumes each chunk's results and times every call on the timeline's clock.
+the host that consumes each chunk's results and times every call on the timeline's clock,
+and Task 4's background and urgent kernels.
 
 The host function is the course's C++ function in the library, as in the module:
 `host_function` is its address and `user_data(chunk)` the address of the chunk's
@@ -13,7 +14,7 @@ from typing import Any
 
 from ._library import Kept, Value, call
 
-__all__ = ["HostConsumer"]
+__all__ = ["HostConsumer", "PriorityDemo", "urgent_wait"]
 
 
 class HostConsumer:
@@ -48,3 +49,32 @@ class HostConsumer:
     def check(self, chunks: int) -> Value:
         """What was consumed, against the CPU reference."""
         return call("lab07.HostConsumer.check", consumer=self._kept, chunks=chunks)
+
+
+class PriorityDemo:
+    """Task 4's background kernel and urgent kernel, sized from the device."""
+
+    def __init__(self) -> None:
+        self._kept: Kept = call("lab07.PriorityDemo")
+
+    def fill_gpu(self, stream: Any) -> None:
+        """Launches the background kernel in `stream`; returns once it has begun."""
+        call("lab07.PriorityDemo.fill_gpu", demo=self._kept, stream=stream)
+
+    def launch(self, stream: Any) -> None:
+        """Launches the urgent kernel in `stream`, noting when."""
+        call("lab07.PriorityDemo.launch", demo=self._kept, stream=stream)
+
+    def launched_ns(self, origin_ns: int) -> int:
+        """When the urgent kernel was last launched, relative to origin_ns."""
+        return call("lab07.PriorityDemo.launched_ns", demo=self._kept, origin_ns=origin_ns)
+
+    def describe(self) -> str:
+        """The background's size, for a printout."""
+        return call("lab07.PriorityDemo.describe", demo=self._kept)
+
+
+def urgent_wait(timeline: Any, launched_ns: int) -> Value:
+    """The urgent kernel's wait in the timeline: an UrgentWait with problem, background_ns,
+    wait_ns and share."""
+    return call("lab07.urgent_wait", timeline=timeline, launched_ns=launched_ns)

@@ -1,6 +1,7 @@
 """Lab 07 in Python, the reference solution: one stream per stage joined by events, the
-consumer queued as a host function after each chunk's copy out, and the pipeline captured
-once into a CUDA graph and launched many times."""
+consumer queued as a host function after each chunk's copy out, the pipeline captured
+once into a CUDA graph and launched many times, and the urgent kernel in a stream of
+the greatest priority."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from collections.abc import Callable
 import streamlab
 from cuda.bindings import runtime as cudart
 from cuda_check import check
-from lab07 import FLOAT_BYTES, Consumer, PipelineJob, StageStreams
+from lab07 import FLOAT_BYTES, Consumer, PipelineJob, StageStreams, UrgentWork
 
 H2D = cudart.cudaMemcpyKind.cudaMemcpyHostToDevice
 D2H = cudart.cudaMemcpyKind.cudaMemcpyDeviceToHost
@@ -111,4 +112,23 @@ def run_graph(job: PipelineJob, chunks: int, launches: int) -> None:
         for event in (forked, joined):
             check(cudart.cudaEventDestroy(event))
         for stream in (origin, *stages):
+            check(cudart.cudaStreamDestroy(stream))
+
+
+def run_with_urgent_kernel(urgent: UrgentWork, high_priority: bool) -> None:
+    # Task 4: the greatest priority is the lowest number. Both streams exist before
+    # the background starts, so that the urgent launch follows it at once.
+    least, greatest = check(cudart.cudaDeviceGetStreamPriorityRange())
+    background = check(cudart.cudaStreamCreateWithPriority(cudart.cudaStreamNonBlocking, least))
+    if high_priority:
+        urgent_stream = check(cudart.cudaStreamCreateWithPriority(cudart.cudaStreamNonBlocking, greatest))
+    else:
+        urgent_stream = new_stream()
+    try:
+        urgent.fill_gpu(background)
+        urgent.launch(urgent_stream)
+        check(cudart.cudaStreamSynchronize(urgent_stream))
+        check(cudart.cudaStreamSynchronize(background))
+    finally:
+        for stream in (background, urgent_stream):
             check(cudart.cudaStreamDestroy(stream))
