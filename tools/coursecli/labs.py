@@ -47,10 +47,10 @@ def plot(trace: Path, image: Path, extra: list[str] | None = None) -> bool:
 def sanitize_lab(number: str, variant: str, folder: Path, executable: Path) -> sanitize.SanitizeResult:
     """Runs lab NN's program under compute-sanitizer and prints what it found, in the student's words."""
     lab = lab_folder(number)
-    sources_root = lab if variant == "starter" else ROOT / "solutions" / lab.name
+    sources_root = lab if variant == "yours" else ROOT / "solutions" / lab.name
     files = student_sources(lab / "lab.cmake")
     texts = [(sources_root / name).read_text(errors="replace") for name in files if (sources_root / name).exists()]
-    sources = sanitize.lab_sources(lab.name, files, "labs" if variant == "starter" else "solutions")
+    sources = sanitize.lab_sources(lab.name, files, "labs" if variant == "yours" else "solutions")
     work = folder / "sanitize" / f"lab{number}-{variant}"
     log = Log(work / "sanitize.log", echo=True)  # every command, and the program's output, kept there
 
@@ -101,7 +101,7 @@ def run_lab(number: str, preset: str, solution: bool, sanitize_it: bool = False,
     With `sanitize_it`, runs it under compute-sanitizer instead (no trace, no picture).
     With `python`, the lab's Python program (labs/NN-topic/python/run_labNN.py) on the Python version."""
     number = lab_folder(number).name[:2]
-    variant = "solution" if solution else "starter"
+    variant = "solution" if solution else "yours"
     if python:
         return _run_python_lab(number, preset, variant)
     target = f"lab{number}_{variant}_run"
@@ -119,7 +119,8 @@ def run_lab(number: str, preset: str, solution: bool, sanitize_it: bool = False,
         if result.runs:
             print(f"\nThe program's own output (under {result.runs[0].tool}):\n{result.runs[0].program_output}")
         return 0 if result.clean or result.problem else 1
-    return _run_and_draw(number, [executable, "--trace", trace], trace, folder / "plots" / f"lab{number}.png")
+    image = folder / "plots" / f"lab{number}-{variant}.png"
+    return _run_and_draw(number, [executable, "--trace", trace], trace, image)
 
 
 def _run_and_draw(number: str, command: list, trace: Path, image: Path, env: dict[str, str] | None = None) -> int:
@@ -133,7 +134,7 @@ def _run_and_draw(number: str, command: list, trace: Path, image: Path, env: dic
 
 
 def python_student_folder(number: str, variant: str) -> Path:
-    """Where a Python lab's starter or solution files are: labs/ or solutions/NN-topic/python."""
+    """Where a Python lab's files are: yours in labs/NN-topic/python, the solution's in solutions/."""
     return ROOT / ("solutions" if variant == "solution" else "labs") / lab_folder(number).name / "python"
 
 
@@ -179,7 +180,7 @@ def _run_python_lab(number: str, preset: str, variant: str) -> int:
         return 1
     trace = folder / "traces" / f"lab{number}-python-{variant}.json"
     trace.parent.mkdir(parents=True, exist_ok=True)
-    image = folder / "plots" / f"lab{number}-python.png"
+    image = folder / "plots" / f"lab{number}-python-{variant}.png"
     return _run_and_draw(
         number, [python, program, "--trace", trace], trace, image, python_lab_environment(number, variant, folder)
     )
@@ -225,7 +226,7 @@ def check_lab(number: str, preset: str, solution: bool, sanitize_it: bool = Fals
     `sanitize_it`, then the lab's program under compute-sanitizer (findings make the check fail).
     With `python`, the lab's Python version (labs/NN-topic/python) instead, graded by pytest."""
     number = lab_folder(number).name[:2]
-    variant = "solution" if solution else "starter"
+    variant = "solution" if solution else "yours"
     if python:
         return _check_python_lab(number, preset, variant)
     targets = [f"lab{number}_{variant}_test", f"lab{number}_{variant}_run"]
@@ -253,8 +254,10 @@ def check_lab(number: str, preset: str, solution: bool, sanitize_it: bool = Fals
         trace = folder / "traces" / f"lab{number}-{variant}.json"
         trace.parent.mkdir(parents=True, exist_ok=True)
         result = run([executable, "--trace", trace], check=False, capture=True)
-        if result.returncode == 0 and trace.exists() and plot(trace, folder / "plots" / f"lab{number}.png"):
-            print(f"Timeline of your run: {folder / 'plots' / f'lab{number}.png'}")
+        image = folder / "plots" / f"lab{number}-{variant}.png"
+        if result.returncode == 0 and trace.exists() and plot(trace, image):
+            whose = "your" if variant == "yours" else "the solution's"
+            print(f"Timeline of {whose} run: {image}")
         else:
             print(f"No timeline picture: the lab program did not produce a trace (exit status {result.returncode}).")
     sanitized_clean = True
@@ -289,7 +292,7 @@ def _print_points(
         f"  {'total':<{name_width}}  {earned:>3}/{possible:<3}"
         + ("" if graded_possible == possible else f"  ({possible - graded_possible} points not graded)")
     )
-    track = ".python-starter." if python else ".starter."
+    track = ".python-yours." if python else ".yours."
     course_points = sum(points_of(lab_labels) for name, lab_labels in labels.items() if track in name)
     lab_count = len({name.split(".")[0] for name in labels if track in name})
     whose = "the Python track's" if python else "the course's"

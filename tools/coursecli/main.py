@@ -60,7 +60,7 @@ class Steps:
 
 
 def cmd_test(args: argparse.Namespace) -> int:
-    """Everything a developer or CI checks: C++ tests (not the starters), lab consistency,
+    """Everything a developer or CI checks: C++ tests (not those of the labs' student code), lab consistency,
     the slides and the API docs where their tools are installed or can be, and the Python
     tests (after the docs and slides steps, which install what some of them use)."""
     steps = Steps(
@@ -87,14 +87,14 @@ def cmd_test(args: argparse.Namespace) -> int:
     tally = Tally()
 
     steps.next("C++ tests (ctest)")
-    # Starter tests fail by design until a student completes the lab: `course check NN` runs those.
+    # The tests of the student's code (label yours) fail on the untouched starter by design: `course check NN` runs those.
     ctest = run(
         [
             "ctest",
             "--preset",
             args.preset,
             "--label-exclude",
-            "starter",
+            "yours",
             "--parallel",
             str(labs.cpu_count()),
             "--output-junit",
@@ -367,7 +367,7 @@ def parser() -> argparse.ArgumentParser:
     verb(
         "test",
         cmd_test,
-        "build and run the course's own tests (C++ without starters, labs check, pytest, API docs, slides)",
+        "build and run the course's own tests (C++ without the labs' student code, labs check, pytest, API docs, slides)",
     )
     format_verb = verb(
         "format",
@@ -405,7 +405,7 @@ def parser() -> argparse.ArgumentParser:
     ):
         sub = verb(name, func, text)
         sub.add_argument("lab", help="lab number, e.g. 01")
-        sub.add_argument("--solution", action="store_true", help="use the reference solution, not the starter")
+        sub.add_argument("--solution", action="store_true", help="use the reference solution instead of yours")
         sub.add_argument(
             "--sanitize",
             action="store_true",

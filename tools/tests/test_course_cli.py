@@ -150,7 +150,7 @@ def test_without_a_gpu_check_and_run_say_so_once_build_and_show_the_h200_picture
     )
     assert lines[2] == "course: exit status 77: not run for want of a GPU (not a failing grade)"
     assert out.count("no GPU") == 1 and len(lines) == 3
-    assert no_gpu_lab == [["lab01_starter_test", "lab01_starter_run"] if verb == "check" else ["lab01_starter_run"]]
+    assert no_gpu_lab == [["lab01_yours_test", "lab01_yours_run"] if verb == "check" else ["lab01_yours_run"]]
 
 
 def test_grade_says_there_is_no_gpu_before_it_builds(tmp_path, capsys, monkeypatch):
