@@ -22,6 +22,7 @@ from .python_module import (
 from .results import TestOutcome, points_of, read_junit, read_labels
 from .scoring import NEEDS_GPUS
 from .shell import ROOT, CommandFailed, run, run_logged, say
+from .student_files import save_last_check
 
 SANITIZE_TIMEOUT_S = 900  # per tool: a lab program runs several times slower under compute-sanitizer
 
@@ -244,6 +245,8 @@ def check_lab(number: str, preset: str, solution: bool, sanitize_it: bool = Fals
         return 1
     outcomes = [o for o in read_junit(junit, read_labels(folder)) if o.points > 0]
     earned, possible = _print_points(number, variant, outcomes, read_labels(folder))
+    if variant == "yours":
+        save_last_check(folder, number, False, outcomes)  # for `course list`
     if outcomes and all(o.status == "skipped" and o.skip_reason().startswith(NEEDS_GPUS) for o in outcomes):
         say(f"{outcomes[0].skip_reason()}: lab {number} cannot be graded on this machine")
         say(f"exit status {NO_GPU_EXIT}: not run for want of GPUs (not a failing grade)")
@@ -335,6 +338,8 @@ def _check_python_lab(number: str, preset: str, variant: str) -> int:
         return 1
     outcomes = [o for o in read_junit(junit, labels) if o.points > 0]
     earned, possible = _print_points(number, variant, outcomes, labels, python=True)
+    if variant == "yours":
+        save_last_check(folder, number, True, outcomes)  # for `course list`
     if not gpu_presence()[0]:
         return NO_GPU_EXIT
     return 0 if outcomes and earned == possible else 1
