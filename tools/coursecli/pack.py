@@ -104,7 +104,7 @@ def pack(numbers: list[str] | None, python: bool, output: Path, work: Path) -> i
     present = [lab for lab in labs if lab.number not in intake.missing]
     with tempfile.TemporaryDirectory(prefix="course-pack-") as scratch:
         staged = Path(scratch) / "staged"
-        stage(intake, labs, ROOT, staged)
+        stage(intake, present, ROOT, staged)  # a lab with a file missing is not checked (it scores 0)
         if python:
             problems += vet_python(present, staged)
         else:

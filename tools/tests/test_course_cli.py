@@ -94,7 +94,7 @@ def test_gradescope_refuses_a_bad_output_or_version_and_writes_nothing(tmp_path,
 def test_plot_help_is_the_plot_tools_own(capfd):
     assert main(["plot", "--help"]) == 0
     out = capfd.readouterr().out
-    assert "usage: plot [-h]" in out and "--compare" in out and "--phase K" in out and "--window FROM TO" in out
+    assert "usage: course plot [-h]" in out and "--compare" in out and "--phase K" in out and "--window FROM TO" in out
 
 
 def test_the_readme_command_table_names_every_plot_option():
