@@ -7,7 +7,7 @@ from pathlib import Path
 
 from check_labs import python_student_sources, student_sources
 
-from . import environment, pycheck, sanitize
+from . import environment, pycheck, reference_pictures, sanitize
 from .batch import Log
 from .build import build, configure
 from .gpu import NO_GPU_EXIT, gpu_presence
@@ -70,18 +70,9 @@ def sanitize_lab(number: str, variant: str, folder: Path, executable: Path) -> s
     return result
 
 
-def reference_picture(number: str) -> Path | None:
-    """The committed picture of lab `number`'s solution recorded on an H200 (on two, `*-h200x2.png`, for a
-    lab that needs two GPUs), if the lab has one."""
-    folder = lab_folder(number)
-    found = [*folder.glob("*-h200.png"), *folder.glob("*-h200x2.png")]
-    pictures = sorted(found, key=lambda p: (not p.name.startswith("timeline-"), p.name))
-    return pictures[0] if pictures else None
-
-
 def _without_gpu(number: str, preset: str, targets: list[str], why: str) -> int:
     """What `course run` and `check` do where there is no GPU: say why once, build the lab
-    (so compiler errors still show), point at the solution's H200 picture, exit NO_GPU_EXIT."""
+    (so compiler errors still show), point at the solution's H200 picture of each task, exit NO_GPU_EXIT."""
     _, reason = gpu_presence()
     say(f"{reason}. {why}: the lab is only built here.")
     try:
@@ -89,10 +80,9 @@ def _without_gpu(number: str, preset: str, targets: list[str], why: str) -> int:
     except CommandFailed as failure:
         say(f"lab {number} does not build ({failure}); fix the compiler errors above first.")
         return 1
-    picture = reference_picture(number)
-    if picture is not None:
-        where = "on two H200s" if picture.name.endswith("-h200x2.png") else "on an H200"
-        say(f"lab {number} builds. What the solution looks like {where}: {picture.relative_to(ROOT)}")
+    say(f"lab {number} builds. What the solution's timelines look like, one picture per task:")
+    for line in reference_pictures.describe(number, lab_folder(number), ROOT):
+        print(f"  {line}")
     say(f"exit status {NO_GPU_EXIT}: not run for want of a GPU (not a failing grade)")
     return NO_GPU_EXIT
 

@@ -145,11 +145,15 @@ def test_without_a_gpu_check_and_run_say_so_once_build_and_show_the_h200_picture
     assert status == gpu.NO_GPU_EXIT == 77
     lines = out.splitlines()
     assert lines[0] == f"course: no GPU: hidden by the test. {why}: the lab is only built here."
-    assert lines[1] == (
-        "course: lab 01 builds. What the solution looks like on an H200: labs/01-null-stream/timeline-h200.png"
+    assert lines[1] == "course: lab 01 builds. What the solution's timelines look like, one picture per task:"
+    # One picture per task with a timeline: the serial run and the barrier demo, each named.
+    assert lines[2] == (
+        "  Task 1: run_serial, the whole job in the NULL stream, the solution on an H200: "
+        "labs/01-null-stream/timeline-h200.png"
     )
-    assert lines[2] == "course: exit status 77: not run for want of a GPU (not a failing grade)"
-    assert out.count("no GPU") == 1 and len(lines) == 3
+    assert lines[3].startswith("  Task 2: the barrier demo") and "labs/01-null-stream/barrier-h200.png" in lines[3]
+    assert lines[4] == "course: exit status 77: not run for want of a GPU (not a failing grade)"
+    assert out.count("no GPU") == 1 and len(lines) == 5
     assert no_gpu_lab == [["lab01_yours_test", "lab01_yours_run"] if verb == "check" else ["lab01_yours_run"]]
 
 
@@ -301,14 +305,3 @@ def test_course_trace_refuses_a_missing_output_folder_before_building(tmp_path, 
         "",
     )
     assert not (tmp_path / "nonexistent").exists()
-
-
-def test_the_reference_picture_of_a_lab_recorded_on_two_gpus_is_found(tmp_path, monkeypatch):
-    # One GPU's picture: the timeline before any other figure.
-    assert labs.reference_picture("04").name == "timeline-h200.png"
-    (tmp_path / "08-two-gpus").mkdir()
-    (tmp_path / "08-two-gpus" / "timeline-h200x2.png").write_bytes(b"")
-    monkeypatch.setattr(labs, "lab_folder", lambda number: tmp_path / "08-two-gpus")
-    assert labs.reference_picture("08").name == "timeline-h200x2.png"
-    (tmp_path / "08-two-gpus" / "timeline-h200x2.png").unlink()
-    assert labs.reference_picture("08") is None
