@@ -12,20 +12,11 @@ from coursecli import labs, listing, pack, reset, student_files
 from coursecli.main import main
 from coursecli.results import read_junit
 from coursecli.submissions import course_labs, take_student_sources
+from test_course_cli import course
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = Path(__file__).parent / "fixtures" / "grading"
 LAB = "01-null-stream"
-
-
-def course(capsys, *argv):
-    """Runs `course ARGV`; returns (status, stdout, stderr)."""
-    try:
-        status = main([str(a) for a in argv])
-    except SystemExit as done:
-        status = done.code
-    out, err = capsys.readouterr()
-    return status, out, err
 
 
 @pytest.fixture
