@@ -7,8 +7,9 @@
 #   streamlab_add_lab(NUMBER NN TOPIC topic STUDENT_SOURCES ... PROGRAM src
 #                     TEST_SOURCE src TESTS Suite.Name gpu|cpu POINTS ...
 #                     [ANSWER_FILES file ...] [ALLOW_SYMBOLS pattern ...] [ALLOW_ASM] [GPUS n])
-#       One lab, built twice: against its starter (labs/NN-topic) and against
-#       its solution (solutions/NN-topic). See labs/AUTHORING.md. ANSWER_FILES
+#       One lab, built twice: against yours, the student's code (labs/NN-topic:
+#       targets labNN_yours_run and labNN_yours_test, tests labNN.yours.*) and
+#       against its solution (solutions/NN-topic: labNN_solution_*). See labs/AUTHORING.md. ANSWER_FILES
 #       are the student's answers (a prediction) that graded tests read, never
 #       compiled: each test finds their folder in STREAMLAB_ANSWER_DIR. ALLOW_SYMBOLS
 #       and ALLOW_ASM widen what the grader lets graded code call (read by
@@ -21,16 +22,17 @@
 #       GoogleTest's main, unless COURSE names others), so that no course symbol
 #       can be replaced by the student's (see below).
 
-# Where the starter sources are read from. The grader points this at a
+# Where the student's sources (the "yours" variant) are read from: labs/, which
+# holds the starter until the student edits it. The grader points this at a
 # student's submission; everything else (tests, points, CMake) stays the course's.
 set(STREAMLAB_STARTER_ROOT "${PROJECT_SOURCE_DIR}/labs" CACHE PATH
-    "Folder holding the NN-topic folders whose starter sources are built")
+    "Folder holding the NN-topic folders of the student's sources (the yours variant)")
 set(STREAMLAB_SOLUTION_ROOT "${PROJECT_SOURCE_DIR}/solutions" CACHE PATH
     "Folder holding the NN-topic solution folders")
-# Where the starter tests read the student's answer files (ANSWER_FILES). Empty:
-# next to the starter sources. The grader builds the course once per batch and
+# Where the yours tests read the student's answer files (ANSWER_FILES). Empty:
+# next to the student's sources. The grader builds the course once per batch and
 # sets a placeholder that each submission's copy of the test list replaces.
-set(STREAMLAB_ANSWER_ROOT "" CACHE PATH "Folder holding the NN-topic folders with the starter's answer files")
+set(STREAMLAB_ANSWER_ROOT "" CACHE PATH "Folder holding the NN-topic folders with the student's answer files")
 
 # GoogleTest prints "[  SKIPPED ] Suite.Name" for GTEST_SKIP(); without this
 # ctest would count the test as passed. (The trailing space keeps "]" away from
@@ -107,9 +109,9 @@ macro(streamlab_test_triple tests index name device points)
   list(GET ${tests} ${streamlab_next} ${points})
 endmacro()
 
-# Where a lab's `variant` (starter or solution) of `folder` lives: out_var is set to it.
+# Where a lab's `variant` (yours or solution) of `folder` lives: out_var is set to it.
 function(streamlab_variant_folder variant folder out_var)
-  if(variant STREQUAL "starter")
+  if(variant STREQUAL "yours")
     set(${out_var} "${STREAMLAB_STARTER_ROOT}/${folder}" PARENT_SCOPE)
   else()
     set(${out_var} "${STREAMLAB_SOLUTION_ROOT}/${folder}" PARENT_SCOPE)
@@ -143,10 +145,10 @@ function(streamlab_add_lab)
     message(FATAL_ERROR "${lab}: TESTS must be triples 'Suite.Name gpu|cpu points'")
   endif()
 
-  foreach(variant IN ITEMS starter solution)
+  foreach(variant IN ITEMS yours solution)
     streamlab_variant_folder(${variant} "${folder}" source_dir)
     set(answer_dir "${source_dir}")
-    if(variant STREQUAL "starter" AND STREAMLAB_ANSWER_ROOT)
+    if(variant STREQUAL "yours" AND STREAMLAB_ANSWER_ROOT)
       set(answer_dir "${STREAMLAB_ANSWER_ROOT}/${folder}")
     endif()
     set(student_files "")
@@ -213,7 +215,7 @@ endfunction()
 
 # A lab's Python version (labs/NN-topic/python/): the student's module(s) and a
 # pytest file whose tests are graded like the C++ ones, one ctest test each,
-# named labNN.python-starter.TEST / labNN.python-solution.TEST. TESTS is a flat
+# named labNN.python-yours.TEST / labNN.python-solution.TEST. TESTS is a flat
 # list of triples: test_name  gpu|cpu  points. The tests import the module
 # `streamlab`, so they are registered by python/CMakeLists.txt, and only where
 # that module is built (streamlab_register_python_labs).
@@ -244,7 +246,7 @@ function(streamlab_register_python_labs python)
     get_property(declaration GLOBAL PROPERTY "STREAMLAB_PYTHON_LAB_${folder}")
     list(POP_FRONT declaration test_source timeout)
     set(lab_dir "${PROJECT_SOURCE_DIR}/labs/${folder}/python")
-    foreach(variant IN ITEMS starter solution)
+    foreach(variant IN ITEMS yours solution)
       streamlab_variant_folder(${variant} "${folder}/python" source_dir)
       # The student's folder first, then the lab's interface and tests, the module, the course's helpers.
       set(path "${source_dir}:${lab_dir}:${STREAMLAB_PYTHON_PATH}")

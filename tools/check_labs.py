@@ -66,18 +66,25 @@ def student_sources(lab_cmake: Path) -> list[str]:
     return _lab_list(lab_cmake, "STUDENT_SOURCES")
 
 
-def python_student_sources(lab_cmake: Path) -> list[str]:
-    """The STUDENT_SOURCES of a lab's Python version (its streamlab_add_python_lab), empty when it has none."""
+def _python_lab_list(lab_cmake: Path, keyword: str) -> list[str]:
+    """The words the Python version's declaration (streamlab_add_python_lab) lists after `keyword`."""
     text = re.sub(r"#.*", "", lab_cmake.read_text())
     block = text.partition("streamlab_add_python_lab(")[2]
-    others = "|".join(k for k in LAB_KEYWORDS if k != "STUDENT_SOURCES")
-    match = re.search(rf"\bSTUDENT_SOURCES\s+(.*?)\s*(?:\b(?:{others})\b|\))", block, re.S)
+    others = "|".join(k for k in LAB_KEYWORDS if k != keyword)
+    match = re.search(rf"\b{keyword}\s+(.*?)\s*(?:\b(?:{others})\b|\))", block, re.S)
     return match.group(1).split() if match else []
 
 
-def declared_points(lab_cmake: Path) -> int:
-    """What a lab is worth: the points of the TESTS a lab.cmake lists (Suite.Name gpu|cpu points)."""
-    return sum(int(word) for word in _lab_list(lab_cmake, "TESTS")[2::3])
+def python_student_sources(lab_cmake: Path) -> list[str]:
+    """The STUDENT_SOURCES of a lab's Python version (its streamlab_add_python_lab), empty when it has none."""
+    return _python_lab_list(lab_cmake, "STUDENT_SOURCES")
+
+
+def lab_points(lab_cmake: Path, python: bool = False) -> int:
+    """What a lab's graded tests are worth: the sum over its TESTS triples (name, gpu|cpu, points) of the
+    C++ lab or, with `python`, of its Python version (0 when it has none)."""
+    words = _python_lab_list(lab_cmake, "TESTS") if python else _lab_list(lab_cmake, "TESTS")
+    return sum(int(points) for points in words[2::3] if points.isdigit())
 
 
 def gpus_needed(lab_cmake: Path) -> int:

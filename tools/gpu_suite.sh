@@ -45,7 +45,7 @@ for lab in $(ls labs | grep -E '^[0-9]{2}-' | cut -c1-2); do
   ./course run "$lab" --solution --preset "$preset" > "$out/run-$lab.log" 2>&1
   note "course run $lab --solution: exit $?"
   cat "$out/run-$lab.log" | grep -vE '^\$ |^\[' >> "$summary"
-  cp "$build"/plots/lab"$lab".png "$out/plots/" 2>/dev/null
+  cp "$build"/plots/lab"$lab"-*.png "$out/plots/" 2>/dev/null
   cp "$build"/traces/lab"$lab"-solution*.json "$out/traces/" 2>/dev/null
 done
 

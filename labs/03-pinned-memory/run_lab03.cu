@@ -38,7 +38,7 @@ std::string gbps_text(double gbps) {
     return text;
 }
 
-/// The sweep file sits next to the trace: lab03-starter.json -> lab03-starter-bandwidth.json.
+/// The sweep file sits next to the trace: lab03-yours.json -> lab03-yours-bandwidth.json.
 std::string sweep_path_for(const std::string& trace_path) {
     const std::filesystem::path trace(trace_path);
     return (trace.parent_path() / (trace.stem().string() + "-bandwidth.json")).string();

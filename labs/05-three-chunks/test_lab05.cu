@@ -260,7 +260,7 @@ TEST_F(ThreeChunks, MakespanNearTheModel) {
     report_measure("efficiency: the model's makespan / yours", c.efficiency(), ">=", kMinEfficiency, "");
     if (c.efficiency() < kMinEfficiency) {
         report_hint(
-            "draw your timeline with the model beneath it: ./course plot build/traces/lab05-starter.json "
+            "draw your timeline with the model beneath it: ./course plot build/traces/lab05-yours.json "
             "--model; every gap in yours that the model does not have is time lost");
     }
     EXPECT_GE(c.efficiency(), kMinEfficiency)

@@ -39,7 +39,7 @@ streamlab_add_python_lab(
 # produces and consumes the data and times each fill and drain on CUPTI's clock
 # (host_side), and the questions the grader asks of those records (ring_timeline).
 set(lab06_course_sources "${CMAKE_CURRENT_LIST_DIR}/host_side.cpp" "${CMAKE_CURRENT_LIST_DIR}/ring_timeline.cpp")
-foreach(lab06_target IN ITEMS lab06_starter_run lab06_solution_run lab06_starter_test lab06_solution_test)
+foreach(lab06_target IN ITEMS lab06_yours_run lab06_solution_run lab06_yours_test lab06_solution_test)
   target_sources(${lab06_target} PRIVATE ${lab06_course_sources})
   target_link_libraries(${lab06_target} PRIVATE CUDA::cupti)
 endforeach()

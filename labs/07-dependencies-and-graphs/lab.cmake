@@ -46,7 +46,7 @@ streamlab_add_python_lab(
 # kernels, which time themselves on the timeline's clock), compiled into the
 # programs and tests that run a student's code: objects of their own, never the
 # student's library.
-foreach(lab07_target IN ITEMS lab07_starter_run lab07_solution_run lab07_starter_test lab07_solution_test)
+foreach(lab07_target IN ITEMS lab07_yours_run lab07_solution_run lab07_yours_test lab07_solution_test)
   target_sources(${lab07_target} PRIVATE "${CMAKE_CURRENT_LIST_DIR}/course_side.cpp"
                                          "${CMAKE_CURRENT_LIST_DIR}/priority_side.cu")
 endforeach()

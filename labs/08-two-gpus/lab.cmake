@@ -25,7 +25,7 @@ streamlab_add_lab(
 # your allocate_portable, each GPU's device buffers) and the grader's questions
 # about the records (two_gpu_timeline), compiled into the program and the tests:
 # objects of their own, never the student's library.
-foreach(lab08_target IN ITEMS lab08_starter_run lab08_solution_run lab08_starter_test lab08_solution_test)
+foreach(lab08_target IN ITEMS lab08_yours_run lab08_solution_run lab08_yours_test lab08_solution_test)
   target_sources(${lab08_target} PRIVATE "${CMAKE_CURRENT_LIST_DIR}/course_side.cpp"
                                          "${CMAKE_CURRENT_LIST_DIR}/two_gpu_timeline.cpp")
 endforeach()

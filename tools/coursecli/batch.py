@@ -562,7 +562,7 @@ class SubmissionGrader:
         junit.unlink(missing_ok=True)
         shutil.rmtree(self.xml_reports, ignore_errors=True)  # only this run's reports count
         self.box.writable_folder(self.xml_reports)
-        pattern = "^lab(" + "|".join(lab.number for lab in labs) + r")\.starter\."
+        pattern = "^lab(" + "|".join(lab.number for lab in labs) + r")\.yours\."
         count = sum(1 for name in labels if re.match(pattern, name))
         command = [
             "ctest",
@@ -594,7 +594,7 @@ class SubmissionGrader:
         for lab_grade in grade.labs:
             if lab_grade.number not in {lab.number for lab in labs}:
                 continue
-            mine = [o for o in outcomes if o.name.startswith(f"lab{lab_grade.number}.starter.")]
+            mine = [o for o in outcomes if o.name.startswith(f"lab{lab_grade.number}.yours.")]
             reports = {
                 o.name: read_gtest_report(self.xml_reports / f"{o.name}.xml", o.name.split(".", 2)[-1]) for o in mine
             }
@@ -616,7 +616,7 @@ class SubmissionGrader:
             if not self.gpu_present:
                 lab_grade.timeline_note = "No timeline picture: no GPU."
                 continue
-            program = next(self.build.rglob(f"lab{lab.number}_starter_run"), None)
+            program = next(self.build.rglob(f"lab{lab.number}_yours_run"), None)
             if program is None:
                 continue
             for old in self.folder.glob(f"lab{lab.number}*.json"):
@@ -676,7 +676,7 @@ class SubmissionGrader:
         """Each lab's program under compute-sanitizer: findings in the report, points only when asked for."""
         by_number = {lab.number: lab for lab in grade.labs}
         for lab in labs:
-            program = next(self.build.rglob(f"lab{lab.number}_starter_run"), None)
+            program = next(self.build.rglob(f"lab{lab.number}_yours_run"), None)
             if program is None:
                 continue
             result = sanitize.sanitize_submission_lab(

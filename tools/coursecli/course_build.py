@@ -19,18 +19,20 @@ from pathlib import Path
 # The course build's tests write their GoogleTest reports here; each submission's copy of the
 # test list points this folder at its own.
 XML_PLACEHOLDER = "student-gtest-xml"
-# The course build's starter tests read the answer files (ANSWER_FILES) from here; each
+# The course build's tests of the student's code (labNN.yours.*) read the answer files (ANSWER_FILES) from here; each
 # submission's copy of the test list points it at the submission's staged labs.
 ANSWERS_PLACEHOLDER = "student-answers"
 
 
 def starter_targets(number: str) -> list[str]:
-    """The course targets that link a lab's starter library: its test program and its lab program."""
-    return [f"lab{number}_starter_test", f"lab{number}_starter_run"]
+    """The course targets that link a lab's student library (the `yours` variant, which the course build
+    makes from the starter): its test program and its lab program."""
+    return [f"lab{number}_yours_test", f"lab{number}_yours_run"]
 
 
 def starter_library(number: str) -> str:
-    return f"liblab{number}_starter.a"
+    """The student library of the course build (the starter's objects), which a submission's replaces."""
+    return f"liblab{number}_yours.a"
 
 
 class CourseBuild:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from check_labs import student_sources
 
-from . import environment, lab_checks, sanitize
+from . import environment, lab_checks, reference_pictures, sanitize
 from .batch import Log
 from .build import build, configure
 from .gpu import NO_GPU_EXIT, gpu_presence
@@ -22,6 +22,7 @@ from .python_module import (
 from .results import TestOutcome, points_of, read_junit, read_labels
 from .scoring import NEEDS_GPUS
 from .shell import COURSE_ERROR, FAILING, ROOT, CommandFailed, CourseError, run, run_logged, say
+from .student_files import save_last_check
 
 SANITIZE_TIMEOUT_S = 900  # per tool: a lab program runs several times slower under compute-sanitizer
 
@@ -47,10 +48,10 @@ def plot(trace: Path, image: Path, extra: list[str] | None = None) -> bool:
 def sanitize_lab(number: str, variant: str, folder: Path, executable: Path) -> sanitize.SanitizeResult:
     """Runs lab NN's program under compute-sanitizer and prints what it found, in the student's words."""
     lab = lab_folder(number)
-    sources_root = lab if variant == "starter" else ROOT / "solutions" / lab.name
+    sources_root = lab if variant == "yours" else ROOT / "solutions" / lab.name
     files = student_sources(lab / "lab.cmake")
     texts = [(sources_root / name).read_text(errors="replace") for name in files if (sources_root / name).exists()]
-    sources = sanitize.lab_sources(lab.name, files, "labs" if variant == "starter" else "solutions")
+    sources = sanitize.lab_sources(lab.name, files, "labs" if variant == "yours" else "solutions")
     work = folder / "sanitize" / f"lab{number}-{variant}"
     log = Log(work / "sanitize.log", echo=True)  # every command, and the program's output, kept there
 
@@ -69,27 +70,16 @@ def sanitize_lab(number: str, variant: str, folder: Path, executable: Path) -> s
     return result
 
 
-def reference_picture(number: str) -> Path | None:
-    """The committed picture of lab `number`'s solution recorded on an H200 (on two, `*-h200x2.png`, for a
-    lab that needs two GPUs), if the lab has one."""
-    folder = lab_folder(number)
-    found = [*folder.glob("*-h200.png"), *folder.glob("*-h200x2.png")]
-    pictures = sorted(found, key=lambda p: (not p.name.startswith("timeline-"), p.name))
-    return pictures[0] if pictures else None
-
-
-def _show_reference_picture(number: str, before: str = "") -> None:
-    """Points at the solution's picture recorded on an H200, where the lab has one."""
-    picture = reference_picture(number)
-    if picture is not None:
-        where = "on two H200s" if picture.name.endswith("-h200x2.png") else "on an H200"
-        what = "What" if before else "what"
-        say(f"{before}{what} the solution looks like {where}: {picture.relative_to(ROOT)}")
+def _show_reference_pictures(number: str) -> None:
+    """Points at the solution's pictures recorded on an H200, one per task that has a timeline."""
+    say("What the solution's timelines look like, one picture per task:")
+    for line in reference_pictures.describe(number, lab_folder(number), ROOT):
+        print(f"  {line}")
 
 
 def _without_gpu(number: str, preset: str, targets: list[str], why: str) -> int:
     """What `course run` does where there is no GPU: say why once, build the lab
-    (so compiler errors still show), point at the solution's H200 picture, exit NO_GPU_EXIT."""
+    (so compiler errors still show), point at the solution's H200 picture of each task, exit NO_GPU_EXIT."""
     _, reason = gpu_presence()
     say(f"{reason}. {why}: the lab is only built here.")
     try:
@@ -97,7 +87,8 @@ def _without_gpu(number: str, preset: str, targets: list[str], why: str) -> int:
     except CommandFailed as failure:
         say(f"lab {number} does not build ({failure}); fix the compiler errors above first.")
         return FAILING
-    _show_reference_picture(number, f"lab {number} builds. ")
+    say(f"lab {number} builds.")
+    _show_reference_pictures(number)
     say(f"exit status {NO_GPU_EXIT}: not run for want of a GPU (not a failing grade)")
     return NO_GPU_EXIT
 
@@ -107,7 +98,7 @@ def run_lab(number: str, preset: str, solution: bool, sanitize_it: bool = False,
     With `sanitize_it`, runs it under compute-sanitizer instead (no trace, no picture).
     With `python`, the lab's Python program (labs/NN-topic/python/run_labNN.py) on the Python version."""
     number = lab_folder(number).name[:2]
-    variant = "solution" if solution else "starter"
+    variant = "solution" if solution else "yours"
     if python:
         return _run_python_lab(number, preset, variant)
     target = f"lab{number}_{variant}_run"
@@ -125,7 +116,8 @@ def run_lab(number: str, preset: str, solution: bool, sanitize_it: bool = False,
         if result.runs:
             print(f"\nThe program's own output (under {result.runs[0].tool}):\n{result.runs[0].program_output}")
         return 0 if result.clean or result.problem else 1
-    return _run_and_draw(number, [executable, "--trace", trace], trace, folder / "plots" / f"lab{number}.png")
+    image = folder / "plots" / f"lab{number}-{variant}.png"
+    return _run_and_draw(number, [executable, "--trace", trace], trace, image)
 
 
 def _run_and_draw(number: str, command: list, trace: Path, image: Path, env: dict[str, str] | None = None) -> int:
@@ -179,7 +171,7 @@ def _run_python_lab(number: str, preset: str, variant: str) -> int:
         return COURSE_ERROR
     trace = folder / "traces" / f"lab{number}-python-{variant}.json"
     trace.parent.mkdir(parents=True, exist_ok=True)
-    image = folder / "plots" / f"lab{number}-python.png"
+    image = folder / "plots" / f"lab{number}-python-{variant}.png"
     return _run_and_draw(
         number, [python, program, "--trace", trace], trace, image, python_lab_environment(number, variant, folder)
     )
@@ -225,7 +217,7 @@ def check_lab(number: str, preset: str, solution: bool, sanitize_it: bool = Fals
     `sanitize_it`, then the lab's program under compute-sanitizer (findings make the check fail).
     With `python`, the lab's Python version (labs/NN-topic/python) instead, graded by pytest."""
     number = lab_folder(number).name[:2]
-    variant = "solution" if solution else "starter"
+    variant = "solution" if solution else "yours"
     if python:
         return _check_python_lab(number, preset, variant)
     targets = [f"lab{number}_{variant}_test", f"lab{number}_{variant}_run"]
@@ -247,6 +239,8 @@ def check_lab(number: str, preset: str, solution: bool, sanitize_it: bool = Fals
         return COURSE_ERROR
     outcomes = [o for o in read_junit(junit, read_labels(folder)) if o.points > 0]
     earned, possible = _print_points(number, variant, outcomes, read_labels(folder))
+    if variant == "yours":
+        save_last_check(folder, number, False, outcomes)  # for `course list`
     if outcomes and all(o.status == "skipped" and o.skip_reason().startswith(NEEDS_GPUS) for o in outcomes):
         say(f"{outcomes[0].skip_reason()}: lab {number} cannot be graded on this machine")
         say(f"exit status {NO_GPU_EXIT}: not run for want of GPUs (not a failing grade)")
@@ -257,8 +251,10 @@ def check_lab(number: str, preset: str, solution: bool, sanitize_it: bool = Fals
         trace = folder / "traces" / f"lab{number}-{variant}.json"
         trace.parent.mkdir(parents=True, exist_ok=True)
         result = run([executable, "--trace", trace], check=False, capture=True)
-        if result.returncode == 0 and trace.exists() and plot(trace, folder / "plots" / f"lab{number}.png"):
-            print(f"Timeline of your run: {folder / 'plots' / f'lab{number}.png'}")
+        image = folder / "plots" / f"lab{number}-{variant}.png"
+        if result.returncode == 0 and trace.exists() and plot(trace, image):
+            whose = "your" if variant == "yours" else "the solution's"
+            print(f"Timeline of {whose} run: {image}")
         else:
             print(f"No timeline picture: the lab program did not produce a trace (exit status {result.returncode}).")
     sanitized_clean = True
@@ -293,7 +289,7 @@ def _not_graded_here(number: str, labels: dict, prefix: str, verdicts: list[lab_
         f"{reason}. Lab {number}'s {len(points)} graded tests ({sum(points)} points) run on the GPU: "
         "not graded here, counting neither for nor against."
     )
-    _show_reference_picture(number)
+    _show_reference_pictures(number)
     failed = sum(not verdict.passed for verdict in verdicts)
     if failed:
         say(f"exit status {FAILING}: {failed} check(s) above failed; the grader would fail them too")
@@ -327,7 +323,7 @@ def _print_points(
         f"  {'total':<{name_width}}  {earned:>3}/{possible:<3}"
         + ("" if graded_possible == possible else f"  ({possible - graded_possible} points not graded)")
     )
-    track = ".python-starter." if python else ".starter."
+    track = ".python-yours." if python else ".yours."
     course_points = sum(points_of(lab_labels) for name, lab_labels in labels.items() if track in name)
     lab_count = len({name.split(".")[0] for name in labels if track in name})
     whose = "the Python track's" if python else "the course's"
@@ -370,6 +366,8 @@ def _check_python_lab(number: str, preset: str, variant: str) -> int:
         return COURSE_ERROR
     outcomes = [o for o in read_junit(junit, labels) if o.points > 0]
     earned, possible = _print_points(number, variant, outcomes, labels, python=True)
+    if variant == "yours":
+        save_last_check(folder, number, True, outcomes)  # for `course list`
     return 0 if outcomes and earned == possible else FAILING
 
 

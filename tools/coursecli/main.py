@@ -3,11 +3,29 @@
 from __future__ import annotations
 
 import argparse
+import os
 import re
+import subprocess
 from collections import Counter
 from pathlib import Path
 
-from . import batch, bench, demo, docs, environment, formatting, gradescope, labs, python_module, sandbox, slides, slurm
+from . import (
+    batch,
+    bench,
+    demo,
+    docs,
+    environment,
+    formatting,
+    gradescope,
+    labs,
+    listing,
+    pack,
+    python_module,
+    reset,
+    sandbox,
+    slides,
+    slurm,
+)
 from .build import DEFAULT_PRESET, build, build_dir
 from .gpu import gpu_presence
 from .results import read_junit, read_labels
@@ -60,7 +78,7 @@ class Steps:
 
 
 def cmd_test(args: argparse.Namespace) -> int:
-    """Everything a developer or CI checks: C++ tests (not the starters), lab consistency,
+    """Everything a developer or CI checks: C++ tests (not those of the labs' student code), lab consistency,
     the slides and the API docs where their tools are installed or can be, and the Python
     tests (after the docs and slides steps, which install what some of them use)."""
     steps = Steps(
@@ -87,14 +105,14 @@ def cmd_test(args: argparse.Namespace) -> int:
     tally = Tally()
 
     steps.next("C++ tests (ctest)")
-    # Starter tests fail by design until a student completes the lab: `course check NN` runs those.
+    # The tests of the student's code (label yours) fail on the untouched starter by design: `course check NN` runs those.
     ctest = run(
         [
             "ctest",
             "--preset",
             args.preset,
             "--label-exclude",
-            "starter",
+            "yours",
             "--parallel",
             str(labs.cpu_count()),
             "--output-junit",
@@ -175,14 +193,33 @@ def cmd_check(args: argparse.Namespace) -> int:
     return labs.check_lab(args.lab, args.preset, args.solution, args.sanitize, args.python)
 
 
+def cmd_list(args: argparse.Namespace) -> int:
+    return listing.print_labs(labs.lab_folders(), build_dir(args.preset))
+
+
+def cmd_reset(args: argparse.Namespace) -> int:
+    return reset.reset_lab(labs.lab_folder(args.lab), args.python, args.source)
+
+
+def cmd_pack(args: argparse.Namespace) -> int:
+    folder = build_dir(args.preset) / "pack"
+    output = args.output or folder / ("submission-python.zip" if args.python else "submission.zip")
+    if output.is_dir() or output.suffix != ".zip" or not output.parent.is_dir() and args.output:
+        say(f"-o {output}: give the name of a .zip file in a folder that exists, e.g. -o ada.zip")
+        return 1
+    return pack.pack(args.labs, args.python, output, folder)
+
+
 def cmd_plot(plot_args: list[str]) -> int:
     """Hands every argument, --help included, to the plot tool, which has its own help."""
     if environment.tools_python() is None:
         say("drawing needs matplotlib: setting up the course's Python tools first")
         _setup_or_fail()
-    return run(
-        [environment.tools_python(), "-m", "streamlab_tools.plot", *plot_args], check=False, env=environment.TOOLS_ENV
-    ).returncode
+    command = [environment.tools_python(), "-m", "streamlab_tools.plot", *plot_args]
+    env = {**environment.TOOLS_ENV, "STREAMLAB_PLOT_PROG": "course plot"}  # its usage line says `course plot`
+    if {"-h", "--help"} & set(plot_args):  # the help alone, not the interpreter's command line before it
+        return subprocess.run(command, env={**os.environ, **env}).returncode
+    return run(command, check=False, env=env).returncode
 
 
 def cmd_trace(args: argparse.Namespace) -> int:
@@ -401,7 +438,7 @@ def parser() -> argparse.ArgumentParser:
     verb(
         "test",
         cmd_test,
-        "build and run the course's own tests (C++ without starters, labs check, pytest, API docs, slides)",
+        "build and run the course's own tests (C++ without the labs' student code, labs check, pytest, API docs, slides)",
     )
     format_verb = verb(
         "format",
@@ -434,12 +471,12 @@ def parser() -> argparse.ArgumentParser:
         help="whose reference solution: 05, the three-chunk pipeline, or 06, the streaming ring (default: %(default)s)",
     )
     for name, func, text in (
-        ("run", cmd_run, "build and run lab NN's program; draw its timeline"),
-        ("check", cmd_check, "grade lab NN: points, measured values, hints"),
+        ("run", cmd_run, "build and run lab NN's program on your code; draw its timeline"),
+        ("check", cmd_check, "grade your lab NN: points, measured values, hints"),
     ):
         sub = verb(name, func, text)
-        sub.add_argument("lab", help="lab number, e.g. 01")
-        sub.add_argument("--solution", action="store_true", help="use the reference solution, not the starter")
+        sub.add_argument("lab", metavar="NN", help=f"the lab: {lab_choices()}")
+        sub.add_argument("--solution", action="store_true", help="use the reference solution instead of yours")
         sub.add_argument(
             "--sanitize",
             action="store_true",
@@ -452,6 +489,35 @@ def parser() -> argparse.ArgumentParser:
             action="store_true",
             help="the lab's Python version (cuda-bindings): its tests graded by pytest (check), its program (run)",
         )
+    verb("list", cmd_list, "the labs, their points, what of each you have done and your last checked score")
+    reset_verb = verb(
+        "reset",
+        cmd_reset,
+        "put lab NN's files back to its starter (as committed in git); a copy of yours is kept in reset-copies/",
+        preset=False,
+    )
+    reset_verb.add_argument("lab", metavar="NN", help=f"the lab: {lab_choices()}")
+    reset_verb.add_argument("--python", action="store_true", help="the lab's Python files instead of its C++ ones")
+    reset_verb.add_argument(
+        "--from",
+        dest="source",
+        default="HEAD",
+        metavar="COMMIT",
+        help="the commit holding the starter, if you committed your own work (default: %(default)s)",
+    )
+    pack_verb = verb(
+        "pack",
+        cmd_pack,
+        "your work in one archive, in the layout `course grade` reads, checked the way the grader will",
+    )
+    pack_verb.add_argument(
+        "-o",
+        "--output",
+        type=Path,
+        help="the .zip to write (default: build/pack/submission.zip, or submission-python.zip)",
+    )
+    pack_verb.add_argument("--labs", nargs="+", metavar="NN", help="labs to pack (default: all)")
+    pack_verb.add_argument("--python", action="store_true", help="the labs' Python files (course grade --python)")
     # Listed for the top-level help only: main() hands `plot ...` to the plot tool as it is.
     verb("plot", cmd_plot, "draw a trace, a bandwidth sweep or a chunk sweep (course plot --help)", preset=False)
     trace = verb("trace", cmd_trace, "record any CUDA program's timeline: course trace -o t.json -- PROGRAM ARGS")
@@ -585,6 +651,11 @@ def parser() -> argparse.ArgumentParser:
         "once, and each submission is compiled for them (default: %(default)s, Hopper; e.g. '80;90')",
     )
     return top
+
+
+def lab_choices() -> str:
+    """The labs for a verb's help: "01 null-stream, 02 streams, ..."."""
+    return ", ".join(f"{number} {folder.name[3:]}" for number, folder in labs.lab_folders().items())
 
 
 def main(argv: list[str]) -> int:

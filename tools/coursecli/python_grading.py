@@ -36,8 +36,8 @@ SKIP_STATUS = 77  # python/streamlab_pytest.py: the test could only skip
 
 
 def python_test_names(labels: dict[str, list[str]], number: str) -> list[str]:
-    """The ctest names of lab NN's graded Python tests (labNN.python-starter.test_x), in the course's order."""
-    prefix = f"lab{number}.python-starter."
+    """The ctest names of lab NN's graded Python tests (labNN.python-yours.test_x), in the course's order."""
+    prefix = f"lab{number}.python-yours."
     return [name for name in labels if name.startswith(prefix)]
 
 

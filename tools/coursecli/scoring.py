@@ -28,7 +28,7 @@ NO_GPU = "not graded (no GPU)"
 NEEDS_GPUS = "not graded: needs "
 GRADER_SKIPS = ("no GPU: ", "timeline unavailable: ", "this device cannot show it: ", NEEDS_GPUS)
 
-# "3/7 Test #3: lab01.starter.Demo.Segv ....***Exception: SegFault  0.01 sec"
+# "3/7 Test #3: lab01.yours.Demo.Segv ....***Exception: SegFault  0.01 sec"
 _CONSOLE_LINE = re.compile(r"Test\s+#\d+: (\S+) \.*\s*(?:\*\*\*)?(.+?)\s+[\d.]+ sec\s*$")
 
 
@@ -214,6 +214,6 @@ def failed_lab(number: str, folder: str, declared: list[tuple[str, int]], proble
 
 
 def outcome_points(labels: dict[str, list[str]], lab_number: str) -> list[tuple[str, int]]:
-    """(Suite.Name, points) of lab NN's starter tests, from the tests' labels."""
-    prefix = f"lab{lab_number}.starter."
+    """(Suite.Name, points) of lab NN's graded tests of the student's code (labNN.yours.*), from the tests' labels."""
+    prefix = f"lab{lab_number}.yours."
     return [(name[len(prefix) :], points_of(labels[name])) for name in labels if name.startswith(prefix)]

@@ -22,6 +22,7 @@ drawn gives one line on stderr, starting with "plot: ", and exit status 2.
 """
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -54,7 +55,7 @@ class _ArgumentParser(argparse.ArgumentParser):
 
 def build_parser() -> argparse.ArgumentParser:
     parser = _ArgumentParser(
-        prog="plot",
+        prog=os.environ.get("STREAMLAB_PLOT_PROG", "plot"),  # `course plot` when the course runs it
         description="Draw a streamlab trace (timeline), bandwidth sweep or chunk sweep; "
         "the kind is read from the file's otherData.format.",
     )

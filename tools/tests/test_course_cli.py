@@ -98,7 +98,7 @@ def test_gradescope_refuses_a_bad_output_or_version_and_writes_nothing(tmp_path,
 def test_plot_help_is_the_plot_tools_own(capfd):
     assert main(["plot", "--help"]) == 0
     out = capfd.readouterr().out
-    assert "usage: plot [-h]" in out and "--compare" in out and "--phase K" in out and "--window FROM TO" in out
+    assert "usage: course plot [-h]" in out and "--compare" in out and "--phase K" in out and "--window FROM TO" in out
 
 
 def test_the_readme_command_table_names_every_plot_option():
@@ -145,12 +145,17 @@ def test_without_a_gpu_run_says_so_once_builds_and_shows_the_h200_picture(no_gpu
     assert (
         lines[0] == "course: no GPU: hidden by the test. Lab 01's program runs on the GPU: the lab is only built here."
     )
-    assert lines[1] == (
-        "course: lab 01 builds. What the solution looks like on an H200: labs/01-null-stream/timeline-h200.png"
+    assert lines[1] == "course: lab 01 builds."
+    assert lines[2] == "course: What the solution's timelines look like, one picture per task:"
+    # One picture per task with a timeline: the serial run and the barrier demo, each named.
+    assert lines[3] == (
+        "  Task 1: run_serial, the whole job in the NULL stream, the solution on an H200: "
+        "labs/01-null-stream/timeline-h200.png"
     )
-    assert lines[2] == "course: exit status 77: not run for want of a GPU (not a failing grade)"
-    assert out.count("no GPU") == 1 and len(lines) == 3
-    assert no_gpu_lab == [["lab01_starter_run"]]
+    assert lines[4].startswith("  Task 2: the barrier demo") and "labs/01-null-stream/barrier-h200.png" in lines[4]
+    assert lines[5] == "course: exit status 77: not run for want of a GPU (not a failing grade)"
+    assert out.count("no GPU") == 1 and len(lines) == 6
+    assert no_gpu_lab == [["lab01_yours_run"]]
 
 
 def test_grade_says_there_is_no_gpu_before_it_builds(tmp_path, capsys, monkeypatch):
@@ -324,14 +329,3 @@ def test_course_trace_refuses_a_missing_output_folder_before_building(tmp_path, 
         "",
     )
     assert not (tmp_path / "nonexistent").exists()
-
-
-def test_the_reference_picture_of_a_lab_recorded_on_two_gpus_is_found(tmp_path, monkeypatch):
-    # One GPU's picture: the timeline before any other figure.
-    assert labs.reference_picture("04").name == "timeline-h200.png"
-    (tmp_path / "08-two-gpus").mkdir()
-    (tmp_path / "08-two-gpus" / "timeline-h200x2.png").write_bytes(b"")
-    monkeypatch.setattr(labs, "lab_folder", lambda number: tmp_path / "08-two-gpus")
-    assert labs.reference_picture("08").name == "timeline-h200x2.png"
-    (tmp_path / "08-two-gpus" / "timeline-h200x2.png").unlink()
-    assert labs.reference_picture("08") is None

@@ -45,10 +45,10 @@ def graded(recorded, gpu_present=True) -> dict[str, TestGrade]:
 
 def test_console_verdicts_name_crashes_and_timeouts(recorded):
     _, _, verdicts = recorded
-    assert verdicts["lab01.starter.Demo.Segv"] == "Exception: SegFault"
-    assert verdicts["lab01.starter.Demo.Hang"] == "Timeout"
-    assert verdicts["lab01.starter.Demo.Pass"] == "Passed"
-    assert verdicts["lab01.starter.Demo.Skip"] == "Skipped"
+    assert verdicts["lab01.yours.Demo.Segv"] == "Exception: SegFault"
+    assert verdicts["lab01.yours.Demo.Hang"] == "Timeout"
+    assert verdicts["lab01.yours.Demo.Pass"] == "Passed"
+    assert verdicts["lab01.yours.Demo.Skip"] == "Skipped"
 
 
 def test_a_passing_test_earns_its_points_and_shows_its_measure(recorded):
@@ -161,13 +161,13 @@ def test_printed_gtest_lines_without_its_report_do_not_pass(recorded):
 
 
 def test_a_report_must_be_of_exactly_that_test(recorded, tmp_path):
-    other = FIXTURES / "gtest" / "lab01.starter.Demo.Pass.xml"
+    other = FIXTURES / "gtest" / "lab01.yours.Demo.Pass.xml"
     assert read_gtest_report(other, "Demo.Pass") == GtestReport("passed")
     assert read_gtest_report(other, "Demo.Fail") is None  # a report of another test
     assert read_gtest_report(tmp_path / "missing.xml", "Demo.Pass") is None
     (tmp_path / "broken.xml").write_text("<testsuites><testcase")
     assert read_gtest_report(tmp_path / "broken.xml", "Demo.Pass") is None
-    failed = read_gtest_report(FIXTURES / "gtest" / "lab01.starter.Demo.Fail.xml", "Demo.Fail")
+    failed = read_gtest_report(FIXTURES / "gtest" / "lab01.yours.Demo.Fail.xml", "Demo.Fail")
     assert failed.result == "failed" and failed.message.startswith("Expected equality")
 
 

@@ -142,28 +142,28 @@ def test_a_shard_grades_every_kth_listed_submission(tmp_path):
 
 
 def test_a_submission_links_its_own_library_in_the_starters_place(tmp_path):
-    link = tmp_path / "labs" / "CMakeFiles" / "lab01_starter_test.dir" / "link.txt"
+    link = tmp_path / "labs" / "CMakeFiles" / "lab01_yours_test.dir" / "link.txt"
     link.parent.mkdir(parents=True)
     link.write_text(
-        "/usr/bin/c++ -O3 -Wl,--dependency-file=CMakeFiles/lab01_starter_test.dir/link.d "
-        '"CMakeFiles/lab01_starter_test.dir/t.cu.o" -o lab01_starter_test '
-        "-Wl,--whole-archive ../common/libstreamlab.a -Wl,--no-whole-archive liblab01_starter.a "
+        "/usr/bin/c++ -O3 -Wl,--dependency-file=CMakeFiles/lab01_yours_test.dir/link.d "
+        '"CMakeFiles/lab01_yours_test.dir/t.cu.o" -o lab01_yours_test '
+        "-Wl,--whole-archive ../common/libstreamlab.a -Wl,--no-whole-archive liblab01_yours.a "
         "../common/libstreamlab.a -lcudart_static\n"
     )
     folder, argv = CourseBuild(tmp_path).link_command(
-        "lab01_starter_test", "01", Path("/w/liblab01_starter.a"), Path("/w/lab01_starter_test")
+        "lab01_yours_test", "01", Path("/w/liblab01_yours.a"), Path("/w/lab01_yours_test")
     )
     assert folder == tmp_path / "labs"
     assert argv == [
         "/usr/bin/c++",
         "-O3",
-        "CMakeFiles/lab01_starter_test.dir/t.cu.o",
+        "CMakeFiles/lab01_yours_test.dir/t.cu.o",
         "-o",
-        "/w/lab01_starter_test",
+        "/w/lab01_yours_test",
         "-Wl,--whole-archive",
         "../common/libstreamlab.a",
         "-Wl,--no-whole-archive",
-        "/w/liblab01_starter.a",
+        "/w/liblab01_yours.a",
         "../common/libstreamlab.a",
         "-lcudart_static",
     ]
@@ -173,16 +173,16 @@ def test_a_submissions_tests_are_the_courses_pointed_at_its_programs(tmp_path):
     course = CourseBuild(tmp_path / "course")
     (course.folder / "labs").mkdir(parents=True)
     (course.folder / "labs" / "CTestTestfile.cmake").write_text(
-        f'add_test([=[lab01.starter.A.B]=] "/launcher" "{course.folder}/labs/lab01_starter_test" '
-        f'"--gtest_output=xml:{course.xml_placeholder()}/lab01.starter.A.B.xml")\n'
-        f"set_tests_properties([=[lab01.starter.A.B]=] PROPERTIES ENVIRONMENT "
+        f'add_test([=[lab01.yours.A.B]=] "/launcher" "{course.folder}/labs/lab01_yours_test" '
+        f'"--gtest_output=xml:{course.xml_placeholder()}/lab01.yours.A.B.xml")\n'
+        f"set_tests_properties([=[lab01.yours.A.B]=] PROPERTIES ENVIRONMENT "
         f'"STREAMLAB_ANSWER_DIR={course.answers_placeholder()}/01-null-stream")\n'
     )
     build = tmp_path / "student" / "build"
     course.write_test_lists(build, tmp_path / "student" / "xml", tmp_path / "student" / "labs")
     text = (build / "labs" / "CTestTestfile.cmake").read_text()
-    assert f'"{build}/labs/lab01_starter_test"' in text
-    assert f"xml:{tmp_path}/student/xml/lab01.starter.A.B.xml" in text and str(course.folder) not in text
+    assert f'"{build}/labs/lab01_yours_test"' in text
+    assert f"xml:{tmp_path}/student/xml/lab01.yours.A.B.xml" in text and str(course.folder) not in text
     assert f"STREAMLAB_ANSWER_DIR={tmp_path}/student/labs/01-null-stream" in text
     assert (build / "CTestTestfile.cmake").read_text() == 'subdirs("labs")\n'
 

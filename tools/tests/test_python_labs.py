@@ -40,7 +40,7 @@ def test_a_pass_and_a_failure_keep_pytests_statuses(tmp_path):
     assert run_pytest(tmp_path, "def test_x():\n    assert True\n").returncode == 0
     failed = run_pytest(tmp_path, "def test_x():\n    assert 1 == 2, 'the chunks are wrong'\n")
     assert failed.returncode == 1
-    outcome = results.TestOutcome("lab05.python-starter.test_x", "failed", ["pts:2"], failed.stdout)
+    outcome = results.TestOutcome("lab05.python-yours.test_x", "failed", ["pts:2"], failed.stdout)
     assert "the chunks are wrong" in outcome.failure_reason()
 
 
@@ -173,7 +173,7 @@ def test_the_python_labs_build_the_c_library_and_the_module_where_it_was_configu
 
 
 def test_ctests_python_tests_find_the_stand_in_last_and_its_library():
-    registered = registered_python_test("lab05.python-starter.test_results_match_cpu_reference")
+    registered = registered_python_test("lab05.python-yours.test_results_match_cpu_reference")
     environment = dict(
         entry.split("=", 1) for p in registered["properties"] if p["name"] == "ENVIRONMENT" for entry in p["value"]
     )

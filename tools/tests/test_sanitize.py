@@ -93,7 +93,7 @@ def test_leaked_device_buffer_is_told_from_a_pinned_one(form):
 def test_a_leaked_stream_comes_from_the_census_not_from_memcheck():
     assert findings("memcheck_leak_stream") == []  # memcheck does not see it
     census = (
-        '{"kind": "stream", "api": "cudaStreamCreateWithFlags", "frames": [["/x/lab05_starter_run", "0x1f"]]}\n'
+        '{"kind": "stream", "api": "cudaStreamCreateWithFlags", "frames": [["/x/lab05_yours_run", "0x1f"]]}\n'
         '{"kind": "event", "api": "cudaEventCreate", "frames": []}\n'
         '{"kind": "stre'
     )  # cut short at exit: ignored
@@ -163,7 +163,7 @@ def test_addr2line_resolver_finds_file_and_line_in_a_real_program(tmp_path):
     folder.mkdir()
     source = folder / "three_chunks.cu"
     source.write_text("int helper(int x) {\n  return x * 3;\n}\nint main(void) { return helper(1) - 3; }\n")
-    program = tmp_path / "lab05_starter_run"
+    program = tmp_path / "lab05_yours_run"
     subprocess.run(["gcc", "-g", "-O0", "-x", "c", str(source), "-o", str(program)], check=True)
     symbols = subprocess.run(["nm", str(program)], capture_output=True, text=True, check=True).stdout
     address = next(line.split()[0] for line in symbols.splitlines() if line.endswith(" helper"))
@@ -195,7 +195,7 @@ def test_sanitize_program_reports_each_tool_and_explains_each_finding(tmp_path, 
     monkeypatch.setattr(sanitize, "find_sanitizer", lambda: "/opt/cuda/bin/compute-sanitizer")
     census = '{"kind": "stream", "api": "cudaStreamCreate", "frames": []}\n'
     result = sanitize.sanitize_program(
-        tmp_path / "lab05_starter_run",
+        tmp_path / "lab05_yours_run",
         PROBE,
         ["memcheck"],
         tmp_path / "work",
@@ -365,7 +365,7 @@ def test_course_check_says_in_one_line_that_the_sanitizer_is_missing(tmp_path, m
     from coursecli import labs
 
     monkeypatch.setattr(sanitize, "find_sanitizer", lambda: None)
-    result = labs.sanitize_lab("05", "starter", tmp_path, tmp_path / "lab05_starter_run")
+    result = labs.sanitize_lab("05", "yours", tmp_path, tmp_path / "lab05_yours_run")
     printed = [line for line in capsys.readouterr().out.splitlines() if line.strip()]
     assert result.problem and not result.runs
     assert printed[-1].strip() == sanitize.missing_sanitizer_line()
@@ -436,7 +436,7 @@ def test_a_query_that_answers_not_ready_is_not_a_finding():
     text = (
         '========= Program hit cudaErrorNotReady (error 600) due to "device not ready" on CUDA API call to '
         "cudaStreamQuery.\n=========     Saved host backtrace up to driver entry point at error\n"
-        "=========         Host reports.Frame: lab02::run_in_streams [0x1234] in lab02_starter_run\n=========\n"
+        "=========         Host reports.Frame: lab02::run_in_streams [0x1234] in lab02_yours_run\n=========\n"
         '========= Program hit cudaErrorInvalidResourceHandle (error 400) due to "invalid resource handle" on '
         "CUDA API call to cudaStreamSynchronize.\n"
     )
@@ -464,7 +464,7 @@ def test_grade_puts_the_findings_in_the_lab_and_points_only_when_asked(tmp_path,
         )
         grader = grade_module.SubmissionGrader(tmp_path / "ada", settings, (True, "H200"), None)
         (grader.build / "labs").mkdir(parents=True, exist_ok=True)
-        (grader.build / "labs" / "lab05_starter_run").write_text("")
+        (grader.build / "labs" / "lab05_yours_run").write_text("")
         (grader.staging / lab.folder).mkdir(parents=True, exist_ok=True)
         (grader.staging / lab.folder / "three_chunks.cu").write_text("void run_pipeline() {}\n")
         graded = SubmissionGrade("ada", labs=[LabGrade("05", lab.folder)])
@@ -497,6 +497,6 @@ def test_in_the_fallback_the_steps_user_may_write_the_reports(tmp_path, monkeypa
     grader = grade_module.SubmissionGrader(tmp_path / "ada", settings, (True, "H200"), None)
     grader.box.drop_user = True  # the fallback run as root: steps run as uid 65534
     (grader.build / "labs").mkdir(parents=True, exist_ok=True)
-    (grader.build / "labs" / "lab05_starter_run").write_text("")
+    (grader.build / "labs" / "lab05_yours_run").write_text("")
     grader._sanitize([lab], SubmissionGrade("ada", labs=[LabGrade("05", lab.folder)]))
     assert owners and set(owners) == {NOBODY}

@@ -1,0 +1,122 @@
+"""A student's own files of each lab, and what `course list`, `reset` and `pack` need to know of them.
+
+A lab's files are the ones its lab.cmake names (the lists `tools/check_labs.py`
+reads, the same the grader takes from a submission): for the C++ track its
+STUDENT_SOURCES and ANSWER_FILES (`prediction.txt`), for the Python track the
+STUDENT_SOURCES of its Python version, in `labs/NN-topic/python/`. The starter
+of a file is its committed version in git: what `course reset` puts back and
+what `course list` compares with to tell an edited file from an untouched one.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from check_labs import answer_files, python_student_sources, student_sources
+
+from .results import TestOutcome
+from .shell import ROOT
+
+LAST_CHECK = "last-check.json"  # in the build folder's results/: `course check`'s latest score of each lab
+
+
+@dataclass
+class LabFile:
+    """One file of a lab that is the student's: its path under the repository and whether it is an answer file."""
+
+    path: Path
+    answer: bool = False
+
+    @property
+    def relative(self) -> str:
+        return self.path.relative_to(ROOT).as_posix()
+
+
+def lab_files(lab: Path, python: bool) -> list[LabFile]:
+    """The student's files of the lab folder `lab` (labs/NN-topic): the C++ track's or the Python track's."""
+    cmake = lab / "lab.cmake"
+    if python:
+        return [LabFile(lab / "python" / name) for name in python_student_sources(cmake)]
+    return [LabFile(lab / name) for name in student_sources(cmake)] + [
+        LabFile(lab / name, answer=True) for name in answer_files(cmake)
+    ]
+
+
+def committed_text(path: Path, ref: str) -> str | None:
+    """The file's text as committed in `ref` (git show REF:PATH), or None where git has no such version."""
+    relative = path.relative_to(ROOT).as_posix()
+    try:
+        shown = subprocess.run(["git", "-C", str(ROOT), "show", f"{ref}:{relative}"], capture_output=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return shown.stdout.decode(errors="replace") if shown.returncode == 0 else None
+
+
+def commit_name(ref: str) -> str | None:
+    """`ref` as its short hash and date ("a0ebae0 (2026-12-03)"), or None when git does not know it."""
+    try:
+        shown = subprocess.run(
+            ["git", "-C", str(ROOT), "log", "-1", "--date=short", "--format=%h (%ad)", ref, "--"],
+            capture_output=True,
+            timeout=60,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return shown.stdout.decode(errors="replace").strip() if shown.returncode == 0 and shown.stdout else None
+
+
+def predictions(text: str) -> tuple[int, int]:
+    """(answered, asked) of an answer file: its `key: value` lines outside `#` comments, a value of `?` or
+    nothing being unanswered (the rule of common/support/src/answers.cpp, which grades the file)."""
+    values = []
+    for line in text.splitlines():
+        content = line.split("#", 1)[0].strip()
+        key, colon, value = content.partition(":")
+        if content and colon and key.strip():
+            values.append(value.strip())
+    return sum(1 for v in values if v not in ("", "?")), len(values)
+
+
+TODO_OPENER = re.compile(r"TODO\(lab\d\d\):")
+
+
+def todo_blocks_left(text: str) -> int:
+    """How many `TODO(labNN):` markers a source still has (a student may delete them once done)."""
+    return len(TODO_OPENER.findall(text))
+
+
+def track_name(python: bool) -> str:
+    return "python" if python else "cpp"
+
+
+def save_last_check(build: Path, number: str, python: bool, outcomes: list[TestOutcome]) -> None:
+    """Keeps `course check NN`'s score of the student's code in build/results/last-check.json for `course list`."""
+    graded = [o for o in outcomes if o.status != "skipped"]
+    score = {
+        "earned": sum(o.points for o in outcomes if o.status == "passed"),
+        "possible": sum(o.points for o in outcomes),
+        "not_graded": sum(o.points for o in outcomes if o.status == "skipped"),
+        "graded_tests": len(graded),
+        "when": time.strftime("%Y-%m-%d %H:%M"),
+    }
+    path = build / "results" / LAST_CHECK
+    path.parent.mkdir(parents=True, exist_ok=True)
+    scores = read_last_checks(build)
+    scores.setdefault(number, {})[track_name(python)] = score
+    partial = path.with_suffix(".tmp")
+    partial.write_text(json.dumps(scores, indent=1, sort_keys=True) + "\n")
+    partial.replace(path)
+
+
+def read_last_checks(build: Path) -> dict:
+    """{lab number: {"cpp" | "python": score}} as `course check` left them; {} when none (or unreadable)."""
+    try:
+        scores = json.loads((build / "results" / LAST_CHECK).read_text())
+    except (OSError, ValueError):
+        return {}
+    return scores if isinstance(scores, dict) else {}
