@@ -206,7 +206,7 @@ def cmd_pack(args: argparse.Namespace) -> int:
     output = args.output or folder / ("submission-python.zip" if args.python else "submission.zip")
     if output.is_dir() or output.suffix != ".zip" or not output.parent.is_dir() and args.output:
         say(f"-o {output}: give the name of a .zip file in a folder that exists, e.g. -o ada.zip")
-        return 1
+        return COURSE_ERROR
     return pack.pack(args.labs, args.python, output, folder)
 
 

@@ -15,7 +15,7 @@ import tempfile
 import zipfile
 from pathlib import Path
 
-from . import batch, python_grading
+from . import batch, lab_checks
 from .objcheck import CourseCompiler, check_lab, lab_rules
 from .shell import ROOT, say
 from .student_files import predictions
@@ -65,7 +65,8 @@ def vet_cpp(labs: list[LabSources], staged: Path, work: Path, compiler: CourseCo
 def vet_python(labs: list[LabSources], staged: Path) -> list[str]:
     problems = []
     for lab in labs:
-        refusals = python_grading.refusals_of(lab, staged.joinpath(*lab.source_path("")))
+        verdicts = lab_checks.python_verdicts(ROOT / "labs" / lab.folder, staged.joinpath(*lab.source_path("")))
+        refusals = [problem for verdict in verdicts for problem in verdict.problems]
         if refusals:
             problems.append(f"lab {lab.number}: refused: {refusals[0]}")
         else:

@@ -13,7 +13,7 @@ import shutil
 import time
 from pathlib import Path
 
-from .shell import ROOT, say
+from .shell import COURSE_ERROR, ROOT, say
 from .student_files import commit_name, committed_text, lab_files
 
 COPIES = ROOT / "reset-copies"
@@ -24,13 +24,13 @@ def reset_lab(lab: Path, python: bool, ref: str) -> int:
     commit = commit_name(ref)
     if commit is None:
         say(f"git knows no commit {ref!r} here: give --from a commit of this repository (git log shows them)")
-        return 1
+        return COURSE_ERROR
     files = lab_files(lab, python)
     starters = {f.path: committed_text(f.path, ref) for f in files}
     absent = [f.relative for f in files if starters[f.path] is None]
     if absent:
         say(f"{', '.join(absent)} is not in commit {commit}: nothing was changed")
-        return 1
+        return COURSE_ERROR
     changed = [f for f in files if not f.path.is_file() or f.path.read_text(errors="replace") != starters[f.path]]
     track = "Python " if python else ""
     if not changed:

@@ -155,14 +155,14 @@ def test_reset_puts_the_starter_back_and_keeps_a_copy_of_yours(course_copy, caps
 def test_reset_from_an_unknown_commit_changes_nothing(course_copy, capsys):
     lab = course_copy / "labs" / LAB
     (lab / "null_stream.cu").write_text("// mine\n")
-    assert reset.reset_lab(lab, python=False, ref="no-such-commit") == 1
+    assert reset.reset_lab(lab, python=False, ref="no-such-commit") == 2
     assert "git knows no commit 'no-such-commit'" in capsys.readouterr().out
     assert (lab / "null_stream.cu").read_text() == "// mine\n" and not (course_copy / "reset-copies").exists()
 
 
 def test_reset_of_a_lab_that_does_not_exist_says_which_exist(capsys):
-    status, _, err = course(capsys, "reset", "42")
-    assert status == "course: no lab 42 (labs: 01, 02, 03, 04, 05, 06, 07, 08)"
+    status, out, _ = course(capsys, "reset", "42")
+    assert (status, out) == (2, "course: no lab 42 (labs: 01, 02, 03, 04, 05, 06, 07, 08)\n")
 
 
 # --- course pack ---------------------------------------------------------------------------
@@ -225,5 +225,5 @@ def test_pack_of_the_python_track_takes_the_python_files_and_checks_them_as_the_
 
 def test_pack_refuses_an_output_that_is_not_a_zip_and_writes_nothing(tmp_path, capsys):
     status, out, _ = course(capsys, "pack", "-o", tmp_path / "work.txt")
-    assert status == 1 and "give the name of a .zip file" in out
+    assert status == 2 and "give the name of a .zip file" in out
     assert list(tmp_path.iterdir()) == []
