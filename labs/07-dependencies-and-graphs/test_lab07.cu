@@ -394,8 +394,8 @@ TEST_F(Priorities, UrgentKernelWaitsLessWithGreatestPriority) {
     }
     EXPECT_LT(ratio, kMaxPriorityWaitRatio)
         << "the urgent kernel began " << ms(urgent.wait_ns) << " ms (" << urgent.share() * 100
-        << "% of the background's run) after the background kernel with the greatest priority and "
-        << ms(plain.wait_ns) << " ms (" << plain.share() * 100 << "%) with the default priority";
+        << "% of the background's run) after the background kernel with the greatest priority and " << ms(plain.wait_ns)
+        << " ms (" << plain.share() * 100 << "%) with the default priority";
 }
 
 }  // namespace

@@ -462,8 +462,15 @@ class SubmissionGrader:
                 grade.labs.append(failed_lab(lab.number, lab.folder, declared, refusals[0], "\n".join(refusals)))
             else:
                 runnable.append(lab)
-        if not runnable:
-            return
+        if runnable:
+            self._run_python_tests(grade, runnable)
+        order = [lab.number for lab in self.settings.labs]
+        grade.labs.sort(key=lambda lab: order.index(lab.number))
+        for lab_grade in grade.labs:
+            lab_grade.checks = [verdict.to_json() for verdict in checks.get(lab_grade.number, [])]
+
+    def _run_python_tests(self, grade: SubmissionGrade, runnable: list[LabSources]) -> None:
+        """The tests of the Python labs that passed their checks, one pytest at a time, on a GPU slot."""
         python = self.settings.module_python or sys.executable
 
         def run_step(command: list, env: dict[str, str], cwd: Path) -> tuple[int, str]:
@@ -482,10 +489,6 @@ class SubmissionGrader:
                     )
             finally:
                 self.device = {}
-        order = [lab.number for lab in self.settings.labs]
-        grade.labs.sort(key=lambda lab: order.index(lab.number))
-        for lab_grade in grade.labs:
-            lab_grade.checks = [verdict.to_json() for verdict in checks.get(lab_grade.number, [])]
 
     def _changed(self, lab: LabSources) -> list[lab_checks.Verdict]:
         """Whether each of the lab's staged student files differs from the course's starter."""
