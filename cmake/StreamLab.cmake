@@ -6,7 +6,8 @@
 #
 #   streamlab_add_lab(NUMBER NN TOPIC topic STUDENT_SOURCES ... PROGRAM src
 #                     TEST_SOURCE src TESTS Suite.Name gpu|cpu POINTS ...
-#                     [ANSWER_FILES file ...] [ALLOW_SYMBOLS pattern ...] [ALLOW_ASM] [GPUS n])
+#                     [ANSWER_FILES file ...] [ALLOW_SYMBOLS pattern ...] [ALLOW_ASM] [GPUS n]
+#                     [COURSE_SOURCES src ...] [COURSE_LIBRARIES library ...])
 #       One lab, built twice: against yours, the student's code (labs/NN-topic:
 #       targets labNN_yours_run and labNN_yours_test, tests labNN.yours.*) and
 #       against its solution (solutions/NN-topic: labNN_solution_*). See labs/AUTHORING.md. ANSWER_FILES
@@ -14,7 +15,12 @@
 #       compiled: each test finds their folder in STREAMLAB_ANSWER_DIR. ALLOW_SYMBOLS
 #       and ALLOW_ASM widen what the grader lets graded code call (read by
 #       tools/coursecli/objcheck.py, not by CMake). GPUS n: the GPUs the lab's
-#       tests need at once (1 when absent; lab 08 needs 2).
+#       tests need at once (1 when absent; lab 08 needs 2). COURSE_SOURCES: the
+#       course's side of the lab (code the program and the tests run beside the
+#       student's, never part of the student's library), built once as the object
+#       library labNN_course_side with COURSE_LIBRARIES. The program and the test
+#       source are built once too: only the student's library differs between the
+#       two variants.
 #
 #   streamlab_link_graded_code(TARGET LIBRARY [TEST] [COURSE course_library ...])
 #       Links a lab's student library into TARGET after the course's own code
@@ -124,7 +130,7 @@ function(streamlab_add_lab)
   # GPUS N: how many GPUs the lab's graded tests need at once (1 when absent); read by
   # tools/check_labs.py and the grader, which hands a submission's tests N GPUs together.
   cmake_parse_arguments(PARSE_ARGV 0 arg "ALLOW_ASM" "NUMBER;TOPIC;PROGRAM;TEST_SOURCE;TIMEOUT;SANITIZE_POINTS;GPUS"
-                        "STUDENT_SOURCES;ANSWER_FILES;TESTS;ALLOW_SYMBOLS")
+                        "STUDENT_SOURCES;ANSWER_FILES;TESTS;ALLOW_SYMBOLS;COURSE_SOURCES;COURSE_LIBRARIES")
   set(lab "lab${arg_NUMBER}")
   if(NOT DEFINED arg_GPUS)
     set(arg_GPUS 1)
@@ -143,6 +149,32 @@ function(streamlab_add_lab)
   math(EXPR n_rem "${n_items} % 3")
   if(NOT n_rem EQUAL 0)
     message(FATAL_ERROR "${lab}: TESTS must be triples 'Suite.Name gpu|cpu points'")
+  endif()
+
+  # The course's objects, compiled once for both variants: the program, the
+  # graded tests and the lab's course side. They are added to each executable
+  # as objects (not linked as libraries), so the link order that
+  # streamlab_link_graded_code sets stays the only one.
+  add_library(${lab}_program_objects OBJECT "${lab_dir}/${arg_PROGRAM}")
+  target_link_libraries(${lab}_program_objects PRIVATE streamlab_support streamlab streamlab_census)
+  add_library(${lab}_test_objects OBJECT "${lab_dir}/${arg_TEST_SOURCE}")
+  target_link_libraries(${lab}_test_objects PRIVATE streamlab_testing streamlab_support streamlab GTest::gtest)
+  set(course_objects ${lab}_program_objects ${lab}_test_objects)
+  if(arg_COURSE_SOURCES)
+    list(TRANSFORM arg_COURSE_SOURCES PREPEND "${lab_dir}/")
+    add_library(${lab}_course_side OBJECT ${arg_COURSE_SOURCES})
+    target_link_libraries(${lab}_course_side PRIVATE streamlab_support streamlab ${arg_COURSE_LIBRARIES})
+    # Position-independent, so that a shared library (the Python module) can take the same objects.
+    set_target_properties(${lab}_course_side PROPERTIES POSITION_INDEPENDENT_CODE ON)
+    list(APPEND course_objects ${lab}_course_side)
+  endif()
+  foreach(objects IN LISTS course_objects)
+    target_include_directories(${objects} PRIVATE "${lab_dir}")
+    target_compile_features(${objects} PRIVATE cxx_std_17 cuda_std_17)
+  endforeach()
+  set(course_side "")
+  if(arg_COURSE_SOURCES)
+    set(course_side "$<TARGET_OBJECTS:${lab}_course_side>")
   endif()
 
   foreach(variant IN ITEMS yours solution)
@@ -169,13 +201,16 @@ function(streamlab_add_lab)
     # line of each finding. Neither changes the code the compiler generates.
     target_compile_options(${lab}_${variant} PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-lineinfo -g> $<$<COMPILE_LANGUAGE:CXX>:-g>)
 
-    add_executable(${lab}_${variant}_run "${lab_dir}/${arg_PROGRAM}")
+    add_executable(${lab}_${variant}_run $<TARGET_OBJECTS:${lab}_program_objects> ${course_side})
     streamlab_link_graded_code(${lab}_${variant}_run ${lab}_${variant})
-    target_link_libraries(${lab}_${variant}_run PRIVATE streamlab_census)
+    target_link_libraries(${lab}_${variant}_run PRIVATE streamlab_census ${arg_COURSE_LIBRARIES})
 
     set(test_exe ${lab}_${variant}_test)
-    add_executable(${test_exe} "${lab_dir}/${arg_TEST_SOURCE}")
+    add_executable(${test_exe} $<TARGET_OBJECTS:${lab}_test_objects> ${course_side})
     streamlab_link_graded_code(${test_exe} ${lab}_${variant} TEST)
+    target_link_libraries(${test_exe} PRIVATE ${arg_COURSE_LIBRARIES})
+    # Made of objects only, so CMake cannot tell the link language from a source.
+    set_target_properties(${lab}_${variant}_run ${test_exe} PROPERTIES LINKER_LANGUAGE CUDA)
 
     # One ctest test per graded test, so each carries its own points label.
     set(declared "")

@@ -49,6 +49,8 @@ LAB_KEYWORDS = (
     "ALLOW_SYMBOLS",
     "ALLOW_ASM",
     "GPUS",
+    "COURSE_SOURCES",
+    "COURSE_LIBRARIES",
 )
 
 

@@ -6,6 +6,12 @@ streamlab_add_lab(
   STUDENT_SOURCES many_chunks.cu
   PROGRAM run_lab06.cu
   TEST_SOURCE test_lab06.cu
+  # The course's side of the lab (objects of its own, never the student's library):
+  # the host that produces and consumes the data and times each fill and drain on
+  # CUPTI's clock (host_side), and the questions the grader asks of those records
+  # (ring_timeline).
+  COURSE_SOURCES host_side.cpp ring_timeline.cpp
+  COURSE_LIBRARIES CUDA::cupti
   TESTS
     ManyChunks.ResultsMatchCpuReference               gpu 2
     ManyChunks.ResultsRightWithASlowHost              gpu 2
@@ -34,15 +40,6 @@ streamlab_add_python_lab(
     test_sweep_reports_the_best_chunk_count           gpu 3
 )
 
-# The course's side of the lab, compiled into each program that runs a student's
-# stream (objects of its own, never the student's library): the host that
-# produces and consumes the data and times each fill and drain on CUPTI's clock
-# (host_side), and the questions the grader asks of those records (ring_timeline).
-set(lab06_course_sources "${CMAKE_CURRENT_LIST_DIR}/host_side.cpp" "${CMAKE_CURRENT_LIST_DIR}/ring_timeline.cpp")
-foreach(lab06_target IN ITEMS lab06_yours_run lab06_solution_run lab06_yours_test lab06_solution_test)
-  target_sources(${lab06_target} PRIVATE ${lab06_course_sources})
-  target_link_libraries(${lab06_target} PRIVATE CUDA::cupti)
-endforeach()
 
 # The grader's reading of the records, on made-up timelines: no GPU needed. One
 # ctest test for the whole executable (not one per GoogleTest test, whose

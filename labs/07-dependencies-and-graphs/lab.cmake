@@ -6,6 +6,10 @@ streamlab_add_lab(
   STUDENT_SOURCES dependencies.cu
   PROGRAM run_lab07.cu
   TEST_SOURCE test_lab07.cu
+  # The course's side of the lab (the consumer, and Task 4's background and urgent
+  # kernels, which time themselves on the timeline's clock): objects of their own,
+  # never the student's library.
+  COURSE_SOURCES course_side.cpp priority_side.cu
   TESTS
     StageStreams.ResultsMatchCpuReference                gpu 1
     StageStreams.OneStreamPerStage                       gpu 2
@@ -42,11 +46,4 @@ streamlab_add_python_lab(
     test_urgent_kernel_waits_less_with_greatest_priority gpu 2
 )
 
-# The course's side of the lab (the consumer, and Task 4's background and urgent
-# kernels, which time themselves on the timeline's clock), compiled into the
-# programs and tests that run a student's code: objects of their own, never the
-# student's library.
-foreach(lab07_target IN ITEMS lab07_yours_run lab07_solution_run lab07_yours_test lab07_solution_test)
-  target_sources(${lab07_target} PRIVATE "${CMAKE_CURRENT_LIST_DIR}/course_side.cpp"
-                                         "${CMAKE_CURRENT_LIST_DIR}/priority_side.cu")
-endforeach()
+

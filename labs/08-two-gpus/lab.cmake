@@ -8,6 +8,11 @@ streamlab_add_lab(
   STUDENT_SOURCES two_gpus.cu
   PROGRAM run_lab08.cu
   TEST_SOURCE test_lab08.cu
+  # The course's side of the lab (the memory it hands your code: host memory from
+  # your allocate_portable, each GPU's device buffers) and the grader's questions
+  # about the records (two_gpu_timeline): objects of their own, never the
+  # student's library.
+  COURSE_SOURCES course_side.cpp two_gpu_timeline.cpp
   TESTS
     TwoGpus.ResultsMatchCpuReference         gpu 2
     TwoGpus.BothGpusRunTheirShare            gpu 3
@@ -21,14 +26,6 @@ streamlab_add_lab(
     Handoff.PeerCopyRecorded                 gpu 2
 )
 
-# The course's side of the lab (the memory it hands your code: host memory from
-# your allocate_portable, each GPU's device buffers) and the grader's questions
-# about the records (two_gpu_timeline), compiled into the program and the tests:
-# objects of their own, never the student's library.
-foreach(lab08_target IN ITEMS lab08_yours_run lab08_solution_run lab08_yours_test lab08_solution_test)
-  target_sources(${lab08_target} PRIVATE "${CMAKE_CURRENT_LIST_DIR}/course_side.cpp"
-                                         "${CMAKE_CURRENT_LIST_DIR}/two_gpu_timeline.cpp")
-endforeach()
 
 # The grader's reading of the records, on made-up timelines: no GPU needed. One
 # ctest test for the whole executable (not one per GoogleTest test, whose
