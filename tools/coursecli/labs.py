@@ -9,16 +9,9 @@ from check_labs import student_sources
 
 from . import environment, lab_checks, reference_pictures, sanitize
 from .batch import Log
-from .build import build, configure
+from .build import build
 from .gpu import NO_GPU_EXIT, gpu_presence
-from .python_module import (
-    library_environment,
-    module_built,
-    module_python,
-    python_path,
-    python_targets,
-    streamlab_kind,
-)
+from .python_module import TARGET, module_python, python_path
 from .results import TestOutcome, points_of, read_junit, read_labels
 from .scoring import NEEDS_GPUS
 from .shell import COURSE_ERROR, FAILING, ROOT, CommandFailed, CourseError, run, run_logged, say
@@ -150,7 +143,6 @@ def python_lab_environment(number: str, variant: str, folder: Path) -> dict[str,
         "PYTHONPATH": os.pathsep.join(str(p) for p in path),
         "PYTHONDONTWRITEBYTECODE": "1",
         "PYTHONSAFEPATH": "1",
-        **library_environment(folder),
     }
 
 
@@ -161,13 +153,11 @@ def _run_python_lab(number: str, preset: str, variant: str) -> int:
         say(f"lab {number} has no Python program yet ({program.relative_to(ROOT)})")
         return COURSE_ERROR
     if not gpu_presence()[0]:
-        return _without_gpu(
-            number, preset, python_targets(configure(preset)), f"Lab {number}'s program runs on the GPU"
-        )
+        return _without_gpu(number, preset, [TARGET], f"Lab {number}'s program runs on the GPU")
     folder = build_python_side(preset)
     python = module_python(folder)
     if python is None:
-        say("no Python runs the Python labs in this build (the configure step says why)")
+        say("the Python module streamlab is not built here: run ./course build")
         return COURSE_ERROR
     trace = folder / "traces" / f"lab{number}-python-{variant}.json"
     trace.parent.mkdir(parents=True, exist_ok=True)
@@ -333,11 +323,8 @@ def _print_points(
 
 
 def build_python_side(preset: str) -> Path:
-    """Builds what the Python labs import, and says so when it is not the module itself."""
-    folder = build(preset, python_targets(configure(preset)))
-    if not module_built(folder):
-        say(f"streamlab here is {streamlab_kind(folder)}")
-    return folder
+    """Builds what the Python labs import: the module streamlab."""
+    return build(preset, [TARGET])
 
 
 def _check_python_lab(number: str, preset: str, variant: str) -> int:
@@ -348,7 +335,7 @@ def _check_python_lab(number: str, preset: str, variant: str) -> int:
     try:
         folder = build_python_side(preset)
     except CommandFailed as failure:
-        say(f"the course's Python module or C library does not build ({failure})")
+        say(f"the course's Python module does not build ({failure})")
         return COURSE_ERROR
     labels = read_labels(folder)
     prefix = f"lab{number}.python-{variant}."
