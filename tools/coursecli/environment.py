@@ -269,16 +269,17 @@ def tools_python() -> str | None:
 TOOLS_ENV = {"PYTHONPATH": str(ROOT / "tools"), "MPLBACKEND": "Agg"}
 
 
-def draw(module: str, arguments: list, image: Path, what: str) -> bool:
-    """Runs `python -m streamlab_tools.<module> ARGUMENTS` with the tools' Python to draw
-    `image` (its folder made first). True when it drew; without a Python that can, says
-    how to get one, to draw `what`, and returns False."""
+def draw(module: str, arguments: list, image: Path, what: str, folder: Path) -> bool:
+    """Runs `python -m streamlab_tools.<module> ARGUMENTS` with the tools' Python and the module streamlab
+    of the build `folder` to draw `image` (its folder made first). True when it drew; without a Python
+    that can, says how to get one, to draw `what`, and returns False."""
     python = tools_python()
     if python is None:
-        say(f"no Python with matplotlib: run ./course setup to draw {what}")
+        say(f"no Python for the course's tools: run ./course setup to draw {what}")
         return False
     image.parent.mkdir(parents=True, exist_ok=True)
-    return run([python, "-m", f"streamlab_tools.{module}", *arguments], check=False, env=TOOLS_ENV).returncode == 0
+    env = {**TOOLS_ENV, "STREAMLAB_MODULE_DIR": str(folder / "python")}
+    return run([python, "-m", f"streamlab_tools.{module}", *arguments], check=False, env=env).returncode == 0
 
 
 def setup(quiet_if_ready: bool = False) -> int:

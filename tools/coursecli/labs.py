@@ -33,9 +33,10 @@ def lab_folder(number: str) -> Path:
     return labs[number]
 
 
-def plot(trace: Path, image: Path, extra: list[str] | None = None) -> bool:
-    """Draws `trace` into `image` with tools/streamlab_tools/plot.py. True on success."""
-    return environment.draw("plot", [trace, "-o", image, *(extra or [])], image, "timelines")
+def plot(trace: Path, image: Path, folder: Path, extra: list[str] | None = None) -> bool:
+    """Draws `trace` into `image` with tools/streamlab_tools/plot.py and the module streamlab of the build
+    `folder`. True on success."""
+    return environment.draw("plot", [trace, "-o", image, *(extra or [])], image, "timelines", folder)
 
 
 def sanitize_lab(number: str, variant: str, folder: Path, executable: Path) -> sanitize.SanitizeResult:
@@ -97,7 +98,7 @@ def run_lab(number: str, preset: str, solution: bool, sanitize_it: bool = False,
     target = f"lab{number}_{variant}_run"
     if not gpu_presence()[0]:
         return _without_gpu(number, preset, [target], f"Lab {number}'s program runs on the GPU")
-    folder = build(preset, [target])
+    folder = build(preset, [target, TARGET])  # the module: the picture's analysis
     trace = folder / "traces" / f"lab{number}-{variant}.json"
     trace.parent.mkdir(parents=True, exist_ok=True)
     executable = next(folder.rglob(target), None)
@@ -110,15 +111,18 @@ def run_lab(number: str, preset: str, solution: bool, sanitize_it: bool = False,
             print(f"\nThe program's own output (under {result.runs[0].tool}):\n{result.runs[0].program_output}")
         return 0 if result.clean or result.problem else 1
     image = folder / "plots" / f"lab{number}-{variant}.png"
-    return _run_and_draw(number, [executable, "--trace", trace], trace, image)
+    return _run_and_draw(number, [executable, "--trace", trace], folder, trace, image)
 
 
-def _run_and_draw(number: str, command: list, trace: Path, image: Path, env: dict[str, str] | None = None) -> int:
-    """Runs a lab program that writes `trace`, then draws the trace into `image`; the program's exit status."""
+def _run_and_draw(
+    number: str, command: list, folder: Path, trace: Path, image: Path, env: dict[str, str] | None = None
+) -> int:
+    """Runs a lab program of the build `folder` that writes `trace`, then draws the trace into `image`;
+    the program's exit status."""
     result = run(command, check=False, env=env)
     if result.returncode != 0:
         say(f"the lab {number} program exited with status {result.returncode}")
-    if trace.exists() and plot(trace, image):
+    if trace.exists() and plot(trace, image, folder):
         say(f"timeline picture: {image}")
     return result.returncode
 
@@ -163,7 +167,12 @@ def _run_python_lab(number: str, preset: str, variant: str) -> int:
     trace.parent.mkdir(parents=True, exist_ok=True)
     image = folder / "plots" / f"lab{number}-python-{variant}.png"
     return _run_and_draw(
-        number, [python, program, "--trace", trace], trace, image, python_lab_environment(number, variant, folder)
+        number,
+        [python, program, "--trace", trace],
+        folder,
+        trace,
+        image,
+        python_lab_environment(number, variant, folder),
     )
 
 
@@ -210,7 +219,7 @@ def check_lab(number: str, preset: str, solution: bool, sanitize_it: bool = Fals
     variant = "solution" if solution else "yours"
     if python:
         return _check_python_lab(number, preset, variant)
-    targets = [f"lab{number}_{variant}_test", f"lab{number}_{variant}_run"]
+    targets = [f"lab{number}_{variant}_test", f"lab{number}_{variant}_run", TARGET]  # the module draws its timeline
     try:
         folder = build(preset, targets)
     except CommandFailed as failure:
@@ -242,7 +251,7 @@ def check_lab(number: str, preset: str, solution: bool, sanitize_it: bool = Fals
         trace.parent.mkdir(parents=True, exist_ok=True)
         result = run([executable, "--trace", trace], check=False, capture=True)
         image = folder / "plots" / f"lab{number}-{variant}.png"
-        if result.returncode == 0 and trace.exists() and plot(trace, image):
+        if result.returncode == 0 and trace.exists() and plot(trace, image, folder):
             whose = "your" if variant == "yours" else "the solution's"
             print(f"Timeline of {whose} run: {image}")
         else:
