@@ -217,8 +217,8 @@ endfunction()
 # pytest file whose tests are graded like the C++ ones, one ctest test each,
 # named labNN.python-yours.TEST / labNN.python-solution.TEST. TESTS is a flat
 # list of triples: test_name  gpu|cpu  points. The tests import the module
-# `streamlab`, so they are registered by python/CMakeLists.txt, and only where
-# that module is built (streamlab_register_python_labs).
+# `streamlab`, so they are registered by python/CMakeLists.txt, with the module
+# (streamlab_register_python_labs).
 function(streamlab_add_python_lab)
   cmake_parse_arguments(PARSE_ARGV 0 arg "" "NUMBER;TOPIC;TEST_SOURCE;TIMEOUT" "STUDENT_SOURCES;TESTS")
   list(LENGTH arg_TESTS n_items)
