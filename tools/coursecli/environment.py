@@ -244,14 +244,10 @@ def pip_requirements() -> list[str]:
     return [f"{name}=={major.group(1)}.*" if name == "cuda-bindings" and major else name for name in PYTHON_PACKAGES]
 
 
-def header_requirements() -> list[Requirement]:
-    """Python's C headers, for the Python that runs the tools and builds the module streamlab."""
+def python_headers_present() -> bool:
+    """Whether the Python that runs the tools, and builds the module streamlab, has its C headers."""
     python = tools_python()
-    return [
-        Requirement(
-            "Python's C headers (Python.h)", "python3-dev", python is not None and _probe(python, HEADERS_PROBE)
-        )
-    ]
+    return python is not None and _probe(python, HEADERS_PROBE)
 
 
 def tools_python() -> str | None:
@@ -301,11 +297,11 @@ def setup(quiet_if_ready: bool = False) -> int:
 
     if tools_python() is None and not _install_python_packages():
         return COURSE_ERROR
-    headers = header_requirements()
-    if not headers[0].present and not _install_headers():
+    headers_were_there = python_headers_present()
+    if not headers_were_there and not _install_headers():
         return COURSE_ERROR
 
-    if not quiet_if_ready or missing or not headers[0].present:
+    if not quiet_if_ready or missing or not headers_were_there:
         say(
             f"ready: CMake, a C++ compiler, GoogleTest, nlohmann-json, nvcc ({find_nvcc()}), "
             f"Python tools and Python's headers ({tools_python()})"
@@ -345,7 +341,7 @@ def _install_headers() -> bool:
         apt.install(["python3-dev"], "the Python module streamlab")
     except CommandFailed as failure:
         say(f"could not install them: {failure}")
-    if not header_requirements()[0].present:
+    if not python_headers_present():
         say(
             f"still missing: Python's C headers for {tools_python()}; install python3-dev (Debian, Ubuntu) "
             "or python3-devel (Fedora, RHEL), then run ./course setup again"
