@@ -252,8 +252,8 @@ endfunction()
 # pytest file whose tests are graded like the C++ ones, one ctest test each,
 # named labNN.python-yours.TEST / labNN.python-solution.TEST. TESTS is a flat
 # list of triples: test_name  gpu|cpu  points. The tests import the module
-# `streamlab`, so they are registered by python/CMakeLists.txt, and only where
-# that module is built (streamlab_register_python_labs).
+# `streamlab`, so they are registered by python/CMakeLists.txt, with the module
+# (streamlab_register_python_labs).
 function(streamlab_add_python_lab)
   cmake_parse_arguments(PARSE_ARGV 0 arg "" "NUMBER;TOPIC;TEST_SOURCE;TIMEOUT" "STUDENT_SOURCES;TESTS")
   list(LENGTH arg_TESTS n_items)
@@ -270,8 +270,7 @@ function(streamlab_add_python_lab)
 endfunction()
 
 # Registers every Python lab's tests for `python` (the interpreter the module
-# was built for, or the one that uses the C library in its place; python/CMakeLists.txt
-# sets STREAMLAB_PYTHON_PATH and STREAMLAB_C_LIBRARY). Each runs one pytest test with the course's plugin
+# was built for; python/CMakeLists.txt sets STREAMLAB_PYTHON_PATH). Each runs one pytest test with the course's plugin
 # (python/streamlab_pytest.py), which exits with 77 where the test could only
 # skip: ctest then says "not run" with the reason, never "passed".
 function(streamlab_register_python_labs python)
@@ -301,7 +300,7 @@ function(streamlab_register_python_labs python)
             LABELS "lab${number};python-${variant};python;${device};pts:${points}"
             TIMEOUT ${timeout}
             SKIP_RETURN_CODE 77
-            ENVIRONMENT "PYTHONPATH=${path};STREAMLAB_C_LIBRARY=${STREAMLAB_C_LIBRARY};PYTHONDONTWRITEBYTECODE=1")
+            ENVIRONMENT "PYTHONPATH=${path};PYTHONDONTWRITEBYTECODE=1")
         if(device STREQUAL "gpu")
           set_tests_properties(${ctest_name} PROPERTIES RESOURCE_LOCK gpu)
         endif()

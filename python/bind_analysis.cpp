@@ -1,5 +1,5 @@
 // Timeline analysis for Python: the measures a grader takes of a list of DeviceOp.
-// Units are spelled as streamlab_tools.analysis spells them: "h2d", "d2h", "compute", "other".
+// Units are spelled "h2d", "d2h", "compute", "other", as the plots name them.
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -46,7 +46,7 @@ Unit unit_from_name(const std::string& name) {
     throw std::invalid_argument("unit must be h2d, d2h, compute or other, not \"" + name + "\"");
 }
 
-// Intervals travel as (start_ns, end_ns) tuples, as in streamlab_tools.analysis.
+// Intervals travel as (start_ns, end_ns) tuples.
 std::vector<Interval> to_intervals(const Pairs& pairs) {
     std::vector<Interval> intervals;
     for (const auto& [start, end] : pairs) {
@@ -63,7 +63,7 @@ Pairs to_pairs(const std::vector<Interval>& intervals) {
     return pairs;
 }
 
-// The summary as streamlab_tools.analysis.summarize returns it: a dict with TimelineSummary's names.
+// The summary as a dict with TimelineSummary's names (streamlab_analyze prints the same keys).
 nb::dict summary_dict(const Ops& ops) {
     const TimelineSummary summary = summarize(ops);
     nb::dict result;
@@ -97,6 +97,9 @@ void bind_analysis(nb::module_& module) {
     module.def(
         "unit_of", [](const DeviceOp& op) { return unit_name(unit_of(op.kind)); }, "op"_a,
         "The unit an op keeps busy: h2d, d2h, compute or other.");
+    module.def(
+        "unit_of_kind", [](const std::string& kind) { return unit_name(unit_of(op_kind_from_string(kind))); }, "kind"_a,
+        "The unit an op of `kind` (kernel, memcpy_h2d, ...) keeps busy: h2d, d2h, compute or other.");
     module.def("makespan_ns", &makespan_ns, "ops"_a, "Last end minus first start (0 without ops).");
     module.def("event_record_span_ns", &event_record_span_ns, "timeline"_a,
                "The longest time two events can span, recorded at the host's first and last cudaEventRecord "
@@ -112,7 +115,7 @@ void bind_analysis(nb::module_& module) {
     module.def("distinct_streams", &distinct_streams, "ops"_a, "Number of different stream ids.");
     module.def("null_stream_ops", &null_stream_ops, "ops"_a, "Ops in the legacy NULL or a per-thread default stream.");
     module.def("summarize", &summary_dict, "ops"_a,
-               "All the measures above as a dict, keyed as streamlab_analyze and streamlab_tools.analysis key them.");
+               "All the measures above as a dict, keyed as streamlab_analyze keys them.");
 }
 
 }  // namespace streamlab::python

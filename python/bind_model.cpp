@@ -1,6 +1,6 @@
-// The pipeline model for Python, with the signatures of streamlab_tools.model: stage
-// times for the whole data, the issue order as "chunk" or "stage", stages as "H2D",
-// "K", "D2H", chunks numbered from 0 (the article's chunk 1 is chunk 0).
+// The pipeline model for Python (the plots and the demo draw it): stage times for the
+// whole data, the issue order as "chunk" or "stage", stages as "H2D", "K", "D2H",
+// chunks numbered from 0 (the article's chunk 1 is chunk 0).
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -47,7 +47,11 @@ void bind_model(nb::module_& module) {
             "stage", [](const SimulatedOp& op) { return to_string(op.stage); }, "H2D, K or D2H.")
         .def_ro("stream", &SimulatedOp::stream)
         .def_ro("start", &SimulatedOp::start)
-        .def_ro("end", &SimulatedOp::end);
+        .def_ro("end", &SimulatedOp::end)
+        .def_prop_ro(
+            "name",
+            [](const SimulatedOp& op) { return std::string(to_string(op.stage)) + "_" + std::to_string(op.chunk + 1); },
+            "The op's name as the article and the labs' traces show it: H2D_1, K_1, D2H_1.");
     module.def("pipeline_model", &model_dict, "h2d"_a, "kernel"_a, "d2h"_a, "chunks"_a, "copy_engines"_a,
                "serial, ideal, bound and speedup (a dict) for whole-data stage times cut into `chunks` chunks.");
     module.def("simulate_pipeline", &simulate, "h2d"_a, "kernel"_a, "d2h"_a, "chunks"_a, "streams"_a, "copy_engines"_a,

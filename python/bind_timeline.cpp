@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include <nanobind/stl/map.h>
 #include <nanobind/stl/string.h>
@@ -93,6 +94,13 @@ void bind_timeline_class(nb::module_& module) {
         .def_ro("concurrent_kernels", &DeviceFacts::concurrent_kernels);
     nb::class_<Timeline>(module, "Timeline", "A recorded timeline: ops sorted by start, host marks, device facts.")
         .def(nb::init<>())
+        .def(
+            "__init__",
+            [](Timeline* timeline, std::vector<DeviceOp> ops) {
+                new (timeline) Timeline();
+                timeline->ops = std::move(ops);
+            },
+            "ops"_a, "A timeline of these ops, made by hand (as the tools' tests make them).")
         .def_ro("ops", &Timeline::ops, "The device operations (a copy of the list).")
         .def_ro("marks", &Timeline::marks)
         .def_ro("ranges", &Timeline::ranges)

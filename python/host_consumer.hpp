@@ -1,5 +1,4 @@
-// Lab 07's consumer as Python reaches it, for both the module (bind_dependencies.cpp)
-// and the C library (without_headers/calls_dependencies.cpp).
+// Lab 07's consumer as Python reaches it, for the module (bind_dependencies.cpp).
 //
 // A host function is a C function pointer and one pointer of data, which Python
 // code cannot make without ctypes (refused in student files). So the consumer

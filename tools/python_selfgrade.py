@@ -28,7 +28,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
 from coursecli.python_grading import PYTEST_OPTIONS  # noqa: E402  (needs the path above)
-from coursecli.python_module import library_environment, module_python, python_path, streamlab_kind  # noqa: E402
+from coursecli.python_module import module_python, python_path  # noqa: E402
+from coursecli.shell import COURSE_ERROR  # noqa: E402
 
 SKIP = 77
 
@@ -126,7 +127,6 @@ def run_tests(lab: str, student: Path, build: Path, junit: Path) -> tuple[dict[s
         **os.environ,
         "PYTHONPATH": os.pathsep.join(map(str, path)),
         "PYTHONDONTWRITEBYTECODE": "1",
-        **library_environment(build),
     }
     test_file = lab_python / f"test_lab{lab[:2]}.py"
     # From the student's folder, the test's folder appended (not prepended) to the path: the
@@ -178,13 +178,9 @@ def main(argv: list[str]) -> int:
     args = parser.parse_args(argv)
     args.build = args.build.resolve()  # the tests run from the student's folder: the path must not be relative
     if module_python(args.build) is None:
-        print(
-            f"SKIPPED: neither the course's Python module nor its C library is built in {args.build} (./course build)"
-        )
-        return SKIP
-    print(f"python_selfgrade: streamlab is {streamlab_kind(args.build)}")
+        print(f"python_selfgrade: the course's Python module is not built in {args.build}: run ./course build")
+        return COURSE_ERROR
     sys.path[:0] = map(str, python_path(ROOT, args.build))
-    os.environ.update(library_environment(args.build))
     import streamlab
 
     present, why = streamlab.gpu_presence()

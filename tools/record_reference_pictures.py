@@ -21,7 +21,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
-from coursecli import environment, labs  # noqa: E402
+from coursecli import environment, labs, python_module  # noqa: E402
 from coursecli.build import DEFAULT_PRESET, build  # noqa: E402
 from coursecli.gpu import NO_GPU_EXIT, gpu_devices, gpu_presence  # noqa: E402
 from coursecli.reference_pictures import PICTURES  # noqa: E402
@@ -59,7 +59,7 @@ def record_lab(number: str, folder: Path, into: Path) -> list[str]:
         missing = [str(t) for t in picture.trace_files(traces, number) if not t.is_file()]
         if missing:
             problems.append(f"lab {number}: {picture.name}: the program wrote no {', '.join(missing)}")
-        elif not environment.draw("plot", picture.plot_arguments(traces, number, image), image, picture.name):
+        elif not environment.draw("plot", picture.plot_arguments(traces, number, image), image, picture.name, folder):
             problems.append(f"lab {number}: {picture.name} could not be drawn (see above)")
         else:
             print(f"lab {number}: {image}: {picture.shows}\n    {description(image)}")
@@ -83,7 +83,7 @@ def main(argv: list[str]) -> int:
     if not present:
         print(f"record_reference_pictures: {why}: the pictures are recorded on a GPU")
         return NO_GPU_EXIT
-    folder = build(args.preset, [f"lab{n}_solution_run" for n in numbers])
+    folder = build(args.preset, [f"lab{n}_solution_run" for n in numbers] + [python_module.TARGET])
     problems = [problem for number in numbers for problem in record_lab(number, folder, args.into)]
     for problem in problems:
         print(f"record_reference_pictures: {problem}")

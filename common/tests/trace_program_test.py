@@ -73,7 +73,7 @@ def check_copies(summary: dict, ops: list[dict], trace: Path) -> list[str]:
 
 
 def check_phases(summary: dict, ops: list[dict], trace: Path) -> list[str]:
-    from streamlab_tools.analysis import summarize
+    from streamlab_tools.library import summarize  # the C++ analysis, through the module streamlab
     from streamlab_tools.phases import split_phases
     from streamlab_tools.trace import load_trace
 

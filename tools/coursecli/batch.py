@@ -236,10 +236,12 @@ def prepare_course(settings: GradeSettings) -> str:
     started = time.monotonic()
     log = Log(settings.out / ".work" / ".course-build.log", settings.verbose)
     if settings.python:
-        # The Python labs need the course's module (or the C library in its place), and nothing to link.
-        targets = python_module.python_targets(course_build_folder(settings))
+        # The Python labs need the course's module, and nothing to link.
+        targets = [python_module.TARGET]
     else:
         targets = [target for lab in settings.labs for target in starter_targets(lab.number)]
+        if (settings.course_root / "python" / "CMakeLists.txt").exists():
+            targets.append(python_module.TARGET)  # the plot tool draws the timelines with the module's analysis
     status, _ = run_logged(
         [
             "cmake",
@@ -259,8 +261,6 @@ def prepare_course(settings: GradeSettings) -> str:
         settings.module_python, problem = python_grading.the_module_python(course_build_folder(settings))
         if problem:
             return problem
-        if not python_module.module_built(course_build_folder(settings)):
-            print(f"course: streamlab is {python_module.streamlab_kind(course_build_folder(settings))}", flush=True)
     print(f"course: built the course once for the batch in {time.monotonic() - started:.0f} s", flush=True)
     return ""
 
@@ -647,7 +647,9 @@ class SubmissionGrader:
         for number, trace_files in traces.items():
             lab_grade = by_number[number]
             if python is None:
-                lab_grade.timeline_note = "Traces written, not drawn: no Python with matplotlib (./course setup)."
+                lab_grade.timeline_note = (
+                    "Traces written, not drawn: no Python for the course's tools (./course setup)."
+                )
                 continue
             for trace_file in trace_files:
                 image = trace_file.with_suffix(".png")
@@ -665,7 +667,11 @@ class SubmissionGrader:
     def _plot_environment(self) -> dict[str, str]:
         """The plot tool's environment. matplotlib keeps a font cache in its config folder: each step starts
         from a copy of the one the batch warmed (prepare_plotting), instead of rebuilding it (about 1 s a plot)."""
-        env = {"PYTHONPATH": str(self.settings.course_root / "tools"), "MPLBACKEND": "Agg"}
+        env = {
+            "PYTHONPATH": str(self.settings.course_root / "tools"),
+            "MPLBACKEND": "Agg",
+            "STREAMLAB_MODULE_DIR": str(course_build_folder(self.settings) / "python"),  # the batch's own build
+        }
         warmed = matplotlib_folder(self.settings)
         if warmed.is_dir():
             own = self.work / "matplotlib"

@@ -28,7 +28,7 @@ def run_bench(preset: str, repeats: int, lab: str = "05") -> int:
     if result.returncode != 0 or not sweep.exists():
         return result.returncode or 1
     image = out / f"{stem}.png"
-    if not labs.plot(sweep, image):
+    if not labs.plot(sweep, image, folder):
         return COURSE_ERROR
     say(f"results: {sweep}; speedup against chunks: {image}")
     return 0

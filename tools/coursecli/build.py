@@ -1,4 +1,5 @@
 """Configuring and building with CMake presets, and where each preset builds."""
+
 from __future__ import annotations
 
 import json
@@ -25,9 +26,10 @@ def build_dir(preset: str) -> Path:
 
 
 def configure(preset: str) -> Path:
-    """Configures `preset` unless it already is; returns its build folder."""
+    """Configures `preset` unless it already is (a configure that stopped, for a missing requirement,
+    leaves a cache but no build system); returns its build folder."""
     folder = build_dir(preset)
-    if not (folder / "CMakeCache.txt").exists():
+    if not any((folder / name).exists() for name in ("Makefile", "build.ninja")):
         command = ["cmake", "--preset", preset]
         nvcc = environment.find_nvcc()
         if nvcc and not environment.shutil.which("nvcc"):

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from . import environment, labs
 from .build import build
+from .python_module import TARGET
 from .shell import ROOT, run, say
 
 # Stage times measured on an H200, drawn as modelled timelines where there is no GPU.
@@ -15,7 +16,7 @@ REFERENCE_STAGE_TIMES = ROOT / "common" / "reference" / "h200_stage_times.json"
 
 def run_demo(preset: str) -> int:
     """Builds and runs streamlab_demo, then draws one picture; 0 with or without a GPU."""
-    folder = build(preset, ["streamlab_demo"])
+    folder = build(preset, ["streamlab_demo", TARGET])  # the module: the pictures' analysis and model
     out = folder / "demo"
     serial, pipelined = out / "serial.json", out / "three-chunks.json"
     for stale in (serial, pipelined):
@@ -29,6 +30,7 @@ def run_demo(preset: str) -> int:
         drawn = labs.plot(
             serial,
             image,
+            folder,
             ["--compare", str(pipelined), "--labels", "serial, NULL stream", "three chunks, three streams"],
         )
     else:
@@ -36,12 +38,13 @@ def run_demo(preset: str) -> int:
             "no timeline was recorded here, so the picture shows what the model predicts "
             f"from stage times measured on an H200 ({REFERENCE_STAGE_TIMES.relative_to(ROOT)})"
         )
-        drawn = draw_modelled(image)
+        drawn = draw_modelled(image, folder)
     if drawn:
         say(f"picture: {image}")
     return 0 if drawn else 1
 
 
-def draw_modelled(image: Path) -> bool:
-    """Draws the modelled serial and three-chunk timelines into `image`. True on success."""
-    return environment.draw("demo_model", [REFERENCE_STAGE_TIMES, "-o", image], image, "the picture")
+def draw_modelled(image: Path, folder: Path) -> bool:
+    """Draws the modelled serial and three-chunk timelines into `image` with the module of the build `folder`.
+    True on success."""
+    return environment.draw("demo_model", [REFERENCE_STAGE_TIMES, "-o", image], image, "the picture", folder)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import glob
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -20,8 +21,23 @@ from . import apt
 from .shell import COURSE_ERROR, ROOT, CommandFailed, run, say
 
 VENV = ROOT / ".venv"
-PYTHON_PACKAGES = ["matplotlib", "numpy", "pytest"]
+# What the tools' Python needs: pip's name of each package, and the module its import probes.
+# nanobind builds the module streamlab (python/), which the tools and the Python labs import;
+# cuda-bindings is the Python labs' API (the article's), of the CUDA Toolkit's major version.
+PYTHON_PACKAGES = {
+    "matplotlib": "matplotlib",
+    "numpy": "numpy",
+    "pytest": "pytest",
+    "nanobind": "nanobind",
+    "cuda-bindings": "cuda.bindings.runtime",
+}
+# Python's C headers, for the Python that builds the module.
+HEADERS_PROBE = (
+    "import os, sysconfig; raise SystemExit(not os.path.isfile(sysconfig.get_paths()['include'] + '/Python.h'))"
+)
 MIN_CMAKE = (3, 25)
+# Where there is no package registry (a GPU machine, say) pip gives up soon.
+PIP_PATIENCE = ["--retries", "1", "--timeout", "20"]
 
 
 @dataclass
@@ -212,13 +228,31 @@ def install_slide_tools() -> list[Requirement]:
     return install_optional("the slides", slides_requirements)
 
 
+def _probe(python: str | Path, code: str) -> bool:
+    return subprocess.run([str(python), "-c", code], capture_output=True).returncode == 0
+
+
 def _python_has_packages(python: str | Path) -> bool:
-    probe = "import " + ", ".join(PYTHON_PACKAGES)
-    return subprocess.run([str(python), "-c", probe], capture_output=True).returncode == 0
+    return _probe(python, "import " + ", ".join(PYTHON_PACKAGES.values()))
+
+
+def pip_requirements() -> list[str]:
+    """What pip installs into .venv: PYTHON_PACKAGES, cuda-bindings of the installed CUDA Toolkit's major version."""
+    nvcc = find_nvcc()
+    version = subprocess.run([nvcc, "--version"], capture_output=True, text=True).stdout if nvcc else ""
+    major = re.search(r"release (\d+)\.", version)
+    return [f"{name}=={major.group(1)}.*" if name == "cuda-bindings" and major else name for name in PYTHON_PACKAGES]
+
+
+def python_headers_present() -> bool:
+    """Whether the Python that runs the tools, and builds the module streamlab, has its C headers."""
+    python = tools_python()
+    return python is not None and _probe(python, HEADERS_PROBE)
 
 
 def tools_python() -> str | None:
-    """The Python that runs the tools (plots, pytest): .venv's, or python3 if it has them."""
+    """The Python that runs the tools (plots, pytest) and builds the module streamlab: .venv's,
+    or python3 if it has every one of PYTHON_PACKAGES."""
     venv_python = VENV / "bin" / "python"
     if venv_python.exists() and _python_has_packages(venv_python):
         return str(venv_python)
@@ -231,16 +265,17 @@ def tools_python() -> str | None:
 TOOLS_ENV = {"PYTHONPATH": str(ROOT / "tools"), "MPLBACKEND": "Agg"}
 
 
-def draw(module: str, arguments: list, image: Path, what: str) -> bool:
-    """Runs `python -m streamlab_tools.<module> ARGUMENTS` with the tools' Python to draw
-    `image` (its folder made first). True when it drew; without a Python that can, says
-    how to get one, to draw `what`, and returns False."""
+def draw(module: str, arguments: list, image: Path, what: str, folder: Path) -> bool:
+    """Runs `python -m streamlab_tools.<module> ARGUMENTS` with the tools' Python and the module streamlab
+    of the build `folder` to draw `image` (its folder made first). True when it drew; without a Python
+    that can, says how to get one, to draw `what`, and returns False."""
     python = tools_python()
     if python is None:
-        say(f"no Python with matplotlib: run ./course setup to draw {what}")
+        say(f"no Python for the course's tools: run ./course setup to draw {what}")
         return False
     image.parent.mkdir(parents=True, exist_ok=True)
-    return run([python, "-m", f"streamlab_tools.{module}", *arguments], check=False, env=TOOLS_ENV).returncode == 0
+    env = {**TOOLS_ENV, "STREAMLAB_MODULE_DIR": str(folder / "python")}
+    return run([python, "-m", f"streamlab_tools.{module}", *arguments], check=False, env=env).returncode == 0
 
 
 def setup(quiet_if_ready: bool = False) -> int:
@@ -260,26 +295,59 @@ def setup(quiet_if_ready: bool = False) -> int:
         say("install CUDA Toolkit 12.x or 13.x from NVIDIA (it includes CUPTI), then run ./course setup again.")
         return COURSE_ERROR
 
-    if tools_python() is None:
-        if not (VENV / "bin" / "python").exists():
-            if (
-                subprocess.run([sys.executable, "-m", "venv", "--help"], capture_output=True).returncode != 0
-                or not _venv_works()
-            ):
-                if not apt.install(["python3-venv"], "the Python tools' virtual environment"):
-                    return COURSE_ERROR
-            run([sys.executable, "-m", "venv", str(VENV)])
-        run([str(VENV / "bin" / "python"), "-m", "pip", "install", "-q", *PYTHON_PACKAGES])
-        if tools_python() is None:
-            say("could not install the Python packages " + ", ".join(PYTHON_PACKAGES))
-            return COURSE_ERROR
+    if tools_python() is None and not _install_python_packages():
+        return COURSE_ERROR
+    headers_were_there = python_headers_present()
+    if not headers_were_there and not _install_headers():
+        return COURSE_ERROR
 
-    if not quiet_if_ready or missing:
+    if not quiet_if_ready or missing or not headers_were_there:
         say(
             f"ready: CMake, a C++ compiler, GoogleTest, nlohmann-json, nvcc ({find_nvcc()}), "
-            f"Python tools ({tools_python()})"
+            f"Python tools and Python's headers ({tools_python()})"
         )
     return 0
+
+
+def _install_python_packages() -> bool:
+    """Makes .venv where missing and installs PYTHON_PACKAGES into it; True when the tools have their Python."""
+    if not (VENV / "bin" / "python").exists():
+        if (
+            subprocess.run([sys.executable, "-m", "venv", "--help"], capture_output=True).returncode != 0
+            or not _venv_works()
+        ):
+            if not apt.install(["python3-venv"], "the Python tools' virtual environment"):
+                return False
+        run([sys.executable, "-m", "venv", str(VENV)])
+    packages = pip_requirements()
+    say("installing the Python tools' packages into .venv: " + ", ".join(packages))
+    try:
+        run([str(VENV / "bin" / "python"), "-m", "pip", "install", "-q", *PIP_PATIENCE, *packages])
+    except CommandFailed as failure:
+        say(f"pip could not install them: {failure}")
+    if tools_python() is None:
+        say(
+            "could not install the Python packages the course needs; install them with: "
+            f"{VENV / 'bin' / 'python'} -m pip install " + " ".join(f"'{p}'" for p in packages)
+        )
+        return False
+    return True
+
+
+def _install_headers() -> bool:
+    """Installs Python's C headers with apt-get (the module streamlab is built against them); True when they are there."""
+    say(f"missing: Python's C headers (Python.h) for {tools_python()}, which builds the Python module streamlab")
+    try:
+        apt.install(["python3-dev"], "the Python module streamlab")
+    except CommandFailed as failure:
+        say(f"could not install them: {failure}")
+    if not python_headers_present():
+        say(
+            f"still missing: Python's C headers for {tools_python()}; install python3-dev (Debian, Ubuntu) "
+            "or python3-devel (Fedora, RHEL), then run ./course setup again"
+        )
+        return False
+    return True
 
 
 def _venv_works() -> bool:

@@ -10,9 +10,10 @@ to date, nothing of the course is built again), and writes
 /autograder/results/results.json. The labs need an NVIDIA GPU: Gradescope's
 own runners have none, so there the result says that the GPU tests could not
 be graded (they count neither way, never as zeros); a runner with a GPU grades
-them. With `python`, the zip grades the labs' Python versions (`course grade
---python`): it also holds the module's sources (python/), and setup.sh also
-installs Python's headers, nanobind and cuda-bindings.
+them. The zip also holds the Python module's sources (python/: the plots of the
+timelines use it, and the Python labs), and setup.sh installs what it needs:
+Python's headers, nanobind and cuda-bindings. With `python`, the zip grades the
+labs' Python versions (`course grade --python`).
 """
 
 from __future__ import annotations
@@ -71,8 +72,8 @@ if [ ! -x /usr/local/cuda/bin/nvcc ]; then
 fi
 """
 
-# What the Python labs need besides (setup.sh's tail, with `python`): the module's build
-# (Python's headers, nanobind) and the article's API (cuda-bindings of the toolkit's major version).
+# What the Python module needs (the plots use it, and the Python labs): Python's headers and nanobind
+# to build it, and the article's API (cuda-bindings of the toolkit's major version).
 SETUP_PYTHON_SH = r"""
 apt-get install -y --no-install-recommends python3-dev
 pip() { python3 -m pip install --break-system-packages "$@" 2>/dev/null || python3 -m pip install "$@"; }
@@ -114,9 +115,9 @@ fi
 """
 
 
-def _course_files(root: Path, labs: list[LabSources], python: bool = False) -> list[Path]:
-    """The tracked repository files the autograder needs, relative to `root` (and the module's, with `python`)."""
-    paths = COURSE_PATHS + [f"labs/{lab.folder}" for lab in labs] + (["python"] if python else [])
+def _course_files(root: Path, labs: list[LabSources]) -> list[Path]:
+    """The tracked repository files the autograder needs, relative to `root`."""
+    paths = COURSE_PATHS + [f"labs/{lab.folder}" for lab in labs] + ["python"]
     listed = subprocess.run(["git", "-C", str(root), "ls-files", "-z", "--", *paths], capture_output=True)
     if listed.returncode != 0:
         raise RuntimeError(f"{root} is not a git checkout: the autograder holds the course's tracked files only")
@@ -146,13 +147,12 @@ def build_autograder(
     options = GRADE_OPTIONS.replace("@LABS@", numbers).replace("@TIMEOUT@", str(timeout_s))
     options = options.replace("@ARCH@", cuda_arch).replace("@PYTHON@", " --python" if python else "")
     setup = SETUP_SH.replace("@CUDA_VERSION@", cuda_version)
-    if python:
-        setup += SETUP_PYTHON_SH.replace("@CUDA_MAJOR@", cuda_version.split("-")[0])
+    setup += SETUP_PYTHON_SH.replace("@CUDA_MAJOR@", cuda_version.split("-")[0])
     setup += SETUP_BUILD_SH.replace("@OPTIONS@", options).replace("@BUILD@", COURSE_BUILD)
     run = RUN_AUTOGRADER.replace("@OPTIONS@", options)
     with zipfile.ZipFile(output, "w", zipfile.ZIP_DEFLATED) as archive:
         _add_script(archive, "setup.sh", setup)
         _add_script(archive, "run_autograder", run)
-        for relative in _course_files(root, labs, python):
+        for relative in _course_files(root, labs):
             archive.write(root / relative, relative.as_posix())
         return archive.namelist()

@@ -9,16 +9,9 @@ from check_labs import student_sources
 
 from . import environment, lab_checks, reference_pictures, sanitize
 from .batch import Log
-from .build import build, configure
+from .build import build
 from .gpu import NO_GPU_EXIT, gpu_presence
-from .python_module import (
-    library_environment,
-    module_built,
-    module_python,
-    python_path,
-    python_targets,
-    streamlab_kind,
-)
+from .python_module import TARGET, module_python, python_path
 from .results import TestOutcome, points_of, read_junit, read_labels
 from .scoring import NEEDS_GPUS
 from .shell import COURSE_ERROR, FAILING, ROOT, CommandFailed, CourseError, run, run_logged, say
@@ -40,9 +33,10 @@ def lab_folder(number: str) -> Path:
     return labs[number]
 
 
-def plot(trace: Path, image: Path, extra: list[str] | None = None) -> bool:
-    """Draws `trace` into `image` with tools/streamlab_tools/plot.py. True on success."""
-    return environment.draw("plot", [trace, "-o", image, *(extra or [])], image, "timelines")
+def plot(trace: Path, image: Path, folder: Path, extra: list[str] | None = None) -> bool:
+    """Draws `trace` into `image` with tools/streamlab_tools/plot.py and the module streamlab of the build
+    `folder`. True on success."""
+    return environment.draw("plot", [trace, "-o", image, *(extra or [])], image, "timelines", folder)
 
 
 def sanitize_lab(number: str, variant: str, folder: Path, executable: Path) -> sanitize.SanitizeResult:
@@ -104,7 +98,7 @@ def run_lab(number: str, preset: str, solution: bool, sanitize_it: bool = False,
     target = f"lab{number}_{variant}_run"
     if not gpu_presence()[0]:
         return _without_gpu(number, preset, [target], f"Lab {number}'s program runs on the GPU")
-    folder = build(preset, [target])
+    folder = build(preset, [target, TARGET])  # the module: the picture's analysis
     trace = folder / "traces" / f"lab{number}-{variant}.json"
     trace.parent.mkdir(parents=True, exist_ok=True)
     executable = next(folder.rglob(target), None)
@@ -117,15 +111,18 @@ def run_lab(number: str, preset: str, solution: bool, sanitize_it: bool = False,
             print(f"\nThe program's own output (under {result.runs[0].tool}):\n{result.runs[0].program_output}")
         return 0 if result.clean or result.problem else 1
     image = folder / "plots" / f"lab{number}-{variant}.png"
-    return _run_and_draw(number, [executable, "--trace", trace], trace, image)
+    return _run_and_draw(number, [executable, "--trace", trace], folder, trace, image)
 
 
-def _run_and_draw(number: str, command: list, trace: Path, image: Path, env: dict[str, str] | None = None) -> int:
-    """Runs a lab program that writes `trace`, then draws the trace into `image`; the program's exit status."""
+def _run_and_draw(
+    number: str, command: list, folder: Path, trace: Path, image: Path, env: dict[str, str] | None = None
+) -> int:
+    """Runs a lab program of the build `folder` that writes `trace`, then draws the trace into `image`;
+    the program's exit status."""
     result = run(command, check=False, env=env)
     if result.returncode != 0:
         say(f"the lab {number} program exited with status {result.returncode}")
-    if trace.exists() and plot(trace, image):
+    if trace.exists() and plot(trace, image, folder):
         say(f"timeline picture: {image}")
     return result.returncode
 
@@ -150,7 +147,6 @@ def python_lab_environment(number: str, variant: str, folder: Path) -> dict[str,
         "PYTHONPATH": os.pathsep.join(str(p) for p in path),
         "PYTHONDONTWRITEBYTECODE": "1",
         "PYTHONSAFEPATH": "1",
-        **library_environment(folder),
     }
 
 
@@ -161,19 +157,22 @@ def _run_python_lab(number: str, preset: str, variant: str) -> int:
         say(f"lab {number} has no Python program yet ({program.relative_to(ROOT)})")
         return COURSE_ERROR
     if not gpu_presence()[0]:
-        return _without_gpu(
-            number, preset, python_targets(configure(preset)), f"Lab {number}'s program runs on the GPU"
-        )
+        return _without_gpu(number, preset, [TARGET], f"Lab {number}'s program runs on the GPU")
     folder = build_python_side(preset)
     python = module_python(folder)
     if python is None:
-        say("no Python runs the Python labs in this build (the configure step says why)")
+        say("the Python module streamlab is not built here: run ./course build")
         return COURSE_ERROR
     trace = folder / "traces" / f"lab{number}-python-{variant}.json"
     trace.parent.mkdir(parents=True, exist_ok=True)
     image = folder / "plots" / f"lab{number}-python-{variant}.png"
     return _run_and_draw(
-        number, [python, program, "--trace", trace], trace, image, python_lab_environment(number, variant, folder)
+        number,
+        [python, program, "--trace", trace],
+        folder,
+        trace,
+        image,
+        python_lab_environment(number, variant, folder),
     )
 
 
@@ -220,7 +219,7 @@ def check_lab(number: str, preset: str, solution: bool, sanitize_it: bool = Fals
     variant = "solution" if solution else "yours"
     if python:
         return _check_python_lab(number, preset, variant)
-    targets = [f"lab{number}_{variant}_test", f"lab{number}_{variant}_run"]
+    targets = [f"lab{number}_{variant}_test", f"lab{number}_{variant}_run", TARGET]  # the module draws its timeline
     try:
         folder = build(preset, targets)
     except CommandFailed as failure:
@@ -252,7 +251,7 @@ def check_lab(number: str, preset: str, solution: bool, sanitize_it: bool = Fals
         trace.parent.mkdir(parents=True, exist_ok=True)
         result = run([executable, "--trace", trace], check=False, capture=True)
         image = folder / "plots" / f"lab{number}-{variant}.png"
-        if result.returncode == 0 and trace.exists() and plot(trace, image):
+        if result.returncode == 0 and trace.exists() and plot(trace, image, folder):
             whose = "your" if variant == "yours" else "the solution's"
             print(f"Timeline of {whose} run: {image}")
         else:
@@ -333,11 +332,8 @@ def _print_points(
 
 
 def build_python_side(preset: str) -> Path:
-    """Builds what the Python labs import, and says so when it is not the module itself."""
-    folder = build(preset, python_targets(configure(preset)))
-    if not module_built(folder):
-        say(f"streamlab here is {streamlab_kind(folder)}")
-    return folder
+    """Builds what the Python labs import: the module streamlab."""
+    return build(preset, [TARGET])
 
 
 def _check_python_lab(number: str, preset: str, variant: str) -> int:
@@ -348,7 +344,7 @@ def _check_python_lab(number: str, preset: str, variant: str) -> int:
     try:
         folder = build_python_side(preset)
     except CommandFailed as failure:
-        say(f"the course's Python module or C library does not build ({failure})")
+        say(f"the course's Python module does not build ({failure})")
         return COURSE_ERROR
     labels = read_labels(folder)
     prefix = f"lab{number}.python-{variant}."

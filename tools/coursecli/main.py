@@ -20,7 +20,6 @@ from . import (
     labs,
     listing,
     pack,
-    python_module,
     reset,
     sandbox,
     slides,
@@ -39,17 +38,9 @@ def _setup_or_fail() -> None:
         raise SystemExit(COURSE_ERROR)
 
 
-def _install_python_module_tools(preset: str) -> None:
-    """Optional: what the Python module streamlab needs; a build folder configured
-    without it is configured again, so that the module is built."""
-    if python_module.install() and (build_dir(preset) / "CMakeCache.txt").exists():
-        run(["cmake", "--preset", preset])
-
-
 def cmd_setup(args: argparse.Namespace) -> int:
     status = environment.setup()
     environment.install_sandbox_tools()  # optional: `course grade` says which isolation it could use
-    _install_python_module_tools(DEFAULT_PRESET)
     return status
 
 
@@ -95,7 +86,6 @@ def cmd_test(args: argparse.Namespace) -> int:
     steps.next("setup and build")
     _setup_or_fail()
     environment.install_sandbox_tools()  # so that the grader's sandbox tests run where it can
-    _install_python_module_tools(args.preset)
     folder = build(args.preset)
     results = folder / "results"
     junit, pytest_junit = results / "course-test.xml", results / "course-test-pytest.xml"
@@ -145,11 +135,7 @@ def cmd_test(args: argparse.Namespace) -> int:
     pytest = run(
         [python, "-m", "pytest", "-q", "-rs", f"--junitxml={pytest_junit}", "tools/tests"],
         check=False,
-        env={
-            "PYTHONPATH": str(ROOT / "tools"),
-            "MPLBACKEND": "Agg",
-            "STREAMLAB_ANALYZE": str(folder / "common" / "streamlab_analyze"),
-        },
+        env={"PYTHONPATH": str(ROOT / "tools"), "MPLBACKEND": "Agg", "STREAMLAB_MODULE_DIR": str(folder / "python")},
     )
     add_pytest_junit(tally, pytest_junit)
     if pytest.returncode != 0:

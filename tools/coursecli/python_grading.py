@@ -23,7 +23,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .python_module import library_environment, module_python, python_path
+from .python_module import module_python, python_path
 from .results import GtestReport, TestOutcome, points_of
 from .sandbox import TIMED_OUT
 from .scoring import LabGrade, grade_test
@@ -63,7 +63,6 @@ def pytest_environment(staged: Path, course_root: Path, course_build: Path, lab:
         "PYTHONPATH": ":".join(map(str, path)),
         "PYTHONDONTWRITEBYTECODE": "1",
         "PYTHONSAFEPATH": "1",
-        **library_environment(course_build),
     }
 
 
@@ -136,15 +135,15 @@ def grade_python_lab(
 
 def the_module_python(course_build: Path) -> tuple[str | None, str]:
     """(the Python that runs the Python labs, "") or (None, why they cannot be graded): the one the course's
-    module was built for, or where it could not be built, the one that uses the C library in its place.
+    module was built for.
 
     That Python must also have pytest and cuda-bindings: without them every test would fail
     at its imports, and the students would pay for what the grading machine lacks."""
     python = module_python(course_build)
     if python is None:
         return None, (
-            "neither the course's Python module `streamlab` nor the C library that stands in for it was built "
-            "(the configure step says why), so the Python labs cannot be graded"
+            "the course's Python module `streamlab` was not built (the configure step says what to install), "
+            "so the Python labs cannot be graded"
         )
     probe = subprocess.run([python, "-c", "import pytest, cuda.bindings.runtime"], capture_output=True, text=True)
     if probe.returncode != 0:

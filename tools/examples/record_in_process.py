@@ -12,7 +12,8 @@ then writes the trace file and prints what the GPU recorded:
 
 The module is found where `./course build` puts it (build/python, build-ci/python),
 or on PYTHONPATH. Exit status: 0 with the trace written; 1 when the copies failed;
-77 when the module, cuda-python or a GPU is missing (nothing to record).
+2 when the module is not built (./course build makes it); 77 when cuda-python or a
+GPU is missing (nothing to record).
 """
 
 from __future__ import annotations
@@ -24,9 +25,10 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))  # streamlab_tools, which finds the built module
-from streamlab_tools import native  # noqa: E402
+from streamlab_tools import library  # noqa: E402
 
 SKIPPED = 77
+COURSE_ERROR = 2
 
 
 def load_section3():
@@ -40,10 +42,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("-o", "--output", default="section3-in-process.json", help="the trace file to write")
     args = parser.parse_args(argv)
-    streamlab = native.load_module()
-    if streamlab is None:
-        print(f"skipped: {native.missing_reason()}", file=sys.stderr)
-        return SKIPPED
+    try:
+        streamlab = library.load()
+    except library.ModuleMissing as missing:
+        print(f"record_in_process: {missing}", file=sys.stderr)
+        return COURSE_ERROR
     section3 = load_section3()
     if section3.cudart is None:
         print("skipped: cuda-python is not installed (pip install cuda-python)", file=sys.stderr)

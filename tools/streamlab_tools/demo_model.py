@@ -6,8 +6,9 @@ measured on another GPU and committed with the course.
 The stage-times file is one JSON object: ``device``, ``date``, ``copy_engines``,
 ``chunks``, ``bytes`` and ``h2d_ms``, ``kernel_ms``, ``d2h_ms`` (each the whole data's
 stage, alone). It prints what the model predicts and draws the serial and pipelined
-schedules, marked as modelled. A file it cannot use gives one line on stderr starting
-with "demo_model: ", and exit status 2.
+schedules, marked as modelled, with the course's model (the module streamlab, which
+`./course build` makes). A file it cannot use, or a missing module, gives one line on
+stderr starting with "demo_model: ", and exit status 2.
 """
 
 from __future__ import annotations
@@ -19,9 +20,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from . import library
 from .figures import PlotError, check_output_path
-from .model import makespan
-from .native import pipeline_model, simulate_pipeline  # C++ where the streamlab module is built
 from .timelines import plot_model_schedule
 
 
@@ -78,11 +78,12 @@ def load_stage_times(path: str | Path) -> ReferenceStageTimes:
 
 def describe(times: ReferenceStageTimes) -> str:
     """What the model predicts for these stage times, in a few lines."""
-    model = pipeline_model(times.h2d_ms, times.kernel_ms, times.d2h_ms, times.chunks, times.copy_engines)
-    schedule = simulate_pipeline(
+    streamlab = library.load()
+    model = streamlab.pipeline_model(times.h2d_ms, times.kernel_ms, times.d2h_ms, times.chunks, times.copy_engines)
+    schedule = streamlab.simulate_pipeline(
         times.h2d_ms, times.kernel_ms, times.d2h_ms, times.chunks, times.chunks, times.copy_engines
     )
-    pipelined = makespan(schedule)
+    pipelined = streamlab.simulated_makespan(schedule)
     return (
         f"Modelled, not measured: stage times of {times.bytes >> 20} MiB measured on {times.device} ({times.date}):\n"
         f"  H2D {times.h2d_ms:.2f} ms, kernel {times.kernel_ms:.2f} ms, D2H {times.d2h_ms:.2f} ms\n"
@@ -114,7 +115,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             args.output,
             title=f"What the model predicts on {times.device} (no GPU here)",
         )
-    except (StageTimesError, PlotError, ValueError) as error:
+    except (StageTimesError, PlotError, ValueError, library.ModuleMissing) as error:
         print(f"demo_model: {error}", file=sys.stderr)
         return 2
     print(f"demo_model: wrote {args.output}")

@@ -21,7 +21,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .analysis import merge_intervals, summarize
+from . import library
+from .library import summarize
 from .trace import DeviceOp, HostRange, Trace
 
 IDLE_GAP_FRACTION = 0.02
@@ -78,7 +79,7 @@ def split_phases(
             outside.append(op)
         else:
             in_range.setdefault(owner, []).append(op)
-    busy = merge_intervals((op.start_ns, op.end_ns) for op in ops)
+    busy = _busy_stretches(ops)
     longest_idle = max(gap_fraction * (busy[-1][1] - busy[0][0]), max(op.duration_ns for op in ops))
     groups = [(outer[i].name, group) for i, group in in_range.items()]
     groups += [("", group) for group in _cut_at_idle_gaps(outside, longest_idle)]
@@ -86,11 +87,16 @@ def split_phases(
     return [Phase(number, tuple(group), name) for number, (name, group) in enumerate(groups, start=1)]
 
 
+def _busy_stretches(ops: Sequence[DeviceOp]) -> list[tuple[int, int]]:
+    """The (start_ns, end_ns) stretches during which the GPU is busy, sorted (analysis.hpp's merge_intervals)."""
+    return library.load().merge_intervals([(op.start_ns, op.end_ns) for op in ops])
+
+
 def _cut_at_idle_gaps(ops: Sequence[DeviceOp], longest_idle: float) -> list[list[DeviceOp]]:
     """``ops`` (sorted by start) in groups, cut where the GPU is idle for more than ``longest_idle``."""
     if not ops:
         return []
-    busy = merge_intervals((op.start_ns, op.end_ns) for op in ops)
+    busy = _busy_stretches(ops)
     # Where a group begins: the start of a busy stretch that follows a long idle gap.
     starts = [later[0] for earlier, later in zip(busy, busy[1:]) if later[0] - earlier[1] > longest_idle]
     groups: list[list[DeviceOp]] = [[]]

@@ -17,8 +17,12 @@ after another, with host checks between them) is cut into phases there, and at t
 program's outermost NVTX ranges where it has them (each phase named after its range):
 each is drawn in a panel of its own and described in a line of its own (phases.py).
 
+A timeline's measures and its modelled schedule come from the course's C++ library,
+through the module streamlab that `./course build` makes (library.py).
+
 Figures are 16:9 with large fonts, so they read on a slide. A file that cannot be
-drawn gives one line on stderr, starting with "plot: ", and exit status 2.
+drawn, or a timeline without the module, gives one line on stderr, starting with
+"plot: ", and exit status 2.
 """
 
 import argparse
@@ -29,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from .figures import PlotError, check_output_path, describe_trace, plural
+from .library import ModuleMissing
 from .phases import describe_phase, find_phase, in_window, phase_trace, split_phases
 from .sweeps import plot_bandwidth, plot_chunks
 from .timelines import MAX_PHASE_PANELS, plot_phases, plot_stacked, plot_trace
@@ -112,7 +117,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         output = Path(args.output) if args.output else Path(args.file).with_suffix(".png")
         check_output_path(output)
         _plot_file(args, output)
-    except (TraceError, PlotError, ValueError) as error:
+    except (TraceError, PlotError, ValueError, ModuleMissing) as error:
         message = " ".join(str(error).split())  # exactly one line, whatever the text held
         print(f"plot: {message}", file=sys.stderr)
         return 2

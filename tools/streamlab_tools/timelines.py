@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .analysis import unit_of
+from . import library
 from .figures import (
     BAR_COLORS,
     BAR_KIND_NAMES,
@@ -25,8 +25,7 @@ from .figures import (
     slide_figure,
     stats_line,
 )
-from .model import ScheduledOp, makespan
-from .native import pipeline_model, simulate_pipeline, summarize  # C++ where the streamlab module is built
+from .library import summarize
 from .phases import Phase, phase_trace
 from .trace import DeviceOp, Trace
 
@@ -191,14 +190,18 @@ def plot_model_schedule(
     ``h2d``, ``kernel`` and ``d2h`` are the stage times (ms) for the whole data. The
     serial schedule runs them in turn in one stream; the pipelined one cuts the data
     into ``chunks`` chunks, one stream each, issued in ``order`` ("chunk" or "stage",
-    see model.simulate_pipeline). Both are modelled, not measured, and the
+    see model.hpp's simulate_pipeline). Both are modelled, not measured, and the
     figure says so: this is the picture to show where no GPU is at hand.
     """
     if h2d + kernel + d2h <= 0:
         raise PlotError("the stage times add up to nothing: there is no schedule to draw")
-    serial = simulate_pipeline(h2d, kernel, d2h, chunks=1, streams=1, copy_engines=copy_engines)
-    pipelined = simulate_pipeline(h2d, kernel, d2h, chunks, streams=chunks, copy_engines=copy_engines, order=order)
-    model = pipeline_model(h2d, kernel, d2h, chunks, copy_engines)
+    streamlab = library.load()
+    serial = streamlab.simulate_pipeline(h2d, kernel, d2h, chunks=1, streams=1, copy_engines=copy_engines)
+    pipelined = streamlab.simulate_pipeline(
+        h2d, kernel, d2h, chunks, streams=chunks, copy_engines=copy_engines, order=order
+    )
+    makespan = streamlab.simulated_makespan
+    model = streamlab.pipeline_model(h2d, kernel, d2h, chunks, copy_engines)
     engines = plural(copy_engines, "copy engine")
     with slide_figure(path, panels=2, height_ratios=[2, min(chunks, MAX_ROW_NAMES) + 1]) as (fig, axes):
         serial_bars = [_schedule_bar(op, "serial", text=op.stage) for op in serial]
@@ -266,7 +269,7 @@ def _draw_trace_model(ax: Any, trace: Trace, by: str) -> list[_PlacedBar]:
 def trace_model_bars(trace: Trace, by: str) -> tuple[list[Bar], str]:
     """The bars (in ms) and the title of the modelled schedule of the workload ``trace`` recorded."""
     stage_ns = {
-        unit: sum(op.duration_ns for op in trace.ops if unit_of(op) == unit) for unit in ("h2d", "compute", "d2h")
+        unit: sum(op.duration_ns for op in trace.ops if _unit_of(op) == unit) for unit in ("h2d", "compute", "d2h")
     }
     if not any(stage_ns.values()):
         raise PlotError("--model needs copies or kernels in the trace")
@@ -275,11 +278,12 @@ def trace_model_bars(trace: Trace, by: str) -> tuple[list[Bar], str]:
     # A device without a copy engine count on record is assumed to have two (one per direction).
     engines = max(1, trace.copy_engines if trace.copy_engines is not None else 2)
     order = _issue_order(trace.ops)
-    schedule = simulate_pipeline(
+    streamlab = library.load()
+    schedule = streamlab.simulate_pipeline(
         stage_ns["h2d"] / 1e6, stage_ns["compute"] / 1e6, stage_ns["d2h"] / 1e6, chunks, streams, engines, order
     )
 
-    def row_of(op: ScheduledOp) -> str:
+    def row_of(op: Any) -> str:  # a streamlab.SimulatedOp
         if by == "engine":
             unit = {"H2D": "h2d", "K": "compute", "D2H": "d2h"}[op.stage]
             return ENGINE_ROWS[unit] if engines >= 2 or unit == "compute" else "copy"
@@ -288,7 +292,7 @@ def trace_model_bars(trace: Trace, by: str) -> tuple[list[Bar], str]:
     bars = [_schedule_bar(op, row_of(op), text=op.name) for op in schedule]
     title = (
         f"modelled: {plural(chunks, 'chunk')}, {plural(streams, 'stream')}, "
-        f"{plural(engines, 'copy engine')}, {order} order: {format_ms(makespan(schedule))}"
+        f"{plural(engines, 'copy engine')}, {order} order: {format_ms(streamlab.simulated_makespan(schedule))}"
     )
     return bars, title
 
@@ -317,7 +321,7 @@ def _rows_and_bars(ops: Sequence[DeviceOp], by: str, origin_ns: int) -> tuple[li
 
     bars = []
     for op in ops:
-        unit = unit_of(op)
+        unit = _unit_of(op)
         row = on_gpu(op.device, ENGINE_ROWS[unit] if by == "engine" else _stream_row(op))
         # "H2D_1", "K_1", ... for labelled ops; "H2D" or the kernel's short name for others
         text = _short_kernel_name(op.name) if op.kind == "kernel" and not op.label else op.name
@@ -364,7 +368,13 @@ def _rows_in_order(bars: Sequence[Bar]) -> list[str]:
     return rows
 
 
-def _schedule_bar(op: ScheduledOp, row: str, text: str) -> Bar:
+def _unit_of(op: DeviceOp) -> str:
+    """The GPU unit an op keeps busy: "compute", "h2d", "d2h" or "other" (analysis.hpp's unit_of)."""
+    return library.load().unit_of_kind(op.kind)
+
+
+def _schedule_bar(op: Any, row: str, text: str) -> Bar:
+    """The bar of a streamlab.SimulatedOp."""
     return Bar(row=row, start=op.start, end=op.end, kind=BAR_KIND_OF_STAGE[op.stage], text=text)
 
 

@@ -1,22 +1,15 @@
-"""Busy time and overlap of timelines, checked against hand-made cases and a brute force count."""
+"""The tools' measures of a timeline (library.summarize: ops read by streamlab_tools.trace, measured by the
+C++ analysis through the module streamlab), checked against hand-made cases and a brute force count."""
 
 import json
 import math
-import os
 import random
-import subprocess
 from pathlib import Path
 
 import numpy as np
 import pytest
-from streamlab_tools.analysis import (
-    covered_at_least,
-    intersection_length,
-    merge_intervals,
-    summarize,
-    total_length,
-    unit_of,
-)
+from streamlab_tools import library
+from streamlab_tools.library import summarize
 from streamlab_tools.trace import OP_KINDS, DeviceOp, load_trace
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -25,7 +18,7 @@ TRACE_FIXTURES = sorted(
     for path in FIXTURES.glob("*.json")
     if json.loads(path.read_text())["otherData"]["format"] == "streamlab-trace"
 )
-# The keys every summary has, in Python and in C++ (common/tests/test_analysis.cpp reads the same file).
+# The keys every summary has (common/tests/test_analysis.cpp reads the same file).
 SUMMARY_KEYS = set(
     (Path(__file__).parents[2] / "common" / "tests" / "fixtures" / "summary_keys.txt").read_text().split()
 )
@@ -35,54 +28,6 @@ def op(kind, start, end, stream=13, stream_kind="created", label=""):
     return DeviceOp(
         kind=kind, name=kind, label=label, stream=stream, stream_kind=stream_kind, start_ns=start, end_ns=end
     )
-
-
-# --- intervals -----------------------------------------------------------------------
-
-
-def test_merge_intervals_joins_overlapping_touching_and_nested():
-    assert merge_intervals([(5, 10), (0, 3), (2, 4)]) == [(0, 4), (5, 10)]
-    assert merge_intervals([(0, 5), (5, 9)]) == [(0, 9)]  # touching
-    assert merge_intervals([(0, 10), (2, 3)]) == [(0, 10)]  # nested
-    assert merge_intervals([(4, 4), (1, 2)]) == [(1, 2)]  # empty one dropped
-    assert merge_intervals([]) == []
-
-
-def test_total_length_counts_covered_time_once():
-    assert total_length([(0, 10), (2, 3)]) == 10  # nested
-    assert total_length([(0, 5), (5, 9)]) == 9  # touching
-    assert total_length([(0, 2), (10, 13)]) == 5  # disjoint
-    assert total_length([(0, 6), (4, 10)]) == 10  # overlapping
-
-
-def test_intersection_length_of_nested_touching_and_disjoint_sets():
-    assert intersection_length([(0, 10)], [(5, 15)]) == 5
-    assert intersection_length([(0, 10)], [(2, 3), (4, 6)]) == 3  # nested
-    assert intersection_length([(0, 5)], [(5, 9)]) == 0  # touching
-    assert intersection_length([(0, 2)], [(3, 4)]) == 0  # disjoint
-    assert intersection_length([(0, 4), (6, 10)], [(3, 7)]) == 2
-    assert intersection_length([(0, 4), (2, 6)], [(1, 3), (3, 5)]) == 4  # each side overlaps itself
-    assert intersection_length([], [(0, 4)]) == 0
-
-
-def test_covered_at_least_two_ignores_touching():
-    assert covered_at_least([(0, 10), (2, 5)], 2) == 3
-    assert covered_at_least([(0, 5), (5, 9)], 2) == 0
-    assert covered_at_least([(0, 10), (0, 10), (0, 10)], 3) == 10
-    assert covered_at_least([(0, 10), (5, 15)], 1) == 15
-
-
-def test_unit_of_each_kind():
-    units = {kind: unit_of(op(kind, 0, 1)) for kind in OP_KINDS}
-    assert units == {
-        "kernel": "compute",
-        "memcpy_h2d": "h2d",
-        "memcpy_d2h": "d2h",
-        "memcpy_d2d": "other",
-        "memcpy_p2p": "other",
-        "memcpy_other": "other",
-        "memset": "other",
-    }
 
 
 # --- summaries of hand-made timelines ------------------------------------------------
@@ -178,7 +123,7 @@ def brute_force_summary(ops):
     length = max(o.end_ns for o in ops) // step - origin
     running = {unit: np.zeros(length, dtype=np.int32) for unit in ("h2d", "d2h", "compute", "other")}
     for o in ops:
-        running[unit_of(o)][o.start_ns // step - origin : o.end_ns // step - origin] += 1
+        running[library.load().unit_of_kind(o.kind)][o.start_ns // step - origin : o.end_ns // step - origin] += 1
     h2d, d2h, kernels = running["h2d"] > 0, running["d2h"] > 0, running["compute"] > 0
     copies = h2d | d2h
     overlap = int(np.sum(copies & kernels)) * step
@@ -231,64 +176,3 @@ def test_fixture_pipeline_overlaps_and_serial_does_not():
     assert pipeline["h2d_d2h_overlap_ns"] > 0
     assert pipeline["distinct_streams"] == 3
     assert pipeline["makespan_ns"] < serial["makespan_ns"]
-
-
-# --- the C++ side computes the same numbers ---------------------------------------------
-
-
-def analyze_with_cpp(path):
-    """The C++ summary of the trace at ``path``, or a skip when the program is not at hand."""
-    program = os.environ.get("STREAMLAB_ANALYZE", "")
-    if not (program and os.path.isfile(program) and os.access(program, os.X_OK)):
-        pytest.skip("STREAMLAB_ANALYZE does not point to an executable streamlab_analyze (set it to compare with C++)")
-    result = subprocess.run([program, str(path)], capture_output=True, text=True, timeout=60, check=False)
-    assert result.returncode == 0, result.stderr
-    return json.loads(result.stdout)
-
-
-def assert_same_summary(cpp, python):
-    for key, value in python.items():
-        assert key in cpp, f"streamlab_analyze printed no {key}"
-        if isinstance(value, float):
-            assert cpp[key] == pytest.approx(value, abs=1e-9), key
-        else:
-            assert cpp[key] == value, key
-
-
-@pytest.mark.parametrize("name", TRACE_FIXTURES)
-def test_matches_cpp_analysis(name):
-    path = FIXTURES / name
-    assert_same_summary(analyze_with_cpp(path), summarize(load_trace(path).ops))
-
-
-@pytest.mark.parametrize("seed", range(5))
-def test_matches_cpp_analysis_on_random_traces(tmp_path, seed):
-    # The same random timelines as above, written as trace files.
-    obj = json.loads((FIXTURES / "pipeline_3_chunks.json").read_text())
-    rng = random.Random(seed)
-    events = []
-    for index in range(rng.randint(1, 12)):
-        kind = rng.choice(OP_KINDS)
-        start = rng.randint(0, 60)
-        args = {
-            "op": kind,
-            "label": "",
-            "stream": rng.choice([0, 7, 13, 14]),
-            "stream_kind": rng.choice(["created", "legacy_null", "per_thread_default"]),
-            "start_ns": start,
-            "end_ns": start + rng.randint(0, 25),
-            "correlation_id": index,
-        }
-        if kind == "kernel":
-            args["kernel_name"] = "k"
-        else:
-            args["bytes"] = 64
-        if kind.startswith("memcpy_"):
-            args["host_memory"] = "pinned"
-        if kind == "memcpy_p2p":
-            args["source_device"], args["destination_device"] = 1, 0
-        events.append({"ph": "X", "pid": 1, "tid": args["stream"], "name": kind, "ts": 0, "dur": 0, "args": args})
-    obj["traceEvents"] = events
-    path = tmp_path / "random.json"
-    path.write_text(json.dumps(obj))
-    assert_same_summary(analyze_with_cpp(path), summarize(load_trace(path).ops))

@@ -4,8 +4,7 @@ import json
 from pathlib import Path
 
 import pytest
-from streamlab_tools import demo_model
-from streamlab_tools.model import pipeline_model
+from streamlab_tools import demo_model, library
 
 ROOT = Path(__file__).resolve().parents[2]
 H200 = ROOT / "common" / "reference" / "h200_stage_times.json"
@@ -33,7 +32,7 @@ def test_draws_the_modelled_picture_and_prints_the_model(tmp_path, capsys):
     assert image.stat().st_size > 10_000
     out = capsys.readouterr().out
     times = demo_model.load_stage_times(H200)
-    model = pipeline_model(times.h2d_ms, times.kernel_ms, times.d2h_ms, times.chunks, times.copy_engines)
+    model = library.load().pipeline_model(times.h2d_ms, times.kernel_ms, times.d2h_ms, times.chunks, times.copy_engines)
     assert "Modelled, not measured" in out
     assert f"{model['ideal']:.2f} ms" in out  # with two or more engines the simulation is the ideal
     assert f"serial {model['serial']:.2f} ms" in out

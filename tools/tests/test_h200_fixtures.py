@@ -3,7 +3,7 @@
 from pathlib import Path
 
 import pytest
-from streamlab_tools import analysis, plot
+from streamlab_tools import library, plot
 from streamlab_tools.trace import load_trace
 
 FIXTURES = Path(__file__).resolve().parents[2] / "common" / "tests" / "fixtures"
@@ -30,8 +30,8 @@ def test_plots_at_slide_size(path, tmp_path):
 
 
 def test_serial_run_has_no_overlap_and_pipeline_has():
-    serial = analysis.summarize(load_trace(FIXTURES / "h200_lab01_serial.json").ops)
-    pipeline = analysis.summarize(load_trace(FIXTURES / "h200_three_chunks.json").ops)
+    serial = library.summarize(load_trace(FIXTURES / "h200_lab01_serial.json").ops)
+    pipeline = library.summarize(load_trace(FIXTURES / "h200_three_chunks.json").ops)
     assert serial["copy_compute_overlap_ns"] == 0
     assert serial["null_stream_ops"] == 3
     assert pipeline["copy_compute_overlap_ns"] > 0
@@ -40,7 +40,7 @@ def test_serial_run_has_no_overlap_and_pipeline_has():
 
 
 def test_non_blocking_barrier_demo_runs_kernels_together():
-    blocking = analysis.summarize(load_trace(FIXTURES / "h200_lab01_blocking.json").ops)
-    non_blocking = analysis.summarize(load_trace(FIXTURES / "h200_lab01_nonblocking.json").ops)
+    blocking = library.summarize(load_trace(FIXTURES / "h200_lab01_blocking.json").ops)
+    non_blocking = library.summarize(load_trace(FIXTURES / "h200_lab01_nonblocking.json").ops)
     assert blocking["kernel_overlap_ns"] == 0
     assert non_blocking["kernel_overlap_ns"] > 0

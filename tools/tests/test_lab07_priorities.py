@@ -1,34 +1,30 @@
 """Lab 07, Task 4: what the grader reads from a timeline (priority_side.cpp's urgent_wait),
-on timelines made by hand, through the course's C library (python/without_headers), without a GPU.
+on timelines made by hand, through the course's Python module streamlab, without a GPU.
 
 The GPU test (Priorities.UrgentKernelWaitsLessWithGreatestPriority) compares these waits
 between two recorded runs; this checks that each wait is the one the timeline shows.
-Skipped, with the reason, where the C library is not built in build-ci.
 """
 
 from __future__ import annotations
 
-import importlib
-
 import pytest
-from test_without_headers import stand_in  # noqa: F401  (the package over build-ci's library)
+from streamlab_tools import library
 
 
 @pytest.fixture(scope="module")
-def streamlab(stand_in):  # noqa: F811
-    """python/without_headers/streamlab over build-ci's library, with its lab07."""
-    importlib.import_module(f"{stand_in.__name__}.lab07")
-    return stand_in
+def streamlab():
+    """The module streamlab that `./course build` made, with its lab07."""
+    return library.load()
 
 
 def timeline(streamlab, *kernels: tuple[str, int, int]):
     """A timeline of kernels (label, start_ns, end_ns), each in a stream of its own."""
-    made = streamlab.Timeline()
-    made.ops = [
-        streamlab.DeviceOp(kind="kernel", name="k", label=label, stream=7 + i, start_ns=start, end_ns=end)
-        for i, (label, start, end) in enumerate(kernels)
-    ]
-    return made
+    return streamlab.Timeline(
+        [
+            streamlab.DeviceOp(kind="kernel", name="k", label=label, stream=7 + i, start_ns=start, end_ns=end)
+            for i, (label, start, end) in enumerate(kernels)
+        ]
+    )
 
 
 def test_the_wait_counts_from_the_background_start_as_a_share_of_its_run(streamlab):

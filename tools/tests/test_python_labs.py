@@ -145,39 +145,26 @@ def test_python_selfgrade_imports_the_students_module_not_the_starter(tmp_path, 
 
 
 def test_the_python_the_module_was_built_for_is_read_from_the_cache(tmp_path):
-    from coursecli.labs import module_python, streamlab_kind
+    from coursecli.labs import module_python
 
     (tmp_path / "python").mkdir()
     (tmp_path / "CMakeCache.txt").write_text(
         "_Python_EXECUTABLE:INTERNAL=/wrong\nSTREAMLAB_MODULE_PYTHON:INTERNAL=/x/python3\n"
     )
-    assert module_python(tmp_path) is None  # neither the module nor the C library built
-    (tmp_path / "python" / "libstreamlab_c.so").write_bytes(b"")
-    assert module_python(tmp_path) == "/x/python3"  # the Python that uses the C library in the module's place
-    assert "libstreamlab_c.so" in streamlab_kind(tmp_path)
+    assert module_python(tmp_path) is None  # the module not built
     (tmp_path / "python" / "streamlab.cpython-312-x86_64-linux-gnu.so").write_bytes(b"")
     assert module_python(tmp_path) == "/x/python3"
-    assert streamlab_kind(tmp_path) == "the module streamlab (nanobind)"
     built = ROOT / "build-ci"
     if next((built / "python").glob("streamlab*.so"), None):
         assert module_python(built) and Path(module_python(built)).exists()
 
 
-def test_the_python_labs_build_the_c_library_and_the_module_where_it_was_configured(tmp_path):
-    from coursecli.python_module import python_targets
-
-    (tmp_path / "CMakeCache.txt").write_text("STREAMLAB_PYTHON_BACKEND:INTERNAL=c-library\n")
-    assert python_targets(tmp_path) == ["streamlab_c"]
-    (tmp_path / "CMakeCache.txt").write_text("STREAMLAB_PYTHON_BACKEND:INTERNAL=module\n")
-    assert python_targets(tmp_path) == ["streamlab_c", "streamlab_python"]
-
-
-def test_ctests_python_tests_find_the_stand_in_last_and_its_library():
+def test_ctests_python_tests_find_the_module_then_the_courses_helpers():
     registered = registered_python_test("lab05.python-yours.test_results_match_cpu_reference")
     environment = dict(
         entry.split("=", 1) for p in registered["properties"] if p["name"] == "ENVIRONMENT" for entry in p["value"]
     )
     path = environment["PYTHONPATH"].split(":")
-    assert path[-1] == str(ROOT / "python" / "without_headers")
-    assert path.index(str(ROOT / "build-ci" / "python")) < len(path) - 1  # the module, where built, comes first
-    assert environment["STREAMLAB_C_LIBRARY"] == str(ROOT / "build-ci" / "python" / "libstreamlab_c.so")
+    assert path[-2:] == [str(ROOT / "build-ci" / "python"), str(ROOT / "python")]
+    assert not any("without_headers" in entry for entry in path)
+    assert "STREAMLAB_C_LIBRARY" not in environment

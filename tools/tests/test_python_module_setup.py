@@ -1,80 +1,103 @@
-"""What `course setup` and `course test` install for the Python module streamlab, and
-what they say where they cannot (coursecli/python_module.py). Nothing is installed here:
-the probes, apt and pip are replaced."""
-
-import sys
+"""What `course setup` installs for the Python module streamlab, which is always built:
+a tools' Python with nanobind and cuda-bindings (pip, into .venv) and Python's C
+headers (apt), and how it stops, saying what to install, where it cannot
+(coursecli/environment.py). Nothing is installed here: the probes, apt and pip are replaced."""
 
 import pytest
-from coursecli import apt, environment, python_module
+from coursecli import apt, environment
+from coursecli.shell import COURSE_ERROR
 
 
 @pytest.fixture
-def machine(monkeypatch):
-    """A machine whose headers and nanobind are as the test sets them; records what would run."""
-    state = {"headers": True, "nanobind": True, "cuda_bindings": True, "python": sys.executable, "apt": [], "pip": []}
-    probes = {"import nanobind": "nanobind", "import cuda.bindings.runtime": "cuda_bindings"}
+def machine(monkeypatch, tmp_path):
+    """A machine with the build's requirements and a .venv, whose Python packages and headers are as the
+    test sets them; records what apt and pip would run."""
+    monkeypatch.setattr(environment, "VENV", tmp_path / ".venv")
+    (tmp_path / ".venv" / "bin").mkdir(parents=True)
+    (tmp_path / ".venv" / "bin" / "python").touch()
+    state = {
+        "python": str(tmp_path / ".venv" / "bin" / "python"),
+        "packages": set(environment.PYTHON_PACKAGES),
+        "headers": True,
+        "apt": [],
+        "pip": [],
+        "apt_works": False,
+    }
 
     def probe(python, code):
-        return state[probes.get(code, "headers")]
+        if code == environment.HEADERS_PROBE:
+            return state["headers"]
+        wanted = {name for name, module in environment.PYTHON_PACKAGES.items() if module in code}
+        return str(python) == state["python"] and wanted <= state["packages"]
 
-    def pip(command, **options):
+    def run(command, **options):
         state["pip"].append(command)
-        state["cuda_bindings" if command[-1].startswith("cuda-bindings") else "nanobind"] = True
+        state["packages"] |= {name for name in environment.PYTHON_PACKAGES if any(a.startswith(name) for a in command)}
 
     def apt_install(packages, purpose):
         state["apt"].append(packages)
-        return False  # as where apt-get may not run
+        if state["apt_works"]:
+            state["headers"] = True
+        return state["apt_works"]
 
-    monkeypatch.setattr(environment, "tools_python", lambda: state["python"])
-    monkeypatch.setattr(python_module, "_probe", probe)
-    monkeypatch.setattr(python_module, "run", pip)
+    monkeypatch.setattr(environment, "system_requirements", lambda: [])
+    monkeypatch.setattr(environment, "find_nvcc", lambda: "/usr/local/cuda/bin/nvcc")
+    monkeypatch.setattr(
+        environment, "pip_requirements", lambda: ["matplotlib", "numpy", "pytest", "nanobind", "cuda-bindings==13.*"]
+    )
+    monkeypatch.setattr(environment, "_probe", probe)
+    monkeypatch.setattr(environment, "run", run)
     monkeypatch.setattr(apt, "install", apt_install)
     return state
 
 
-def test_nothing_to_do_says_nothing(machine, capsys):
-    assert python_module.install() is False
-    assert (machine["apt"], machine["pip"], capsys.readouterr().out) == ([], [], "")
+def test_a_ready_machine_installs_nothing(machine):
+    assert environment.setup(quiet_if_ready=True) == 0
+    assert (machine["apt"], machine["pip"]) == ([], [])
 
 
-def test_nanobind_goes_into_the_venv(machine):
-    machine.update(nanobind=False, python=str(environment.VENV / "bin" / "python"))
-    assert python_module.install() is True
-    assert machine["pip"] == [
-        [machine["python"], "-m", "pip", "install", "-q", *python_module.PIP_PATIENCE, "nanobind"]
-    ]
+def test_a_python_without_nanobind_and_cuda_bindings_is_not_the_tools_python(machine):
+    """A Python with only matplotlib, numpy and pytest once passed; the module needs nanobind too."""
+    machine["packages"] = {"matplotlib", "numpy", "pytest"}
+    assert environment.tools_python() is None
 
 
-def test_a_python_outside_the_venv_gets_the_command_to_run(machine, capsys):
-    machine.update(nanobind=False, python="/opt/python/bin/python3")
-    assert python_module.install() is False
-    assert machine["pip"] == []
+def test_nanobind_and_cuda_bindings_go_into_the_venv(machine):
+    machine["packages"] = {"matplotlib", "numpy", "pytest"}
+    assert environment.setup() == 0
+    [pip] = machine["pip"]
+    assert pip[:4] == [machine["python"], "-m", "pip", "install"]
+    assert {"nanobind", "cuda-bindings==13.*"} <= set(pip)
+    assert environment.tools_python() == machine["python"]
+
+
+def test_packages_pip_cannot_install_stop_setup_and_name_the_command(machine, monkeypatch, capsys):
+    machine["packages"] = {"matplotlib", "numpy", "pytest"}
+    monkeypatch.setattr(environment, "run", lambda command, **options: machine["pip"].append(command))
+    assert environment.setup() == COURSE_ERROR
     out = capsys.readouterr().out
-    assert "missing nanobind (install it with: /opt/python/bin/python3 -m pip install 'nanobind')" in out
-    assert (
-        "will not be built (the Python labs use the course's C library in its place, the tools their Python twins)"
-        in out
-    )
+    assert f"install them with: {machine['python']} -m pip install" in out
+    assert "'nanobind'" in out
 
 
-def test_missing_headers_are_asked_of_apt_and_reported(machine, capsys):
-    machine.update(headers=False)
-    assert python_module.install() is False
+def test_missing_headers_are_installed_with_apt(machine, capsys):
+    machine.update(headers=False, apt_works=True)
+    assert environment.setup() == 0
     assert machine["apt"] == [["python3-dev"]]
-    assert "missing Python's C headers (Python.h)" in capsys.readouterr().out
+    assert "missing: Python's C headers (Python.h)" in capsys.readouterr().out
 
 
-def test_cuda_bindings_of_the_toolkits_major_version_go_into_the_venv(machine, monkeypatch):
-    monkeypatch.setattr(python_module, "cuda_bindings_spec", lambda: "cuda-bindings==13.*")
-    machine.update(cuda_bindings=False, python=str(environment.VENV / "bin" / "python"))
-    python_module.install()
-    assert machine["pip"] == [
-        [machine["python"], "-m", "pip", "install", "-q", *python_module.PIP_PATIENCE, "cuda-bindings==13.*"]
-    ]
+def test_headers_apt_cannot_install_stop_setup_and_name_the_package(machine, capsys):
+    machine.update(headers=False)
+    assert environment.setup() == COURSE_ERROR
+    assert machine["apt"] == [["python3-dev"]]
+    assert "install python3-dev (Debian, Ubuntu) or python3-devel" in capsys.readouterr().out
 
 
-def test_without_cuda_bindings_the_python_labs_say_they_will_be_skipped(machine, monkeypatch, capsys):
-    monkeypatch.setattr(python_module, "cuda_bindings_spec", lambda: "cuda-bindings==13.*")
-    machine.update(cuda_bindings=False, python="/opt/python/bin/python3")
-    python_module.install()
-    assert "the Python labs' tests will be skipped: missing cuda-bindings==13.*" in capsys.readouterr().out
+def test_cuda_bindings_match_the_toolkits_major_version(monkeypatch):
+    class Nvcc:
+        stdout = "Cuda compilation tools, release 13.0, V13.0.88"
+
+    monkeypatch.setattr(environment, "find_nvcc", lambda: "/usr/local/cuda/bin/nvcc")
+    monkeypatch.setattr(environment.subprocess, "run", lambda *a, **k: Nvcc)
+    assert environment.pip_requirements() == ["matplotlib", "numpy", "pytest", "nanobind", "cuda-bindings==13.*"]

@@ -27,9 +27,9 @@ def test_the_rules():
     assert "not graded" in judge("x", {"test_a": "skipped"}, frozenset())
 
 
-def test_without_a_gpu_or_the_module_it_says_so(capsys, tmp_path):
-    assert selfgrade.main(["--build", str(tmp_path)]) == selfgrade.SKIP
-    assert capsys.readouterr().out.startswith("SKIPPED: neither the course's Python module nor its C library")
+def test_without_the_module_it_says_to_build_it(capsys, tmp_path):
+    assert selfgrade.main(["--build", str(tmp_path)]) == selfgrade.COURSE_ERROR
+    assert capsys.readouterr().out.startswith("python_selfgrade: the course's Python module is not built in")
 
 
 def test_a_pytest_that_died_says_how_and_where():

@@ -106,7 +106,8 @@ def test_the_recorder_runs_the_solution_once_and_draws_each_picture_of_the_lab(t
             trace.with_name(trace.stem + variant + ".json").write_text("{}")
         return type("Done", (), {"returncode": 0})()
 
-    def draw(module, arguments, image, what):
+    def draw(module, arguments, image, what, folder):
+        assert folder == build  # with the module of the build that ran the program
         drawn.append((module, arguments))
         image.parent.mkdir(parents=True, exist_ok=True)
         Image.new("RGB", (4, 4)).save(image, pnginfo=described("lab01 on NVIDIA H200, recorded 2026-12-03T10:00:00Z"))
