@@ -1,13 +1,6 @@
-"""Lets `python -m pytest tools/tests` import streamlab_tools from the repository root; the fixture `cpp`."""
-
-import sys
-from pathlib import Path
+"""The fixture `cpp`. The tools' packages are found by name: tools/pyproject.toml puts tools/ on pytest's path."""
 
 import pytest
-
-TOOLS = Path(__file__).resolve().parents[1]
-if str(TOOLS) not in sys.path:
-    sys.path.insert(0, str(TOOLS))
 
 
 @pytest.fixture(scope="module")
