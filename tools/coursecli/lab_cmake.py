@@ -70,9 +70,6 @@ class LabCmake:
     allow_symbols: tuple[str, ...]  # what the lab's objects may call beyond the course's list (objcheck)
     allow_asm: bool  # whether the student's code may use inline asm
 
-    def track(self, python: bool) -> Track | None:
-        return self.python if python else self.cpp
-
 
 @functools.cache
 def declared_keywords(function: str, streamlab_cmake: Path = STREAMLAB_CMAKE) -> tuple[set[str], set[str], set[str]]:

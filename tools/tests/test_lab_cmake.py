@@ -57,7 +57,7 @@ def test_a_lab_and_its_python_version(tmp_path):
     assert declared.cpp.tests == (GradedTest("A.B", True, 2), GradedTest("A.C", False, 0))
     assert declared.cpp.points == 2
     assert declared.python is not None and declared.python.student_sources == ("work.py",)
-    assert declared.python.points == 3 and declared.track(python=True) is declared.python
+    assert declared.python.points == 3 and declared.python.tests == (GradedTest("test_b", True, 3),)
     assert (declared.gpus, declared.sanitize_points, declared.allow_symbols, declared.allow_asm) == (1, 0, (), False)
 
 
