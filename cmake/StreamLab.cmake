@@ -126,9 +126,11 @@ endfunction()
 
 function(streamlab_add_lab)
   # SANITIZE_POINTS N: what a clean compute-sanitizer run earns in `course grade --sanitize`
-  # (read by tools/coursecli/sanitize.py; without it, the sanitizer's findings are feedback only).
+  # (read by the grader; without it, the sanitizer's findings are feedback only).
   # GPUS N: how many GPUs the lab's graded tests need at once (1 when absent); read by
-  # tools/check_labs.py and the grader, which hands a submission's tests N GPUs together.
+  # check_labs and the grader, which hands a submission's tests N GPUs together.
+  # The course's tools read lab.cmake with tools/coursecli/lab_cmake.py, which takes the keywords
+  # from this cmake_parse_arguments (and streamlab_add_python_lab's): a keyword added here is known there.
   cmake_parse_arguments(PARSE_ARGV 0 arg "ALLOW_ASM" "NUMBER;TOPIC;PROGRAM;TEST_SOURCE;TIMEOUT;SANITIZE_POINTS;GPUS"
                         "STUDENT_SOURCES;ANSWER_FILES;TESTS;ALLOW_SYMBOLS;COURSE_SOURCES;COURSE_LIBRARIES")
   set(lab "lab${arg_NUMBER}")

@@ -12,12 +12,14 @@ preset=${2:-default}
 cd "$(dirname "$0")/.."
 mkdir -p "$out/traces" "$out/plots"
 export PYTHONUNBUFFERED=1
+# The tools' Python packages (coursecli, selfgrading), imported by name from tools/.
+tools_python() { PYTHONPATH="$PWD/tools" python3 "$@"; }
 summary="$out/summary.txt"
 : > "$summary"
 note() { echo "$*" | tee -a "$summary"; }
 
 note "== $(date -u +%FT%TZ) $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>&1 | head -1)"
-build=$(python3 -c "import sys; sys.path.insert(0, 'tools'); from coursecli.build import build_dir; print(build_dir('$preset'))")
+build=$(tools_python -c "from coursecli.build import build_dir; print(build_dir('$preset'))")
 
 ./course demo --preset "$preset" > "$out/demo.log" 2>&1
 note "course demo: exit $?"
@@ -51,7 +53,7 @@ done
 
 # The Python labs: their own tests on solutions, starters and known-wrong samples, lab 05's
 # program in Python, and what recording from Python costs.
-python3 tools/python_selfgrade.py --build "$build" > "$out/python-selfgrade.log" 2>&1
+tools_python -m selfgrading.python_selfgrade --build "$build" > "$out/python-selfgrade.log" 2>&1
 note "python_selfgrade: exit $?"
 grep -E "^python_selfgrade" "$out/python-selfgrade.log" >> "$summary"
 ./course run 05 --python --solution --preset "$preset" > "$out/run-05-python.log" 2>&1

@@ -22,6 +22,8 @@ work=${WORK:-/tmp/grader-gpu-checks}
 log="$out/$part${3:+-$3}"
 mkdir -p "$log" "$work"
 export PYTHONUNBUFFERED=1
+# The tools' Python packages (coursecli, selfgrading), imported by name from tools/.
+tools_python() { PYTHONPATH="$PWD/tools" python3 "$@"; }
 summary="$log/summary.txt"
 note() { echo "$*" | tee -a "$summary"; }
 seconds_since() { echo $(($(date +%s) - $1)); }
@@ -41,7 +43,7 @@ make_class() {
 case "$part" in
   samples)
     # The cheats are graded by selfgrade, on the lab they change.
-    python3 tools/make_grading_samples.py "$work/samples" > "$log/make.log" 2>&1
+    tools_python -m selfgrading.make_grading_samples "$work/samples" > "$log/make.log" 2>&1
     started=$(date +%s)
     ./course grade "$work/samples" -o "$work/samples-grades" --regrade --course-build "$work/course" \
       ${LABS:+--labs $LABS} > "$log/grade.log" 2>&1
@@ -57,24 +59,24 @@ case "$part" in
     ;;
   selfgrade)
     started=$(date +%s)
-    python3 tools/selfgrade.py --work "$work/selfgrade" > "$log/selfgrade.log" 2>&1
+    tools_python -m selfgrading.selfgrade --work "$work/selfgrade" > "$log/selfgrade.log" 2>&1
     note "selfgrade: exit $? in $(seconds_since "$started") s"
     grep -E "^selfgrade:" "$log/selfgrade.log" | tail -60 >> "$summary"
     note "processes of uid 65534 left: $(leftovers | wc -l)"
     ;;
   sandbox)
     # --work "$work": the sandbox part shares the parts' course build, $work/course
-    python3 tools/measure_sandbox.py --copies 10 --lab 05 --work "$work" > "$log/measure.log" 2>&1
+    tools_python -m selfgrading.measure_sandbox --copies 10 --lab 05 --work "$work" > "$log/measure.log" 2>&1
     note "measure_sandbox: exit $?"
     grep -E "^measure_sandbox:" "$log/measure.log" | tee -a "$summary"
     ;;
   sanitizer)
-    python3 tools/make_grading_samples.py --sanitizer "$work/sanitizer" > "$log/make.log" 2>&1
+    tools_python -m selfgrading.make_grading_samples --sanitizer "$work/sanitizer" > "$log/make.log" 2>&1
     started=$(date +%s)
     ./course grade "$work/sanitizer" -o "$work/sanitizer-grades" --sanitize --regrade \
       --course-build "$work/course" > "$log/grade.log" 2>&1
     note "course grade --sanitize: exit $? in $(seconds_since "$started") s"
-    python3 tools/check_sanitizer_samples.py "$work/sanitizer/sanitizer-expected.json" "$work/sanitizer-grades" \
+    tools_python -m selfgrading.check_sanitizer_samples "$work/sanitizer/sanitizer-expected.json" "$work/sanitizer-grades" \
       > "$log/table.txt" 2>&1
     note "check_sanitizer_samples: exit $?"
     cat "$log/table.txt" >> "$summary"

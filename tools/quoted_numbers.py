@@ -40,7 +40,7 @@ import sys
 from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
 
-from check_labs import lab_points
+from coursecli.lab_cmake import declared_labs
 from korean_twins import twin_of
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -222,7 +222,7 @@ def all_unquoted_numbers(reference: Path = REFERENCE, root: Path = ROOT) -> list
 
 def course_points(root: Path = ROOT) -> dict[str, int]:
     """Each lab's points ("01": 16), as its lab.cmake's TESTS list them (Suite.Name gpu|cpu points)."""
-    return {path.parent.name[:2]: lab_points(path) for path in sorted(root.glob("labs/[0-9][0-9]-*/lab.cmake"))}
+    return {folder.name[:2]: declared.cpp.points for folder, declared in declared_labs(root)}
 
 
 def points_problems(root: Path = ROOT) -> list[str]:

@@ -19,13 +19,11 @@ import argparse
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tools"))
-from coursecli import environment, labs, python_module  # noqa: E402
-from coursecli.build import DEFAULT_PRESET, build  # noqa: E402
-from coursecli.gpu import NO_GPU_EXIT, gpu_devices, gpu_presence  # noqa: E402
-from coursecli.reference_pictures import PICTURES  # noqa: E402
-from coursecli.shell import run  # noqa: E402
+from coursecli import environment, labs, python_module
+from coursecli.build import DEFAULT_PRESET, build
+from coursecli.gpu import NO_GPU_EXIT, gpu_devices, gpu_presence
+from coursecli.reference_pictures import PICTURES
+from coursecli.shell import ROOT, run
 
 
 def description(image: Path) -> str:

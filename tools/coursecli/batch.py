@@ -34,6 +34,7 @@ from .course_build import CourseBuild, starter_library, starter_targets
 from .gpu import gpu_devices, gpu_presence  # noqa: F401  (grade_batch asks them; tests replace them here)
 from .gpu_slots import GpuSlots, chosen_devices
 from .gradebook import lab_points, load_grade, save_grade, student_folder, summary_table, write_gradebook
+from .lab_cmake import read_lab_cmake
 from .objcheck import COMPILE_STOPPED, CourseCompiler, Refusal, check_lab, lab_rules, object_path
 from .progress import Progress
 from .results import read_gtest_report, read_junit, read_labels
@@ -702,7 +703,7 @@ class SubmissionGrader:
             by_number[lab.number].sanitizer = result.lines()
             points = self.settings.sanitize_points
             if points is None:
-                points = sanitize.lab_sanitize_points(self.settings.course_root / "labs" / lab.folder / "lab.cmake")
+                points = read_lab_cmake(self.settings.course_root / "labs" / lab.folder / "lab.cmake").sanitize_points
             if points > 0:
                 by_number[lab.number].tests.append(sanitize.points_test(result, points))
 

@@ -1,7 +1,7 @@
 """`course format` and the formatting step of `course test`.
 
 The C++ and CUDA sources are formatted by clang-format (the style is in
-.clang-format), the Python by ruff (lint and format, configured in ruff.toml),
+.clang-format), the Python by ruff (lint and format, configured in tools/pyproject.toml),
 each at the one version environment.py names. `course test` checks that running
 them would change nothing, so CI fails on a file that drifted; `course format`
 rewrites the files. Where a formatter is not installed and cannot be (a machine
@@ -61,7 +61,10 @@ def _check(tools: tuple[str, str]) -> bool:
     """Runs the checks; True when no formatter would change a file."""
     failed = [command for command in commands(False, *tools) if run(command, check=False).returncode != 0]
     if failed:
-        say("the files above are not formatted as .clang-format and ruff.toml say: `./course format` rewrites them")
+        say(
+            "the files above are not formatted as .clang-format and tools/pyproject.toml say: "
+            "`./course format` rewrites them"
+        )
         return False
     say("every C++, CUDA and Python file is formatted")
     return True

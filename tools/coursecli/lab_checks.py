@@ -18,9 +18,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from check_labs import answer_files, python_student_sources, student_sources
-
 from . import answers, objcheck, pycheck
+from .lab_cmake import read_lab_cmake
 from .shell import ROOT
 
 PASS, FAIL = "pass", "FAIL"
@@ -69,7 +68,7 @@ def changed_from_starter(names: list[str], folder: Path, starter: Path) -> list[
 def object_verdicts(lab: Path, sources: Path, build: Path, work: Path) -> list[Verdict]:
     """Lab `lab`'s student sources (under `sources`/lab.name) compiled alone with the course build's
     compile commands (`build`/compile_commands.json) and vetted as the grader vets them."""
-    files = student_sources(lab / "lab.cmake")
+    files = list(read_lab_cmake(lab / "lab.cmake").cpp.student_sources)
     if not (build / "compile_commands.json").is_file():
         return [Verdict("the object check", [f"not made: {build} has no compile_commands.json (configure it again)"])]
     compiler = objcheck.CourseCompiler(build, ROOT)
@@ -95,14 +94,15 @@ def answer_verdicts(lab: Path, folder: Path) -> list[Verdict]:
             f"{name}: every answer given, in a form the grader can score",
             answers.answer_problems(number, name, folder / name),
         )
-        for name in answer_files(lab / "lab.cmake")
+        for name in read_lab_cmake(lab / "lab.cmake").answer_files
     ]
 
 
 def python_verdicts(lab: Path, folder: Path) -> list[Verdict]:
     """Each of the lab's Python student files (in `folder`) vetted as the grader vets it."""
     verdicts = []
-    for name in python_student_sources(lab / "lab.cmake"):
+    python = read_lab_cmake(lab / "lab.cmake").python
+    for name in python.student_sources if python else ():
         path = folder / name
         text = path.read_bytes().decode(errors="replace") if path.is_file() else ""
         verdicts.append(vetted([name], pycheck.check_python_source(name, text, pycheck.lab_rules(lab.name[:2]))))

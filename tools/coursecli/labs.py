@@ -5,9 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from check_labs import student_sources
-
-from . import environment, lab_checks, reference_pictures, sanitize
+from . import environment, lab_checks, lab_cmake, reference_pictures, sanitize
 from .batch import Log
 from .build import build
 from .gpu import NO_GPU_EXIT, gpu_presence
@@ -22,7 +20,7 @@ SANITIZE_TIMEOUT_S = 900  # per tool: a lab program runs several times slower un
 
 def lab_folders() -> dict[str, Path]:
     """Lab number ("01") -> labs/01-topic, for every lab that has a lab.cmake."""
-    return {p.name[:2]: p for p in sorted((ROOT / "labs").glob("[0-9][0-9]-*")) if (p / "lab.cmake").exists()}
+    return {folder.name[:2]: folder for folder in lab_cmake.lab_folders(ROOT)}
 
 
 def lab_folder(number: str) -> Path:
@@ -43,7 +41,7 @@ def sanitize_lab(number: str, variant: str, folder: Path, executable: Path) -> s
     """Runs lab NN's program under compute-sanitizer and prints what it found, in the student's words."""
     lab = lab_folder(number)
     sources_root = lab if variant == "yours" else ROOT / "solutions" / lab.name
-    files = student_sources(lab / "lab.cmake")
+    files = list(lab_cmake.read_lab_cmake(lab / "lab.cmake").cpp.student_sources)
     texts = [(sources_root / name).read_text(errors="replace") for name in files if (sources_root / name).exists()]
     sources = sanitize.lab_sources(lab.name, files, "labs" if variant == "yours" else "solutions")
     work = folder / "sanitize" / f"lab{number}-{variant}"

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from check_labs import lab_points
-
+from .lab_cmake import read_lab_cmake
 from .student_files import committed_text, lab_files, predictions, read_last_checks, todo_blocks_left, track_name
 
 
@@ -52,8 +51,8 @@ def lab_rows(labs: dict[str, Path], build: Path, ref: str) -> list[list[str]]:
     checks = read_last_checks(build)
     rows = []
     for number, lab in labs.items():
-        cmake = lab / "lab.cmake"
-        python_points = lab_points(cmake, python=True)
+        declared = read_lab_cmake(lab / "lab.cmake")
+        python_points = declared.python.points if declared.python else 0
         scores = checks.get(number, {})
         last = [
             f"{name} {score_text(scores.get(track_name(python)))}"
@@ -64,7 +63,7 @@ def lab_rows(labs: dict[str, Path], build: Path, ref: str) -> list[list[str]]:
             [
                 number,
                 lab.name[3:],
-                f"{lab_points(cmake)}" + (f" / {python_points}" if python_points else " / -"),
+                f"{declared.cpp.points}" + (f" / {python_points}" if python_points else " / -"),
                 code_state(lab, False, ref),
                 code_state(lab, True, ref),
                 prediction_state(lab),

@@ -120,7 +120,7 @@ def cmd_test(args: argparse.Namespace) -> int:
         failures.append("ctest")
     steps.next("lab consistency")
     python = environment.tools_python()
-    if run([python, ROOT / "tools" / "check_labs.py"], check=False).returncode != 0:
+    if run([python, "-m", "coursecli.check_labs"], check=False, env=environment.TOOLS_ENV).returncode != 0:
         failures.append("lab consistency check")
     steps.next("formatting")
     if not formatting.format_step():

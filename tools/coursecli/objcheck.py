@@ -27,6 +27,7 @@ import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .lab_cmake import read_lab_cmake
 from .sandbox import at_build_priority
 from .symbols import ANONYMOUS, allowed, entity, forbidden_reason
 
@@ -37,7 +38,6 @@ COURSE_NAMESPACES = ("streamlab", "testing")
 DEVICE_STUB = "__device_stub__"
 COMPILE_TIMEOUT_S = 300
 COMPILE_STOPPED = "stopped after"  # how a compile's output starts when it timed out
-_KEYWORDS = r"(?:NUMBER|TOPIC|STUDENT_SOURCES|ANSWER_FILES|PROGRAM|TEST_SOURCE|TIMEOUT|SANITIZE_POINTS|TESTS|ALLOW_SYMBOLS|ALLOW_ASM|GPUS|COURSE_SOURCES|COURSE_LIBRARIES)\b"
 
 
 @dataclass
@@ -74,12 +74,6 @@ def strip_comments_and_literals(text: str) -> str:
         return '""' if token.endswith('"') else "' '"
 
     return pattern.sub(blank, text)
-
-
-def _lab_cmake_values(text: str, keyword: str) -> list[str] | None:
-    """The words after `keyword` in a lab.cmake (up to the next keyword or ')'), or None when absent."""
-    match = re.search(rf"\b{keyword}\b(.*?)(?={_KEYWORDS}|\))", text, re.S)
-    return match.group(1).split() if match else None
 
 
 def declared_interface(header_text: str) -> tuple[set[str], set[str]]:
@@ -136,9 +130,9 @@ def lab_rules(lab_dir: Path, student_files: list[str]) -> LabRules:
             rules.interface |= names
             rules.namespaces |= namespaces
             rules.headers.append(header.name)
-    lab_cmake = re.sub(r"#[^\n]*", "", (lab_dir / "lab.cmake").read_text())
-    rules.allow_symbols = _lab_cmake_values(lab_cmake, "ALLOW_SYMBOLS") or []
-    rules.allow_asm = _lab_cmake_values(lab_cmake, "ALLOW_ASM") is not None
+    declared = read_lab_cmake(lab_dir / "lab.cmake")
+    rules.allow_symbols = list(declared.allow_symbols)
+    rules.allow_asm = declared.allow_asm
     return rules
 
 

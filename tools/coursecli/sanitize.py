@@ -302,16 +302,6 @@ GRADE_TIMEOUT_FACTOR = 10  # a program under a sanitizer may take this many time
 TEST_NAME = "compute-sanitizer"
 
 
-def lab_sanitize_points(lab_cmake: Path) -> int:
-    """The points a lab's lab.cmake puts on a clean compute-sanitizer run (SANITIZE_POINTS N), 0 when none."""
-    try:
-        text = re.sub(r"#.*", "", lab_cmake.read_text())
-    except OSError:
-        return 0
-    match = re.search(r"\bSANITIZE_POINTS\s+(\d+)", text)
-    return int(match.group(1)) if match else 0
-
-
 def points_test(result: SanitizeResult, points: int):
     """The sanitizer as a graded test worth `points`: passed when clean, failed with the findings,
     not graded (counting neither way) when compute-sanitizer could not run."""

@@ -1,6 +1,6 @@
 """A student's own files of each lab, and what `course list`, `reset` and `pack` need to know of them.
 
-A lab's files are the ones its lab.cmake names (the lists `tools/check_labs.py`
+A lab's files are the ones its lab.cmake names (the lists `coursecli/lab_cmake.py`
 reads, the same the grader takes from a submission): for the C++ track its
 STUDENT_SOURCES and ANSWER_FILES (`prediction.txt`), for the Python track the
 STUDENT_SOURCES of its Python version, in `labs/NN-topic/python/`. The starter
@@ -17,8 +17,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from check_labs import answer_files, python_student_sources, student_sources
-
+from .lab_cmake import read_lab_cmake
 from .results import TestOutcome
 from .shell import ROOT
 
@@ -39,11 +38,11 @@ class LabFile:
 
 def lab_files(lab: Path, python: bool) -> list[LabFile]:
     """The student's files of the lab folder `lab` (labs/NN-topic): the C++ track's or the Python track's."""
-    cmake = lab / "lab.cmake"
+    declared = read_lab_cmake(lab / "lab.cmake")
     if python:
-        return [LabFile(lab / "python" / name) for name in python_student_sources(cmake)]
-    return [LabFile(lab / name) for name in student_sources(cmake)] + [
-        LabFile(lab / name, answer=True) for name in answer_files(cmake)
+        return [LabFile(lab / "python" / name) for name in (declared.python.student_sources if declared.python else ())]
+    return [LabFile(lab / name) for name in declared.cpp.student_sources] + [
+        LabFile(lab / name, answer=True) for name in declared.answer_files
     ]
 
 

@@ -4,7 +4,7 @@ A submission is a folder, a `.zip` or a `.tar.gz` named after the student. It
 holds the student's copy of the repository (`.../labs/01-null-stream/...`) or
 of `labs/` (`01-null-stream/...`). From it we take each lab's STUDENT_SOURCES
 and ANSWER_FILES (a prediction, read by a graded test, never compiled; optional),
-the lists `tools/check_labs.py` reads from lab.cmake, and nothing else:
+the lists `coursecli/lab_cmake.py` reads from lab.cmake, and nothing else:
 
 - archives are never unpacked: they are read in one pass, each member looked
   at by name and only the files we may take (or compare with the course's)
@@ -26,7 +26,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from check_labs import answer_files, gpus_needed, python_student_sources, student_sources
+from .lab_cmake import declared_labs
 
 MAX_SOURCE_BYTES = 1 << 20  # one student source file
 MAX_ARCHIVE_MEMBERS = 50_000
@@ -66,20 +66,17 @@ class LabSources:
 def course_python_labs(root: Path) -> list[LabSources]:
     """Every lab of the course at `root` that has a Python version (labs/NN-topic/python), in order."""
     return [
-        LabSources(p.name, python_student_sources(p / "lab.cmake"), subfolder="python")
-        for p in sorted((root / "labs").glob("[0-9][0-9]-*"))
-        if (p / "lab.cmake").is_file() and (p / "python").is_dir() and python_student_sources(p / "lab.cmake")
+        LabSources(folder.name, list(python.student_sources), subfolder="python")
+        for folder, declared in declared_labs(root)
+        if (python := declared.python) and (folder / "python").is_dir()
     ]
 
 
 def course_labs(root: Path) -> list[LabSources]:
     """Every lab of the course at `root` (labs/NN-topic with a lab.cmake), in order."""
     return [
-        LabSources(
-            p.name, student_sources(p / "lab.cmake"), answer_files(p / "lab.cmake"), gpus=gpus_needed(p / "lab.cmake")
-        )
-        for p in sorted((root / "labs").glob("[0-9][0-9]-*"))
-        if (p / "lab.cmake").is_file()
+        LabSources(folder.name, list(declared.cpp.student_sources), list(declared.answer_files), gpus=declared.gpus)
+        for folder, declared in declared_labs(root)
     ]
 
 

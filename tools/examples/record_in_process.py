@@ -7,13 +7,13 @@ process, with the Python module streamlab: no preloaded library, no injection, j
 
 then writes the trace file and prints what the GPU recorded:
 
-    python3 tools/examples/record_in_process.py -o section3.json
+    PYTHONPATH=tools python3 tools/examples/record_in_process.py -o section3.json
     ./course plot section3.json
 
 The module is found where `./course build` puts it (build/python, build-ci/python),
-or on PYTHONPATH. Exit status: 0 with the trace written; 1 when the copies failed;
-2 when the module is not built (./course build makes it); 77 when cuda-python or a
-GPU is missing (nothing to record).
+or on PYTHONPATH; the course's tools (streamlab_tools) through PYTHONPATH=tools. Exit status:
+0 with the trace written; 1 when the copies failed; 2 when the module is not built
+(./course build makes it); 77 when cuda-python or a GPU is missing (nothing to record).
 """
 
 from __future__ import annotations
@@ -23,9 +23,9 @@ import importlib.util
 import sys
 from pathlib import Path
 
+from streamlab_tools import library
+
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent))  # streamlab_tools, which finds the built module
-from streamlab_tools import library  # noqa: E402
 
 SKIPPED = 77
 COURSE_ERROR = 2

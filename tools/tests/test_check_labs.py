@@ -1,12 +1,10 @@
 """The starter/solution consistency check, on small labs made in tmp_path."""
 
-import sys
 from pathlib import Path
 
 import pytest
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-import check_labs  # noqa: E402
+from coursecli import check_labs
+from coursecli.lab_cmake import read_lab_cmake
 
 REPO = Path(__file__).resolve().parents[2]
 SECTIONS = "\n".join(f"## {s}\ntext\n" for s in check_labs.README_SECTIONS)
@@ -67,8 +65,6 @@ def test_an_answer_file_must_be_in_both_and_unanswered_in_the_starter(tmp_path, 
     root = make_lab(tmp_path)
     lab, sol = root / "labs" / "09-demo", root / "solutions" / "09-demo"
     (lab / "lab.cmake").write_text(LAB_CMAKE.replace("PROGRAM run.cu", "ANSWER_FILES prediction.txt PROGRAM run.cu"))
-    assert check_labs.answer_files(lab / "lab.cmake") == ["prediction.txt"]
-    assert check_labs.student_sources(lab / "lab.cmake") == ["work.cu"]
     (lab / "prediction.txt").write_text("speedup: ?\n")
     assert check_labs.main(["--root", str(root)]) == 1
     assert "answer file missing in solutions" in capsys.readouterr().out
@@ -82,10 +78,7 @@ def test_an_answer_file_must_be_in_both_and_unanswered_in_the_starter(tmp_path, 
 def test_a_lab_that_needs_two_gpus_asks_for_them_in_its_tests(tmp_path, capsys):
     root = make_lab(tmp_path)
     lab = root / "labs" / "09-demo"
-    assert check_labs.gpus_needed(lab / "lab.cmake") == 1  # no GPUS: one, as in CMake
     (lab / "lab.cmake").write_text(LAB_CMAKE.replace("TEST_SOURCE", "GPUS 2 TEST_SOURCE"))
-    assert check_labs.gpus_needed(lab / "lab.cmake") == 2
-    assert check_labs.student_sources(lab / "lab.cmake") == ["work.cu"]  # GPUS ends the list before it
     (lab / "t.cu").write_text("TEST(A, B) { SL_REQUIRE_GPU(); }\n")
     assert check_labs.main(["--root", str(root)]) == 1
     assert "never ask for them with SL_REQUIRE_GPUS(2)" in capsys.readouterr().out
@@ -93,9 +86,20 @@ def test_a_lab_that_needs_two_gpus_asks_for_them_in_its_tests(tmp_path, capsys):
     assert check_labs.main(["--root", str(root)]) == 0
     (lab / "lab.cmake").write_text(LAB_CMAKE.replace("TEST_SOURCE", "GPUS many TEST_SOURCE"))
     assert check_labs.main(["--root", str(root)]) == 1
-    assert "GPUS must be a number" in capsys.readouterr().out
+    assert "GPUS must be a whole number from 1 to 8, not 'many'" in capsys.readouterr().out
+
+
+def test_a_malformed_lab_cmake_is_its_labs_problem_in_one_line(tmp_path, capsys):
+    root = make_lab(tmp_path)
+    (root / "labs" / "09-demo" / "lab.cmake").write_text(LAB_CMAKE.replace("A.B gpu 1", "A.B gpu"))
+    assert check_labs.main(["--root", str(root)]) == 1
+    out = capsys.readouterr().out.splitlines()
+    assert out == [
+        f"check_labs: 09-demo: {root}/labs/09-demo/lab.cmake: streamlab_add_lab: TESTS must be triples "
+        "'Name gpu|cpu points', and 2 words are not"
+    ]
 
 
 def test_lab_08_needs_two_gpus():
-    assert check_labs.gpus_needed(REPO / "labs" / "08-two-gpus" / "lab.cmake") == 2
-    assert check_labs.gpus_needed(REPO / "labs" / "07-dependencies-and-graphs" / "lab.cmake") == 1
+    assert read_lab_cmake(REPO / "labs" / "08-two-gpus" / "lab.cmake").gpus == 2
+    assert read_lab_cmake(REPO / "labs" / "07-dependencies-and-graphs" / "lab.cmake").gpus == 1

@@ -222,7 +222,9 @@ def test_course_test_numbers_its_steps_runs_pytest_after_the_docs_and_ends_with_
 
     def fake_run(command, check=True, env=None, **kw):
         is_pytest = [str(c) for c in command[1:3]] == ["-m", "pytest"]
-        order.append("pytest" if is_pytest else "ctest" if command[0] == "ctest" else "check_labs")
+        if command[1:3] == ["-m", "coursecli.check_labs"]:
+            assert env and env["PYTHONPATH"] == str(ROOT / "tools")  # the module is found by its package's name
+        order.append("pytest" if is_pytest else "ctest" if command[0] == "ctest" else command[2].split(".")[-1])
         if is_pytest:
             junit = next(c for c in command if str(c).startswith("--junitxml=")).split("=", 1)[1]
             Path(junit).write_text(

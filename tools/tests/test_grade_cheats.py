@@ -16,7 +16,7 @@ from coursecli.gradebook import load_grade, student_folder
 from coursecli.objcheck import check_lab, lab_rules
 from coursecli.scoring import FAILED, NO_GPU, NOT_GRADED
 from coursecli.shell import ROOT
-from make_grading_samples import CHEATS, cheat_files, make_cheats, student_files, write_folder
+from selfgrading.make_grading_samples import CHEATS, cheat_files, make_cheats, student_files, write_folder
 from test_grade_batch import copy_course
 
 pytestmark = pytest.mark.skipif(

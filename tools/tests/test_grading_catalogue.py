@@ -4,22 +4,18 @@ what make_grading_samples.py --catalogue writes, and how selfgrade judges a grad
 from __future__ import annotations
 
 import json
-import re
-import sys
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "tools"))
-
-from coursecli.scoring import FAILED, NOT_GRADED, PASSED, LabGrade, SubmissionGrade, TestGrade  # noqa: E402
-from make_grading_samples import CATALOGUE, main, student_files  # noqa: E402
-from selfgrade import catalogue_problems, catalogue_verdict, lab_problems  # noqa: E402
+from coursecli.lab_cmake import read_lab_cmake
+from coursecli.scoring import FAILED, NOT_GRADED, PASSED, LabGrade, SubmissionGrade, TestGrade
+from coursecli.shell import ROOT
+from selfgrading.make_grading_samples import CATALOGUE, main, student_files
+from selfgrading.selfgrade import catalogue_problems, catalogue_verdict, lab_problems
 
 
 def declared_tests(lab: str) -> set[str]:
     """The Suite.Name tests lab NN's lab.cmake declares."""
-    cmake = next(ROOT.glob(f"labs/{lab}-*/lab.cmake")).read_text()
-    return set(re.findall(r"^\s+(\w+\.\w+)\s+(?:gpu|cpu)\s+\d+", cmake, re.M))
+    cmake = next(ROOT.glob(f"labs/{lab}-*/lab.cmake"))
+    return {test.name for test in read_lab_cmake(cmake).cpp.tests}
 
 
 def test_each_sample_rewrites_its_own_lab_only(tmp_path):

@@ -4,7 +4,7 @@ import tarfile
 
 from coursecli.gradebook import save_grade, student_folder
 from coursecli.scoring import PASSED, LabGrade, SubmissionGrade, TestGrade
-from isolation_samples import ATTACKS, MANY_MEMBERS, VICTIM, isolation_problems, make_isolation_samples
+from selfgrading.isolation_samples import ATTACKS, MANY_MEMBERS, VICTIM, isolation_problems, make_isolation_samples
 
 
 def test_every_sample_is_made(tmp_path):

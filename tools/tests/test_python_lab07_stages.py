@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 from pretend_gpu import FLOAT_BYTES, ROOT, PretendGpu, load
-from python_selfgrade import PYTHON_CATALOGUE
+from selfgrading.python_selfgrade import PYTHON_CATALOGUE
 
 LAB = ROOT / "labs" / "07-dependencies-and-graphs" / "python"
 SOLUTION = ROOT / "solutions" / "07-dependencies-and-graphs" / "python" / "dependencies.py"

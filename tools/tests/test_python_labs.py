@@ -10,8 +10,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from check_labs import student_sources
 from coursecli import results
+from coursecli.lab_cmake import read_lab_cmake
 from coursecli.python_grading import PYTEST_OPTIONS
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -60,7 +60,7 @@ PYTHON_LABS = sorted(path.parent.name for path in (ROOT / "labs").glob("*/python
 
 @pytest.mark.parametrize("lab", PYTHON_LABS)
 def test_the_cpp_labs_declaration_is_read_without_the_python_one(lab):
-    assert all(name.endswith(".cu") for name in student_sources(ROOT / "labs" / lab / "lab.cmake"))
+    assert all(name.endswith(".cu") for name in read_lab_cmake(ROOT / "labs" / lab / "lab.cmake").cpp.student_sources)
 
 
 @pytest.mark.parametrize("lab", PYTHON_LABS)
@@ -132,7 +132,7 @@ def test_ctests_python_tests_import_the_students_module_not_the_starter(tmp_path
 
 
 def test_python_selfgrade_imports_the_students_module_not_the_starter(tmp_path, monkeypatch):
-    import python_selfgrade
+    from selfgrading import python_selfgrade
 
     lab, student, test_file = starter_beside_student(tmp_path)
     monkeypatch.setattr(python_selfgrade, "ROOT", tmp_path / "root")

@@ -1,9 +1,11 @@
 """The Python labs' self-grading without a GPU: its catalogue still fits the solutions, its rules judge
 outcomes as they should, and without a GPU it says so and exits 77."""
 
+import sys
+
 import pytest
-import python_selfgrade as selfgrade
-from python_selfgrade import PYTHON_CATALOGUE, ROOT, judge
+from selfgrading import python_selfgrade as selfgrade
+from selfgrading.python_selfgrade import PYTHON_CATALOGUE, ROOT, judge
 
 
 @pytest.mark.parametrize("sample", sorted(PYTHON_CATALOGUE))
@@ -46,3 +48,14 @@ def test_a_pytest_that_died_says_how_and_where():
     assert selfgrade.how_pytest_ended(4, "ERROR: file not found: x.py\n") == (
         "pytest exit status 4; its last line: ERROR: file not found: x.py"
     )
+
+
+def test_without_a_gpu_it_skips_asking_the_driver_not_the_module(capsys, tmp_path, monkeypatch):
+    (tmp_path / "python").mkdir()
+    (tmp_path / "python" / "streamlab.cpython-312-x86_64-linux-gnu.so").write_bytes(b"")  # loading it would fail
+    (tmp_path / "CMakeCache.txt").write_text("STREAMLAB_MODULE_PYTHON:INTERNAL=/x/python3\n")
+    monkeypatch.setattr(selfgrade, "gpu_presence", lambda: (False, "no GPU: the driver sees no CUDA device"))
+    path = list(sys.path)
+    assert selfgrade.main(["--build", str(tmp_path)]) == selfgrade.SKIP
+    assert capsys.readouterr().out.endswith("SKIPPED: no GPU: the driver sees no CUDA device\n")
+    assert sys.path == path  # the built module is each test process's, never this one's

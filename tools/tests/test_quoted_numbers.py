@@ -156,8 +156,10 @@ def _lab(root, number, tests):
     folder.mkdir(parents=True)
     lines = "\n".join(f"    Suite.Test{i} gpu {points}" for i, points in enumerate(tests))
     (folder / "lab.cmake").write_text(
-        f"streamlab_add_lab(\n  NUMBER {number}\n  TESTS\n{lines}\n)\n"
-        "streamlab_add_python_lab(\n  TESTS\n    test_x gpu 50\n)\n"
+        f"streamlab_add_lab(\n  NUMBER {number}\n  TOPIC topic\n  STUDENT_SOURCES a.cu\n  PROGRAM run.cu\n"
+        f"  TEST_SOURCE t.cu\n  TESTS\n{lines}\n)\n"
+        f"streamlab_add_python_lab(\n  NUMBER {number}\n  TOPIC topic\n  STUDENT_SOURCES a.py\n  TEST_SOURCE t.py\n"
+        "  TESTS\n    test_x gpu 50\n)\n"
     )
     return folder
 

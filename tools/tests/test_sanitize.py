@@ -306,11 +306,6 @@ def test_points_only_where_asked_and_by_the_outcome(tmp_path, monkeypatch):
     failed, passed = sanitize.points_test(dirty, 3), sanitize.points_test(clean, 3)
     assert (failed.status, failed.earned) == (FAILED, 0) and "out-of-bounds copy" in failed.reason
     assert (passed.status, passed.earned) == (PASSED, 3)
-    lab_cmake = tmp_path / "lab.cmake"
-    lab_cmake.write_text("streamlab_add_lab(\n  NUMBER 05\n  SANITIZE_POINTS 2  # instructor's choice\n)\n")
-    assert sanitize.lab_sanitize_points(lab_cmake) == 2
-    lab_cmake.write_text("streamlab_add_lab(\n  NUMBER 05\n  # SANITIZE_POINTS 2\n)\n")
-    assert sanitize.lab_sanitize_points(lab_cmake) == 0
 
 
 def test_racecheck_and_synccheck_only_for_kernels_of_the_students_own():
@@ -327,7 +322,7 @@ def test_racecheck_and_synccheck_only_for_kernels_of_the_students_own():
 def test_each_sanitizer_sample_plants_one_bug_where_its_expected_finding_points(tmp_path):
     import json
 
-    import make_grading_samples as samples
+    from selfgrading import make_grading_samples as samples
 
     names = samples.make_sanitizer_samples(tmp_path)
     expected = json.loads((tmp_path / "sanitizer-expected.json").read_text())
@@ -388,9 +383,9 @@ def test_the_report_shows_the_findings_of_each_lab():
 
 
 def test_the_sample_checker_reads_the_reports(tmp_path):
-    from check_sanitizer_samples import check
     from coursecli.gradebook import save_grade, student_folder
     from coursecli.scoring import LabGrade, SubmissionGrade
+    from selfgrading.check_sanitizer_samples import check
 
     save_grade(
         student_folder(tmp_path, "leaked-stream"),

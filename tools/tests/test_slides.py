@@ -8,13 +8,11 @@ where they are missing.
 
 import re
 import shutil
-import sys
 from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-import slides  # noqa: E402
+import slides
 
 REPO = Path(__file__).resolve().parents[2]
 DECKS = sorted((REPO / "slides").glob("[0-9][0-9]-*.md")) + sorted((REPO / "slides" / "ko").glob("[0-9][0-9]-*.md"))

@@ -19,7 +19,7 @@ from coursecli.gradebook import load_grade, save_grade, student_folder
 from coursecli.main import main
 from coursecli.scoring import LabGrade, SubmissionGrade
 from coursecli.shell import ROOT
-from make_grading_samples import CHEATS, cheat_files, student_files, write_folder
+from selfgrading.make_grading_samples import CHEATS, cheat_files, student_files, write_folder
 
 SCRIPT = ROOT / "tools" / "slurm" / "local_cluster.sh"
 LAB01 = "labs/01-null-stream/null_stream.cu"

@@ -1,9 +1,8 @@
-#!/usr/bin/env python3
 """Checks what `course grade --sanitize` reported for the compute-sanitizer samples.
 
-    python3 tools/make_grading_samples.py --sanitizer /tmp/san
+    python3 -m selfgrading.make_grading_samples --sanitizer /tmp/san
     ./course grade /tmp/san -o /tmp/san-grades --sanitize
-    python3 tools/check_sanitizer_samples.py /tmp/san/sanitizer-expected.json /tmp/san-grades
+    python3 -m selfgrading.check_sanitizer_samples /tmp/san/sanitizer-expected.json /tmp/san-grades
 
 Prints one row per sample: the finding it must report (kind, file, lines) and
 what the report says; `solutions-clean` must report nothing in any lab. Exits 1
@@ -18,8 +17,7 @@ import re
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from coursecli.gradebook import load_grade, student_folder  # noqa: E402  (needs the path above)
+from coursecli.gradebook import load_grade, student_folder
 
 _HEADER = re.compile(r"^\d+\. (?P<kind>[^:]+): ")
 _AT = re.compile(r"^\s+at (?P<file>\S+):(?P<line>\d+)")

@@ -1,7 +1,6 @@
-#!/usr/bin/env python3
 """Makes sample submissions that exercise the grader, from this repository.
 
-    python3 tools/make_grading_samples.py /tmp/subs && ./course grade /tmp/subs -o /tmp/grades
+    python3 -m selfgrading.make_grading_samples /tmp/subs && ./course grade /tmp/subs -o /tmp/grades
 
   solutions/               every lab's solution, as a labs/ copy            full points
   starters.zip             the starters, as a nested copy of the repository  starter points
@@ -12,7 +11,7 @@
                            that test crashes, every other test passes
   edits-a-test/            the starters, and a lab 01 test file whose tests all pass:
                            the edit is ignored and reported; starter points
-  and the samples that attack the grader itself (tools/isolation_samples.py):
+  and the samples that attack the grader itself (selfgrading/isolation_samples.py):
   kills-the-grader/, writes-another-grade/, plants-a-student/,
   aa-rewrites-staged-sources/, leaves-a-process/, prints-200mb/,
   many-members.tar.gz, non-utf8-name.tar.gz
@@ -20,7 +19,7 @@
 and, with --cheats, the catalogue of cheating submissions (CHEATS below): every
 lab's solution with lab 01 changed to forge a pass, replace the course's code,
 turn a failure into a skip, or call what graded code may not. Each must score
-0 in lab 01 with a reason that names what it did (tools/selfgrade.py checks it
+0 in lab 01 with a reason that names what it did (selfgrading/selfgrade.py checks it
 on a GPU, tools/tests/test_grade_cheats.py without one).
 
 Standard library only.
@@ -38,9 +37,8 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tools"))
-from coursecli.submissions import course_labs  # noqa: E402  (needs the path above)
+from coursecli.shell import ROOT
+from coursecli.submissions import course_labs
 
 SYNTAX_ERROR = "\nthis line is not C++ at all\n"
 NEVER_ENDING_KERNEL = """
@@ -260,7 +258,7 @@ def make_samples(out: Path) -> list[str]:
     edited["labs/01-null-stream/test_lab01.cu"] = ALWAYS_PASSING_TEST
     write_folder(out / "edits-a-test", edited)
 
-    from isolation_samples import make_isolation_samples  # it needs this module's helpers above
+    from .isolation_samples import make_isolation_samples  # it needs this module's helpers above
 
     make_isolation_samples(out)
     return sorted(p.name for p in out.iterdir())
@@ -268,14 +266,14 @@ def make_samples(out: Path) -> list[str]:
 
 # ---------------------------------------------------------------- compute-sanitizer samples
 #
-#   python3 tools/make_grading_samples.py --sanitizer /tmp/san
+#   python3 -m selfgrading.make_grading_samples --sanitizer /tmp/san
 #   ./course grade /tmp/san -o /tmp/san-grades --sanitize
 #
 # Each sample is one lab's solution with one bug that compute-sanitizer (or the lab
 # program's census) must report, of the kind, in the file and at the lines
 # that /tmp/san/sanitizer-expected.json lists (a statement may span two lines);
 # solutions-clean, the solutions themselves, must report nothing.
-# tools/check_sanitizer_samples.py compares the reports with that file.
+# selfgrading/check_sanitizer_samples.py compares the reports with that file.
 
 LAB02, LAB03, LAB05 = (
     "labs/02-streams/streams.cu",
@@ -373,12 +371,12 @@ def make_sanitizer_samples(out: Path) -> list[str]:
 
 # ---------------------------------------------------------------- the catalogue
 #
-#   python3 tools/make_grading_samples.py --catalogue /tmp/cat
+#   python3 -m selfgrading.make_grading_samples --catalogue /tmp/cat
 #
 # Samples that check the tests grade the concept. A known-wrong sample breaks one
 # requirement and must fail exactly the tests catalogue-expected.json names for
 # its lab, and no other; a correct alternative solves a lab another right way and
-# must score full points. tools/selfgrade.py grades each sample's lab and compares.
+# must score full points. selfgrading/selfgrade.py grades each sample's lab and compares.
 # Each sample is the solutions with one function of one lab rewritten.
 
 LAB01, LAB04 = "labs/01-null-stream/null_stream.cu", "labs/04-async-copies/async_copies.cu"

@@ -1,14 +1,13 @@
-#!/usr/bin/env python3
 """The grader graded by itself: on a GPU, every lab's solution must score full
 points and every lab's starter less, through `course grade` exactly as a class
 would be graded; every cheating submission of the catalogue
 (make_grading_samples.CHEATS, lab 01) must score 0 with a reason naming what it did;
-the samples that attack the grader (tools/isolation_samples.py), graded on
+the samples that attack the grader (selfgrading/isolation_samples.py), graded on
 lab 01 next to an honest solution, must harm nobody else; and in the teaching
 catalogue (make_grading_samples.py --catalogue) each known-wrong sample must fail
 exactly its named tests and each correct alternative score full points.
 
-    python3 tools/selfgrade.py [--work DIR]
+    python3 -m selfgrading.selfgrade [--work DIR]
 
 Exits 77 (the test's SKIP_RETURN_CODE) when there is no GPU, 1 when a lab
 breaks the rule, 0 otherwise. ctest runs it as the `selfgrade` test.
@@ -22,14 +21,14 @@ import sys
 import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tools"))
-from coursecli.batch import LOG_LIMIT, GradeSettings, default_cuda_arch, gpu_presence, grade_batch  # noqa: E402
-from coursecli.gradebook import load_grade, student_folder  # noqa: E402
-from coursecli.scoring import FAILED, NEEDS_GPUS, NOT_GRADED, PASSED  # noqa: E402
-from coursecli.submissions import course_labs, find_submissions, student_name  # noqa: E402
-from isolation_samples import VICTIM, isolation_problems, make_isolation_samples  # noqa: E402
-from make_grading_samples import CATALOGUE, CHEATS, make_catalogue, make_cheats, student_files, write_folder  # noqa: E402,E501
+from coursecli.batch import LOG_LIMIT, GradeSettings, default_cuda_arch, gpu_presence, grade_batch
+from coursecli.gradebook import load_grade, student_folder
+from coursecli.scoring import FAILED, NEEDS_GPUS, NOT_GRADED, PASSED
+from coursecli.shell import ROOT
+from coursecli.submissions import course_labs, find_submissions, student_name
+
+from .isolation_samples import VICTIM, isolation_problems, make_isolation_samples
+from .make_grading_samples import CATALOGUE, CHEATS, make_catalogue, make_cheats, student_files, write_folder
 
 SKIP = 77
 

@@ -1,5 +1,4 @@
-#!/usr/bin/env python3
-"""Keeps starters and solutions in step.
+"""Keeps starters and solutions in step: `python3 -m coursecli.check_labs` (tools/ on PYTHONPATH).
 
 For every lab (labs/NN-topic with a lab.cmake):
   - solutions/NN-topic holds exactly the lab's STUDENT_SOURCES and ANSWER_FILES, and so does the starter;
@@ -11,7 +10,8 @@ For every lab (labs/NN-topic with a lab.cmake):
 
 A TODO block opens with a line containing `TODO(labNN):` and closes with a
 line containing `TODO(labNN) end`; everything between is the student's.
-Standard library only; `course test` runs it.
+Standard library only; `course test` runs it. lab.cmake is read by lab_cmake.py; a malformed one
+is a problem of its lab, said in one line.
 """
 
 from __future__ import annotations
@@ -21,6 +21,9 @@ import difflib
 import re
 import sys
 from pathlib import Path
+
+from .lab_cmake import LabCmake, LabCmakeError, lab_folders, read_lab_cmake
+from .shell import ROOT
 
 README_SECTIONS = [
     "Goal",
@@ -34,71 +37,6 @@ README_SECTIONS = [
     "Pitfalls",
     "Further reading",
 ]
-
-
-LAB_KEYWORDS = (
-    "NUMBER",
-    "TOPIC",
-    "STUDENT_SOURCES",
-    "ANSWER_FILES",
-    "PROGRAM",
-    "TEST_SOURCE",
-    "TIMEOUT",
-    "SANITIZE_POINTS",
-    "TESTS",
-    "ALLOW_SYMBOLS",
-    "ALLOW_ASM",
-    "GPUS",
-    "COURSE_SOURCES",
-    "COURSE_LIBRARIES",
-)
-
-
-def _lab_list(lab_cmake: Path, keyword: str) -> list[str]:
-    """The words a lab.cmake lists after `keyword`, up to the next keyword (empty when absent)."""
-    text = re.sub(r"#.*", "", lab_cmake.read_text())
-    text = text.split("streamlab_add_python_lab(")[0]  # the C++ lab's declaration only
-    others = "|".join(k for k in LAB_KEYWORDS if k != keyword)
-    match = re.search(rf"\b{keyword}\s+(.*?)\s*(?:\b(?:{others})\b|\))", text, re.S)
-    return match.group(1).split() if match else []
-
-
-def student_sources(lab_cmake: Path) -> list[str]:
-    """The STUDENT_SOURCES listed in a lab.cmake: the files of the student's that are compiled."""
-    return _lab_list(lab_cmake, "STUDENT_SOURCES")
-
-
-def _python_lab_list(lab_cmake: Path, keyword: str) -> list[str]:
-    """The words the Python version's declaration (streamlab_add_python_lab) lists after `keyword`."""
-    text = re.sub(r"#.*", "", lab_cmake.read_text())
-    block = text.partition("streamlab_add_python_lab(")[2]
-    others = "|".join(k for k in LAB_KEYWORDS if k != keyword)
-    match = re.search(rf"\b{keyword}\s+(.*?)\s*(?:\b(?:{others})\b|\))", block, re.S)
-    return match.group(1).split() if match else []
-
-
-def python_student_sources(lab_cmake: Path) -> list[str]:
-    """The STUDENT_SOURCES of a lab's Python version (its streamlab_add_python_lab), empty when it has none."""
-    return _python_lab_list(lab_cmake, "STUDENT_SOURCES")
-
-
-def lab_points(lab_cmake: Path, python: bool = False) -> int:
-    """What a lab's graded tests are worth: the sum over its TESTS triples (name, gpu|cpu, points) of the
-    C++ lab or, with `python`, of its Python version (0 when it has none)."""
-    words = _python_lab_list(lab_cmake, "TESTS") if python else _lab_list(lab_cmake, "TESTS")
-    return sum(int(points) for points in words[2::3] if points.isdigit())
-
-
-def gpus_needed(lab_cmake: Path) -> int:
-    """How many GPUs a lab's graded tests need at once: its `GPUS N` (1 when absent, as in CMake)."""
-    words = _lab_list(lab_cmake, "GPUS")
-    return int(words[0]) if words and words[0].isdigit() else 1
-
-
-def answer_files(lab_cmake: Path) -> list[str]:
-    """The ANSWER_FILES listed in a lab.cmake: the student's answers (a prediction) that a
-    graded test reads; never compiled, and optional in a submission."""
-    return _lab_list(lab_cmake, "ANSWER_FILES")
 
 
 def todo_blocks(lines: list[str], lab: str) -> tuple[list[tuple[int, int]], list[str]]:
@@ -156,16 +94,17 @@ def readme_problems(readme: Path) -> list[str]:
 
 
 def check_lab(lab_dir: Path, solutions_root: Path) -> list[str]:
-    """Every problem found in one lab, as 'labs/NN-topic: ...' lines."""
+    """Every problem found in one lab, as 'NN-topic: ...' lines."""
+    try:
+        declared = read_lab_cmake(lab_dir / "lab.cmake")
+    except LabCmakeError as error:
+        return [f"{lab_dir.name}: {error}"]
     lab = "lab" + lab_dir.name[:2]
     problems: list[str] = []
     solution_dir = solutions_root / lab_dir.name
-    sources = student_sources(lab_dir / "lab.cmake")
-    if not sources:
-        return [f"{lab_dir.name}: lab.cmake lists no STUDENT_SOURCES"]
     if not solution_dir.is_dir():
         return [f"{lab_dir.name}: no solutions/{lab_dir.name} folder"]
-    answers = answer_files(lab_dir / "lab.cmake")
+    sources, answers = list(declared.cpp.student_sources), list(declared.answer_files)
     solution_files = sorted(p.name for p in solution_dir.iterdir() if p.is_file())
     if solution_files != sorted(sources + answers):
         problems.append(
@@ -193,20 +132,16 @@ def check_lab(lab_dir: Path, solutions_root: Path) -> list[str]:
             problems.append(f"{name}: the solution still has a TODO marker")
         problems += [f"{name}: {p}" for p in differences_outside_blocks(starter, solution, blocks)]
     problems += readme_problems(lab_dir / "README.md")
-    problems += gpus_problems(lab_dir)
+    problems += gpus_problems(lab_dir, declared)
     return [f"{lab_dir.name}: {p}" for p in problems]
 
 
-def gpus_problems(lab_dir: Path) -> list[str]:
+def gpus_problems(lab_dir: Path, declared: LabCmake) -> list[str]:
     """A lab that needs several GPUs (`GPUS N`, N > 1) must say so in its tests too: they skip with
     SL_REQUIRE_GPUS(N) where fewer are present, which the grader counts as not graded."""
-    words = _lab_list(lab_dir / "lab.cmake", "GPUS")
-    if words and not (words[0].isdigit() and 1 <= int(words[0]) <= 8):
-        return [f"lab.cmake: GPUS must be a number of GPUs from 1 to 8, not {words[0]!r}"]
-    needed = int(words[0]) if words else 1
-    tests = _lab_list(lab_dir / "lab.cmake", "TEST_SOURCE")
-    source = lab_dir / tests[0] if tests else None
-    if needed > 1 and (source is None or f"SL_REQUIRE_GPUS({needed})" not in source.read_text()):
+    needed = declared.gpus
+    source = lab_dir / declared.cpp.test_source
+    if needed > 1 and (not source.is_file() or f"SL_REQUIRE_GPUS({needed})" not in source.read_text()):
         return [
             f"lab.cmake needs {needed} GPUs (GPUS {needed}), but its tests never ask for them "
             f"with SL_REQUIRE_GPUS({needed})"
@@ -219,11 +154,11 @@ def main(argv: list[str]) -> int:
     parser.add_argument(
         "--root",
         type=Path,
-        default=Path(__file__).resolve().parents[1],
+        default=ROOT,
         help="repository root (default: this checkout)",
     )
     args = parser.parse_args(argv)
-    labs = sorted(p for p in (args.root / "labs").glob("[0-9][0-9]-*") if (p / "lab.cmake").exists())
+    labs = lab_folders(args.root)
     problems = [p for lab_dir in labs for p in check_lab(lab_dir, args.root / "solutions")]
     orphans = [
         p.name

@@ -1,10 +1,9 @@
-#!/usr/bin/env python3
 """The Python labs graded by their own tests: on a GPU, every Python solution must
 pass every graded test, every Python starter must fail some, and every known-wrong
 sample of PYTHON_CATALOGUE (a solution with one mistake planted) must fail exactly
 the tests it names, so that a test grades its own idea and nothing else.
 
-    python3 tools/python_selfgrade.py [--labs 01 05] [--build build-ci]
+    python3 -m selfgrading.python_selfgrade [--labs 01 05] [--build build-ci]
 
 Each variant runs the lab's pytest file (labs/NN-topic/python/test_labNN.py) with the
 course's plugin, its own folder first on PYTHONPATH, as ctest runs it. Exits 77
@@ -25,11 +24,10 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tools"))
-from coursecli.python_grading import PYTEST_OPTIONS  # noqa: E402  (needs the path above)
-from coursecli.python_module import module_python, python_path  # noqa: E402
-from coursecli.shell import COURSE_ERROR  # noqa: E402
+from coursecli.gpu import gpu_presence
+from coursecli.python_grading import PYTEST_OPTIONS
+from coursecli.python_module import module_python, python_path
+from coursecli.shell import COURSE_ERROR, ROOT
 
 SKIP = 77
 
@@ -180,12 +178,9 @@ def main(argv: list[str]) -> int:
     if module_python(args.build) is None:
         print(f"python_selfgrade: the course's Python module is not built in {args.build}: run ./course build")
         return COURSE_ERROR
-    sys.path[:0] = map(str, python_path(ROOT, args.build))
-    import streamlab
-
-    present, why = streamlab.gpu_presence()
+    present, why = gpu_presence()  # asked of the driver: the module itself is loaded by each test's own process
     if not present:
-        print(f"SKIPPED: no GPU: {why}")
+        print(f"SKIPPED: {why}")
         return SKIP
     problems = []
     with tempfile.TemporaryDirectory(prefix="python-selfgrade-") as work:

@@ -1,7 +1,6 @@
-#!/usr/bin/env python3
 """What the sandbox costs: the wall time of grading the same batch with and without it.
 
-    python3 tools/measure_sandbox.py [--copies 10] [--lab 05] [--rounds 1] [--work DIR]
+    python3 -m selfgrading.measure_sandbox [--copies 10] [--lab 05] [--rounds 1] [--work DIR]
 
 Makes COPIES submissions of one lab's solution, grades them once to warm the
 compiler cache (not timed), then ROUNDS times each with `--sandbox auto`
@@ -22,11 +21,10 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tools"))
-from coursecli.batch import GradeSettings, default_cuda_arch, default_jobs, gpu_presence, grade_batch, selected_labs  # noqa: E402
-from coursecli.sandbox import choose_isolation  # noqa: E402
-from make_grading_samples import student_files, write_folder  # noqa: E402
+from coursecli.batch import GradeSettings, default_cuda_arch, default_jobs, gpu_presence, grade_batch, selected_labs
+from coursecli.sandbox import choose_isolation
+
+from .make_grading_samples import student_files, write_folder
 
 
 def grade_once(submissions: Path, out: Path, lab: str, sandbox: str, jobs: int) -> float:
