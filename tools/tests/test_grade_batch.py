@@ -1,8 +1,8 @@
 """A real batch without a GPU: one submission that compiles, one that does not, and one that attacks the
 grader from a static initialiser (so it runs even where every test skips for want of a GPU), built with CMake.
 
-It builds the course library twice (one lab, one GPU architecture), so it
-takes a minute or two; it is skipped where cmake or nvcc is missing.
+It grades with the course that conftest's graded_course builds once for the run (lab 01, one GPU
+architecture); it is skipped where cmake or nvcc is missing.
 """
 
 import csv
@@ -59,22 +59,9 @@ def leftovers(marker: str) -> list[str]:
     return found
 
 
-def copy_course(root):
-    """The course with lab 01 only, so that the batch builds quickly and other labs cannot disturb it."""
-    root.mkdir(parents=True)
-    for name in ("CMakeLists.txt", "CMakePresets.json"):
-        shutil.copy(ROOT / name, root / name)
-    for name in ("cmake", "common", f"labs/{LAB}"):
-        shutil.copytree(ROOT / name, root / name, ignore=shutil.ignore_patterns("__pycache__"))
-    shutil.copy(ROOT / "labs" / "CMakeLists.txt", root / "labs" / "CMakeLists.txt")
-    (root / "tools").mkdir()
-    shutil.copy(ROOT / "tools" / "CMakeLists.txt", root / "tools" / "CMakeLists.txt")
-    return root
-
-
-def test_a_compiling_and_a_broken_submission(tmp_path, monkeypatch):
+def test_a_compiling_and_a_broken_submission(tmp_path, monkeypatch, graded_course):
     """Also: without a GPU, the untouched starter ("compiles") and the solution differ in their reports."""
-    course = copy_course(tmp_path / "course")
+    course, build = graded_course
     starter = (course / "labs" / LAB / SOURCE).read_text()
     good = tmp_path / "subs" / "compiles" / "labs" / LAB
     bad = tmp_path / "subs" / "broken" / LAB
@@ -98,7 +85,15 @@ def test_a_compiling_and_a_broken_submission(tmp_path, monkeypatch):
     monkeypatch.setattr(grade_module, "gpu_presence", lambda: (False, "no GPU: hidden by the test"))
     labs = grade_module.selected_labs(None, course)
     settings = grade_module.GradeSettings(
-        out=out, labs=labs, all_labs=labs, cuda_arch="90", course_root=course, jobs=2, timeout_s=60
+        out=out,
+        labs=labs,
+        all_labs=labs,
+        cuda_arch="90",
+        course_root=course,
+        jobs=2,
+        timeout_s=60,
+        course_build_dir=build,
+        course_prebuilt=True,
     )
     assert grade_module.grade_batch(tmp_path / "subs", settings) == 0
 

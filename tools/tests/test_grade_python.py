@@ -19,7 +19,6 @@ from coursecli.gradebook import load_grade, student_folder
 from coursecli.python_grading import read_pytest_report, verdict_of
 from coursecli.scoring import FAILED, NO_GPU, NOT_GRADED
 from coursecli.shell import ROOT
-from test_grade_batch import copy_course
 
 LAB = "01-null-stream"
 STUDENT_FILE = "null_stream.py"
@@ -64,10 +63,8 @@ def module_can_be_built() -> bool:
     shutil.which("cmake") is None or environment.find_nvcc() is None or not module_can_be_built(),
     reason="needs cmake, nvcc and the course's .venv with nanobind to build the module",
 )
-def test_a_batch_of_python_submissions(tmp_path, monkeypatch):
-    course = copy_course(tmp_path / "course")
-    shutil.copytree(ROOT / "python", course / "python", ignore=shutil.ignore_patterns("__pycache__"))
-    (course / ".venv").symlink_to(ROOT / ".venv")  # the module is built for the course's own Python
+def test_a_batch_of_python_submissions(tmp_path, monkeypatch, graded_course):
+    course, build = graded_course
     solution = (ROOT / "solutions" / LAB / "python" / STUDENT_FILE).read_text()
     starter = (ROOT / "labs" / LAB / "python" / STUDENT_FILE).read_text()
     subs = tmp_path / "subs"
@@ -84,7 +81,16 @@ def test_a_batch_of_python_submissions(tmp_path, monkeypatch):
     assert [lab.source_path(name) for lab in labs for name in lab.files] == [(LAB, "python", STUDENT_FILE)]
     out = tmp_path / "out"
     settings = grade_module.GradeSettings(
-        out=out, labs=labs, all_labs=labs, cuda_arch="90", course_root=course, jobs=2, timeout_s=60, python=True
+        out=out,
+        labs=labs,
+        all_labs=labs,
+        cuda_arch="90",
+        course_root=course,
+        jobs=2,
+        timeout_s=60,
+        python=True,
+        course_build_dir=build,
+        course_prebuilt=True,
     )
     assert grade_module.grade_batch(subs, settings) == 0
 
