@@ -49,6 +49,7 @@ LAB_KEYWORDS = (
     "ALLOW_SYMBOLS",
     "ALLOW_ASM",
     "GPUS",
+    "BINDINGS",
 )
 
 

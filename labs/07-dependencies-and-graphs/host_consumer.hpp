@@ -1,4 +1,4 @@
-// Lab 07's consumer as Python reaches it, for both the module (bind_dependencies.cpp)
+// Lab 07's consumer as Python reaches it, for both the module (python_bindings.cpp)
 // and the C library (without_headers/calls_dependencies.cpp).
 //
 // A host function is a C function pointer and one pointer of data, which Python
