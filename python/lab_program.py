@@ -1,6 +1,6 @@
 """What every Python lab program does first: find the GPU, or say in one line why it cannot run.
 
-facts = first_gpu_or_say("run_pipeline.py")
+facts = first_gpu_or_say("run_labNN.py")
 if facts is None:
     return 1
 """

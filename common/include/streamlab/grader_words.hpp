@@ -4,9 +4,10 @@
 ///
 /// The C++ tests and programs use these constants; the Python side reads them
 /// from here: the module `streamlab` offers them as `streamlab.words` (the Python
-/// labs' pytest plugin), and tools/coursecli/grader_words.py reads this file
-/// itself (the grader, which must work without the module). So the format below
-/// is a contract too; that reader refuses a file that breaks it:
+/// labs' pytest plugin), tools/coursecli/grader_words.py reads this file itself
+/// (the grader, which must work without the module), and so does CMake
+/// (streamlab_grader_word, cmake/StreamLab.cmake). So the format below is a
+/// contract too; both readers refuse a file that breaks it:
 ///
 ///   - one constant per line: `inline constexpr char kName[] = "text";`
 ///   - kName is `k` and CamelCase words; Python calls it NAME in upper snake
@@ -17,6 +18,7 @@
 ///     constant begins a line of a test's output that `course check` reads.
 #pragma once
 
+/// The words the grader trusts, one constant each.
 namespace streamlab::words {
 
 // ---- skips the grader counts neither for nor against ("not graded")
