@@ -44,6 +44,17 @@ set(STREAMLAB_ANSWER_ROOT "" CACHE PATH "Folder holding the NN-topic folders wit
 # ctest would count the test as passed. (The trailing space keeps "]" away from
 # the "]]" that newer GoogleTest modules write around property values.)
 set(STREAMLAB_SKIP_REGEX "\\[  SKIPPED \\] ")
+# The text of `name`, one of the words the grader trusts (kSkipNoGpu, ...), as
+# common/include/streamlab/grader_words.hpp defines it (its format is stated there).
+function(streamlab_grader_word name out_var)
+  set(header "${PROJECT_SOURCE_DIR}/common/include/streamlab/grader_words.hpp")
+  file(STRINGS "${header}" found REGEX "^inline constexpr char ${name}\\[\\] = \"[^\"\\\\]*\";$")
+  if(NOT found MATCHES "\"([^\"]*)\"")
+    message(FATAL_ERROR "${header} defines no ${name} in its stated format")
+  endif()
+  set(${out_var} "${CMAKE_MATCH_1}" PARENT_SCOPE)
+endfunction()
+
 # Where each lab test writes GoogleTest's own XML report (<dir>/<ctest name>.xml).
 # Empty: no report. The grader sets it: a pass needs that report (scoring.py).
 set(STREAMLAB_GTEST_XML_DIR "" CACHE PATH "Folder for the lab tests' GoogleTest XML reports (the grader's)")
@@ -256,8 +267,12 @@ endfunction()
 # list of triples: test_name  gpu|cpu  points. The tests import the module
 # `streamlab`, so they are registered by python/CMakeLists.txt, with the module
 # (streamlab_register_python_labs).
+# BINDINGS file ...: what the lab adds to the module `streamlab`, compiled into it
+# from the lab's folder (labs/NN-topic/): first the file that defines
+# `void streamlab::python::register_labNN(nanobind::module_&)`, then the lab's
+# own sources it offers to Python (python/CMakeLists.txt, streamlab_add_lab_bindings).
 function(streamlab_add_python_lab)
-  cmake_parse_arguments(PARSE_ARGV 0 arg "" "NUMBER;TOPIC;TEST_SOURCE;TIMEOUT" "STUDENT_SOURCES;TESTS")
+  cmake_parse_arguments(PARSE_ARGV 0 arg "" "NUMBER;TOPIC;TEST_SOURCE;TIMEOUT" "STUDENT_SOURCES;TESTS;BINDINGS")
   list(LENGTH arg_TESTS n_items)
   math(EXPR n_rem "${n_items} % 3")
   if(NOT n_rem EQUAL 0)
@@ -269,6 +284,11 @@ function(streamlab_add_python_lab)
   set(lab "${arg_NUMBER}-${arg_TOPIC}")
   set_property(GLOBAL APPEND PROPERTY STREAMLAB_PYTHON_LABS "${lab}")
   set_property(GLOBAL PROPERTY "STREAMLAB_PYTHON_LAB_${lab}" "${arg_TEST_SOURCE}" "${arg_TIMEOUT}" ${arg_TESTS})
+  if(arg_BINDINGS)
+    list(TRANSFORM arg_BINDINGS PREPEND "${PROJECT_SOURCE_DIR}/labs/${lab}/")
+    set_property(GLOBAL APPEND PROPERTY STREAMLAB_PYTHON_BINDINGS "${arg_NUMBER}")
+    set_property(GLOBAL PROPERTY "STREAMLAB_PYTHON_BINDINGS_${arg_NUMBER}" ${arg_BINDINGS})
+  endif()
 endfunction()
 
 # Registers every Python lab's tests for `python` (the interpreter the module

@@ -13,6 +13,7 @@
 
 #include "lab05.hpp"
 #include "streamlab/device.hpp"
+#include "streamlab/grader_words.hpp"
 #include "streamlab/pipeline.hpp"
 #include "streamlab/trace_file.hpp"
 #include "streamlab/tracer.hpp"
@@ -74,7 +75,7 @@ int main(int argc, char** argv) {
     }
     const GpuPresence presence = query_gpu_presence();
     if (!presence.available) {
-        std::printf("no GPU: %s\n", presence.reason.c_str());
+        std::printf("%s%s\n", streamlab::words::kSkipNoGpu, presence.reason.c_str());
         std::printf("The labs build and their CPU tests run; GPU tests and timelines need an NVIDIA GPU.\n");
         return 0;
     }

@@ -1,6 +1,6 @@
 // The tracer for Python, as a context manager that records the calling process:
 //
-//     with streamlab.record("lab05") as timeline:
+//     with streamlab.record("pipeline") as timeline:
 //         ...  # CUDA work, from any library that uses the GPU in this process
 //     print(timeline.ops)
 //
@@ -69,7 +69,7 @@ void bind_tracer(nb::module_& module) {
         "record", [](const std::string& program) { return new Recording(program); }, "program"_a,
         nb::rv_policy::take_ownership,
         "Records the GPU's timeline of this process while the with block runs: "
-        "with streamlab.record(\"lab05\") as timeline: ... Raises TimelineUnavailable where nothing can be "
+        "with streamlab.record(\"pipeline\") as timeline: ... Raises TimelineUnavailable where nothing can be "
         "recorded (no GPU, CUPTI taken by another tool).");
     module.def("host_thread_id", &host_thread_id,
                "This host thread's id, as Timeline.api_calls_by_thread and the course's records name threads.");

@@ -47,18 +47,14 @@ void bind_model(nanobind::module_& module);
 /// chunks found in a timeline, the comparison with the model), for the Python labs.
 void bind_pipeline(nanobind::module_& module);
 
-/// Lab 04's batches: host buffers, the host's marked work, a background kernel, batches on a timeline.
-void bind_batches(nanobind::module_& module);
-
-/// Lab 06's course side: the rings, the host that fills and drains them, and the
-/// grader's questions about their records (labs/06-many-chunks/host_side.hpp, ring_timeline.hpp).
-void bind_many_chunks(nanobind::module_& module);
-
-/// Lab 07's course side: the consumer of each chunk's results and its host function
-/// (labs/07-dependencies-and-graphs/course_side.hpp).
-void bind_dependencies(nanobind::module_& module);
-
-/// The tracer as a context manager: `with streamlab.record("lab05") as timeline:`.
+/// The tracer as a context manager: `with streamlab.record("pipeline") as timeline:`.
 void bind_tracer(nanobind::module_& module);
+
+/// The words the grader trusts (streamlab/grader_words.hpp), as the submodule `words`.
+void bind_words(nanobind::module_& module);
+
+/// What each lab adds (the BINDINGS of its lab.cmake): calls every lab's
+/// register_labNN(module), in a file CMake generates (python/CMakeLists.txt).
+void register_labs(nanobind::module_& module);
 
 }  // namespace streamlab::python

@@ -1,6 +1,6 @@
 """What every Python lab program does first: find the GPU, or say in one line why it cannot run.
 
-facts = first_gpu_or_say("run_lab05.py")
+facts = first_gpu_or_say("run_labNN.py")
 if facts is None:
     return 1
 """
@@ -17,6 +17,6 @@ def first_gpu_or_say(program: str) -> Any:
     """The first GPU's facts (streamlab.DeviceFacts), or None after one line on stderr: "<program>: no GPU: why"."""
     present, why = streamlab.gpu_presence()
     if not present:
-        print(f"{program}: no GPU: {why}", file=sys.stderr)
+        print(f"{program}: {streamlab.words.SKIP_NO_GPU}{why}", file=sys.stderr)
         return None
     return streamlab.device_facts(0)

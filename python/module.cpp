@@ -21,13 +21,8 @@ NB_MODULE(streamlab, module) {
     streamlab::python::bind_analysis(module);
     streamlab::python::bind_model(module);
     streamlab::python::bind_pipeline(module);
-    streamlab::python::bind_batches(module);
-// A copy of the course without a lab has no submodule for it (python/CMakeLists.txt).
-#ifdef STREAMLAB_PYTHON_LAB06
-    streamlab::python::bind_many_chunks(module);
-#endif
-#ifdef STREAMLAB_PYTHON_LAB07
-    streamlab::python::bind_dependencies(module);
-#endif
     streamlab::python::bind_tracer(module);
+    streamlab::python::bind_words(module);
+    // Last, as they build on the names above; a copy of the course without a lab has none of its names.
+    streamlab::python::register_labs(module);
 }

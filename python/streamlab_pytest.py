@@ -10,6 +10,9 @@ The Python labs are graded like the C++ ones, one ctest test per graded test:
   timeline; only the tracer's start may skip, never the code under test;
 - `report_measure` and `report_hint` print the lines `course check` reads, in
   the format of the C++ tests (streamlab/testing.hpp).
+
+The skips' reasons and the lines' beginnings are the grader's words, which the
+module offers as `streamlab.words` (common/include/streamlab/grader_words.hpp).
 """
 
 from __future__ import annotations
@@ -53,7 +56,7 @@ def require_gpu() -> Any:
         pytest.skip("cuda-bindings is not installed: ./course setup installs it")
     available, reason = streamlab.gpu_presence()
     if not available:
-        pytest.skip(f"no GPU: {reason}")
+        pytest.skip(streamlab.words.SKIP_NO_GPU + reason)
     return streamlab.device_facts(0)
 
 
@@ -70,7 +73,7 @@ def record(name: str, work: Callable[[], Any]) -> tuple[Any, Any]:
     try:
         timeline = recording.__enter__()
     except streamlab.TimelineUnavailable as unavailable:
-        pytest.skip(f"timeline unavailable: {unavailable}")
+        pytest.skip(str(unavailable))  # its message is the reason, the grader's word first
     try:
         result = work()
     except pytest.skip.Exception as skip:
@@ -82,19 +85,34 @@ def record(name: str, work: Callable[[], Any]) -> tuple[Any, Any]:
     recording.__exit__(None, None, None)
     off = streamlab.tracing_off_reason()
     if off:
-        pytest.skip(f"timeline unavailable: {off}")
+        pytest.skip(streamlab.words.SKIP_TIMELINE_UNAVAILABLE + off)
     return timeline, result
+
+
+def measured_by_the_course(measure: Callable[[], Any]) -> Any:
+    """What `measure`, a measurement of the course's own (the serial reference, the GPU's stages
+    alone), returns; skips where it cannot record a timeline (streamlab.TimelineUnavailable)."""
+    import streamlab
+
+    try:
+        return measure()
+    except streamlab.TimelineUnavailable as unavailable:
+        pytest.skip(str(unavailable))  # its message is the reason, the grader's word first
 
 
 def report_measure(name: str, value: float, op: str, threshold: float, unit: str) -> None:
     """A measured value next to its threshold, for `course check` (display only)."""
+    import streamlab
+
     line = {"name": name, "value": value, "op": op, "threshold": threshold, "unit": unit}
-    print(f"STREAMLAB-MEASURE {json.dumps(line)}", flush=True)
+    print(streamlab.words.LINE_MEASURE + json.dumps(line), flush=True)
 
 
 def report_hint(hint: str) -> None:
     """A hint `course check` shows when the test fails."""
-    print(f"STREAMLAB-HINT {json.dumps(hint)}", flush=True)
+    import streamlab
+
+    print(streamlab.words.LINE_HINT + json.dumps(hint), flush=True)
 
 
 def assert_none_found(found: list[str], measure: str, failure: str, hint: str) -> None:

@@ -243,7 +243,7 @@ TEST(KernelOverlap, EqualsTheUnionOfPairwiseIntersections) {
 
 // ---------------------------------------------------------------- whole timelines
 
-// Lab 01's shape: H2D, kernel, D2H, twice, all in the legacy NULL stream, each
+// The serial program's shape: H2D, kernel, D2H, twice, all in the legacy NULL stream, each
 // starting a little after the previous one ended.
 std::vector<DeviceOp> null_stream_staircase() {
     std::vector<DeviceOp> ops;

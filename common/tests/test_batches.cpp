@@ -1,4 +1,4 @@
-// Lab 04's batch helpers on the CPU: pageable buffers, the host work and its
+// The batch helpers on the CPU: pageable buffers, the host work and its
 // marks, and finding batches in synthetic timelines worked out by hand.
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // What the last event recorded waits for, from hand-written call sequences: the
-// join that lab 05's `stop` needs, and the ways a timing can miss it.
+// join that a pipeline's `stop` event needs, and the ways a timing can miss it.
 #include <gtest/gtest.h>
 
 #include <vector>

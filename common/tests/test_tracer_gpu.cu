@@ -415,7 +415,7 @@ TEST_F(TracerGpu, TracerOffRunsTheWorkAndLeavesCuptiFree) {
 
 // ---------------------------------------------------------------- copies sharing the link
 
-/// Three chunks in three streams over a PipelineMemory: the shape of lab 05's pipeline.
+/// Three chunks in three streams over a PipelineMemory: the shape of the three-chunk pipeline.
 void three_chunks(PipelineMemory& memory, int iterations) {
     const std::array<Stream, 3> streams{Stream(cudaStreamNonBlocking), Stream(cudaStreamNonBlocking),
                                         Stream(cudaStreamNonBlocking)};

@@ -34,6 +34,8 @@ streamlab_add_python_lab(
   TOPIC async-copies
   STUDENT_SOURCES async_copies.py
   TEST_SOURCE test_lab04.py
+  # Into the module streamlab: the batches' buffers, host work and reading (register_lab04).
+  BINDINGS python_bindings.cpp
   TESTS
     test_results_match_cpu_reference                       gpu 2
     test_all_ops_in_one_created_stream                     gpu 2

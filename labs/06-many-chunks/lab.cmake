@@ -30,6 +30,8 @@ streamlab_add_python_lab(
   TOPIC many-chunks
   STUDENT_SOURCES many_chunks.py
   TEST_SOURCE test_lab06.py
+  # Into the module streamlab: the submodule lab06 (register_lab06) over the course side below.
+  BINDINGS python_bindings.cpp host_side.cpp ring_timeline.cpp
   TESTS
     test_results_match_cpu_reference                  gpu 2
     test_results_right_with_a_slow_host               gpu 2

@@ -32,6 +32,8 @@ streamlab_add_python_lab(
   TOPIC dependencies-and-graphs
   STUDENT_SOURCES dependencies.py
   TEST_SOURCE test_lab07.py
+  # Into the module streamlab: the submodule lab07 (register_lab07) over the course side below.
+  BINDINGS python_bindings.cpp course_side.cpp priority_side.cu
   TESTS
     test_stage_streams_results_match_cpu_reference     gpu 1
     test_one_stream_per_stage                          gpu 2

@@ -1,7 +1,8 @@
 """Whether there is a GPU here, asked of the NVIDIA driver itself (no build needed).
 
-Every "no GPU" message of the course starts the same way, `no GPU: `, followed
-by the detail (no driver, no device, ...), whichever part of the course says it.
+Every "no GPU" message of the course starts the same way, `no GPU: ` (SKIP_NO_GPU
+of common/include/streamlab/grader_words.hpp), followed by the detail (no driver,
+no device, ...), whichever part of the course says it.
 """
 
 from __future__ import annotations
@@ -9,12 +10,14 @@ from __future__ import annotations
 import ctypes
 import os
 
-NO_GPU = "no GPU"
+from .grader_words import SKIP_NO_GPU
+
+NO_GPU = SKIP_NO_GPU.removesuffix(": ")  # "no GPU", as the tallies name the reason
 
 
 def no_gpu(detail: str) -> str:
     """The one wording of "there is no GPU here", with the detail after it."""
-    return f"{NO_GPU}: {detail}"
+    return SKIP_NO_GPU + detail
 
 
 def gpu_presence() -> tuple[bool, str]:

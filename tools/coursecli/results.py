@@ -9,9 +9,7 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from pathlib import Path
 
-MEASURE_PREFIX = "STREAMLAB-MEASURE "
-HINT_PREFIX = "STREAMLAB-HINT "
-NOTE_PREFIX = "STREAMLAB-NOTE "
+from .grader_words import LINE_HINT, LINE_MEASURE, LINE_NOTE, SKIP_NO_GPU
 
 
 @dataclass
@@ -56,9 +54,9 @@ class TestOutcome:
     def measures(self) -> list[Measure]:
         found = []
         for line in self.output.splitlines():
-            if line.startswith(MEASURE_PREFIX):
+            if line.startswith(LINE_MEASURE):
                 try:
-                    data = json.loads(line[len(MEASURE_PREFIX) :])
+                    data = json.loads(line[len(LINE_MEASURE) :])
                     found.append(
                         Measure(
                             data["name"],
@@ -84,13 +82,13 @@ class TestOutcome:
         return found
 
     def hints(self) -> list[str]:
-        return [str(hint) for hint in self._printed(HINT_PREFIX)]
+        return [str(hint) for hint in self._printed(LINE_HINT)]
 
     def notes(self) -> list[str]:
         """What a test observed in words (a prediction next to what the timeline shows): "name: text"."""
         return [
             f"{note['name']}: {note['text']}"
-            for note in self._printed(NOTE_PREFIX)
+            for note in self._printed(LINE_NOTE)
             if isinstance(note, dict) and {"name", "text"} <= note.keys()
         ]
 
@@ -106,8 +104,8 @@ class TestOutcome:
                 return lines[i + 1].strip()
             if line.startswith("SKIPPED: "):  # scripts that exit with ctest's SKIP_RETURN_CODE
                 return line[len("SKIPPED: ") :].strip()
-            if ": no GPU: " in line:  # a lab program's own word (python/lab_program.py), ctest's skip pattern
-                return "no GPU: " + line.split(": no GPU: ", 1)[1].strip()
+            if f": {SKIP_NO_GPU}" in line:  # a lab program's own word (python/lab_program.py), ctest's skip pattern
+                return SKIP_NO_GPU + line.split(f": {SKIP_NO_GPU}", 1)[1].strip()
         return "skipped"
 
     def failure_reason(self) -> str:

@@ -17,16 +17,17 @@ from __future__ import annotations
 import re
 from dataclasses import asdict, dataclass, field
 
+from . import grader_words
 from .results import GtestReport, TestOutcome, points_of
 
 PASSED, FAILED, NOT_GRADED = "passed", "failed", "not graded"
 NO_GPU = "not graded (no GPU)"
-# How the course's own skips begin (common/support/include/streamlab/testing.hpp and common/include/streamlab/tracer.hpp):
+# How the course's own skips begin (the kSkip words of common/include/streamlab/grader_words.hpp):
 # no GPU, a tracer that could not start before the code under test ran, a device
 # that cannot show what the test measures, and a machine with fewer GPUs than the
-# lab needs (SL_REQUIRE_GPUS: "not graded: needs two GPUs (this machine has 1)").
-NEEDS_GPUS = "not graded: needs "
-GRADER_SKIPS = ("no GPU: ", "timeline unavailable: ", "this device cannot show it: ", NEEDS_GPUS)
+# lab needs (SL_REQUIRE_GPUS: `not graded: needs two GPUs (this machine has 1)`).
+NEEDS_GPUS = grader_words.SKIP_NEEDS_GPUS
+GRADER_SKIPS = grader_words.GRADER_SKIPS
 
 # "3/7 Test #3: lab01.yours.Demo.Segv ....***Exception: SegFault  0.01 sec"
 _CONSOLE_LINE = re.compile(r"Test\s+#\d+: (\S+) \.*\s*(?:\*\*\*)?(.+?)\s+[\d.]+ sec\s*$")

@@ -10,7 +10,7 @@
 /// turns them into a Timeline:
 ///
 /// @code
-/// streamlab::Timeline timeline = streamlab::record_timeline("lab05", [&] {
+/// streamlab::Timeline timeline = streamlab::record_timeline("pipeline", [&] {
 ///     for (int i = 0; i < 3; ++i) {
 ///         streamlab::OpLabel label(std::to_string(i));  // ops below carry "0", "1", "2"
 ///         cudaMemcpyAsync(...);  launch_workload(...);  cudaMemcpyAsync(...);
@@ -28,18 +28,21 @@
 #include <utility>
 #include <vector>
 
+#include "streamlab/grader_words.hpp"
 #include "streamlab/timeline.hpp"
 
 namespace streamlab {
 
 /// Recording a timeline is impossible here: no GPU, CUPTI already taken by
 /// another tool (Nsight Systems, Nsight Compute, compute-sanitizer, cuda-gdb),
-/// or a CUPTI/driver problem. The message reads `timeline unavailable: <why>`.
+/// or a CUPTI/driver problem. The message reads `timeline unavailable: <why>`
+/// (words::kSkipTimelineUnavailable).
 /// A test that meets it should skip, never score zero.
 class TimelineUnavailable : public std::runtime_error {
 public:
     /// Builds the error; `reason` says why, e.g. "no CUDA device found".
-    explicit TimelineUnavailable(const std::string& reason) : std::runtime_error("timeline unavailable: " + reason) {}
+    explicit TimelineUnavailable(const std::string& reason)
+        : std::runtime_error(words::kSkipTimelineUnavailable + reason) {}
 };
 
 namespace detail {

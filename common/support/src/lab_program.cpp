@@ -5,6 +5,7 @@
 
 #include "streamlab/analysis.hpp"
 #include "streamlab/device.hpp"
+#include "streamlab/grader_words.hpp"
 #include "streamlab/trace_file.hpp"
 #include "streamlab/tracer.hpp"
 #include "tracing_switch.hpp"
@@ -66,7 +67,7 @@ int run_lab_program(int argc, char** argv, const std::string& description,
 int run_with_gpu(const char* program, const std::function<int()>& body) {
     const GpuPresence presence = query_gpu_presence();
     if (!presence.available) {
-        std::fprintf(stderr, "%s: no GPU: %s\n", program, presence.reason.c_str());
+        std::fprintf(stderr, "%s: %s%s\n", program, words::kSkipNoGpu, presence.reason.c_str());
         return 1;
     }
     if (const std::string off = tracing_off_reason(); !off.empty()) {

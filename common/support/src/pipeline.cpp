@@ -266,7 +266,7 @@ PipelineComparison compare_with_model(const Timeline& serial, const Timeline& pi
     c.stages = stage_times(serial.ops);
     c.serial_ms = ms(makespan_ns(serial.ops));
     c.pipelined_ms = ms(makespan_ns(pipelined.ops));
-    // One stream per chunk, as lab 05 asks; the simulation also follows the copy
+    // One stream per chunk, as the three-chunk pipeline has; the simulation also follows the copy
     // engines' order of service, which matters when there is only one engine.
     c.model_ms = simulated_makespan(simulate_pipeline(c.stages, chunks, chunks, copy_engines, c.order));
     c.link = link;

@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
+#include "streamlab/grader_words.hpp"
+
 namespace streamlab::grading {
 
 namespace {
@@ -21,7 +23,7 @@ void note_gpu_seen() noexcept {
 std::string needs_gpus_reason(int needed, int present) {
     static const char* const kWords[] = {"no", "one", "two", "three", "four", "five", "six", "seven", "eight"};
     const std::string count = needed >= 0 && needed <= 8 ? kWords[needed] : std::to_string(needed);
-    return "not graded: needs " + count + (needed == 1 ? " GPU" : " GPUs") + " (this machine has " +
+    return words::kSkipNeedsGpus + count + (needed == 1 ? " GPU" : " GPUs") + " (this machine has " +
            std::to_string(present) + ")";
 }
 
@@ -29,12 +31,12 @@ void report_measure(const std::string& name, double value, const std::string& op
                     const std::string& unit) {
     const nlohmann::json line = {
         {"name", name}, {"value", value}, {"op", op}, {"threshold", threshold}, {"unit", unit}};
-    std::printf("STREAMLAB-MEASURE %s\n", line.dump().c_str());
+    std::printf("%s%s\n", words::kLineMeasure, line.dump().c_str());
     std::fflush(stdout);
 }
 
 void report_hint(const std::string& hint) {
-    std::printf("STREAMLAB-HINT %s\n", nlohmann::json(hint).dump().c_str());
+    std::printf("%s%s\n", words::kLineHint, nlohmann::json(hint).dump().c_str());
     std::fflush(stdout);
 }
 
@@ -55,7 +57,7 @@ void report_hint(const std::string& hint) {
 
 void report_note(const std::string& name, const std::string& text) {
     const nlohmann::json line = {{"name", name}, {"text", text}};
-    std::printf("STREAMLAB-NOTE %s\n", line.dump().c_str());
+    std::printf("%s%s\n", words::kLineNote, line.dump().c_str());
     std::fflush(stdout);
 }
 

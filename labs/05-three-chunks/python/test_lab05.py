@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 from lab05 import CHUNKS, FLOAT_BYTES, PipelineJob, job_over
-from streamlab_pytest import ratio_near_one, record, report_hint, report_measure, require_gpu
+from streamlab_pytest import measured_by_the_course, ratio_near_one, record, report_hint, report_measure, require_gpu
 
 MIN_EFFICIENCY = 0.8  # the model's makespan over yours (the C++ lab's kMinEfficiency and README, "Why 0.8")
 SPEEDUP_TOLERANCE = 0.1  # how far your events' speedup may be from the timeline's (relative)
@@ -60,10 +60,7 @@ def serial_reference(lab: Lab) -> Any:
     """The course's serial run (lab 01's way) on the same data: what the pipeline is compared with."""
     import streamlab
 
-    try:
-        return streamlab.run_serial_reference(lab.memory, lab.iterations)
-    except streamlab.TimelineUnavailable as unavailable:
-        pytest.skip(f"timeline unavailable: {unavailable}")
+    return measured_by_the_course(lambda: streamlab.run_serial_reference(lab.memory, lab.iterations))
 
 
 def chunks_of(timeline: Any, chunks: int = CHUNKS) -> list[Any]:

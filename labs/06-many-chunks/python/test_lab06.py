@@ -16,7 +16,15 @@ from typing import Any
 
 import pytest
 from lab06 import StreamingJob, job_over
-from streamlab_pytest import api_count, assert_none_found, record, report_hint, report_measure, require_gpu
+from streamlab_pytest import (
+    api_count,
+    assert_none_found,
+    measured_by_the_course,
+    record,
+    report_hint,
+    report_measure,
+    require_gpu,
+)
 
 # (chunks, staging buffers, results buffers, device sets) of each test's job: the C++
 # lab's shapes. The rings differ in size so that one ring's waits never stand in for another's.
@@ -139,13 +147,8 @@ class AgainstTheModel:
 
 def record_against_the_model(lab: Lab) -> AgainstTheModel:
     """The model tests' shape: the GPU's stages alone, then your stream recorded and its chunks found."""
-    import streamlab
-
     lab.prepare(MODEL_SHAPE, BALANCED)
-    try:
-        serial, link = lab.host.measure_gpu_alone(lab.iterations)
-    except streamlab.TimelineUnavailable as unavailable:
-        pytest.skip(f"timeline unavailable: {unavailable}")
+    serial, link = measured_by_the_course(lambda: lab.host.measure_gpu_alone(lab.iterations))
     lab.record_stream()
     return AgainstTheModel(serial.stages, link, lab.recorded_chunks())
 

@@ -19,6 +19,7 @@ from streamlab_pytest import (
     api_count,
     assert_none_found,
     ended_before,
+    measured_by_the_course,
     ops_of_kind,
     record,
     report_hint,
@@ -95,10 +96,7 @@ class Lab:
         too small for this GPU to show anything."""
         import streamlab
 
-        try:
-            serial = streamlab.run_serial_reference(self.memory, self.iterations)
-        except streamlab.TimelineUnavailable as unavailable:
-            pytest.skip(f"timeline unavailable: {unavailable}")
+        serial = measured_by_the_course(lambda: streamlab.run_serial_reference(self.memory, self.iterations))
         simulated = streamlab.simulate_pipeline(*serial.stages, CHUNKS, CHUNKS, self.facts.copy_engines, "chunk")
         share = streamlab.hidden_copy_fraction(streamlab.modelled_ops(simulated))
         if share < 0.2:

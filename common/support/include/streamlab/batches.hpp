@@ -1,9 +1,9 @@
 /// @file batches.hpp
-/// @brief Lab 04's batch runs seen from outside: the host buffers, the host's own
+/// @brief Batch runs (one stream, the host working meanwhile) seen from outside: the host buffers, the host's own
 /// work with the marks it leaves on the timeline, a kernel that keeps another
 /// stream busy, and what a recorded timeline says about each batch.
 ///
-/// The batch loop itself is the student's code (lab 04). Everything here serves
+/// The batch loop itself is the student's code. Everything here serves
 /// the lab's program and its tests, so that the host work they time is theirs,
 /// never the student's.
 #pragma once

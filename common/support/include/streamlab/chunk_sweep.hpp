@@ -26,8 +26,8 @@ struct ChunkSweepPoint {
     double serial_ms = 0;    ///< Serial makespan of the same data.
     double model_ms = 0;     ///< The ideal model's makespan for this configuration.
     /// The model's makespan with H2D and D2H slowing each other down as measured (the
-    /// interference between directions); 0 where the sweep has no second model (lab 06's
-    /// model has the interference already), and then the file leaves it out.
+    /// interference between directions); 0 where the sweep has no second model (a model
+    /// of a streaming run with its host has the interference already), and then the file leaves it out.
     double link_model_ms = 0;
     double bound_ms = 0;   ///< The busiest unit's total time.
     double h2d_ms = 0;     ///< Stage time of the whole H2D copy, alone.

@@ -1,10 +1,10 @@
 /// @file pipeline.hpp
-/// @brief The chunked H2D → kernel → D2H pipeline of lab 05, seen from outside:
+/// @brief The chunked H2D → kernel → D2H pipeline, seen from outside:
 /// how much data it moves, the serial run it is compared with, and what a recorded
 /// timeline says about its chunks, stage times and distance from the model.
 ///
-/// The pipeline itself is the student's code (lab 05). Everything here serves the
-/// programs that run it and the tests that grade it: the lab's program and tests,
+/// The pipeline itself is the student's code. Everything here serves the
+/// programs that run it and the tests that grade it: the labs' programs and tests,
 /// `course demo` and `course bench`.
 #pragma once
 
@@ -58,7 +58,7 @@ struct PreparedPipeline {
 
 /// A lab's job over `memory`: `Job` is an aggregate of input, output, device
 /// input, device output, element count and workload iterations, in that order
-/// (lab05::PipelineJob), filled from the four buffers and `iterations`.
+/// (a lab's PipelineJob), filled from the four buffers and `iterations`.
 template <typename Job>
 [[nodiscard]] Job job_over(PipelineMemory& memory, int iterations) {
     return Job{memory.input.data(),         memory.output.data(), memory.device_input.data(),
@@ -68,7 +68,7 @@ template <typename Job>
 // ---------------------------------------------------------------- the serial reference
 
 /// The whole input through H2D, kernel and D2H in the NULL stream, one after
-/// another (lab 01's way): what the pipeline is compared with.
+/// another (the NULL stream's way): what the pipeline is compared with.
 struct SerialReference {
     Timeline timeline;    ///< What the GPU did: three ops.
     double event_ms = 0;  ///< Time between CUDA events recorded around the three ops (NULL stream).
@@ -141,7 +141,7 @@ struct PipelineChunks {
 /// A pipelined run set against its serial reference and the model. Times in ms.
 struct PipelineComparison {
     int chunks = 0;                               ///< Chunks of the pipelined run.
-    int streams = 0;                              ///< Streams its ops ran in (lab 07's stage design: 3).
+    int streams = 0;                              ///< Streams its ops ran in (3 for one stream per stage).
     int copy_engines = 0;                         ///< Copy engines the model assumed (the device's).
     IssueOrder order = IssueOrder::ChunkByChunk;  ///< The pipelined run's issue order.
     StageTimes stages;                            ///< Each stage alone (from the serial run).

@@ -14,6 +14,7 @@
 
 #include "streamlab/check.hpp"
 #include "streamlab/device.hpp"
+#include "streamlab/grader_words.hpp"
 #include "streamlab/tracer.hpp"
 
 /// Helpers for the graded tests: what `course check` shows next to a test's verdict.
@@ -49,8 +50,8 @@ void report_note(const std::string& name, const std::string& text);
 void note_gpu_seen() noexcept;
 
 /// Why a test that needs `needed` GPUs at once is not graded on a machine with
-/// `present`: "not graded: needs two GPUs (this machine has 1)". The grader
-/// (tools/coursecli/scoring.py, GRADER_SKIPS) counts that skip neither for nor against.
+/// `present`: `not graded: needs two GPUs (this machine has 1)`. The grader
+/// counts that skip (words::kSkipNeedsGpus) neither for nor against.
 [[nodiscard]] std::string needs_gpus_reason(int needed, int present);
 
 /// Runs the code under test while a timeline records. A TimelineUnavailable it
@@ -70,10 +71,11 @@ void run_code_under_test(Work&& work) {
 }  // namespace streamlab::grading
 
 /// The skips the grader accepts as "not graded" on a machine with a GPU start
-/// with one of these (tools/coursecli/scoring.py, GRADER_SKIPS): no GPU, no
-/// timeline before the code under test ran, or a device that cannot show what
-/// the test measures (its facts or the test's own reference runs say so).
-#define SL_SKIP_DEVICE_CANNOT_SHOW() GTEST_SKIP() << "this device cannot show it: "
+/// with one of the kSkip words of streamlab/grader_words.hpp: no GPU, no
+/// timeline before the code under test ran, fewer GPUs than the lab needs, or a
+/// device that cannot show what the test measures (its facts or the test's own
+/// reference runs say so): this one.
+#define SL_SKIP_DEVICE_CANNOT_SHOW() GTEST_SKIP() << ::streamlab::words::kSkipDeviceCannotShow
 
 /// Skips the current test with `message`, the machine's reason, unless what
 /// is missing (the GPU, the tracer) `worked_before` in this process: then the
@@ -87,18 +89,19 @@ void run_code_under_test(Work&& work) {
     } while (false)
 
 /// Skips the current test, with the reason, when no CUDA device is usable.
-#define SL_REQUIRE_GPU()                                                                                          \
-    do {                                                                                                          \
-        const ::streamlab::GpuPresence sl_presence = ::streamlab::query_gpu_presence();                           \
-        if (!sl_presence.available) {                                                                             \
-            SL_SKIP_UNLESS_BROKEN_HERE(::streamlab::grading::gpu_seen_before(), "no GPU: " + sl_presence.reason); \
-        }                                                                                                         \
-        ::streamlab::grading::note_gpu_seen();                                                                    \
+#define SL_REQUIRE_GPU()                                                                     \
+    do {                                                                                     \
+        const ::streamlab::GpuPresence sl_presence = ::streamlab::query_gpu_presence();      \
+        if (!sl_presence.available) {                                                        \
+            SL_SKIP_UNLESS_BROKEN_HERE(::streamlab::grading::gpu_seen_before(),              \
+                                       ::streamlab::words::kSkipNoGpu + sl_presence.reason); \
+        }                                                                                    \
+        ::streamlab::grading::note_gpu_seen();                                               \
     } while (false)
 
 /// Skips the current test, with the reason, where no CUDA device is usable
-/// (SL_REQUIRE_GPU) or fewer than `count` are: "not graded: needs two GPUs
-/// (this machine has 1)", which the grader counts neither for nor against.
+/// (SL_REQUIRE_GPU) or fewer than `count` are: `not graded: needs two GPUs
+/// (this machine has 1)`, which the grader counts neither for nor against.
 #define SL_REQUIRE_GPUS(count)                                                            \
     do {                                                                                  \
         SL_REQUIRE_GPU();                                                                 \
@@ -134,7 +137,7 @@ void run_code_under_test(Work&& work) {
         ::streamlab::grading::run_code_under_test(__VA_ARGS__);                                          \
         if (!sl_tracer) {                                                                                \
             SL_CHECK(cudaDeviceSynchronize());                                                           \
-            GTEST_SKIP() << "timeline unavailable: " << sl_tracing_off;                                  \
+            GTEST_SKIP() << ::streamlab::words::kSkipTimelineUnavailable << sl_tracing_off;              \
         }                                                                                                \
         (timeline_var) = sl_tracer->finish();                                                            \
     } while (false)

@@ -1,5 +1,6 @@
-// Lab 04's batches for Python: the host buffers, the host's marked work, another
-// stream's kernel, and the batches read back from a timeline (streamlab/batches.hpp).
+// Lab 04's batches for the module streamlab (the BINDINGS of lab.cmake): the host
+// buffers, the host's marked work, another stream's kernel, and the batches read
+// back from a timeline (streamlab/batches.hpp), at the module's top level.
 #include <cstdint>
 #include <functional>
 
@@ -73,7 +74,7 @@ void bind_found_batches(nb::module_& module) {
 
 }  // namespace
 
-void bind_batches(nb::module_& module) {
+void register_lab04(nb::module_& module) {
     bind_buffers(module);
     bind_found_batches(module);
 }

@@ -1,6 +1,6 @@
-// Lab 06's course side for Python, as the submodule streamlab.lab06: the rings of
-// pinned and device buffers, the host that fills and drains them and times every
-// use on the timeline's clock (labs/06-many-chunks/host_side.hpp), and the
+// Lab 06's course side for Python, as the submodule streamlab.lab06 (the BINDINGS
+// of lab.cmake): the rings of pinned and device buffers, the host that fills and
+// drains them and times every use on the timeline's clock (host_side.hpp), and the
 // grader's questions about those records (ring_timeline.hpp). The C++ lab's own
 // files are compiled in, so both languages are graded by the same code.
 #include <algorithm>
@@ -178,7 +178,7 @@ void bind_questions(nb::module_& lab06) {
 
 }  // namespace
 
-void bind_many_chunks(nb::module_& module) {
+void register_lab06(nb::module_& module) {
     nb::module_ lab06 =
         module.def_submodule("lab06", "Lab 06's course side: rings, the host, and the grader's questions.");
     bind_rings(lab06);

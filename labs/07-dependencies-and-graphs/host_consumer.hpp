@@ -1,4 +1,4 @@
-// Lab 07's consumer as Python reaches it, for the module (bind_dependencies.cpp).
+// Lab 07's consumer as Python reaches it, for the module (python_bindings.cpp).
 //
 // A host function is a C function pointer and one pointer of data, which Python
 // code cannot make without ctypes (refused in student files). So the consumer

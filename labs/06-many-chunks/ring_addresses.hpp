@@ -1,4 +1,4 @@
-// Lab 06's rings by address, for the module (bind_many_chunks.cpp). In Python a buffer is only an integer, so
+// Lab 06's rings by address, for the module (python_bindings.cpp). In Python a buffer is only an integer, so
 // an address that is not one of the ring's is refused before anything is written
 // or read there: a wrong one would crash the whole test.
 #pragma once

@@ -1,7 +1,7 @@
-// Lab 07's course side for Python, as the submodule streamlab.lab07: the host that
-// consumes each chunk's results and times every call on the timeline's clock
-// (labs/07-dependencies-and-graphs/course_side.hpp), compiled in from the C++ lab,
-// through the consumer the C library offers too (host_consumer.hpp); and Task 4's
+// Lab 07's course side for Python, as the submodule streamlab.lab07 (the BINDINGS
+// of lab.cmake): the host that consumes each chunk's results and times every call
+// on the timeline's clock (course_side.hpp), compiled in from the C++ lab, through
+// the consumer the C library offers too (host_consumer.hpp); and Task 4's
 // background and urgent kernels (priority_side.hpp).
 #include <cstdint>
 #include <memory>
@@ -28,7 +28,7 @@ using lab07::course::Consumption;
 using lab07::course::PriorityDemo;
 using lab07::course::UrgentWait;
 
-void bind_dependencies(nb::module_& module) {
+void register_lab07(nb::module_& module) {
     nb::module_ lab07 = module.def_submodule("lab07", "Lab 07's course side: the consumer of each chunk's results.");
     nb::class_<Consumption>(lab07, "Consumption", "One call of consume, as the course saw it (ns, thread).")
         .def_ro("chunk", &Consumption::chunk)
