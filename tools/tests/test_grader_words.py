@@ -75,8 +75,7 @@ def test_course_check_reads_the_lines_the_header_names():
     assert outcome.notes() and outcome.skip_reason() == words["SKIP_NO_GPU"] + "no driver"
 
 
-# The course's code that prints or reads the words; tests and the C library that stands in for the
-# module (python/without_headers) aside. A string that begins with a word's text (after at most
+# The course's code that prints or reads the words, tests aside. A string that begins with a word's text (after at most
 # two characters or one `{name}: `) is a second definition of it.
 SOURCES = ["common", "python", "programs", "labs", "solutions", "cmake", "tools/coursecli"]
 
@@ -87,7 +86,7 @@ def _course_sources():
             relative = path.relative_to(ROOT).as_posix()
             if path.suffix not in {".cpp", ".hpp", ".cu", ".py", ".txt", ".cmake"} or path == HEADER:
                 continue
-            if "/tests/" in f"/{relative}" or relative.startswith("python/without_headers") or "/test_" in relative:
+            if "/tests/" in f"/{relative}" or "/test_" in relative:
                 continue
             yield relative, path.read_text()
 
