@@ -50,3 +50,30 @@ def graded_course(tmp_path_factory) -> tuple[Path, Path]:
         if batch.build_course_only(settings) != 0:
             pytest.fail(f"the course for the grading tests did not build: see {folder / 'log' / '.work'}")
     return course, build
+
+
+@pytest.fixture
+def grade_without_gpu(graded_course, monkeypatch):
+    """grade(submissions, out, python=False) -> grade_batch's status: the batch graded with graded_course,
+    lab 01's C++ or Python track, as on a machine without a GPU even where there is one."""
+    course, build = graded_course
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "")
+    monkeypatch.setattr(batch, "gpu_presence", lambda: (False, "no GPU: hidden by the test"))
+
+    def grade(submissions: Path, out: Path, python: bool = False) -> int:
+        labs = batch.selected_labs(["01"], course, python=python)
+        settings = batch.GradeSettings(
+            out=out,
+            labs=labs,
+            all_labs=labs,
+            cuda_arch="90",
+            course_root=course,
+            jobs=2,
+            timeout_s=60,
+            python=python,
+            course_build_dir=build,
+            course_prebuilt=True,
+        )
+        return batch.grade_batch(submissions, settings)
+
+    return grade

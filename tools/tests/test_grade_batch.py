@@ -11,7 +11,6 @@ import shutil
 from pathlib import Path
 
 import pytest
-from coursecli import batch as grade_module
 from coursecli import environment
 from coursecli.gradebook import load_grade, student_folder
 from coursecli.scoring import FAILED, NO_GPU, NOT_GRADED
@@ -59,7 +58,7 @@ def leftovers(marker: str) -> list[str]:
     return found
 
 
-def test_a_compiling_and_a_broken_submission(tmp_path, monkeypatch, graded_course):
+def test_a_compiling_and_a_broken_submission(tmp_path, graded_course, grade_without_gpu):
     """Also: without a GPU, the untouched starter ("compiles") and the solution differ in their reports."""
     course, build = graded_course
     starter = (course / "labs" / LAB / SOURCE).read_text()
@@ -81,21 +80,7 @@ def test_a_compiling_and_a_broken_submission(tmp_path, monkeypatch, graded_cours
         shutil.copy(ROOT / "solutions" / LAB / name, solved / name)
 
     # Even on a machine with a GPU, this test grades as if there were none.
-    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "")
-    monkeypatch.setattr(grade_module, "gpu_presence", lambda: (False, "no GPU: hidden by the test"))
-    labs = grade_module.selected_labs(None, course)
-    settings = grade_module.GradeSettings(
-        out=out,
-        labs=labs,
-        all_labs=labs,
-        cuda_arch="90",
-        course_root=course,
-        jobs=2,
-        timeout_s=60,
-        course_build_dir=build,
-        course_prebuilt=True,
-    )
-    assert grade_module.grade_batch(tmp_path / "subs", settings) == 0
+    assert grade_without_gpu(tmp_path / "subs", out) == 0
 
     broken = load_grade(student_folder(out, "broken"))
     lab = broken.labs[0]

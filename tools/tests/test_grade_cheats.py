@@ -23,31 +23,10 @@ pytestmark = pytest.mark.skipif(
 )
 
 
-def grade(graded_course, submissions, out, monkeypatch):
-    course, build = graded_course
-    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "")
-    monkeypatch.setattr(grade_module, "gpu_presence", lambda: (False, "no GPU: hidden by the test"))
-    labs = grade_module.selected_labs(["01"], course)
-    settings = grade_module.GradeSettings(
-        out=out,
-        labs=labs,
-        all_labs=labs,
-        cuda_arch="90",
-        course_root=course,
-        jobs=2,
-        timeout_s=60,
-        course_build_dir=build,
-        course_prebuilt=True,
-    )
-    assert grade_module.grade_batch(submissions, settings) == 0
-
-
-def test_every_cheat_is_refused_with_its_reason_and_the_honest_solution_is_not_graded(
-    tmp_path, monkeypatch, graded_course
-):
+def test_every_cheat_is_refused_with_its_reason_and_the_honest_solution_is_not_graded(tmp_path, grade_without_gpu):
     make_cheats(tmp_path / "subs")
     write_folder(tmp_path / "subs" / "honest", student_files("solution"))
-    grade(graded_course, tmp_path / "subs", tmp_path / "out", monkeypatch)
+    assert grade_without_gpu(tmp_path / "subs", tmp_path / "out") == 0
 
     for cheat in CHEATS:
         lab = load_grade(student_folder(tmp_path / "out", cheat.name)).labs[0]
@@ -59,12 +38,12 @@ def test_every_cheat_is_refused_with_its_reason_and_the_honest_solution_is_not_g
     assert not honest.problem and all(t.status == NOT_GRADED and t.reason == NO_GPU for t in honest.tests)
 
 
-def test_a_forged_pass_fails_even_when_the_check_before_linking_misses_it(tmp_path, monkeypatch, graded_course):
+def test_a_forged_pass_fails_even_when_the_check_before_linking_misses_it(tmp_path, monkeypatch, grade_without_gpu):
     forged = next(cheat for cheat in CHEATS if cheat.name == "forged-pass")
     write_folder(tmp_path / "subs" / forged.name, cheat_files(forged))
     for check in ("check_source", "check_code", "check_symbols"):  # the objects are still compiled, and linked
         monkeypatch.setattr(objcheck, check, lambda *args: [])
-    grade(graded_course, tmp_path / "subs", tmp_path / "out", monkeypatch)
+    assert grade_without_gpu(tmp_path / "subs", tmp_path / "out") == 0
 
     lab = load_grade(student_folder(tmp_path / "out", forged.name)).labs[0]
     assert not lab.problem and lab.tests

@@ -63,8 +63,8 @@ def module_can_be_built() -> bool:
     shutil.which("cmake") is None or environment.find_nvcc() is None or not module_can_be_built(),
     reason="needs cmake, nvcc and the course's .venv with nanobind to build the module",
 )
-def test_a_batch_of_python_submissions(tmp_path, monkeypatch, graded_course):
-    course, build = graded_course
+def test_a_batch_of_python_submissions(tmp_path, graded_course, grade_without_gpu):
+    course, _ = graded_course
     solution = (ROOT / "solutions" / LAB / "python" / STUDENT_FILE).read_text()
     starter = (ROOT / "labs" / LAB / "python" / STUDENT_FILE).read_text()
     subs = tmp_path / "subs"
@@ -75,24 +75,10 @@ def test_a_batch_of_python_submissions(tmp_path, monkeypatch, graded_course):
     (subs / "cpp-only" / LAB).mkdir(parents=True)
     (subs / "cpp-only" / LAB / "null_stream.cu").write_text("// the C++ lab, not the Python one\n")
 
-    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "")
-    monkeypatch.setattr(grade_module, "gpu_presence", lambda: (False, "no GPU: hidden by the test"))
     labs = grade_module.selected_labs(None, course, python=True)
     assert [lab.source_path(name) for lab in labs for name in lab.files] == [(LAB, "python", STUDENT_FILE)]
     out = tmp_path / "out"
-    settings = grade_module.GradeSettings(
-        out=out,
-        labs=labs,
-        all_labs=labs,
-        cuda_arch="90",
-        course_root=course,
-        jobs=2,
-        timeout_s=60,
-        python=True,
-        course_build_dir=build,
-        course_prebuilt=True,
-    )
-    assert grade_module.grade_batch(subs, settings) == 0
+    assert grade_without_gpu(subs, out, python=True) == 0
 
     honest = load_grade(student_folder(out, "honest")).labs[0]
     assert honest.tests and not honest.problem
