@@ -1,8 +1,8 @@
 """`course grade --slurm`: the scripts it writes (--dry-run), and a small batch graded through a real one-node
 Slurm cluster (tools/slurm/local_cluster.sh) with the scripts --dry-run wrote, submitted unchanged, whose merged
 gradebook must equal the one `course grade` writes without Slurm. The cluster test needs root and slurm-wlm or
-apt-get to install it; it builds lab 01 of the course twice (here, and once in the build job for every array
-task) and takes a few minutes.
+apt-get to install it; it builds lab 01 of the course once, in the build job, whose build the batch graded here
+without Slurm then uses too, and takes a few minutes.
 """
 
 import os
@@ -211,8 +211,6 @@ def test_a_batch_graded_through_slurm_equals_the_batch_graded_here(local_cluster
     monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "")  # graded as without a GPU, on any machine; sbatch passes it on
     small_batch(tmp_path / "subs")
     common = ["--labs", "01", "--timeout", "60", "--cuda-arch", "90"]
-    assert main(["grade", str(tmp_path / "subs"), "-o", str(tmp_path / "here"), *common]) == 0
-    capsys.readouterr()
 
     # The scripts --dry-run writes, submitted unchanged with the submit.sh it writes next to them.
     out = tmp_path / "cluster"
@@ -226,6 +224,10 @@ def test_a_batch_graded_through_slurm_equals_the_batch_graded_here(local_cluster
     wait_for_job(merge_job[1], 900)
     logs = "\n".join(f"== {log}\n{log.read_text()[-3000:]}" for log in sorted((out / "slurm" / "logs").glob("*")))
     assert (out / "gradebook.csv").exists(), logs
+    # The same batch graded here, without Slurm, with the course the build job built (one build per test run).
+    here = ["--course-build", str(out / "slurm" / "course"), "--course-prebuilt"]
+    assert main(["grade", str(tmp_path / "subs"), "-o", str(tmp_path / "here"), *here, *common]) == 0
+    capsys.readouterr()
     # The build job built the course; the array's tasks only linked against it.
     assert "built the course once for the batch" in next((out / "slurm" / "logs").glob("build-*.out")).read_text()
     for task_log in (out / "slurm" / "logs").glob("grade-*.out"):
