@@ -54,7 +54,8 @@ def test_the_verbs_that_take_a_lab_list_the_labs_in_their_help(capsys, verb):
     status, out, _ = course(capsys, verb, "--help")
     assert status == 0
     for number, folder in labs.lab_folders().items():
-        assert f"{number} {folder.name[3:]}" in " ".join(out.split()), folder.name
+        # argparse wraps long lines, at a topic's hyphen too: compare without the breaks
+        assert f"{number} {folder.name[3:]}" in " ".join(out.split()).replace("- ", "-"), folder.name
 
 
 def test_plot_help_says_course_plot_and_not_the_interpreters_command_line(capfd):
@@ -162,7 +163,7 @@ def test_reset_from_an_unknown_commit_changes_nothing(course_copy, capsys):
 
 def test_reset_of_a_lab_that_does_not_exist_says_which_exist(capsys):
     status, out, _ = course(capsys, "reset", "42")
-    assert (status, out) == (2, "course: no lab 42 (labs: 01, 02, 03, 04, 05, 06, 07, 08)\n")
+    assert (status, out) == (2, f"course: no lab 42 (labs: {', '.join(labs.lab_folders())})\n")
 
 
 # --- course pack ---------------------------------------------------------------------------
