@@ -69,6 +69,7 @@ class LabCmake:
     sanitize_points: int  # what a clean compute-sanitizer run earns in `course grade --sanitize` (0: feedback only)
     allow_symbols: tuple[str, ...]  # what the lab's objects may call beyond the course's list (objcheck)
     allow_asm: bool  # whether the student's code may use inline asm
+    python_bindings: tuple[str, ...] = ()  # what the lab adds to the module (BINDINGS): register file first
 
 
 @functools.cache
@@ -179,6 +180,7 @@ def read_lab_cmake(path: Path) -> LabCmake:
             sanitize_points=_number(cpp, "SANITIZE_POINTS", 0),
             allow_symbols=tuple(cpp.get("ALLOW_SYMBOLS", [])),
             allow_asm="ALLOW_ASM" in cpp,
+            python_bindings=tuple(python.get("BINDINGS", [])) if python else (),
         )
     except OSError as error:
         raise LabCmakeError(f"{path}: cannot be read ({error.strerror})") from None

@@ -5,12 +5,14 @@ import re
 from pathlib import Path
 
 import pytest
-from check_labs import _python_lab_list
+from coursecli.lab_cmake import read_lab_cmake
 
 ROOT = Path(__file__).resolve().parents[2]
 NAMES_A_LAB = re.compile(r"\b[Ll]ab ?\d\d\b|labs/\d\d-")
 TEXT = {".cpp", ".hpp", ".cu", ".py", ".txt", ".cmake", ".md"}
-LABS_WITH_BINDINGS = sorted(path.parent for path in ROOT.glob("labs/*/lab.cmake") if _python_lab_list(path, "BINDINGS"))
+LABS_WITH_BINDINGS = sorted(
+    path.parent for path in ROOT.glob("labs/*/lab.cmake") if read_lab_cmake(path).python_bindings
+)
 
 
 def test_nothing_under_python_or_common_names_a_lab():
@@ -32,7 +34,7 @@ def test_the_labs_declare_their_bindings():
 
 @pytest.mark.parametrize("lab", LABS_WITH_BINDINGS, ids=lambda lab: lab.name)
 def test_each_labs_first_binding_file_defines_its_register_function(lab):
-    files = _python_lab_list(lab / "lab.cmake", "BINDINGS")
+    files = read_lab_cmake(lab / "lab.cmake").python_bindings
     assert all((lab / name).is_file() for name in files), files
     number = lab.name[:2]
     assert f"void register_lab{number}(nb::module_& module) {{" in (lab / files[0]).read_text()
