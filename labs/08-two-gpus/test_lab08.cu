@@ -25,14 +25,7 @@ namespace {
 
 using namespace streamlab;
 using namespace streamlab::grading;
-using namespace lab08::course;
-
-/// Chunks of each GPU's share, and streams per GPU, in the split pipeline.
-constexpr int kChunks = 8;
-constexpr int kStreams = 3;
-
-/// Chunks of the hand-off.
-constexpr int kHandoffChunks = 8;
+using namespace lab08::course;  // kChunks, kStreams, kHandoffChunks: the runs' shape
 
 /// The least share of the less busy GPU's time during which the other GPU
 /// worked too. Two GPUs that each stream their half side by side are busy
