@@ -7,7 +7,8 @@
 #   streamlab_add_lab(NUMBER NN TOPIC topic STUDENT_SOURCES ... PROGRAM src
 #                     TEST_SOURCE src TESTS Suite.Name gpu|cpu POINTS ...
 #                     [ANSWER_FILES file ...] [ALLOW_SYMBOLS pattern ...] [ALLOW_ASM] [GPUS n]
-#                     [COURSE_SOURCES src ...] [COURSE_LIBRARIES library ...])
+#                     [COURSE_SOURCES src ...] [COURSE_LIBRARIES library ...]
+#                     [CPU_TEST test_NAME_cpu.cpp src ...])
 #       One lab, built twice: against yours, the student's code (labs/NN-topic:
 #       targets labNN_yours_run and labNN_yours_test, tests labNN.yours.*) and
 #       against its solution (solutions/NN-topic: labNN_solution_*). See labs/AUTHORING.md. ANSWER_FILES
@@ -20,7 +21,10 @@
 #       student's, never part of the student's library), built once as the object
 #       library labNN_course_side with COURSE_LIBRARIES. The program and the test
 #       source are built once too: only the student's library differs between the
-#       two variants.
+#       two variants. CPU_TEST: the grader's questions asked of made-up records, no
+#       GPU needed: test_NAME_cpu.cpp and the course sources it tests, built as
+#       labNN_NAME_test and run as one ctest test labNN.NAME (see
+#       streamlab_add_lab_cpu_test).
 #
 #   streamlab_link_graded_code(TARGET LIBRARY [TEST] [COURSE course_library ...])
 #       Links a lab's student library into TARGET after the course's own code
@@ -135,6 +139,26 @@ function(streamlab_variant_folder variant folder out_var)
   endif()
 endfunction()
 
+# A lab's CPU test (CPU_TEST of streamlab_add_lab): the grader's questions asked of
+# made-up records. `test_source`, named test_NAME_cpu.cpp, and the course sources
+# it tests (`ARGN`, in `lab_dir`) become the executable ${lab}_NAME_test, which may
+# build its ops with common/tests/op_builder.hpp. One ctest test, ${lab}.NAME, for
+# the whole executable, not one per GoogleTest test: a grader's copy of the build
+# has no GoogleTest discovery files for executables outside the lab's own tests.
+function(streamlab_add_lab_cpu_test lab lab_dir test_source)
+  if(NOT test_source MATCHES "^test_(.+)_cpu\\.cpp$")
+    message(FATAL_ERROR "${lab}: CPU_TEST starts with its test source, test_NAME_cpu.cpp, not '${test_source}'")
+  endif()
+  set(name "${CMAKE_MATCH_1}")
+  set(sources "${test_source}" ${ARGN})
+  list(TRANSFORM sources PREPEND "${lab_dir}/")
+  add_executable(${lab}_${name}_test ${sources})
+  target_include_directories(${lab}_${name}_test PRIVATE "${lab_dir}" "${PROJECT_SOURCE_DIR}/common/tests")
+  target_link_libraries(${lab}_${name}_test PRIVATE streamlab_support GTest::gtest_main)
+  add_test(NAME ${lab}.${name} COMMAND ${lab}_${name}_test)
+  set_tests_properties(${lab}.${name} PROPERTIES LABELS cpu TIMEOUT 60)
+endfunction()
+
 function(streamlab_add_lab)
   # SANITIZE_POINTS N: what a clean compute-sanitizer run earns in `course grade --sanitize`
   # (read by the grader; without it, the sanitizer's findings are feedback only).
@@ -143,7 +167,7 @@ function(streamlab_add_lab)
   # The course's tools read lab.cmake with tools/coursecli/lab_cmake.py, which takes the keywords
   # from this cmake_parse_arguments (and streamlab_add_python_lab's): a keyword added here is known there.
   cmake_parse_arguments(PARSE_ARGV 0 arg "ALLOW_ASM" "NUMBER;TOPIC;PROGRAM;TEST_SOURCE;TIMEOUT;SANITIZE_POINTS;GPUS"
-                        "STUDENT_SOURCES;ANSWER_FILES;TESTS;ALLOW_SYMBOLS;COURSE_SOURCES;COURSE_LIBRARIES")
+                        "STUDENT_SOURCES;ANSWER_FILES;TESTS;ALLOW_SYMBOLS;COURSE_SOURCES;COURSE_LIBRARIES;CPU_TEST")
   set(lab "lab${arg_NUMBER}")
   if(NOT DEFINED arg_GPUS)
     set(arg_GPUS 1)
@@ -188,6 +212,9 @@ function(streamlab_add_lab)
   set(course_side "")
   if(arg_COURSE_SOURCES)
     set(course_side "$<TARGET_OBJECTS:${lab}_course_side>")
+  endif()
+  if(arg_CPU_TEST)
+    streamlab_add_lab_cpu_test(${lab} "${lab_dir}" ${arg_CPU_TEST})
   endif()
 
   foreach(variant IN ITEMS yours solution)

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import pytest
@@ -141,6 +142,15 @@ def assert_none_found(found: list[str], measure: str, failure: str, hint: str) -
     assert not found, f"{len(found)} {failure}:\n" + "\n".join(found[:5])
 
 
+def assert_share_of_model(measure: str, yours: float, model: float, min_share: float, hint: str, failure: str) -> None:
+    """Fails with `failure` unless `yours` reaches `min_share` of the model's value `model`; reports
+    yours / model as `measure` and, on a failure, `hint` (the C++ tests' grading::share_of_model_reached)."""
+    report_measure(measure, yours / model, ">=", min_share, "")
+    if yours < min_share * model:
+        report_hint(hint)
+    assert yours >= min_share * model, failure
+
+
 def ratio_near_one(name: str, ratio: float, tolerance: float, hint: str) -> bool:
     """Whether `ratio` is 1 within `tolerance` (relative); reports it, and `hint` when it is not."""
     report_measure(name, ratio, "within", tolerance, "(relative)")
@@ -148,6 +158,23 @@ def ratio_near_one(name: str, ratio: float, tolerance: float, hint: str) -> bool
     if not near:
         report_hint(hint)
     return near
+
+
+@dataclass
+class PreparedPipelineLab:
+    """The data of a pipeline lab's test (labs 05 and 07), set up by the course once per test:
+    `prepared` is streamlab.prepare_pipeline's, the memory with its input filled and the
+    workload's iterations. A lab's own `Lab` adds what its tests need, `job()` first."""
+
+    prepared: Any  # streamlab.PreparedPipeline
+
+    @property
+    def memory(self) -> Any:
+        return self.prepared.memory
+
+    @property
+    def iterations(self) -> int:
+        return self.prepared.iterations
 
 
 # ---------------------------------------------------------------- reading a timeline and results

@@ -50,21 +50,15 @@ constexpr CUpti_ActivityKind kPeerCopyKind = CUPTI_ACTIVITY_KIND_MEMCPY2;
 
 /// One activity record, copied out of CUPTI's buffer before the buffer is freed.
 struct RawRecord {
-    OpKind kind = OpKind::Kernel;
+    // What the timeline's op takes from the record as it is: the kind, GPU, stream,
+    // correlation and graph ids (0 unless a graph launch ran it), bytes, host memory
+    // and, for peer copies, the two GPUs. collect() adds its name, label, stream kind and times.
+    DeviceOp op;
     std::string kernel_name;  // as CUPTI gives it: mangled
-    std::uint32_t device_id = 0;
     std::uint32_t context_id = 0;
-    std::uint32_t stream_id = 0;
-    std::uint32_t correlation_id = 0;
     std::uint32_t runtime_correlation_id = 0;  // copies only: the runtime call's id
-    std::uint32_t graph_id = 0;                // 0 unless a graph launch ran it
-    std::uint64_t graph_node_id = 0;
-    std::uint64_t start = 0;
+    std::uint64_t start = 0;                   // on CUPTI's clock
     std::uint64_t end = 0;
-    std::uint64_t bytes = 0;
-    HostMemory host_memory = HostMemory::NotApplicable;
-    std::uint32_t source_device = 0;  // peer copies only
-    std::uint32_t destination_device = 0;
 };
 
 /// One end of an NVTX range, copied out of a MARKER record.
@@ -176,12 +170,12 @@ std::pair<OpKind, HostMemory> classify_copy(std::uint8_t copy_kind, std::uint8_t
 template <typename Activity>
 RawRecord common_fields(const Activity& activity) {
     RawRecord raw;
-    raw.device_id = activity.deviceId;
+    raw.op.device_id = activity.deviceId;
     raw.context_id = activity.contextId;
-    raw.stream_id = activity.streamId;
-    raw.correlation_id = activity.correlationId;
-    raw.graph_id = activity.graphId;
-    raw.graph_node_id = activity.graphNodeId;
+    raw.op.stream_id = activity.streamId;
+    raw.op.correlation_id = activity.correlationId;
+    raw.op.graph_id = activity.graphId;
+    raw.op.graph_node_id = activity.graphNodeId;
     raw.start = activity.start;
     raw.end = activity.end;
     return raw;
@@ -195,33 +189,33 @@ std::optional<RawRecord> copy_record(const CUpti_Activity* record) {
         case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: {
             const auto* kernel = reinterpret_cast<const CUpti_ActivityKernel10*>(record);
             RawRecord raw = common_fields(*kernel);
-            raw.kind = OpKind::Kernel;
+            raw.op.kind = OpKind::Kernel;
             raw.kernel_name = kernel->name != nullptr ? kernel->name : "";
             return raw;
         }
         case CUPTI_ACTIVITY_KIND_MEMCPY: {
             const auto* copy = reinterpret_cast<const CUpti_ActivityMemcpy6*>(record);
             RawRecord raw = common_fields(*copy);
-            std::tie(raw.kind, raw.host_memory) = classify_copy(copy->copyKind, copy->srcKind, copy->dstKind);
+            std::tie(raw.op.kind, raw.op.host_memory) = classify_copy(copy->copyKind, copy->srcKind, copy->dstKind);
             raw.runtime_correlation_id = copy->runtimeCorrelationId;
-            raw.bytes = copy->bytes;
+            raw.op.bytes = copy->bytes;
             return raw;
         }
         case CUPTI_ACTIVITY_KIND_MEMCPY2: {  // a copy between two GPUs
             const auto* copy = reinterpret_cast<const CUpti_ActivityMemcpyPtoP4*>(record);
             RawRecord raw = common_fields(*copy);
-            raw.kind = OpKind::MemcpyP2P;
-            raw.host_memory = HostMemory::Device;
-            raw.bytes = copy->bytes;
-            raw.source_device = copy->srcDeviceId;
-            raw.destination_device = copy->dstDeviceId;
+            raw.op.kind = OpKind::MemcpyP2P;
+            raw.op.host_memory = HostMemory::Device;
+            raw.op.bytes = copy->bytes;
+            raw.op.source_device = copy->srcDeviceId;
+            raw.op.destination_device = copy->dstDeviceId;
             return raw;
         }
         case CUPTI_ACTIVITY_KIND_MEMSET: {
             const auto* set = reinterpret_cast<const CUpti_ActivityMemset4*>(record);
             RawRecord raw = common_fields(*set);
-            raw.kind = OpKind::Memset;
-            raw.bytes = set->bytes;
+            raw.op.kind = OpKind::Memset;
+            raw.op.bytes = set->bytes;
             return raw;
         }
         default:
@@ -730,19 +724,16 @@ Timeline ActivityRecorder::collect() const {
         if (raw.end < origin_ns_) {
             continue;  // finished before this recording began (see restart_window)
         }
-        DeviceOp op;
-        op.kind = raw.kind;
-        op.name = raw.kind == OpKind::Kernel ? demangle(raw.kernel_name) : op_base_name(raw.kind);
-        auto label = labels.find(raw.correlation_id);
+        DeviceOp op = raw.op;  // what the record gives as it is; the rest follows
+        op.name = op.kind == OpKind::Kernel ? demangle(raw.kernel_name) : op_base_name(op.kind);
+        auto label = labels.find(op.correlation_id);
         if (label == labels.end() && raw.runtime_correlation_id != 0) {
             label = labels.find(raw.runtime_correlation_id);
         }
         if (label != labels.end()) {
             op.label = label->second;
         }
-        op.stream_id = raw.stream_id;
-        op.device_id = raw.device_id;
-        const StreamKey stream{raw.context_id, raw.stream_id};
+        const StreamKey stream{raw.context_id, op.stream_id};
         if (legacy_null_streams.count(stream) != 0) {
             op.stream_kind = StreamKind::LegacyNull;
         } else if (per_thread_streams.count(stream) != 0) {
@@ -752,13 +743,6 @@ Timeline ActivityRecorder::collect() const {
         }
         op.start_ns = relative(raw.start);
         op.end_ns = relative(raw.end);
-        op.bytes = raw.bytes;
-        op.host_memory = raw.host_memory;
-        op.correlation_id = raw.correlation_id;
-        op.graph_id = raw.graph_id;
-        op.graph_node_id = raw.graph_node_id;
-        op.source_device = raw.source_device;
-        op.destination_device = raw.destination_device;
         recording.ops.push_back(std::move(op));
     }
     std::sort(recording.ops.begin(), recording.ops.end(), [](const DeviceOp& a, const DeviceOp& b) {

@@ -11,6 +11,12 @@
 
 namespace lab08::course {
 
+/// The shape of the runs the program and the tests make: chunks of each GPU's share,
+/// and streams per GPU, in the split pipeline; chunks of the hand-off.
+constexpr int kChunks = 8;
+constexpr int kStreams = 3;
+constexpr int kHandoffChunks = 8;
+
 /// `n` floats of host memory from your allocate_portable, released with your
 /// free_portable when the object goes (an exception from it is reported on
 /// stderr, never thrown from the destructor).

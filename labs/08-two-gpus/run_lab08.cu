@@ -23,10 +23,6 @@ namespace {
 using namespace streamlab;
 using namespace lab08::course;
 
-constexpr int kChunks = 8;
-constexpr int kStreams = 3;
-constexpr int kHandoffChunks = 8;
-
 /// One line per GPU: what it did in `timeline`.
 void print_work(const Timeline& timeline) {
     for (const GpuWork& work : work_by_gpu(timeline.ops)) {

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "op_builder.hpp"
 #include "two_gpu_timeline.hpp"
 
 namespace {
@@ -14,23 +15,21 @@ using namespace lab08::course;
 using streamlab::DeviceOp;
 using streamlab::HostMemory;
 using streamlab::OpKind;
+using streamlab::testing_ops::OpBuilder;
 
 std::uint32_t next_correlation = 1;
 
+/// An op that GPU `device` ran; copies to and from the host use pinned memory.
 DeviceOp op(OpKind kind, std::uint32_t device, std::uint64_t start, std::uint64_t end, std::uint32_t stream = 13,
             std::uint64_t bytes = 0) {
-    DeviceOp made;
-    made.kind = kind;
-    made.device_id = device;
-    made.start_ns = start;
-    made.end_ns = end;
-    made.stream_id = stream;
-    made.bytes = bytes;
-    made.correlation_id = next_correlation++;
-    if (kind == OpKind::MemcpyH2D || kind == OpKind::MemcpyD2H) {
-        made.host_memory = HostMemory::Pinned;
-    }
-    return made;
+    const bool host_copy = kind == OpKind::MemcpyH2D || kind == OpKind::MemcpyD2H;
+    return OpBuilder(kind)
+        .device(device)
+        .span(start, end)
+        .stream(stream)
+        .bytes(bytes)
+        .host(host_copy ? HostMemory::Pinned : HostMemory::NotApplicable)
+        .correlation(next_correlation++);
 }
 
 DeviceOp peer(std::uint32_t source, std::uint32_t destination, std::uint64_t start, std::uint64_t end) {

@@ -74,7 +74,7 @@ def test_the_optional_settings(tmp_path):
 def test_the_keywords_are_those_cmake_parses():
     options, single, multi = declared_keywords(CPP_LAB)
     assert "ALLOW_ASM" in options and {"NUMBER", "GPUS", "SANITIZE_POINTS"} <= single
-    assert {"STUDENT_SOURCES", "TESTS", "ALLOW_SYMBOLS"} <= multi
+    assert {"STUDENT_SOURCES", "TESTS", "ALLOW_SYMBOLS", "CPU_TEST"} <= multi
     assert {"STUDENT_SOURCES", "TESTS"} <= declared_keywords(PYTHON_LAB)[2]
 
 

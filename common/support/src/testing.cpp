@@ -55,6 +55,16 @@ void report_hint(const std::string& hint) {
     return failure;
 }
 
+::testing::AssertionResult share_of_model_reached(const std::string& measure, double yours, double model,
+                                                  double min_share, const std::string& hint) {
+    report_measure(measure, yours / model, ">=", min_share, "");
+    if (yours >= min_share * model) {
+        return ::testing::AssertionSuccess();
+    }
+    report_hint(hint);
+    return ::testing::AssertionFailure() << measure << ": " << yours / model << ", less than " << min_share;
+}
+
 void report_note(const std::string& name, const std::string& text) {
     const nlohmann::json line = {{"name", name}, {"text", text}};
     std::printf("%s%s\n", words::kLineNote, line.dump().c_str());

@@ -13,26 +13,25 @@ from typing import Any
 
 import pytest
 from lab05 import CHUNKS, FLOAT_BYTES, PipelineJob, job_over
-from streamlab_pytest import measured_by_the_course, ratio_near_one, record, report_hint, report_measure, require_gpu
+from streamlab_pytest import (
+    PreparedPipelineLab,
+    measured_by_the_course,
+    ratio_near_one,
+    record,
+    report_hint,
+    report_measure,
+    require_gpu,
+)
 
 MIN_EFFICIENCY = 0.8  # the model's makespan over yours (the C++ lab's kMinEfficiency and README, "Why 0.8")
 SPEEDUP_TOLERANCE = 0.1  # how far your events' speedup may be from the timeline's (relative)
 
 
 @dataclass
-class Lab:
+class Lab(PreparedPipelineLab):
     """The data, the workload and the device, set up once per test by the course."""
 
-    prepared: Any  # streamlab.PreparedPipeline: the memory, its input filled, and the iterations
     copy_engines: int
-
-    @property
-    def memory(self) -> Any:
-        return self.prepared.memory
-
-    @property
-    def iterations(self) -> int:
-        return self.prepared.iterations
 
     def job(self) -> PipelineJob:
         return job_over(self.memory, self.iterations)

@@ -16,8 +16,10 @@ from typing import Any
 import pytest
 from lab07 import CHUNKS, PipelineJob, consumer_over, job_over, urgent_work_over
 from streamlab_pytest import (
+    PreparedPipelineLab,
     api_count,
     assert_none_found,
+    assert_share_of_model,
     ended_before,
     measured_by_the_course,
     ops_of_kind,
@@ -40,21 +42,12 @@ MAX_PRIORITY_WAIT_RATIO = 0.5
 
 
 @dataclass
-class Lab:
+class Lab(PreparedPipelineLab):
     """256 MiB (less on a small GPU), CHUNKS chunks, a kernel about as long as the whole H2D copy."""
 
     facts: Any
-    prepared: Any  # streamlab.PreparedPipeline
     timeline: Any = None
     chunks: list[Any] = field(default_factory=list)
-
-    @property
-    def memory(self) -> Any:
-        return self.prepared.memory
-
-    @property
-    def iterations(self) -> int:
-        return self.prepared.iterations
 
     def job(self) -> PipelineJob:
         return job_over(self.memory, self.iterations)
@@ -110,13 +103,13 @@ class Lab:
         import streamlab
 
         hidden = streamlab.hidden_copy_fraction(self.timeline.ops)
-        report_measure(
-            "copy time hidden behind kernels / the model's", hidden / model_hidden, ">=", MIN_HIDDEN_SHARE, ""
-        )
-        if hidden < MIN_HIDDEN_SHARE * model_hidden:
-            report_hint(hint)
-        assert hidden >= MIN_HIDDEN_SHARE * model_hidden, (
-            f"kernels hid {hidden * 100:.1f}% of the copy time; the model hides {model_hidden * 100:.1f}%"
+        assert_share_of_model(
+            "copy time hidden behind kernels / the model's",
+            hidden,
+            model_hidden,
+            MIN_HIDDEN_SHARE,
+            hint,
+            f"kernels hid {hidden * 100:.1f}% of the copy time; the model hides {model_hidden * 100:.1f}%",
         )
 
 
@@ -125,7 +118,7 @@ def lab() -> Lab:
     facts = require_gpu()
     import streamlab
 
-    return Lab(facts, streamlab.prepare_pipeline(facts))
+    return Lab(streamlab.prepare_pipeline(facts), facts)
 
 
 def streams_of(timeline: Any, kind: str) -> set[int]:

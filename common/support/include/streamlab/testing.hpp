@@ -42,6 +42,13 @@ void report_note(const std::string& name, const std::string& text);
                                                     const std::string& measure, const std::string& what,
                                                     const std::string& hint);
 
+/// For a test that holds a measured value against the model's: reports `yours / model`
+/// as `measure` next to `min_share` and, when it falls short, `hint`; succeeds when
+/// `yours` reaches `min_share * model`, and otherwise fails saying by how much.
+/// `EXPECT_TRUE(share_of_model_reached(...)) << what both were`.
+[[nodiscard]] ::testing::AssertionResult share_of_model_reached(const std::string& measure, double yours, double model,
+                                                                double min_share, const std::string& hint);
+
 /// True once SL_REQUIRE_GPU found a usable GPU in this process: a GPU that is
 /// gone later was taken by what ran in between, the code under test.
 [[nodiscard]] bool gpu_seen_before() noexcept;
