@@ -32,6 +32,13 @@
 #       GoogleTest's main, unless COURSE names others), so that no course symbol
 #       can be replaced by the student's (see below).
 
+# A lab's executables are linked from objects (the course's, compiled once, and
+# the student's library): their link line stays one plain command, which the
+# grader reads to link a submission's objects in place of the starter's
+# (tools/coursecli/course_build.py), rather than response files.
+set(CMAKE_CUDA_USE_RESPONSE_FILE_FOR_OBJECTS 0)
+set(CMAKE_CUDA_USE_RESPONSE_FILE_FOR_LIBRARIES 0)
+
 # Where the student's sources (the "yours" variant) are read from: labs/, which
 # holds the starter until the student edits it. The grader points this at a
 # student's submission; everything else (tests, points, CMake) stays the course's.
