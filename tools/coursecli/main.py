@@ -6,6 +6,7 @@ import argparse
 import os
 import re
 import subprocess
+import sys
 from collections import Counter
 from pathlib import Path
 
@@ -657,3 +658,8 @@ def main(argv: list[str]) -> int:
         return COURSE_ERROR
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:
+        # The reader of our output went away (`course list | head`): that ends the command, quietly.
+        # stdout is pointed at /dev/null so that the interpreter's last flush raises nothing more.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0

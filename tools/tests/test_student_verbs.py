@@ -4,6 +4,7 @@ the labs in `run`/`check --help`; `course plot --help`; and the score `course ch
 import json
 import shutil
 import subprocess
+import sys
 import zipfile
 from pathlib import Path
 
@@ -228,3 +229,13 @@ def test_pack_refuses_an_output_that_is_not_a_zip_and_writes_nothing(tmp_path, c
     status, out, _ = course(capsys, "pack", "-o", tmp_path / "work.txt")
     assert status == 2 and "give the name of a .zip file" in out
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_reader_that_goes_away_ends_the_listing_quietly():
+    """`course list | head -1`: the reader closes the pipe before the listing is written."""
+    listing = subprocess.Popen(
+        [sys.executable, str(ROOT / "course"), "list"], stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    listing.stdout.close()  # before the course has started writing
+    _, errors = listing.communicate(timeout=120)
+    assert listing.returncode == 0 and b"Traceback" not in errors, errors.decode()
