@@ -39,6 +39,9 @@ struct Intensity {
 constexpr Intensity kIntensities[] = {{"copy-bound", 0.25}, {"balanced", 1.0}, {"compute-bound", 4.0}};
 /// The article's case, which the efficiency target is about: kernel and copies about equal.
 constexpr const char* kArticleIntensity = "balanced";
+/// The target for it at 3 chunks: this share of the speed of the model in which
+/// the copy directions slow each other as measured (the interference model).
+constexpr double kTargetOfInterferenceModel = 0.98;
 
 /// Runs of the pipeline that the tracer overhead is the median of.
 constexpr int kOverheadRepeats = 21;
@@ -166,11 +169,13 @@ int run_bench(const std::string& out_path, int repeats) {
                      {"tracer_cupti_only_ms", overhead.cupti_only_ms},
                      {"tracer_traced_ms", overhead.traced_ms},
                      {"tracer_overhead", overhead_fraction}};
+    const bool target_met = link_efficiency_3 >= kTargetOfInterferenceModel;
     std::printf(
         "3 chunks, balanced: %.1f%% of the interference model's speed (the copy directions slowing each other as "
-        "measured; target: >= 98%% on the H200);\n  %.1f%% of the ideal model (copy directions independent); "
+        "measured; target: >= %.0f%%): %s;\n  %.1f%% of the ideal model (copy directions independent); "
         "%.1f%% against its own op durations\n",
-        100.0 * link_efficiency_3, 100.0 * efficiency_3, 100.0 * scheduling_3);
+        100.0 * link_efficiency_3, 100.0 * kTargetOfInterferenceModel, target_met ? "met" : "NOT met",
+        100.0 * efficiency_3, 100.0 * scheduling_3);
     std::printf(
         "the recording's cost, balanced kernel (host clock, median of %d runs each way): CUPTI's own cost of "
         "timing every op, and what the course's recorder adds to it\n",

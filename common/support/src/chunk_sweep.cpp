@@ -62,11 +62,12 @@ double note_tracer_overheads(ChunkSweep& sweep, const std::vector<int>& chunk_co
         sweep.summary["tracer_beyond_cupti_" + n + "_chunks"] = beyond_cupti;
         const int ops = 3 * chunk_counts[i];  // an H2D copy, a kernel and a D2H copy per chunk
         const double cupti_per_op_us = 1000.0 * (o.cupti_only_ms - o.untraced_ms) / ops;
+        const double beyond_cupti_per_op_us = 1000.0 * (o.traced_ms - o.cupti_only_ms) / ops;
         std::printf(
             "  %3d chunks: nothing recorded %8.3f ms; CUPTI's records alone %8.3f ms (%+.1f%%, %+.2f us per op); "
-            "the course's recorder %8.3f ms (%+.1f%%, %+.1f%% beyond CUPTI)\n",
+            "the course's recorder %8.3f ms (%+.1f%%; beyond CUPTI %+.1f%%, %+.2f us per op)\n",
             chunk_counts[i], o.untraced_ms, o.cupti_only_ms, 100.0 * cupti, cupti_per_op_us, o.traced_ms,
-            100.0 * recorder, 100.0 * beyond_cupti);
+            100.0 * recorder, 100.0 * beyond_cupti, beyond_cupti_per_op_us);
     }
     sweep.summary["tracer_overhead_worst"] = worst;
     sweep.summary["tracer_beyond_cupti_worst"] = worst_beyond_cupti;
