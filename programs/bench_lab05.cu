@@ -180,7 +180,7 @@ int run_bench(const std::string& out_path, int repeats) {
         "the recording's cost, balanced kernel (host clock, median of %d runs each way): CUPTI's own cost of "
         "timing every op, and what the course's recorder adds to it\n",
         kOverheadRepeats);
-    (void)note_tracer_overheads(sweep, kChunkCounts, overheads);
+    note_tracer_overheads(sweep, kChunkCounts, overheads);
     if (!out_path.empty()) {
         write_chunk_sweep(out_path, sweep);
         std::printf("chunk sweep written to %s\n", out_path.c_str());

@@ -53,20 +53,16 @@ struct ChunkSweep {
 /// Throws std::runtime_error when the file cannot be written.
 void write_chunk_sweep(const std::string& path, const ChunkSweep& sweep);
 
-/// What the course's recorder may add beyond CUPTI's own cost (its activity
-/// records alone) at any chunk count: its API callbacks should cost next to nothing.
-inline constexpr double kRecorderBeyondCuptiTarget = 0.03;
-
 /// Prints the recording's cost at each chunk count (`overheads[i]` at
 /// `chunk_counts[i]`, from measure_tracer_overheads): CUPTI's activity records alone
-/// against nothing recorded, also per op (each chunk is an H2D copy, a kernel and a
-/// D2H copy: CUPTI times each), and the course's recorder against both. Stores the
-/// fractions in the sweep's summary ("cupti_overhead_N_chunks",
-/// "tracer_overhead_N_chunks", "tracer_beyond_cupti_N_chunks", and the worst of the
-/// last two as "tracer_overhead_worst" and "tracer_beyond_cupti_worst"), prints the
-/// worst of what the recorder adds beyond CUPTI against kRecorderBeyondCuptiTarget,
-/// and returns it.
-double note_tracer_overheads(ChunkSweep& sweep, const std::vector<int>& chunk_counts,
-                             const std::vector<TracerOverhead>& overheads);
+/// against nothing recorded, and the course's recorder beyond CUPTI, each as a share
+/// and per op (each chunk is an H2D copy, a kernel and a D2H copy: CUPTI times each).
+/// Stores them in the sweep's summary ("cupti_overhead_N_chunks",
+/// "tracer_overhead_N_chunks", "tracer_beyond_cupti_N_chunks", "cupti_us_per_op_N_chunks",
+/// "tracer_beyond_cupti_us_per_op_N_chunks", and the worst shares as
+/// "tracer_overhead_worst" and "tracer_beyond_cupti_worst"), and ends with both costs
+/// per op at the last (largest) chunk count.
+void note_tracer_overheads(ChunkSweep& sweep, const std::vector<int>& chunk_counts,
+                           const std::vector<TracerOverhead>& overheads);
 
 }  // namespace streamlab
