@@ -121,8 +121,6 @@ def configure_command(settings: GradeSettings, build: Path) -> list:
     nvcc = environment.find_nvcc()
     if nvcc and not shutil.which("nvcc"):
         command.append(f"-DCMAKE_CUDA_COMPILER={nvcc}")
-    if shutil.which("ccache"):  # the course library is the same for every student: compile it once
-        command += ["-DCMAKE_CXX_COMPILER_LAUNCHER=ccache", "-DCMAKE_CUDA_COMPILER_LAUNCHER=ccache"]
     return command
 
 

@@ -146,6 +146,29 @@ def install_sandbox_tools() -> list[Requirement]:
     return install_optional("grading in a sandbox", sandbox_requirements)
 
 
+def compile_cache_requirements() -> list[Requirement]:
+    """ccache: with it (CMakeLists.txt uses it where found), a grader's build of the course, the tests' builds
+    and a second build folder compile each of the course's files once. Everything builds without it."""
+    return [Requirement("ccache", "ccache", shutil.which("ccache") is not None)]
+
+
+def install_compile_cache() -> list[Requirement]:
+    """Installs ccache where missing (see install_optional)."""
+    return install_optional("compiling each unchanged file once", compile_cache_requirements)
+
+
+def parallel_pytest(python: str) -> bool:
+    """Whether `python` runs pytest's tests on several processes at once (pytest-xdist). `course test`
+    installs it into .venv where pip can run, and runs the tests one after another without it."""
+    if (VENV / "bin" / "python").exists() and not _probe(python, "import xdist"):
+        say("missing for running the Python tests in parallel: pytest-xdist")
+        try:
+            run([str(VENV / "bin" / "python"), "-m", "pip", "install", "-q", *PIP_PATIENCE, "pytest-xdist"])
+        except CommandFailed as failure:
+            say(f"could not install it ({failure}): the Python tests run one after another")
+    return _probe(python, "import xdist")
+
+
 # The formatters `course test` checks with, each at one version: another version
 # formats some lines differently, and the check would fail on code nobody changed.
 CLANG_FORMAT = "clang-format-19"
@@ -301,6 +324,8 @@ def setup(quiet_if_ready: bool = False) -> int:
     if not headers_were_there and not _install_headers():
         return COURSE_ERROR
 
+    if not quiet_if_ready:
+        install_compile_cache()
     if not quiet_if_ready or missing or not headers_were_there:
         say(
             f"ready: CMake, a C++ compiler, GoogleTest, nlohmann-json, nvcc ({find_nvcc()}), "

@@ -87,6 +87,7 @@ def cmd_test(args: argparse.Namespace) -> int:
     steps.next("setup and build")
     _setup_or_fail()
     environment.install_sandbox_tools()  # so that the grader's sandbox tests run where it can
+    environment.install_compile_cache()  # the grading tests then build the course from the cache this build fills
     folder = build(args.preset)
     results = folder / "results"
     junit, pytest_junit = results / "course-test.xml", results / "course-test-pytest.xml"
@@ -133,8 +134,10 @@ def cmd_test(args: argparse.Namespace) -> int:
     if not docs.docs_step(args.preset):
         failures.append("API docs")
     steps.next("Python tests (pytest)")
+    # On every core: most tests are short Python, and the few that build and grade wait on their builds.
+    parallel = ["-n", str(labs.cpu_count())] if labs.cpu_count() > 1 and environment.parallel_pytest(python) else []
     pytest = run(
-        [python, "-m", "pytest", "-q", "-rs", f"--junitxml={pytest_junit}", "tools/tests"],
+        [python, "-m", "pytest", "-q", "-rs", *parallel, f"--junitxml={pytest_junit}", "tools/tests"],
         check=False,
         env={"PYTHONPATH": str(ROOT / "tools"), "MPLBACKEND": "Agg", "STREAMLAB_MODULE_DIR": str(folder / "python")},
     )

@@ -7,7 +7,9 @@ own report, which it cannot write, still keeps it from passing. Lab 01 only, one
 GPU architecture; skipped where cmake or nvcc is missing.
 """
 
+import os
 import shutil
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from coursecli import batch as grade_module
@@ -55,16 +57,20 @@ def test_every_starter_and_solution_passes_the_check(tmp_path, monkeypatch):
     labs = grade_module.selected_labs(None, ROOT)
     settings = grade_module.GradeSettings(out=tmp_path / "out", labs=labs, all_labs=labs, cuda_arch="90")
     assert grade_module.configure_course(settings) == ""
-    for variant in ("labs", "solutions"):
-        for lab in labs:
-            refusal, compiler_output = check_lab(
-                lab.folder,
-                lab.files,
-                ROOT / variant,
-                tmp_path / "objects",
-                lab_rules(ROOT / "labs" / lab.folder, lab.files),
-                settings.compiler,
-            )
+
+    def check(variant, lab):
+        return check_lab(
+            lab.folder,
+            lab.files,
+            ROOT / variant,
+            tmp_path / "objects" / variant,
+            lab_rules(ROOT / "labs" / lab.folder, lab.files),
+            settings.compiler,
+        )
+
+    every = [(variant, lab) for variant in ("labs", "solutions") for lab in labs]
+    with ThreadPoolExecutor(max_workers=os.cpu_count()) as pool:  # each check is a compiler run of its own
+        for (variant, lab), (refusal, compiler_output) in zip(every, pool.map(lambda job: check(*job), every)):
             assert refusal is None and compiler_output == "", f"{variant}/{lab.folder}: {refusal or compiler_output}"
     # A student's own kernel in an anonymous namespace is a helper like any other (nvcc gives it a global stub).
     own_kernel = (ROOT / "solutions" / "05-three-chunks" / "three_chunks.cu").read_text() + (

@@ -75,7 +75,7 @@ def test_a_batch_of_python_submissions(tmp_path, graded_course, grade_without_gp
     (subs / "cpp-only" / LAB).mkdir(parents=True)
     (subs / "cpp-only" / LAB / "null_stream.cu").write_text("// the C++ lab, not the Python one\n")
 
-    labs = grade_module.selected_labs(None, course, python=True)
+    labs = grade_module.selected_labs(["01"], course, python=True)
     assert [lab.source_path(name) for lab in labs for name in lab.files] == [(LAB, "python", STUDENT_FILE)]
     out = tmp_path / "out"
     assert grade_without_gpu(subs, out, python=True) == 0
