@@ -79,8 +79,7 @@ void note_tracer_overheads(ChunkSweep& sweep, const std::vector<int>& chunk_coun
         std::printf(
             "per op at %d chunks: CUPTI's own timestamping %+.2f us, the course's recorder %+.2f us beyond it (a cost "
             "reported, not a target: grading reads the GPU's own times, which recording does not move)\n",
-            chunk_counts[std::min(chunk_counts.size(), overheads.size()) - 1], cupti_per_op_us,
-            beyond_cupti_per_op_us);
+            chunk_counts[std::min(chunk_counts.size(), overheads.size()) - 1], cupti_per_op_us, beyond_cupti_per_op_us);
     }
 }
 
