@@ -180,15 +180,17 @@ def _format_outcome(outcome: TestOutcome) -> tuple[str, str, str]:
     if outcome.status == "passed":
         earned = f"{points}/{points}"
         status = "pass"
-    elif outcome.status == "skipped":
+    elif outcome.not_graded():
         earned = f"-/{points}"
         status = "not graded"
     else:
         earned = f"0/{points}"
         status = "FAIL"
     details = outcome.details()
-    if outcome.status == "skipped":
+    if outcome.not_graded():
         details.append(outcome.skip_reason())
+    elif outcome.status == "skipped":
+        details.append(f"skipped: {outcome.skip_reason()}; the grader scores a skip for any reason but the course's own as 0")
     elif outcome.status == "failed":
         details.append(outcome.failure_reason())
         details += [f"hint: {hint}" for hint in outcome.hints()]
@@ -312,7 +314,7 @@ def _print_points(
         for line in details.splitlines():
             print(f"  {'':<{name_width}}  {'':>7}    {line}")
         possible += outcome.points
-        if outcome.status != "skipped":
+        if not outcome.not_graded():
             graded_possible += outcome.points
         if outcome.status == "passed":
             earned += outcome.points

@@ -9,7 +9,7 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .grader_words import LINE_HINT, LINE_MEASURE, LINE_NOTE, SKIP_NO_GPU
+from .grader_words import GRADER_SKIPS, LINE_HINT, LINE_MEASURE, LINE_NOTE, SKIP_NO_GPU
 
 
 @dataclass
@@ -95,6 +95,11 @@ class TestOutcome:
     def details(self) -> list[str]:
         """The measured values next to their thresholds, then the notes: shown whatever the verdict."""
         return [m.describe() for m in self.measures()] + self.notes()
+
+    def not_graded(self) -> bool:
+        """Skipped for one of the course's own reasons (no GPU, too few GPUs, ...): the grader leaves it out
+        of the points. Any other skip scores 0 there (scoring.grade_test), whatever printed it."""
+        return self.status == "skipped" and self.skip_reason().startswith(GRADER_SKIPS)
 
     def skip_reason(self) -> str:
         """GoogleTest prints 'file:line: Skipped' and the reason on the next line(s)."""

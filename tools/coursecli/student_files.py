@@ -95,11 +95,11 @@ def track_name(python: bool) -> str:
 
 def save_last_check(build: Path, number: str, python: bool, outcomes: list[TestOutcome]) -> None:
     """Keeps `course check NN`'s score of the student's code in build/results/last-check.json for `course list`."""
-    graded = [o for o in outcomes if o.status != "skipped"]
+    graded = [o for o in outcomes if not o.not_graded()]
     score = {
         "earned": sum(o.points for o in outcomes if o.status == "passed"),
         "possible": sum(o.points for o in outcomes),
-        "not_graded": sum(o.points for o in outcomes if o.status == "skipped"),
+        "not_graded": sum(o.points for o in outcomes if o.not_graded()),
         "graded_tests": len(graded),
         "when": time.strftime("%Y-%m-%d %H:%M"),
     }

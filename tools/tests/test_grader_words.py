@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from coursecli import grader_words, results, scoring
+from coursecli import grader_words, labs, results, scoring
 from coursecli.grader_words import HEADER, NEEDED, GraderWordsError, grader_skips, read_words
 from coursecli.results import GtestReport
 
@@ -73,6 +73,17 @@ def test_course_check_reads_the_lines_the_header_names():
     outcome = results.TestOutcome("lab05.yours.A.B", "skipped", ["pts:1"], output)
     assert [m.name for m in outcome.measures()] == ["overlap"] and outcome.hints() == ["wait first"]
     assert outcome.notes() and outcome.skip_reason() == words["SKIP_NO_GPU"] + "no driver"
+
+
+def test_course_check_scores_a_skip_as_the_grader_does():
+    """Only the course's own skips are "not graded" in `course check`; any other skip is 0, as in the grade."""
+    words = read_words()
+    ours = results.TestOutcome("lab05.yours.A.B", "skipped", ["pts:3"], "x.py: " + words["SKIP_NO_GPU"] + "none\n")
+    theirs = results.TestOutcome("lab05.yours.A.C", "skipped", ["pts:2"], "t.cu:9: Skipped\nI felt like it\n")
+    assert ours.not_graded() and not theirs.not_graded()
+    assert labs._format_outcome(ours)[:2] == ("-/3", "not graded")
+    points, status, details = labs._format_outcome(theirs)
+    assert (points, status) == ("0/2", "FAIL") and "I felt like it" in details and "as 0" in details
 
 
 # The course's code that prints or reads the words, tests aside. A string that begins with a word's text (after at most
