@@ -190,7 +190,9 @@ def _format_outcome(outcome: TestOutcome) -> tuple[str, str, str]:
     if outcome.not_graded():
         details.append(outcome.skip_reason())
     elif outcome.status == "skipped":
-        details.append(f"skipped: {outcome.skip_reason()}; the grader scores a skip for any reason but the course's own as 0")
+        details.append(
+            f"skipped: {outcome.skip_reason()}; the grader scores a skip for any reason but the course's own as 0"
+        )
     elif outcome.status == "failed":
         details.append(outcome.failure_reason())
         details += [f"hint: {hint}" for hint in outcome.hints()]
