@@ -134,8 +134,13 @@ def cmd_test(args: argparse.Namespace) -> int:
     if not docs.docs_step(args.preset):
         failures.append("API docs")
     steps.next("Python tests (pytest)")
-    # On every core: most tests are short Python, and the few that build and grade wait on their builds.
-    parallel = ["-n", str(labs.cpu_count())] if labs.cpu_count() > 1 and environment.parallel_pytest(python) else []
+    # On every core, one test at a time to each process (conftest.py puts the long tests that build first, and
+    # --maxschedchunk 1 keeps them from being queued together on one process).
+    parallel = (
+        ["-n", str(labs.cpu_count()), "--maxschedchunk", "1"]
+        if labs.cpu_count() > 1 and environment.parallel_pytest(python)
+        else []
+    )
     pytest = run(
         [python, "-m", "pytest", "-q", "-rs", *parallel, f"--junitxml={pytest_junit}", "tools/tests"],
         check=False,

@@ -8,6 +8,13 @@ from coursecli import batch
 from coursecli.shell import ROOT
 
 
+def pytest_collection_modifyitems(items):
+    """The tests that build and grade (marked `builds`) first: run in parallel (pytest-xdist), the long ones
+    then start at once on different processes, and the short ones fill in around them instead of leaving
+    one long test running alone at the end."""
+    items.sort(key=lambda item: item.get_closest_marker("builds") is None)
+
+
 @pytest.fixture(scope="session")
 def graded_course(tmp_path_factory) -> tuple[Path, Path]:
     """(course, build): the course, built for grading lab 01, C++ and Python, once for the whole run, as

@@ -58,6 +58,7 @@ def leftovers(marker: str) -> list[str]:
     return found
 
 
+@pytest.mark.builds
 def test_a_compiling_and_a_broken_submission(tmp_path, graded_course, grade_without_gpu):
     """Also: without a GPU, the untouched starter ("compiles") and the solution differ in their reports."""
     course, build = graded_course

@@ -25,6 +25,7 @@ pytestmark = pytest.mark.skipif(
 )
 
 
+@pytest.mark.builds
 def test_every_cheat_is_refused_with_its_reason_and_the_honest_solution_is_not_graded(tmp_path, grade_without_gpu):
     make_cheats(tmp_path / "subs")
     write_folder(tmp_path / "subs" / "honest", student_files("solution"))
@@ -40,6 +41,7 @@ def test_every_cheat_is_refused_with_its_reason_and_the_honest_solution_is_not_g
     assert not honest.problem and all(t.status == NOT_GRADED and t.reason == NO_GPU for t in honest.tests)
 
 
+@pytest.mark.builds
 def test_a_forged_pass_fails_even_when_the_check_before_linking_misses_it(tmp_path, monkeypatch, grade_without_gpu):
     forged = next(cheat for cheat in CHEATS if cheat.name == "forged-pass")
     write_folder(tmp_path / "subs" / forged.name, cheat_files(forged))
@@ -52,6 +54,7 @@ def test_a_forged_pass_fails_even_when_the_check_before_linking_misses_it(tmp_pa
     assert all(t.status == FAILED and "no report from the test framework" in t.reason for t in lab.tests), lab.tests
 
 
+@pytest.mark.builds
 def test_every_starter_and_solution_passes_the_check(tmp_path, monkeypatch):
     """The course's own code is what honest students write: the check must never refuse it."""
     labs = grade_module.selected_labs(None, ROOT)

@@ -63,6 +63,7 @@ def module_can_be_built() -> bool:
     shutil.which("cmake") is None or environment.find_nvcc() is None or not module_can_be_built(),
     reason="needs cmake, nvcc and the course's .venv with nanobind to build the module",
 )
+@pytest.mark.builds
 def test_a_batch_of_python_submissions(tmp_path, graded_course, grade_without_gpu):
     course, _ = graded_course
     solution = (ROOT / "solutions" / LAB / "python" / STUDENT_FILE).read_text()

@@ -207,6 +207,7 @@ def wait_for_job(job: str, timeout_s: float) -> None:
     pytest.fail(f"Slurm job {job} did not end within {timeout_s:.0f} s")
 
 
+@pytest.mark.builds
 def test_a_batch_graded_through_slurm_equals_the_batch_graded_here(local_cluster, tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "")  # graded as without a GPU, on any machine; sbatch passes it on
     small_batch(tmp_path / "subs")
