@@ -28,6 +28,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import matplotlib
 from IPython.display import Code, Image, display
 from streamlab_tools import library, plot
 from streamlab_tools.demo_model import describe, load_stage_times
@@ -55,8 +56,7 @@ class LabNotebook:
     """One lab's notebook: where its files are, whether a GPU is here, and the cells' work."""
 
     def __init__(self, number: str) -> None:
-        folder = labs.lab_folder(number)
-        self.number = folder.name[:2]
+        self.number = labs.lab_folder(number).name[:2]
         self.solution = os.environ.get(SOLUTION_VARIABLE) == "1"
         variant = "solution" if self.solution else "yours"
         self.student_folder = labs.python_student_folder(self.number, variant)
@@ -66,9 +66,10 @@ class LabNotebook:
         if not module:
             raise library.ModuleMissing("the course's Python module streamlab is not built: run ./course build")
         self.build = module[0].parent.parent
-        # The import path `course check` gives the lab (labs.python_lab_environment): the student's files first.
-        sys.path[:0] = [str(p) for p in (self.student_folder, folder / "python", module[0].parent, ROOT / "python")]
+        # The import path `course check` gives the lab: the student's files first, then the lab's, the module's.
+        sys.path[:0] = labs.python_lab_environment(self.number, variant, self.build)["PYTHONPATH"].split(os.pathsep)
         sys.dont_write_bytecode = True  # no __pycache__ in the lab's folders
+        matplotlib.use("Agg")  # pictures drawn into files and shown as such, never a second time inline
         whose = "the reference solution" if self.solution else "your code"
         where = f"GPU: {self.gpu_words}" if self.gpu else f"{self.gpu_words}; {MODELLED_INSTEAD}"
         print(f"Lab {self.number}, {whose} ({self.student_folder.relative_to(ROOT)}). {where}.")
@@ -85,7 +86,8 @@ class LabNotebook:
             display(Code(text, language="python"))
             return
         found = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name in functions]
-        display(Code("\n\n".join(ast.get_source_segment(text, n) or "" for n in found), language="python"))
+        shown = "\n\n".join(ast.get_source_segment(text, n) or "" for n in found)
+        display(Code(shown or text, language="python"))  # the whole file where the functions are not found
 
     def record(self, run: Callable[[], Any]) -> Any:
         """The timeline `run` records (the graded test's own set-up, around the student's function);
@@ -135,7 +137,7 @@ class LabNotebook:
         if plot.main([str(trace), "-o", str(image), *options]) == 0:
             display(Image(filename=str(image)))
 
-    def check(self) -> int:
+    def check(self) -> None:
         """Runs `course check NN --python` (with the build the notebook's module comes from) and shows it."""
         presets = json.loads((ROOT / "CMakePresets.json").read_text())["configurePresets"]
         preset = next((p["name"] for p in presets if build_dir(p["name"]) == self.build), DEFAULT_PRESET)
@@ -144,4 +146,3 @@ class LabNotebook:
         done = subprocess.run([sys.executable, *command], cwd=ROOT, capture_output=True, text=True, check=False)
         print(done.stdout + done.stderr)
         print(f"exit status {done.returncode}: {VERDICTS.get(done.returncode, 'see above')}")
-        return done.returncode

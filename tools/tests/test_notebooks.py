@@ -11,11 +11,11 @@ each notebook runs, builds the module of that folder: up to date there, it compi
 from __future__ import annotations
 
 import importlib.util
+import sys
 
 import korean_twins
 import pytest
 from coursecli import reference_pictures
-from coursecli.build import build_dir
 from coursecli.shell import ROOT
 from streamlab_tools import library
 
@@ -50,7 +50,7 @@ def test_the_twin_check_compares_a_notebooks_code_byte_for_byte_and_its_markdown
 
 @pytest.mark.skipif(bool(MISSING), reason=f"the notebooks need {', '.join(MISSING)}: ./course setup installs them")
 @pytest.mark.skipif(
-    not MODULES or MODULES[0].parent.parent not in [build_dir(p) for p in ("default", "ci", "debug")],
+    not MODULES or ROOT not in MODULES[0].parents,
     reason="needs the module streamlab built in this checkout (./course build, or build-ci in CI)",
 )
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda path: f"{path.parent.parent.name[:2]}-{path.stem}")
@@ -76,3 +76,32 @@ def test_a_notebook_runs_top_to_bottom_without_a_gpu_and_says_its_pictures_are_m
     shown = [o for cell in notebook.cells for o in cell.get("outputs", []) if "text/html" in o.get("data", {})]
     first_name = function.split('"')[3]
     assert any(f"def {first_name}" in o["data"]["text/plain"] + o["data"]["text/html"] for o in shown)
+
+
+@pytest.mark.skipif(bool(MISSING), reason=f"the notebooks need {', '.join(MISSING)}: ./course setup installs them")
+@pytest.mark.skipif(not MODULES, reason="needs the module streamlab (./course build)")
+def test_with_a_gpu_the_recorded_timeline_is_drawn_and_the_model_beneath_it(monkeypatch, capsys):
+    """The GPU cells' other branch, in this process: a timeline recorded on an H200 stands for the run's."""
+    from coursecli import lab_notebook
+
+    shown = []
+    monkeypatch.setattr(lab_notebook, "display", shown.append)
+    monkeypatch.setattr(lab_notebook, "gpu_presence", lambda: (True, "NVIDIA H200"))
+    monkeypatch.setattr(sys, "path", list(sys.path))  # the notebook puts the lab's folders first
+    monkeypatch.setattr(sys, "dont_write_bytecode", sys.dont_write_bytecode)
+    lab = lab_notebook.LabNotebook("05")
+    recorded = library.load().read_trace(str(ROOT / "common/tests/fixtures/h200_three_chunks.json"))
+    timeline = lab.record(lambda: recorded)
+    lab.show_timeline(timeline)
+    lab.show_model(timeline)
+    out = capsys.readouterr().out
+    assert "Lab 05, your code" in out and "GPU: NVIDIA H200" in out and lab_notebook.MODELLED_INSTEAD not in out
+    assert [type(picture).__name__ for picture in shown] == ["Image", "Image"]
+    assert all(picture.data.startswith(b"\x89PNG") for picture in shown)
+    assert "Beneath: the model's schedule" in out
+
+    def fails():
+        raise NotImplementedError("TODO(lab05): run_pipeline")
+
+    assert lab.record(fails) is None
+    assert "NotImplementedError: TODO(lab05): run_pipeline" in capsys.readouterr().err

@@ -26,7 +26,9 @@
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path.cwd().parents[2] / "tools"))  # the course's tools, from labs/NN-topic/python
+# The course's tools/, found from wherever in the course Jupyter started (the notebook's folder, as a rule).
+tools = next(p / "tools" for p in (Path.cwd(), *Path.cwd().parents) if (p / "tools" / "coursecli").is_dir())
+sys.path.insert(0, str(tools))
 from coursecli.lab_notebook import LabNotebook  # noqa: E402
 
 lab = LabNotebook("04")
