@@ -107,7 +107,7 @@ class LabNotebook:
     def show_timeline(self, timeline: Any) -> None:
         """The recorded timeline, drawn by `course plot`; without one, the solution's pictures from an H200."""
         if timeline is None:
-            print(f"Not your run: the solution's timelines, recorded on an H200 ({MODELLED_INSTEAD}).")
+            print("Not your run: the solution's timelines, recorded on an H200.")
             for picture in reference_pictures.PICTURES.get(self.number, []):
                 path = labs.lab_folder(self.number) / picture.name
                 if path.is_file():
@@ -121,7 +121,7 @@ class LabNotebook:
         stage times; without one, the model's schedule for stage times measured on an H200."""
         if timeline is None:
             times = load_stage_times(STAGE_TIMES)
-            print(f"No recorded run here: {MODELLED_INSTEAD}.\n{describe(times)}")
+            print(f"No run recorded here: the model's schedule for stage times measured on an H200.\n{describe(times)}")
             image = self.pictures / "model.png"
             title = f"What the model predicts on {times.device} (modelled, not measured)"
             args = (times.h2d_ms, times.kernel_ms, times.d2h_ms, times.chunks, times.copy_engines, image)
