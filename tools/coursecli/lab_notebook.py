@@ -123,7 +123,7 @@ class LabNotebook:
             times = load_stage_times(STAGE_TIMES)
             print(f"No run recorded here: the model's schedule for stage times measured on an H200.\n{describe(times)}")
             image = self.pictures / "model.png"
-            title = f"What the model predicts on {times.device} (modelled, not measured)"
+            title = f"What the model predicts on {times.device}"
             args = (times.h2d_ms, times.kernel_ms, times.d2h_ms, times.chunks, times.copy_engines, image)
             plot_model_schedule(*args, title=title)
             display(Image(filename=str(image)))

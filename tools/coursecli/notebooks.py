@@ -78,6 +78,8 @@ def main(argv: list[str]) -> int:
         print(f"notebooks: a cell failed: {error.ename}: {error.evalue}", file=sys.stderr)
     args.output.parent.mkdir(parents=True, exist_ok=True)
     nbformat.write(notebook, args.output)
+    for stale in args.output.parent.glob(f"{args.output.stem}-[0-9]*.png"):  # an earlier run's pictures
+        stale.unlink()
     for index, png in enumerate(pictures(notebook), 1):
         args.output.with_name(f"{args.output.stem}-{index}.png").write_bytes(png)
     print(f"notebooks: wrote {args.output} and its {len(pictures(notebook))} picture(s) beside it")
