@@ -61,7 +61,9 @@ class LabNotebook:
         variant = "solution" if self.solution else "yours"
         self.student_folder = labs.python_student_folder(self.number, variant)
         self.gpu, self.gpu_words = gpu_presence()
-        self.pictures = Path(tempfile.mkdtemp(prefix=f"lab{self.number}-notebook-"))  # never into the course
+        # Pictures are drawn here, never into the course; removed with the notebook's kernel (Image keeps a copy).
+        self._pictures = tempfile.TemporaryDirectory(prefix=f"lab{self.number}-notebook-")
+        self.pictures = Path(self._pictures.name)
         module = library.module_files()
         if not module:
             raise library.ModuleMissing("the course's Python module streamlab is not built: run ./course build")
