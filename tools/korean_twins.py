@@ -15,6 +15,10 @@ said otherwise:
 - the collapsed hint blocks: the same number of `<details>` in each section;
 - the in-page links of the Korean page (`[...](#anchor)`) lead to one of its own headings.
 
+A lab's notebook (labs/NN-topic/python/notebook.py, Jupytext's percent format) has its twin
+notebook.ko.py: its Markdown cells are compared as a page is, and every code cell, as a fenced block,
+byte for byte (notebook_page).
+
 The top-level README.ko.md translates the student's part of README.md, the sections
 before `## Other commands`; the instructors' sections after it are summarised in
 Korean sections of its own, which are not compared (PARTIAL below). Every lab README
@@ -41,6 +45,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PARTIAL = {"README.md": "Other commands"}
 
 FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
+NOTEBOOK_CELL = re.compile(r"^# %%(.*)$")  # a percent-format notebook's cell marker: `# %%` or `# %% [markdown]`
 INCLUDE = re.compile(r"^\s*<!--\s*include\s.*-->\s*$")
 HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 # A figure: its target and the attributes after it ({height=70%}); the alt text may span lines.
@@ -223,17 +228,45 @@ def _before_heading_index(text: str, index: int) -> str:
     return text
 
 
+def notebook_page(text: str) -> str:
+    """A percent-format notebook as a Markdown page: its Markdown cells as they read (the leading `# `
+    taken off), each code cell (and the header before the first cell) as a fenced code block."""
+    cells: list[tuple[bool, list[str]]] = [(False, [])]
+    for line in text.splitlines(keepends=True):
+        marker = NOTEBOOK_CELL.match(line)
+        if marker:
+            cells.append(("[markdown]" in marker.group(1), []))
+        else:
+            markdown, lines = cells[-1]
+            lines.append(re.sub(r"^# ?", "", line) if markdown else line)
+    blocks = []
+    for markdown, lines in cells:
+        body = "".join(lines).strip("\n")
+        if body:
+            blocks.append(body if markdown else f"```python\n{body}\n```")
+    return "\n\n".join(blocks) + "\n"
+
+
+def page_text(path: Path) -> str:
+    """A page's text as compared: a notebook as notebook_page makes it, a Markdown page as it is."""
+    return notebook_page(path.read_text()) if path.suffix == ".py" else path.read_text()
+
+
 def twin_of(page: Path) -> Path:
-    """Where an English page's Korean twin lives: README.ko.md beside a README, slides/ko/ for a deck."""
+    """Where an English page's Korean twin lives: README.ko.md beside a README, notebook.ko.py beside a
+    notebook, slides/ko/ for a deck."""
+    if page.suffix == ".py":
+        return page.with_name(page.stem + ".ko.py")
     return page.with_name("README.ko.md") if page.name == "README.md" else page.parent / "ko" / page.name
 
 
 def twins(root: Path = ROOT) -> list[tuple[Path, Path]]:
     """(English page, its Korean twin's path) for every page that must have a twin: the top README,
-    every lab README and every slide deck."""
+    every lab README, every lab notebook and every slide deck."""
     pages = [
         root / "README.md",
         *sorted(root.glob("labs/[0-9][0-9]-*/README.md")),
+        *sorted(root.glob("labs/[0-9][0-9]-*/python/notebook.py")),
         *sorted(root.glob("slides/[0-9][0-9]-*.md")),
     ]
     return [(page, twin_of(page)) for page in pages]
@@ -241,7 +274,7 @@ def twins(root: Path = ROOT) -> list[tuple[Path, Path]]:
 
 def link_problems(english: Path, korean: Path, root: Path) -> list[str]:
     """A lab or top README links to its Korean twin near its top, and the twin back to it."""
-    if english.parent.parent.name == "slides" or english.parent.name == "slides":
+    if english.parent.parent.name == "slides" or english.parent.name == "slides" or english.suffix == ".py":
         return []
     problems = []
     for page, other in ((english, korean), (korean, english)):
@@ -260,7 +293,7 @@ def check(root: Path = ROOT) -> list[str]:
         if not korean.is_file():
             problems.append(f"{english_name}: has no Korean twin {korean_name}")
             continue
-        difference = compare(english.read_text(), korean.read_text(), english_name, korean_name)
+        difference = compare(page_text(english), page_text(korean), english_name, korean_name)
         if difference:
             problems.append(difference)
         problems += link_problems(english, korean, root)

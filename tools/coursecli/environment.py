@@ -169,6 +169,28 @@ def parallel_pytest(python: str) -> bool:
     return _probe(python, "import xdist")
 
 
+# What the labs' notebooks (labs/NN-topic/python/notebook.py) need, pip's name and the module its import probes:
+# Jupytext reads the percent-format .py as a notebook, nbclient runs it, ipykernel is its Python kernel.
+NOTEBOOK_PACKAGES = {"jupytext": "jupytext", "nbclient": "nbclient", "ipykernel": "ipykernel"}
+
+
+def notebook_tools(python: str | None) -> bool:
+    """Whether `python` can run the labs' notebooks (NOTEBOOK_PACKAGES)."""
+    return python is not None and _probe(python, "import " + ", ".join(NOTEBOOK_PACKAGES.values()))
+
+
+def install_notebook_tools() -> bool:
+    """Installs NOTEBOOK_PACKAGES into .venv where missing; whether the tools' Python has them now.
+    Never raises: the notebooks are optional, and everything else works without them."""
+    if (VENV / "bin" / "python").exists() and not notebook_tools(str(VENV / "bin" / "python")):
+        say("missing for the labs' notebooks: " + ", ".join(NOTEBOOK_PACKAGES))
+        try:
+            run([str(VENV / "bin" / "python"), "-m", "pip", "install", "-q", *PIP_PATIENCE, *NOTEBOOK_PACKAGES])
+        except CommandFailed as failure:
+            say(f"could not install them ({failure}): the notebooks cannot run here, the rest of the course can")
+    return notebook_tools(tools_python())
+
+
 # The formatters `course test` checks with, each at one version: another version
 # formats some lines differently, and the check would fail on code nobody changed.
 CLANG_FORMAT = "clang-format-19"

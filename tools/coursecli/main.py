@@ -20,6 +20,7 @@ from . import (
     gradescope,
     labs,
     listing,
+    notebooks,
     pack,
     reset,
     sandbox,
@@ -42,6 +43,7 @@ def _setup_or_fail() -> None:
 def cmd_setup(args: argparse.Namespace) -> int:
     status = environment.setup()
     environment.install_sandbox_tools()  # optional: `course grade` says which isolation it could use
+    environment.install_notebook_tools()  # optional: the labs' notebooks (course notebook NN)
     return status
 
 
@@ -88,6 +90,7 @@ def cmd_test(args: argparse.Namespace) -> int:
     _setup_or_fail()
     environment.install_sandbox_tools()  # so that the grader's sandbox tests run where it can
     environment.install_compile_cache()  # the grading tests then build the course from the cache this build fills
+    environment.install_notebook_tools()  # so that the notebooks' tests run every notebook where pip can run
     folder = build(args.preset)
     results = folder / "results"
     junit, pytest_junit = results / "course-test.xml", results / "course-test-pytest.xml"
@@ -186,6 +189,11 @@ def cmd_run(args: argparse.Namespace) -> int:
 def cmd_check(args: argparse.Namespace) -> int:
     _setup_or_fail()
     return labs.check_lab(args.lab, args.preset, args.solution, args.sanitize, args.python)
+
+
+def cmd_notebook(args: argparse.Namespace) -> int:
+    _setup_or_fail()
+    return notebooks.run_notebook(args.lab, args.preset, args.solution, args.korean)
 
 
 def cmd_list(args: argparse.Namespace) -> int:
@@ -484,6 +492,14 @@ def parser() -> argparse.ArgumentParser:
             action="store_true",
             help="the lab's Python version (cuda-bindings): its tests graded by pytest (check), its program (run)",
         )
+    notebook_verb = verb(
+        "notebook",
+        cmd_notebook,
+        "run lab NN's notebook (labs/NN-topic/python/notebook.py) top to bottom and write it with its outputs",
+    )
+    notebook_verb.add_argument("lab", metavar="NN", help=f"the lab: {lab_choices()}")
+    notebook_verb.add_argument("--solution", action="store_true", help="run it on the reference solution")
+    notebook_verb.add_argument("--korean", action="store_true", help="the Korean notebook (notebook.ko.py)")
     verb("list", cmd_list, "the labs, their points, what of each you have done and your last checked score")
     reset_verb = verb(
         "reset",

@@ -10,7 +10,7 @@ STUDENT_FILES = sorted(
     path
     for tree in ("labs", "solutions")
     for path in (ROOT / tree).glob("*/python/*.py")
-    if not path.name.startswith(("test_", "run_lab", "lab0"))
+    if not path.name.startswith(("test_", "run_lab", "lab0", "notebook"))  # notebook: the lab's, not graded
 )
 
 

@@ -1,0 +1,76 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: py:percent
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # Lab 02: creating streams
+#
+# In lab 01 everything went into one queue, so everything ran in turn. Here you create streams of your
+# own and give each of four independent kernels a stream. Nothing orders work in different streams, so
+# the GPU may run the four kernels at the same time, and on most GPUs it does: the timeline shows four
+# bars stacked on top of each other instead of four in a row. You also destroy the streams you made,
+# and the grader checks that you did.
+#
+# You write `run_in_streams` and `run_in_null_stream` in `streams.py`, the file that `./course check
+# 02 --python` grades. This notebook only reads that file: edit it in any editor, then run the
+# notebook again from the top. Without a GPU, every cell that needs one says so and shows the modelled
+# picture instead.
+
+# %%
+import sys
+from pathlib import Path
+
+# The course's tools/, found from wherever in the course Jupyter started (the notebook's folder, as a rule).
+tools = next(p / "tools" for p in (Path.cwd(), *Path.cwd().parents) if (p / "tools" / "coursecli").is_dir())
+sys.path.insert(0, str(tools))
+from coursecli.lab_notebook import LabNotebook  # noqa: E402
+
+lab = LabNotebook("02")
+
+# %% [markdown]
+# ## Your function
+#
+# As it stands in your file now.
+
+# %%
+lab.show_function("streams", "run_in_streams", "run_in_null_stream")
+
+# %% [markdown]
+# ## The run
+#
+# The graded test's own set-up: four small kernels over one input, your `run_in_streams` with
+# non-blocking streams, recorded. Each stream is a row of the picture.
+
+
+# %%
+def run():
+    from test_lab02 import Streams, non_blocking
+
+    return Streams().record_streams(non_blocking())
+
+
+timeline = lab.record(run)
+lab.show_timeline(timeline)
+
+# %% [markdown]
+# ## The model beside it
+#
+# The course's model of the same work (the module `streamlab`), beneath the recorded timeline.
+
+# %%
+lab.show_model(timeline)
+
+# %% [markdown]
+# ## The verdict
+#
+# `./course check 02 --python`, as you would run it in a terminal: points per test, measured values
+# next to their thresholds, hints. Without a GPU it grades nothing and says so (exit status 77).
+
+# %%
+lab.check()

@@ -1,0 +1,76 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: py:percent
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # Lab 04: asynchronous copies
+#
+# Until now the host waited inside every copy. With `cudaMemcpyAsync` the copy in, the kernel and the
+# copy out are queued into a stream of your own and the calls return at once, so the host gets on with
+# its own work while the device copies and computes. Three batches go through that stream, with device
+# memory from the stream-ordered allocator (`cudaMallocAsync`), and you report whether the device was
+# still busy when control came back. From pageable memory the same call makes the host wait again: the
+# lab shows that too.
+#
+# You write `run_batches` in `async_copies.py`, the file that `./course check 04 --python` grades.
+# This notebook only reads that file: edit it in any editor, then run the notebook again from the top.
+# Without a GPU, every cell that needs one says so and shows the modelled picture instead.
+
+# %%
+import sys
+from pathlib import Path
+
+# The course's tools/, found from wherever in the course Jupyter started (the notebook's folder, as a rule).
+tools = next(p / "tools" for p in (Path.cwd(), *Path.cwd().parents) if (p / "tools" / "coursecli").is_dir())
+sys.path.insert(0, str(tools))
+from coursecli.lab_notebook import LabNotebook  # noqa: E402
+
+lab = LabNotebook("04")
+
+# %% [markdown]
+# ## Your function
+#
+# As it stands in your file now.
+
+# %%
+lab.show_function("async_copies", "run_batches")
+
+# %% [markdown]
+# ## The run
+#
+# The graded test's own set-up: three batches from pinned memory, your `run_batches`, recorded with
+# the host's own work marked beside the GPU's.
+
+
+# %%
+def run():
+    from test_lab04 import pinned_run
+
+    return pinned_run().timeline
+
+
+timeline = lab.record(run)
+lab.show_timeline(timeline)
+
+# %% [markdown]
+# ## The model beside it
+#
+# The course's model of the same work (the module `streamlab`), beneath the recorded timeline.
+
+# %%
+lab.show_model(timeline)
+
+# %% [markdown]
+# ## The verdict
+#
+# `./course check 04 --python`, as you would run it in a terminal: points per test, measured values
+# next to their thresholds, hints. Without a GPU it grades nothing and says so (exit status 77).
+
+# %%
+lab.check()

@@ -1,0 +1,118 @@
+"""The labs' notebooks: labs/NN-topic/python/notebook.py (English) and notebook.ko.py (Korean), Jupytext's
+percent format, so that git shows their changes line by line and they never hold outputs.
+
+`course notebook NN` runs one top to bottom (a kernel of the tools' Python, started in the lab's python/
+folder, as Jupyter would) and writes it with its outputs as a .ipynb under BUILD/notebooks/, to open
+in Jupyter or an editor that reads notebooks, its pictures beside it. The module form is what the verb
+runs with the tools' Python (which has Jupytext, nbclient and ipykernel, from `course setup`):
+
+    python -m coursecli.notebooks labs/05-three-chunks/python/notebook.py -o build/notebooks/lab05.ipynb
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import sys
+from pathlib import Path
+from typing import Any
+
+from . import environment, labs
+from .shell import COURSE_ERROR, FAILING, CommandFailed, run, say
+
+CELL_TIMEOUT_S = 600  # a cell that runs the lab on a GPU, or `course check` building the module
+# `course notebook NN --solution` sets it to 1: the notebook then runs and checks the reference solution.
+SOLUTION_VARIABLE = "STREAMLAB_NOTEBOOK_SOLUTION"
+
+
+def notebook_path(number: str, korean: bool = False) -> Path:
+    """Lab `number`'s notebook, English or Korean."""
+    return labs.lab_folder(number) / "python" / ("notebook.ko.py" if korean else "notebook.py")
+
+
+def execute(notebook: Any, folder: Path, timeout_s: float = CELL_TIMEOUT_S) -> None:
+    """Runs `notebook` (jupytext.read's) top to bottom in a fresh kernel started in `folder`, filling in
+    its outputs in place; nothing is written. A failing cell raises nbclient's CellExecutionError."""
+    import nbclient
+
+    client = nbclient.NotebookClient(
+        notebook, timeout=timeout_s, kernel_name="python3", resources={"metadata": {"path": str(folder)}}
+    )
+    client.execute()
+
+
+def outputs_text(notebook: Any) -> str:
+    """Everything its cells printed or returned as text, in order."""
+    parts = []
+    for cell in notebook.cells:
+        for output in cell.get("outputs", []):
+            parts.append(output.get("text", "") + output.get("data", {}).get("text/plain", ""))
+    return "\n".join(parts)
+
+
+def pictures(notebook: Any) -> list[bytes]:
+    """The PNG pictures its cells drew, in order."""
+    return [
+        base64.b64decode(output["data"]["image/png"])
+        for cell in notebook.cells
+        for output in cell.get("outputs", [])
+        if "image/png" in output.get("data", {})
+    ]
+
+
+def main(argv: list[str]) -> int:
+    """Runs a notebook and writes it with its outputs (and its pictures beside it); the exit status."""
+    import jupytext
+    import nbclient
+    import nbformat
+
+    parser = argparse.ArgumentParser(prog="notebooks", description=__doc__.split("\n")[0])
+    parser.add_argument("notebook", type=Path, help="a lab's notebook.py or notebook.ko.py")
+    parser.add_argument("-o", "--output", type=Path, required=True, help="the .ipynb to write, with outputs")
+    args = parser.parse_args(argv)
+    notebook, status = jupytext.read(args.notebook), 0
+    try:
+        execute(notebook, args.notebook.parent)
+    except nbclient.exceptions.CellExecutionError as error:  # written all the same, up to the failing cell
+        status = FAILING
+        print(f"notebooks: a cell failed: {error.ename}: {error.evalue}", file=sys.stderr)
+    args.output.parent.mkdir(parents=True, exist_ok=True)
+    nbformat.write(notebook, args.output)
+    for stale in args.output.parent.glob(f"{args.output.stem}-[0-9]*.png"):  # an earlier run's pictures
+        stale.unlink()
+    for index, png in enumerate(pictures(notebook), 1):
+        args.output.with_name(f"{args.output.stem}-{index}.png").write_bytes(png)
+    print(f"notebooks: wrote {args.output} and its {len(pictures(notebook))} picture(s) beside it")
+    return status
+
+
+def run_notebook(number: str, preset: str, solution: bool, korean: bool) -> int:
+    """`course notebook NN`: builds the module the notebook imports, runs the notebook, writes it with outputs."""
+    source = notebook_path(number, korean)
+    if not source.is_file():
+        say(f"lab {number} has no notebook ({source})")
+        return COURSE_ERROR
+    if not environment.install_notebook_tools():
+        say("the notebooks need Jupytext, nbclient and ipykernel in .venv: run ./course setup where pip can run")
+        return COURSE_ERROR
+    try:
+        folder = labs.build_python_side(preset)
+    except CommandFailed as failure:
+        say(f"the course's Python module does not build ({failure})")
+        return COURSE_ERROR
+    output = folder / "notebooks" / f"lab{number.zfill(2)}{'-solution' * solution}{'.ko' * korean}.ipynb"
+    output.unlink(missing_ok=True)  # an earlier run's must not pass for this one's
+    env = {
+        **environment.TOOLS_ENV,
+        "STREAMLAB_MODULE_DIR": str(folder / "python"),
+        SOLUTION_VARIABLE: str(int(solution)),
+    }
+    command = [environment.tools_python(), "-m", "coursecli.notebooks", source, "-o", output]
+    status = run(command, check=False, env=env).returncode
+    if output.exists():
+        say(f"the notebook with its outputs: {output} (open it in Jupyter); its pictures beside it")
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
