@@ -18,7 +18,10 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import shlex
+import subprocess
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -34,7 +37,8 @@ REPORTER = "classroom-resources/autograding-grading-reporter@v1"
 DEFAULT_RUNS_ON = ("self-hosted", "gpu")
 STUDENT = "student"  # the one submission of a workflow run, named as in the gradebook
 # Where a run grades: the runner's temporary folder, emptied at the start and end of every job.
-WORK = "${{ runner.temp }}/streamlab"
+RUNNER_TEMP = "${{ runner.temp }}"
+WORK = f"{RUNNER_TEMP}/streamlab"
 BUILD_MINUTES = 10  # the grading step's allowance for compiling and linking the labs, beyond the tests' timeouts
 
 
@@ -71,6 +75,11 @@ class WorkflowSettings:
     runs_on: tuple[str, ...] = DEFAULT_RUNS_ON
     timeout_s: int = DEFAULT_TIMEOUT_S  # per test, as `course grade --timeout`
     python: bool = False
+
+
+def default_course_build(course: Path, python: bool) -> Path:
+    """Where the runner's machine keeps the course build of a track, unless --course-build says otherwise."""
+    return course / ("build-classroom-python" if python else "build-classroom")
 
 
 def _quoted(text: str) -> str:
@@ -188,6 +197,32 @@ def report_result(grades: Path, lab: str, test: str) -> int:
         )
         return NO_GPU_EXIT
     return FAILING
+
+
+def try_workflow(steps: list[GradedStep], settings: WorkflowSettings, repository: Path) -> int:
+    """Runs the workflow's commands here on a repository folder, as the runner runs them: the grading step as a
+    `run:` step (bash -e, this environment), each test's command as the command-grader does (sh, PATH and HOME
+    only). Prints each step's points and the total the reporter would send; 0 when it is full, else 1."""
+    runner_temp = Path(tempfile.mkdtemp(prefix="classroom-try-"))
+    job = {
+        **os.environ,
+        "RUNNER_TEMP": str(runner_temp),
+        "GITHUB_WORKSPACE": str(repository),
+        "GITHUB_STEP_SUMMARY": str(runner_temp / "summary.md"),
+    }
+    if subprocess.run(["bash", "-e", "-c", grade_command(steps, settings)], cwd=repository, env=job).returncode:
+        say(f"the grading step failed: no step below would run (its files: {runner_temp})")
+        return COURSE_ERROR
+    grader_env = {"PATH": os.environ.get("PATH", ""), "HOME": os.environ.get("HOME", str(runner_temp))}
+    earned = 0
+    for step in steps:
+        command = result_command(step, settings).replace(RUNNER_TEMP, str(runner_temp))
+        status = subprocess.run(["sh", "-c", command], cwd=repository, env=grader_env).returncode
+        earned += step.points if status == 0 else 0
+        say(f"{step.step_id}: exit status {status}, {step.points if status == 0 else 0}/{step.points} points")
+    total = sum(step.points for step in steps)
+    say(f"Points {earned}/{total} (what the reporter sends to Classroom); the grade and its report: {runner_temp}")
+    return 0 if earned == total else FAILING
 
 
 def build_course(numbers: list[str] | None, settings: WorkflowSettings) -> int:

@@ -403,10 +403,12 @@ def cmd_classroom(args: argparse.Namespace) -> int:
     if args.output.is_dir():
         say(f"-o {args.output} is a folder: give the workflow file to write, e.g. -o .github/workflows/classroom.yml")
         return COURSE_ERROR
-    default_build = "build-classroom-python" if args.python else "build-classroom"
+    if args.try_repository and not args.try_repository.is_dir():
+        say(f"--try {args.try_repository}: give the folder of a student's repository (a checkout or a copy)")
+        return COURSE_ERROR
     settings = classroom.WorkflowSettings(
         course=args.course,
-        course_build=args.course_build or args.course / default_build,
+        course_build=args.course_build or classroom.default_course_build(args.course, args.python),
         runs_on=tuple(args.runs_on),
         timeout_s=args.timeout,
         python=args.python,
@@ -425,6 +427,8 @@ def cmd_classroom(args: argparse.Namespace) -> int:
         f"wrote {args.output}: {len(steps)} graded tests, {points} points, runs on a runner labelled "
         f"{', '.join(args.runs_on)}; the course at {settings.course} grades, linking with {settings.course_build}"
     )
+    if args.try_repository:
+        return classroom.try_workflow(steps, settings, args.try_repository.resolve())
     return 0
 
 
@@ -728,6 +732,14 @@ def parser() -> argparse.ArgumentParser:
     )
     room.add_argument(
         "--timeout", type=positive_int, default=batch.DEFAULT_TIMEOUT_S, help="seconds per test (default: %(default)s)"
+    )
+    room.add_argument(
+        "--try",
+        dest="try_repository",
+        type=Path,
+        metavar="REPO",
+        help="then run the workflow's commands here on the folder of a student's repository, as the runner "
+        "would, and print the points Classroom would get",
     )
     # What the workflow's test steps run (classroom.py writes them); not for typing.
     room.add_argument("--result", nargs=2, metavar=("NN", "TEST"), help=argparse.SUPPRESS)

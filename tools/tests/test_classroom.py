@@ -2,7 +2,7 @@
 points), checked by actionlint, and its steps' commands run as a self-hosted runner runs them, on a copy of a
 student's repository, on a machine without a GPU."""
 
-import os
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -19,7 +19,6 @@ yaml = pytest.importorskip("yaml", reason="PyYAML reads the workflow back: `cour
 
 LAB = "01-null-stream"
 JOB = "run-autograding-tests"
-RUNNER_TEMP = "${{ runner.temp }}"  # the one expression the workflow's commands hold
 
 
 def write_workflow(path: Path, *options: str) -> dict:
@@ -50,8 +49,15 @@ def test_a_step_per_graded_test_worth_its_points_and_a_reporter_that_sums_them(t
     assert job["steps"].index(grading) < job["steps"].index(steps[0])
     assert "/opt/streamlab/course grade " in grading["run"] and '"$GITHUB_WORKSPACE"' in grading["run"]
     assert ("--python" in grading["run"]) == python
+    # The commands `course classroom --try` runs are the workflow's, and no other expression is in them.
+    course = Path("/opt/streamlab")
+    settings = classroom.WorkflowSettings(course, classroom.default_course_build(course, python), python=python)
+    ours = classroom.graded_steps(["01", "02"], python)
+    assert grading["run"].strip() == classroom.grade_command(ours, settings)
+    assert [step["with"]["command"] for step in steps] == [classroom.result_command(o, settings) for o in ours]
     for step in steps:
         assert step["with"]["command"].startswith("/opt/streamlab/course classroom --result ")
+        assert "${{" not in step["with"]["command"].replace(classroom.RUNNER_TEMP, "")
     reporter = job["steps"][-1]
     assert reporter["uses"] == classroom.REPORTER
     ids = [step["id"] for step in steps]
@@ -111,37 +117,16 @@ def test_a_test_step_exits_0_when_passed_1_when_failed_77_when_not_graded(tmp_pa
     assert classroom.report_result(grades, "01", "A.Failed") == 2
 
 
-def run_like_the_runner(workflow: dict, workspace: Path, runner_temp: Path) -> tuple[subprocess.CompletedProcess, list]:
-    """Runs the grading step as a `run:` step (bash -e, the job's environment, no GPU) and each test step's
-    command as the command-grader runs it (sh, with PATH and HOME only), both in the checked-out repository."""
-    steps = workflow["jobs"][JOB]["steps"]
-    script = next(step["run"] for step in steps if "run" in step)
-    job_env = {
-        "PATH": os.environ["PATH"],
-        "HOME": os.environ.get("HOME", str(runner_temp)),
-        "RUNNER_TEMP": str(runner_temp),
-        "GITHUB_WORKSPACE": str(workspace),
-        "GITHUB_STEP_SUMMARY": str(runner_temp / "summary.md"),
-        "CUDA_VISIBLE_DEVICES": "",  # no GPU, even on a machine with one
-    }
-    graded = subprocess.run(["bash", "-e", "-c", script], cwd=workspace, env=job_env, capture_output=True, text=True)
-    results = []
-    for step in graders(workflow):
-        command = step["with"]["command"]
-        assert "${{" not in command.replace(RUNNER_TEMP, "")  # no expression the runner would fill in differently
-        command = command.replace(RUNNER_TEMP, str(runner_temp))
-        env = {"PATH": os.environ["PATH"], "HOME": job_env["HOME"]}
-        results.append(subprocess.run(["sh", "-c", command], cwd=workspace, env=env, capture_output=True, text=True))
-    return graded, results
-
-
 @pytest.mark.skipif(
     shutil.which("cmake") is None or environment.find_nvcc() is None, reason="needs cmake and nvcc to build submissions"
 )
 @pytest.mark.parametrize(("work", "status", "says"), [("starter", 77, "not graded"), ("broken", 1, "failed")])
-def test_the_steps_grade_a_student_repository_with_the_trusted_course(tmp_path, graded_course, work, status, says):
+def test_the_steps_grade_a_student_repository_with_the_trusted_course(
+    tmp_path, graded_course, monkeypatch, capfd, work, status, says
+):
     """Without a GPU the starter's tests are not graded (77, never a pass); a lab that does not compile fails (1).
-    The student's own copy of the course, edited to pass everything, is never run."""
+    The student's own copy of the course, edited to pass everything, is never run. `course classroom --try` runs
+    the workflow's commands (test_a_step_per_graded_test... holds them to the workflow's)."""
     course, build = graded_course
     workspace = tmp_path / "workspace"
     shutil.copytree(course / "labs" / LAB, workspace / "labs" / LAB)
@@ -151,21 +136,19 @@ def test_the_steps_grade_a_student_repository_with_the_trusted_course(tmp_path, 
     forged = workspace / "course"
     forged.write_text("#!/bin/sh\necho passed\nexit 0\n")
     forged.chmod(0o755)
-    workflow = write_workflow(
-        workspace / ".github" / "workflows" / "classroom.yml",
-        "--labs",
-        "01",
-        "--course",
-        str(course),
-        "--course-build",
-        str(build),
-    )
-    runner_temp = tmp_path / "runner-temp"
-    runner_temp.mkdir()
-    graded, results = run_like_the_runner(workflow, workspace, runner_temp)
-    assert graded.returncode == 0, graded.stdout + graded.stderr
-    assert says in (runner_temp / "summary.md").read_text()  # the student's report, on the run's page
-    assert len(results) == len(graders(workflow)) > 0
-    for result in results:
-        assert result.returncode == status, result.stdout + result.stderr
-        assert says in result.stdout
+    options = ["classroom", "-o", str(workspace / ".github" / "workflows" / "classroom.yml"), "--labs", "01"]
+    options += ["--course", str(course), "--course-build", str(build)]
+    assert main(options) == 0
+    workflow = yaml.safe_load((workspace / ".github" / "workflows" / "classroom.yml").read_text())
+    # Runs the workflow's commands as the runner would (the grading step with this environment, without a GPU
+    # even on a machine with one; each test's command as the command-grader runs it) and reports the points.
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "")
+    assert main([*options, "--try", str(workspace)]) == 1
+    out = capfd.readouterr().out
+    steps = graders(workflow)
+    statuses = re.findall(r"^course: lab01test\d+: exit status (\d+), 0/\d+ points$", out, re.M)
+    assert statuses == [str(status)] * len(steps) and steps
+    assert len(re.findall(rf"^course: lab01 \S+: {says}, ", out, re.M)) == len(steps)  # each step's own words
+    assert f"course: Points 0/{sum(step['with']['max-score'] for step in steps)} " in out
+    summary = Path(re.search(r"the grade and its report: (\S+)", out)[1]) / "summary.md"
+    assert says in summary.read_text()  # the student's report, on the run's page
