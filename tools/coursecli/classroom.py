@@ -12,6 +12,7 @@ one command-grader step worth its points, whose command only reads that grade's 
 test (`course classroom --result`): exit 0 when it passed, 1 when it failed, and 77 when it was not
 graded (no GPU on the runner). The command-grader knows only pass and fail, so a test that was not
 graded shows as 0 points; its log and the run's summary (the student's report.md) say "not graded".
+`course classroom --try REPO` runs the same commands here, as the runner runs them (try_workflow).
 """
 
 from __future__ import annotations
