@@ -5,6 +5,7 @@ student's repository, on a machine without a GPU."""
 import re
 import shutil
 import subprocess
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -120,6 +121,7 @@ def test_a_test_step_exits_0_when_passed_1_when_failed_77_when_not_graded(tmp_pa
 @pytest.mark.skipif(
     shutil.which("cmake") is None or environment.find_nvcc() is None, reason="needs cmake and nvcc to build submissions"
 )
+@pytest.mark.builds
 @pytest.mark.parametrize(("work", "status", "says"), [("starter", 77, "not graded"), ("broken", 1, "failed")])
 def test_the_steps_grade_a_student_repository_with_the_trusted_course(
     tmp_path, graded_course, monkeypatch, capfd, work, status, says
@@ -143,6 +145,7 @@ def test_the_steps_grade_a_student_repository_with_the_trusted_course(
     # Runs the workflow's commands as the runner would (the grading step with this environment, without a GPU
     # even on a machine with one; each test's command as the command-grader runs it) and reports the points.
     monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "")
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # where --try keeps the runner's temporary folder
     assert main([*options, "--try", str(workspace)]) == 1
     out = capfd.readouterr().out
     steps = graders(workflow)
