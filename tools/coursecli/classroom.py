@@ -215,14 +215,18 @@ def try_workflow(steps: list[GradedStep], settings: WorkflowSettings, repository
         say(f"the grading step failed: no step below would run (its files: {runner_temp})")
         return COURSE_ERROR
     grader_env = {"PATH": os.environ.get("PATH", ""), "HOME": os.environ.get("HOME", str(runner_temp))}
-    earned = 0
+    earned = not_graded = 0
     for step in steps:
         command = result_command(step, settings).replace(RUNNER_TEMP, str(runner_temp))
         status = subprocess.run(["sh", "-c", command], cwd=repository, env=grader_env).returncode
         earned += step.points if status == 0 else 0
+        not_graded += step.points if status == NO_GPU_EXIT else 0
         say(f"{step.step_id}: exit status {status}, {step.points if status == 0 else 0}/{step.points} points")
     total = sum(step.points for step in steps)
-    say(f"Points {earned}/{total} (what the reporter sends to Classroom); the grade and its report: {runner_temp}")
+    say(
+        f"Points {earned}/{total} (what the reporter sends to Classroom; {not_graded} of them not graded); "
+        f"the grade and its report: {runner_temp}"
+    )
     return 0 if earned == total else FAILING
 
 

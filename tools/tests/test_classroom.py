@@ -152,6 +152,7 @@ def test_the_steps_grade_a_student_repository_with_the_trusted_course(
     statuses = re.findall(r"^course: lab01test\d+: exit status (\d+), 0/\d+ points$", out, re.M)
     assert statuses == [str(status)] * len(steps) and steps
     assert len(re.findall(rf"^course: lab01 \S+: {says}, ", out, re.M)) == len(steps)  # each step's own words
-    assert f"course: Points 0/{sum(step['with']['max-score'] for step in steps)} " in out
+    points = sum(step["with"]["max-score"] for step in steps)
+    assert f"course: Points 0/{points} (what the reporter sends to Classroom; {points * (status == 77)} of" in out
     summary = Path(re.search(r"the grade and its report: (\S+)", out)[1]) / "summary.md"
     assert says in summary.read_text()  # the student's report, on the run's page
