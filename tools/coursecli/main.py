@@ -13,6 +13,7 @@ from pathlib import Path
 from . import (
     batch,
     bench,
+    classroom,
     demo,
     docs,
     environment,
@@ -137,6 +138,7 @@ def cmd_test(args: argparse.Namespace) -> int:
     if not docs.docs_step(args.preset):
         failures.append("API docs")
     steps.next("Python tests (pytest)")
+    environment.install_workflow_check_tools()  # tools/tests/test_classroom.py checks the classroom workflow
     # On every core, one test at a time to each process (conftest.py puts the long tests that build first, and
     # --maxschedchunk 1 keeps them from being queued together on one process).
     parallel = (
@@ -395,6 +397,51 @@ def cmd_gradescope(args: argparse.Namespace) -> int:
         args.output, labs, args.timeout, args.cuda_version, python=args.python, cuda_arch=args.cuda_arch
     )
     say(f"wrote {args.output} ({len(names)} files): upload it as the autograder of a Gradescope assignment")
+    return 0
+
+
+def cmd_classroom(args: argparse.Namespace) -> int:
+    if args.result:
+        if args.grades is None:
+            say("--result needs --grades DIR, the grading step's output folder")
+            return COURSE_ERROR
+        return classroom.report_result(args.grades, args.result[0].zfill(2), args.result[1])
+    if not args.course.is_absolute():
+        say(f"--course {args.course}: give the course's absolute path on the runner's machine, e.g. /opt/streamlab")
+        return COURSE_ERROR
+    bad = [label for label in args.runs_on if not re.fullmatch(r"[A-Za-z0-9._-]+", label)]
+    if bad:
+        say(f"--runs-on {bad[0]!r}: a runner label is letters, digits, '.', '_' and '-' (e.g. self-hosted gpu)")
+        return COURSE_ERROR
+    if args.output.is_dir():
+        say(f"-o {args.output} is a folder: give the workflow file to write, e.g. -o .github/workflows/classroom.yml")
+        return COURSE_ERROR
+    if args.try_repository and not args.try_repository.is_dir():
+        say(f"--try {args.try_repository}: give the folder of a student's repository (a checkout or a copy)")
+        return COURSE_ERROR
+    settings = classroom.WorkflowSettings(
+        course=args.course,
+        course_build=args.course_build or classroom.default_course_build(args.course, args.python),
+        runs_on=tuple(args.runs_on),
+        timeout_s=args.timeout,
+        python=args.python,
+    )
+    steps = classroom.graded_steps(args.labs, args.python)
+    if args.build_course:
+        if not (args.course / "course").is_file():
+            say(f"--build-course builds the course at --course {args.course}, and there is none there")
+            return COURSE_ERROR
+        if classroom.build_course(args.labs, settings) != 0:
+            return COURSE_ERROR
+    args.output.parent.mkdir(parents=True, exist_ok=True)
+    args.output.write_text(classroom.workflow_text(steps, settings))
+    points = sum(step.points for step in steps)
+    say(
+        f"wrote {args.output}: {len(steps)} graded tests, {points} points, runs on a runner labelled "
+        f"{', '.join(args.runs_on)}; the course at {settings.course} grades, linking with {settings.course_build}"
+    )
+    if args.try_repository:
+        return classroom.try_workflow(steps, settings, args.try_repository.resolve())
     return 0
 
 
@@ -661,6 +708,63 @@ def parser() -> argparse.ArgumentParser:
         help="the runners' GPU architectures, as CMAKE_CUDA_ARCHITECTURES: setup.sh builds the course for them "
         "once, and each submission is compiled for them (default: %(default)s, Hopper; e.g. '80;90')",
     )
+    room = verb(
+        "classroom",
+        cmd_classroom,
+        "write GitHub Classroom's autograding workflow for chosen labs, graded by this course on a self-hosted "
+        "GPU runner (README: GitHub Classroom)",
+        preset=False,
+    )
+    room.add_argument(
+        "-o",
+        "--output",
+        type=Path,
+        default=Path(".github/workflows/classroom.yml"),
+        help="the workflow file to write (default: %(default)s)",
+    )
+    room.add_argument("--labs", nargs="+", metavar="NN", help="labs to grade (default: all)")
+    room.add_argument("--python", action="store_true", help="grade the labs' Python versions (course grade --python)")
+    room.add_argument(
+        "--course",
+        type=Path,
+        default=ROOT,
+        help="the instructor's checkout of the course on the runner's machine, which grades (default: this one, "
+        "%(default)s)",
+    )
+    room.add_argument(
+        "--course-build",
+        type=Path,
+        metavar="DIR",
+        help="the course build there that every run links with (default: COURSE/build-classroom, "
+        "or build-classroom-python)",
+    )
+    room.add_argument(
+        "--build-course",
+        action="store_true",
+        help="also build the course there for these labs, once (run it on the runner's machine, again after "
+        "updating the course)",
+    )
+    room.add_argument(
+        "--runs-on",
+        nargs="+",
+        default=list(classroom.DEFAULT_RUNS_ON),
+        metavar="LABEL",
+        help="the self-hosted GPU runner's labels (default: %(default)s)",
+    )
+    room.add_argument(
+        "--timeout", type=positive_int, default=batch.DEFAULT_TIMEOUT_S, help="seconds per test (default: %(default)s)"
+    )
+    room.add_argument(
+        "--try",
+        dest="try_repository",
+        type=Path,
+        metavar="REPO",
+        help="then run the workflow's commands here on the folder of a student's repository, as the runner "
+        "would, and print the points Classroom would get",
+    )
+    # What the workflow's test steps run (classroom.py writes them); not for typing.
+    room.add_argument("--result", nargs=2, metavar=("NN", "TEST"), help=argparse.SUPPRESS)
+    room.add_argument("--grades", type=Path, help=argparse.SUPPRESS)
     return top
 
 

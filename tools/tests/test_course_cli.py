@@ -240,10 +240,11 @@ def test_course_test_numbers_its_steps_runs_pytest_after_the_docs_and_ends_with_
     monkeypatch.setattr(course_main.docs, "docs_step", lambda preset: order.append("docs") or True)
     monkeypatch.setattr(course_main.formatting, "format_step", lambda: order.append("formatting") or True)
     monkeypatch.setattr(environment, "tools_python", lambda: sys.executable)
+    monkeypatch.setattr(environment, "install_workflow_check_tools", lambda: order.append("actionlint"))
     status, out, _ = course(capsys, "test", "--preset", "ci")
     assert status == 0
     # Doxygen installed before its tests
-    assert order == ["ctest", "check_labs", "formatting", "slides", "docs", "pytest"]
+    assert order == ["ctest", "check_labs", "formatting", "slides", "docs", "actionlint", "pytest"]
     steps = [line for line in out.splitlines() if line.startswith("course: step ")]
     assert steps == [
         "course: step 1/7: setup and build",
