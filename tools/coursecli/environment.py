@@ -157,7 +157,7 @@ def install_compile_cache() -> list[Requirement]:
     return install_optional("compiling each unchanged file once", compile_cache_requirements)
 
 
-def parallel_pytest(python: str) -> bool:
+def install_parallel_pytest(python: str) -> bool:
     """Whether `python` runs pytest's tests on several processes at once (pytest-xdist). `course test`
     installs it into .venv where pip can run, and runs the tests one after another without it."""
     if (VENV / "bin" / "python").exists() and not _probe(python, "import xdist"):

@@ -143,7 +143,7 @@ def cmd_test(args: argparse.Namespace) -> int:
     # --maxschedchunk 1 keeps them from being queued together on one process).
     parallel = (
         ["-n", str(labs.cpu_count()), "--maxschedchunk", "1"]
-        if labs.cpu_count() > 1 and environment.parallel_pytest(python)
+        if labs.cpu_count() > 1 and environment.install_parallel_pytest(python)
         else []
     )
     pytest = run(
