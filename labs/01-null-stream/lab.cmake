@@ -6,8 +6,8 @@ streamlab_add_lab(
   STUDENT_SOURCES null_stream.cu
   # Your prediction for Task 2, read by BarrierDemo.YourPredictionMatchesTheTimeline; never compiled.
   ANSWER_FILES prediction.txt
-  PROGRAM run_lab01.cu
-  TEST_SOURCE test_lab01.cu
+  PROGRAM run_lab01.cpp
+  TEST_SOURCE test_lab01.cpp
   TESTS
     SerialRun.ResultMatchesCpuReference                gpu 2
     SerialRun.EveryOpInTheNullStream                   gpu 2

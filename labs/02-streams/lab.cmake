@@ -6,8 +6,8 @@ streamlab_add_lab(
   STUDENT_SOURCES streams.cu
   # Your prediction for Task 1, read by Streams.YourPredictionMatchesTheTimeline; never compiled.
   ANSWER_FILES prediction.txt
-  PROGRAM run_lab02.cu
-  TEST_SOURCE test_lab02.cu
+  PROGRAM run_lab02.cpp
+  TEST_SOURCE test_lab02.cpp
   TESTS
     Streams.ResultsMatchCpuReference              gpu 2
     Streams.KernelsRunInDistinctCreatedStreams    gpu 3

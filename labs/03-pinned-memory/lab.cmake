@@ -6,8 +6,8 @@ streamlab_add_lab(
   STUDENT_SOURCES pinned_memory.cu
   # Your prediction, read by Bandwidth.YourPredictionMatchesTheTimeline; never compiled.
   ANSWER_FILES prediction.txt
-  PROGRAM run_lab03.cu
-  TEST_SOURCE test_lab03.cu
+  PROGRAM run_lab03.cpp
+  TEST_SOURCE test_lab03.cpp
   TESTS
     PinnedCopies.MallocHostCopiesArePinned       gpu 2
     PinnedCopies.HostAllocCopiesArePinned        gpu 2

@@ -6,8 +6,8 @@ streamlab_add_lab(
   STUDENT_SOURCES async_copies.cu
   # Your prediction, read by PageableMemory.YourPredictionMatchesTheTimeline; never compiled.
   ANSWER_FILES prediction.txt
-  PROGRAM run_lab04.cu
-  TEST_SOURCE test_lab04.cu
+  PROGRAM run_lab04.cpp
+  TEST_SOURCE test_lab04.cpp
   TESTS
     Batches.ResultsMatchCpuReference                    gpu 2
     Batches.AllOpsInOneCreatedStream                    gpu 2

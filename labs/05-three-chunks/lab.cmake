@@ -6,8 +6,8 @@ streamlab_add_lab(
   STUDENT_SOURCES three_chunks.cu
   # Your predicted speedup, read by ThreeChunks.YourPredictionMatchesTheTimeline; never compiled.
   ANSWER_FILES prediction.txt
-  PROGRAM run_lab05.cu
-  TEST_SOURCE test_lab05.cu
+  PROGRAM run_lab05.cpp
+  TEST_SOURCE test_lab05.cpp
   TESTS
     ThreeChunks.ResultsMatchCpuReference          gpu 2
     ThreeChunks.EachChunkRunsInItsOwnStream       gpu 2

@@ -4,8 +4,8 @@ streamlab_add_lab(
   NUMBER 06
   TOPIC many-chunks
   STUDENT_SOURCES many_chunks.cu
-  PROGRAM run_lab06.cu
-  TEST_SOURCE test_lab06.cu
+  PROGRAM run_lab06.cpp
+  TEST_SOURCE test_lab06.cpp
   # The course's side of the lab (objects of its own, never the student's library):
   # the host that produces and consumes the data and times each fill and drain on
   # CUPTI's clock (host_side), and the questions the grader asks of those records

@@ -4,8 +4,8 @@ streamlab_add_lab(
   NUMBER 07
   TOPIC dependencies-and-graphs
   STUDENT_SOURCES dependencies.cu
-  PROGRAM run_lab07.cu
-  TEST_SOURCE test_lab07.cu
+  PROGRAM run_lab07.cpp
+  TEST_SOURCE test_lab07.cpp
   # The course's side of the lab (the consumer, and Task 4's background and urgent
   # kernels, which time themselves on the timeline's clock): objects of their own,
   # never the student's library.

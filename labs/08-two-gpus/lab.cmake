@@ -6,8 +6,8 @@ streamlab_add_lab(
   TOPIC two-gpus
   GPUS 2
   STUDENT_SOURCES two_gpus.cu
-  PROGRAM run_lab08.cu
-  TEST_SOURCE test_lab08.cu
+  PROGRAM run_lab08.cpp
+  TEST_SOURCE test_lab08.cpp
   # The course's side of the lab (the memory it hands your code: host memory from
   # your allocate_portable, each GPU's device buffers) and the grader's questions
   # about the records (two_gpu_timeline): objects of their own, never the

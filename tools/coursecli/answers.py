@@ -100,7 +100,7 @@ def _speedup(value: str) -> str:
     return f"must be a number such as 1.5 (or 1.5x), not `{value}`"
 
 
-# Each lab's questions and the form its prediction test needs (labs/NN-topic/test_labNN.cu).
+# Each lab's questions and the form its prediction test needs (labs/NN-topic/test_labNN.cpp).
 ANSWER_FORMS: dict[str, dict[str, Callable[[str], str]]] = {
     "01": {"blocking": _order("ABC"), "nonblocking": _order("ABC")},
     "02": {"last_stream_idle_when_polled": _yes_or_no, "first_stream_idle_after_sync": _yes_or_no},

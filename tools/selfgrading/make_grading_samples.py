@@ -255,7 +255,7 @@ def make_samples(out: Path) -> list[str]:
     write_folder(out / "segfault", crash)
 
     edited = student_files("starter")
-    edited["labs/01-null-stream/test_lab01.cu"] = ALWAYS_PASSING_TEST
+    edited["labs/01-null-stream/test_lab01.cpp"] = ALWAYS_PASSING_TEST
     write_folder(out / "edits-a-test", edited)
 
     from .isolation_samples import make_isolation_samples  # it needs this module's helpers above

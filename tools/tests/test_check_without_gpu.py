@@ -129,7 +129,7 @@ def test_each_labs_questions_are_the_templates_and_its_solution_answers_all(lab)
     unanswered = answers.answer_problems(lab.name[:2], "prediction.txt", lab / "prediction.txt")
     assert unanswered == [f"prediction.txt: `{key}:` is not answered yet (still `?`)" for key in template]
     for key in template:  # the keys the lab's graded test reads
-        assert f'"{key}"' in next(lab.glob("test_lab*.cu")).read_text(), key
+        assert f'"{key}"' in next(lab.glob("test_lab*.cpp")).read_text(), key
 
 
 @pytest.mark.parametrize(
@@ -160,7 +160,7 @@ def test_the_form_messages_are_the_graded_tests_own():
     for lab, key in (("02", "last_stream_idle_when_polled"), ("04", "pinned"), ("05", "speedup")):
         message = answers.ANSWER_FORMS[lab][key]("maybe")
         words = message[: message.index("not `") + len("not `")]
-        assert words in next((ROOT / "labs").glob(f"{lab}-*/test_lab{lab}.cu")).read_text(), words
+        assert words in next((ROOT / "labs").glob(f"{lab}-*/test_lab{lab}.cpp")).read_text(), words
 
 
 def test_a_missing_answer_file_is_named(tmp_path):

@@ -120,7 +120,7 @@ def test_every_no_gpu_message_starts_the_same_way(monkeypatch):
     sources = {  # the C++ side's wording is grader_words.hpp's kSkipNoGpu (test_grader_words.py)
         "common/support/include/streamlab/testing.hpp": "words::kSkipNoGpu + sl_presence.reason",
         "common/support/src/lab_program.cpp": "words::kSkipNoGpu, presence.reason",
-        "programs/demo.cu": "streamlab::words::kSkipNoGpu, presence.reason",
+        "programs/demo.cpp": "streamlab::words::kSkipNoGpu, presence.reason",
         "common/tests/trace_program_test.py": 'print("SKIPPED: no GPU: nvidia-smi lists none")',
     }
     for path, wording in sources.items():

@@ -68,7 +68,7 @@ def test_a_compiling_and_a_broken_submission(tmp_path, graded_course, grade_with
     good.mkdir(parents=True)
     bad.mkdir(parents=True)
     (good / SOURCE).write_text(starter)
-    (good / "test_lab01.cu").write_text("TEST(A, B) {}\n")  # an edited test: ignored
+    (good / "test_lab01.cpp").write_text("TEST(A, B) {}\n")  # an edited test: ignored
     (bad / SOURCE).write_text(starter + "\nthis is not C++;\n")
     out = tmp_path / "out"
     hostile = tmp_path / "subs" / "hostile" / LAB
@@ -94,7 +94,7 @@ def test_a_compiling_and_a_broken_submission(tmp_path, graded_course, grade_with
     assert not lab.problem and lab.tests
     assert all(t.status == NOT_GRADED and t.reason == NO_GPU for t in lab.tests)
     assert compiles.possible == 0 and compiles.not_graded == sum(t.points for t in lab.tests)
-    assert any("test_lab01.cu: edited course file" in line for line in compiles.ignored)
+    assert any("test_lab01.cpp: edited course file" in line for line in compiles.ignored)
 
     rows = {row["student"]: row for row in csv.DictReader((out / "gradebook.csv").open())}
     assert rows["broken"]["lab01"] == "0" and "does not compile" in rows["broken"]["notes"]

@@ -18,7 +18,7 @@ from coursecli.submissions import (
 
 LAB_CMAKE = (
     "streamlab_add_lab(NUMBER 09 TOPIC demo STUDENT_SOURCES work.cu more.cu PROGRAM run.cu "
-    "TEST_SOURCE test_lab09.cu TESTS A.B gpu 1)\n"
+    "TEST_SOURCE test_lab09.cpp TESTS A.B gpu 1)\n"
 )
 
 
@@ -31,7 +31,7 @@ def course(tmp_path) -> Path:
     (lab / "lab.cmake").write_text(LAB_CMAKE)
     (lab / "work.cu").write_text("starter work\n")
     (lab / "more.cu").write_text("starter more\n")
-    (lab / "test_lab09.cu").write_text("the course's test\n")
+    (lab / "test_lab09.cpp").write_text("the course's test\n")
     (root / "README.md").write_text("course readme\n")
     return root
 
@@ -59,16 +59,16 @@ def test_course_labs_come_from_lab_cmake(course):
 def test_a_repository_copy_in_a_folder(course, tmp_path):
     files = {f"repo/labs/09-demo/{n}": t for n, t in STUDENT.items()}
     files["repo/README.md"] = "course readme\n"  # unchanged course file: not reported
-    files["repo/labs/09-demo/test_lab09.cu"] = "all pass\n"  # edited test: reported
+    files["repo/labs/09-demo/test_lab09.cpp"] = "all pass\n"  # edited test: reported
     files["repo/notes.txt"] = "mine\n"  # extra file: reported
     files["repo/solutions/09-demo/work.cu"] = "copied\n"  # never taken from solutions/
     result = intake(make_folder(tmp_path / "ada", files), course)
     assert result.taken == {"09": {"work.cu": b"my work\n", "more.cu": b"my more\n"}}
     assert result.missing == {}
-    assert "repo/labs/09-demo/test_lab09.cu" in result.edited_course_files
+    assert "repo/labs/09-demo/test_lab09.cpp" in result.edited_course_files
     assert result.unchanged_course_files == 1
     summary = "\n".join(result.ignored_summary())
-    assert "test_lab09.cu: edited course file, ignored" in summary
+    assert "test_lab09.cpp: edited course file, ignored" in summary
     assert "repo/notes.txt" in summary and "repo/solutions/09-demo/work.cu" in summary
 
 
@@ -173,7 +173,7 @@ def test_a_tar_gz_of_many_members_is_read_in_one_pass(course, tmp_path, monkeypa
     archive = tmp_path / "many.tar.gz"
     with tarfile.open(archive, "w:gz") as tarred:
         for i in range(2000):
-            name = "labs/09-demo/work.cu" if i == 1999 else f"copy{i}/labs/09-demo/test_lab09.cu"
+            name = "labs/09-demo/work.cu" if i == 1999 else f"copy{i}/labs/09-demo/test_lab09.cpp"
             data = b"my work\n" if i == 1999 else b"the course's test\n"
             info = tarfile.TarInfo(name)
             info.size = len(data)

@@ -212,4 +212,4 @@ def test_the_skip_for_too_few_gpus_is_worded_as_the_grader_reads_it():
 
     assert NEEDS_GPUS in GRADER_SKIPS
     assert "return words::kSkipNeedsGpus + count" in (ROOT / "common/support/src/testing.cpp").read_text()
-    assert "SL_REQUIRE_GPUS(2);" in (ROOT / "labs/08-two-gpus/test_lab08.cu").read_text()
+    assert "SL_REQUIRE_GPUS(2);" in (ROOT / "labs/08-two-gpus/test_lab08.cpp").read_text()

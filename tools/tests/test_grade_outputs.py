@@ -45,7 +45,7 @@ def sample_grades() -> list[SubmissionGrade]:
     ada = SubmissionGrade(
         "ada",
         [lab01, lab02],
-        ignored=["labs/01-null-stream/test_lab01.cu: edited course file, ignored (the course's own copy is used)"],
+        ignored=["labs/01-null-stream/test_lab01.cpp: edited course file, ignored (the course's own copy is used)"],
     )
     nogpu = SubmissionGrade(
         "bob",
@@ -78,7 +78,7 @@ def test_report_shows_points_measures_reasons_pictures_and_ignored_files():
     assert "timed out after 30 s<br>hint: use streams" in report
     assert "![timeline of lab 01: lab01.png](lab01.png)" in report
     assert "**does not compile**" in report and "expected a ';'" in report
-    assert "test_lab01.cu: edited course file" in report
+    assert "test_lab01.cpp: edited course file" in report
     assert "not graded (no GPU)" in report_markdown(sample_grades()[1])
 
 
