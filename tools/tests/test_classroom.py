@@ -1,5 +1,5 @@
 """`course classroom`: the GitHub Classroom workflow it writes (a step per graded test, worth its lab.cmake
-points), checked by actionlint, and its steps' commands run as a self-hosted runner runs them, on a copy of a
+points), checked against GitHub's schema of workflow files and by actionlint where it is installed, and its steps' commands run as a self-hosted runner runs them, on a copy of a
 student's repository, on a machine without a GPU."""
 
 import re
@@ -95,6 +95,26 @@ def test_actionlint_accepts_the_workflow_and_would_catch_a_broken_one(tmp_path):
     broken = tmp_path / "broken.yml"
     broken.write_text(workflow.read_text().replace("steps.lab01test1.outputs", "steps.nosuchstep.outputs"))
     assert lint(broken).returncode != 0
+
+
+def test_githubs_workflow_schema_accepts_the_workflow_and_refuses_a_broken_one(tmp_path):
+    validator = environment.check_jsonschema()
+    if validator is None:
+        pytest.skip(
+            "check-jsonschema is not installed: `course test` installs it into .venv from PyPI, and it could not here"
+        )
+    workflow = tmp_path / "classroom.yml"
+    write_workflow(workflow, "--labs", "01", "05", "--course", "/opt/streamlab")
+
+    def validate(path: Path) -> subprocess.CompletedProcess:
+        command = [validator, "--builtin-schema", "vendor.github-workflows", path]
+        return subprocess.run(command, capture_output=True, text=True)
+
+    validated = validate(workflow)
+    assert validated.returncode == 0, validated.stdout + validated.stderr
+    broken = tmp_path / "broken.yml"  # a job that says nowhere where it runs
+    broken.write_text("".join(line for line in workflow.read_text().splitlines(True) if "runs-on" not in line))
+    assert validate(broken).returncode != 0
 
 
 def test_a_test_step_exits_0_when_passed_1_when_failed_77_when_not_graded(tmp_path, capsys):
