@@ -1,6 +1,7 @@
 """`course classroom`: the GitHub Classroom workflow it writes (a step per graded test, worth its lab.cmake
-points), checked against GitHub's schema of workflow files and by actionlint where it is installed, and its steps' commands run as a self-hosted runner runs them, on a copy of a
-student's repository, on a machine without a GPU."""
+points), checked against GitHub's schema of workflow files and by actionlint where it is installed, and its
+steps' commands run as a self-hosted runner runs them, on a copy of a student's repository, on a machine
+without a GPU."""
 
 import re
 import shutil
