@@ -4,9 +4,11 @@
 // copy. Each run is set against the serial run of the same work (the host fills
 // everything, then the copy in, the kernel and the copy out, then the host drains
 // everything), run a moment before; against the bound (the busiest unit's total,
-// the host's fills and drains as one unit); and against the model (ring_timeline.hpp,
-// with the interference between the copy directions as measured). The host's
-// stages come from the run's own fills and drains, the GPU's from the serial run.
+// where the host's unit is its one thread: the fills, the drains and the CUDA
+// calls that hand out the work, but not its waits for the GPU); and against the
+// model (ring_timeline.hpp, with the interference between the copy directions as
+// measured). The host's stages come from the run's own fills, drains and waits,
+// the GPU's from the serial run.
 // The ring runs with nothing recorded for these (the recorder slows every CUDA
 // call the host makes, a cost reported on its own at the end); a recorded run of
 // each configuration checks that no buffer is reused before its last use ended.
@@ -14,7 +16,10 @@
 // Usage: lab06_bench [--out FILE.json] [--repeats R]
 //   FILE.json: the chunk sweep (common/TRACE_FORMAT.md, "streamlab-chunks"),
 //   which `course plot FILE.json` draws as speedup against chunks.
+#include <cuda_runtime.h>
+
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -33,6 +38,37 @@
 #include "streamlab/lab_program.hpp"
 #include "streamlab/pipeline.hpp"
 #include "streamlab/tracer.hpp"
+
+namespace {
+
+/// The host's time inside the CUDA calls that wait for the GPU, summed, in ns.
+std::atomic<long long> waited_ns{0};
+
+}  // namespace
+
+// How long the ring's host thread waits for the GPU, measured without touching the
+// solution: lab06_bench is linked with --wrap for the two waiting calls (see
+// programs/CMakeLists.txt), so every call of cudaEventSynchronize or
+// cudaStreamSynchronize in it reaches these, which time the real call. The names
+// are the linker's convention.
+extern "C" cudaError_t __real_cudaEventSynchronize(cudaEvent_t event);
+extern "C" cudaError_t __real_cudaStreamSynchronize(cudaStream_t stream);
+
+extern "C" cudaError_t __wrap_cudaEventSynchronize(cudaEvent_t event) {
+    const auto started = std::chrono::steady_clock::now();
+    const cudaError_t status = __real_cudaEventSynchronize(event);
+    waited_ns +=
+        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - started).count();
+    return status;
+}
+
+extern "C" cudaError_t __wrap_cudaStreamSynchronize(cudaStream_t stream) {
+    const auto started = std::chrono::steady_clock::now();
+    const cudaError_t status = __real_cudaStreamSynchronize(stream);
+    waited_ns +=
+        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - started).count();
+    return status;
+}
 
 namespace {
 
@@ -84,9 +120,14 @@ struct RingRun {
     double makespan_ms = 0;   ///< First fill to last drain.
     double fill_ms = 0;       ///< The host's fills in this run, summed.
     double drain_ms = 0;      ///< Its drains, summed.
+    double wait_ms = 0;       ///< Its waits for the GPU (synchronize calls), summed (unrecorded runs only).
     std::size_t hazards = 0;  ///< Buffers reused too early, found from the records (recorded runs only).
     /// The host's time in the run outside its own fills and drains: its CUDA calls and its waits.
     [[nodiscard]] double outside_host_stages_ms() const { return makespan_ms - fill_ms - drain_ms; }
+    /// The time its other CUDA calls took: what is left outside fills, drains and waits.
+    [[nodiscard]] double calls_ms() const { return outside_host_stages_ms() - wait_ms; }
+    /// What the host's one thread had to do: fill, drain, and make the calls that hand out the work.
+    [[nodiscard]] double host_work_ms() const { return fill_ms + drain_ms + calls_ms(); }
 };
 
 void check_output(const HostStream& host, const lab06::StreamingJob& job, int chunks) {
@@ -98,15 +139,23 @@ void check_output(const HostStream& host, const lab06::StreamingJob& job, int ch
 }
 
 RingRun host_side_of(const std::vector<HostUse>& fills, const std::vector<HostUse>& drains) {
-    return {run_spans(fills, drains).front().ms(), host_busy_ms(fills), host_busy_ms(drains), 0};
+    RingRun run;
+    run.makespan_ms = run_spans(fills, drains).front().ms();
+    run.fill_ms = host_busy_ms(fills);
+    run.drain_ms = host_busy_ms(drains);
+    return run;
 }
 
 /// A run with nothing recorded: the ring's own speed, which the bound and the model are set against.
 RingRun run_ring_unrecorded(HostStream& host, const lab06::StreamingJob& job, int chunks) {
     host.reset();
+    waited_ns = 0;
     lab06::run_stream(job);
+    const double wait_ms = static_cast<double>(waited_ns.load()) / 1e6;
     check_output(host, job, chunks);
-    return host_side_of(host.fills(0), host.drains(0));
+    RingRun run = host_side_of(host.fills(0), host.drains(0));
+    run.wait_ms = wait_ms;
+    return run;
 }
 
 /// A recorded run: its records show any buffer reused before its previous use ended.
@@ -197,7 +246,9 @@ int run_bench(const std::string& out_path, int repeats) {
         "interference between directions)\n"
         "each point: the serial run of the same work (host fills all, H2D, kernel, D2H, host drains all), the ring "
         "with nothing recorded (set against the serial run, the bound and the model), and the ring recorded (its "
-        "records checked for buffers reused too early); medians of %d rounds\n",
+        "records checked for buffers reused too early); medians of %d rounds\n"
+        "the bound: the busiest unit's total, the host's unit being its one thread's fills, drains and CUDA calls "
+        "(its waits for the GPU are the time a better schedule could win back)\n",
         facts.name.c_str(), facts.copy_engines, n * sizeof(float) >> 20, 100 * link.h2d, 100 * link.d2h, repeats);
 
     ChunkSweep sweep;
@@ -219,7 +270,7 @@ int run_bench(const std::string& out_path, int repeats) {
                 sweep.date = p.serial.date;
             }
             const StageTimes& gpu = p.serial.stages;
-            const double bound = streaming_bound_ms(gpu, p.ring.fill_ms, p.ring.drain_ms, facts.copy_engines);
+            const double bound = streaming_bound_ms(gpu, p.ring.host_work_ms(), facts.copy_engines);
             const double model = streaming_model_ms(gpu, p.ring.fill_ms, p.ring.drain_ms, chunks, streams,
                                                     facts.copy_engines, IssueOrder::ChunkByChunk, link);
             const double of_bound = bound / p.ring.makespan_ms, speedup = p.serial.total_ms() / p.ring.makespan_ms;
@@ -227,13 +278,13 @@ int run_bench(const std::string& out_path, int repeats) {
             sweep.points.push_back({chunks, name, p.ring.makespan_ms, p.serial.total_ms(), model, 0.0, bound, gpu.h2d,
                                     gpu.kernel, gpu.d2h});
             std::printf(
-                "  %-9s %4d chunks: %8.3f ms (host: fills %7.3f, drains %7.3f, the rest %6.3f); serial %8.3f ms "
+                "  %-9s %4d chunks: %8.3f ms (host: fills %7.3f, drains %7.3f, calls %6.3f, waits %6.3f); serial %8.3f "
+                "ms "
                 "(fills %7.3f, GPU %6.3f, drains %7.3f): %5.2fx; bound %8.3f ms: %5.1f%% of it; model %8.3f ms: "
                 "%5.1f%%; recorded: %8.3f ms\n",
-                name.c_str(), chunks, p.ring.makespan_ms, p.ring.fill_ms, p.ring.drain_ms,
-                p.ring.outside_host_stages_ms(), p.serial.total_ms(), p.serial.fill_ms, p.serial.gpu_ms,
-                p.serial.drain_ms, speedup, bound, 100 * of_bound, model, 100 * model / p.ring.makespan_ms,
-                p.recorded.makespan_ms);
+                name.c_str(), chunks, p.ring.makespan_ms, p.ring.fill_ms, p.ring.drain_ms, p.ring.calls_ms(),
+                p.ring.wait_ms, p.serial.total_ms(), p.serial.fill_ms, p.serial.gpu_ms, p.serial.drain_ms, speedup,
+                bound, 100 * of_bound, model, 100 * model / p.ring.makespan_ms, p.recorded.makespan_ms);
             if (best_chunks == 0 || p.ring.makespan_ms < best_ms) {
                 best_chunks = chunks;
                 best_ms = p.ring.makespan_ms;

@@ -204,8 +204,8 @@ double host_busy_ms(const std::vector<HostUse>& uses) {
     return static_cast<double>(busy_ns) / 1e6;
 }
 
-double streaming_bound_ms(const streamlab::StageTimes& gpu, double fill_ms, double drain_ms, int copy_engines) {
-    return std::max(fill_ms + drain_ms, streamlab::pipeline_model(gpu, 1, copy_engines).bound);
+double streaming_bound_ms(const streamlab::StageTimes& gpu, double host_ms, int copy_engines) {
+    return std::max(host_ms, streamlab::pipeline_model(gpu, 1, copy_engines).bound);
 }
 
 }  // namespace lab06::course

@@ -95,13 +95,14 @@ struct RunSpan {
 [[nodiscard]] double host_busy_ms(const std::vector<HostUse>& uses);
 
 /// The bound of a streaming run, in ms: the busiest unit's total, which no number
-/// of chunks or streams gets below. The host fills and drains on one thread, so its
-/// total is `fill_ms` + `drain_ms`; the GPU's units are streamlab::pipeline_model's
-/// bound for the stages `gpu` (an engine per copy direction, or one for both when
-/// `copy_engines` is 1). Interference between the copy directions only slows copies
-/// down, so stages measured alone give a bound that no run can beat: a run measured
-/// faster owes it to the noise in the stage measurements.
-[[nodiscard]] double streaming_bound_ms(const streamlab::StageTimes& gpu, double fill_ms, double drain_ms,
-                                        int copy_engines);
+/// of chunks or streams gets below. The host works on one thread, so its total is
+/// `host_ms`, the sum of what that thread must do (its fills and drains; the bench
+/// adds the CUDA calls that hand the work to the GPU). The GPU's units are
+/// streamlab::pipeline_model's bound for the stages `gpu` (an engine per copy
+/// direction, or one for both when `copy_engines` is 1). Interference between the
+/// copy directions only slows copies down, so stages measured alone give a bound
+/// that no run can beat: a run measured faster owes it to the noise in the stage
+/// measurements.
+[[nodiscard]] double streaming_bound_ms(const streamlab::StageTimes& gpu, double host_ms, int copy_engines);
 
 }  // namespace lab06::course

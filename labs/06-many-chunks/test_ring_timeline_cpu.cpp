@@ -184,11 +184,11 @@ TEST(lab06RingTimeline, HostBusyTimeIsTheSumOfItsUses) {
 TEST(lab06RingTimeline, BoundIsTheBusiestUnitWithTheHostsFillsAndDrainsAsOne) {
     const streamlab::StageTimes gpu{4.0, 5.0, 3.0};
     // The host's fills and drains are one thread's work: 3 + 3 ms is busier than the kernel's 5.
-    EXPECT_DOUBLE_EQ(lab06::course::streaming_bound_ms(gpu, 3.0, 3.0, 2), 6.0);
+    EXPECT_DOUBLE_EQ(lab06::course::streaming_bound_ms(gpu, 3.0 + 3.0, 2), 6.0);
     // A fast host: the kernel is the busiest unit.
-    EXPECT_DOUBLE_EQ(lab06::course::streaming_bound_ms(gpu, 1.0, 1.0, 2), 5.0);
+    EXPECT_DOUBLE_EQ(lab06::course::streaming_bound_ms(gpu, 1.0 + 1.0, 2), 5.0);
     // One copy engine carries both directions: 4 + 3 ms.
-    EXPECT_DOUBLE_EQ(lab06::course::streaming_bound_ms(gpu, 1.0, 1.0, 1), 7.0);
+    EXPECT_DOUBLE_EQ(lab06::course::streaming_bound_ms(gpu, 1.0 + 1.0, 1), 7.0);
     // No model of the same stages is faster than the bound.
     EXPECT_GE(lab06::course::streaming_model_ms(gpu, 3.0, 3.0, 64, 4, 2, streamlab::IssueOrder::ChunkByChunk), 6.0);
 }

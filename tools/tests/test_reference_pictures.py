@@ -15,7 +15,7 @@ ROOT = Path(__file__).resolve().parents[2]
 def trace_variants(number: str) -> set[str]:
     """The traces lab `number`'s program writes, read from its source: "" (the main one) and each VARIANT of
     report_timeline(..., "VARIANT"), of lab 01's Variant{flags, "VARIANT"} and of lab 08's variants[] table."""
-    source = next((ROOT / "labs").glob(f"{number}-*/run_lab{number}.cu")).read_text()
+    source = next((ROOT / "labs").glob(f"{number}-*/run_lab{number}.cpp")).read_text()
     calls = re.findall(r"report_timeline\((.*?)\);", source, re.S)
     variants = {""} if any(call.rsplit(",", 1)[-1].strip() == "options" for call in calls) else set()
     for call in calls:
