@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <vector>
@@ -35,6 +36,21 @@ constexpr double kMinEfficiency = 0.75;
 /// too: the time copies run beside kernels, over the time any copy runs, yours
 /// divided by the model's. Streams that wait for each other hide nothing (0).
 constexpr double kMinHiddenShare = 0.5;
+
+/// Whether `timeline` saw at most `most` calls of the runtime functions `names`
+/// (`what`, for the report); reports the count next to its threshold, and `hint` when there were more.
+::testing::AssertionResult at_most_calls(const Timeline& timeline, std::initializer_list<const char*> names,
+                                         std::uint64_t most, const std::string& what, const std::string& hint) {
+    const std::uint64_t calls = count_api_calls(timeline, names);
+    report_measure(what + " during run_pipeline", static_cast<double>(calls),
+                   most == 0 ? "==" : "<=", static_cast<double>(most), "");
+    if (calls <= most) {
+        return ::testing::AssertionSuccess();
+    }
+    report_hint(hint);
+    return ::testing::AssertionFailure() << "run_pipeline made " << calls << " " << what << "; at most " << most
+                                         << " may be made";
+}
 
 /// The ops that are not memsets: a chunk's memset, in its own stream, is no part of the pipeline's shape.
 std::vector<DeviceOp> without_memsets(const std::vector<DeviceOp>& ops) {
@@ -137,27 +153,17 @@ TEST_F(Serialize, EachChunkRunsInItsOwnStream) {
 TEST_F(Serialize, NoCudaMallocOrCudaFree) {
     SL_STEP(record_pipeline());
     // Each may make every stream wait (the Programming Guide's "Implicit Synchronization").
-    const std::uint64_t calls = count_api_calls(timeline_, {"cudaMalloc", "cudaFree"});
-    report_measure("calls of cudaMalloc and cudaFree during run_pipeline", static_cast<double>(calls), "==", 0, "");
-    if (calls > 0) {
-        report_hint(
-            "a device allocation or free between two streams' work may make them wait for each other: "
-            "allocate and free in the chunk's stream instead (the README's Concepts)");
-    }
-    EXPECT_EQ(calls, 0U);
+    EXPECT_TRUE(at_most_calls(timeline_, {"cudaMalloc", "cudaFree"}, 0, "calls of cudaMalloc and cudaFree",
+                              "a device allocation or free between two streams' work may make them wait for each "
+                              "other: allocate and free in the chunk's stream instead (the README's Concepts)"));
 }
 
 TEST_F(Serialize, PinnedMemoryAllocatedOnce) {
     SL_STEP(record_pipeline());
-    // The runtime calls that page-lock host memory.
-    const std::uint64_t calls = count_api_calls(timeline_, {"cudaMallocHost", "cudaHostAlloc", "cudaHostRegister"});
-    report_measure("page-locked host allocations during run_pipeline", static_cast<double>(calls), "<=", 1, "");
-    if (calls > 1) {
-        report_hint(
-            "a page-locked allocation between two streams' work makes them wait for each other: allocate the "
-            "staging for the whole job once, before the loop");
-    }
-    EXPECT_LE(calls, 1U);
+    EXPECT_TRUE(at_most_calls(timeline_, {"cudaMallocHost", "cudaHostAlloc", "cudaHostRegister"}, 1,
+                              "page-locked host allocations",
+                              "a page-locked allocation between two streams' work makes them wait for each other: "
+                              "allocate the staging for the whole job once, before the loop"));
 }
 
 TEST_F(Serialize, CopiesOverlapKernels) {
