@@ -93,6 +93,14 @@ PICTURES: dict[str, list[ReferencePicture]] = {
         ReferencePicture("timeline-h200x2.png", "Task 2: the pipeline split over two GPUs"),
         ReferencePicture("handoff-h200x2.png", "Task 3: a hand-off from GPU 0 to GPU 1", ("handoff",)),
     ],
+    "09": [
+        ReferencePicture(
+            "timeline-h200.png",
+            "Task 1: the serial reference above the four-chunk pipeline freed of its hidden waits",
+            ("serial", ""),
+            ("--labels", "serial", "four chunks"),
+        ),
+    ],
 }
 
 
