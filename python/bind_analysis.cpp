@@ -114,6 +114,18 @@ void bind_analysis(nb::module_& module) {
     module.def("hidden_copy_fraction", &hidden_copy_fraction, "ops"_a, "The share of copy time hidden behind kernels.");
     module.def("distinct_streams", &distinct_streams, "ops"_a, "Number of different stream ids.");
     module.def("null_stream_ops", &null_stream_ops, "ops"_a, "Ops in the legacy NULL or a per-thread default stream.");
+    module.def(
+        "implicit_syncs_while_busy",
+        [](const Timeline& timeline) {
+            std::vector<std::string> functions;
+            for (const StreamCall& call : implicit_syncs_while_busy(timeline)) {
+                functions.push_back(call.function);
+            }
+            return functions;
+        },
+        "timeline"_a,
+        "The names of the calls that may make streams wait for each other (cudaMalloc, cudaFree, page-locked "
+        "allocations, cudaMemset, device-wide settings) that the host made while some op ran, in call order.");
     module.def("summarize", &summary_dict, "ops"_a,
                "All the measures above as a dict, keyed as streamlab_analyze keys them.");
 }

@@ -425,6 +425,12 @@ StreamCall call_on_stream(const void* params, OrderingCall kind, const char* nam
         return call_on_stream<api##_##legacy##_params>(params, kind, #api, \
                                                        id == CUPTI_RUNTIME_TRACE_CBID_##api##_ptsz_##ptsz);
 
+// The case label of a runtime call `api` (version `version`) that may make every
+// stream wait for the others (OrderingCall::ImplicitSync).
+#define STREAMLAB_IMPLICIT_SYNC(api, version)       \
+    case CUPTI_RUNTIME_TRACE_CBID_##api##_##version: \
+        return StreamCall{C::ImplicitSync, #api, 0, 0};
+
 /// The StreamCall a runtime call `id` with `params` is, if it queues or orders stream work.
 std::optional<StreamCall> stream_call_of(CUpti_CallbackId id, const void* params) {
     using C = OrderingCall;
@@ -442,11 +448,22 @@ std::optional<StreamCall> stream_call_of(CUpti_CallbackId id, const void* params
         }
         case CUPTI_RUNTIME_TRACE_CBID_cudaDeviceSynchronize_v3020:
             return StreamCall{C::DeviceSynchronize, "cudaDeviceSynchronize", 0, 0};
+        STREAMLAB_IMPLICIT_SYNC(cudaMalloc, v3020)
+        STREAMLAB_IMPLICIT_SYNC(cudaFree, v3020)
+        STREAMLAB_IMPLICIT_SYNC(cudaMallocHost, v3020)
+        STREAMLAB_IMPLICIT_SYNC(cudaHostAlloc, v3020)
+        STREAMLAB_IMPLICIT_SYNC(cudaFreeHost, v3020)
+        STREAMLAB_IMPLICIT_SYNC(cudaHostRegister, v4000)
+        STREAMLAB_IMPLICIT_SYNC(cudaHostUnregister, v4000)
+        STREAMLAB_IMPLICIT_SYNC(cudaMemset, v3020)
+        STREAMLAB_IMPLICIT_SYNC(cudaDeviceSetLimit, v3020)
+        STREAMLAB_IMPLICIT_SYNC(cudaDeviceSetCacheConfig, v3020)
         default:
             return std::nullopt;
     }
 }
 #undef STREAMLAB_STREAM_CALL
+#undef STREAMLAB_IMPLICIT_SYNC
 
 void note_stream_call(CUpti_CallbackId id, const void* params) {
     std::optional<StreamCall> call = stream_call_of(id, params);

@@ -214,6 +214,22 @@ std::size_t null_stream_ops(const std::vector<DeviceOp>& ops) {
     }));
 }
 
+std::vector<StreamCall> implicit_syncs_while_busy(const Timeline& timeline) {
+    std::vector<StreamCall> found;
+    for (const StreamCall& call : timeline.stream_calls) {
+        if (call.call != OrderingCall::ImplicitSync) {
+            continue;
+        }
+        const bool busy = std::any_of(timeline.ops.begin(), timeline.ops.end(), [&](const DeviceOp& op) {
+            return op.start_ns <= call.time_ns && call.time_ns < op.end_ns;
+        });
+        if (busy) {
+            found.push_back(call);
+        }
+    }
+    return found;
+}
+
 bool ended_before(const DeviceOp& a, const DeviceOp& b) {
     return a.end_ns <= b.start_ns;
 }

@@ -58,6 +58,7 @@ LastEventOrder order_of_last_event(const std::vector<StreamCall>& calls) {
                 host_waited = all_work;
                 break;
             case OrderingCall::StreamQuery:  // it waits for nothing, whatever it answers
+            case OrderingCall::ImplicitSync:  // it may wait, but nothing promises what for
                 break;
         }
     }

@@ -352,6 +352,28 @@ TEST(Timelines, EventRecordSpanRunsFromTheFirstRecordCallToTheLaterOfTheLastAndT
     EXPECT_EQ(streamlab::event_record_span_ns(timeline), 1210U);
 }
 
+// A call that may serialize streams counts only while some op runs: before the
+// first op starts, in a gap between ops, or after the last has ended it holds nothing up.
+TEST(Timelines, ImplicitSyncsCountOnlyWhileAnOpRuns) {
+    using streamlab::OrderingCall;
+    streamlab::Timeline timeline;
+    timeline.ops = {make_op(OpKind::MemcpyH2D, "", 1, 100, 400), make_op(OpKind::Kernel, "k", 2, 600, 900)};
+    const auto sync_at = [](const char* function, std::uint64_t time_ns) {
+        return streamlab::StreamCall{OrderingCall::ImplicitSync, function, 0, 0, time_ns};
+    };
+    timeline.stream_calls = {sync_at("cudaMallocHost", 50),  // before any op
+                             {OrderingCall::Work, "cudaMemcpyAsync", 1, 0, 60},
+                             sync_at("cudaMalloc", 100),  // as the copy starts
+                             sync_at("cudaFree", 500),    // between the copy and the kernel
+                             sync_at("cudaMemset", 899),  // the kernel's last nanosecond
+                             {OrderingCall::StreamSynchronize, "cudaStreamSynchronize", 2, 0, 650},
+                             sync_at("cudaFreeHost", 900)};  // once the kernel has ended
+    const std::vector<streamlab::StreamCall> busy = streamlab::implicit_syncs_while_busy(timeline);
+    ASSERT_EQ(busy.size(), 2U);
+    EXPECT_EQ(busy[0].function, "cudaMalloc");
+    EXPECT_EQ(busy[1].function, "cudaMemset");
+}
+
 TEST(Summary, JsonHasExactlyTheSummaryKeysAndValues) {
     const streamlab::TimelineSummary summary = streamlab::summarize(three_chunk_pipeline());
     const nlohmann::json object = nlohmann::json::parse(streamlab::summary_to_json(summary));

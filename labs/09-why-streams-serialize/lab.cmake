@@ -9,8 +9,8 @@ streamlab_add_lab(
   TESTS
     Serialize.ResultsMatchCpuReference     gpu 2
     Serialize.EachChunkRunsInItsOwnStream  gpu 2
-    Serialize.NoCudaMallocOrCudaFree       gpu 2
-    Serialize.PinnedMemoryAllocatedOnce    gpu 1
+    Serialize.NoCudaMallocOrCudaFreeWhileBusy gpu 2
+    Serialize.NoPinnedAllocationWhileBusy  gpu 1
     Serialize.CopiesOverlapKernels         gpu 3
     Serialize.MakespanNearTheModel         gpu 3
     Serialize.AnyChunkCountWorks           gpu 2

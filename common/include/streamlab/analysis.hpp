@@ -90,6 +90,12 @@ enum class Unit {
 /// Ops that ran in the legacy NULL stream or a per-thread default stream.
 [[nodiscard]] std::size_t null_stream_ops(const std::vector<DeviceOp>& ops);
 
+/// The calls that may make streams wait for each other (OrderingCall::ImplicitSync)
+/// that the host made while some op of `timeline` was running: those are the ones
+/// that can serialize the streams' work. The same call made before any work was
+/// queued, or once everything had finished, holds nothing up.
+[[nodiscard]] std::vector<StreamCall> implicit_syncs_while_busy(const Timeline& timeline);
+
 /// The median of `values` (of an even count, the upper of the middle two): what the
 /// course keeps of repeated measurements. Throws std::invalid_argument when empty.
 [[nodiscard]] double median(std::vector<double> values);

@@ -80,6 +80,12 @@ enum class OrderingCall {
     EventSynchronize,   ///< The host waits for an event.
     DeviceSynchronize,  ///< The host waits for the whole device.
     StreamQuery,        ///< The host asks whether a stream's work is done (cudaStreamQuery), without waiting.
+    /// A call that may make every stream wait for the others, the Programming Guide's
+    /// implicit synchronization: device allocation and release (cudaMalloc, cudaFree),
+    /// page-locked host memory (cudaMallocHost, cudaHostAlloc, cudaFreeHost,
+    /// cudaHostRegister, cudaHostUnregister), cudaMemset, device-wide settings
+    /// (cudaDeviceSetLimit, cudaDeviceSetCacheConfig). `stream` and `event` are 0.
+    ImplicitSync,
 };
 
 /// One runtime call that queues or orders work in streams, as the host made it.
