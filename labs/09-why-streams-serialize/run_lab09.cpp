@@ -38,13 +38,12 @@ int run(const LabOptions& options) {
     report_timeline(run.serial.timeline, "serial reference", options, "serial");
     report_timeline(run.pipelined, "run_pipeline, 4 chunks", options);
     std::printf("run_pipeline: result: %s\n", run.result.message().c_str());
-    std::printf(
-        "calls that can make streams wait for each other: cudaMalloc %llu, cudaFree %llu, "
-        "cudaMallocHost %llu; ops in the NULL stream: %zu\n",
-        static_cast<unsigned long long>(count_api_calls(run.pipelined, {"cudaMalloc"})),
-        static_cast<unsigned long long>(count_api_calls(run.pipelined, {"cudaFree"})),
-        static_cast<unsigned long long>(count_api_calls(run.pipelined, {"cudaMallocHost"})),
-        null_stream_ops(run.pipelined.ops));
+    std::printf("calls that can make streams wait for each other, made while the GPU was busy:");
+    const std::vector<StreamCall> waits = implicit_syncs_while_busy(run.pipelined);
+    for (const StreamCall& call : waits) {
+        std::printf(" %s", call.function.c_str());
+    }
+    std::printf("%s; ops in the NULL stream: %zu\n", waits.empty() ? " none" : "", null_stream_ops(run.pipelined.ops));
     std::printf("the timelines against the model:\n%s", describe(run.comparison).c_str());
     return run.result.ok ? 0 : 1;
 }

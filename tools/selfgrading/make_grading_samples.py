@@ -622,6 +622,95 @@ def catalogue_lab01_prediction_other_notation(files: dict[str, str]) -> None:
     files[LAB01_PREDICTION] = "blocking:a<b<c\n  nonblocking :  C + A+B   # all three together\n"
 
 
+LAB09 = "labs/09-why-streams-serialize/serialize.cu"
+LAB09_MALLOC_ASYNC = (
+    "        SL_CHECK(cudaMallocAsync(&device_in[i], bytes, stream));\n"
+    "        SL_CHECK(cudaMallocAsync(&device_out[i], bytes, stream));\n"
+)
+LAB09_D2H = "        SL_CHECK(cudaMemcpyAsync(staged[i], device_out[i], bytes, cudaMemcpyDeviceToHost, stream));\n"
+LAB09_FREE_ASYNC = (
+    "    for (int i = 0; i < chunks; ++i) {\n"
+    "        SL_CHECK(cudaFreeAsync(device_in[i], streams[i].get()));\n"
+    "        SL_CHECK(cudaFreeAsync(device_out[i], streams[i].get()));\n"
+    "    }\n"
+)
+LAB09_STAGING_DECLARED = "    float* staging = nullptr;\n    SL_CHECK(cudaMallocHost(&staging, job.n * sizeof(float)));\n"
+LAB09_STAGING_SLICE = "        staged[i] = staging + chunk.offset;\n"
+
+
+def catalogue_lab09_memset_in_null_stream(files: dict[str, str]) -> None:
+    """Known wrong: the lab 09 solution with each chunk's memset made by cudaMemset, in the legacy NULL stream."""
+    replace_once(
+        files,
+        LAB09,
+        "cudaMemsetAsync(device_out[i], 0, bytes, stream)",
+        "cudaMemset(device_out[i], 0, bytes)",
+    )
+
+
+def catalogue_lab09_malloc_in_the_loop(files: dict[str, str]) -> None:
+    """Known wrong: the lab 09 solution with each chunk's device memory from cudaMalloc, released by
+    cudaFree right after the chunk's work is queued."""
+    replace_once(
+        files,
+        LAB09,
+        LAB09_MALLOC_ASYNC,
+        LAB09_MALLOC_ASYNC.replace("cudaMallocAsync", "cudaMalloc").replace(", stream));", "));"),
+    )
+    replace_once(
+        files,
+        LAB09,
+        LAB09_D2H,
+        LAB09_D2H + "        SL_CHECK(cudaFree(device_in[i]));\n        SL_CHECK(cudaFree(device_out[i]));\n",
+    )
+    replace_once(files, LAB09, LAB09_FREE_ASYNC, "")
+
+
+def catalogue_lab09_pinned_in_the_loop(files: dict[str, str]) -> None:
+    """Known wrong: the lab 09 solution with each chunk's pinned staging allocated in the chunk loop."""
+    replace_once(files, LAB09, LAB09_STAGING_DECLARED, "")
+    replace_once(files, LAB09, LAB09_STAGING_SLICE, "        SL_CHECK(cudaMallocHost(&staged[i], bytes));\n")
+    replace_once(
+        files,
+        LAB09,
+        "    SL_CHECK(cudaFreeHost(staging));\n",
+        "    for (float* slice : staged) {\n        SL_CHECK(cudaFreeHost(slice));\n    }\n",
+    )
+
+
+def catalogue_lab09_allocate_before_the_loop(files: dict[str, str]) -> None:
+    """Correct: every allocation of lab 09's pipeline made before the first chunk's work (cudaMalloc for
+    the whole job's device memory, cudaMallocHost for each chunk's staging) and released after the last
+    chunk's end: the calls that may serialize streams are made while nothing runs."""
+    replace_once(files, LAB09, LAB09_STAGING_DECLARED, "")
+    replace_once(
+        files,
+        LAB09,
+        "    for (int i = 0; i < chunks; ++i) {\n        const streamlab::OpLabel",
+        "    float* whole_in = nullptr;\n"
+        "    float* whole_out = nullptr;\n"
+        "    SL_CHECK(cudaMalloc(&whole_in, job.n * sizeof(float)));\n"
+        "    SL_CHECK(cudaMalloc(&whole_out, job.n * sizeof(float)));\n"
+        "    for (int i = 0; i < chunks; ++i) {\n"
+        "        const streamlab::ChunkRange chunk = streamlab::chunk_range(job.n, chunks, i);\n"
+        "        device_in[i] = whole_in + chunk.offset;\n"
+        "        device_out[i] = whole_out + chunk.offset;\n"
+        "        SL_CHECK(cudaMallocHost(&staged[i], chunk.count * sizeof(float)));\n"
+        "    }\n"
+        "    for (int i = 0; i < chunks; ++i) {\n        const streamlab::OpLabel",
+    )
+    replace_once(files, LAB09, LAB09_MALLOC_ASYNC, "")
+    replace_once(files, LAB09, LAB09_STAGING_SLICE, "")
+    replace_once(files, LAB09, LAB09_FREE_ASYNC, "")
+    replace_once(
+        files,
+        LAB09,
+        "    SL_CHECK(cudaFreeHost(staging));\n",
+        "    for (float* slice : staged) {\n        SL_CHECK(cudaFreeHost(slice));\n    }\n"
+        "    SL_CHECK(cudaFree(whole_in));\n    SL_CHECK(cudaFree(whole_out));\n",
+    )
+
+
 CATALOGUE = {
     # name: (how the sample is made, its lab, the tests it must fail: none for a correct alternative)
     "wrong-lab05-ignores-chunks": (catalogue_lab05_ignores_chunks, "05", ["ThreeChunks.AnyChunkCountWorks"]),
@@ -693,6 +782,22 @@ CATALOGUE = {
             "TwoGpus.FasterThanOneGpu",
         ],
     ),
+    "wrong-lab09-memset-in-null-stream": (
+        catalogue_lab09_memset_in_null_stream,
+        "09",
+        ["Serialize.EachChunkRunsInItsOwnStream", "Serialize.CopiesOverlapKernels", "Serialize.MakespanNearTheModel"],
+    ),
+    "wrong-lab09-malloc-in-the-loop": (
+        catalogue_lab09_malloc_in_the_loop,
+        "09",
+        ["Serialize.NoCudaMallocOrCudaFreeWhileBusy", "Serialize.CopiesOverlapKernels", "Serialize.MakespanNearTheModel"],
+    ),
+    "wrong-lab09-pinned-in-the-loop": (
+        catalogue_lab09_pinned_in_the_loop,
+        "09",
+        ["Serialize.NoPinnedAllocationWhileBusy", "Serialize.CopiesOverlapKernels", "Serialize.MakespanNearTheModel"],
+    ),
+    "right-lab09-allocate-before-the-loop": (catalogue_lab09_allocate_before_the_loop, "09", []),
 }
 
 
