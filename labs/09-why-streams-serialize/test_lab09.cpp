@@ -245,7 +245,9 @@ namespace {
 using namespace streamlab;
 using namespace streamlab::grading;
 using lab09::course::HostWork;
-using lab09::course::WaitCost;
+using lab09::course::kLongJobKernels;
+using lab09::course::kShortJobKernels;
+using lab09::course::ObservedWait;
 using lab09::course::WaitJob;
 
 /// The most CPU time a blocking wait may use, as a share of its wall time. A
@@ -265,13 +267,6 @@ constexpr double kMinHostWorkShare = 0.8;
 /// and room to spare.
 constexpr double kMaxPollingWakeSlices = 3.0;
 
-/// The host's slice of work is the short job's GPU time over this many.
-constexpr int kSlicesPerShortJob = 100;
-
-/// The kernels in the two jobs: the long one runs about three times as long.
-constexpr int kShortJobKernels = 2;
-constexpr int kLongJobKernels = 10;
-
 /// How far the host's and the GPU's clocks may read apart for the same instant
 /// (CUPTI puts the GPU's timestamps on the host's clock): a wait that returns
 /// less than this before the GPU's last op ended is taken to return after it.
@@ -283,7 +278,7 @@ protected:
     void SetUp() override {
         SL_STEP(TimelineTest::SetUp());
         job_.emplace(facts_);
-        slice_ns_ = job_->measure_ns(kShortJobKernels) / kSlicesPerShortJob;
+        slice_ns_ = job_->host_slice_ns();
     }
 
     /// Runs `wait` once unrecorded (its first call pays one-time costs), then
@@ -297,12 +292,8 @@ protected:
         if (work != nullptr) {
             work->reset();
         }
-        SL_RECORD_TIMELINE(timeline_, "lab09 wait", [&] {
-            job_->queue(kernels);
-            cost_ = lab09::course::observe_wait([&] { wait(job_->stream()); });
-            results_ = job_->check();  // at once: results still on their way are NaN
-        });
-        delay_ns_ = lab09::course::wake_up_delay_ns(timeline_, cost_.returned_ns);
+        SL_RECORD_TIMELINE(timeline_, "lab09 wait", [&] { wait_ = job_->queue_and_wait(kernels, wait); });
+        delay_ns_ = lab09::course::wake_up_delay_ns(timeline_, wait_.cost.returned_ns);
     }
 
     /// What a job is called in the reports.
@@ -323,9 +314,8 @@ protected:
     std::optional<WaitJob> job_;
     std::uint64_t slice_ns_ = 0;
     Timeline timeline_;
-    WaitCost cost_;
+    ObservedWait wait_;
     std::int64_t delay_ns_ = 0;
-    ResultCheck results_;
 };
 
 /// Process-wide state a wait must leave alone: the device's schedule flags.
@@ -349,15 +339,15 @@ TEST_F(WaitingHost, BlockingWaitLeavesTheCpuFree) {
         SL_STEP(record_wait(kernels, [](cudaStream_t stream) { lab09::wait_blocking(stream); }));
         EXPECT_TRUE(returned_after_the_work(what));
 
-        const double share = cost_.cpu_share();
+        const double share = wait_.cost.cpu_share();
         report_measure(what + ": CPU time / wall time", share, "<=", kMaxBlockingCpuShare, "");
         if (share > kMaxBlockingCpuShare) {
             report_hint(
                 "a thread that waits in cudaStreamSynchronize spins under the default schedule: wait for an event "
                 "made to block (the README's Concepts)");
         }
-        EXPECT_LE(share, kMaxBlockingCpuShare)
-            << "the process used " << ms(cost_.cpu_ns) << " ms of CPU time in a " << ms(cost_.wall_ns()) << " ms wait";
+        EXPECT_LE(share, kMaxBlockingCpuShare) << "the process used " << ms(wait_.cost.cpu_ns)
+                                               << " ms of CPU time in a " << ms(wait_.cost.wall_ns()) << " ms wait";
 
         const double span_ns = static_cast<double>(makespan_ns(timeline_.ops));
         const double most_delay_ns = kMaxBlockingWakeShare * span_ns;
@@ -391,7 +381,8 @@ TEST_F(WaitingHost, WaitsReturnOnlyWhenTheWorkIsDone) {
         SCOPED_TRACE(names[i]);
         SL_STEP(record_wait(kShortJobKernels, waits[i]));
         EXPECT_TRUE(returned_after_the_work(names[i]));
-        EXPECT_TRUE(results_.ok) << names[i] << ": the results read the moment it returned: " << results_.message();
+        EXPECT_TRUE(wait_.results.ok) << names[i]
+                                      << ": the results read the moment it returned: " << wait_.results.message();
     }
 }
 
@@ -404,13 +395,13 @@ TEST_F(WaitingHost, PollingDoesHostWork) {
             record_wait(kernels, [&](cudaStream_t stream) { lab09::wait_polling(stream, work.as_function()); }, &work));
         EXPECT_TRUE(returned_after_the_work(what));
 
-        const double share = static_cast<double>(work.busy_ns()) / static_cast<double>(cost_.wall_ns());
+        const double share = static_cast<double>(work.busy_ns()) / static_cast<double>(wait_.cost.wall_ns());
         report_measure(what + ": time in host_work / wall time", share, ">=", kMinHostWorkShare, "");
         if (share < kMinHostWorkShare) {
             report_hint("call host_work again and again while cudaStreamQuery says the stream is not ready");
         }
         EXPECT_GE(share, kMinHostWorkShare) << work.slices() << " slices took " << ms(work.busy_ns()) << " ms of a "
-                                            << ms(cost_.wall_ns()) << " ms wait";
+                                            << ms(wait_.cost.wall_ns()) << " ms wait";
 
         const double slice_ns = static_cast<double>(work.mean_slice_ns());
         const double wake_slices = static_cast<double>(delay_ns_) / slice_ns;

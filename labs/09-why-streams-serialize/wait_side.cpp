@@ -72,6 +72,14 @@ streamlab::ResultCheck WaitJob::check() const {
                                             prepared_.iterations);
 }
 
+ObservedWait WaitJob::queue_and_wait(int kernels, const std::function<void(cudaStream_t)>& wait) {
+    queue(kernels);
+    ObservedWait observed;
+    observed.cost = observe_wait([&] { wait(stream()); });
+    observed.results = check();
+    return observed;
+}
+
 std::uint64_t WaitJob::measure_ns(int kernels) {
     const streamlab::Event start(cudaEventDefault);
     const streamlab::Event stop(cudaEventDefault);
@@ -84,6 +92,10 @@ std::uint64_t WaitJob::measure_ns(int kernels) {
         ms = streamlab::elapsed_ms(start, stop);
     }
     return static_cast<std::uint64_t>(static_cast<double>(ms) * 1e6);
+}
+
+std::uint64_t WaitJob::host_slice_ns() {
+    return measure_ns(kShortJobKernels) / kSlicesPerShortJob;
 }
 
 HostWork::HostWork(std::uint64_t slice_ns) : slice_ns_(slice_ns), thread_(streamlab::host_thread_id()) {}

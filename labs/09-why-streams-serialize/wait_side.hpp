@@ -19,6 +19,14 @@
 
 namespace lab09::course {
 
+/// The kernels in the two jobs the waits are graded with: the long one runs
+/// about three times as long as the short one.
+inline constexpr int kShortJobKernels = 2;
+inline constexpr int kLongJobKernels = 10;  ///< See kShortJobKernels.
+
+/// The host's slice of work is the short job's GPU time over this many.
+inline constexpr int kSlicesPerShortJob = 100;
+
 /// The process's CPU time so far, user and system, every thread's (getrusage,
 /// RUSAGE_SELF), in ns: work handed to another thread still counts.
 [[nodiscard]] std::uint64_t process_cpu_ns();
@@ -37,6 +45,12 @@ struct WaitCost {
 
 /// Runs `wait` and notes its CPU time and when it was called and returned.
 [[nodiscard]] WaitCost observe_wait(const std::function<void()>& wait);
+
+/// One wait for a job, as the course saw it.
+struct ObservedWait {
+    WaitCost cost;                   ///< What the wait cost.
+    streamlab::ResultCheck results;  ///< The results, read the moment the wait returned.
+};
 
 /// From the end of the timeline's last op to the host's return (`returned_ns`,
 /// on the clock of streamlab::trace_clock_ns, before the origin is subtracted),
@@ -64,9 +78,17 @@ public:
     /// The results, read now, against the CPU reference: right only once the work is done.
     [[nodiscard]] streamlab::ResultCheck check() const;
 
+    /// Queues the work with `kernels` kernels, observes `wait(stream())`, and reads
+    /// the results the moment it returns (results still on their way are NaN).
+    [[nodiscard]] ObservedWait queue_and_wait(int kernels, const std::function<void(cudaStream_t)>& wait);
+
     /// How long the work with `kernels` kernels runs on the GPU, ns, timed with events
     /// around it (queued, waited for, and then timed again: the first run pays one-time costs).
     [[nodiscard]] std::uint64_t measure_ns(int kernels);
+
+    /// The length of one slice of the host's work: the short job's GPU time, measured
+    /// now, over kSlicesPerShortJob.
+    [[nodiscard]] std::uint64_t host_slice_ns();
 
 private:
     streamlab::PreparedPipeline prepared_;
