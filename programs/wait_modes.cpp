@@ -95,15 +95,11 @@ int measure_mode(const WaitMode& mode, int repeats) {
             SL_CHECK(cudaStreamSynchronize(stream));
         }
     };
-    job.queue(lab09::course::kLongJobKernels);  // a warm-up: the first wait pays one-time costs
-    wait(job.stream());
-
     std::vector<double> wall_ms, cpu_ms, cpu_share, wake_us, work_share;
     for (int r = 0; r < repeats; ++r) {
-        work.reset();
-        ObservedWait observed;
-        const streamlab::Timeline timeline = streamlab::record_timeline(
-            "lab09 wait modes", [&] { observed = job.queue_and_wait(lab09::course::kLongJobKernels, wait); });
+        const lab09::course::RecordedWait recorded =
+            lab09::course::record_wait(job, lab09::course::kLongJobKernels, wait, &work);
+        const ObservedWait& observed = recorded.observed;
         if (!observed.results.ok) {
             std::fprintf(stderr, "%s: wrong results after the wait: %s\n", mode.name,
                          observed.results.message().c_str());
@@ -112,8 +108,8 @@ int measure_mode(const WaitMode& mode, int repeats) {
         wall_ms.push_back(streamlab::ms(observed.cost.wall_ns()));
         cpu_ms.push_back(streamlab::ms(observed.cost.cpu_ns));
         cpu_share.push_back(observed.cost.cpu_share());
-        wake_us.push_back(static_cast<double>(lab09::course::wake_up_delay_ns(timeline, observed.cost.returned_ns)) /
-                          1e3);
+        wake_us.push_back(
+            static_cast<double>(lab09::course::wake_up_delay_ns(recorded.timeline, observed.cost.returned_ns)) / 1e3);
         work_share.push_back(static_cast<double>(work.busy_ns()) / static_cast<double>(observed.cost.wall_ns()));
     }
     unsigned int flags = 0;

@@ -80,6 +80,12 @@ ObservedWait WaitJob::queue_and_wait(int kernels, const std::function<void(cudaS
     return observed;
 }
 
+void WaitJob::warm_up(const std::function<void(cudaStream_t)>& wait) {
+    queue(kShortJobKernels);
+    wait(stream());
+    SL_CHECK(cudaStreamSynchronize(stream()));
+}
+
 std::uint64_t WaitJob::measure_ns(int kernels) {
     const streamlab::Event start(cudaEventDefault);
     const streamlab::Event stop(cudaEventDefault);
@@ -96,6 +102,17 @@ std::uint64_t WaitJob::measure_ns(int kernels) {
 
 std::uint64_t WaitJob::host_slice_ns() {
     return measure_ns(kShortJobKernels) / kSlicesPerShortJob;
+}
+
+RecordedWait record_wait(WaitJob& job, int kernels, const std::function<void(cudaStream_t)>& wait, HostWork* work) {
+    job.warm_up(wait);
+    if (work != nullptr) {
+        work->reset();
+    }
+    RecordedWait recorded;
+    recorded.timeline =
+        streamlab::record_timeline("lab09 wait", [&] { recorded.observed = job.queue_and_wait(kernels, wait); });
+    return recorded;
 }
 
 HostWork::HostWork(std::uint64_t slice_ns) : slice_ns_(slice_ns), thread_(streamlab::host_thread_id()) {}

@@ -82,6 +82,10 @@ public:
     /// the results the moment it returns (results still on their way are NaN).
     [[nodiscard]] ObservedWait queue_and_wait(int kernels, const std::function<void(cudaStream_t)>& wait);
 
+    /// Waits with `wait` once for the short job, then for whatever is left: a first
+    /// call pays one-time costs, which no observed wait should.
+    void warm_up(const std::function<void(cudaStream_t)>& wait);
+
     /// How long the work with `kernels` kernels runs on the GPU, ns, timed with events
     /// around it (queued, waited for, and then timed again: the first run pays one-time costs).
     [[nodiscard]] std::uint64_t measure_ns(int kernels);
@@ -94,6 +98,21 @@ private:
     streamlab::PreparedPipeline prepared_;
     streamlab::Stream stream_;
 };
+
+/// A wait as the lab's programs show it, and the timeline recorded around it.
+struct RecordedWait {
+    ObservedWait observed;         ///< What the wait cost, and the results read the moment it returned.
+    streamlab::Timeline timeline;  ///< The job's ops; not recorded while the tracer is off.
+};
+
+class HostWork;
+
+/// `job.warm_up(wait)`, then queue_and_wait(kernels, wait) while the tracer records
+/// (streamlab::record_timeline: with the tracer off, the wait runs unrecorded).
+/// `work`, when given, forgets the warm-up's slices. Throws TimelineUnavailable when
+/// the tracer cannot start.
+[[nodiscard]] RecordedWait record_wait(WaitJob& job, int kernels, const std::function<void(cudaStream_t)>& wait,
+                                       HostWork* work = nullptr);
 
 /// The host's own work, in slices: each call of slice() keeps the calling thread
 /// busy for about `slice_ns`, and the course notes how long each slice took and
