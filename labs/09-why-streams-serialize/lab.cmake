@@ -9,6 +9,9 @@ streamlab_add_lab(
   # Task 3's course side (objects of its own, never the student's library): the
   # GPU work the waits wait for, the host's work in slices, and what a wait cost.
   COURSE_SOURCES wait_side.cpp
+  # Task 3's course side asked of made-up records and the host alone, no GPU
+  # needed: the ctest test lab09.wait_side (see cmake/StreamLab.cmake).
+  CPU_TEST test_wait_side_cpu.cpp wait_side.cpp
   TESTS
     Serialize.ResultsMatchCpuReference     gpu 2
     Serialize.EachChunkRunsInItsOwnStream  gpu 2
