@@ -270,7 +270,8 @@ constexpr double kMaxPollingWakeSlices = 3.0;
 /// less than this before the GPU's last op ended is taken to return after it.
 constexpr std::int64_t kClockSlackNs = 10000;
 
-/// One wait, with both jobs: wait(stream) for the work with `kernels` kernels.
+/// The course's job and the length of the host's slice, both from the GPU at hand;
+/// each test records your waits with record_wait.
 class WaitingHost : public TimelineTest {
 protected:
     void SetUp() override {
