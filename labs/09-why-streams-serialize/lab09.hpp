@@ -30,3 +30,27 @@ struct PipelineJob {
 void run_pipeline(const PipelineJob& job, int chunks);
 
 }  // namespace lab09
+
+// ------------------------------------------------------------ Task 3: the waiting host
+
+#include <cuda_runtime_api.h>
+
+#include <functional>
+
+namespace lab09 {
+
+/// Task 3. Returns once all the work queued in `stream` so far has finished,
+/// with the calling thread asleep meanwhile: it uses next to no CPU time while
+/// it waits, whatever the device's schedule flags, and changes none of them.
+/// Leaves nothing behind. Throws streamlab::CudaError when a CUDA call fails.
+void wait_blocking(cudaStream_t stream);
+
+/// Task 3. Returns once all the work queued in `stream` so far has finished,
+/// doing the host's own work meanwhile: calls `host_work` (one short slice of
+/// work per call) on the calling thread for as long as the stream has work
+/// left, asks the stream between two slices without waiting for it, and
+/// returns within a slice or so of the stream's last work ending. Throws
+/// streamlab::CudaError when a CUDA call fails (the stream's work included).
+void wait_polling(cudaStream_t stream, const std::function<void()>& host_work);
+
+}  // namespace lab09

@@ -229,3 +229,200 @@ TEST_F(Serialize, AnyChunkCountWorks) {
 }
 
 }  // namespace
+
+// ------------------------------------------------------------ Task 3: the waiting host
+// The course queues GPU work in a stream of its own (wait_side.hpp: the pipeline's
+// memory in, kernels, the results out) and hands the stream to your wait. Around
+// the call it notes the process's CPU time (every thread's) and the time on the
+// timeline's clock; the GPU's last op comes from CUPTI's record. Each wait is
+// graded with two lengths of work, the second five times as many kernels as the
+// first, so that no fixed sleep or fixed count of slices fits both.
+
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+
+#include "wait_side.hpp"
+
+namespace {  // the same namespace as Task 1's tests, with its using-directives
+
+using lab09::course::HostWork;
+using lab09::course::kLongJobKernels;
+using lab09::course::kShortJobKernels;
+using lab09::course::ObservedWait;
+using lab09::course::WaitJob;
+
+/// The most CPU time a blocking wait may use, as a share of its wall time. A
+/// thread that spins uses about 1; one asleep, next to nothing.
+constexpr double kMaxBlockingCpuShare = 0.2;
+
+/// The latest a blocking wait may return after the GPU's last op ended, as a
+/// share of the GPU work's span (its first op's start to its last op's end).
+/// Waking a sleeping thread takes tens of microseconds; the work, milliseconds.
+constexpr double kMaxBlockingWakeShare = 0.05;
+
+/// The least share of wait_polling's wall time that the host's slices must fill.
+constexpr double kMinHostWorkShare = 0.8;
+
+/// The latest wait_polling may return after the GPU's last op ended, in slices
+/// (their mean length in the same run): the slice under way when the work ended,
+/// and room to spare.
+constexpr double kMaxPollingWakeSlices = 3.0;
+
+/// How far the host's and the GPU's clocks may read apart for the same instant
+/// (CUPTI puts the GPU's timestamps on the host's clock): a wait that returns
+/// less than this before the GPU's last op ended is taken to return after it.
+constexpr std::int64_t kClockSlackNs = 10000;
+
+/// The course's job and the length of the host's slice, both from the GPU at hand;
+/// each test records your waits with record_wait.
+class WaitingHost : public TimelineTest {
+protected:
+    void SetUp() override {
+        SL_STEP(TimelineTest::SetUp());
+        job_.emplace(facts_);
+        slice_ns_ = job_->host_slice_ns();
+    }
+
+    /// Runs `wait` once unrecorded (its first call pays one-time costs), then
+    /// queues the job with `kernels` kernels while CUPTI records, observes the
+    /// wait for it, and reads the results the moment it returns.
+    /// `work`, when given, forgets the warm-up's slices.
+    void record_wait(int kernels, const std::function<void(cudaStream_t)>& wait, HostWork* work = nullptr) {
+        job_->warm_up(wait);
+        if (work != nullptr) {
+            work->reset();
+        }
+        SL_RECORD_TIMELINE(timeline_, "lab09 wait", [&] { wait_ = job_->queue_and_wait(kernels, wait); });
+        delay_ns_ = lab09::course::wake_up_delay_ns(timeline_, wait_.cost.returned_ns);
+    }
+
+    /// What a job is called in the reports.
+    static std::string job_name(int kernels) { return kernels == kShortJobKernels ? "the short job" : "the long job"; }
+
+    /// Reports the wake-up delay and whether the wait returned after the GPU's last op.
+    ::testing::AssertionResult returned_after_the_work(const std::string& what) const {
+        report_measure(what + ": from the GPU's last op to the return", static_cast<double>(delay_ns_) / 1e3,
+                       ">=", -static_cast<double>(kClockSlackNs) / 1e3, "us");
+        if (delay_ns_ >= -kClockSlackNs) {
+            return ::testing::AssertionSuccess();
+        }
+        report_hint("a wait returns only once every op queued in the stream has finished");
+        return ::testing::AssertionFailure()
+               << what << " returned " << static_cast<double>(-delay_ns_) / 1e3 << " us before the GPU's last op ended";
+    }
+
+    std::optional<WaitJob> job_;
+    std::uint64_t slice_ns_ = 0;
+    Timeline timeline_;
+    ObservedWait wait_;
+    std::int64_t delay_ns_ = 0;
+};
+
+/// Process-wide state a wait must leave alone: the device's schedule flags.
+unsigned int device_flags() {
+    unsigned int flags = 0;
+    SL_CHECK(cudaGetDeviceFlags(&flags));
+    return flags;
+}
+
+/// The events created and destroyed in `timeline`'s recording, as its runtime calls counted them.
+std::int64_t events_left(const Timeline& timeline) {
+    return static_cast<std::int64_t>(count_api_calls(timeline, {"cudaEventCreate", "cudaEventCreateWithFlags"})) -
+           static_cast<std::int64_t>(count_api_calls(timeline, {"cudaEventDestroy"}));
+}
+
+TEST_F(WaitingHost, BlockingWaitLeavesTheCpuFree) {
+    const unsigned int flags_before = device_flags();
+    for (const int kernels : {kShortJobKernels, kLongJobKernels}) {
+        const std::string what = "wait_blocking, " + job_name(kernels);
+        SCOPED_TRACE(what);
+        SL_STEP(record_wait(kernels, [](cudaStream_t stream) { lab09::wait_blocking(stream); }));
+        EXPECT_TRUE(returned_after_the_work(what));
+
+        const double share = wait_.cost.cpu_share();
+        report_measure(what + ": CPU time / wall time", share, "<=", kMaxBlockingCpuShare, "");
+        if (share > kMaxBlockingCpuShare) {
+            report_hint(
+                "a thread that waits in cudaStreamSynchronize spins under the default schedule: wait for an event "
+                "made to block (the README's Concepts)");
+        }
+        EXPECT_LE(share, kMaxBlockingCpuShare) << "the process used " << ms(wait_.cost.cpu_ns)
+                                               << " ms of CPU time in a " << ms(wait_.cost.wall_ns()) << " ms wait";
+
+        const double span_ns = static_cast<double>(makespan_ns(timeline_.ops));
+        const double most_delay_ns = kMaxBlockingWakeShare * span_ns;
+        report_measure(what + ": wake-up delay", static_cast<double>(delay_ns_) / 1e3, "<=", most_delay_ns / 1e3, "us");
+        if (static_cast<double>(delay_ns_) > most_delay_ns) {
+            report_hint("sleep until the work is done, not for a time of your choosing: let CUDA wake the thread");
+        }
+        EXPECT_LE(static_cast<double>(delay_ns_), most_delay_ns)
+            << "returned " << static_cast<double>(delay_ns_) / 1e3 << " us after the GPU's last op ended, in "
+            << span_ns / 1e6 << " ms of GPU work";
+
+        const std::int64_t left = events_left(timeline_);
+        report_measure(what + ": events left behind", static_cast<double>(left), "==", 0, "");
+        EXPECT_EQ(left, 0) << "every event wait_blocking creates it must destroy";
+    }
+    const unsigned int flags_after = device_flags();
+    if (flags_after != flags_before) {
+        report_hint("the device's flags are the whole process's: leave them alone and choose how to wait per wait");
+    }
+    EXPECT_EQ(flags_after, flags_before) << "wait_blocking changed the device's flags (cudaGetDeviceFlags)";
+}
+
+TEST_F(WaitingHost, WaitsReturnOnlyWhenTheWorkIsDone) {
+    HostWork work(slice_ns_);
+    const std::function<void(cudaStream_t)> waits[] = {
+        [](cudaStream_t stream) { lab09::wait_blocking(stream); },
+        [&](cudaStream_t stream) { lab09::wait_polling(stream, work.as_function()); },
+    };
+    const char* names[] = {"wait_blocking", "wait_polling"};
+    for (int i = 0; i < 2; ++i) {
+        SCOPED_TRACE(names[i]);
+        SL_STEP(record_wait(kShortJobKernels, waits[i]));
+        EXPECT_TRUE(returned_after_the_work(names[i]));
+        EXPECT_TRUE(wait_.results.ok) << names[i]
+                                      << ": the results read the moment it returned: " << wait_.results.message();
+    }
+}
+
+TEST_F(WaitingHost, PollingDoesHostWork) {
+    for (const int kernels : {kShortJobKernels, kLongJobKernels}) {
+        const std::string what = "wait_polling, " + job_name(kernels);
+        SCOPED_TRACE(what);
+        HostWork work(slice_ns_);
+        SL_STEP(
+            record_wait(kernels, [&](cudaStream_t stream) { lab09::wait_polling(stream, work.as_function()); }, &work));
+        EXPECT_TRUE(returned_after_the_work(what));
+
+        const double share = static_cast<double>(work.busy_ns()) / static_cast<double>(wait_.cost.wall_ns());
+        report_measure(what + ": time in host_work / wall time", share, ">=", kMinHostWorkShare, "");
+        if (share < kMinHostWorkShare) {
+            report_hint("call host_work again and again while cudaStreamQuery says the stream is not ready");
+        }
+        EXPECT_GE(share, kMinHostWorkShare) << work.slices() << " slices took " << ms(work.busy_ns()) << " ms of a "
+                                            << ms(wait_.cost.wall_ns()) << " ms wait";
+
+        const double slice_ns = static_cast<double>(work.mean_slice_ns());
+        const double wake_slices = static_cast<double>(delay_ns_) / slice_ns;
+        report_measure(what + ": wake-up delay, in slices of host work", wake_slices, "<=", kMaxPollingWakeSlices, "");
+        if (wake_slices > kMaxPollingWakeSlices) {
+            report_hint("ask the stream before every slice, and return as soon as it says it is done");
+        }
+        EXPECT_LE(wake_slices, kMaxPollingWakeSlices)
+            << "returned " << static_cast<double>(delay_ns_) / 1e3 << " us after the GPU's last op ended; a slice took "
+            << slice_ns / 1e3 << " us";
+
+        report_measure(what + ": slices on another thread", work.slices_elsewhere(), "==", 0, "");
+        if (work.slices_elsewhere() > 0) {
+            report_hint("the host's work is the waiting thread's own: call host_work on the thread that called you");
+        }
+        EXPECT_EQ(work.slices_elsewhere(), 0) << "host_work ran on a thread other than the one that waited";
+    }
+}
+
+}  // namespace

@@ -617,6 +617,78 @@ def catalogue_lab08_everything_on_one_gpu(files: dict[str, str]) -> None:
     )
 
 
+LAB09_WAITS = "labs/09-why-streams-serialize/waiting_host.cpp"
+
+
+def catalogue_lab09_wait_sets_device_flags(files: dict[str, str]) -> None:
+    """Known wrong: wait_blocking makes the whole process block in every wait, with the device's
+    schedule flag, then synchronizes. Where a running context refuses the flag, the wait spins."""
+    rewrite_function(
+        files,
+        LAB09_WAITS,
+        "void wait_blocking(cudaStream_t stream) {",
+        "void wait_blocking(cudaStream_t stream) {\n"
+        "    (void)cudaSetDeviceFlags(cudaDeviceScheduleBlockingSync);  // every wait of the process\n"
+        "    (void)cudaGetLastError();  // a refusal, forgotten\n"
+        "    SL_CHECK(cudaStreamSynchronize(stream));\n"
+        "}\n",
+    )
+
+
+def catalogue_lab09_sleeps_then_synchronizes(files: dict[str, str]) -> None:
+    """Known wrong: wait_blocking sleeps a time of its own choosing, then synchronizes: the short job
+    ends long before it wakes, or the long job's wait spins once it does."""
+    rewrite_function(
+        files,
+        LAB09_WAITS,
+        "void wait_blocking(cudaStream_t stream) {",
+        "void wait_blocking(cudaStream_t stream) {\n"
+        "    std::this_thread::sleep_for(std::chrono::milliseconds(20));  // about how long the work takes\n"
+        "    SL_CHECK(cudaStreamSynchronize(stream));\n"
+        "}\n",
+    )
+    replace_once(
+        files, LAB09_WAITS, "#include <functional>\n", "#include <chrono>\n#include <functional>\n#include <thread>\n"
+    )
+
+
+def catalogue_lab09_polls_a_fixed_number_of_slices(files: dict[str, str]) -> None:
+    """Known wrong: wait_polling does a fixed number of slices, then synchronizes: too few for the
+    long job, and too many for the short one."""
+    rewrite_function(
+        files,
+        LAB09_WAITS,
+        "void wait_polling(cudaStream_t stream, const std::function<void()>& host_work) {",
+        "void wait_polling(cudaStream_t stream, const std::function<void()>& host_work) {\n"
+        "    for (int slice = 0; slice < 100; ++slice) {\n"
+        "        host_work();\n"
+        "    }\n"
+        "    SL_CHECK(cudaStreamSynchronize(stream));\n"
+        "}\n",
+    )
+
+
+def catalogue_lab09_polls_an_event(files: dict[str, str]) -> None:
+    """Correct: wait_polling records an event after the stream's work and asks the event
+    (cudaEventQuery) between two slices instead of the stream."""
+    rewrite_function(
+        files,
+        LAB09_WAITS,
+        "void wait_polling(cudaStream_t stream, const std::function<void()>& host_work) {",
+        "void wait_polling(cudaStream_t stream, const std::function<void()>& host_work) {\n"
+        "    const streamlab::Event done(cudaEventDisableTiming);\n"
+        "    done.record(stream);\n"
+        "    for (cudaError_t status = cudaEventQuery(done.get()); status != cudaSuccess;\n"
+        "         status = cudaEventQuery(done.get())) {\n"
+        "        if (status != cudaErrorNotReady) {\n"
+        "            SL_CHECK(status);\n"
+        "        }\n"
+        "        host_work();\n"
+        "    }\n"
+        "}\n",
+    )
+
+
 def catalogue_lab01_prediction_other_notation(files: dict[str, str]) -> None:
     """Correct: the same prediction written another way (lower case, groups in another order, no comments)."""
     files[LAB01_PREDICTION] = "blocking:a<b<c\n  nonblocking :  C + A+B   # all three together\n"
@@ -798,6 +870,22 @@ CATALOGUE = {
         ["Serialize.NoPinnedAllocationWhileBusy", "Serialize.CopiesOverlapKernels", "Serialize.MakespanNearTheModel"],
     ),
     "right-lab09-allocate-before-the-loop": (catalogue_lab09_allocate_before_the_loop, "09", []),
+    "wrong-lab09-wait-sets-device-flags": (
+        catalogue_lab09_wait_sets_device_flags,
+        "09",
+        ["WaitingHost.BlockingWaitLeavesTheCpuFree"],
+    ),
+    "wrong-lab09-sleeps-then-synchronizes": (
+        catalogue_lab09_sleeps_then_synchronizes,
+        "09",
+        ["WaitingHost.BlockingWaitLeavesTheCpuFree"],
+    ),
+    "wrong-lab09-polls-a-fixed-number-of-slices": (
+        catalogue_lab09_polls_a_fixed_number_of_slices,
+        "09",
+        ["WaitingHost.PollingDoesHostWork"],
+    ),
+    "right-lab09-polls-an-event": (catalogue_lab09_polls_an_event, "09", []),
 }
 
 
