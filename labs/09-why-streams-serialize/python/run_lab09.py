@@ -9,25 +9,20 @@ C++ program does. `./course run 09 --python` runs it and draws the timeline.
 
 from __future__ import annotations
 
-import argparse
 import sys
 
 import streamlab
 from lab09 import CHUNKS, FLOAT_BYTES, PageableFloats, copy_on_host, job_over
-from lab_program import first_gpu_or_say
+from lab_program import pipeline_program_start
 
 
 def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(description="Lab 09 in Python: why streams serialize")
-    parser.add_argument("--trace", default="", help="write the pipeline's trace here (the serial one beside it)")
-    args = parser.parse_args(argv)
-    facts = first_gpu_or_say("run_lab09.py")
-    if facts is None:
+    started = pipeline_program_start(argv, "Lab 09 in Python: why streams serialize", "run_lab09.py")
+    if started is None:
         return 1
+    trace, n = started
     import serialize  # the student's module: after the GPU check, so that its errors are its own
 
-    n = streamlab.pipeline_elements(facts.total_memory_bytes)
-    print(f"{facts.name}: {facts.copy_engines} copy engine(s), {n * FLOAT_BYTES >> 20} MiB each way", flush=True)
     output = PageableFloats(n)
 
     # run_pipeline writes into pageable memory; the course's result check reads
@@ -37,8 +32,8 @@ def main(argv: list[str]) -> int:
         copy_on_host(memory.output, output.address, memory.n * FLOAT_BYTES)
 
     run = streamlab.record_pipeline_run(CHUNKS, pipelined)
-    streamlab.report_timeline(run.serial.timeline, "serial reference", args.trace, "serial")
-    streamlab.report_timeline(run.pipelined, "run_pipeline, 4 chunks", args.trace)
+    streamlab.report_timeline(run.serial.timeline, "serial reference", trace, "serial")
+    streamlab.report_timeline(run.pipelined, "run_pipeline, 4 chunks", trace)
     print(f"run_pipeline: result: {run.result.message()}")
     calls = run.pipelined.api_calls
     print(
