@@ -51,12 +51,9 @@ lab.show_function("serialize", "run_pipeline")
 # %%
 def run():
     import streamlab
-    from lab09 import PageableFloats
     from test_lab09 import Lab, run_recorded
 
-    facts = streamlab.device_facts(0)
-    prepared = streamlab.prepare_pipeline(facts)
-    timeline = run_recorded(Lab(prepared, facts, PageableFloats(prepared.memory.n)))
+    timeline = run_recorded(Lab.on(streamlab.device_facts(0)))
     calls = timeline.api_calls
     print(", ".join(f"{name}: {calls.get(name, 0)}" for name in ("cudaMalloc", "cudaFree", "cudaMallocHost")))
     print(f"ops in the NULL stream: {streamlab.null_stream_ops(timeline.ops)}")

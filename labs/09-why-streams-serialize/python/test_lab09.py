@@ -36,17 +36,21 @@ class Lab(PreparedPipelineLab):
     facts: Any  # streamlab.DeviceFacts
     output: PageableFloats
 
+    @classmethod
+    def on(cls, facts: Any) -> Lab:
+        """The set-up for this GPU: the data and the workload's iterations, and pageable memory for the results."""
+        import streamlab
+
+        prepared = streamlab.prepare_pipeline(facts)
+        return cls(prepared, facts, PageableFloats(prepared.memory.n))
+
     def job(self) -> PipelineJob:
         return job_over(self.memory, self.output, self.iterations)
 
 
 @pytest.fixture
 def lab() -> Lab:
-    facts = require_gpu()
-    import streamlab
-
-    prepared = streamlab.prepare_pipeline(facts)
-    return Lab(prepared, facts, PageableFloats(prepared.memory.n))
+    return Lab.on(require_gpu())
 
 
 def run_recorded(lab: Lab, chunks: int = CHUNKS) -> Any:
