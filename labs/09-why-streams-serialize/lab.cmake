@@ -25,3 +25,21 @@ streamlab_add_lab(
     WaitingHost.WaitsReturnOnlyWhenTheWorkIsDone gpu 1
     WaitingHost.PollingDoesHostWork              gpu 3
 )
+
+# The Python version (python/): Task 1 with the article's own API (cuda-bindings),
+# graded by pytest from the same timeline and the same runtime-call counts, through
+# the module `streamlab`. Tests: test_name  gpu|cpu  points.
+streamlab_add_python_lab(
+  NUMBER 09
+  TOPIC why-streams-serialize
+  STUDENT_SOURCES serialize.py
+  TEST_SOURCE test_lab09.py
+  TESTS
+    test_results_match_cpu_reference        gpu 2
+    test_each_chunk_runs_in_its_own_stream  gpu 2
+    test_no_cuda_malloc_or_cuda_free        gpu 2
+    test_pinned_memory_allocated_once       gpu 1
+    test_copies_overlap_kernels             gpu 3
+    test_makespan_near_the_model            gpu 3
+    test_any_chunk_count_works              gpu 2
+)

@@ -108,6 +108,21 @@ PYTHON_CATALOGUE = {
             }
         ),
     ),
+    # Blocking streams: the memset in the legacy NULL stream waits for every chunk queued before it, and
+    # every chunk queued after it waits for the memset. The results stay right; the overlap is gone.
+    "wrong-py-lab09-memset-in-the-null-stream": Mistake(
+        "09-why-streams-serialize",
+        "serialize.py",
+        "            check(cudart.cudaMemsetAsync(device_out[i], 0, nbytes, stream))",
+        "            check(cudart.cudaMemset(device_out[i], 0, nbytes))",
+        frozenset(
+            {
+                "test_each_chunk_runs_in_its_own_stream",
+                "test_copies_overlap_kernels",
+                "test_makespan_near_the_model",
+            }
+        ),
+    ),
 }
 
 

@@ -6,10 +6,16 @@ other work that waits for it must run; cudaEventQuery always answers "not ready"
 for work that has not run. A host that reuses a buffer before the work that reads
 it has run therefore sees the wrong data, as it could on a real GPU that happens to
 be slow. Memory is a dict of floats by byte address; the kernel is x -> x + 1.
+
+The calls that CUDA runs in the legacy NULL stream or that wait for the whole device
+(cudaMemset, cudaFree, cudaFreeHost) first run every stream's work, as they may on a
+GPU; every runtime call is counted by name (`calls`), and memory freed is gone, so
+work that reads it after its release fails.
 """
 
 from __future__ import annotations
 
+import collections
 import importlib.util
 import itertools
 import sys
@@ -33,6 +39,8 @@ class PretendGpu:
         self.streams_created = 0
         self.live_streams: set[int] = set()
         self.live_events: set[int] = set()
+        self.calls: collections.Counter[str] = collections.Counter()  # runtime function -> calls
+        self.allocated: dict[int, int] = {}  # what runtime calls allocated and nothing freed yet: base -> floats
 
     def allocate(self, floats: int) -> int:
         base = next(self.ids) << 32
@@ -42,7 +50,22 @@ class PretendGpu:
 
     def copy(self, dst: int, src: int, nbytes: int) -> None:
         for i in range(0, nbytes, FLOAT_BYTES):
-            self.memory[dst + i] = self.memory[src + i]
+            self.store(dst + i, self.memory[src + i])
+
+    def store(self, address: int, value: float) -> None:
+        assert address in self.memory, f"a write to {address:#x}, which is not allocated (or freed already)"
+        self.memory[address] = value
+
+    def release(self, base: int) -> None:
+        """Frees what a runtime call allocated at `base`: its floats are gone from memory."""
+        for i in range(self.allocated.pop(base)):
+            del self.memory[base + FLOAT_BYTES * i]
+
+    def run_every_stream(self) -> None:
+        """What a call that waits for the whole device makes happen: every stream's work runs."""
+        while any(self.queues.values()):
+            for stream in self.queues:
+                self.run_all(stream)
 
     def run_until(self, event: int, number: int) -> None:
         """Runs the stream of the event's record `number` up to it: what waiting for it makes happen."""
@@ -61,13 +84,16 @@ class PretendGpu:
         cudart.cudaGetErrorName = lambda error: (0, f"error {error}".encode())
         cudart.cudaGetErrorString = lambda error: (0, b"pretend")
 
-        def stream_create(flags):
-            assert flags == cudart.cudaStreamNonBlocking, "lab 06's streams are non-blocking"
+        def new_stream():  # cudaStreamCreate's blocking stream (lab 09), which the NULL-stream calls wait for
             stream = next(gpu.ids)
             gpu.queues[stream] = []
             gpu.streams_created += 1
             gpu.live_streams.add(stream)
             return ok.cudaSuccess, stream
+
+        def stream_create(flags):
+            assert flags == cudart.cudaStreamNonBlocking, "labs 06 and 07 make non-blocking streams"
+            return new_stream()
 
         def event_create(flags):
             event = next(gpu.ids)
@@ -109,13 +135,54 @@ class PretendGpu:
         def destroy(live):
             return lambda handle: (live.discard(handle), (ok.cudaSuccess,))[1]
 
+        def malloc(nbytes, stream=None):  # cudaMalloc, cudaMallocHost, and cudaMallocAsync with a stream
+            base = gpu.allocate(nbytes // FLOAT_BYTES)
+            gpu.allocated[base] = nbytes // FLOAT_BYTES
+            return ok.cudaSuccess, base
+
+        def free_now(base):  # cudaFree, cudaFreeHost: they wait for the whole device first
+            gpu.run_every_stream()
+            gpu.release(base)
+            return (ok.cudaSuccess,)
+
+        def free_async(base, stream):
+            gpu.queues[stream].append(lambda: gpu.release(base))
+            return (ok.cudaSuccess,)
+
+        def fill(base, value, nbytes):
+            for i in range(0, nbytes, FLOAT_BYTES):
+                gpu.store(base + i, float(value))
+
+        def memset(base, value, nbytes):  # in the legacy NULL stream: after every blocking stream's work
+            gpu.run_every_stream()
+            fill(base, value, nbytes)
+            return (ok.cudaSuccess,)
+
+        def memset_async(base, value, nbytes, stream):
+            gpu.queues[stream].append(lambda: fill(base, value, nbytes))
+            return (ok.cudaSuccess,)
+
         cudart.cudaStreamCreateWithFlags, cudart.cudaEventCreateWithFlags = stream_create, event_create
         cudart.cudaEventRecord, cudart.cudaEventSynchronize, cudart.cudaEventQuery = record, synchronize, query
         cudart.cudaMemcpyAsync = memcpy_async
         cudart.cudaStreamWaitEvent, cudart.cudaStreamSynchronize = stream_wait, stream_synchronize
         cudart.cudaLaunchHostFunc = launch_host_func
         cudart.cudaStreamDestroy, cudart.cudaEventDestroy = destroy(gpu.live_streams), destroy(gpu.live_events)
+        cudart.cudaStreamCreate = new_stream
+        cudart.cudaMalloc, cudart.cudaMallocHost, cudart.cudaMallocAsync = malloc, malloc, malloc
+        cudart.cudaFree, cudart.cudaFreeHost, cudart.cudaFreeAsync = free_now, free_now, free_async
+        cudart.cudaMemset, cudart.cudaMemsetAsync = memset, memset_async
+        for name, call in list(vars(cudart).items()):
+            if name.startswith("cuda") and callable(call):
+                setattr(cudart, name, self._counted(name, call))
         return cudart
+
+    def _counted(self, name: str, call):
+        def counted(*args):
+            self.calls[name] += 1
+            return call(*args)
+
+        return counted
 
     def course(self) -> types.ModuleType:
         """The parts of the module streamlab a student file may use: chunking and the kernel (x -> x + 1 here)."""
@@ -128,7 +195,7 @@ class PretendGpu:
         def launch_workload(input, output, count, iterations, stream):
             def kernel():
                 for i in range(count):
-                    gpu.memory[output + FLOAT_BYTES * i] = gpu.memory[input + FLOAT_BYTES * i] + 1
+                    gpu.store(output + FLOAT_BYTES * i, gpu.memory[input + FLOAT_BYTES * i] + 1)
 
             gpu.queues[stream].append(kernel)
 

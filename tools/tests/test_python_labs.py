@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -61,6 +62,15 @@ PYTHON_LABS = sorted(path.parent.name for path in (ROOT / "labs").glob("*/python
 @pytest.mark.parametrize("lab", PYTHON_LABS)
 def test_the_cpp_labs_declaration_is_read_without_the_python_one(lab):
     assert all(name.endswith(".cu") for name in read_lab_cmake(ROOT / "labs" / lab / "lab.cmake").cpp.student_sources)
+
+
+@pytest.mark.parametrize("lab", PYTHON_LABS)
+def test_lab_cmake_declares_each_graded_python_test_with_the_points_of_its_marker(lab):
+    python = read_lab_cmake(ROOT / "labs" / lab / "lab.cmake").python
+    assert python is not None, f"{lab}: lab.cmake has no streamlab_add_python_lab"
+    source = (ROOT / "labs" / lab / "python" / python.test_source).read_text()
+    marked = {name: int(points) for points, name in re.findall(r"@pytest\.mark\.points\((\d+)\)\ndef (\w+)\(", source)}
+    assert {test.name: test.points for test in python.tests} == marked
 
 
 @pytest.mark.parametrize("lab", PYTHON_LABS)

@@ -9,33 +9,28 @@ runs it and draws the timeline.
 
 from __future__ import annotations
 
-import argparse
 import sys
 
 import streamlab
-from lab05 import CHUNKS, FLOAT_BYTES, job_over
-from lab_program import first_gpu_or_say
+from lab05 import CHUNKS, job_over
+from lab_program import pipeline_program_start
 
 
 def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(description="Lab 05 in Python: the three-chunk overlap")
-    parser.add_argument("--trace", default="", help="write the pipeline's trace here (the serial one beside it)")
-    args = parser.parse_args(argv)
-    facts = first_gpu_or_say("run_lab05.py")
-    if facts is None:
+    started = pipeline_program_start(argv, "Lab 05 in Python: the three-chunk overlap", "run_lab05.py")
+    if started is None:
         return 1
+    trace, _ = started
     import three_chunks  # the student's module: after the GPU check, so that its errors are its own
 
-    n = streamlab.pipeline_elements(facts.total_memory_bytes)
-    print(f"{facts.name}: {facts.copy_engines} copy engine(s), {n * FLOAT_BYTES >> 20} MiB each way", flush=True)
     reported_ms = []
 
     def pipelined(memory, iterations: int) -> None:
         reported_ms.append(three_chunks.run_pipeline(job_over(memory, iterations), CHUNKS))
 
     run = streamlab.record_pipeline_run(CHUNKS, pipelined)
-    streamlab.report_timeline(run.serial.timeline, "serial reference", args.trace, "serial")
-    streamlab.report_timeline(run.pipelined, "run_pipeline, 3 chunks", args.trace)
+    streamlab.report_timeline(run.serial.timeline, "serial reference", trace, "serial")
+    streamlab.report_timeline(run.pipelined, "run_pipeline, 3 chunks", trace)
     yours = reported_ms[-1]
     print(f"run_pipeline: your events say {yours:.3f} ms; result: {run.result.message()}")
     if yours > 0:
