@@ -1,8 +1,12 @@
 // lab09 program: runs the serial reference and your four-chunk pipeline on the
 // same data, checks the result, and prints (and writes) both timelines, the
 // calls that can make streams wait for each other, and how your pipeline
-// compares with the model.
+// compares with the model. With --late-error it runs Task 2 instead: your
+// run_checked_pipeline, clean and then with a tripwire in one chunk.
+#include <algorithm>
+#include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <vector>
 
@@ -11,6 +15,7 @@
 #include "streamlab/device.hpp"
 #include "streamlab/lab_program.hpp"
 #include "streamlab/pipeline.hpp"
+#include "streamlab/tracer.hpp"
 
 namespace {
 
@@ -51,6 +56,78 @@ int run(const LabOptions& options) {
 
 }  // namespace
 
+// ---------------------------------------------------------------- Task 2: --late-error
+
+namespace {
+
+/// The option that runs Task 2 instead of Task 1.
+constexpr char kLateErrorOption[] = "--late-error";
+
+/// What `run_lab09 --help` says.
+constexpr char kDescription[] =
+    "Lab 09: why streams serialize\n"
+    "  --late-error  run Task 2 instead: run_checked_pipeline clean, then with a tripwire in one chunk\n"
+    "                (put CUDA_LAUNCH_BLOCKING=1 in front to see where the error shows, and what it costs)";
+
+/// run_checked_pipeline's report and the planted chunk, in words.
+void print_report(const char* run, const lab09::ChunkError& report) {
+    std::printf("%s: run_checked_pipeline reported chunk %d, %s\n", run, report.chunk, cudaGetErrorName(report.error));
+}
+
+/// Task 2: a clean run (its makespan on the timeline and its time on the host
+/// clock, which CUDA_LAUNCH_BLOCKING=1 changes), then a run whose kernel fails
+/// in a chunk picked at random. The failure leaves the GPU unusable for the rest
+/// of the process, so it is the last thing the program does.
+int run_late_error(const LabOptions& options) {
+    const DeviceFacts facts = query_device_facts(0);
+    PreparedPipeline prepared = prepare_pipeline(facts);
+    PipelineMemory& memory = prepared.memory;
+    const auto job = job_over<lab09::CheckedJob>(memory, prepared.iterations);
+    const char* blocking = std::getenv("CUDA_LAUNCH_BLOCKING");
+    std::printf("%s: %zu MiB each way, %d chunks; CUDA_LAUNCH_BLOCKING=%s\n", facts.name.c_str(),
+                memory.input.bytes() >> 20, lab09::kChunks, blocking != nullptr ? blocking : "(not set)");
+
+    lab09::ChunkError report = lab09::run_checked_pipeline(job, lab09::kChunks);  // warm-up
+    fill_poison(memory.output.data(), memory.size());
+    const auto start = std::chrono::steady_clock::now();
+    report = lab09::run_checked_pipeline(job, lab09::kChunks);
+    const std::chrono::duration<double, std::milli> took = std::chrono::steady_clock::now() - start;
+    const ResultCheck result = check_workload_output(memory.input.data(), memory.output.data(), memory.size(),
+                                                     prepared.iterations, lab09::kChunks);
+    print_report("clean run", report);
+    std::printf("clean run: %.3f ms on the host clock, call to return; result: %s\n", took.count(),
+                result.message().c_str());
+    const Timeline timeline =
+        record_timeline("lab09 run_checked_pipeline", [&] { report = lab09::run_checked_pipeline(job, lab09::kChunks); });
+    report_timeline(timeline, "run_checked_pipeline, clean run", options, "late-error");
+
+    const lab09::Tripwire tripwire = lab09::plant_tripwire(memory.input.data(), memory.size(), lab09::kChunks);
+    std::printf("\ntripwire planted at element %zu, in chunk %d (0-based)\n", tripwire.index, tripwire.chunk);
+    report = lab09::run_checked_pipeline(job, lab09::kChunks);
+    print_report("faulty run", report);
+    const cudaError_t seen = cudaDeviceSynchronize();
+    std::printf("faulty run: cudaDeviceSynchronize() afterwards returns %s (%s)\n", cudaGetErrorName(seen),
+                cudaGetErrorString(seen));
+    if (seen != cudaSuccess) {
+        std::printf(
+            "the context is unusable from here on: every CUDA call of this process returns that error, the "
+            "releases of the course's buffers at exit included (on stderr)\n");
+    }
+    const bool named_right = report.chunk == -1 || report.chunk == tripwire.chunk;
+    return report.error == cudaErrorIllegalAddress && named_right && result.ok ? 0 : 1;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
-    return run_lab_program(argc, argv, "Lab 09: why streams serialize", run);
+    // --late-error is this program's own option; the options every lab program
+    // takes (--trace, --no-trace, --help) are read by run_lab_program.
+    std::vector<char*> args(argv, argv + argc);
+    const auto late_error = std::find_if(args.begin() + 1, args.end(),
+                                         [](const char* arg) { return std::strcmp(arg, kLateErrorOption) == 0; });
+    if (late_error == args.end()) {
+        return run_lab_program(argc, argv, kDescription, run);
+    }
+    args.erase(late_error);
+    return run_lab_program(static_cast<int>(args.size()), args.data(), kDescription, run_late_error);
 }
