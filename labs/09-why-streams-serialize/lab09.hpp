@@ -31,7 +31,6 @@ struct PipelineJob {
 /// streams wait for each other. Works for any `chunks` >= 1.
 void run_pipeline(const PipelineJob& job, int chunks);
 
-
 // ---------------------------------------------------------------- Task 2: a late error
 
 /// An input value the course's data never holds (streamlab::fill_input gives
@@ -61,12 +60,12 @@ Tripwire plant_tripwire(float* input, std::size_t n, int chunks);
 
 /// Task 2's data. Every buffer is the caller's, allocated before the call.
 struct CheckedJob {
-    const float* input = nullptr;   ///< Host input, `n` floats, pinned.
-    float* output = nullptr;        ///< Host output, `n` floats, pinned.
-    float* device_input = nullptr;  ///< Device memory for the input, `n` floats.
-    float* device_output = nullptr; ///< Device memory for the results, `n` floats.
-    std::size_t n = 0;              ///< Elements.
-    int iterations = 1;             ///< Workload iterations.
+    const float* input = nullptr;    ///< Host input, `n` floats, pinned.
+    float* output = nullptr;         ///< Host output, `n` floats, pinned.
+    float* device_input = nullptr;   ///< Device memory for the input, `n` floats.
+    float* device_output = nullptr;  ///< Device memory for the results, `n` floats.
+    std::size_t n = 0;               ///< Elements.
+    int iterations = 1;              ///< Workload iterations.
 };
 
 /// What went wrong in a pipeline run, as run_checked_pipeline reports it.

@@ -97,8 +97,8 @@ int run_late_error(const LabOptions& options) {
     print_report("clean run", report);
     std::printf("clean run: %.3f ms on the host clock, call to return; result: %s\n", took.count(),
                 result.message().c_str());
-    const Timeline timeline =
-        record_timeline("lab09 run_checked_pipeline", [&] { report = lab09::run_checked_pipeline(job, lab09::kChunks); });
+    const Timeline timeline = record_timeline("lab09 run_checked_pipeline",
+                                              [&] { report = lab09::run_checked_pipeline(job, lab09::kChunks); });
     report_timeline(timeline, "run_checked_pipeline, clean run", options, "late-error");
 
     const lab09::Tripwire tripwire = lab09::plant_tripwire(memory.input.data(), memory.size(), lab09::kChunks);

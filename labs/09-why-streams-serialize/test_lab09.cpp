@@ -223,7 +223,6 @@ TEST_F(Serialize, AnyChunkCountWorks) {
     }
 }
 
-
 // ---------------------------------------------------------------- Task 2: a late error
 
 /// What a test asks CUDA_LAUNCH_BLOCKING to be.
@@ -390,8 +389,8 @@ TEST_F(LateErrorLaunchBlocking, NamesTheFailingChunk) {
             "with CUDA_LAUNCH_BLOCKING=1 a launch returns once its kernel has run: cudaGetLastError() right after "
             "the launch returns the kernel's error. Check there, and stop queuing at the first error");
     }
-    EXPECT_EQ(report_.chunk, tripwire_.chunk) << "the tripwire was in chunk " << tripwire_.chunk
-                                              << "; run_checked_pipeline named " << report_.chunk;
+    EXPECT_EQ(report_.chunk, tripwire_.chunk)
+        << "the tripwire was in chunk " << tripwire_.chunk << "; run_checked_pipeline named " << report_.chunk;
 }
 
 }  // namespace
