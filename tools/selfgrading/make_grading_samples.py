@@ -617,6 +617,23 @@ def catalogue_lab08_everything_on_one_gpu(files: dict[str, str]) -> None:
     )
 
 
+LAB09_LATE_ERROR = "labs/09-why-streams-serialize/late_error.cu"
+
+
+def catalogue_lab09_waits_per_chunk(files: dict[str, str]) -> None:
+    """Known wrong: waits for each chunk's stream right after queuing it, so that its kernel's error shows in
+    its chunk. Every report is right, with or without launch blocking, and no chunk overlaps another."""
+    replace_once(
+        files,
+        LAB09_LATE_ERROR,
+        "        if (error != cudaSuccess) {\n            report = {i, error};\n",
+        "        if (error == cudaSuccess) {\n"
+        "            error = cudaStreamSynchronize(stream);  // the chunk's error, in its chunk\n"
+        "        }\n"
+        "        if (error != cudaSuccess) {\n            report = {i, error};\n",
+    )
+
+
 def catalogue_lab01_prediction_other_notation(files: dict[str, str]) -> None:
     """Correct: the same prediction written another way (lower case, groups in another order, no comments)."""
     files[LAB01_PREDICTION] = "blocking:a<b<c\n  nonblocking :  C + A+B   # all three together\n"
@@ -692,6 +709,11 @@ CATALOGUE = {
             "TwoGpus.BothGpusCopyInFromTheHostAtOnce",
             "TwoGpus.FasterThanOneGpu",
         ],
+    ),
+    "wrong-lab09-waits-per-chunk": (
+        catalogue_lab09_waits_per_chunk,
+        "09",
+        ["LateError.ChecksKeepThePipelineOverlapped"],
     ),
 }
 
