@@ -3,12 +3,13 @@
 streamlab_add_lab(
   NUMBER 09
   TOPIC why-streams-serialize
-  STUDENT_SOURCES serialize.cu waiting_host.cpp
+  STUDENT_SOURCES serialize.cu late_error.cu waiting_host.cpp
   PROGRAM run_lab09.cpp
   TEST_SOURCE test_lab09.cpp
-  # Task 3's course side (objects of its own, never the student's library): the
-  # GPU work the waits wait for, the host's work in slices, and what a wait cost.
-  COURSE_SOURCES wait_side.cpp
+  # The course's side (objects of its own, never the student's library): Task 2's
+  # faulty kernel; Task 3's GPU work the waits wait for, the host's work in
+  # slices, and what a wait cost.
+  COURSE_SOURCES faulty_workload.cu wait_side.cpp
   # Task 3's course side asked of made-up records and the host alone, no GPU
   # needed: the ctest test lab09.wait_side (see cmake/StreamLab.cmake).
   CPU_TEST test_wait_side_cpu.cpp wait_side.cpp
@@ -20,6 +21,11 @@ streamlab_add_lab(
     Serialize.CopiesOverlapKernels         gpu 3
     Serialize.MakespanNearTheModel         gpu 3
     Serialize.AnyChunkCountWorks           gpu 2
+    # Task 2: a late error
+    LateErrorLaunchBlocking.NamesTheFailingChunk      gpu 3
+    LateError.ReportsTheErrorAtTheWait                gpu 2
+    LateError.CleanRunReportsNoError                  gpu 1
+    LateError.ChecksKeepThePipelineOverlapped         gpu 2
     # Task 3: the waiting host.
     WaitingHost.BlockingWaitLeavesTheCpuFree     gpu 3
     WaitingHost.WaitsReturnOnlyWhenTheWorkIsDone gpu 1
@@ -27,7 +33,7 @@ streamlab_add_lab(
 )
 
 # The Python version (python/): Task 1 with the article's own API (cuda-bindings),
-# graded by pytest from the same timeline and the same runtime-call counts, through
+# graded by pytest from the same timeline and the same runtime calls, through
 # the module `streamlab`. Tests: test_name  gpu|cpu  points.
 streamlab_add_python_lab(
   NUMBER 09
@@ -37,8 +43,8 @@ streamlab_add_python_lab(
   TESTS
     test_results_match_cpu_reference        gpu 2
     test_each_chunk_runs_in_its_own_stream  gpu 2
-    test_no_cuda_malloc_or_cuda_free        gpu 2
-    test_pinned_memory_allocated_once       gpu 1
+    test_no_cuda_malloc_or_cuda_free_while_busy gpu 2
+    test_no_pinned_allocation_while_busy    gpu 1
     test_copies_overlap_kernels             gpu 3
     test_makespan_near_the_model            gpu 3
     test_any_chunk_count_works              gpu 2

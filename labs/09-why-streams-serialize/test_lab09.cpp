@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
+#include <exception>
 #include <initializer_list>
 #include <optional>
 #include <string>
@@ -226,6 +228,176 @@ TEST_F(Serialize, AnyChunkCountWorks) {
         }
         EXPECT_TRUE(found.problem.empty()) << found.problem;
     }
+}
+
+// ---------------------------------------------------------------- Task 2: a late error
+
+/// What a test asks CUDA_LAUNCH_BLOCKING to be.
+enum class Launches { Queued, Blocking };
+
+/// run_checked_pipeline on the same data as Serialize's tests: its clean runs
+/// are graded from the timeline, its runs with a tripwire from what it reports
+/// next to what the grader sees itself. Each test sets CUDA_LAUNCH_BLOCKING
+/// before CUDA starts in its process: each graded test runs in a process of its own.
+class LateError : public TimelineTest {
+protected:
+    /// How kernel launches behave in the fixture's tests.
+    virtual Launches launches() const { return Launches::Queued; }
+
+    void SetUp() override {
+        // CUDA reads the variable when it starts, which TimelineTest::SetUp makes it do.
+        setenv("CUDA_LAUNCH_BLOCKING", launches() == Launches::Blocking ? "1" : "0", 1);
+        SL_STEP(TimelineTest::SetUp());
+        prepared_.emplace(prepare_pipeline(facts_));
+        job_ = job_over<lab09::CheckedJob>(memory(), prepared_->iterations);
+        if (launches_block() != (launches() == Launches::Blocking)) {
+            GTEST_SKIP() << "CUDA_LAUNCH_BLOCKING did not take effect: CUDA had started in this process before the "
+                            "test set it; run the test alone: ctest -R 'lab09[.].*[.]"
+                         << ::testing::UnitTest::GetInstance()->current_test_info()->name() << "$'";
+        }
+    }
+
+    PipelineMemory& memory() { return prepared_->memory; }
+    std::size_t n() { return memory().size(); }
+
+    /// Whether a kernel launch returns only once its kernel has run: a workload
+    /// kernel over all the data (about as long as the whole H2D copy) is
+    /// launched, and its stream asked at once whether it is done.
+    bool launches_block() {
+        const Stream stream(cudaStreamNonBlocking);
+        SL_CHECK(cudaMemsetAsync(memory().device_input.data(), 0, memory().device_input.bytes(), stream.get()));
+        stream.synchronize();
+        launch_workload(memory().device_input.data(), memory().device_output.data(), n(), prepared_->iterations,
+                        stream.get());
+        const cudaError_t state = cudaStreamQuery(stream.get());
+        stream.synchronize();
+        if (state != cudaErrorNotReady) {
+            SL_CHECK(state);
+        }
+        return state == cudaSuccess;
+    }
+
+    /// Puts lab09::kTripwire at a random element of a random chunk of the input:
+    /// a run then fails in that chunk's kernel, and leaves this process's GPU
+    /// context unusable. So a test that plants it is skipped when other tests
+    /// share its process (they would all fail after it).
+    void plant_tripwire() {
+        if (::testing::UnitTest::GetInstance()->test_to_run_count() > 1) {
+            GTEST_SKIP() << "this test leaves the GPU unusable for the rest of its process: run it alone, "
+                            "as ctest does";
+        }
+        tripwire_ = lab09::plant_tripwire(memory().input.data(), n(), kChunks);
+        report_note("tripwire", "planted at element " + std::to_string(tripwire_.index) + ", in chunk " +
+                                    std::to_string(tripwire_.chunk) + " (0-based)");
+    }
+
+    /// Runs run_checked_pipeline over the data with the tripwire; then checks, by
+    /// the grader's own wait, that the faulty kernel really failed. Fails when
+    /// the function threw or when the kernel did not fail.
+    void run_into_the_tripwire() {
+        try {
+            report_ = lab09::run_checked_pipeline(job_, kChunks);
+        } catch (const std::exception& thrown) {
+            report_hint(
+                "a wait that throws (Stream::synchronize, SL_CHECK) cannot report: keep the cudaError_t the wait "
+                "returns (cudaStreamSynchronize) and put it in the ChunkError you return");
+            FAIL() << "run_checked_pipeline threw instead of returning the error: " << thrown.what();
+        }
+        const cudaError_t seen = cudaDeviceSynchronize();
+        ASSERT_EQ(seen, cudaErrorIllegalAddress)
+            << "after run_checked_pipeline the grader's cudaDeviceSynchronize() returned " << cudaGetErrorName(seen)
+            << ", not the faulty kernel's cudaErrorIllegalAddress: chunk " << tripwire_.chunk
+            << "'s kernel, which holds the tripwire, must run";
+        report_measure("error reported is cudaErrorIllegalAddress (1 = yes)",
+                       report_.error == cudaErrorIllegalAddress ? 1.0 : 0.0, "==", 1.0, "");
+        EXPECT_EQ(report_.error, cudaErrorIllegalAddress)
+            << "run_checked_pipeline reported " << cudaGetErrorName(report_.error) << " (chunk " << report_.chunk
+            << ") for a run whose kernel failed with cudaErrorIllegalAddress";
+    }
+
+    std::optional<PreparedPipeline> prepared_;
+    lab09::CheckedJob job_;
+    lab09::Tripwire tripwire_;
+    lab09::ChunkError report_;
+    SerialReference serial_;
+    Timeline timeline_;
+};
+
+/// LateError's tests with CUDA_LAUNCH_BLOCKING=1: every kernel launch returns
+/// only once its kernel has run.
+class LateErrorLaunchBlocking : public LateError {
+protected:
+    Launches launches() const override { return Launches::Blocking; }
+};
+
+// The tests that leave the context usable come first: run in one process without
+// a filter, the binary would otherwise fail every test after a tripwire.
+
+TEST_F(LateError, CleanRunReportsNoError) {
+    fill_poison(memory().output.data(), n());
+    const lab09::ChunkError report = lab09::run_checked_pipeline(job_, kChunks);
+    EXPECT_EQ(report.error, cudaSuccess) << "run_checked_pipeline reported " << cudaGetErrorName(report.error)
+                                         << " (chunk " << report.chunk << ") for a run in which nothing failed";
+    EXPECT_EQ(report.chunk, -1) << "with no error, the report names no chunk (-1)";
+    const ResultCheck check =
+        check_workload_output(memory().input.data(), memory().output.data(), n(), prepared_->iterations, kChunks);
+    if (!check.ok) {
+        report_hint("each chunk's H2D copy, kernel and D2H copy go to its own part of each buffer (chunk.offset)");
+    }
+    EXPECT_TRUE(check.ok) << check.message();
+}
+
+TEST_F(LateError, ChecksKeepThePipelineOverlapped) {
+    try {
+        serial_ = run_serial_reference(memory(), prepared_->iterations);
+    } catch (const TimelineUnavailable& unavailable) {
+        SL_SKIP_UNLESS_BROKEN_HERE(tracer_started_before(), unavailable.what());
+    }
+    lab09::ChunkError report = lab09::run_checked_pipeline(job_, kChunks);  // warm-up
+    SL_RECORD_TIMELINE(timeline_, "lab09 run_checked_pipeline",
+                       [&] { report = lab09::run_checked_pipeline(job_, kChunks); });
+    ASSERT_EQ(report.error, cudaSuccess) << cudaGetErrorName(report.error) << " in a run in which nothing failed";
+    const PipelineChunks found = chunks_by_issue_order(timeline_.ops, kChunks);
+    ASSERT_TRUE(found.problem.empty()) << found.problem;
+    const double model_hidden = hidden_copy_fraction(modelled_ops(
+        simulate_pipeline(serial_.stages, kChunks, kChunks, facts_.copy_engines, issue_order(timeline_.ops))));
+    if (model_hidden <= 0.0) {
+        SL_SKIP_DEVICE_CANNOT_SHOW() << facts_.name << " has " << facts_.copy_engines
+                                     << " copy engine(s): the model has no copy run beside a kernel";
+    }
+    EXPECT_TRUE(share_of_model_reached(
+        "copy time hidden behind kernels, yours / the model's", hidden_copy_fraction(timeline_.ops), model_hidden,
+        kMinHiddenShare,
+        "a wait in the chunk loop (to catch each kernel's error where it happens) makes every chunk wait for the one "
+        "before: check the launch with cudaGetLastError(), which waits for nothing, and wait once, after the loop"));
+}
+
+TEST_F(LateError, ReportsTheErrorAtTheWait) {
+    SL_STEP(plant_tripwire());
+    SL_STEP(run_into_the_tripwire());
+    const bool named_right = report_.chunk == -1 || report_.chunk == tripwire_.chunk;
+    report_measure("a wrong chunk named (1 = yes)", named_right ? 0.0 : 1.0, "==", 0.0, "");
+    if (!named_right) {
+        report_hint(
+            "an illegal address is a sticky error: once a kernel has hit it, every later call returns it, in any "
+            "stream. The call that returned it says nothing about the kernel that failed: an error that shows at a "
+            "wait, or at a later chunk's call, names no chunk (-1)");
+    }
+    EXPECT_TRUE(named_right) << "run_checked_pipeline named chunk " << report_.chunk << "; the tripwire was in chunk "
+                             << tripwire_.chunk << ", and an error seen only at a wait names none (-1)";
+}
+
+TEST_F(LateErrorLaunchBlocking, NamesTheFailingChunk) {
+    SL_STEP(plant_tripwire());
+    SL_STEP(run_into_the_tripwire());
+    report_measure("chunk named (0-based)", report_.chunk, "==", tripwire_.chunk, "");
+    if (report_.chunk != tripwire_.chunk) {
+        report_hint(
+            "with CUDA_LAUNCH_BLOCKING=1 a launch returns once its kernel has run: cudaGetLastError() right after "
+            "the launch returns the kernel's error. Check there, and stop queuing at the first error");
+    }
+    EXPECT_EQ(report_.chunk, tripwire_.chunk)
+        << "the tripwire was in chunk " << tripwire_.chunk << "; run_checked_pipeline named " << report_.chunk;
 }
 
 }  // namespace

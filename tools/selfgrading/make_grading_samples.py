@@ -686,6 +686,20 @@ def catalogue_lab09_polls_an_event(files: dict[str, str]) -> None:
         "        host_work();\n"
         "    }\n"
         "}\n",
+LAB09_LATE_ERROR = "labs/09-why-streams-serialize/late_error.cu"
+
+
+def catalogue_lab09_waits_per_chunk(files: dict[str, str]) -> None:
+    """Known wrong: waits for each chunk's stream right after queuing it, so that its kernel's error shows in
+    its chunk. Every report is right, with or without launch blocking, and no chunk overlaps another."""
+    replace_once(
+        files,
+        LAB09_LATE_ERROR,
+        "        if (error != cudaSuccess) {\n            report = {i, error};\n",
+        "        if (error == cudaSuccess) {\n"
+        "            error = cudaStreamSynchronize(stream);  // the chunk's error, in its chunk\n"
+        "        }\n"
+        "        if (error != cudaSuccess) {\n            report = {i, error};\n",
     )
 
 
@@ -886,6 +900,11 @@ CATALOGUE = {
         ["WaitingHost.PollingDoesHostWork"],
     ),
     "right-lab09-polls-an-event": (catalogue_lab09_polls_an_event, "09", []),
+    "wrong-lab09-waits-per-chunk": (
+        catalogue_lab09_waits_per_chunk,
+        "09",
+        ["LateError.ChecksKeepThePipelineOverlapped"],
+    ),
 }
 
 

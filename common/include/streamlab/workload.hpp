@@ -23,6 +23,26 @@ inline constexpr unsigned int kWorkloadThreadsPerBlock = 256;
 /// `max_blocks` (0 = no cap): the grid launch_workload uses (at least 1).
 [[nodiscard]] unsigned int workload_blocks(std::size_t n, int max_blocks = 0);
 
+/// What the workload kernel computes for one element, on the device and on the
+/// host (workload_reference is this function): the point (x, 0) rotated by
+/// ~0.1 rad `iterations` times, its coordinates summed. For a course kernel that
+/// does the workload's work with something of its own around it.
+__host__ __device__ inline float workload_element(float x, int iterations) {
+    // The kernel and the CPU reference use these exact single-precision
+    // constants, so they agree to rounding.
+    constexpr float kCos = 0.99500417F;
+    constexpr float kSin = 0.09983342F;
+    float a = x;
+    float b = 0.0F;
+    for (int i = 0; i < iterations; ++i) {
+        const float next_a = a * kCos - b * kSin;
+        const float next_b = a * kSin + b * kCos;
+        a = next_a;
+        b = next_b;
+    }
+    return a + b;
+}
+
 #ifdef __CUDACC__
 /// The workload kernel itself, for a launch of your own:
 /// `streamlab::workload_kernel<<<grid, block, 0, stream>>>(in, out, n, iterations)`.
