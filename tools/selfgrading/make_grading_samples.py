@@ -686,6 +686,9 @@ def catalogue_lab09_polls_an_event(files: dict[str, str]) -> None:
         "        host_work();\n"
         "    }\n"
         "}\n",
+    )
+
+
 LAB09_LATE_ERROR = "labs/09-why-streams-serialize/late_error.cu"
 
 
