@@ -1,0 +1,186 @@
+"""Lab 09's catalogue samples (see CATALOGUE in make_grading_samples.py): the lab 09 solution with
+one design changed, a known-wrong one each test must catch or a correct alternative no test may refuse.
+Standard library only."""
+
+from __future__ import annotations
+
+from .rewriting import replace_once, rewrite_function
+
+LAB09 = "labs/09-why-streams-serialize/serialize.cu"
+LAB09_MALLOC_ASYNC = (
+    "        SL_CHECK(cudaMallocAsync(&device_in[i], bytes, stream));\n"
+    "        SL_CHECK(cudaMallocAsync(&device_out[i], bytes, stream));\n"
+)
+LAB09_D2H = "        SL_CHECK(cudaMemcpyAsync(staged[i], device_out[i], bytes, cudaMemcpyDeviceToHost, stream));\n"
+LAB09_FREE_ASYNC = (
+    "    for (int i = 0; i < chunks; ++i) {\n"
+    "        SL_CHECK(cudaFreeAsync(device_in[i], streams[i].get()));\n"
+    "        SL_CHECK(cudaFreeAsync(device_out[i], streams[i].get()));\n"
+    "    }\n"
+)
+LAB09_STAGING_DECLARED = (
+    "    float* staging = nullptr;\n    SL_CHECK(cudaMallocHost(&staging, job.n * sizeof(float)));\n"
+)
+LAB09_STAGING_SLICE = "        staged[i] = staging + chunk.offset;\n"
+
+
+def catalogue_lab09_memset_in_null_stream(files: dict[str, str]) -> None:
+    """Known wrong: the lab 09 solution with each chunk's memset made by cudaMemset, in the legacy NULL stream."""
+    replace_once(
+        files,
+        LAB09,
+        "cudaMemsetAsync(device_out[i], 0, bytes, stream)",
+        "cudaMemset(device_out[i], 0, bytes)",
+    )
+
+
+def catalogue_lab09_malloc_in_the_loop(files: dict[str, str]) -> None:
+    """Known wrong: the lab 09 solution with each chunk's device memory from cudaMalloc, released by
+    cudaFree right after the chunk's work is queued."""
+    replace_once(
+        files,
+        LAB09,
+        LAB09_MALLOC_ASYNC,
+        LAB09_MALLOC_ASYNC.replace("cudaMallocAsync", "cudaMalloc").replace(", stream));", "));"),
+    )
+    replace_once(
+        files,
+        LAB09,
+        LAB09_D2H,
+        LAB09_D2H + "        SL_CHECK(cudaFree(device_in[i]));\n        SL_CHECK(cudaFree(device_out[i]));\n",
+    )
+    replace_once(files, LAB09, LAB09_FREE_ASYNC, "")
+
+
+def catalogue_lab09_pinned_in_the_loop(files: dict[str, str]) -> None:
+    """Known wrong: the lab 09 solution with each chunk's pinned staging allocated in the chunk loop."""
+    replace_once(files, LAB09, LAB09_STAGING_DECLARED, "")
+    replace_once(files, LAB09, LAB09_STAGING_SLICE, "        SL_CHECK(cudaMallocHost(&staged[i], bytes));\n")
+    replace_once(
+        files,
+        LAB09,
+        "    SL_CHECK(cudaFreeHost(staging));\n",
+        "    for (float* slice : staged) {\n        SL_CHECK(cudaFreeHost(slice));\n    }\n",
+    )
+
+
+def catalogue_lab09_allocate_before_the_loop(files: dict[str, str]) -> None:
+    """Correct: every allocation of lab 09's pipeline made before the first chunk's work (cudaMalloc for
+    the whole job's device memory, cudaMallocHost for each chunk's staging) and released after the last
+    chunk's end: the calls that may serialize streams are made while nothing runs."""
+    replace_once(files, LAB09, LAB09_STAGING_DECLARED, "")
+    replace_once(
+        files,
+        LAB09,
+        "    for (int i = 0; i < chunks; ++i) {\n        const streamlab::OpLabel",
+        "    float* whole_in = nullptr;\n"
+        "    float* whole_out = nullptr;\n"
+        "    SL_CHECK(cudaMalloc(&whole_in, job.n * sizeof(float)));\n"
+        "    SL_CHECK(cudaMalloc(&whole_out, job.n * sizeof(float)));\n"
+        "    for (int i = 0; i < chunks; ++i) {\n"
+        "        const streamlab::ChunkRange chunk = streamlab::chunk_range(job.n, chunks, i);\n"
+        "        device_in[i] = whole_in + chunk.offset;\n"
+        "        device_out[i] = whole_out + chunk.offset;\n"
+        "        SL_CHECK(cudaMallocHost(&staged[i], chunk.count * sizeof(float)));\n"
+        "    }\n"
+        "    for (int i = 0; i < chunks; ++i) {\n        const streamlab::OpLabel",
+    )
+    replace_once(files, LAB09, LAB09_MALLOC_ASYNC, "")
+    replace_once(files, LAB09, LAB09_STAGING_SLICE, "")
+    replace_once(files, LAB09, LAB09_FREE_ASYNC, "")
+    replace_once(
+        files,
+        LAB09,
+        "    SL_CHECK(cudaFreeHost(staging));\n",
+        "    for (float* slice : staged) {\n        SL_CHECK(cudaFreeHost(slice));\n    }\n"
+        "    SL_CHECK(cudaFree(whole_in));\n    SL_CHECK(cudaFree(whole_out));\n",
+    )
+
+
+LAB09_WAITS = "labs/09-why-streams-serialize/waiting_host.cpp"
+
+
+def catalogue_lab09_wait_sets_device_flags(files: dict[str, str]) -> None:
+    """Known wrong: wait_blocking makes the whole process block in every wait, with the device's
+    schedule flag, then synchronizes. Where a running context refuses the flag, the wait spins."""
+    rewrite_function(
+        files,
+        LAB09_WAITS,
+        "void wait_blocking(cudaStream_t stream) {",
+        "void wait_blocking(cudaStream_t stream) {\n"
+        "    (void)cudaSetDeviceFlags(cudaDeviceScheduleBlockingSync);  // every wait of the process\n"
+        "    (void)cudaGetLastError();  // a refusal, forgotten\n"
+        "    SL_CHECK(cudaStreamSynchronize(stream));\n"
+        "}\n",
+    )
+
+
+def catalogue_lab09_sleeps_then_synchronizes(files: dict[str, str]) -> None:
+    """Known wrong: wait_blocking sleeps a time of its own choosing, then synchronizes: the short job
+    ends long before it wakes, or the long job's wait spins once it does."""
+    rewrite_function(
+        files,
+        LAB09_WAITS,
+        "void wait_blocking(cudaStream_t stream) {",
+        "void wait_blocking(cudaStream_t stream) {\n"
+        "    std::this_thread::sleep_for(std::chrono::milliseconds(20));  // about how long the work takes\n"
+        "    SL_CHECK(cudaStreamSynchronize(stream));\n"
+        "}\n",
+    )
+    replace_once(
+        files, LAB09_WAITS, "#include <functional>\n", "#include <chrono>\n#include <functional>\n#include <thread>\n"
+    )
+
+
+def catalogue_lab09_polls_a_fixed_number_of_slices(files: dict[str, str]) -> None:
+    """Known wrong: wait_polling does a fixed number of slices, then synchronizes: too few for the
+    long job, and too many for the short one."""
+    rewrite_function(
+        files,
+        LAB09_WAITS,
+        "void wait_polling(cudaStream_t stream, const std::function<void()>& host_work) {",
+        "void wait_polling(cudaStream_t stream, const std::function<void()>& host_work) {\n"
+        "    for (int slice = 0; slice < 100; ++slice) {\n"
+        "        host_work();\n"
+        "    }\n"
+        "    SL_CHECK(cudaStreamSynchronize(stream));\n"
+        "}\n",
+    )
+
+
+def catalogue_lab09_polls_an_event(files: dict[str, str]) -> None:
+    """Correct: wait_polling records an event after the stream's work and asks the event
+    (cudaEventQuery) between two slices instead of the stream."""
+    rewrite_function(
+        files,
+        LAB09_WAITS,
+        "void wait_polling(cudaStream_t stream, const std::function<void()>& host_work) {",
+        "void wait_polling(cudaStream_t stream, const std::function<void()>& host_work) {\n"
+        "    const streamlab::Event done(cudaEventDisableTiming);\n"
+        "    done.record(stream);\n"
+        "    for (cudaError_t status = cudaEventQuery(done.get()); status != cudaSuccess;\n"
+        "         status = cudaEventQuery(done.get())) {\n"
+        "        if (status != cudaErrorNotReady) {\n"
+        "            SL_CHECK(status);\n"
+        "        }\n"
+        "        host_work();\n"
+        "    }\n"
+        "}\n",
+    )
+
+
+LAB09_LATE_ERROR = "labs/09-why-streams-serialize/late_error.cu"
+
+
+def catalogue_lab09_waits_per_chunk(files: dict[str, str]) -> None:
+    """Known wrong: waits for each chunk's stream right after queuing it, so that its kernel's error shows in
+    its chunk. Every report is right, with or without launch blocking, and no chunk overlaps another."""
+    replace_once(
+        files,
+        LAB09_LATE_ERROR,
+        "        if (error != cudaSuccess) {\n            report = {i, error};\n",
+        "        if (error == cudaSuccess) {\n"
+        "            error = cudaStreamSynchronize(stream);  // the chunk's error, in its chunk\n"
+        "        }\n"
+        "        if (error != cudaSuccess) {\n            report = {i, error};\n",
+    )
