@@ -100,21 +100,6 @@ def catalogue_lab09_allocate_before_the_loop(files: dict[str, str]) -> None:
 LAB09_WAITS = "labs/09-why-streams-serialize/waiting_host.cpp"
 
 
-def catalogue_lab09_wait_sets_device_flags(files: dict[str, str]) -> None:
-    """Known wrong: wait_blocking makes the whole process block in every wait, with the device's
-    schedule flag, then synchronizes. Where a running context refuses the flag, the wait spins."""
-    rewrite_function(
-        files,
-        LAB09_WAITS,
-        "void wait_blocking(cudaStream_t stream) {",
-        "void wait_blocking(cudaStream_t stream) {\n"
-        "    (void)cudaSetDeviceFlags(cudaDeviceScheduleBlockingSync);  // every wait of the process\n"
-        "    (void)cudaGetLastError();  // a refusal, forgotten\n"
-        "    SL_CHECK(cudaStreamSynchronize(stream));\n"
-        "}\n",
-    )
-
-
 def catalogue_lab09_sleeps_then_synchronizes(files: dict[str, str]) -> None:
     """Known wrong: wait_blocking sleeps a time of its own choosing, then synchronizes: the short job
     ends long before it wakes, or the long job's wait spins once it does."""
@@ -129,22 +114,6 @@ def catalogue_lab09_sleeps_then_synchronizes(files: dict[str, str]) -> None:
     )
     replace_once(
         files, LAB09_WAITS, "#include <functional>\n", "#include <chrono>\n#include <functional>\n#include <thread>\n"
-    )
-
-
-def catalogue_lab09_polls_a_fixed_number_of_slices(files: dict[str, str]) -> None:
-    """Known wrong: wait_polling does a fixed number of slices, then synchronizes: too few for the
-    long job, and too many for the short one."""
-    rewrite_function(
-        files,
-        LAB09_WAITS,
-        "void wait_polling(cudaStream_t stream, const std::function<void()>& host_work) {",
-        "void wait_polling(cudaStream_t stream, const std::function<void()>& host_work) {\n"
-        "    for (int slice = 0; slice < 100; ++slice) {\n"
-        "        host_work();\n"
-        "    }\n"
-        "    SL_CHECK(cudaStreamSynchronize(stream));\n"
-        "}\n",
     )
 
 

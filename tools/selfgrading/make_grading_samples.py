@@ -45,10 +45,8 @@ from .lab09_samples import (
     catalogue_lab09_malloc_in_the_loop,
     catalogue_lab09_memset_in_null_stream,
     catalogue_lab09_pinned_in_the_loop,
-    catalogue_lab09_polls_a_fixed_number_of_slices,
     catalogue_lab09_polls_an_event,
     catalogue_lab09_sleeps_then_synchronizes,
-    catalogue_lab09_wait_sets_device_flags,
     catalogue_lab09_waits_per_chunk,
 )
 from .rewriting import replace_once, rewrite_function
@@ -709,20 +707,10 @@ CATALOGUE = {
         ["Serialize.NoPinnedAllocationWhileBusy", "Serialize.CopiesOverlapKernels", "Serialize.MakespanNearTheModel"],
     ),
     "right-lab09-allocate-before-the-loop": (catalogue_lab09_allocate_before_the_loop, "09", []),
-    "wrong-lab09-wait-sets-device-flags": (
-        catalogue_lab09_wait_sets_device_flags,
-        "09",
-        ["WaitingHost.BlockingWaitLeavesTheCpuFree"],
-    ),
     "wrong-lab09-sleeps-then-synchronizes": (
         catalogue_lab09_sleeps_then_synchronizes,
         "09",
         ["WaitingHost.BlockingWaitLeavesTheCpuFree"],
-    ),
-    "wrong-lab09-polls-a-fixed-number-of-slices": (
-        catalogue_lab09_polls_a_fixed_number_of_slices,
-        "09",
-        ["WaitingHost.PollingDoesHostWork"],
     ),
     "right-lab09-polls-an-event": (catalogue_lab09_polls_an_event, "09", []),
     "wrong-lab09-waits-per-chunk": (
