@@ -11,7 +11,6 @@ LAB09_MALLOC_ASYNC = (
     "        SL_CHECK(cudaMallocAsync(&device_in[i], bytes, stream));\n"
     "        SL_CHECK(cudaMallocAsync(&device_out[i], bytes, stream));\n"
 )
-LAB09_D2H = "        SL_CHECK(cudaMemcpyAsync(staged[i], device_out[i], bytes, cudaMemcpyDeviceToHost, stream));\n"
 LAB09_FREE_ASYNC = (
     "    for (int i = 0; i < chunks; ++i) {\n"
     "        SL_CHECK(cudaFreeAsync(device_in[i], streams[i].get()));\n"
@@ -32,24 +31,6 @@ def catalogue_lab09_memset_in_null_stream(files: dict[str, str]) -> None:
         "cudaMemsetAsync(device_out[i], 0, bytes, stream)",
         "cudaMemset(device_out[i], 0, bytes)",
     )
-
-
-def catalogue_lab09_malloc_in_the_loop(files: dict[str, str]) -> None:
-    """Known wrong: the lab 09 solution with each chunk's device memory from cudaMalloc, released by
-    cudaFree right after the chunk's work is queued."""
-    replace_once(
-        files,
-        LAB09,
-        LAB09_MALLOC_ASYNC,
-        LAB09_MALLOC_ASYNC.replace("cudaMallocAsync", "cudaMalloc").replace(", stream));", "));"),
-    )
-    replace_once(
-        files,
-        LAB09,
-        LAB09_D2H,
-        LAB09_D2H + "        SL_CHECK(cudaFree(device_in[i]));\n        SL_CHECK(cudaFree(device_out[i]));\n",
-    )
-    replace_once(files, LAB09, LAB09_FREE_ASYNC, "")
 
 
 def catalogue_lab09_pinned_in_the_loop(files: dict[str, str]) -> None:
@@ -98,23 +79,6 @@ def catalogue_lab09_allocate_before_the_loop(files: dict[str, str]) -> None:
 
 
 LAB09_WAITS = "labs/09-why-streams-serialize/waiting_host.cpp"
-
-
-def catalogue_lab09_sleeps_then_synchronizes(files: dict[str, str]) -> None:
-    """Known wrong: wait_blocking sleeps a time of its own choosing, then synchronizes: the short job
-    ends long before it wakes, or the long job's wait spins once it does."""
-    rewrite_function(
-        files,
-        LAB09_WAITS,
-        "void wait_blocking(cudaStream_t stream) {",
-        "void wait_blocking(cudaStream_t stream) {\n"
-        "    std::this_thread::sleep_for(std::chrono::milliseconds(20));  // about how long the work takes\n"
-        "    SL_CHECK(cudaStreamSynchronize(stream));\n"
-        "}\n",
-    )
-    replace_once(
-        files, LAB09_WAITS, "#include <functional>\n", "#include <chrono>\n#include <functional>\n#include <thread>\n"
-    )
 
 
 def catalogue_lab09_polls_an_event(files: dict[str, str]) -> None:

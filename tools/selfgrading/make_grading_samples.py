@@ -42,11 +42,9 @@ from coursecli.submissions import course_labs
 
 from .lab09_samples import (
     catalogue_lab09_allocate_before_the_loop,
-    catalogue_lab09_malloc_in_the_loop,
     catalogue_lab09_memset_in_null_stream,
     catalogue_lab09_pinned_in_the_loop,
     catalogue_lab09_polls_an_event,
-    catalogue_lab09_sleeps_then_synchronizes,
     catalogue_lab09_waits_per_chunk,
 )
 from .rewriting import replace_once, rewrite_function
@@ -692,26 +690,12 @@ CATALOGUE = {
         "09",
         ["Serialize.EachChunkRunsInItsOwnStream", "Serialize.CopiesOverlapKernels", "Serialize.MakespanNearTheModel"],
     ),
-    "wrong-lab09-malloc-in-the-loop": (
-        catalogue_lab09_malloc_in_the_loop,
-        "09",
-        [
-            "Serialize.NoCudaMallocOrCudaFreeWhileBusy",
-            "Serialize.CopiesOverlapKernels",
-            "Serialize.MakespanNearTheModel",
-        ],
-    ),
     "wrong-lab09-pinned-in-the-loop": (
         catalogue_lab09_pinned_in_the_loop,
         "09",
         ["Serialize.NoPinnedAllocationWhileBusy", "Serialize.CopiesOverlapKernels", "Serialize.MakespanNearTheModel"],
     ),
     "right-lab09-allocate-before-the-loop": (catalogue_lab09_allocate_before_the_loop, "09", []),
-    "wrong-lab09-sleeps-then-synchronizes": (
-        catalogue_lab09_sleeps_then_synchronizes,
-        "09",
-        ["WaitingHost.BlockingWaitLeavesTheCpuFree"],
-    ),
     "right-lab09-polls-an-event": (catalogue_lab09_polls_an_event, "09", []),
     "wrong-lab09-waits-per-chunk": (
         catalogue_lab09_waits_per_chunk,
