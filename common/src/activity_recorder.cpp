@@ -427,7 +427,7 @@ StreamCall call_on_stream(const void* params, OrderingCall kind, const char* nam
 
 // The case label of a runtime call `api` (version `version`) that may make every
 // stream wait for the others (OrderingCall::ImplicitSync).
-#define STREAMLAB_IMPLICIT_SYNC(api, version)       \
+#define STREAMLAB_IMPLICIT_SYNC(api, version)        \
     case CUPTI_RUNTIME_TRACE_CBID_##api##_##version: \
         return StreamCall{C::ImplicitSync, #api, 0, 0};
 
@@ -448,16 +448,16 @@ std::optional<StreamCall> stream_call_of(CUpti_CallbackId id, const void* params
         }
         case CUPTI_RUNTIME_TRACE_CBID_cudaDeviceSynchronize_v3020:
             return StreamCall{C::DeviceSynchronize, "cudaDeviceSynchronize", 0, 0};
-        STREAMLAB_IMPLICIT_SYNC(cudaMalloc, v3020)
-        STREAMLAB_IMPLICIT_SYNC(cudaFree, v3020)
-        STREAMLAB_IMPLICIT_SYNC(cudaMallocHost, v3020)
-        STREAMLAB_IMPLICIT_SYNC(cudaHostAlloc, v3020)
-        STREAMLAB_IMPLICIT_SYNC(cudaFreeHost, v3020)
-        STREAMLAB_IMPLICIT_SYNC(cudaHostRegister, v4000)
-        STREAMLAB_IMPLICIT_SYNC(cudaHostUnregister, v4000)
-        STREAMLAB_IMPLICIT_SYNC(cudaMemset, v3020)
-        STREAMLAB_IMPLICIT_SYNC(cudaDeviceSetLimit, v3020)
-        STREAMLAB_IMPLICIT_SYNC(cudaDeviceSetCacheConfig, v3020)
+            STREAMLAB_IMPLICIT_SYNC(cudaMalloc, v3020)
+            STREAMLAB_IMPLICIT_SYNC(cudaFree, v3020)
+            STREAMLAB_IMPLICIT_SYNC(cudaMallocHost, v3020)
+            STREAMLAB_IMPLICIT_SYNC(cudaHostAlloc, v3020)
+            STREAMLAB_IMPLICIT_SYNC(cudaFreeHost, v3020)
+            STREAMLAB_IMPLICIT_SYNC(cudaHostRegister, v4000)
+            STREAMLAB_IMPLICIT_SYNC(cudaHostUnregister, v4000)
+            STREAMLAB_IMPLICIT_SYNC(cudaMemset, v3020)
+            STREAMLAB_IMPLICIT_SYNC(cudaDeviceSetLimit, v3020)
+            STREAMLAB_IMPLICIT_SYNC(cudaDeviceSetCacheConfig, v3020)
         default:
             return std::nullopt;
     }

@@ -57,7 +57,7 @@ LastEventOrder order_of_last_event(const std::vector<StreamCall>& calls) {
             case OrderingCall::DeviceSynchronize:
                 host_waited = all_work;
                 break;
-            case OrderingCall::StreamQuery:  // it waits for nothing, whatever it answers
+            case OrderingCall::StreamQuery:   // it waits for nothing, whatever it answers
             case OrderingCall::ImplicitSync:  // it may wait, but nothing promises what for
                 break;
         }

@@ -167,12 +167,11 @@ TEST_F(Serialize, NoCudaMallocOrCudaFreeWhileBusy) {
 
 TEST_F(Serialize, NoPinnedAllocationWhileBusy) {
     SL_STEP(record_pipeline());
-    EXPECT_TRUE(none_while_busy(timeline_,
-                                {"cudaMallocHost", "cudaHostAlloc", "cudaFreeHost", "cudaHostRegister",
-                                 "cudaHostUnregister"},
-                                "page-locked host allocations or releases",
-                                "a page-locked allocation between two streams' work makes them wait for each other: "
-                                "allocate the staging before the first chunk's work, release it after the last"));
+    EXPECT_TRUE(none_while_busy(
+        timeline_, {"cudaMallocHost", "cudaHostAlloc", "cudaFreeHost", "cudaHostRegister", "cudaHostUnregister"},
+        "page-locked host allocations or releases",
+        "a page-locked allocation between two streams' work makes them wait for each other: "
+        "allocate the staging before the first chunk's work, release it after the last"));
 }
 
 TEST_F(Serialize, CopiesOverlapKernels) {
