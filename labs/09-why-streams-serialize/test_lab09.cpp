@@ -32,7 +32,8 @@ using lab09::kChunks;
 /// times against the serial run's 12, so a pipeline whose streams wait for each
 /// other lands near 0.5 or below; one that overlaps as the model allows lands
 /// near 1. The margin covers the stream-ordered allocations and memsets, which
-/// the serial reference does not make. To be confirmed on the H200.
+/// the serial reference does not make. On the H200 (2026-12-03) the solution
+/// reached 0.905 and the known-wrong catalogue samples 0.461 or less.
 constexpr double kMinEfficiency = 0.75;
 
 /// The least share of the model's hidden copy time that your timeline must hide
