@@ -4,6 +4,8 @@ streamlab_add_lab(
   NUMBER 09
   TOPIC why-streams-serialize
   STUDENT_SOURCES serialize.cu late_error.cu waiting_host.cpp
+  # Your choice of wait for Task 3, read by WaitChoice.SuitsAHostWithOtherWork; never compiled.
+  ANSWER_FILES choice.txt
   PROGRAM run_lab09.cpp
   TEST_SOURCE test_lab09.cpp
   # The course's side (objects of its own, never the student's library): Task 2's
@@ -30,6 +32,7 @@ streamlab_add_lab(
     WaitingHost.BlockingWaitLeavesTheCpuFree     gpu 3
     WaitingHost.WaitsReturnOnlyWhenTheWorkIsDone gpu 1
     WaitingHost.PollingDoesHostWork              gpu 3
+    WaitChoice.SuitsAHostWithOtherWork           gpu 2
 )
 
 # The Python version (python/): Task 1 with the article's own API (cuda-bindings),

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <exception>
@@ -417,6 +418,7 @@ TEST_F(LateErrorLaunchBlocking, NamesTheFailingChunk) {
 #include <optional>
 #include <string>
 
+#include "streamlab/answers.hpp"
 #include "wait_side.hpp"
 
 namespace {  // the same namespace as Task 1's tests, with its using-directives
@@ -595,6 +597,123 @@ TEST_F(WaitingHost, PollingDoesHostWork) {
         }
         EXPECT_EQ(work.slices_elsewhere(), 0) << "host_work ran on a thread other than the one that waited";
     }
+}
+
+// ------------------------------------------------------------ Task 3: your choice
+
+/// How far the CPU share you quote in choice.txt (lab09_wait_modes' CPU/wall for
+/// your wait) may be from the one the grader measures for it: the two runs are
+/// different processes, on different jobs maybe, but a wait that sleeps and one
+/// that keeps a core busy lie near 0 and near 1.
+constexpr double kQuotedCpuShareSlack = 0.2;
+
+/// The ways to wait that choice.txt may name: lab09_wait_modes' rows.
+struct WaitWay {
+    const char* name;       ///< As the program's table and choice.txt write it.
+    unsigned int schedule;  ///< The device's schedule flag it waits under (cudaDeviceScheduleAuto: left alone).
+};
+
+constexpr WaitWay kWaitWays[] = {
+    {"spin", cudaDeviceScheduleSpin},
+    {"yield", cudaDeviceScheduleYield},
+    {"blocking-sync", cudaDeviceScheduleBlockingSync},
+    {"auto", cudaDeviceScheduleAuto},
+    {"event", cudaDeviceScheduleAuto},
+    {"polling", cudaDeviceScheduleAuto},
+};
+
+/// The way `name` names, or nullptr.
+const WaitWay* wait_way(const std::string& name) {
+    for (const WaitWay& way : kWaitWays) {
+        if (name == way.name) {
+            return &way;
+        }
+    }
+    return nullptr;
+}
+
+/// Task 3's choice (choice.txt, read by the test, never by your code): the way
+/// you would wait in a host that has work of its own to do. The grader waits for
+/// the long job that way itself, under the schedule flag it needs, which it sets
+/// before CUDA starts in this process, as lab09_wait_modes does.
+class WaitChoice : public WaitingHost {
+protected:
+    void SetUp() override {
+        file_ = answers::read_answer_file("choice.txt");
+        std::string why;
+        said_ = file_.answer("wait", why);
+        way_ = wait_way(said_);
+        problem_ = said_.empty() ? why
+                   : way_ == nullptr
+                       ? file_.path +
+                             ", `wait:` must be one of spin, yield, blocking-sync, auto, event or polling, "
+                             "not `" +
+                             said_ + "`"
+                       : "";
+        SL_REQUIRE_GPU();
+        if (way_ != nullptr && way_->schedule != cudaDeviceScheduleAuto) {
+            SL_CHECK(cudaSetDeviceFlags(way_->schedule));  // before the job's memory and stream start CUDA's context
+        }
+        SL_STEP(WaitingHost::SetUp());
+    }
+
+    answers::AnswerFile file_;
+    std::string said_;              ///< Your `wait:` answer.
+    const WaitWay* way_ = nullptr;  ///< The way it names, or nullptr.
+    std::string problem_;           ///< Why no way can be waited, or empty.
+};
+
+TEST_F(WaitChoice, SuitsAHostWithOtherWork) {
+    report_note("your choice", said_.empty() ? std::string("none") : said_);
+    ASSERT_NE(way_, nullptr) << problem_;
+    HostWork work(slice_ns_);
+    std::function<void(cudaStream_t)> wait = [](cudaStream_t stream) { SL_CHECK(cudaStreamSynchronize(stream)); };
+    if (std::string(way_->name) == "event") {
+        wait = [](cudaStream_t stream) { lab09::wait_blocking(stream); };
+    } else if (std::string(way_->name) == "polling") {
+        wait = [&](cudaStream_t stream) { lab09::wait_polling(stream, work.as_function()); };
+    }
+    SL_STEP(record_wait(kLongJobKernels, wait, &work));
+    EXPECT_TRUE(returned_after_the_work(way_->name));
+
+    // A host with work of its own needs the wait to leave it that work: a thread
+    // asleep leaves its core to the others, a poll does the work between questions.
+    const double cpu_share = wait_.cost.cpu_share();
+    const double work_share = static_cast<double>(work.busy_ns()) / static_cast<double>(wait_.cost.wall_ns());
+    const bool sleeps = cpu_share <= kMaxBlockingCpuShare;
+    const bool works = work_share >= kMinHostWorkShare;
+    const std::string what = std::string("your choice, ") + way_->name;
+    report_measure(what + ": CPU time / wall time", cpu_share, "<=", kMaxBlockingCpuShare, "");
+    report_measure(what + ": time in host_work / wall time", work_share, ">=", kMinHostWorkShare, "");
+    if (!sleeps && !works) {
+        report_hint(
+            "a host with work to do needs a wait that lets the core go (it sleeps) or does the work itself "
+            "(it polls): compare the CPU/wall and work/wall columns of lab09_wait_modes");
+    }
+    EXPECT_TRUE(sleeps || works) << way_->name << " kept a core busy for " << cpu_share
+                                 << " of the wait and did none of the host's work in it (" << work_share << ")";
+
+    std::string why;
+    const std::string quoted = file_.answer("cpu", why);
+    char* end = nullptr;
+    const double quoted_share = std::strtod(quoted.c_str(), &end);
+    const bool number = !quoted.empty() && end != quoted.c_str() && *end == '\0';
+    report_note("your measured CPU share, quoted",
+                (quoted.empty() ? std::string("none") : quoted) + "; the grader's: " + std::to_string(cpu_share));
+    EXPECT_TRUE(number) << (quoted.empty()
+                                ? why
+                                : file_.path + ", `cpu:` must be a number from 0 to 1, not `" + quoted + "`");
+    if (number) {
+        if (std::abs(quoted_share - cpu_share) > kQuotedCpuShareSlack) {
+            report_hint("quote the CPU/wall that lab09_wait_modes printed for your choice on your GPU");
+        }
+        EXPECT_LE(std::abs(quoted_share - cpu_share), kQuotedCpuShareSlack)
+            << "you quote a CPU share of " << quoted << "; the grader measured " << cpu_share;
+    }
+
+    const std::string reason = file_.answer("why", why);
+    report_note("why you chose it", reason.empty() ? std::string("none") : reason);
+    EXPECT_FALSE(reason.empty()) << why;
 }
 
 }  // namespace

@@ -100,6 +100,19 @@ def _speedup(value: str) -> str:
     return f"must be a number such as 1.5 (or 1.5x), not `{value}`"
 
 
+def _share(value: str) -> str:
+    """A number from 0 to 1, nothing after it (lab 09's test reads it with strtod)."""
+    match = _NUMBER.fullmatch(value)
+    if match and 0 <= float(value) <= 1:
+        return ""
+    return f"must be a number from 0 to 1, not `{value}`"
+
+
+def _anything(value: str) -> str:
+    """Free text, read by the instructor: any answer but `?` will do."""
+    return ""
+
+
 # Each lab's questions and the form its prediction test needs (labs/NN-topic/test_labNN.cpp).
 ANSWER_FORMS: dict[str, dict[str, Callable[[str], str]]] = {
     "01": {"blocking": _order("ABC"), "nonblocking": _order("ABC")},
@@ -107,6 +120,11 @@ ANSWER_FORMS: dict[str, dict[str, Callable[[str], str]]] = {
     "03": {"large": _one_of("pinned", "pageable", "same"), "registered": _one_of("faster", "slower", "same")},
     "04": {"pinned": _one_of("busy", "done", any_case=True), "pageable": _one_of("busy", "done", any_case=True)},
     "05": {"speedup": _speedup},
+    "09": {
+        "wait": _one_of("spin", "yield", "blocking-sync", "auto", "event", "polling"),
+        "cpu": _share,
+        "why": _anything,
+    },
 }
 
 
@@ -114,7 +132,7 @@ def answer_problems(number: str, name: str, path: Path) -> list[str]:
     """What keeps lab `number`'s answer file `name` (at `path`) from being scored, in the
     graded test's words: empty when every question has an answer of the right form."""
     if not path.is_file():
-        return [f"{name} is missing: write your prediction there (the starter has a template)"]
+        return [f"{name} is missing: write your answers there (the starter has a template)"]
     values, problem = parse_answer_file(path.read_text(errors="replace"))
     if problem:
         return [f"{name}: {problem}"]

@@ -84,7 +84,7 @@ def report_intake(intake: Intake, labs: list[LabSources]) -> list[str]:
             answered, asked = predictions(content.decode(errors="replace"))
             if answered < asked:
                 say(
-                    f"lab {lab.number}: {name} has {asked - answered} of {asked} predictions still `?` (its test scores 0)"
+                    f"lab {lab.number}: {name} has {asked - answered} of {asked} answers still `?` (its test scores 0)"
                 )
     for line in intake.ignored_summary():
         say(f"ignored: {line}")

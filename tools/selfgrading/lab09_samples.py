@@ -117,3 +117,19 @@ def catalogue_lab09_waits_per_chunk(files: dict[str, str]) -> None:
         "        }\n"
         "        if (error != cudaSuccess) {\n            report = {i, error};\n",
     )
+
+
+LAB09_CHOICE = "labs/09-why-streams-serialize/choice.txt"
+LAB09_CHOSEN = "wait: polling\n# cpu: polling's CPU/wall on the H200, 2026-12-03: the core is busy, with the host's work.\ncpu: 1.00\n"
+
+
+def catalogue_lab09_chooses_spin(files: dict[str, str]) -> None:
+    """Known wrong: Task 3's choice is `spin`, with its CPU share quoted right: the waiting thread keeps a
+    core busy for the whole wait and does none of the host's work."""
+    replace_once(files, LAB09_CHOICE, LAB09_CHOSEN, "wait: spin\ncpu: 1.00\n")
+
+
+def catalogue_lab09_chooses_blocking_sync(files: dict[str, str]) -> None:
+    """Correct: Task 3's choice is `blocking-sync`, the schedule flag that puts every wait of the process to
+    sleep: a host whose work runs on other threads gets the core back (the grader sets the flag itself)."""
+    replace_once(files, LAB09_CHOICE, LAB09_CHOSEN, "wait: blocking-sync\ncpu: 0.00\n")

@@ -42,6 +42,8 @@ from coursecli.submissions import course_labs
 
 from .lab09_samples import (
     catalogue_lab09_allocate_before_the_loop,
+    catalogue_lab09_chooses_blocking_sync,
+    catalogue_lab09_chooses_spin,
     catalogue_lab09_memset_in_null_stream,
     catalogue_lab09_pinned_in_the_loop,
     catalogue_lab09_polls_an_event,
@@ -702,6 +704,8 @@ CATALOGUE = {
         "09",
         ["LateError.ChecksKeepThePipelineOverlapped"],
     ),
+    "wrong-lab09-chooses-spin": (catalogue_lab09_chooses_spin, "09", ["WaitChoice.SuitsAHostWithOtherWork"]),
+    "right-lab09-chooses-blocking-sync": (catalogue_lab09_chooses_blocking_sync, "09", []),
 }
 
 

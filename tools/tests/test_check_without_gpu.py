@@ -11,6 +11,7 @@ import shutil
 import pytest
 from coursecli import answers, environment, labs
 from coursecli import main as course_main
+from coursecli.lab_cmake import read_lab_cmake
 from coursecli.main import main
 from coursecli.shell import ROOT
 
@@ -115,19 +116,24 @@ def test_a_refused_python_file_stops_the_check_with_the_graders_words(tmp_path, 
 # --- the answer files ------------------------------------------------------------------
 
 
-def labs_with_answers():
-    return sorted(p.parent for p in (ROOT / "labs").glob("*/prediction.txt"))
-
-
-@pytest.mark.parametrize("lab", labs_with_answers(), ids=lambda p: p.name)
-def test_each_labs_questions_are_the_templates_and_its_solution_answers_all(lab):
-    template, _ = answers.parse_answer_file((lab / "prediction.txt").read_text())
-    assert set(template) == set(answers.ANSWER_FORMS[lab.name[:2]]) and set(template.values()) == {"?"}
-    assert (
-        answers.answer_problems(lab.name[:2], "prediction.txt", ROOT / "solutions" / lab.name / "prediction.txt") == []
+def answer_files():
+    """(lab folder, answer file name) for each ANSWER_FILES entry of every lab.cmake."""
+    return sorted(
+        (lab.parent, name) for lab in (ROOT / "labs").glob("*/lab.cmake") for name in read_lab_cmake(lab).answer_files
     )
-    unanswered = answers.answer_problems(lab.name[:2], "prediction.txt", lab / "prediction.txt")
-    assert unanswered == [f"prediction.txt: `{key}:` is not answered yet (still `?`)" for key in template]
+
+
+def test_the_labs_that_ask_for_answers_are_found():
+    assert {(lab.name[:2], name) for lab, name in answer_files()} >= {("01", "prediction.txt"), ("09", "choice.txt")}
+
+
+@pytest.mark.parametrize("lab, name", answer_files(), ids=lambda v: getattr(v, "name", v))
+def test_each_labs_questions_are_the_templates_and_its_solution_answers_all(lab, name):
+    template, _ = answers.parse_answer_file((lab / name).read_text())
+    assert set(template) == set(answers.ANSWER_FORMS[lab.name[:2]]) and set(template.values()) == {"?"}
+    assert answers.answer_problems(lab.name[:2], name, ROOT / "solutions" / lab.name / name) == []
+    unanswered = answers.answer_problems(lab.name[:2], name, lab / name)
+    assert unanswered == [f"{name}: `{key}:` is not answered yet (still `?`)" for key in template]
     for key in template:  # the keys the lab's graded test reads
         assert f'"{key}"' in next(lab.glob("test_lab*.cpp")).read_text(), key
 
@@ -147,6 +153,14 @@ def test_each_labs_questions_are_the_templates_and_its_solution_answers_all(lab)
         ("05", "speedup: 1.8 x\n", ""),
         ("05", "speedup: about 2\n", ", `speedup:` must be a number such as 1.5 (or 1.5x), not `about 2`"),
         ("05", "speedup: 0\n", ", `speedup:` must be a number such as 1.5 (or 1.5x), not `0`"),
+        ("09", "wait: polling\ncpu: 0.97\nwhy: the work fills the wait\n", ""),
+        (
+            "09",
+            "wait: polling\ncpu: 97%\nwhy: the work fills the wait\n",
+            ", `cpu:` must be a number from 0 to 1, not `97%`",
+        ),
+        ("09", "wait: sleep\ncpu: 0\nwhy: it sleeps\n", ", `wait:` must be `spin` or `yield`"),
+        ("09", "wait: event\ncpu: 0.01\n", " has no `why:` line"),
     ],
 )
 def test_answers_are_read_and_their_forms_checked_as_the_graded_tests_do(tmp_path, number, text, problem):
@@ -157,7 +171,7 @@ def test_answers_are_read_and_their_forms_checked_as_the_graded_tests_do(tmp_pat
 
 def test_the_form_messages_are_the_graded_tests_own():
     """Where a lab's test words a malformed answer itself, answers.py says it in the same words."""
-    for lab, key in (("02", "last_stream_idle_when_polled"), ("04", "pinned"), ("05", "speedup")):
+    for lab, key in (("02", "last_stream_idle_when_polled"), ("04", "pinned"), ("05", "speedup"), ("09", "cpu")):
         message = answers.ANSWER_FORMS[lab][key]("maybe")
         words = message[: message.index("not `") + len("not `")]
         assert words in next((ROOT / "labs").glob(f"{lab}-*/test_lab{lab}.cpp")).read_text(), words
@@ -165,7 +179,7 @@ def test_the_form_messages_are_the_graded_tests_own():
 
 def test_a_missing_answer_file_is_named(tmp_path):
     assert answers.answer_problems("05", "prediction.txt", tmp_path / "prediction.txt") == [
-        "prediction.txt is missing: write your prediction there (the starter has a template)"
+        "prediction.txt is missing: write your answers there (the starter has a template)"
     ]
 
 

@@ -197,7 +197,7 @@ def test_pack_writes_what_course_grade_takes_and_vets_it_with_the_graders_check(
     assert list(intake.answers["01"]) == ["prediction.txt"] and intake.ignored_summary() == []
     assert checked == [(LAB, ["null_stream.cu"], (ROOT / "labs" / LAB / "null_stream.cu").read_bytes(), checked[0][3])]
     assert checked[0][3] == "the grader's compiler"
-    assert "prediction.txt has 2 of 2 predictions still `?`" in out and f"{archive} is ready" in out
+    assert "prediction.txt has 2 of 2 answers still `?`" in out and f"{archive} is ready" in out
 
 
 def test_pack_names_a_refused_call_and_a_missing_file_and_exits_1(course_copy, tmp_path, capsys, monkeypatch):

@@ -94,7 +94,7 @@ AnswerFile read_answer_file(const std::string& name) {
     AnswerFile file = in ? parse_answer_file(text.str()) : AnswerFile{};
     file.path = name;
     if (!in) {
-        file.problem = name + " is missing: write your prediction there (the starter has a template)";
+        file.problem = name + " is missing: write your answers there (the starter has a template)";
     } else if (!file.problem.empty()) {
         file.problem = name + ": " + file.problem;
     }
