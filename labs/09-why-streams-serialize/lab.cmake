@@ -34,12 +34,17 @@ streamlab_add_lab(
 
 # The Python version (python/): Task 1 with the article's own API (cuda-bindings),
 # graded by pytest from the same timeline and the same runtime calls, through
-# the module `streamlab`. Tests: test_name  gpu|cpu  points.
+# the module `streamlab` (and its submodule lab09). Tests: test_name  gpu|cpu  points.
 streamlab_add_python_lab(
   NUMBER 09
   TOPIC why-streams-serialize
   STUDENT_SOURCES serialize.py
   TEST_SOURCE test_lab09.py
+  # Into the module streamlab: the submodule lab09 (register_lab09) over the course
+  # side below, one file per line. Task 3: the waits' job, host work and costs.
+  BINDINGS
+    python_bindings.cpp
+    wait_side.cpp
   TESTS
     test_results_match_cpu_reference        gpu 2
     test_each_chunk_runs_in_its_own_stream  gpu 2
