@@ -230,8 +230,8 @@ def test_any_chunk_count_works(lab: Lab) -> None:
 # five times as many kernels as the first, so that no fixed sleep or fixed count of slices fits
 # both. The thresholds are the C++ tests' (test_lab09.cpp), unchanged: what Python adds to a
 # wait is a few calls through cuda-bindings and the course's module, about a microsecond and a
-# half per round of a poll (cudaStreamQuery's wrapper and host_work's call, measured without a
-# GPU), against a slice of 1/100 of the short job's GPU time (about 200 us on the H200) and
+# half per round of a poll (cudaStreamQuery's wrapper and host_work's call, timed on a CPU
+# machine without a GPU), against a slice of 1/100 of the short job's GPU time (about 200 us on the H200) and
 # waits of milliseconds. Python's share of a poll's wall time, of its wake-up and of a blocking
 # wait's CPU time stays near 1%, far inside each threshold's margin.
 
