@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import pytest
 from pretend_gpu import ROOT, PretendGpu, load
+from selfgrading.python_selfgrade import PYTHON_CATALOGUE
 
 STARTER = ROOT / "labs" / "09-why-streams-serialize" / "python" / "waiting_host.py"
 SOLUTION = ROOT / "solutions" / "09-why-streams-serialize" / "python" / "waiting_host.py"
@@ -19,11 +20,11 @@ OPS = 5  # the ops queued in the stream a wait is handed
 ILLEGAL_ADDRESS = 700  # cudaErrorIllegalAddress: an error of the stream's work, not "not yet"
 
 
-def loaded(path, monkeypatch):
-    """(pretend GPU, the student file at `path` on it, a stream with OPS ops queued, the numbers of the
-    ops that have run so far)."""
+def loaded(path, monkeypatch, source: str | None = None):
+    """(pretend GPU, the student file at `path` (or `source` in its place) on it, a stream with OPS ops
+    queued, the numbers of the ops that have run so far)."""
     gpu = PretendGpu()
-    module = load(path, None, gpu, monkeypatch)
+    module = load(path, source, gpu, monkeypatch)
     _, stream = module.cudart.cudaStreamCreate()
     ran: list[int] = []
     for op in range(OPS):
@@ -83,3 +84,14 @@ def test_the_starters_waits_are_right_but_wait_in_cuda_stream_synchronize_and_do
     gpu, module, stream, ran = loaded(STARTER, monkeypatch)
     assert poll(module, stream, ran) == [], "the starter's poll does no host work"
     assert ran == list(range(OPS)) and dict(gpu.calls) == {"cudaStreamSynchronize": 1}
+
+
+def test_the_catalogues_event_without_blocking_sync_waits_right_on_an_event_that_spins(monkeypatch):
+    mistake = PYTHON_CATALOGUE["wrong-py-lab09-event-without-blocking-sync"]
+    source = SOLUTION.read_text()
+    assert mistake.old in source
+    gpu, module, stream, ran = loaded(SOLUTION, monkeypatch, source.replace(mistake.old, mistake.new))
+    module.wait_blocking(stream)
+    assert ran == list(range(OPS)) and gpu.calls["cudaEventSynchronize"] == 1 and not gpu.live_events
+    (flags,) = gpu.event_flags.values()
+    assert not flags & module.cudart.cudaEventBlockingSync
