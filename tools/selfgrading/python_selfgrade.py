@@ -123,6 +123,16 @@ PYTHON_CATALOGUE = {
             }
         ),
     ),
+    # An event made without cudaEventBlockingSync: cudaEventSynchronize then waits as the device's
+    # schedule flag says, by spinning under the default one on a machine with more cores than GPUs.
+    # The wait still returns when the work is done; its CPU time is the whole wait's.
+    "wrong-py-lab09-event-without-blocking-sync": Mistake(
+        "09-why-streams-serialize",
+        "waiting_host.py",
+        "cudart.cudaEventCreateWithFlags(cudart.cudaEventBlockingSync | cudart.cudaEventDisableTiming)",
+        "cudart.cudaEventCreateWithFlags(cudart.cudaEventDisableTiming)",
+        frozenset({"test_blocking_wait_leaves_the_cpu_free"}),
+    ),
 }
 
 

@@ -3,7 +3,9 @@ makes, carried out in plain Python, with every stream's work run as late as CUDA
 
 A stream's work runs only when the host waits for it (an event, a stream) or when
 other work that waits for it must run; cudaEventQuery always answers "not ready"
-for work that has not run. A host that reuses a buffer before the work that reads
+for work that has not run. cudaStreamQuery answers "not ready" while the stream has
+work queued, and runs one op of it each time: a host that asks again and again, as a
+poll does, sees the work end, and one that asks once sees it unfinished. A host that reuses a buffer before the work that reads
 it has run therefore sees the wrong data, as it could on a real GPU that happens to
 be slow. Memory is a dict of floats by byte address; the kernel is x -> x + 1.
 
@@ -39,6 +41,7 @@ class PretendGpu:
         self.streams_created = 0
         self.live_streams: set[int] = set()
         self.live_events: set[int] = set()
+        self.event_flags: dict[int, int] = {}  # event: the flags it was created with
         self.calls: collections.Counter[str] = collections.Counter()  # runtime function -> calls
         self.allocated: dict[int, int] = {}  # what runtime calls allocated and nothing freed yet: base -> floats
 
@@ -80,7 +83,7 @@ class PretendGpu:
         gpu, cudart = self, types.ModuleType("cuda.bindings.runtime")
         ok = cudart.cudaError_t = types.SimpleNamespace(cudaSuccess=0, cudaErrorNotReady=600)
         cudart.cudaMemcpyKind = types.SimpleNamespace(cudaMemcpyHostToDevice=1, cudaMemcpyDeviceToHost=2)
-        cudart.cudaStreamNonBlocking, cudart.cudaEventDisableTiming = 1, 2
+        cudart.cudaStreamNonBlocking, cudart.cudaEventBlockingSync, cudart.cudaEventDisableTiming = 1, 1, 2
         cudart.cudaGetErrorName = lambda error: (0, f"error {error}".encode())
         cudart.cudaGetErrorString = lambda error: (0, b"pretend")
 
@@ -99,6 +102,7 @@ class PretendGpu:
             event = next(gpu.ids)
             gpu.latest[event] = gpu.reached[event] = 0  # never recorded: already reached, as in CUDA
             gpu.live_events.add(event)
+            gpu.event_flags[event] = flags
             return ok.cudaSuccess, event
 
         def record(event, stream):
@@ -123,6 +127,12 @@ class PretendGpu:
         def stream_synchronize(stream):
             gpu.run_all(stream)
             return (ok.cudaSuccess,)
+
+        def stream_query(stream):  # the GPU moves on by one op each time it is asked
+            if not gpu.queues[stream]:
+                return (ok.cudaSuccess,)
+            gpu.queues[stream].pop(0)()
+            return (ok.cudaErrorNotReady,)
 
         def launch_host_func(stream, fn, user_data):
             gpu.queues[stream].append(lambda: fn(user_data))  # the pretend host function: a Python callable
@@ -166,6 +176,7 @@ class PretendGpu:
         cudart.cudaEventRecord, cudart.cudaEventSynchronize, cudart.cudaEventQuery = record, synchronize, query
         cudart.cudaMemcpyAsync = memcpy_async
         cudart.cudaStreamWaitEvent, cudart.cudaStreamSynchronize = stream_wait, stream_synchronize
+        cudart.cudaStreamQuery = stream_query
         cudart.cudaLaunchHostFunc = launch_host_func
         cudart.cudaStreamDestroy, cudart.cudaEventDestroy = destroy(gpu.live_streams), destroy(gpu.live_events)
         cudart.cudaStreamCreate = new_stream

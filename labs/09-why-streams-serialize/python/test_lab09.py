@@ -8,6 +8,7 @@ code prints. The analysis and the model are the C++ library's, through the modul
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -15,6 +16,7 @@ import pytest
 from lab09 import CHUNKS, PageableFloats, PipelineJob, job_over
 from streamlab_pytest import (
     PreparedPipelineLab,
+    api_count,
     assert_share_of_model,
     measured_by_the_course,
     record,
@@ -218,3 +220,201 @@ def test_any_chunk_count_works(lab: Lab) -> None:
         if found.problem:
             report_hint("use `chunks`, not lab09.CHUNKS, everywhere in run_pipeline")
         assert not found.problem, f"run_pipeline(job, {chunks}): {found.problem}"
+
+
+# ------------------------------------------------------------ Task 3: the waiting host
+# The course queues GPU work in a stream of its own (streamlab.lab09.WaitJob: the pipeline's
+# memory in, kernels, the results out) and hands the stream to your wait. Around the call it
+# notes the process's CPU time (every thread's) and the time on the timeline's clock; the GPU's
+# last op comes from CUPTI's record. Each wait is graded with two lengths of work, the second
+# five times as many kernels as the first, so that no fixed sleep or fixed count of slices fits
+# both. The thresholds are the C++ tests' (test_lab09.cpp), unchanged: what Python adds to a
+# wait is a few calls through cuda-bindings and the course's module, about a microsecond and a
+# half per round of a poll (cudaStreamQuery's wrapper and host_work's call, timed on a CPU
+# machine without a GPU), against a slice of 1/100 of the short job's GPU time (about 200 us on the H200) and
+# waits of milliseconds. Python's share of a poll's wall time, of its wake-up and of a blocking
+# wait's CPU time stays near 1%, far inside each threshold's margin.
+
+MAX_BLOCKING_CPU_SHARE = 0.2  # a blocking wait's CPU time over its wall time (kMaxBlockingCpuShare)
+MAX_BLOCKING_WAKE_SHARE = 0.05  # its return after the GPU's last op, over the GPU work's span (kMaxBlockingWakeShare)
+MIN_HOST_WORK_SHARE = 0.8  # the share of wait_polling's wall time its slices fill (kMinHostWorkShare)
+MAX_POLLING_WAKE_SLICES = 3.0  # wait_polling's return after the GPU's last op, in slices (kMaxPollingWakeSlices)
+CLOCK_SLACK_NS = 10_000  # how far the host's and the GPU's clocks may read apart (kClockSlackNs)
+
+
+@dataclass
+class Waits:
+    """The course's job and the length of the host's slice, both from the GPU at hand."""
+
+    job: Any  # streamlab.lab09.WaitJob
+    slice_ns: int
+
+
+@pytest.fixture
+def waits() -> Waits:
+    import streamlab
+
+    job = streamlab.lab09.WaitJob(require_gpu())
+    return Waits(job, job.host_slice_ns())
+
+
+@dataclass
+class RecordedWait:
+    """One wait as the course saw it, and the GPU's record of the work it waited for."""
+
+    timeline: Any
+    observed: Any  # streamlab.lab09.ObservedWait: what the wait cost, the results read the moment it returned
+    delay_ns: int  # from the GPU's last op to the return
+
+
+def record_wait(waits: Waits, kernels: int, wait: Callable[[int], None], work: Any = None) -> RecordedWait:
+    """Runs `wait` once unrecorded (its first call pays one-time costs), then queues the job with
+    `kernels` kernels while CUPTI records, observes the wait for it, and reads the results the
+    moment it returns. `work` (streamlab.lab09.HostWork), when given, forgets the warm-up's slices."""
+    import streamlab
+
+    waits.job.warm_up(wait)
+    if work is not None:
+        work.reset()
+    timeline, observed = record("lab09 python wait", lambda: waits.job.queue_and_wait(kernels, wait))
+    return RecordedWait(timeline, observed, streamlab.lab09.wake_up_delay_ns(timeline, observed.cost.returned_ns))
+
+
+def polling(work: Any) -> Callable[[int], None]:
+    """Your wait_polling, with the course's `work` (streamlab.lab09.HostWork) as its host_work."""
+    import waiting_host
+
+    return lambda stream: waiting_host.wait_polling(stream, work.slice)
+
+
+def job_name(kernels: int) -> str:
+    """What a job is called in the reports."""
+    import streamlab
+
+    return "the short job" if kernels == streamlab.lab09.SHORT_JOB_KERNELS else "the long job"
+
+
+def job_lengths() -> tuple[int, int]:
+    import streamlab
+
+    return streamlab.lab09.SHORT_JOB_KERNELS, streamlab.lab09.LONG_JOB_KERNELS
+
+
+def assert_returned_after_the_work(what: str, wait: RecordedWait) -> None:
+    """Reports the wake-up delay; fails when the wait returned before the GPU's last op ended."""
+    report_measure(
+        f"{what}: from the GPU's last op to the return", wait.delay_ns / 1e3, ">=", -CLOCK_SLACK_NS / 1e3, "us"
+    )
+    if wait.delay_ns < -CLOCK_SLACK_NS:
+        report_hint("a wait returns only once every op queued in the stream has finished")
+    assert wait.delay_ns >= -CLOCK_SLACK_NS, (
+        f"{what} returned {-wait.delay_ns / 1e3:.1f} us before the GPU's last op ended"
+    )
+
+
+def device_flags() -> int:
+    """Process-wide state a wait must leave alone: the device's schedule flags (cudaGetDeviceFlags)."""
+    from cuda.bindings import runtime as cudart
+    from cuda_check import check
+
+    return check(cudart.cudaGetDeviceFlags())
+
+
+def events_left(timeline: Any) -> int:
+    """The events created and destroyed in the timeline's recording, as its runtime calls counted them."""
+    return api_count(timeline, "cudaEventCreate", "cudaEventCreateWithFlags") - api_count(timeline, "cudaEventDestroy")
+
+
+def ms(ns: float) -> str:
+    return f"{ns / 1e6:.3f}"
+
+
+@pytest.mark.points(3)
+def test_blocking_wait_leaves_the_cpu_free(waits: Waits) -> None:
+    import streamlab
+    import waiting_host
+
+    flags_before = device_flags()
+    for kernels in job_lengths():
+        what = f"wait_blocking, {job_name(kernels)}"
+        wait = record_wait(waits, kernels, waiting_host.wait_blocking)
+        assert_returned_after_the_work(what, wait)
+
+        cost = wait.observed.cost
+        report_measure(f"{what}: CPU time / wall time", cost.cpu_share, "<=", MAX_BLOCKING_CPU_SHARE, "")
+        if cost.cpu_share > MAX_BLOCKING_CPU_SHARE:
+            report_hint(
+                "a thread that waits in cudaStreamSynchronize spins under the default schedule: wait for an event "
+                "made to block (the README's Concepts)"
+            )
+        assert cost.cpu_share <= MAX_BLOCKING_CPU_SHARE, (
+            f"{what}: the process used {ms(cost.cpu_ns)} ms of CPU time in a {ms(cost.wall_ns)} ms wait"
+        )
+
+        span_ns = streamlab.makespan_ns(wait.timeline.ops)
+        most_delay_ns = MAX_BLOCKING_WAKE_SHARE * span_ns
+        report_measure(f"{what}: wake-up delay", wait.delay_ns / 1e3, "<=", most_delay_ns / 1e3, "us")
+        if wait.delay_ns > most_delay_ns:
+            report_hint("sleep until the work is done, not for a time of your choosing: let CUDA wake the thread")
+        assert wait.delay_ns <= most_delay_ns, (
+            f"{what}: returned {wait.delay_ns / 1e3:.1f} us after the GPU's last op ended, in {span_ns / 1e6:.3f} ms "
+            "of GPU work"
+        )
+
+        left = events_left(wait.timeline)
+        report_measure(f"{what}: events left behind", left, "==", 0, "")
+        assert left == 0, f"{what}: every event wait_blocking creates it must destroy"
+    flags_after = device_flags()
+    if flags_after != flags_before:
+        report_hint("the device's flags are the whole process's: leave them alone and choose how to wait per wait")
+    assert flags_after == flags_before, "wait_blocking changed the device's flags (cudaGetDeviceFlags)"
+
+
+@pytest.mark.points(1)
+def test_waits_return_only_when_the_work_is_done(waits: Waits) -> None:
+    import streamlab
+    import waiting_host
+
+    work = streamlab.lab09.HostWork(waits.slice_ns)
+    for name, wait_for in (
+        ("wait_blocking", waiting_host.wait_blocking),
+        ("wait_polling", polling(work)),
+    ):
+        wait = record_wait(waits, streamlab.lab09.SHORT_JOB_KERNELS, wait_for)
+        assert_returned_after_the_work(name, wait)
+        results = wait.observed.results
+        assert results.ok, f"{name}: the results read the moment it returned: {results.message()}"
+
+
+@pytest.mark.points(3)
+def test_polling_does_host_work(waits: Waits) -> None:
+    import streamlab
+
+    for kernels in job_lengths():
+        what = f"wait_polling, {job_name(kernels)}"
+        work = streamlab.lab09.HostWork(waits.slice_ns)
+        wait = record_wait(waits, kernels, polling(work), work)
+        assert_returned_after_the_work(what, wait)
+
+        wall_ns = wait.observed.cost.wall_ns
+        share = work.busy_ns / wall_ns
+        report_measure(f"{what}: time in host_work / wall time", share, ">=", MIN_HOST_WORK_SHARE, "")
+        if share < MIN_HOST_WORK_SHARE:
+            report_hint("call host_work again and again while cudaStreamQuery says the stream is not ready")
+        assert share >= MIN_HOST_WORK_SHARE, (
+            f"{what}: {work.slices} slices took {ms(work.busy_ns)} ms of a {ms(wall_ns)} ms wait"
+        )
+
+        wake_slices = wait.delay_ns / work.mean_slice_ns
+        report_measure(f"{what}: wake-up delay, in slices of host work", wake_slices, "<=", MAX_POLLING_WAKE_SLICES, "")
+        if wake_slices > MAX_POLLING_WAKE_SLICES:
+            report_hint("ask the stream before every slice, and return as soon as it says it is done")
+        assert wake_slices <= MAX_POLLING_WAKE_SLICES, (
+            f"{what}: returned {wait.delay_ns / 1e3:.1f} us after the GPU's last op ended; a slice took "
+            f"{work.mean_slice_ns / 1e3:.1f} us"
+        )
+
+        report_measure(f"{what}: slices on another thread", work.slices_elsewhere, "==", 0, "")
+        if work.slices_elsewhere:
+            report_hint("the host's work is the waiting thread's own: call host_work on the thread that called you")
+        assert work.slices_elsewhere == 0, f"{what}: host_work ran on a thread other than the one that waited"

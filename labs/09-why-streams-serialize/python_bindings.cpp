@@ -1,0 +1,139 @@
+// Lab 09's course side for Python, as the submodule streamlab.lab09 (the BINDINGS
+// of lab.cmake): the C++ lab's own files compiled in, so that both tracks are
+// graded by the same code. One block per task; register_lab09 calls each.
+#include <cstdint>
+#include <functional>
+
+#include <nanobind/stl/function.h>
+
+#include "bindings.hpp"
+#include "streamlab/device.hpp"
+#include "streamlab/pipeline.hpp"
+#include "streamlab/timeline.hpp"
+#include "wait_side.hpp"
+
+namespace nb = nanobind;
+using namespace nb::literals;
+
+namespace streamlab::python {
+
+// ------------------------------------------------------------ Task 3: the waiting host
+// The GPU work the waits wait for, the host's work in slices, and what a wait cost
+// (wait_side.hpp). Streams cross to Python as the integers cuda-bindings takes.
+//
+// The GIL: a call that takes a Python callable (a wait) keeps it, since the course
+// calls the callable back on this thread, and nanobind's callable wrapper takes the
+// GIL again to call it anyway. A call that only computes, spins or waits for the
+// GPU and never calls back into Python lets it go, as a C++ computation would:
+// HostWork.slice above all, the host's own work.
+
+namespace {
+
+using lab09::course::HostWork;
+using lab09::course::ObservedWait;
+using lab09::course::RecordedWait;
+using lab09::course::WaitCost;
+using lab09::course::WaitJob;
+
+/// A wait written in Python: wait(stream), the stream as the integer cuda-bindings takes.
+using PythonWait = std::function<void(std::uintptr_t)>;
+
+/// `wait` as the course's wait(cudaStream_t). It refers to `wait`, which must outlive it.
+std::function<void(cudaStream_t)> course_wait(const PythonWait& wait) {
+    return [&wait](cudaStream_t stream) { wait(address(stream)); };
+}
+
+using ReleaseGil = nb::call_guard<nb::gil_scoped_release>;
+
+void bind_wait_costs(nb::module_& lab09) {
+    nb::class_<WaitCost>(lab09, "WaitCost", "What one wait cost, as the course saw it from outside.")
+        .def_ro("called_ns", &WaitCost::called_ns, "When the wait was called, on the timeline's clock.")
+        .def_ro("returned_ns", &WaitCost::returned_ns, "When it returned, on the same clock.")
+        .def_ro("cpu_ns", &WaitCost::cpu_ns, "The process's CPU time (every thread) between the two.")
+        .def_prop_ro("wall_ns", &WaitCost::wall_ns, "How long the wait took, ns.")
+        .def_prop_ro("cpu_share", &WaitCost::cpu_share,
+                     "CPU time over wall time: near 1 for a thread that spins, near 0 for one asleep.");
+    nb::class_<ObservedWait>(lab09, "ObservedWait", "One wait for a job, as the course saw it.")
+        .def_ro("cost", &ObservedWait::cost, "What the wait cost (WaitCost).")
+        .def_ro("results", &ObservedWait::results, "The results, read the moment the wait returned.");
+    nb::class_<RecordedWait>(lab09, "RecordedWait", "A wait as the lab's programs show it, and its timeline.")
+        .def_ro("observed", &RecordedWait::observed, "What the wait cost, and the results (ObservedWait).")
+        .def_ro("timeline", &RecordedWait::timeline, "The job's ops; not recorded while the tracer is off.");
+    lab09.def("process_cpu_ns", &lab09::course::process_cpu_ns,
+              "The process's CPU time so far, user and system, every thread's (getrusage), ns.");
+    lab09.def("observe_wait", &lab09::course::observe_wait, "wait"_a,
+              "Runs wait() and notes its CPU time and when it was called and returned (WaitCost).");
+    lab09.def("wake_up_delay_ns", &lab09::course::wake_up_delay_ns, "timeline"_a, "returned_ns"_a,
+              "From the end of the timeline's last op to returned_ns (WaitCost.returned_ns), ns: negative when "
+              "the host returned before the GPU was done; 0 for a timeline without ops.");
+}
+
+void bind_wait_job(nb::module_& lab09) {
+    nb::class_<WaitJob>(lab09, "WaitJob",
+                        "The GPU work the waits wait for: the pipeline's memory in, `kernels` workload kernels, "
+                        "the results out, in a non-blocking stream of its own.")
+        .def(nb::init<const DeviceFacts&>(), "facts"_a, ReleaseGil(),
+             "Allocates and fills the memory, sizes the kernel, creates the stream. Needs a GPU.")
+        .def_prop_ro(
+            "stream", [](const WaitJob& job) { return address(job.stream()); },
+            "The stream the work goes to, as the integer cuda-bindings takes.")
+        .def("queue", &WaitJob::queue, "kernels"_a, ReleaseGil(),
+             "Poisons the results, then queues the work with `kernels` kernels and returns at once.")
+        .def("check", &WaitJob::check, ReleaseGil(),
+             "The results, read now, against the CPU reference: right only once the work is done.")
+        .def(
+            "queue_and_wait",
+            [](WaitJob& job, int kernels, const PythonWait& wait) {
+                return job.queue_and_wait(kernels, course_wait(wait));
+            },
+            "kernels"_a, "wait"_a,
+            "Queues the work with `kernels` kernels, observes wait(stream), and reads the results the moment "
+            "it returns (ObservedWait).")
+        .def(
+            "warm_up", [](WaitJob& job, const PythonWait& wait) { job.warm_up(course_wait(wait)); }, "wait"_a,
+            "Waits with wait(stream) once for the short job, then for whatever is left: a first call pays "
+            "one-time costs, which no observed wait should.")
+        .def("measure_ns", &WaitJob::measure_ns, "kernels"_a, ReleaseGil(),
+             "How long the work with `kernels` kernels runs on the GPU, ns, timed with events around it.")
+        .def("host_slice_ns", &WaitJob::host_slice_ns, ReleaseGil(),
+             "The length of one slice of the host's work: the short job's GPU time over SLICES_PER_SHORT_JOB.");
+    lab09.def(
+        "record_wait",
+        [](WaitJob& job, int kernels, const PythonWait& wait, HostWork* work) {
+            return lab09::course::record_wait(job, kernels, course_wait(wait), work);
+        },
+        "job"_a, "kernels"_a, "wait"_a, "work"_a.none() = nb::none(),
+        "job.warm_up(wait), then job.queue_and_wait(kernels, wait) while the tracer records (with the tracer "
+        "off, unrecorded): a RecordedWait. `work`, when given, forgets the warm-up's slices.");
+    lab09.attr("SHORT_JOB_KERNELS") = lab09::course::kShortJobKernels;
+    lab09.attr("LONG_JOB_KERNELS") = lab09::course::kLongJobKernels;
+    lab09.attr("SLICES_PER_SHORT_JOB") = lab09::course::kSlicesPerShortJob;
+}
+
+void bind_host_work(nb::module_& lab09) {
+    nb::class_<HostWork>(lab09, "HostWork",
+                         "The host's own work, in slices of about `slice_ns` each; the thread that creates it is "
+                         "the waiting thread. Pass `work.slice` as a wait's host_work.")
+        .def(nb::init<std::uint64_t>(), "slice_ns"_a)
+        // Released: the slice keeps this thread computing in C++, never in Python.
+        .def("slice", &HostWork::slice, ReleaseGil(), "One slice of work, timed by the course.")
+        .def("reset", &HostWork::reset, "Forgets the slices done so far.")
+        .def_prop_ro("busy_ns", &HostWork::busy_ns, "Time spent in slices so far, ns, on any thread.")
+        .def_prop_ro("slices", &HostWork::slices, "Slices done so far.")
+        .def_prop_ro("slices_elsewhere", &HostWork::slices_elsewhere,
+                     "Slices that ran on a thread other than the one that created this object.")
+        .def_prop_ro("mean_slice_ns", &HostWork::mean_slice_ns,
+                     "The slices' mean length, ns, or the length asked for while none has run.");
+}
+
+}  // namespace
+
+void register_lab09(nb::module_& module) {
+    nb::module_ lab09 = module.def_submodule("lab09", "Lab 09's course side: Task 3's waits, observed.");
+    // Task 3: the waiting host.
+    bind_wait_costs(lab09);
+    bind_host_work(lab09);
+    bind_wait_job(lab09);
+}
+
+}  // namespace streamlab::python
