@@ -32,14 +32,16 @@ streamlab_add_lab(
     WaitingHost.PollingDoesHostWork              gpu 3
 )
 
-# The Python version (python/): Task 1 with the article's own API (cuda-bindings),
-# graded by pytest from the same timeline and the same runtime calls, through
-# the module `streamlab`. Tests: test_name  gpu|cpu  points.
+# The Python version (python/): Tasks 1 and 2 with the article's own API (cuda-bindings),
+# graded by pytest from the same timeline, the same runtime calls and the same
+# reports, through the module `streamlab`. Tests: test_name  gpu|cpu  points.
 streamlab_add_python_lab(
   NUMBER 09
   TOPIC why-streams-serialize
-  STUDENT_SOURCES serialize.py
+  STUDENT_SOURCES serialize.py late_error.py
   TEST_SOURCE test_lab09.py
+  # Into the module streamlab: the submodule lab09 (register_lab09) over Task 2's faulty kernel.
+  BINDINGS python_bindings.cpp faulty_workload.cu
   TESTS
     test_results_match_cpu_reference        gpu 2
     test_each_chunk_runs_in_its_own_stream  gpu 2
@@ -48,4 +50,9 @@ streamlab_add_python_lab(
     test_copies_overlap_kernels             gpu 3
     test_makespan_near_the_model            gpu 3
     test_any_chunk_count_works              gpu 2
+    # Task 2: a late error
+    test_late_error_launch_blocking_names_the_failing_chunk gpu 3
+    test_late_error_reports_the_error_at_the_wait           gpu 2
+    test_late_error_clean_run_reports_no_error              gpu 1
+    test_late_error_checks_keep_the_pipeline_overlapped     gpu 2
 )
