@@ -357,8 +357,8 @@ def run_into_the_tripwire(lab: LateErrorLab) -> tuple[ChunkError, list[str]]:
 # file would otherwise fail every test after a tripwire.
 
 
-@pytest.mark.points(1)
 @pytest.mark.sets_cuda_environment
+@pytest.mark.points(1)
 def test_late_error_clean_run_reports_no_error(late_lab: LateErrorLab) -> None:
     import late_error
     import streamlab
@@ -381,8 +381,8 @@ def test_late_error_clean_run_reports_no_error(late_lab: LateErrorLab) -> None:
     assert check.ok, check.message()
 
 
-@pytest.mark.points(2)
 @pytest.mark.sets_cuda_environment
+@pytest.mark.points(2)
 def test_late_error_checks_keep_the_pipeline_overlapped(late_lab: LateErrorLab) -> None:
     import late_error
     import streamlab
@@ -418,8 +418,8 @@ def test_late_error_checks_keep_the_pipeline_overlapped(late_lab: LateErrorLab) 
     )
 
 
-@pytest.mark.points(2)
 @pytest.mark.sets_cuda_environment
+@pytest.mark.points(2)
 def test_late_error_reports_the_error_at_the_wait(late_lab: LateErrorLab) -> None:
     late_lab.plant_tripwire()
     report, failures = run_into_the_tripwire(late_lab)
@@ -438,8 +438,8 @@ def test_late_error_reports_the_error_at_the_wait(late_lab: LateErrorLab) -> Non
     assert not failures, "\n".join(failures)
 
 
-@pytest.mark.points(3)
 @pytest.mark.sets_cuda_environment
+@pytest.mark.points(3)
 def test_late_error_launch_blocking_names_the_failing_chunk(blocking_lab: LateErrorLab) -> None:
     blocking_lab.plant_tripwire()
     report, failures = run_into_the_tripwire(blocking_lab)
