@@ -50,6 +50,57 @@ def test_a_skip_next_to_a_failure_is_a_failure(tmp_path):
     assert run_pytest(tmp_path, body).returncode == 1
 
 
+def asking_module(tmp_path: Path) -> dict[str, str]:
+    """An environment whose module `streamlab` says there is no GPU, and names whoever asked: the
+    plugin's own check at the start of the run, or the test's require_gpu."""
+    (tmp_path / "streamlab.py").write_text(
+        "import types\n\n"
+        "words = types.SimpleNamespace(SKIP_NO_GPU='no GPU: ')\n\n\n"
+        "def gpu_presence():\n"
+        "    import os\n\n"
+        "    return False, 'asked with CUDA_LAUNCH_BLOCKING=' + os.environ.get('CUDA_LAUNCH_BLOCKING', '(not set)')\n"
+    )
+    return {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), str(ROOT / "python")])}
+
+
+def test_the_plugin_asks_for_the_gpu_before_a_test_runs(tmp_path):
+    env = asking_module(tmp_path)
+    (tmp_path / "test_sample.py").write_text("def test_x():\n    raise AssertionError('ran without a GPU')\n")
+    result = subprocess.run(
+        [sys.executable, "-m", "pytest", *PYTEST_OPTIONS, "test_sample.py"],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+    )
+    assert result.returncode == 77 and "SKIPPED: no GPU: asked with CUDA_LAUNCH_BLOCKING=(not set)" in result.stdout
+
+
+def test_a_test_that_sets_cudas_environment_sets_it_before_anything_asks_for_the_gpu(tmp_path):
+    # Asking starts CUDA, which reads CUDA_LAUNCH_BLOCKING then: the plugin leaves the question to the test.
+    env = asking_module(tmp_path)
+    (tmp_path / "test_sample.py").write_text(
+        "import os\n\nimport pytest\nfrom streamlab_pytest import require_gpu\n\n\n"
+        "@pytest.mark.sets_cuda_environment\n"
+        "def test_x():\n"
+        "    os.environ['CUDA_LAUNCH_BLOCKING'] = '1'\n"
+        "    require_gpu()\n"
+    )
+    (tmp_path / "cuda" / "bindings").mkdir(parents=True)  # require_gpu's check that cuda-bindings is there
+    for package in ("cuda", "cuda/bindings"):
+        (tmp_path / package / "__init__.py").write_text("")
+    (tmp_path / "cuda" / "bindings" / "runtime.py").write_text("")
+    result = subprocess.run(
+        [sys.executable, "-m", "pytest", *PYTEST_OPTIONS, "test_sample.py"],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+    )
+    assert result.returncode == 77, result.stdout
+    assert "SKIPPED: no GPU: asked with CUDA_LAUNCH_BLOCKING=1" in result.stdout
+
+
 def test_the_points_marker_is_registered(tmp_path):
     body = "@pytest.mark.points(3)\ndef test_x():\n    pass\n"
     result = run_pytest(tmp_path, body)
