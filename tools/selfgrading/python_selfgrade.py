@@ -124,6 +124,18 @@ PYTHON_CATALOGUE = {
             }
         ),
     ),
+    # Task 2: a wait for each chunk's stream right after its work is queued, so that its kernel's
+    # error shows in its chunk. Every report is right, with or without launch blocking, and no
+    # chunk overlaps another (the C++ catalogue's lab09-waits-per-chunk).
+    "wrong-py-lab09-waits-per-chunk": Mistake(
+        "09-why-streams-serialize",
+        "late_error.py",
+        "            if error != SUCCESS:\n                report = ChunkError(i, error)\n",
+        "            if error == SUCCESS:\n"
+        "                (error,) = cudart.cudaStreamSynchronize(stream)  # the chunk's error, in its chunk\n"
+        "            if error != SUCCESS:\n                report = ChunkError(i, error)\n",
+        frozenset({"test_late_error_checks_keep_the_pipeline_overlapped"}),
+    ),
 }
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import pytest
 from pretend_gpu import FLOAT_BYTES, ILLEGAL_ADDRESS, ROOT, TRIPWIRE, PretendGpu, load
+from selfgrading.python_selfgrade import PYTHON_CATALOGUE
 
 LAB = ROOT / "labs" / "09-why-streams-serialize" / "python" / "late_error.py"
 SOLUTION = ROOT / "solutions" / "09-why-streams-serialize" / "python" / "late_error.py"
@@ -77,3 +78,17 @@ def test_the_starter_raises_the_error_at_the_wait(blocking, monkeypatch):
     with pytest.raises(CudaError, match=f"error {ILLEGAL_ADDRESS}"):
         run_checked(gpu, module, 4, chunk_start(4, 1))
     assert not gpu.live_streams, "its streams are destroyed on the way out"
+
+
+@pytest.mark.parametrize("blocking", [False, True])
+def test_the_catalogues_wait_per_chunk_names_the_chunk_either_way_by_waiting_in_the_loop(blocking, monkeypatch):
+    mistake = PYTHON_CATALOGUE["wrong-py-lab09-waits-per-chunk"]
+    source = SOLUTION.read_text()
+    assert mistake.old in source
+    gpu = PretendGpu()
+    gpu.launch_blocking = blocking
+    report, _ = run_checked(gpu, load(SOLUTION, source.replace(mistake.old, mistake.new), gpu, monkeypatch), 4, 600)
+    assert (report.chunk, report.error) == (2, ILLEGAL_ADDRESS)  # element 600 is in chunk 2 of 4
+    # A wait in each chunk up to the failing one (with launch blocking, its launch's check finds the
+    # error before its wait), then one for each stream.
+    assert gpu.calls["cudaStreamSynchronize"] == (2 if blocking else 3) + 4
