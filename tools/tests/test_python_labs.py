@@ -63,16 +63,16 @@ def asking_module(tmp_path: Path) -> dict[str, str]:
     return {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), str(ROOT / "python")])}
 
 
+def run_sample(tmp_path: Path, env: dict[str, str]) -> subprocess.CompletedProcess:
+    """pytest with the course's plugin on tmp_path/test_sample.py, as ctest runs a graded test."""
+    command = [sys.executable, "-m", "pytest", *PYTEST_OPTIONS, "test_sample.py"]
+    return subprocess.run(command, capture_output=True, text=True, env=env, cwd=tmp_path)
+
+
 def test_the_plugin_asks_for_the_gpu_before_a_test_runs(tmp_path):
     env = asking_module(tmp_path)
     (tmp_path / "test_sample.py").write_text("def test_x():\n    raise AssertionError('ran without a GPU')\n")
-    result = subprocess.run(
-        [sys.executable, "-m", "pytest", *PYTEST_OPTIONS, "test_sample.py"],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=tmp_path,
-    )
+    result = run_sample(tmp_path, env)
     assert result.returncode == 77 and "SKIPPED: no GPU: asked with CUDA_LAUNCH_BLOCKING=(not set)" in result.stdout
 
 
@@ -90,13 +90,7 @@ def test_a_test_that_sets_cudas_environment_sets_it_before_anything_asks_for_the
     for package in ("cuda", "cuda/bindings"):
         (tmp_path / package / "__init__.py").write_text("")
     (tmp_path / "cuda" / "bindings" / "runtime.py").write_text("")
-    result = subprocess.run(
-        [sys.executable, "-m", "pytest", *PYTEST_OPTIONS, "test_sample.py"],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=tmp_path,
-    )
+    result = run_sample(tmp_path, env)
     assert result.returncode == 77, result.stdout
     assert "SKIPPED: no GPU: asked with CUDA_LAUNCH_BLOCKING=1" in result.stdout
 

@@ -112,6 +112,31 @@ def assert_none_while_busy(timeline: Any, names: tuple[str, ...], what: str, hin
     assert calls == 0, f"run_pipeline made {calls} {what} while earlier chunks' work was running"
 
 
+def assert_copies_hidden_as_the_model_hides_them(facts: Any, serial: Any, timeline: Any, hint: str) -> None:
+    """Fails unless the timeline's copies ran beside kernels for MIN_HIDDEN_SHARE of the share of
+    copy time the model hides, for this GPU and the timeline's issue order, from the stage times of
+    the course's serial run; skips where the model hides none (one copy engine)."""
+    import streamlab
+
+    order = streamlab.issue_order(timeline.ops)
+    simulated = streamlab.simulate_pipeline(*serial.stages, CHUNKS, CHUNKS, facts.copy_engines, order)
+    model_hidden = streamlab.hidden_copy_fraction(streamlab.modelled_ops(simulated))
+    if model_hidden <= 0:
+        pytest.skip(
+            f"{streamlab.words.SKIP_DEVICE_CANNOT_SHOW}{facts.name} has {facts.copy_engines} copy "
+            "engine(s): the model has no copy run beside a kernel"
+        )
+    yours = streamlab.hidden_copy_fraction(timeline.ops)
+    assert_share_of_model(
+        "copy time hidden behind kernels, yours / the model's",
+        yours,
+        model_hidden,
+        MIN_HIDDEN_SHARE,
+        hint,
+        f"your copies ran beside kernels {yours * 100:.1f}% of their time; the model's, {model_hidden * 100:.1f}%",
+    )
+
+
 @pytest.mark.points(2)
 def test_results_match_cpu_reference(lab: Lab) -> None:
     run_recorded(lab)
@@ -171,28 +196,14 @@ def test_no_pinned_allocation_while_busy(lab: Lab) -> None:
 
 @pytest.mark.points(3)
 def test_copies_overlap_kernels(lab: Lab) -> None:
-    import streamlab
 
     serial, timeline = serial_then_pipeline(lab)
-    # The model's share of copy time hidden behind kernels, for this GPU and your issue
-    # order, from the stage times of the serial run.
-    order = streamlab.issue_order(timeline.ops)
-    simulated = streamlab.simulate_pipeline(*serial.stages, CHUNKS, CHUNKS, lab.facts.copy_engines, order)
-    model_hidden = streamlab.hidden_copy_fraction(streamlab.modelled_ops(simulated))
-    if model_hidden <= 0:
-        pytest.skip(
-            f"{streamlab.words.SKIP_DEVICE_CANNOT_SHOW}{lab.facts.name} has {lab.facts.copy_engines} copy "
-            "engine(s): the model has no copy run beside a kernel"
-        )
-    yours = streamlab.hidden_copy_fraction(timeline.ops)
-    assert_share_of_model(
-        "copy time hidden behind kernels, yours / the model's",
-        yours,
-        model_hidden,
-        MIN_HIDDEN_SHARE,
+    assert_copies_hidden_as_the_model_hides_them(
+        lab.facts,
+        serial,
+        timeline,
         "no copy ran beside a kernel: something between two chunks makes the streams wait for each other; "
         "look at what the chunk loop calls besides the copies and the kernel",
-        f"your copies ran beside kernels {yours * 100:.1f}% of their time; the model's, {model_hidden * 100:.1f}%",
     )
 
 
@@ -398,23 +409,12 @@ def test_late_error_checks_keep_the_pipeline_overlapped(late_lab: LateErrorLab) 
     )
     found = streamlab.chunks_by_issue_order(timeline.ops, CHUNKS)
     assert not found.problem, found.problem
-    order = streamlab.issue_order(timeline.ops)
-    simulated = streamlab.simulate_pipeline(*serial.stages, CHUNKS, CHUNKS, late_lab.facts.copy_engines, order)
-    model_hidden = streamlab.hidden_copy_fraction(streamlab.modelled_ops(simulated))
-    if model_hidden <= 0:
-        pytest.skip(
-            f"{streamlab.words.SKIP_DEVICE_CANNOT_SHOW}{late_lab.facts.name} has {late_lab.facts.copy_engines} copy "
-            "engine(s): the model has no copy run beside a kernel"
-        )
-    yours = streamlab.hidden_copy_fraction(timeline.ops)
-    assert_share_of_model(
-        "copy time hidden behind kernels, yours / the model's",
-        yours,
-        model_hidden,
-        MIN_HIDDEN_SHARE,
+    assert_copies_hidden_as_the_model_hides_them(
+        late_lab.facts,
+        serial,
+        timeline,
         "a wait in the chunk loop (to catch each kernel's error where it happens) makes every chunk wait for the "
         "one before: check the launch with cudaGetLastError(), which waits for nothing, and wait once, after the loop",
-        f"your copies ran beside kernels {yours * 100:.1f}% of their time; the model's, {model_hidden * 100:.1f}%",
     )
 
 
