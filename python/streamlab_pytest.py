@@ -11,7 +11,7 @@ The Python labs are graded like the C++ ones, one ctest test per graded test:
   then leaves CUDA alone until the test does;
 - `record(name, work)` runs the code under test while CUPTI records the GPU's
   timeline; only the tracer's start may skip, never the code under test;
-- `report_measure` and `report_hint` print the lines `course check` reads, in
+- `report_measure`, `report_hint` and `report_note` print the lines `course check` reads, in
   the format of the C++ tests (streamlab/testing.hpp).
 
 The skips' reasons and the lines' beginnings are the grader's words, which the
@@ -142,6 +142,13 @@ def report_hint(hint: str) -> None:
     import streamlab
 
     print(streamlab.words.LINE_HINT + json.dumps(hint), flush=True)
+
+
+def report_note(name: str, text: str) -> None:
+    """A fact of the run that `course check` shows beside the measures (the grader's own choices)."""
+    import streamlab
+
+    print(streamlab.words.LINE_NOTE + json.dumps({"name": name, "text": text}), flush=True)
 
 
 def assert_none_found(found: list[str], measure: str, failure: str, hint: str) -> None:

@@ -96,6 +96,27 @@ def test_a_test_that_sets_cudas_environment_sets_it_before_anything_asks_for_the
     assert "SKIPPED: no GPU: asked with CUDA_LAUNCH_BLOCKING=1" in result.stdout
 
 
+def test_a_note_reads_as_the_cpp_tests_notes(tmp_path):
+    build_python = ROOT / "build-ci" / "python"
+    if not next(build_python.glob("streamlab*.so"), None):
+        pytest.skip("the course's Python module is not built here (./course build --preset ci)")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(build_python), str(ROOT / "python")])}
+    (tmp_path / "test_sample.py").write_text(
+        "from streamlab_pytest import report_note\n\n\n"
+        "def test_x():\n"
+        "    report_note('tripwire', 'planted in chunk 2 (0-based)')\n"
+    )
+    ran = subprocess.run(
+        [sys.executable, "-m", "pytest", *PYTEST_OPTIONS, "--junitxml=report.xml", "test_sample.py"],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+    )
+    outcome = results.TestOutcome("lab09.python-yours.test_x", "passed", ["pts:1"], ran.stdout)
+    assert outcome.notes() == ["tripwire: planted in chunk 2 (0-based)"], ran.stdout
+
+
 def test_the_points_marker_is_registered(tmp_path):
     body = "@pytest.mark.points(3)\ndef test_x():\n    pass\n"
     result = run_pytest(tmp_path, body)

@@ -32,6 +32,7 @@ from streamlab_pytest import (
     record,
     report_hint,
     report_measure,
+    report_note,
     require_gpu,
 )
 
@@ -290,10 +291,7 @@ class LateErrorLab(PreparedPipelineLab):
         if not self.alone:
             pytest.skip("this test leaves the GPU unusable for the rest of its process: run it alone, as ctest does")
         self.tripwire = streamlab.lab09.plant_tripwire(self.memory.input, self.memory.n, CHUNKS)
-        print(
-            f"tripwire: planted at element {self.tripwire.index}, in chunk {self.tripwire.chunk} (0-based)",
-            flush=True,
-        )
+        report_note("tripwire", f"planted at element {self.tripwire.index}, in chunk {self.tripwire.chunk} (0-based)")
 
 
 def late_error_lab(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch, blocking: bool) -> LateErrorLab:
