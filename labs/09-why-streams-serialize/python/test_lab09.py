@@ -299,10 +299,10 @@ def late_error_lab(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPat
     (CUDA_LAUNCH_BLOCKING=1) or at once (0). CUDA reads the variable when it starts, which require_gpu
     makes it do: the course's plugin leaves CUDA alone before (the mark sets_cuda_environment), and
     each graded test runs in a process of its own."""
-    import streamlab
-
     monkeypatch.setenv("CUDA_LAUNCH_BLOCKING", "1" if blocking else "0")
     facts = require_gpu()
+    import streamlab  # after the variable, as everything else that may start CUDA
+
     lab = LateErrorLab(streamlab.prepare_pipeline(facts), facts, len(request.session.items) == 1)
     if lab.launches_block() != blocking:
         pytest.skip(
