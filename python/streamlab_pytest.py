@@ -6,9 +6,12 @@ The Python labs are graded like the C++ ones, one ctest test per graded test:
 - a test that can only skip, for a reason the course established (no GPU, no
   tracer, cuda-bindings missing), ends the run with exit status 77, ctest's
   SKIP_RETURN_CODE, after a line `SKIPPED: reason` that `course check` shows;
+- `@pytest.mark.sets_cuda_environment` marks a test that sets variables CUDA
+  reads when it starts (CUDA_LAUNCH_BLOCKING) before it starts CUDA: the plugin
+  then leaves CUDA alone until the test does;
 - `record(name, work)` runs the code under test while CUPTI records the GPU's
   timeline; only the tracer's start may skip, never the code under test;
-- `report_measure` and `report_hint` print the lines `course check` reads, in
+- `report_measure`, `report_hint` and `report_note` print the lines `course check` reads, in
   the format of the C++ tests (streamlab/testing.hpp).
 
 The skips' reasons and the lines' beginnings are the grader's words, which the
@@ -29,14 +32,22 @@ SKIP_RETURN_CODE = 77
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "points(n): the points a graded test is worth")
+    config.addinivalue_line(
+        "markers", "sets_cuda_environment: the test sets variables CUDA reads when it starts, before it starts CUDA"
+    )
 
 
-def pytest_sessionstart(session: pytest.Session) -> None:
-    """Every graded Python test needs a GPU: where there is none, the run ends before it imports
-    anything of the lab (cuda-bindings and numpy take seconds to load), with the reason that
-    require_gpu would give. A missing module is left to require_gpu, which names it, and so is a
-    run that writes a JUnit report (the grader's): its verdict is read from each test's own entry."""
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Every graded Python test needs a GPU: where there is none, the run ends before any test
+    imports the student's code or cuda-bindings (the test files import neither at the top; with
+    numpy they take seconds to load), with the reason that require_gpu would give. A missing module
+    is left to require_gpu, which names it, and so is a run that writes a JUnit report (the
+    grader's): its verdict is read from each test's own entry. Asking the driver starts CUDA in this
+    process, so a run of a test marked sets_cuda_environment leaves the question to require_gpu,
+    which the test calls once it has set CUDA's environment."""
     if session.config.getoption("xmlpath", None):
+        return
+    if any(item.get_closest_marker("sets_cuda_environment") for item in session.items):
         return
     try:
         import streamlab
@@ -131,6 +142,13 @@ def report_hint(hint: str) -> None:
     import streamlab
 
     print(streamlab.words.LINE_HINT + json.dumps(hint), flush=True)
+
+
+def report_note(name: str, text: str) -> None:
+    """A fact of the run that `course check` shows beside the measures (the grader's own choices)."""
+    import streamlab
+
+    print(streamlab.words.LINE_NOTE + json.dumps({"name": name, "text": text}), flush=True)
 
 
 def assert_none_found(found: list[str], measure: str, failure: str, hint: str) -> None:

@@ -6,7 +6,8 @@ the tests it names, so that a test grades its own idea and nothing else.
     python3 -m selfgrading.python_selfgrade [--labs 01 05] [--build build-ci]
 
 Each variant runs the lab's pytest file (labs/NN-topic/python/test_labNN.py) with the
-course's plugin, its own folder first on PYTHONPATH, as ctest runs it. Exits 77
+course's plugin, its own folder first on PYTHONPATH, as ctest runs it, and then each test
+skipped there alone, in a process of its own, as ctest runs every test. Exits 77
 without a GPU or without the built module, 1 when a rule breaks, 0 otherwise.
 Standard library only.
 """
@@ -123,6 +124,18 @@ PYTHON_CATALOGUE = {
             }
         ),
     ),
+    # Task 2: a wait for each chunk's stream right after its work is queued, so that its kernel's
+    # error shows in its chunk. Every report is right, with or without launch blocking, and no
+    # chunk overlaps another (the C++ catalogue's lab09-waits-per-chunk).
+    "wrong-py-lab09-waits-per-chunk": Mistake(
+        "09-why-streams-serialize",
+        "late_error.py",
+        "            if error != SUCCESS:\n                report = ChunkError(i, error)\n",
+        "            if error == SUCCESS:\n"
+        "                (error,) = cudart.cudaStreamSynchronize(stream)  # the chunk's error, in its chunk\n"
+        "            if error != SUCCESS:\n                report = ChunkError(i, error)\n",
+        frozenset({"test_late_error_checks_keep_the_pipeline_overlapped"}),
+    ),
     # An event made without cudaEventBlockingSync: cudaEventSynchronize then waits as the device's
     # schedule flag says, by spinning under the default one on a machine with more cores than GPUs.
     # The wait still returns when the work is done; its CPU time is the whole wait's.
@@ -143,7 +156,10 @@ def python_labs(numbers: list[str] | None) -> list[str]:
 
 def run_tests(lab: str, student: Path, build: Path, junit: Path) -> tuple[dict[str, str], str]:
     """(test name -> "passed", "failed" or "skipped", from pytest's report of the lab's tests on
-    `student`; "" or, when pytest wrote no report, how it ended)."""
+    `student`; "" or, when pytest wrote no report, how it ended). The tests run in one process, then
+    each one skipped there in a process of its own, as ctest runs it: a test that needs one (lab 09's
+    tripwire leaves the GPU unusable, CUDA_LAUNCH_BLOCKING takes effect only before CUDA starts)
+    skips itself when it shares its process."""
     lab_python = ROOT / "labs" / lab / "python"
     path = [student, lab_python, *python_path(ROOT, build)]
     env = {
@@ -152,9 +168,19 @@ def run_tests(lab: str, student: Path, build: Path, junit: Path) -> tuple[dict[s
         "PYTHONDONTWRITEBYTECODE": "1",
     }
     test_file = lab_python / f"test_lab{lab[:2]}.py"
+    outcomes, ended = pytest_outcomes(str(test_file), student, env, junit)
+    for test in [name for name, status in outcomes.items() if status == "skipped"]:
+        alone, ended_alone = pytest_outcomes(f"{test_file}::{test}", student, env, junit.with_suffix(f".{test}.xml"))
+        outcomes.update(alone)
+        ended = ended or ended_alone
+    return outcomes, ended
+
+
+def pytest_outcomes(tests: str, student: Path, env: dict[str, str], junit: Path) -> tuple[dict[str, str], str]:
+    """run_tests' answer for `tests` (a test file, or one test of it) run in one pytest process."""
     # From the student's folder, the test's folder appended (not prepended) to the path: the
     # lab folder holds the starter files, which must not shadow the student's modules.
-    command = [sys.executable, "-m", "pytest", *PYTEST_OPTIONS, f"--junitxml={junit}", str(test_file)]
+    command = [sys.executable, "-m", "pytest", *PYTEST_OPTIONS, f"--junitxml={junit}", tests]
     ended = subprocess.run(command, env=env, cwd=student, capture_output=True, text=True, errors="replace")
     if not junit.exists():  # pytest could not start, or its process died before it wrote the report
         return {}, how_pytest_ended(ended.returncode, ended.stdout + ended.stderr)

@@ -13,6 +13,11 @@ The calls that CUDA runs in the legacy NULL stream or that wait for the whole de
 (cudaMemset, cudaFree, cudaFreeHost) first run every stream's work, as they may on a
 GPU; every runtime call is counted by name (`calls`), and memory freed is gone, so
 work that reads it after its release fails.
+
+Lab 09's faulty kernel (streamlab.lab09.launch_faulty_workload) fails where its input
+holds the tripwire: from then on the error is sticky, as an illegal address is on a GPU:
+no queued work runs any more and every runtime call returns it. With `launch_blocking`
+(CUDA_LAUNCH_BLOCKING=1) a launch runs its stream's work before it returns.
 """
 
 from __future__ import annotations
@@ -26,6 +31,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 FLOAT_BYTES = 4
+TRIPWIRE = 2.0  # lab09.hpp's kTripwire
+ILLEGAL_ADDRESS = 700  # cudaErrorIllegalAddress
+# What reads an error rather than makes a call that can fail: never the sticky error's.
+ERROR_READERS = {"cudaGetErrorName", "cudaGetErrorString"}
 
 
 class PretendGpu:
@@ -44,6 +53,9 @@ class PretendGpu:
         self.event_flags: dict[int, int] = {}  # event: the flags it was created with
         self.calls: collections.Counter[str] = collections.Counter()  # runtime function -> calls
         self.allocated: dict[int, int] = {}  # what runtime calls allocated and nothing freed yet: base -> floats
+        self.sticky = 0  # the sticky error once a faulty kernel has run (0: none)
+        self.last_error = 0  # what cudaGetLastError returns next
+        self.launch_blocking = False  # CUDA_LAUNCH_BLOCKING=1: a launch returns once its stream's work has run
 
     def allocate(self, floats: int) -> int:
         base = next(self.ids) << 32
@@ -73,15 +85,23 @@ class PretendGpu:
     def run_until(self, event: int, number: int) -> None:
         """Runs the stream of the event's record `number` up to it: what waiting for it makes happen."""
         while self.reached[event] < number:
-            self.queues[self.recorded_in[(event, number)]].pop(0)()
+            self.run_next(self.recorded_in[(event, number)])
 
     def run_all(self, stream: int) -> None:
         while self.queues[stream]:
-            self.queues[stream].pop(0)()
+            self.run_next(stream)
+
+    def run_next(self, stream: int) -> None:
+        """The stream's next work, run unless a sticky error came first: then it is dropped."""
+        work = self.queues[stream].pop(0)
+        if not self.sticky:
+            work()
 
     def runtime(self) -> types.ModuleType:
         gpu, cudart = self, types.ModuleType("cuda.bindings.runtime")
-        ok = cudart.cudaError_t = types.SimpleNamespace(cudaSuccess=0, cudaErrorNotReady=600)
+        ok = cudart.cudaError_t = types.SimpleNamespace(
+            cudaSuccess=0, cudaErrorNotReady=600, cudaErrorIllegalAddress=ILLEGAL_ADDRESS
+        )
         cudart.cudaMemcpyKind = types.SimpleNamespace(cudaMemcpyHostToDevice=1, cudaMemcpyDeviceToHost=2)
         cudart.cudaStreamNonBlocking, cudart.cudaEventBlockingSync, cudart.cudaEventDisableTiming = 1, 1, 2
         cudart.cudaGetErrorName = lambda error: (0, f"error {error}".encode())
@@ -183,6 +203,15 @@ class PretendGpu:
         cudart.cudaMalloc, cudart.cudaMallocHost, cudart.cudaMallocAsync = malloc, malloc, malloc
         cudart.cudaFree, cudart.cudaFreeHost, cudart.cudaFreeAsync = free_now, free_now, free_async
         cudart.cudaMemset, cudart.cudaMemsetAsync = memset, memset_async
+
+        def last_error(reset):  # cudaGetLastError resets what it returns; cudaPeekAtLastError leaves it
+            error = gpu.last_error
+            if reset:
+                gpu.last_error = gpu.sticky
+            return (error,)
+
+        cudart.cudaGetLastError, cudart.cudaPeekAtLastError = lambda: last_error(True), lambda: last_error(False)
+        cudart.cudaDeviceSynchronize = lambda: (gpu.run_every_stream(), (ok.cudaSuccess,))[1]
         for name, call in list(vars(cudart).items()):
             if name.startswith("cuda") and callable(call):
                 setattr(cudart, name, self._counted(name, call))
@@ -191,7 +220,11 @@ class PretendGpu:
     def _counted(self, name: str, call):
         def counted(*args):
             self.calls[name] += 1
-            return call(*args)
+            result = call(*args)
+            if self.sticky and name not in ERROR_READERS:  # it came first, or during this call
+                self.last_error = self.sticky
+                return (self.sticky, *[None] * (len(result) - 1))
+            return result
 
         return counted
 
@@ -210,7 +243,21 @@ class PretendGpu:
 
             gpu.queues[stream].append(kernel)
 
+        def launch_faulty_workload(input, output, count, iterations, stream):
+            def kernel():
+                for i in range(count):
+                    value = gpu.memory[input + FLOAT_BYTES * i]
+                    if value == TRIPWIRE:
+                        gpu.sticky = ILLEGAL_ADDRESS
+                        return
+                    gpu.store(output + FLOAT_BYTES * i, value + 1)
+
+            gpu.queues[stream].append(kernel)
+            if gpu.launch_blocking:
+                gpu.run_all(stream)
+
         streamlab.chunk_range, streamlab.launch_workload = chunk_range, launch_workload
+        streamlab.lab09 = types.SimpleNamespace(launch_faulty_workload=launch_faulty_workload)
         return streamlab
 
 

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import re
@@ -48,6 +49,72 @@ def test_a_pass_and_a_failure_keep_pytests_statuses(tmp_path):
 def test_a_skip_next_to_a_failure_is_a_failure(tmp_path):
     body = "def test_a():\n    pytest.skip('why')\n\ndef test_b():\n    assert False\n"
     assert run_pytest(tmp_path, body).returncode == 1
+
+
+def asking_module(tmp_path: Path) -> dict[str, str]:
+    """An environment whose module `streamlab` says there is no GPU, and names whoever asked: the
+    plugin's own check at the start of the run, or the test's require_gpu."""
+    (tmp_path / "streamlab.py").write_text(
+        "import types\n\n"
+        "words = types.SimpleNamespace(SKIP_NO_GPU='no GPU: ')\n\n\n"
+        "def gpu_presence():\n"
+        "    import os\n\n"
+        "    return False, 'asked with CUDA_LAUNCH_BLOCKING=' + os.environ.get('CUDA_LAUNCH_BLOCKING', '(not set)')\n"
+    )
+    return {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), str(ROOT / "python")])}
+
+
+def run_sample(tmp_path: Path, env: dict[str, str]) -> subprocess.CompletedProcess:
+    """pytest with the course's plugin on tmp_path/test_sample.py, as ctest runs a graded test."""
+    command = [sys.executable, "-m", "pytest", *PYTEST_OPTIONS, "test_sample.py"]
+    return subprocess.run(command, capture_output=True, text=True, env=env, cwd=tmp_path)
+
+
+def test_the_plugin_asks_for_the_gpu_before_a_test_runs(tmp_path):
+    env = asking_module(tmp_path)
+    (tmp_path / "test_sample.py").write_text("def test_x():\n    raise AssertionError('ran without a GPU')\n")
+    result = run_sample(tmp_path, env)
+    assert result.returncode == 77 and "SKIPPED: no GPU: asked with CUDA_LAUNCH_BLOCKING=(not set)" in result.stdout
+
+
+def test_a_test_that_sets_cudas_environment_sets_it_before_anything_asks_for_the_gpu(tmp_path):
+    # Asking starts CUDA, which reads CUDA_LAUNCH_BLOCKING then: the plugin leaves the question to the test.
+    env = asking_module(tmp_path)
+    (tmp_path / "test_sample.py").write_text(
+        "import os\n\nimport pytest\nfrom streamlab_pytest import require_gpu\n\n\n"
+        "@pytest.mark.sets_cuda_environment\n"
+        "def test_x():\n"
+        "    os.environ['CUDA_LAUNCH_BLOCKING'] = '1'\n"
+        "    require_gpu()\n"
+    )
+    (tmp_path / "cuda" / "bindings").mkdir(parents=True)  # require_gpu's check that cuda-bindings is there
+    for package in ("cuda", "cuda/bindings"):
+        (tmp_path / package / "__init__.py").write_text("")
+    (tmp_path / "cuda" / "bindings" / "runtime.py").write_text("")
+    result = run_sample(tmp_path, env)
+    assert result.returncode == 77, result.stdout
+    assert "SKIPPED: no GPU: asked with CUDA_LAUNCH_BLOCKING=1" in result.stdout
+
+
+def test_a_note_reads_as_the_cpp_tests_notes(tmp_path):
+    build_python = ROOT / "build-ci" / "python"
+    if not next(build_python.glob("streamlab*.so"), None):
+        pytest.skip("the course's Python module is not built here (./course build --preset ci)")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(build_python), str(ROOT / "python")])}
+    (tmp_path / "test_sample.py").write_text(
+        "from streamlab_pytest import report_note\n\n\n"
+        "def test_x():\n"
+        "    report_note('tripwire', 'planted in chunk 2 (0-based)')\n"
+    )
+    ran = subprocess.run(
+        [sys.executable, "-m", "pytest", *PYTEST_OPTIONS, "--junitxml=report.xml", "test_sample.py"],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+    )
+    outcome = results.TestOutcome("lab09.python-yours.test_x", "passed", ["pts:1"], ran.stdout)
+    assert outcome.notes() == ["tripwire: planted in chunk 2 (0-based)"], ran.stdout
 
 
 def test_the_points_marker_is_registered(tmp_path):
@@ -181,21 +248,36 @@ def test_ctests_python_tests_find_the_module_then_the_courses_helpers():
     assert "STREAMLAB_C_LIBRARY" not in environment
 
 
-def test_without_a_gpu_a_lab_test_ends_before_its_file_is_imported(tmp_path):
-    """ctest's run of a Python lab test: no GPU (hidden here) ends it at session start with
-    require_gpu's reason, before the test file (and cuda-bindings, numpy) is imported. A run that
-    writes a JUnit report (the grader's) still collects and reports each test."""
+def test_without_a_gpu_a_lab_test_ends_before_it_runs(tmp_path):
+    """ctest's run of a Python lab test: no GPU (hidden here) ends it once the tests are collected,
+    with require_gpu's reason, before any test runs (and imports cuda-bindings, numpy: the lab test
+    files import them inside their tests). A run that writes a JUnit report (the grader's) still runs
+    and reports each test."""
     build_python = ROOT / "build-ci" / "python"
     if not next(build_python.glob("streamlab*.so"), None):
         pytest.skip("the course's Python module is not built here (./course build --preset ci)")
     test_file = tmp_path / "test_sample.py"
-    test_file.write_text("raise SystemExit('the test file was imported')\n")
+    test_file.write_text("def test_x():\n    raise AssertionError('the test ran')\n")
     env = {**os.environ, "PYTHONPATH": f"{build_python}{os.pathsep}{ROOT / 'python'}", "CUDA_VISIBLE_DEVICES": ""}
     command = [sys.executable, "-m", "pytest", *PYTEST_OPTIONS, str(test_file)]
     ended = subprocess.run(command, capture_output=True, text=True, env=env, cwd=tmp_path)
     assert ended.returncode == 77 and "SKIPPED: no GPU: " in ended.stdout, ended.stdout + ended.stderr
-    assert "was imported" not in ended.stdout + ended.stderr
+    assert "the test ran" not in ended.stdout + ended.stderr
     report = subprocess.run(
         [*command, f"--junitxml={tmp_path / 'report.xml'}"], capture_output=True, text=True, env=env, cwd=tmp_path
     )
-    assert "was imported" in report.stdout + report.stderr
+    assert "the test ran" in report.stdout + report.stderr
+
+
+# What a lab's test file may import at its top: collecting it must stay cheap, since a run without a
+# GPU ends only after collection (the plugin's pytest_collection_finish).
+LIGHT_IMPORTS = {"__future__", "collections", "collections.abc", "dataclasses", "typing", "pytest", "streamlab_pytest"}
+
+
+@pytest.mark.parametrize("lab", PYTHON_LABS)
+def test_a_lab_test_file_imports_only_light_modules_at_its_top(lab):
+    test_file = next((ROOT / "labs" / lab / "python").glob("test_lab*.py"))
+    tree = ast.parse(test_file.read_text())
+    imported = {alias.name for node in tree.body if isinstance(node, ast.Import) for alias in node.names}
+    imported |= {node.module for node in tree.body if isinstance(node, ast.ImportFrom)}
+    assert imported - LIGHT_IMPORTS <= {f"lab{lab[:2]}"}, f"{test_file.name}: import these inside the tests"

@@ -59,3 +59,20 @@ def test_without_a_gpu_it_skips_asking_the_driver_not_the_module(capsys, tmp_pat
     assert selfgrade.main(["--build", str(tmp_path)]) == selfgrade.SKIP
     assert capsys.readouterr().out.endswith("SKIPPED: no GPU: the driver sees no CUDA device\n")
     assert sys.path == path  # the built module is each test process's, never this one's
+
+
+def test_a_test_skipped_beside_others_runs_again_alone(tmp_path, monkeypatch):
+    # Lab 09's tripwire tests skip where other tests share their process, as the C++ ones do.
+    lab = tmp_path / "labs" / "99-sample" / "python"
+    lab.mkdir(parents=True)
+    (lab / "test_lab99.py").write_text(
+        "import pytest\n\n\ndef test_a():\n    pass\n\n\n"
+        "def test_alone(request):\n"
+        "    if len(request.session.items) > 1:\n"
+        "        pytest.skip('run it alone')\n"
+        "    assert False, 'ran alone'\n"
+    )
+    monkeypatch.setattr(selfgrade, "ROOT", tmp_path)
+    monkeypatch.setattr(selfgrade, "python_path", lambda root, build: [ROOT / "python"])
+    outcomes, ended = selfgrade.run_tests("99-sample", tmp_path, tmp_path, tmp_path / "report.xml")
+    assert (outcomes, ended) == ({"test_a": "passed", "test_alone": "failed"}, "")

@@ -3,22 +3,37 @@
 Checks the result and prints (and with --trace writes) both timelines, the calls that can
 make streams wait for each other, and how your pipeline compares with the model; then
 waits for the GPU with your two waits (Task 3) and shows what each cost, as the C++
-program does. `./course run 09 --python` runs it and draws the pipeline's timeline.
+program does. `./course run 09 --python` runs it and draws the pipeline's timeline. With
+--late-error it runs Task 2 instead: your run_checked_pipeline, clean and then with a
+tripwire in one chunk.
 
     python run_lab09.py [--trace PATH]
+    [CUDA_LAUNCH_BLOCKING=1] python run_lab09.py --late-error
 """
 
 from __future__ import annotations
 
+import argparse
+import os
 import sys
+import time
 
 import streamlab
-from lab09 import CHUNKS, FLOAT_BYTES, PageableFloats, copy_on_host, job_over
-from lab_program import pipeline_program_start
+from lab09 import CHUNKS, FLOAT_BYTES, NO_CHUNK, PageableFloats, checked_job_over, copy_on_host, job_over
+from lab_program import first_gpu_or_say, pipeline_program_start
+
+PROGRAM = "run_lab09.py"
+LATE_ERROR_OPTION = "--late-error"  # runs Task 2 instead of Task 1
+DESCRIPTION = (
+    "Lab 09 in Python: why streams serialize. --late-error: run Task 2 instead, run_checked_pipeline clean, then "
+    "with a tripwire in one chunk (put CUDA_LAUNCH_BLOCKING=1 in front to see where the error shows, and what it costs)"
+)
 
 
 def main(argv: list[str]) -> int:
-    started = pipeline_program_start(argv, "Lab 09 in Python: why streams serialize", "run_lab09.py")
+    if LATE_ERROR_OPTION in argv:
+        return run_late_error([arg for arg in argv if arg != LATE_ERROR_OPTION])
+    started = pipeline_program_start(argv, DESCRIPTION, PROGRAM)
     if started is None:
         return 1
     trace, n = started
@@ -78,6 +93,71 @@ def show_waits() -> int:
         print(f"{name}: result: {recorded.observed.results.message()}", flush=True)
         ok = ok and recorded.observed.results.ok
     return 0 if ok else 1
+
+
+# ---------------------------------------------------------------- Task 2: --late-error
+
+
+def error_name(error) -> str:
+    from cuda.bindings import runtime as cudart
+
+    return cudart.cudaGetErrorName(error)[1].decode()
+
+
+def print_report(run: str, report) -> None:
+    """run_checked_pipeline's report, in words."""
+    print(f"{run}: run_checked_pipeline reported chunk {report.chunk}, {error_name(report.error)}", flush=True)
+
+
+def run_late_error(argv: list[str]) -> int:
+    """Task 2: a clean run (its makespan on the timeline and its time on the host clock, which
+    CUDA_LAUNCH_BLOCKING=1 changes), then a run whose kernel fails in a chunk picked at random.
+    The failure leaves the GPU unusable for the rest of the process, so it is the last thing the
+    program does."""
+    parser = argparse.ArgumentParser(prog=f"{PROGRAM} {LATE_ERROR_OPTION}", description=DESCRIPTION)
+    _, unknown = parser.parse_known_args(argv)
+    if unknown:  # its clean run has Task 1's shape, which `course run 09 --python` draws
+        parser.error(f"{LATE_ERROR_OPTION} writes no trace and takes no other option: leave out {' '.join(unknown)}")
+    facts = first_gpu_or_say(PROGRAM)
+    if facts is None:
+        return 1
+    import late_error  # the student's module: after the GPU check, so that its errors are its own
+    from cuda.bindings import runtime as cudart
+
+    prepared = streamlab.prepare_pipeline(facts)
+    memory = prepared.memory
+    job = checked_job_over(memory, prepared.iterations)
+    blocking = os.environ.get("CUDA_LAUNCH_BLOCKING", "(not set)")
+    mib = memory.n * FLOAT_BYTES >> 20
+    print(f"{facts.name}: {mib} MiB each way, {CHUNKS} chunks; CUDA_LAUNCH_BLOCKING={blocking}", flush=True)
+
+    late_error.run_checked_pipeline(job, CHUNKS)  # warm-up
+    streamlab.fill_poison(memory.output, memory.n)
+    start = time.perf_counter()
+    clean = late_error.run_checked_pipeline(job, CHUNKS)
+    took_ms = (time.perf_counter() - start) * 1e3
+    result = streamlab.check_workload_output(memory.input, memory.output, memory.n, prepared.iterations, CHUNKS)
+    print_report("clean run", clean)
+    print(f"clean run: {took_ms:.3f} ms on the host clock, call to return; result: {result.message()}", flush=True)
+    with streamlab.record("lab09 python run_checked_pipeline") as timeline:
+        late_error.run_checked_pipeline(job, CHUNKS)
+    streamlab.report_timeline(timeline, "run_checked_pipeline, clean run")
+
+    tripwire = streamlab.lab09.plant_tripwire(memory.input, memory.n, CHUNKS)
+    print(f"\ntripwire planted at element {tripwire.index}, in chunk {tripwire.chunk} (0-based)", flush=True)
+    report = late_error.run_checked_pipeline(job, CHUNKS)
+    print_report("faulty run", report)
+    (seen,) = cudart.cudaDeviceSynchronize()
+    described = cudart.cudaGetErrorString(seen)[1].decode()
+    print(f"faulty run: cudaDeviceSynchronize() afterwards returns {error_name(seen)} ({described})")
+    if seen != cudart.cudaError_t.cudaSuccess:
+        print(
+            "the context is unusable from here on: every CUDA call of this process returns that error, the "
+            "releases of the course's buffers at exit included (on stderr)"
+        )
+    named_right = report.chunk in (NO_CHUNK, tripwire.chunk)
+    clean_right = clean.error == cudart.cudaError_t.cudaSuccess and clean.chunk == NO_CHUNK and result.ok
+    return 0 if clean_right and report.error == cudart.cudaError_t.cudaErrorIllegalAddress and named_right else 1
 
 
 if __name__ == "__main__":

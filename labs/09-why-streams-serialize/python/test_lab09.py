@@ -1,9 +1,11 @@
 """Lab 09 in Python, graded from the GPU's own timeline, test for test with the C++ lab.
 
-Each test runs your run_pipeline (serialize.py) once to warm up, then again while CUPTI
+Task 1's tests run your run_pipeline (serialize.py) once to warm up, then again while CUPTI
 records what the GPU did and which runtime calls your code made. Only that record, the
 output buffer and the course's own serial run on the same data are graded; nothing your
-code prints. The analysis and the model are the C++ library's, through the module `streamlab`.
+code prints. Task 2's tests grade what your run_checked_pipeline (late_error.py) reports
+against what the grader sees itself. The analysis and the model are the C++ library's,
+through the module `streamlab`.
 """
 
 from __future__ import annotations
@@ -13,7 +15,17 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest
-from lab09 import CHUNKS, PageableFloats, PipelineJob, job_over
+from lab09 import (
+    CHUNKS,
+    FLOAT_BYTES,
+    NO_CHUNK,
+    CheckedJob,
+    ChunkError,
+    PageableFloats,
+    PipelineJob,
+    checked_job_over,
+    job_over,
+)
 from streamlab_pytest import (
     PreparedPipelineLab,
     api_count,
@@ -22,6 +34,7 @@ from streamlab_pytest import (
     record,
     report_hint,
     report_measure,
+    report_note,
     require_gpu,
 )
 
@@ -102,6 +115,31 @@ def assert_none_while_busy(timeline: Any, names: tuple[str, ...], what: str, hin
     assert calls == 0, f"run_pipeline made {calls} {what} while earlier chunks' work was running"
 
 
+def assert_copies_hidden_as_the_model_hides_them(facts: Any, serial: Any, timeline: Any, hint: str) -> None:
+    """Fails unless the timeline's copies ran beside kernels for MIN_HIDDEN_SHARE of the share of
+    copy time the model hides, for this GPU and the timeline's issue order, from the stage times of
+    the course's serial run; skips where the model hides none (one copy engine)."""
+    import streamlab
+
+    order = streamlab.issue_order(timeline.ops)
+    simulated = streamlab.simulate_pipeline(*serial.stages, CHUNKS, CHUNKS, facts.copy_engines, order)
+    model_hidden = streamlab.hidden_copy_fraction(streamlab.modelled_ops(simulated))
+    if model_hidden <= 0:
+        pytest.skip(
+            f"{streamlab.words.SKIP_DEVICE_CANNOT_SHOW}{facts.name} has {facts.copy_engines} copy "
+            "engine(s): the model has no copy run beside a kernel"
+        )
+    yours = streamlab.hidden_copy_fraction(timeline.ops)
+    assert_share_of_model(
+        "copy time hidden behind kernels, yours / the model's",
+        yours,
+        model_hidden,
+        MIN_HIDDEN_SHARE,
+        hint,
+        f"your copies ran beside kernels {yours * 100:.1f}% of their time; the model's, {model_hidden * 100:.1f}%",
+    )
+
+
 @pytest.mark.points(2)
 def test_results_match_cpu_reference(lab: Lab) -> None:
     run_recorded(lab)
@@ -161,28 +199,14 @@ def test_no_pinned_allocation_while_busy(lab: Lab) -> None:
 
 @pytest.mark.points(3)
 def test_copies_overlap_kernels(lab: Lab) -> None:
-    import streamlab
 
     serial, timeline = serial_then_pipeline(lab)
-    # The model's share of copy time hidden behind kernels, for this GPU and your issue
-    # order, from the stage times of the serial run.
-    order = streamlab.issue_order(timeline.ops)
-    simulated = streamlab.simulate_pipeline(*serial.stages, CHUNKS, CHUNKS, lab.facts.copy_engines, order)
-    model_hidden = streamlab.hidden_copy_fraction(streamlab.modelled_ops(simulated))
-    if model_hidden <= 0:
-        pytest.skip(
-            f"{streamlab.words.SKIP_DEVICE_CANNOT_SHOW}{lab.facts.name} has {lab.facts.copy_engines} copy "
-            "engine(s): the model has no copy run beside a kernel"
-        )
-    yours = streamlab.hidden_copy_fraction(timeline.ops)
-    assert_share_of_model(
-        "copy time hidden behind kernels, yours / the model's",
-        yours,
-        model_hidden,
-        MIN_HIDDEN_SHARE,
+    assert_copies_hidden_as_the_model_hides_them(
+        lab.facts,
+        serial,
+        timeline,
         "no copy ran beside a kernel: something between two chunks makes the streams wait for each other; "
         "look at what the chunk loop calls besides the copies and the kernel",
-        f"your copies ran beside kernels {yours * 100:.1f}% of their time; the model's, {model_hidden * 100:.1f}%",
     )
 
 
@@ -220,6 +244,214 @@ def test_any_chunk_count_works(lab: Lab) -> None:
         if found.problem:
             report_hint("use `chunks`, not lab09.CHUNKS, everywhere in run_pipeline")
         assert not found.problem, f"run_pipeline(job, {chunks}): {found.problem}"
+
+
+# ---------------------------------------------------------------- Task 2: a late error
+
+
+@dataclass
+class LateErrorLab(PreparedPipelineLab):
+    """run_checked_pipeline on the same data as Task 1's tests: its clean runs are graded from the
+    timeline, its runs with a tripwire from what it reports next to what the grader sees itself."""
+
+    facts: Any  # streamlab.DeviceFacts
+    alone: bool  # whether this test is the only one its process runs
+    tripwire: Any = None  # streamlab.lab09.Tripwire, once planted
+
+    def job(self) -> CheckedJob:
+        return checked_job_over(self.memory, self.iterations)
+
+    def launches_block(self) -> bool:
+        """Whether a kernel launch returns only once its kernel has run: a workload kernel over all the
+        data (about as long as the whole H2D copy) is launched, and its stream asked at once whether it
+        is done."""
+        import streamlab
+        from cuda.bindings import runtime as cudart
+        from cuda_check import check
+
+        stream = check(cudart.cudaStreamCreateWithFlags(cudart.cudaStreamNonBlocking))
+        try:
+            check(cudart.cudaMemsetAsync(self.memory.device_input, 0, self.memory.n * FLOAT_BYTES, stream))
+            check(cudart.cudaStreamSynchronize(stream))
+            streamlab.launch_workload(
+                self.memory.device_input, self.memory.device_output, self.memory.n, self.iterations, stream
+            )
+            (state,) = cudart.cudaStreamQuery(stream)
+            check(cudart.cudaStreamSynchronize(stream))
+            if state != cudart.cudaError_t.cudaErrorNotReady:
+                check(state)
+            return state == cudart.cudaError_t.cudaSuccess
+        finally:
+            check(cudart.cudaStreamDestroy(stream))
+
+    def plant_tripwire(self) -> None:
+        """Puts the course's tripwire at a random element of a random chunk of the input: a run then
+        fails in that chunk's kernel, and leaves this process's GPU context unusable. So a test that
+        plants it is skipped when other tests share its process (they would all fail after it)."""
+        import streamlab
+
+        if not self.alone:
+            pytest.skip("this test leaves the GPU unusable for the rest of its process: run it alone, as ctest does")
+        self.tripwire = streamlab.lab09.plant_tripwire(self.memory.input, self.memory.n, CHUNKS)
+        report_note("tripwire", f"planted at element {self.tripwire.index}, in chunk {self.tripwire.chunk} (0-based)")
+
+
+def late_error_lab(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch, blocking: bool) -> LateErrorLab:
+    """The set-up of Task 2's tests, with kernel launches that return only once their kernel has run
+    (CUDA_LAUNCH_BLOCKING=1) or at once (0). CUDA reads the variable when it starts, which require_gpu
+    makes it do: the course's plugin leaves CUDA alone before (the mark sets_cuda_environment), and
+    each graded test runs in a process of its own."""
+    monkeypatch.setenv("CUDA_LAUNCH_BLOCKING", "1" if blocking else "0")
+    facts = require_gpu()
+    import streamlab  # after the variable, as everything else that may start CUDA
+
+    lab = LateErrorLab(streamlab.prepare_pipeline(facts), facts, len(request.session.items) == 1)
+    if lab.launches_block() != blocking:
+        pytest.skip(
+            "CUDA_LAUNCH_BLOCKING did not take effect: CUDA had started in this process before the test set it; "
+            f"run the test alone: ctest -R 'lab09[.]python-.*[.]{request.node.name}$'"
+        )
+    return lab
+
+
+@pytest.fixture
+def late_lab(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> LateErrorLab:
+    return late_error_lab(request, monkeypatch, blocking=False)
+
+
+@pytest.fixture
+def blocking_lab(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> LateErrorLab:
+    """LateErrorLab with CUDA_LAUNCH_BLOCKING=1: every kernel launch returns only once its kernel has run."""
+    return late_error_lab(request, monkeypatch, blocking=True)
+
+
+def error_name(error: Any) -> str:
+    from cuda.bindings import runtime as cudart
+
+    return cudart.cudaGetErrorName(error)[1].decode()
+
+
+def run_into_the_tripwire(lab: LateErrorLab) -> tuple[ChunkError, list[str]]:
+    """(the report, the failures found so far): runs run_checked_pipeline over the data with the
+    tripwire; then checks, by the grader's own wait, that the faulty kernel really failed. Fails at
+    once when the function raised or when the kernel did not fail."""
+    import late_error
+    from cuda.bindings import runtime as cudart
+
+    illegal_address = cudart.cudaError_t.cudaErrorIllegalAddress
+    try:
+        report = late_error.run_checked_pipeline(lab.job(), CHUNKS)
+    except Exception as raised:  # noqa: BLE001  whatever it raised is the failure reported
+        report_hint(
+            "a wait that raises (check(cudart.cudaStreamSynchronize(...))) cannot report: keep the cudaError_t "
+            "the wait returns and put it in the ChunkError you return"
+        )
+        pytest.fail(f"run_checked_pipeline raised instead of returning the error: {raised!r}")
+    (seen,) = cudart.cudaDeviceSynchronize()
+    assert seen == illegal_address, (
+        f"after run_checked_pipeline the grader's cudaDeviceSynchronize() returned {error_name(seen)}, not the "
+        f"faulty kernel's cudaErrorIllegalAddress: chunk {lab.tripwire.chunk}'s kernel, which holds the tripwire, "
+        "must run"
+    )
+    right_error = report.error == illegal_address
+    report_measure("error reported is cudaErrorIllegalAddress (1 = yes)", 1 if right_error else 0, "==", 1, "")
+    failures = []
+    if not right_error:
+        failures.append(
+            f"run_checked_pipeline reported {error_name(report.error)} (chunk {report.chunk}) for a run whose "
+            "kernel failed with cudaErrorIllegalAddress"
+        )
+    return report, failures
+
+
+# The tests that leave the context usable come first: run in one process, the
+# file would otherwise fail every test after a tripwire.
+
+
+@pytest.mark.sets_cuda_environment
+@pytest.mark.points(1)
+def test_late_error_clean_run_reports_no_error(late_lab: LateErrorLab) -> None:
+    import late_error
+    import streamlab
+    from cuda.bindings import runtime as cudart
+
+    streamlab.fill_poison(late_lab.memory.output, late_lab.memory.n)
+    report = late_error.run_checked_pipeline(late_lab.job(), CHUNKS)
+    assert report.error == cudart.cudaError_t.cudaSuccess, (
+        f"run_checked_pipeline reported {error_name(report.error)} (chunk {report.chunk}) for a run in which "
+        "nothing failed"
+    )
+    assert report.chunk == NO_CHUNK, "with no error, the report names no chunk (-1)"
+    check = streamlab.check_workload_output(
+        late_lab.memory.input, late_lab.memory.output, late_lab.memory.n, late_lab.iterations, CHUNKS
+    )
+    if not check.ok:
+        report_hint(
+            "each chunk's H2D copy, kernel and D2H copy go to its own part of each buffer (offset * FLOAT_BYTES)"
+        )
+    assert check.ok, check.message()
+
+
+@pytest.mark.sets_cuda_environment
+@pytest.mark.points(2)
+def test_late_error_checks_keep_the_pipeline_overlapped(late_lab: LateErrorLab) -> None:
+    import late_error
+    import streamlab
+    from cuda.bindings import runtime as cudart
+
+    serial = measured_by_the_course(lambda: streamlab.run_serial_reference(late_lab.memory, late_lab.iterations))
+    late_error.run_checked_pipeline(late_lab.job(), CHUNKS)  # warm-up
+    timeline, report = record(
+        "lab09 python run_checked_pipeline", lambda: late_error.run_checked_pipeline(late_lab.job(), CHUNKS)
+    )
+    assert report.error == cudart.cudaError_t.cudaSuccess, (
+        f"{error_name(report.error)} in a run in which nothing failed"
+    )
+    found = streamlab.chunks_by_issue_order(timeline.ops, CHUNKS)
+    assert not found.problem, found.problem
+    assert_copies_hidden_as_the_model_hides_them(
+        late_lab.facts,
+        serial,
+        timeline,
+        "a wait in the chunk loop (to catch each kernel's error where it happens) makes every chunk wait for the "
+        "one before: check the launch with cudaGetLastError(), which waits for nothing, and wait once, after the loop",
+    )
+
+
+@pytest.mark.sets_cuda_environment
+@pytest.mark.points(2)
+def test_late_error_reports_the_error_at_the_wait(late_lab: LateErrorLab) -> None:
+    late_lab.plant_tripwire()
+    report, failures = run_into_the_tripwire(late_lab)
+    named_right = report.chunk in (NO_CHUNK, late_lab.tripwire.chunk)
+    report_measure("a wrong chunk named (1 = yes)", 0 if named_right else 1, "==", 0, "")
+    if not named_right:
+        report_hint(
+            "an illegal address is a sticky error: once a kernel has hit it, every later call returns it, in any "
+            "stream. The call that returned it says nothing about the kernel that failed: an error that shows at a "
+            "wait, or at a later chunk's call, names no chunk (-1)"
+        )
+        failures.append(
+            f"run_checked_pipeline named chunk {report.chunk}; the tripwire was in chunk {late_lab.tripwire.chunk}, "
+            "and an error seen only at a wait names none (-1)"
+        )
+    assert not failures, "\n".join(failures)
+
+
+@pytest.mark.sets_cuda_environment
+@pytest.mark.points(3)
+def test_late_error_launch_blocking_names_the_failing_chunk(blocking_lab: LateErrorLab) -> None:
+    blocking_lab.plant_tripwire()
+    report, failures = run_into_the_tripwire(blocking_lab)
+    planted = blocking_lab.tripwire.chunk
+    report_measure("chunk named (0-based)", report.chunk, "==", planted, "")
+    if report.chunk != planted:
+        report_hint(
+            "with CUDA_LAUNCH_BLOCKING=1 a launch returns once its kernel has run: cudaGetLastError() right after "
+            "the launch returns the kernel's error. Check there, and stop queuing at the first error"
+        )
+        failures.append(f"the tripwire was in chunk {planted}; run_checked_pipeline named {report.chunk}")
+    assert not failures, "\n".join(failures)
 
 
 # ------------------------------------------------------------ Task 3: the waiting host
