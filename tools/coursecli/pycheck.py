@@ -11,9 +11,17 @@ student of the labs needs:
   standard library (ALLOWED_MODULES);
 - of `streamlab`, only the course's kernel and chunking (STREAMLAB_ALLOWED):
   never the tracer, its marks or its errors;
-- no built-in that builds or runs code, opens files or reaches the
-  interpreter's machinery (FORBIDDEN_BUILTINS), and no name or attribute of
-  the `__dunder__` kind, through which Python reaches everything else;
+- only the syntax the labs need (ALLOWED_SYNTAX): functions, loops,
+  conditions, `try`, lambdas, comprehensions that build a list, f-strings;
+  no class, decorator, generator, coroutine, `match` or `global`, each of
+  which runs code or reaches names in a way the rest of the check would not see;
+- only the built-ins the labs need (ALLOWED_BUILTINS); one that builds or
+  runs code, opens files or reaches the interpreter's machinery is named with
+  its own reason (FORBIDDEN_BUILTINS); no name or attribute of the
+  `__dunder__` kind, through which Python reaches everything else;
+- only the attributes the labs need: the runtime's (`cuda...`), the lab's
+  interface module's names and the fields and methods of its classes, those of
+  the allowed plain modules, and a list's or a dict's (ALLOWED_METHODS);
 - no module reached through an allowed one (`dataclasses.builtins`,
   `lab03.ctypes`, `from enum import sys`): an allowed module's own imports are
   not allowed with it; and no frame reached through a generator, a coroutine
@@ -26,6 +34,7 @@ labs' object check says it. Standard library only.
 from __future__ import annotations
 
 import ast
+import builtins
 import importlib
 import importlib.util
 import types
@@ -74,6 +83,48 @@ FORBIDDEN_BUILTINS = {
 }
 
 
+# The syntax a student file may use: what the labs' starters and solutions use, and what a careful
+# student writing them would reach for. Anything else is refused by its name (ast's class name).
+ALLOWED_SYNTAX = {
+    # statements
+    "Module", "FunctionDef", "Return", "Assign", "AugAssign", "AnnAssign", "For", "While", "If", "Try",
+    "ExceptHandler", "Raise", "Assert", "Expr", "Pass", "Break", "Continue", "Import", "ImportFrom",
+    "alias", "Nonlocal",
+    # expressions
+    "Call", "keyword", "Name", "Attribute", "Subscript", "Slice", "Starred", "Constant", "Lambda",
+    "arguments", "arg", "BinOp", "UnaryOp", "BoolOp", "Compare", "IfExp", "List", "Tuple", "Dict",
+    "ListComp", "DictComp", "comprehension", "JoinedStr", "FormattedValue", "Load", "Store",
+    # operators
+    "Add", "Sub", "Mult", "Div", "FloorDiv", "Mod", "Pow", "BitOr", "BitAnd", "BitXor", "LShift", "RShift",
+    "USub", "UAdd", "Not", "Invert", "And", "Or", "Eq", "NotEq", "Lt", "LtE", "Gt", "GtE", "Is", "IsNot",
+    "In", "NotIn",
+}  # fmt: skip
+# Why a few constructs that a student might try are refused, beyond "not needed".
+SYNTAX_REASONS = {
+    "ClassDef": "a class runs code of its own when it is defined",
+    "GeneratorExp": "a generator carries a running frame",
+    "Yield": "a generator carries a running frame",
+    "YieldFrom": "a generator carries a running frame",
+    "AsyncFunctionDef": "a coroutine carries a running frame",
+    "Await": "a coroutine carries a running frame",
+    "Global": "graded code may not rebind the module's names from a function",
+    "Match": "a pattern reaches attributes by name",
+    "NamedExpr": "the labs do not need it",
+    "With": "a context manager runs code of its own",
+}
+BUILTIN_NAMES = frozenset(dir(builtins))
+# The built-in names a student file may use.
+ALLOWED_BUILTINS = {
+    "abs", "all", "any", "bool", "dict", "divmod", "enumerate", "float", "int", "isinstance", "len", "list",
+    "map", "max", "min", "print", "range", "reversed", "round", "sorted", "str", "sum", "tuple", "zip",
+    "ArithmeticError", "Exception", "NotImplementedError", "RuntimeError", "ValueError",
+    "False", "None", "True",
+}  # fmt: skip
+# Methods of the plain values a student file builds (lists, dicts), and an enum member's value and name.
+ALLOWED_METHODS = {
+    "append", "extend", "insert", "pop", "index", "count", "reverse", "sort", "copy", "clear",
+    "get", "items", "keys", "values", "setdefault", "update", "value", "name",
+}  # fmt: skip
 # Attributes that lead to a running frame, and from it to any global of the program.
 FRAME_ATTRIBUTES = {
     "ag_frame",
@@ -144,6 +195,62 @@ def _module_inside(module: str, name: str, interface: str) -> str | None:
     return value.__name__ if isinstance(value, types.ModuleType) else None
 
 
+@cache
+def _interface_names(interface: str) -> frozenset[str]:
+    """The names the lab's interface file (labs/NN-topic/python/labNN.py, read, never imported)
+    defines: its functions, classes and constants, and each class's fields, methods and properties,
+    which are the attributes of the objects a student's function is handed."""
+    names: set[str] = set()
+
+    def assigned(statement: ast.stmt) -> list[str]:
+        if isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name):
+            return [statement.target.id]
+        if isinstance(statement, ast.Assign):
+            return [target.id for target in statement.targets if isinstance(target, ast.Name)]
+        if isinstance(statement, (ast.FunctionDef, ast.ClassDef)):
+            return [statement.name]
+        return []
+
+    for path in LABS.glob(f"{interface[3:]}-*/python/{interface}.py"):
+        for statement in ast.parse(path.read_text()).body:
+            names.update(assigned(statement))
+            if isinstance(statement, ast.ClassDef):
+                for member in statement.body:
+                    names.update(assigned(member))
+    return frozenset(name for name in names if not name.startswith("_"))
+
+
+@cache
+def _module_names(module: str) -> frozenset[str]:
+    """The public names of the allowed module `module` that are not modules themselves."""
+    if module not in ALLOWED_MODULES or module == "cuda.bindings.runtime":
+        # Never import a module the student named (it may do anything when imported); the
+        # runtime's names are judged by their prefix, `cuda` (attribute_allowed).
+        return frozenset()
+    try:
+        found = importlib.import_module(module)
+    except Exception:  # noqa: BLE001  a module the grader's Python lacks: none of its names is known
+        return frozenset()
+    return frozenset(
+        name
+        for name in dir(found)
+        if not name.startswith("_") and not isinstance(getattr(found, name), types.ModuleType)
+    )
+
+
+def attribute_allowed(attribute: str, module: str | None, interface: str) -> bool:
+    """Whether `.attribute` is one the labs need, on a module (`module`, dotted) or on a value (None)."""
+    if module == "streamlab":
+        return attribute in STREAMLAB_ALLOWED
+    if module == interface:
+        return attribute in _interface_names(interface)
+    if attribute.startswith("cuda"):  # the runtime's functions, types, enum members and constants
+        return True
+    if module is not None:
+        return attribute in _module_names(module) or f"{module}.{attribute}" in ALLOWED_MODULES
+    return attribute in ALLOWED_METHODS or attribute in _interface_names(interface)
+
+
 @dataclass(frozen=True)
 class PythonRules:
     """What one Python lab allows: its interface module's name (lab05 for lab 05)."""
@@ -159,6 +266,32 @@ def _module_allowed(module: str, rules: PythonRules) -> bool:
     return module in ALLOWED_MODULES or module == rules.interface
 
 
+def _module_of(node: ast.AST, bound: dict[str, str], interface: str) -> str | None:
+    """The module that the expression `node` is (a name an import bound, or an attribute chain
+    through allowed modules), or None for any other value."""
+    if isinstance(node, ast.Name):
+        return bound.get(node.id)
+    if isinstance(node, ast.Attribute):
+        base = _module_of(node.value, bound, interface)
+        return _module_inside(base, node.attr, interface) if base else None
+    return None
+
+
+def _syntax_refusals(tree: ast.AST) -> list[tuple[ast.AST, str]]:
+    """(node, what) for each construct outside ALLOWED_SYNTAX, and each decorator."""
+    found: list[tuple[ast.AST, str]] = []
+    for node in ast.walk(tree):
+        kind = type(node).__name__
+        if kind not in ALLOWED_SYNTAX:
+            reason = SYNTAX_REASONS.get(kind, "the labs do not need it")
+            found.append(
+                (node, f"uses the construct {kind} ({reason}): graded code may use only the syntax the labs need")
+            )
+        elif isinstance(node, ast.FunctionDef) and node.decorator_list:
+            found.append((node, "decorates a function (a decorator runs code of its own when the function is defined)"))
+    return found
+
+
 def _module_uses(tree: ast.AST, parents: dict, rules: PythonRules) -> list[tuple[ast.AST, str]]:
     """(node, what) for each module reached through an allowed one, and each module used other than as
     `module.attribute` (kept in a variable or passed on, it would reach everything it holds)."""
@@ -166,12 +299,7 @@ def _module_uses(tree: ast.AST, parents: dict, rules: PythonRules) -> list[tuple
     found: list[tuple[ast.AST, str]] = []
 
     def module_of(node: ast.AST) -> str | None:
-        if isinstance(node, ast.Name):
-            return bound.get(node.id)
-        if isinstance(node, ast.Attribute):
-            base = module_of(node.value)
-            return _module_inside(base, node.attr, rules.interface) if base else None
-        return None
+        return _module_of(node, bound, rules.interface)
 
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom) and node.module and not node.level:
@@ -212,6 +340,7 @@ def check_python_source(name: str, text: str, rules: PythonRules) -> list[str]:
         if alias.name == "streamlab" and alias.asname
     }
     parents = {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+    bound = _bound_modules(tree, rules.interface)
     allowed = ", ".join(sorted(STREAMLAB_ALLOWED))
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
@@ -236,6 +365,8 @@ def check_python_source(name: str, text: str, rules: PythonRules) -> list[str]:
                 refuse(node, f"uses {node.id}: graded code {FORBIDDEN_BUILTINS[node.id]}")
             elif node.id.startswith("__") and node.id.endswith("__"):
                 refuse(node, f"uses {node.id}: graded code may not reach the interpreter's machinery")
+            elif node.id in BUILTIN_NAMES and node.id not in ALLOWED_BUILTINS:
+                refuse(node, f"uses {node.id}, a built-in the labs do not need: graded code may use only theirs")
             elif node.id in streamlab_names and not (
                 isinstance(parent, ast.Attribute) and parent.value is node and parent.attr in STREAMLAB_ALLOWED
             ):
@@ -247,9 +378,17 @@ def check_python_source(name: str, text: str, rules: PythonRules) -> list[str]:
                 refuse(node, f"uses .{node.attr}: graded code may not reach the interpreter's machinery")
             elif node.attr in FRAME_ATTRIBUTES:
                 refuse(node, f"uses .{node.attr}: graded code may not reach a running frame")
+            elif not attribute_allowed(node.attr, _module_of(node.value, bound, rules.interface), rules.interface):
+                refuse(
+                    node,
+                    f"uses .{node.attr}: graded code may use only the attributes the labs need (the runtime's "
+                    f"cuda..., the lab's interface {rules.interface}, a list's or a dict's methods)",
+                )
         elif isinstance(node, ast.Constant) and isinstance(node.value, str) and ".__" in node.value:
             # "{0.__class__}".format(x) reaches the machinery through a format string.
             refuse(node, "has a string naming the interpreter's machinery (.__): graded code may not use one")
     for node, what in _module_uses(tree, parents, rules):
         refuse(node, f"{what}: graded code may import only the lab's API")
+    for node, what in _syntax_refusals(tree):
+        refuse(node, what)
     return sorted(set(refusals), key=lambda line: (int(line.split(":")[1].split()[0]), line))

@@ -52,6 +52,25 @@ HONEST = "from cuda.bindings import runtime as cudart\nfrom cuda_check import ch
         ("m = cudart\n", "uses the module cuda.bindings.runtime itself"),
         ("import math\ndef f(m=math):\n    return m\n", "uses the module math itself"),
         ("g = (i for i in [1]).gi_frame.f_back\n", "uses .gi_frame: graded code may not reach a running frame"),
+        # what is not on the allowlists: syntax, built-ins, attributes
+        ("class C:\n    pass\n", "uses the construct ClassDef (a class runs code of its own when it is defined)"),
+        ("g = (i for i in [1])\n", "uses the construct GeneratorExp (a generator carries a running frame)"),
+        ("def f():\n    yield 1\n", "uses the construct Yield"),
+        ("async def f():\n    pass\n", "uses the construct AsyncFunctionDef"),
+        ("match 1:\n    case int(real=r):\n        pass\n", "uses the construct Match (a pattern reaches"),
+        ("def f():\n    global x\n", "uses the construct Global"),
+        ("with x:\n    pass\n", "uses the construct With"),
+        ("if (y := 1):\n    pass\n", "uses the construct NamedExpr"),
+        ("del x\n", "uses the construct Delete"),
+        ("def g(f):\n    return f\n@g\ndef f():\n    pass\n", "decorates a function"),
+        ("h = hasattr(1, 'x')\n", "uses hasattr, a built-in the labs do not need"),
+        ("o = object\n", "uses object, a built-in the labs do not need"),
+        ("s = 'a'.join(['b'])\n", "uses .join: graded code may use only the attributes the labs need"),
+        ("s = '{0.real}'.format(1)\n", "uses .format"),
+        ("e = RuntimeError().with_traceback(None)\n", "uses .with_traceback"),
+        ("import math\ne = math.no_such_name\n", "uses .no_such_name"),
+        ("import lab05\nx = lab05.nothing_of_the_lab\n", "uses .nothing_of_the_lab"),
+        ("x = streamlab.cuda_stream\n", "uses streamlab.cuda_stream"),
     ],
 )
 def test_what_graded_code_may_not_do_is_refused_with_its_line(code, says):
@@ -67,6 +86,32 @@ def test_the_labs_own_interface_and_plain_modules_are_fine():
     code += "streamlab.launch_workload(0, 0, 1, 1)\noffset, count = streamlab.chunk_range(10, 3, 0)\n"
     assert check_python_source("three_chunks.py", code, lab_rules("05")) == []
     assert check_python_source("three_chunks.py", "import lab04\n", lab_rules("05"))  # another lab's interface
+
+
+def test_what_a_careful_student_writes_is_allowed():
+    code = HONEST + (
+        "import math\nimport time\nfrom lab05 import CHUNKS, PipelineJob\n\n\n"
+        "def run(job: PipelineJob, chunks: int) -> float:\n"
+        "    start = time.perf_counter()\n"
+        "    streams = [check(cudart.cudaStreamCreate()) for _ in range(chunks)]\n"
+        "    sizes = {i: streamlab.chunk_range(job.n, chunks, i) for i in range(chunks)}\n"
+        "    done = 0\n\n"
+        "    def count() -> None:\n        nonlocal done\n        done += 1\n\n"
+        "    try:\n"
+        "        for i, stream in enumerate(streams):\n"
+        "            offset, n = sizes.get(i, (0, 0))\n"
+        "            assert n >= 0, f'chunk {i}: {n!r}'\n"
+        "            (error,) = cudart.cudaStreamQuery(stream)\n"
+        "            if error not in (cudart.cudaError_t.cudaSuccess, cudart.cudaError_t.cudaErrorNotReady):\n"
+        "                raise RuntimeError(f'{error.name} ({error.value})')\n"
+        "            count()\n"
+        "    except RuntimeError:\n        raise\n"
+        "    finally:\n"
+        "        for stream in reversed(streams):\n            check(cudart.cudaStreamDestroy(stream))\n"
+        "        streams.clear()\n"
+        "    return math.ceil((time.perf_counter() - start) * 1e3) / max(1, len(sizes.keys()))\n"
+    )
+    assert check_python_source("three_chunks.py", code, lab_rules("05")) == []
 
 
 def test_a_module_the_labs_interface_imports_is_not_allowed_with_it():
