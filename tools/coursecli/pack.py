@@ -83,9 +83,7 @@ def report_intake(intake: Intake, labs: list[LabSources]) -> list[str]:
         for name, content in sorted(intake.answers.get(lab.number, {}).items()):
             answered, asked = predictions(content.decode(errors="replace"))
             if answered < asked:
-                say(
-                    f"lab {lab.number}: {name} has {asked - answered} of {asked} answers still `?` (its test scores 0)"
-                )
+                say(f"lab {lab.number}: {name} has {asked - answered} of {asked} answers still `?` (its test scores 0)")
     for line in intake.ignored_summary():
         say(f"ignored: {line}")
     return [f"lab {number}: missing {', '.join(names)}" for number, names in sorted(intake.missing.items())]
