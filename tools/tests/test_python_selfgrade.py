@@ -4,6 +4,7 @@ outcomes as they should, and without a GPU it says so and exits 77."""
 import sys
 
 import pytest
+from coursecli.pycheck import check_python_source, lab_rules
 from selfgrading import python_selfgrade as selfgrade
 from selfgrading.python_selfgrade import PYTHON_CATALOGUE, ROOT, judge
 
@@ -15,6 +16,8 @@ def test_every_mistake_replaces_a_line_the_solution_has(sample):
     assert mistake.old in solution
     changed = solution.replace(mistake.old, mistake.new, 1)
     compile(changed, mistake.file, "exec")
+    # A sample is graded by its tests, never stopped by the source check (which would score it 0).
+    assert check_python_source(mistake.file, changed, lab_rules(mistake.lab[:2])) == []
     tests = (ROOT / "labs" / mistake.lab / "python" / f"test_lab{mistake.lab[:2]}.py").read_text()
     assert all(f"def {name}(" in tests for name in mistake.must_fail)
 
