@@ -199,7 +199,6 @@ def test_no_pinned_allocation_while_busy(lab: Lab) -> None:
 
 @pytest.mark.points(3)
 def test_copies_overlap_kernels(lab: Lab) -> None:
-
     serial, timeline = serial_then_pipeline(lab)
     assert_copies_hidden_as_the_model_hides_them(
         lab.facts,
