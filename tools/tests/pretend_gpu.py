@@ -5,9 +5,9 @@ A stream's work runs only when the host waits for it (an event, a stream) or whe
 other work that waits for it must run; cudaEventQuery always answers "not ready"
 for work that has not run. cudaStreamQuery answers "not ready" while the stream has
 work queued, and runs one op of it each time: a host that asks again and again, as a
-poll does, sees the work end, and one that asks once sees it unfinished. A host that reuses a buffer before the work that reads
-it has run therefore sees the wrong data, as it could on a real GPU that happens to
-be slow. Memory is a dict of floats by byte address; the kernel is x -> x + 1.
+poll does, sees the work end, and one that asks once sees it unfinished. A host that
+reuses a buffer before the work that reads it has run therefore sees the wrong data,
+as it could on a real GPU that happens to be slow. Memory is a dict of floats by byte address; the kernel is x -> x + 1.
 
 The calls that CUDA runs in the legacy NULL stream or that wait for the whole device
 (cudaMemset, cudaFree, cudaFreeHost) first run every stream's work, as they may on a
@@ -151,7 +151,7 @@ class PretendGpu:
         def stream_query(stream):  # the GPU moves on by one op each time it is asked
             if not gpu.queues[stream]:
                 return (ok.cudaSuccess,)
-            gpu.queues[stream].pop(0)()
+            gpu.run_next(stream)
             return (ok.cudaErrorNotReady,)
 
         def launch_host_func(stream, fn, user_data):
