@@ -6,12 +6,17 @@
 #
 #   streamlab_add_lab(NUMBER NN TOPIC topic STUDENT_SOURCES ... PROGRAM src
 #                     TEST_SOURCE src TESTS Suite.Name gpu|cpu POINTS ...
-#                     [ANSWER_FILES file ...] [ALLOW_SYMBOLS pattern ...] [ALLOW_ASM] [GPUS n]
+#                     [RECORDER src] [ANSWER_FILES file ...] [ALLOW_SYMBOLS pattern ...] [ALLOW_ASM] [GPUS n]
 #                     [COURSE_SOURCES src ...] [COURSE_LIBRARIES library ...]
 #                     [CPU_TEST test_NAME_cpu.cpp src ...])
 #       One lab, built twice: against yours, the student's code (labs/NN-topic:
 #       targets labNN_yours_run and labNN_yours_test, tests labNN.yours.*) and
-#       against its solution (solutions/NN-topic: labNN_solution_*). See labs/AUTHORING.md. ANSWER_FILES
+#       against its solution (solutions/NN-topic: labNN_solution_*). See labs/AUTHORING.md.
+#       RECORDER src: the lab is recorded once and judged outside (common/RECORD_FORMAT.md):
+#       src is the recording program, the only one that links the student's code
+#       (labNN_yours_record, run under streamlab_record by the test labNN.yours.record),
+#       and TEST_SOURCE holds the judges, built once as labNN_judge without the
+#       student's code; each graded test runs one judge on the record. ANSWER_FILES
 #       are the student's answers (a prediction) that graded tests read, never
 #       compiled: each test finds their folder in STREAMLAB_ANSWER_DIR. ALLOW_SYMBOLS
 #       and ALLOW_ASM widen what the grader lets graded code call (read by
@@ -166,6 +171,38 @@ function(streamlab_add_lab_cpu_test lab lab_dir test_source)
   set_tests_properties(${lab}.${name} PROPERTIES LABELS cpu TIMEOUT 60)
 endfunction()
 
+# Where the recording run of a lab's `variant` writes its record: beside the
+# GoogleTest reports where the grader chose a folder for them (its copy of the
+# test list points that folder at each submission's own), else in the build.
+function(streamlab_record_file lab variant out_var)
+  if(STREAMLAB_GTEST_XML_DIR)
+    set(${out_var} "${STREAMLAB_GTEST_XML_DIR}/${lab}.${variant}.record.jsonl" PARENT_SCOPE)
+  else()
+    set(${out_var} "${CMAKE_BINARY_DIR}/records/${lab}.${variant}.record.jsonl" PARENT_SCOPE)
+  endif()
+endfunction()
+
+# The recording run of a lab's `variant` (RECORDER of streamlab_add_lab): one ctest
+# test, ${lab}.${variant}.record, worth no points, that runs the recording program
+# under the harness (common/support/src/record_harness.cpp) and is the fixture
+# every judge of the variant requires. The harness's own deadline is the lab's
+# timeout: a hang costs that once. out_var is set to the record's path.
+function(streamlab_add_record_test lab variant program timeout out_var)
+  streamlab_record_file(${lab} ${variant} record_file)
+  string(REGEX REPLACE "^lab" "" number "${lab}")
+  set(name ${lab}.${variant}.record)
+  add_test(NAME ${name}
+           COMMAND $<TARGET_FILE:streamlab_record> --lab ${number} --out "${record_file}" --timeout ${timeout}
+                   -- $<TARGET_FILE:${program}>)
+  math(EXPR harness_timeout "${timeout} + 30")
+  set_tests_properties(${name} PROPERTIES
+      LABELS "${lab};${variant};gpu;pts:0"
+      TIMEOUT ${harness_timeout}
+      RESOURCE_LOCK gpu
+      FIXTURES_SETUP ${name})
+  set(${out_var} "${record_file}" PARENT_SCOPE)
+endfunction()
+
 function(streamlab_add_lab)
   # SANITIZE_POINTS N: what a clean compute-sanitizer run earns in `course grade --sanitize`
   # (read by the grader; without it, the sanitizer's findings are feedback only).
@@ -173,7 +210,7 @@ function(streamlab_add_lab)
   # check_labs and the grader, which hands a submission's tests N GPUs together.
   # The course's tools read lab.cmake with tools/coursecli/lab_cmake.py, which takes the keywords
   # from this cmake_parse_arguments (and streamlab_add_python_lab's): a keyword added here is known there.
-  cmake_parse_arguments(PARSE_ARGV 0 arg "ALLOW_ASM" "NUMBER;TOPIC;PROGRAM;TEST_SOURCE;TIMEOUT;SANITIZE_POINTS;GPUS"
+  cmake_parse_arguments(PARSE_ARGV 0 arg "ALLOW_ASM" "NUMBER;TOPIC;PROGRAM;TEST_SOURCE;RECORDER;TIMEOUT;SANITIZE_POINTS;GPUS"
                         "STUDENT_SOURCES;ANSWER_FILES;TESTS;ALLOW_SYMBOLS;COURSE_SOURCES;COURSE_LIBRARIES;CPU_TEST")
   set(lab "lab${arg_NUMBER}")
   if(NOT DEFINED arg_GPUS)
@@ -201,9 +238,25 @@ function(streamlab_add_lab)
   # streamlab_link_graded_code sets stays the only one.
   add_library(${lab}_program_objects OBJECT "${lab_dir}/${arg_PROGRAM}")
   target_link_libraries(${lab}_program_objects PRIVATE streamlab_support streamlab streamlab_census)
-  add_library(${lab}_test_objects OBJECT "${lab_dir}/${arg_TEST_SOURCE}")
-  target_link_libraries(${lab}_test_objects PRIVATE streamlab_testing streamlab_support streamlab GTest::gtest)
-  set(course_objects ${lab}_program_objects ${lab}_test_objects)
+  set(course_objects ${lab}_program_objects)
+  if(arg_RECORDER)
+    # Recorded once, judged outside: the recording program is the only one that
+    # links the student's code; the judges (TEST_SOURCE) are built once and read
+    # the record. See streamlab_add_recorded_tests.
+    add_library(${lab}_recorder_objects OBJECT "${lab_dir}/${arg_RECORDER}")
+    target_link_libraries(${lab}_recorder_objects PRIVATE streamlab_support streamlab)
+    list(APPEND course_objects ${lab}_recorder_objects)
+    add_executable(${lab}_judge "${lab_dir}/${arg_TEST_SOURCE}")
+    target_link_libraries(${lab}_judge PRIVATE streamlab_testing GTest::gtest_main)
+    target_include_directories(${lab}_judge PRIVATE "${lab_dir}")
+    target_compile_features(${lab}_judge PRIVATE cxx_std_17)
+    # Outside the labs' folder, where the grader's copy of the test list keeps pointing at it.
+    set_target_properties(${lab}_judge PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${CMAKE_BINARY_DIR}/judges")
+  else()
+    add_library(${lab}_test_objects OBJECT "${lab_dir}/${arg_TEST_SOURCE}")
+    target_link_libraries(${lab}_test_objects PRIVATE streamlab_testing streamlab_support streamlab GTest::gtest)
+    list(APPEND course_objects ${lab}_test_objects)
+  endif()
   if(arg_COURSE_SOURCES)
     list(TRANSFORM arg_COURSE_SOURCES PREPEND "${lab_dir}/")
     add_library(${lab}_course_side OBJECT ${arg_COURSE_SOURCES})
@@ -252,12 +305,24 @@ function(streamlab_add_lab)
     streamlab_link_graded_code(${lab}_${variant}_run ${lab}_${variant})
     target_link_libraries(${lab}_${variant}_run PRIVATE streamlab_census ${arg_COURSE_LIBRARIES})
 
-    set(test_exe ${lab}_${variant}_test)
-    add_executable(${test_exe} $<TARGET_OBJECTS:${lab}_test_objects> ${course_side})
-    streamlab_link_graded_code(${test_exe} ${lab}_${variant} TEST)
-    target_link_libraries(${test_exe} PRIVATE ${arg_COURSE_LIBRARIES})
+    if(arg_RECORDER)
+      set(graded_exe ${lab}_${variant}_record)
+      add_executable(${graded_exe} $<TARGET_OBJECTS:${lab}_recorder_objects> ${course_side})
+      streamlab_link_graded_code(${graded_exe} ${lab}_${variant})
+      set(test_exe ${lab}_judge)
+    else()
+      set(graded_exe ${lab}_${variant}_test)
+      add_executable(${graded_exe} $<TARGET_OBJECTS:${lab}_test_objects> ${course_side})
+      streamlab_link_graded_code(${graded_exe} ${lab}_${variant} TEST)
+      set(test_exe ${graded_exe})
+    endif()
+    target_link_libraries(${graded_exe} PRIVATE ${arg_COURSE_LIBRARIES})
     # Made of objects only, so CMake cannot tell the link language from a source.
-    set_target_properties(${lab}_${variant}_run ${test_exe} PROPERTIES LINKER_LANGUAGE CUDA)
+    set_target_properties(${lab}_${variant}_run ${graded_exe} PROPERTIES LINKER_LANGUAGE CUDA)
+    set(record_file "")
+    if(arg_RECORDER)
+      streamlab_add_record_test(${lab} ${variant} ${graded_exe} ${arg_TIMEOUT} record_file)
+    endif()
 
     # One ctest test per graded test, so each carries its own points label.
     set(declared "")
@@ -279,7 +344,12 @@ function(streamlab_add_lab)
           FAIL_REGULAR_EXPRESSION "0 tests from 0 test suites ran"
           # Where a test finds the lab's answer files (streamlab/answers.hpp).
           ENVIRONMENT "STREAMLAB_ANSWER_DIR=${answer_dir}")
-      if(device STREQUAL "gpu")
+      if(record_file)
+        # A judge: it reads the record (after the recording, a fixture) and needs no GPU of its own.
+        set_tests_properties(${ctest_name} PROPERTIES
+            ENVIRONMENT "STREAMLAB_ANSWER_DIR=${answer_dir};STREAMLAB_RECORD=${record_file}"
+            FIXTURES_REQUIRED ${lab}.${variant}.record)
+      elseif(device STREQUAL "gpu")
         set_tests_properties(${ctest_name} PROPERTIES RESOURCE_LOCK gpu)
       endif()
       list(APPEND declared ${test_name})

@@ -38,15 +38,19 @@ float workload_reference(float x, int iterations) {
     return workload_element(x, iterations);
 }
 
+float input_element(std::size_t i, std::uint32_t seed) {
+    // A cheap integer hash of (i, seed) mapped to [0.25, 1], with a sign.
+    std::uint32_t h = static_cast<std::uint32_t>(i) * 2654435761U ^ (seed * 0x9E3779B9U);
+    h ^= h >> 16;
+    h *= 0x85EBCA6BU;
+    h ^= h >> 13;
+    const float magnitude = 0.25F + 0.75F * static_cast<float>(h & 0xFFFFU) / 65535.0F;
+    return (h & 0x10000U) != 0 ? magnitude : -magnitude;
+}
+
 void fill_input(float* data, std::size_t n, std::uint32_t seed) {
     for (std::size_t i = 0; i < n; ++i) {
-        // A cheap integer hash of (i, seed) mapped to [0.25, 1], with a sign.
-        std::uint32_t h = static_cast<std::uint32_t>(i) * 2654435761U ^ (seed * 0x9E3779B9U);
-        h ^= h >> 16;
-        h *= 0x85EBCA6BU;
-        h ^= h >> 13;
-        const float magnitude = 0.25F + 0.75F * static_cast<float>(h & 0xFFFFU) / 65535.0F;
-        data[i] = (h & 0x10000U) != 0 ? magnitude : -magnitude;
+        data[i] = input_element(i, seed);
     }
 }
 
@@ -70,14 +74,18 @@ ChunkRange chunk_range(std::size_t n, int chunks, int index) {
     return {offset, std::min(per_chunk, n - offset)};
 }
 
+bool matches_reference(float actual, float expected, int iterations) {
+    // Rounding grows with the number of steps; |x| <= 1 bounds the values.
+    const float tolerance = 1e-5F * static_cast<float>(iterations + 10);
+    return std::fabs(actual - expected) <= tolerance;  // false for the NaN poison
+}
+
 ResultCheck check_workload_output(const float* in, const float* out, std::size_t n, int iterations, int chunks) {
     ResultCheck result;
     auto compare = [&](std::size_t i) {
         const float expected = workload_reference(in[i], iterations);
         ++result.compared;
-        // Rounding grows with the number of steps; |x| <= 1 bounds the values.
-        const float tolerance = 1e-5F * static_cast<float>(iterations + 10);
-        if (!(std::fabs(out[i] - expected) <= tolerance)) {  // NaN poison fails here
+        if (!matches_reference(out[i], expected, iterations)) {
             if (result.ok) {
                 result.first_bad = i;
                 result.expected = expected;

@@ -7,6 +7,9 @@ streamlab_add_lab(
   # Your predicted speedup, read by ThreeChunks.YourPredictionMatchesTheTimeline; never compiled.
   ANSWER_FILES prediction.txt
   PROGRAM run_lab05.cpp
+  # Recorded once, judged outside: record_lab05.cpp runs your pipeline in each
+  # scenario the tests need; the tests of test_lab05.cpp judge its record.
+  RECORDER record_lab05.cpp
   TEST_SOURCE test_lab05.cpp
   TESTS
     ThreeChunks.ResultsMatchCpuReference          gpu 2

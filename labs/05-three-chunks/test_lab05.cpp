@@ -1,6 +1,7 @@
-// Lab 05's graded tests. They run your pipeline while CUPTI records what the GPU
-// did, and grade that timeline against the serial run and the pipeline model,
-// both measured a moment before on the same GPU and the same data.
+// Lab 05's graded tests: judges of the record that record_lab05.cpp left. The
+// recording ran your pipeline once per scenario while CUPTI recorded what the
+// GPU did, next to the serial run on the same data, measured a moment before on
+// the same GPU; these tests read that record and never run your code.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -8,20 +9,17 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <functional>
-#include <optional>
 #include <string>
 #include <vector>
 
 #include "lab05.hpp"
 #include "streamlab/analysis.hpp"
 #include "streamlab/answers.hpp"
-#include "streamlab/handles.hpp"
+#include "streamlab/judging.hpp"
 #include "streamlab/model.hpp"
 #include "streamlab/ordering.hpp"
 #include "streamlab/pipeline.hpp"
 #include "streamlab/testing.hpp"
-#include "streamlab/tracer.hpp"
 #include "streamlab/workload.hpp"
 
 namespace {
@@ -82,44 +80,29 @@ std::string article_name(Stage stage, int chunk) {
     return std::string(to_string(stage)) + "_" + std::to_string(chunk + 1);
 }
 
-/// 256 MiB (less on a small GPU) through your pipeline, with a kernel about as long as the whole H2D copy.
-class ThreeChunks : public TimelineTest {
+/// 256 MiB (less on a small GPU) through your pipeline, with a kernel about as
+/// long as the whole H2D copy: the record's scenarios (record_lab05.cpp).
+class ThreeChunks : public RecordTest {
 protected:
-    void SetUp() override {
-        SL_STEP(TimelineTest::SetUp());
-        memory_.emplace(pipeline_elements(facts_.total_memory_bytes));
-        fill_input(memory_->input.data(), n());
-        h2d_ms_ = measure_h2d_ms(memory_->input.bytes());
-        iterations_ = iterations_for_kernel_ms(n(), h2d_ms_);
-        job_ = job_over<lab05::PipelineJob>(*memory_, iterations_);
+    std::size_t n() const { return static_cast<std::size_t>(setup_value("n")); }
+
+    /// The recorded pipeline at lab05::kChunks into timeline_ and reported_ms_.
+    void use_pipeline(const char* scenario_name = "pipeline") {
+        const record::Scenario* scenario = nullptr;
+        SL_STEP(use_scenario(scenario_name, scenario));
+        pipeline_ = scenario;
+        timeline_ = *scenario->timeline;
+        reported_ms_ = static_cast<float>(scenario->value("returned_ms"));
     }
 
-    std::size_t n() const { return memory_->size(); }
-
-    /// The serial run on the same data (lab 01's way): the reference, and each stage's time alone.
-    void record_serial() {
-        try {
-            serial_ = run_serial_reference(*memory_, iterations_);
-        } catch (const TimelineUnavailable& unavailable) {
-            SL_SKIP_UNLESS_BROKEN_HERE(tracer_started_before(), unavailable.what());
-        }
-    }
-
-    /// The serial reference, then your pipeline, on the same data.
-    void record_serial_then_pipeline() {
-        SL_STEP(record_serial());
-        record_pipeline();
-    }
-
-    /// Runs your pipeline once to warm up, then once more while CUPTI records;
-    /// `before` runs first inside the recording.
-    void record_pipeline(const std::function<void()>& before = [] {}) {
-        (void)lab05::run_pipeline(job_, kChunks);
-        fill_poison(memory_->output.data(), n());
-        SL_RECORD_TIMELINE(timeline_, "lab05 run_pipeline", [&] {
-            before();
-            reported_ms_ = lab05::run_pipeline(job_, kChunks);
-        });
+    /// The serial reference (lab 01's way, on the same data), then your pipeline.
+    void use_serial_then_pipeline() {
+        const record::Scenario* serial = nullptr;
+        SL_STEP(use_scenario("serial", serial));
+        serial_.timeline = *serial->timeline;
+        serial_.event_ms = serial->value("event_ms");
+        serial_.stages = stage_times(serial_.timeline.ops);
+        use_pipeline();
     }
 
     /// The three chunks of `ops`, found from the ops themselves (the i-th H2D copy,
@@ -134,10 +117,7 @@ protected:
         return ::testing::AssertionSuccess();
     }
 
-    std::optional<PipelineMemory> memory_;
-    double h2d_ms_ = 0;
-    int iterations_ = 1;
-    lab05::PipelineJob job_;
+    const record::Scenario* pipeline_ = nullptr;
     SerialReference serial_;
     Timeline timeline_;
     float reported_ms_ = 0.0F;
@@ -145,19 +125,18 @@ protected:
 };
 
 TEST_F(ThreeChunks, ResultsMatchCpuReference) {
-    SL_STEP(record_pipeline());
-    const ResultCheck check =
-        check_workload_output(memory_->input.data(), memory_->output.data(), n(), iterations_, kChunks);
-    if (!check.ok) {
+    SL_STEP(use_pipeline());
+    const ::testing::AssertionResult matches = output_matches_reference(*pipeline_);
+    if (!matches) {
         report_hint(
             "offset all three pointers of a chunk by chunk.offset, copy chunk.count * sizeof(float) bytes, "
             "and give the kernel chunk.count elements");
     }
-    EXPECT_TRUE(check.ok) << check.message();
+    EXPECT_TRUE(matches);
 }
 
 TEST_F(ThreeChunks, EachChunkRunsInItsOwnStream) {
-    SL_STEP(record_pipeline());
+    SL_STEP(use_pipeline());
     const PipelineChunks found = find_chunks(timeline_.ops);
     report_measure("streams that ran one whole chunk", static_cast<double>(found.chunks.size()), "==", kChunks, "");
     if (!found.problem.empty()) {
@@ -178,15 +157,7 @@ TEST_F(ThreeChunks, StreamsDoNotWaitForTheNullStream) {
     // A kernel in the legacy NULL stream, queued just before your pipeline and as
     // long as the whole H2D copy. Blocking streams would wait for it to finish;
     // non-blocking streams start their copies at once.
-    const std::size_t blocker_n = std::size_t{1} << 20;
-    DeviceBuffer<float> blocker_in(blocker_n), blocker_out(blocker_n);
-    SL_CHECK(cudaMemset(blocker_in.data(), 0, blocker_in.bytes()));
-    const int max_blocks = std::max(1, facts_.sm_count / 4);  // leaves room for your kernels
-    const int blocker_iterations = iterations_for_kernel_ms(blocker_n, h2d_ms_, max_blocks);
-    SL_STEP(record_pipeline([&] {
-        launch_workload(blocker_in.data(), blocker_out.data(), blocker_n, blocker_iterations, /*stream=*/nullptr,
-                        max_blocks);
-    }));
+    SL_STEP(use_pipeline("behind_null_stream"));
 
     std::vector<DeviceOp> in_null_stream, yours;
     for (const DeviceOp& op : timeline_.ops) {
@@ -207,7 +178,7 @@ TEST_F(ThreeChunks, StreamsDoNotWaitForTheNullStream) {
 }
 
 TEST_F(ThreeChunks, CopiesOverlapKernels) {
-    SL_STEP(record_serial_then_pipeline());
+    SL_STEP(use_serial_then_pipeline());
     ASSERT_TRUE(found_three_chunks(timeline_.ops));
 
     // The pairs of the article's five steps: H2D_{i+1} with K_i, and K_{i+1} with
@@ -254,7 +225,7 @@ TEST_F(ThreeChunks, CopiesOverlapKernels) {
 }
 
 TEST_F(ThreeChunks, MakespanNearTheModel) {
-    SL_STEP(record_serial_then_pipeline());
+    SL_STEP(use_serial_then_pipeline());
     ASSERT_TRUE(found_three_chunks(timeline_.ops));
     const PipelineComparison c = compare_with_model(serial_.timeline, timeline_, kChunks, facts_.copy_engines);
     report_measure("efficiency: the model's makespan / yours", c.efficiency(), ">=", kMinEfficiency, "");
@@ -270,7 +241,7 @@ TEST_F(ThreeChunks, MakespanNearTheModel) {
 }
 
 TEST_F(ThreeChunks, ReportedSpeedupMatchesTimeline) {
-    SL_STEP(record_serial_then_pipeline());
+    SL_STEP(use_serial_then_pipeline());
     ASSERT_TRUE(found_three_chunks(timeline_.ops));
     if (reported_ms_ <= 0.0F) {
         report_hint(
@@ -301,12 +272,10 @@ TEST_F(ThreeChunks, AnyChunkCountWorks) {
     // stream; five cut the data unevenly when n is not a multiple of five.
     for (const int chunks : {1, 5}) {
         SCOPED_TRACE("run_pipeline(job, " + std::to_string(chunks) + ")");
-        fill_poison(memory_->output.data(), n());
-        SL_RECORD_TIMELINE(timeline_, "lab05 run_pipeline, other chunk counts",
-                           [&] { reported_ms_ = lab05::run_pipeline(job_, chunks); });  // returns when skipped
-        const ResultCheck check =
-            check_workload_output(memory_->input.data(), memory_->output.data(), n(), iterations_, chunks);
-        EXPECT_TRUE(check.ok) << check.message();
+        const record::Scenario* scenario = nullptr;
+        SL_STEP(use_scenario("chunks_" + std::to_string(chunks), scenario));
+        EXPECT_TRUE(output_matches_reference(*scenario));
+        timeline_ = *scenario->timeline;
         const PipelineChunks found = chunks_by_issue_order(timeline_.ops, chunks);
         report_measure("chunks found for chunks = " + std::to_string(chunks), static_cast<double>(found.chunks.size()),
                        "==", chunks, "");
@@ -332,7 +301,7 @@ TEST_F(ThreeChunks, AnyChunkCountWorks) {
 TEST_F(ThreeChunks, YourPredictionMatchesTheTimeline) {
     // prediction.txt is read here, by the test: nothing your code prints counts.
     const answers::AnswerFile file = answers::read_answer_file("prediction.txt");
-    SL_STEP(record_serial_then_pipeline());
+    SL_STEP(use_serial_then_pipeline());
     if (!found_three_chunks(timeline_.ops)) {
         report_hint("finish Tasks 1 to 3 first: your prediction is scored against your pipeline's timeline");
     }

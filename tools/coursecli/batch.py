@@ -29,8 +29,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import environment, lab_checks, python_grading, python_module, sandbox, sanitize
-from .course_build import CourseBuild, starter_library, starter_targets
+from . import environment, lab_checks, python_grading, python_module, records, sandbox, sanitize
+from .course_build import CourseBuild, course_targets, starter_library, starter_targets
 from .gpu import gpu_devices, gpu_presence  # noqa: F401  (grade_batch asks them; tests replace them here)
 from .gpu_slots import GpuSlots, chosen_devices
 from .gradebook import lab_points, load_grade, save_grade, student_folder, summary_table, write_gradebook
@@ -238,7 +238,7 @@ def prepare_course(settings: GradeSettings) -> str:
         # The Python labs need the course's module, and nothing to link.
         targets = [python_module.TARGET]
     else:
-        targets = [target for lab in settings.labs for target in starter_targets(lab.number)]
+        targets = [target for lab in settings.labs for target in course_targets(lab.number, lab.recorded)]
         if (settings.course_root / "python" / "CMakeLists.txt").exists():
             targets.append(python_module.TARGET)  # the plot tool draws the timelines with the module's analysis
     status, _ = run_logged(
@@ -548,7 +548,7 @@ class SubmissionGrader:
         status, output = self._step(
             ["ar", "qc", library, *objects], BUILD_TIMEOUT_S, build_limits(BUILD_TIMEOUT_S), building=True
         )
-        for target in starter_targets(lab.number):
+        for target in starter_targets(lab.number, lab.recorded):
             if status != 0:
                 break
             folder, command = self.settings.course_build.link_command(target, lab.number, library, labs_folder / target)
@@ -618,11 +618,19 @@ class SubmissionGrader:
             if not self.gpu_present:
                 lab_grade.timeline_note = "No timeline picture: no GPU."
                 continue
+            for old in self.folder.glob(f"lab{lab.number}*.json"):
+                old.unlink()
+            if lab.recorded:  # the run the judges judged, from its record: no second run of the student's code
+                trace = self.folder / f"lab{lab.number}.json"
+                record = self.xml_reports / f"lab{lab.number}.yours.record.jsonl"
+                if records.write_scenario_trace(record, trace):
+                    recorded[lab.number] = [trace]
+                else:
+                    lab_grade.timeline_note = "No timeline picture: the record holds no recorded pipeline."
+                continue
             program = next(self.build.rglob(f"lab{lab.number}_yours_run"), None)
             if program is None:
                 continue
-            for old in self.folder.glob(f"lab{lab.number}*.json"):
-                old.unlink()
             scratch = self.box.writable_folder(self.work / "traces")
             status, _ = self._step(
                 [program, "--trace", scratch / f"lab{lab.number}.json"],

@@ -24,10 +24,17 @@ XML_PLACEHOLDER = "student-gtest-xml"
 ANSWERS_PLACEHOLDER = "student-answers"
 
 
-def starter_targets(number: str) -> list[str]:
+def starter_targets(number: str, recorded: bool = False) -> list[str]:
     """The course targets that link a lab's student library (the `yours` variant, which the course build
-    makes from the starter): its test program and its lab program."""
-    return [f"lab{number}_yours_test", f"lab{number}_yours_run"]
+    makes from the starter): its test program, or its recording program where the lab is recorded once
+    (RECORDER), and its lab program."""
+    return [f"lab{number}_yours_record" if recorded else f"lab{number}_yours_test", f"lab{number}_yours_run"]
+
+
+def course_targets(number: str, recorded: bool = False) -> list[str]:
+    """What the course build makes for a lab: its starter targets and, where the lab is recorded once, the
+    judges and the recording harness, which never link a student's code and serve every submission."""
+    return starter_targets(number, recorded) + ([f"lab{number}_judge", "streamlab_record"] if recorded else [])
 
 
 def starter_library(number: str) -> str:

@@ -70,6 +70,7 @@ class LabCmake:
     allow_symbols: tuple[str, ...]  # what the lab's objects may call beyond the course's list (objcheck)
     allow_asm: bool  # whether the student's code may use inline asm
     python_bindings: tuple[str, ...] = ()  # what the lab adds to the module (BINDINGS): register file first
+    recorder: str = ""  # RECORDER: the recording program of a lab recorded once and judged outside ("": none)
 
 
 @functools.cache
@@ -181,6 +182,7 @@ def read_lab_cmake(path: Path) -> LabCmake:
             allow_symbols=tuple(cpp.get("ALLOW_SYMBOLS", [])),
             allow_asm="ALLOW_ASM" in cpp,
             python_bindings=tuple(python.get("BINDINGS", [])) if python else (),
+            recorder=cpp.get("RECORDER", [""])[0],
         )
     except OSError as error:
         raise LabCmakeError(f"{path}: cannot be read ({error.strerror})") from None

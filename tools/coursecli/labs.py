@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 
-from . import environment, lab_checks, lab_cmake, reference_pictures, sanitize
+from . import environment, lab_checks, lab_cmake, records, reference_pictures, sanitize
 from .batch import Log
 from .build import build
 from .gpu import NO_GPU_EXIT, gpu_presence
@@ -199,18 +200,71 @@ def _format_outcome(outcome: TestOutcome) -> tuple[str, str, str]:
     return earned, status, "\n".join(details)
 
 
-def _run_graded_tests(preset: str, folder: Path, pattern: str, name: str) -> Path | None:
-    """Runs the ctest tests matching `pattern`; their JUnit file, or None (said why) when ctest wrote none."""
+def _run_graded_tests(preset: str, folder: Path, pattern: str, name: str, judge_only: bool = False) -> Path | None:
+    """Runs the ctest tests matching `pattern`; their JUnit file, or None (said why) when ctest wrote none.
+    With `judge_only`, no recording runs first: the judges read the record already in place."""
     junit = folder / "results" / f"{name}.xml"
     junit.parent.mkdir(parents=True, exist_ok=True)
     junit.unlink(missing_ok=True)
     # Room for every measured value the tests print (ctest keeps 1 KiB of a passed test's output).
     size = ["--test-output-size-passed", "65536", "--test-output-size-failed", "65536"]
-    run(["ctest", "--preset", preset, "-R", pattern, "--output-junit", junit, *size], check=False)
+    no_recording = ["--fixture-exclude-setup", ".*"] if judge_only else []
+    run(["ctest", "--preset", preset, "-R", pattern, "--output-junit", junit, *size, *no_recording], check=False)
     if not junit.exists():
         say("ctest wrote no results (see its messages above)")
         return None
     return junit
+
+
+def _graded_targets(number: str, variant: str, recorded: bool) -> list[str]:
+    """What `course check` builds: the program and the tests, which for a lab recorded once are its
+    recording program, its judges and the harness; and the module, which draws the timeline."""
+    if recorded:
+        tests = [f"lab{number}_{variant}_record", f"lab{number}_judge", "streamlab_record"]
+    else:
+        tests = [f"lab{number}_{variant}_test"]
+    return [*tests, f"lab{number}_{variant}_run", TARGET]
+
+
+def judge_record(number: str, preset: str, solution: bool, record: Path) -> int:
+    """`course check NN --record FILE`: the lab's judges on a record made earlier (here or on another
+    machine), without a GPU and without running anyone's code: points, measured values, hints."""
+    lab = lab_folder(number)
+    number, variant = lab.name[:2], "solution" if solution else "yours"
+    if not lab_cmake.read_lab_cmake(lab / "lab.cmake").recorder:
+        say(f"lab {number} is graded while it runs, not from a record: --record does not apply to it")
+        return COURSE_ERROR
+    if not record.is_file():
+        say(f"--record {record}: no such file")
+        return COURSE_ERROR
+    try:
+        folder = build(preset, [f"lab{number}_judge", "streamlab_record"])
+    except CommandFailed as failure:
+        say(f"lab {number}'s judges do not build ({failure})")
+        return COURSE_ERROR
+    judged = records.record_path(folder, number, variant)
+    judged.parent.mkdir(parents=True, exist_ok=True)
+    if judged.resolve() != record.resolve():
+        shutil.copyfile(record, judged)
+    print(f"Lab {number} ({variant}): judging {record}")
+    junit = _run_graded_tests(preset, folder, f"^lab{number}\\.{variant}\\.", f"lab{number}-{variant}", True)
+    if junit is None:
+        return COURSE_ERROR
+    outcomes = [o for o in read_junit(junit, read_labels(folder)) if o.points > 0]
+    earned, possible = _print_points(number, variant, outcomes, read_labels(folder))
+    _draw_recorded_timeline(judged, folder, number, variant)
+    return 0 if outcomes and earned == possible else FAILING
+
+
+def _draw_recorded_timeline(record: Path, folder: Path, number: str, variant: str) -> None:
+    """Draws the timeline the judges judged, from the record: the lab's pipeline as it ran for grading."""
+    trace = folder / "traces" / f"lab{number}-{variant}.json"
+    image = folder / "plots" / f"lab{number}-{variant}.png"
+    if records.write_scenario_trace(record, trace) and plot(trace, image, folder):
+        whose = "your" if variant == "yours" else "the solution's"
+        print(f"Timeline of {whose} graded run: {image}")
+    else:
+        print(f"No timeline picture: the record holds no recorded {records.DRAWN_SCENARIO} scenario.")
 
 
 def check_lab(number: str, preset: str, solution: bool, sanitize_it: bool = False, python: bool = False) -> int:
@@ -221,9 +275,9 @@ def check_lab(number: str, preset: str, solution: bool, sanitize_it: bool = Fals
     variant = "solution" if solution else "yours"
     if python:
         return _check_python_lab(number, preset, variant)
-    targets = [f"lab{number}_{variant}_test", f"lab{number}_{variant}_run", TARGET]  # the module draws its timeline
+    recorded = bool(lab_cmake.read_lab_cmake(lab_folder(number) / "lab.cmake").recorder)
     try:
-        folder = build(preset, targets)
+        folder = build(preset, _graded_targets(number, variant, recorded))
     except CommandFailed as failure:
         say(f"lab {number} does not build ({failure}); fix the compiler errors above first.")
         return FAILING
@@ -246,9 +300,11 @@ def check_lab(number: str, preset: str, solution: bool, sanitize_it: bool = Fals
         say(f"{outcomes[0].skip_reason()}: lab {number} cannot be graded on this machine")
         say(f"exit status {NO_GPU_EXIT}: not run for want of GPUs (not a failing grade)")
         return NO_GPU_EXIT
-    # The timeline of the student's own run, to look at.
+    # The timeline of the student's own run, to look at: for a lab recorded once, the run the judges judged.
     executable = next(folder.rglob(f"lab{number}_{variant}_run"), None)
-    if executable is not None:
+    if recorded:
+        _draw_recorded_timeline(records.record_path(folder, number, variant), folder, number, variant)
+    elif executable is not None:
         trace = folder / "traces" / f"lab{number}-{variant}.json"
         trace.parent.mkdir(parents=True, exist_ok=True)
         result = run([executable, "--trace", trace], check=False, capture=True)

@@ -190,6 +190,11 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 def cmd_check(args: argparse.Namespace) -> int:
     _setup_or_fail()
+    if args.record:
+        if args.python or args.sanitize:
+            say("--record judges a record: it takes neither --python nor --sanitize")
+            return COURSE_ERROR
+        return labs.judge_record(args.lab, args.preset, args.solution, Path(args.record))
     return labs.check_lab(args.lab, args.preset, args.solution, args.sanitize, args.python)
 
 
@@ -539,6 +544,13 @@ def parser() -> argparse.ArgumentParser:
             action="store_true",
             help="the lab's Python version (cuda-bindings): its tests graded by pytest (check), its program (run)",
         )
+        if name == "check":
+            sub.add_argument(
+                "--record",
+                metavar="FILE",
+                help="judge this record of an earlier graded run again (a lab recorded once, such as 05): "
+                "no GPU needed and no code run, e.g. after a threshold changed",
+            )
     notebook_verb = verb(
         "notebook",
         cmd_notebook,

@@ -53,6 +53,7 @@ class LabSources:
     answers: list[str] = field(default_factory=list)
     subfolder: str = ""  # "python" for a lab's Python version: its files are in labs/NN-topic/python
     gpus: int = 1  # GPUs its graded tests need at once (`GPUS N` in its lab.cmake): the grader holds that many
+    recorded: bool = False  # recorded once and judged outside (RECORDER in its lab.cmake)
 
     @property
     def number(self) -> str:
@@ -75,7 +76,13 @@ def course_python_labs(root: Path) -> list[LabSources]:
 def course_labs(root: Path) -> list[LabSources]:
     """Every lab of the course at `root` (labs/NN-topic with a lab.cmake), in order."""
     return [
-        LabSources(folder.name, list(declared.cpp.student_sources), list(declared.answer_files), gpus=declared.gpus)
+        LabSources(
+            folder.name,
+            list(declared.cpp.student_sources),
+            list(declared.answer_files),
+            gpus=declared.gpus,
+            recorded=bool(declared.recorder),
+        )
         for folder, declared in declared_labs(root)
     ]
 

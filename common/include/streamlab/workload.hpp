@@ -60,8 +60,12 @@ void launch_workload(const float* in, float* out, std::size_t n, int iterations,
 [[nodiscard]] float workload_reference(float x, int iterations);
 
 /// Fills `data` with values in [-1, -0.25] and [0.25, 1], different for every
-/// element and every seed: never zeros.
+/// element and every seed: never zeros. Element i is input_element(i, seed).
 void fill_input(float* data, std::size_t n, std::uint32_t seed = 1);
+
+/// Element `i` of fill_input's data for `seed`, computed alone: what lets a
+/// judge recompute any output element from the seed without the input array.
+[[nodiscard]] float input_element(std::size_t i, std::uint32_t seed);
 
 /// Fills `data` with a NaN poison, so an element nobody wrote fails every check.
 void fill_poison(float* data, std::size_t n);
@@ -77,6 +81,10 @@ struct ResultCheck {
     /// One line for a student: "all 1048576 elements match" or where it went wrong.
     [[nodiscard]] std::string message() const;
 };
+
+/// Whether one output element equals its reference value to the rounding that
+/// `iterations` rotation steps allow (never for NaN, the poison).
+[[nodiscard]] bool matches_reference(float actual, float expected, int iterations);
 
 /// Compares `out` with the reference for `in`. Every element is compared when
 /// that is cheap; otherwise a dense sample that includes the first and last

@@ -60,21 +60,24 @@ void require_tracer() {
 
 }  // namespace
 
-SerialReference run_serial_reference(PipelineMemory& memory, int iterations) {
-    require_tracer();
+double run_serial_once(PipelineMemory& memory, int iterations) {
     const std::size_t n = memory.size();
     const std::size_t bytes = memory.input.bytes();
-    SerialReference serial;
     Event start(cudaEventDefault), stop(cudaEventDefault);
-    serial.timeline = record_timeline("serial reference: H2D, kernel, D2H in the NULL stream", [&] {
-        start.record();
-        SL_CHECK(cudaMemcpy(memory.device_input.data(), memory.input.data(), bytes, cudaMemcpyHostToDevice));
-        launch_workload(memory.device_input.data(), memory.device_output.data(), n, iterations, /*stream=*/nullptr);
-        SL_CHECK(cudaMemcpy(memory.output.data(), memory.device_output.data(), bytes, cudaMemcpyDeviceToHost));
-        stop.record();
-        stop.synchronize();
-    });
-    serial.event_ms = elapsed_ms(start, stop);
+    start.record();
+    SL_CHECK(cudaMemcpy(memory.device_input.data(), memory.input.data(), bytes, cudaMemcpyHostToDevice));
+    launch_workload(memory.device_input.data(), memory.device_output.data(), n, iterations, /*stream=*/nullptr);
+    SL_CHECK(cudaMemcpy(memory.output.data(), memory.device_output.data(), bytes, cudaMemcpyDeviceToHost));
+    stop.record();
+    stop.synchronize();
+    return elapsed_ms(start, stop);
+}
+
+SerialReference run_serial_reference(PipelineMemory& memory, int iterations) {
+    require_tracer();
+    SerialReference serial;
+    serial.timeline = record_timeline("serial reference: H2D, kernel, D2H in the NULL stream",
+                                      [&] { serial.event_ms = run_serial_once(memory, iterations); });
     serial.stages = stage_times(serial.timeline.ops);
     return serial;
 }

@@ -75,6 +75,10 @@ struct SerialReference {
     StageTimes stages;    ///< Each stage alone, in ms: the durations of the three ops.
 };
 
+/// The serial reference's three ops on `memory`, unrecorded (its output is
+/// overwritten): the time between CUDA events around them, in ms.
+[[nodiscard]] double run_serial_once(PipelineMemory& memory, int iterations);
+
 /// Runs the serial reference on `memory` (its output is overwritten) with the
 /// workload's `iterations`, while a Tracer records it.
 /// Throws TimelineUnavailable when no timeline can be recorded. With the tracer off, it

@@ -1,0 +1,127 @@
+/// @file record.hpp
+/// @brief A lab's record: everything one recording run of a student's code left
+/// for the judges, and the only thing they read (common/RECORD_FORMAT.md).
+///
+/// A recording program runs a lab's scenarios (the serial reference, the
+/// pipeline while CUPTI records, ...) one after another and writes one JSON line
+/// per step to the course's recording harness (`streamlab_record`), which adds
+/// what it observed itself (a crash, a hang) and writes the record file. The
+/// judges, which never load the student's code, read it back with read_record,
+/// which refuses a file that is malformed or inconsistent, saying why.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "streamlab/timeline.hpp"
+#include "streamlab/workload.hpp"
+
+namespace streamlab::record {
+
+/// The `format` value every record carries; readers refuse other files.
+inline constexpr const char* kRecordFormatName = "streamlab-record";
+/// The record format's version, which readers require.
+inline constexpr int kRecordVersion = 1;
+
+/// A record that cannot be judged: unreadable, malformed or inconsistent.
+/// The message says where and why, in one sentence.
+class RecordFormatError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+/// How one scenario's recording ended.
+enum class Outcome {
+    Recorded,  ///< It ran to its end: its timeline and values are in the record.
+    Skipped,   ///< It could not be recorded on this machine (no GPU, no tracer): `message` says why.
+    Failed,    ///< It threw (a CUDA error, say): `message` is what was thrown.
+    Crashed,   ///< The recording process died in it (the harness saw how).
+    Hung,      ///< It did not end before the harness's deadline.
+};
+
+/// The spelling of `outcome` in a record ("recorded", "skipped", ...).
+[[nodiscard]] const char* to_string(Outcome outcome);
+
+/// Output elements of a run, sampled: enough for a judge to recompute each one
+/// from the seed (input_element, workload_reference) without the arrays.
+struct OutputSample {
+    std::uint64_t n = 0;               ///< Elements of the run.
+    int iterations = 1;                ///< Workload iterations of the run.
+    int chunks = 1;                    ///< Chunks the run split the data into.
+    std::uint32_t seed = 0;            ///< The input's seed (fill_input).
+    std::vector<std::uint64_t> index;  ///< Sampled elements, sample_indices(n, chunks, seed).
+    std::vector<float> value;          ///< What the run wrote there.
+};
+
+/// The elements an OutputSample holds: about 2048 spread over the array from an
+/// offset the seed picks, the first and last element of each of `chunks` nearly
+/// equal chunks (so a chunk never copied is always seen), and the last element;
+/// sorted, no repeats. The recorder samples these and a judge requires exactly these.
+[[nodiscard]] std::vector<std::uint64_t> sample_indices(std::uint64_t n, int chunks, std::uint32_t seed);
+
+/// The sample of `out` (a run of `n` elements, `iterations`, `chunks`, input from `seed`) a recording sends.
+[[nodiscard]] OutputSample sample_output(const float* out, std::uint64_t n, int iterations, int chunks,
+                                         std::uint32_t seed);
+
+/// Compares a sample with the CPU reference, recomputed from its seed. A sample
+/// whose indices are not sample_indices(n, chunks, seed) fails.
+[[nodiscard]] ResultCheck check_output_sample(const OutputSample& sample);
+
+/// One scenario of a recording run.
+struct Scenario {
+    std::string name;                      ///< The lab's name for it ("pipeline", ...).
+    Outcome outcome = Outcome::Recorded;   ///< How it ended.
+    std::string message;                   ///< Why it was not recorded (empty when it was).
+    std::optional<Timeline> timeline;      ///< What the GPU did, with the runtime calls that ordered it.
+    std::map<std::string, double> values;  ///< What the course measured, and what the student's code returned.
+    std::optional<OutputSample> output;    ///< The run's output, sampled.
+
+    /// The value `key`; throws RecordFormatError naming the scenario when the record lacks it.
+    [[nodiscard]] double value(const std::string& key) const;
+};
+
+/// A whole record.
+struct Record {
+    std::string lab;                      ///< "05".
+    std::string program;                  ///< The recording program.
+    std::string date;                     ///< When the harness started, UTC ISO 8601.
+    std::uint32_t seed = 0;               ///< The input's seed, chosen by the harness.
+    DeviceFacts device;                   ///< The GPU the recording ran on (from its set-up).
+    bool gpu = false;                     ///< False when the recording found no usable GPU.
+    std::string no_gpu_reason;            ///< Why, when `gpu` is false.
+    std::map<std::string, double> setup;  ///< The set-up's values (element count, iterations, ...).
+    std::vector<Scenario> scenarios;      ///< In the order they were recorded.
+    std::string ended;                    ///< How the harness ended the run, in words ("complete", ...).
+
+    /// The scenario named `name`, or nullptr when the run never reached it.
+    [[nodiscard]] const Scenario* find(const std::string& name) const;
+};
+
+/// Parses a record's text (JSON lines). Throws RecordFormatError, naming the line.
+[[nodiscard]] Record parse_record(const std::string& text);
+
+/// Reads the record at `path`. Throws RecordFormatError, its message starting with the path.
+[[nodiscard]] Record read_record(const std::string& path);
+
+// ---------------------------------------------------------------- writing, line by line
+
+/// The record's first line, written by the harness.
+[[nodiscard]] std::string header_line(const std::string& lab, const std::string& program, const std::string& date,
+                                      std::uint32_t seed);
+/// The set-up's line, written by the recording program before any scenario:
+/// the device and the values every scenario shares.
+[[nodiscard]] std::string setup_line(const DeviceFacts& device, const std::map<std::string, double>& values);
+/// The set-up's line of a recording that found no usable GPU, and why.
+[[nodiscard]] std::string no_gpu_line(const std::string& reason);
+/// The line that says a scenario starts: what a crash or a hang is charged to.
+[[nodiscard]] std::string started_line(const std::string& scenario);
+/// A scenario's last line: its outcome and, when recorded, what it recorded.
+[[nodiscard]] std::string scenario_line(const Scenario& scenario);
+/// The harness's last line.
+[[nodiscard]] std::string end_line(const std::string& how);
+
+}  // namespace streamlab::record

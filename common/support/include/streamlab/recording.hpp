@@ -1,0 +1,78 @@
+/// @file recording.hpp
+/// @brief A lab's recording program: the one process that runs a student's code
+/// for grading. It runs the lab's scenarios one after another and sends each
+/// one's record to the harness (`streamlab_record`), never a verdict.
+///
+///     int main(int argc, char** argv) {
+///         return streamlab::recording::record_scenarios(argc, argv, [](streamlab::recording::Session& session) {
+///             const int iterations = static_cast<int>(session.setup_value("iterations", [] { return 40.0; }));
+///             session.scenario("pipeline", [&](streamlab::record::Scenario& scenario) {
+///                 session.record(scenario, "lab05 run_pipeline", [&] { (void)lab05::run_pipeline(job, 3); });
+///             });
+///         });
+///     }
+///
+/// The harness starts the program again after a scenario that crashed, at the
+/// next scenario, with the seed and the set-up's values of the first start, so
+/// every scenario of one record ran on the same data.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+
+#include "streamlab/device.hpp"
+#include "streamlab/record.hpp"
+
+namespace streamlab::recording {
+
+/// What a lab's scenarios see of the recording run.
+class Session {
+public:
+    /// The device the scenarios run on.
+    [[nodiscard]] const DeviceFacts& facts() const noexcept { return facts_; }
+
+    /// The input's seed the harness chose (fill_input(data, n, seed())).
+    [[nodiscard]] std::uint32_t seed() const noexcept { return seed_; }
+
+    /// A value every scenario shares (an element count, a calibrated iteration
+    /// count): after a restart the first start's, otherwise `measure()`'s. Call
+    /// them all before the first scenario.
+    double setup_value(const std::string& key, const std::function<double()>& measure);
+
+    /// Runs scenario `name` (unless the run restarted after it) and sends its
+    /// record: what `body` put into the scenario, or, when `body` threw, that it
+    /// failed and why, or that it could not be recorded here (record()'s skips).
+    void scenario(const std::string& name, const std::function<void(record::Scenario&)>& body);
+
+    /// Inside a scenario: runs `work` (the student's code) while CUPTI records
+    /// and puts the timeline into `scenario`; the device is synchronized before
+    /// the recording ends. Where no timeline can be recorded, `work` still runs
+    /// when the tracer is off (so that compute-sanitizer sees it) and the
+    /// scenario is skipped with the reason; a tracer that worked earlier in this
+    /// process and no longer starts was broken by the code under test: a failure.
+    void record(record::Scenario& scenario, const std::string& program, const std::function<void()>& work);
+
+private:
+    friend int record_scenarios(int argc, char** argv, const std::function<void(Session&)>& scenarios);
+    void send(const std::string& line) const;
+    void send_setup_once();
+
+    int fd_ = -1;
+    std::uint32_t seed_ = 1;
+    DeviceFacts facts_;
+    std::string resume_after_;  // the scenario to skip up to, on a restart
+    bool resumed_ = true;       // false while scenarios up to resume_after_ are skipped
+    bool setup_sent_ = false;
+    std::map<std::string, double> given_;  // the set-up's values, from the command line
+    std::map<std::string, double> setup_;  // the set-up's values, as sent
+};
+
+/// The `main` of a lab's recording program. Reads the harness's command line
+/// (`--record-fd N --seed S [--after SCENARIO] [--setup KEY=VALUE ...]`), and
+/// where a GPU is usable, calls `scenarios` (which calls Session::scenario for
+/// each); where none is, sends only why. Returns the process's exit status.
+int record_scenarios(int argc, char** argv, const std::function<void(Session&)>& scenarios);
+
+}  // namespace streamlab::recording

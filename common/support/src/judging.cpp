@@ -1,0 +1,105 @@
+#include "streamlab/judging.hpp"
+
+#include <cstdlib>
+#include <memory>
+
+#include "streamlab/grader_words.hpp"
+#include "streamlab/testing.hpp"
+
+namespace streamlab::grading {
+
+namespace {
+
+/// The record of this process's judges, read once; or why it cannot be judged.
+struct LoadedRecord {
+    std::unique_ptr<record::Record> record;
+    std::string problem;
+};
+
+const LoadedRecord& loaded_record() {
+    static const LoadedRecord loaded = [] {
+        LoadedRecord result;
+        const char* path = std::getenv(kRecordVariable);
+        if (path == nullptr || *path == '\0') {
+            result.problem = std::string("no record to judge: ") + kRecordVariable +
+                             " is not set (run the lab's tests with ctest, which records first)";
+            return result;
+        }
+        try {
+            result.record = std::make_unique<record::Record>(record::read_record(path));
+        } catch (const record::RecordFormatError& error) {
+            result.problem = std::string("the record cannot be judged: ") + error.what();
+        }
+        return result;
+    }();
+    return loaded;
+}
+
+/// Whether `message` is one of the skips the grader counts as "not graded"
+/// (grader_words.hpp) that a recording can meet: no GPU, no timeline.
+bool is_machine_skip(const std::string& message) {
+    return message.rfind(words::kSkipNoGpu, 0) == 0 || message.rfind(words::kSkipTimelineUnavailable, 0) == 0;
+}
+
+}  // namespace
+
+void RecordTest::SetUp() {
+    const LoadedRecord& loaded = loaded_record();
+    if (!loaded.record) {
+        GTEST_FAIL() << loaded.problem;
+    }
+    record_ = loaded.record.get();
+    if (!record_->gpu) {
+        if (!is_machine_skip(record_->no_gpu_reason)) {
+            GTEST_FAIL() << "the recording found no GPU, for a reason the course does not give: "
+                         << record_->no_gpu_reason;
+        }
+        GTEST_SKIP() << record_->no_gpu_reason;
+    }
+    facts_ = record_->device;
+}
+
+void RecordTest::use_scenario(const std::string& name, const record::Scenario*& scenario) {
+    scenario = record_->find(name);
+    if (scenario == nullptr) {
+        GTEST_FAIL() << "scenario " << name << " was not recorded: the recording " << record_->ended;
+    }
+    switch (scenario->outcome) {
+        case record::Outcome::Recorded:
+            return;
+        case record::Outcome::Skipped:
+            if (is_machine_skip(scenario->message)) {
+                GTEST_SKIP() << scenario->message;
+            }
+            GTEST_FAIL() << "scenario " << name
+                         << " was skipped for a reason the course does not give: " << scenario->message;
+        case record::Outcome::Failed:
+            GTEST_FAIL() << "scenario " << name << " failed: " << scenario->message;
+        case record::Outcome::Crashed:
+        case record::Outcome::Hung:
+            GTEST_FAIL() << "scenario " << name << " " << record::to_string(scenario->outcome) << ": "
+                         << scenario->message;
+    }
+}
+
+::testing::AssertionResult output_matches_reference(const record::Scenario& scenario) {
+    if (!scenario.output) {
+        return ::testing::AssertionFailure() << "the record has no output of scenario " << scenario.name;
+    }
+    const ResultCheck check = record::check_output_sample(*scenario.output);
+    if (!check.ok) {
+        return ::testing::AssertionFailure() << check.message();
+    }
+    return ::testing::AssertionSuccess() << check.message();
+}
+
+double RecordTest::setup_value(const std::string& key) const {
+    const auto found = record_->setup.find(key);
+    if (found == record_->setup.end()) {
+        ADD_FAILURE() << "the record's set-up has no value \"" << key << "\"";
+        return 0;
+    }
+    return found->second;
+}
+
+}  // namespace streamlab::grading

@@ -1,0 +1,505 @@
+#include "streamlab/record.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "streamlab/trace_file.hpp"
+
+namespace streamlab::record {
+
+namespace {
+
+using nlohmann::json;
+using nlohmann::ordered_json;
+
+/// The host mark a recording program makes after the scenario's work and a
+/// device synchronization: every op of the scenario ends before it.
+constexpr const char* kWindowEndMark = "recording ends";
+
+/// The most elements an OutputSample spreads over the array, besides the chunks' edges.
+constexpr std::uint64_t kSpreadSamples = 2048;
+
+/// A record file larger than this is refused unread (a record is a few MiB at most).
+constexpr std::streamoff kMaxRecordBytes = std::streamoff{256} << 20;
+
+struct OutcomeName {
+    Outcome outcome;
+    const char* spelling;
+};
+constexpr OutcomeName kOutcomes[] = {{Outcome::Recorded, "recorded"},
+                                     {Outcome::Skipped, "skipped"},
+                                     {Outcome::Failed, "failed"},
+                                     {Outcome::Crashed, "crashed"},
+                                     {Outcome::Hung, "hung"}};
+
+struct CallName {
+    OrderingCall call;
+    const char* spelling;
+};
+constexpr CallName kCalls[] = {{OrderingCall::Work, "work"},
+                               {OrderingCall::EventRecord, "event_record"},
+                               {OrderingCall::StreamWaitEvent, "stream_wait_event"},
+                               {OrderingCall::StreamSynchronize, "stream_synchronize"},
+                               {OrderingCall::EventSynchronize, "event_synchronize"},
+                               {OrderingCall::DeviceSynchronize, "device_synchronize"},
+                               {OrderingCall::StreamQuery, "stream_query"},
+                               {OrderingCall::ImplicitSync, "implicit_sync"}};
+
+const char* call_spelling(OrderingCall call) {
+    for (const CallName& name : kCalls) {
+        if (name.call == call) {
+            return name.spelling;
+        }
+    }
+    return "work";
+}
+
+/// A record's numbers as JSON: NaN (the output's poison) has no JSON spelling and becomes null.
+ordered_json number_or_null(double value) {
+    return std::isfinite(value) ? ordered_json(value) : ordered_json(nullptr);
+}
+
+std::string one_line(const ordered_json& value) {
+    return value.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+ordered_json trace_object(const Timeline& timeline) {
+    return ordered_json::parse(trace_to_json_string(timeline));
+}
+
+/// Where a problem was found: "line 4 (scenario pipeline)".
+class Place {
+public:
+    explicit Place(std::size_t line) : line_(line) {}
+    void in_scenario(const std::string& name) { scenario_ = name; }
+    [[nodiscard]] RecordFormatError error(const std::string& what) const {
+        std::string where = "line " + std::to_string(line_);
+        if (!scenario_.empty()) {
+            where += " (scenario " + scenario_ + ")";
+        }
+        return RecordFormatError(where + ": " + what);
+    }
+
+private:
+    std::size_t line_;
+    std::string scenario_;
+};
+
+const json& require(const json& object, const char* key, const Place& place) {
+    if (!object.is_object() || !object.contains(key)) {
+        throw place.error(std::string("no \"") + key + "\"");
+    }
+    return object.at(key);
+}
+
+std::string require_string(const json& object, const char* key, const Place& place) {
+    const json& value = require(object, key, place);
+    if (!value.is_string()) {
+        throw place.error(std::string("\"") + key + "\" is not a string");
+    }
+    return value.get<std::string>();
+}
+
+std::uint64_t require_unsigned(const json& object, const char* key, std::uint64_t max, const Place& place) {
+    const json& value = require(object, key, place);
+    if (!value.is_number_unsigned() || value.get<std::uint64_t>() > max) {
+        throw place.error(std::string("\"") + key + "\" is not a whole number from 0 to " + std::to_string(max));
+    }
+    return value.get<std::uint64_t>();
+}
+
+std::map<std::string, double> read_values(const json& object, const Place& place) {
+    std::map<std::string, double> values;
+    if (!object.is_object()) {
+        throw place.error("\"values\" is not an object");
+    }
+    for (const auto& [key, value] : object.items()) {
+        if (!value.is_number() || !std::isfinite(value.get<double>())) {
+            throw place.error("value \"" + key + "\" is not a finite number");
+        }
+        values[key] = value.get<double>();
+    }
+    return values;
+}
+
+Timeline read_trace_object(const json& object, const Place& place) {
+    if (!object.is_object()) {
+        throw place.error("\"trace\" is not an object");
+    }
+    try {
+        return parse_trace(object.dump());
+    } catch (const TraceFormatError& error) {
+        throw place.error(std::string("its trace: ") + error.what());
+    }
+}
+
+std::vector<StreamCall> read_stream_calls(const json& array, const Place& place) {
+    if (!array.is_array()) {
+        throw place.error("\"stream_calls\" is not an array");
+    }
+    std::vector<StreamCall> calls;
+    for (const json& item : array) {
+        StreamCall call;
+        const std::string spelling = require_string(item, "call", place);
+        const auto known = std::find_if(std::begin(kCalls), std::end(kCalls),
+                                        [&](const CallName& name) { return spelling == name.spelling; });
+        if (known == std::end(kCalls)) {
+            throw place.error("unknown stream call \"" + spelling + "\"");
+        }
+        call.call = known->call;
+        call.function = require_string(item, "function", place);
+        call.stream = require_unsigned(item, "stream", std::numeric_limits<std::uint64_t>::max(), place);
+        call.event = require_unsigned(item, "event", std::numeric_limits<std::uint64_t>::max(), place);
+        call.time_ns = require_unsigned(item, "time_ns", std::numeric_limits<std::uint64_t>::max(), place);
+        if (!calls.empty() && call.time_ns < calls.back().time_ns) {
+            throw place.error("its stream calls are not in the order they were made");
+        }
+        calls.push_back(call);
+    }
+    return calls;
+}
+
+OutputSample read_output(const json& object, std::uint32_t seed, const Place& place) {
+    OutputSample sample;
+    sample.n = require_unsigned(object, "n", std::uint64_t{1} << 40, place);
+    sample.iterations = static_cast<int>(require_unsigned(object, "iterations", 1 << 24, place));
+    sample.chunks = static_cast<int>(require_unsigned(object, "chunks", 1 << 20, place));
+    sample.seed = static_cast<std::uint32_t>(require_unsigned(object, "seed", 0xFFFFFFFFU, place));
+    if (sample.seed != seed) {
+        throw place.error("its output was made from seed " + std::to_string(sample.seed) + ", not the record's " +
+                          std::to_string(seed));
+    }
+    const json& index = require(object, "index", place);
+    const json& value = require(object, "value", place);
+    if (!index.is_array() || !value.is_array() || index.size() != value.size()) {
+        throw place.error("its output's \"index\" and \"value\" are not two arrays of one length");
+    }
+    for (std::size_t i = 0; i < index.size(); ++i) {
+        if (!index[i].is_number_unsigned() || !(value[i].is_number() || value[i].is_null())) {
+            throw place.error("its output's element " + std::to_string(i) + " is not an index and a number");
+        }
+        sample.index.push_back(index[i].get<std::uint64_t>());
+        sample.value.push_back(value[i].is_null() ? std::numeric_limits<float>::quiet_NaN() : value[i].get<float>());
+    }
+    if (sample.index != sample_indices(sample.n, sample.chunks, sample.seed)) {
+        throw place.error("its output sample is not the course's sample of that run");
+    }
+    return sample;
+}
+
+/// What no recording of real hardware can show: ops after the scenario's end
+/// mark, copies larger than the run's buffers.
+void check_consistent(const Scenario& scenario, const Place& place) {
+    const Timeline& timeline = *scenario.timeline;
+    const auto end_mark = std::find_if(timeline.marks.begin(), timeline.marks.end(),
+                                       [](const HostMark& mark) { return mark.name == kWindowEndMark; });
+    if (end_mark == timeline.marks.end()) {
+        throw place.error(std::string("its trace has no \"") + kWindowEndMark + "\" mark");
+    }
+    for (const DeviceOp& op : timeline.ops) {
+        if (op.end_ns > end_mark->time_ns) {
+            throw place.error("an op (" + display_name(op) + ") ends after the recording ended");
+        }
+    }
+    for (std::size_t i = 1; i < timeline.ops.size(); ++i) {
+        if (timeline.ops[i].start_ns < timeline.ops[i - 1].start_ns) {
+            throw place.error("its ops are not in the order they started");
+        }
+    }
+    if (scenario.output) {
+        const std::uint64_t buffer_bytes = scenario.output->n * sizeof(float);
+        for (const DeviceOp& op : timeline.ops) {
+            if ((op.kind == OpKind::MemcpyH2D || op.kind == OpKind::MemcpyD2H) && op.bytes > buffer_bytes) {
+                throw place.error("a copy (" + display_name(op) + ") of " + std::to_string(op.bytes) +
+                                  " bytes, more than the run's buffers hold (" + std::to_string(buffer_bytes) + ")");
+            }
+        }
+    }
+}
+
+Scenario read_scenario(const json& line, std::uint32_t seed, Place& place) {
+    Scenario scenario;
+    scenario.name = require_string(line, "scenario", place);
+    place.in_scenario(scenario.name);
+    const std::string outcome = require_string(line, "outcome", place);
+    const auto known = std::find_if(std::begin(kOutcomes), std::end(kOutcomes),
+                                    [&](const OutcomeName& name) { return outcome == name.spelling; });
+    if (known == std::end(kOutcomes)) {
+        throw place.error("unknown outcome \"" + outcome + "\"");
+    }
+    scenario.outcome = known->outcome;
+    if (scenario.outcome != Outcome::Recorded) {
+        scenario.message = require_string(line, "message", place);
+        if (scenario.message.empty()) {
+            throw place.error("it was not recorded and does not say why");
+        }
+        return scenario;
+    }
+    scenario.values = read_values(require(line, "values", place), place);
+    scenario.timeline = read_trace_object(require(line, "trace", place), place);
+    scenario.timeline->stream_calls = read_stream_calls(require(line, "stream_calls", place), place);
+    if (line.contains("output")) {
+        scenario.output = read_output(line.at("output"), seed, place);
+    }
+    check_consistent(scenario, place);
+    return scenario;
+}
+
+}  // namespace
+
+const char* to_string(Outcome outcome) {
+    for (const OutcomeName& name : kOutcomes) {
+        if (name.outcome == outcome) {
+            return name.spelling;
+        }
+    }
+    return "recorded";
+}
+
+std::vector<std::uint64_t> sample_indices(std::uint64_t n, int chunks, std::uint32_t seed) {
+    std::vector<std::uint64_t> indices;
+    if (n == 0) {
+        return indices;
+    }
+    const std::uint64_t stride = std::max<std::uint64_t>(1, (n + kSpreadSamples - 1) / kSpreadSamples);
+    for (std::uint64_t i = seed % stride; i < n; i += stride) {
+        indices.push_back(i);
+    }
+    for (int c = 0; c < std::max(chunks, 1); ++c) {
+        const ChunkRange range = chunk_range(n, std::max(chunks, 1), c);
+        if (range.count > 0) {
+            indices.push_back(range.offset);
+            indices.push_back(range.offset + range.count - 1);
+        }
+    }
+    indices.push_back(n - 1);
+    std::sort(indices.begin(), indices.end());
+    indices.erase(std::unique(indices.begin(), indices.end()), indices.end());
+    return indices;
+}
+
+OutputSample sample_output(const float* out, std::uint64_t n, int iterations, int chunks, std::uint32_t seed) {
+    OutputSample sample{n, iterations, chunks, seed, sample_indices(n, chunks, seed), {}};
+    for (const std::uint64_t i : sample.index) {
+        sample.value.push_back(out[i]);
+    }
+    return sample;
+}
+
+ResultCheck check_output_sample(const OutputSample& sample) {
+    ResultCheck result;
+    if (sample.index != sample_indices(sample.n, sample.chunks, sample.seed) ||
+        sample.value.size() != sample.index.size()) {
+        result.ok = false;
+        result.mismatches = 1;
+        return result;
+    }
+    for (std::size_t k = 0; k < sample.index.size(); ++k) {
+        const std::uint64_t i = sample.index[k];
+        const float expected = workload_reference(input_element(i, sample.seed), sample.iterations);
+        ++result.compared;
+        if (!matches_reference(sample.value[k], expected, sample.iterations)) {
+            if (result.ok) {
+                result.first_bad = i;
+                result.expected = expected;
+                result.actual = sample.value[k];
+            }
+            result.ok = false;
+            ++result.mismatches;
+        }
+    }
+    return result;
+}
+
+double Scenario::value(const std::string& key) const {
+    const auto found = values.find(key);
+    if (found == values.end()) {
+        throw RecordFormatError("scenario " + name + " has no value \"" + key + "\"");
+    }
+    return found->second;
+}
+
+const Scenario* Record::find(const std::string& name) const {
+    const auto found = std::find_if(scenarios.begin(), scenarios.end(),
+                                    [&](const Scenario& scenario) { return scenario.name == name; });
+    return found == scenarios.end() ? nullptr : &*found;
+}
+
+Record parse_record(const std::string& text) {
+    Record record;
+    std::istringstream lines(text);
+    std::string line_text;
+    std::size_t number = 0;
+    bool header = false, set_up = false, ended = false;
+    std::string started;  // the scenario whose last line is awaited
+    while (std::getline(lines, line_text)) {
+        ++number;
+        Place place(number);
+        if (line_text.empty()) {
+            continue;
+        }
+        if (ended) {
+            throw place.error("a line after the record's end");
+        }
+        json line;
+        try {
+            line = json::parse(line_text);
+        } catch (const json::parse_error&) {
+            throw place.error("not one JSON object (a truncated record?)");
+        }
+        if (!line.is_object()) {
+            throw place.error("not a JSON object");
+        }
+        if (!header) {
+            if (line.value("format", std::string()) != kRecordFormatName) {
+                throw place.error(std::string("not a ") + kRecordFormatName + " file");
+            }
+            if (require_unsigned(line, "version", 1000, place) != kRecordVersion) {
+                throw place.error("version " + line.at("version").dump() + "; this course reads version " +
+                                  std::to_string(kRecordVersion));
+            }
+            record.lab = require_string(line, "lab", place);
+            record.program = require_string(line, "program", place);
+            record.date = require_string(line, "date", place);
+            record.seed = static_cast<std::uint32_t>(require_unsigned(line, "seed", 0xFFFFFFFFU, place));
+            header = true;
+        } else if (line.contains("setup")) {
+            if (!started.empty()) {
+                throw place.error("a set-up line inside scenario " + started);
+            }
+            const json& setup = line.at("setup");
+            Record seen;
+            if (setup.contains("no_gpu")) {
+                seen.no_gpu_reason = require_string(setup, "no_gpu", place);
+            } else {
+                seen.gpu = true;
+                seen.device = read_trace_object(require(setup, "trace", place), place).device;
+                seen.setup = read_values(require(setup, "values", place), place);
+            }
+            if (set_up &&
+                (seen.gpu != record.gpu || seen.setup != record.setup || seen.device.name != record.device.name)) {
+                throw place.error("the set-up after a restart differs from the first one");
+            }
+            record.gpu = seen.gpu;
+            record.no_gpu_reason = seen.no_gpu_reason;
+            record.device = seen.device;
+            record.setup = seen.setup;
+            set_up = true;
+        } else if (line.contains("started")) {
+            if (!set_up || !started.empty()) {
+                throw place.error(set_up ? "scenario " + started + " has no last line"
+                                         : "a scenario before the set-up");
+            }
+            started = require_string(line, "started", place);
+            if (record.find(started) != nullptr) {
+                throw place.error("scenario " + started + " was recorded twice");
+            }
+        } else if (line.contains("scenario")) {
+            Scenario scenario = read_scenario(line, record.seed, place);
+            if (scenario.name != started) {
+                throw place.error("the last line of a scenario that was not started");
+            }
+            record.scenarios.push_back(std::move(scenario));
+            started.clear();
+        } else if (line.contains("end")) {
+            if (!started.empty()) {
+                throw place.error("scenario " + started + " has no last line");
+            }
+            record.ended = require_string(line, "end", place);
+            ended = true;
+        } else {
+            throw place.error("a line that is none of header, setup, started, scenario or end");
+        }
+    }
+    if (!header) {
+        throw RecordFormatError("the record is empty");
+    }
+    if (!ended) {
+        throw RecordFormatError("line " + std::to_string(number) +
+                                ": the record stops before its end line (truncated?)");
+    }
+    return record;
+}
+
+Record read_record(const std::string& path) {
+    std::ifstream file(path, std::ios::binary | std::ios::ate);
+    if (!file) {
+        throw RecordFormatError(path + ": cannot be read (no such file?)");
+    }
+    if (file.tellg() > kMaxRecordBytes) {
+        throw RecordFormatError(path + ": larger than any record (" + std::to_string(file.tellg()) + " bytes)");
+    }
+    file.seekg(0);
+    std::ostringstream text;
+    text << file.rdbuf();
+    try {
+        return parse_record(text.str());
+    } catch (const RecordFormatError& error) {
+        throw RecordFormatError(path + ", " + error.what());
+    }
+}
+
+std::string header_line(const std::string& lab, const std::string& program, const std::string& date,
+                        std::uint32_t seed) {
+    return one_line(ordered_json{{"format", kRecordFormatName},
+                                 {"version", kRecordVersion},
+                                 {"lab", lab},
+                                 {"program", program},
+                                 {"date", date},
+                                 {"seed", seed}});
+}
+
+std::string setup_line(const DeviceFacts& device, const std::map<std::string, double>& values) {
+    Timeline empty;
+    empty.device = device;
+    empty.program = "set-up";
+    return one_line(ordered_json{{"setup", {{"values", values}, {"trace", trace_object(empty)}}}});
+}
+
+std::string no_gpu_line(const std::string& reason) {
+    return one_line(ordered_json{{"setup", {{"no_gpu", reason}}}});
+}
+
+std::string started_line(const std::string& scenario) {
+    return one_line(ordered_json{{"started", scenario}});
+}
+
+std::string scenario_line(const Scenario& scenario) {
+    ordered_json line{{"scenario", scenario.name}, {"outcome", to_string(scenario.outcome)}};
+    if (scenario.outcome != Outcome::Recorded) {
+        line["message"] = scenario.message;
+        return one_line(line);
+    }
+    line["values"] = scenario.values;
+    if (scenario.output) {
+        const OutputSample& sample = *scenario.output;
+        ordered_json values = ordered_json::array();
+        for (const float value : sample.value) {
+            values.push_back(number_or_null(value));
+        }
+        line["output"] = {{"n", sample.n},       {"iterations", sample.iterations}, {"chunks", sample.chunks},
+                          {"seed", sample.seed}, {"index", sample.index},           {"value", values}};
+    }
+    const Timeline& timeline = scenario.timeline ? *scenario.timeline : Timeline{};
+    line["trace"] = trace_object(timeline);
+    ordered_json calls = ordered_json::array();
+    for (const StreamCall& call : timeline.stream_calls) {
+        calls.push_back({{"call", call_spelling(call.call)},
+                         {"function", call.function},
+                         {"stream", call.stream},
+                         {"event", call.event},
+                         {"time_ns", call.time_ns}});
+    }
+    line["stream_calls"] = calls;
+    return one_line(line);
+}
+
+std::string end_line(const std::string& how) {
+    return one_line(ordered_json{{"end", how}});
+}
+
+}  // namespace streamlab::record

@@ -1,0 +1,296 @@
+// streamlab_record: the harness of a lab's recording run (common/RECORD_FORMAT.md).
+//
+//   streamlab_record --lab NN --out FILE --timeout SECONDS [--seed S] -- PROGRAM [ARG ...]
+//
+// Starts the lab's recording program (the only process that runs the student's
+// code), reads the lines it sends on a pipe, and writes them to FILE with what
+// the harness saw itself: a scenario in which the program died (it is started
+// again at the next scenario, with the same seed and set-up), or one that was
+// still running at the deadline (then the run ends: a hang costs one timeout
+// per lab, not one per test). It decides no verdict; the judges read FILE.
+// Exit status 0 whenever FILE was written, so that the judges run and say why.
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "json_file.hpp"
+#include "streamlab/record.hpp"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using streamlab::record::Outcome;
+
+/// More restarts than any lab has scenarios: a program that keeps dying is stopped.
+constexpr int kMaxRestarts = 32;
+
+struct Options {
+    std::string lab;
+    std::string out;
+    double timeout_s = 0;
+    std::uint32_t seed = 0;
+    bool seeded = false;
+    std::vector<std::string> program;  // the recording program and its own arguments
+};
+
+[[noreturn]] void usage(const std::string& problem) {
+    std::fprintf(stderr,
+                 "streamlab_record: %s\nusage: streamlab_record --lab NN --out FILE --timeout SECONDS [--seed S] -- "
+                 "PROGRAM [ARG ...]\n",
+                 problem.c_str());
+    std::exit(2);
+}
+
+Options parse_options(int argc, char** argv) {
+    Options options;
+    int i = 1;
+    for (; i < argc && std::strcmp(argv[i], "--") != 0; ++i) {
+        const std::string arg = argv[i];
+        if (i + 1 >= argc) {
+            usage(arg + " needs a value");
+        }
+        const std::string value = argv[++i];
+        try {
+            if (arg == "--lab") {
+                options.lab = value;
+            } else if (arg == "--out") {
+                options.out = value;
+            } else if (arg == "--timeout") {
+                options.timeout_s = std::stod(value);
+            } else if (arg == "--seed") {
+                options.seed = static_cast<std::uint32_t>(std::stoul(value));
+                options.seeded = true;
+            } else {
+                usage("unknown option " + arg);
+            }
+        } catch (const std::logic_error&) {
+            usage(arg + " " + value + ": not a number");
+        }
+    }
+    for (++i; i < argc; ++i) {
+        options.program.emplace_back(argv[i]);
+    }
+    if (options.lab.empty() || options.out.empty() || options.timeout_s <= 0 || options.program.empty()) {
+        usage("--lab, --out, a positive --timeout and the program after -- are all needed");
+    }
+    return options;
+}
+
+std::string utc_now() {
+    const std::time_t now = std::time(nullptr);
+    char text[32];
+    std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+    return text;
+}
+
+/// How a process ended, in words: "exit status 1", "killed by signal 11 (Segmentation fault)".
+std::string how_it_ended(int status) {
+    if (WIFSIGNALED(status)) {
+        return "killed by signal " + std::to_string(WTERMSIG(status)) + " (" + strsignal(WTERMSIG(status)) + ")";
+    }
+    return "exit status " + std::to_string(WEXITSTATUS(status));
+}
+
+/// One start of the recording program.
+struct Start {
+    pid_t pid = -1;
+    int from_program = -1;  // the read end of the record pipe
+};
+
+Start start_program(const Options& options, const std::vector<std::string>& extra) {
+    int pipe_fds[2];
+    if (::pipe(pipe_fds) != 0) {
+        std::perror("streamlab_record: pipe");
+        std::exit(1);
+    }
+    const pid_t pid = ::fork();
+    if (pid < 0) {
+        std::perror("streamlab_record: fork");
+        std::exit(1);
+    }
+    if (pid == 0) {
+        ::setpgid(0, 0);  // its own process group, so that a hang is stopped whole
+        ::close(pipe_fds[0]);
+        std::vector<std::string> args = options.program;
+        args.insert(args.end(), {"--record-fd", std::to_string(pipe_fds[1])});
+        args.insert(args.end(), extra.begin(), extra.end());
+        std::vector<char*> argv;
+        for (std::string& arg : args) {
+            argv.push_back(arg.data());
+        }
+        argv.push_back(nullptr);
+        ::execv(argv[0], argv.data());
+        std::fprintf(stderr, "streamlab_record: cannot start %s: %s\n", argv[0], std::strerror(errno));
+        std::_Exit(127);
+    }
+    ::close(pipe_fds[1]);
+    return {pid, pipe_fds[0]};
+}
+
+/// The recording so far, and what the harness knows of where the program is.
+struct Run {
+    std::vector<std::string> lines;
+    std::map<std::string, double> setup;  // the first start's set-up values
+    bool setup_seen = false;
+    std::string current;  // the scenario started and not yet ended
+};
+
+/// Takes one line from the program: kept as it is (the judges validate the
+/// record), and read for where the program is.
+void take_line(Run& run, const std::string& line) {
+    run.lines.push_back(line);
+    const nlohmann::json parsed = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
+    if (!parsed.is_object()) {
+        return;
+    }
+    if (parsed.contains("started") && parsed["started"].is_string()) {
+        run.current = parsed["started"].get<std::string>();
+    } else if (parsed.contains("scenario")) {
+        run.current.clear();
+    } else if (!run.setup_seen && parsed.contains("setup") && parsed["setup"].is_object() &&
+               parsed["setup"].contains("values") && parsed["setup"]["values"].is_object()) {
+        for (const auto& [key, value] : parsed["setup"]["values"].items()) {
+            if (value.is_number()) {
+                run.setup[key] = value.get<double>();
+            }
+        }
+        run.setup_seen = true;
+    }
+}
+
+std::string ended_line(const std::string& scenario, Outcome outcome, const std::string& message) {
+    streamlab::record::Scenario ended;
+    ended.name = scenario;
+    ended.outcome = outcome;
+    ended.message = message;
+    return streamlab::record::scenario_line(ended);
+}
+
+/// Reads the program's lines until it closes the pipe or the deadline passes.
+/// Returns false at the deadline, with the program's process group killed.
+bool read_until_done(Run& run, const Start& start, Clock::time_point deadline) {
+    std::string pending;
+    char buffer[1 << 16];
+    for (;;) {
+        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+        if (left <= 0) {
+            ::kill(-start.pid, SIGKILL);
+            ::kill(start.pid, SIGKILL);
+            return false;
+        }
+        pollfd watched{start.from_program, POLLIN, 0};
+        const int ready = ::poll(&watched, 1, static_cast<int>(std::min<long long>(left, 1000)));
+        if (ready < 0 && errno != EINTR) {
+            return true;
+        }
+        if (ready <= 0) {
+            continue;
+        }
+        const ssize_t n = ::read(start.from_program, buffer, sizeof buffer);
+        if (n < 0 && errno == EINTR) {
+            continue;
+        }
+        if (n <= 0) {
+            if (!pending.empty()) {
+                take_line(run, pending);  // a last line without its newline: the judges will say it is cut
+            }
+            return true;
+        }
+        pending.append(buffer, static_cast<std::size_t>(n));
+        for (std::size_t end; (end = pending.find('\n')) != std::string::npos; pending.erase(0, end + 1)) {
+            take_line(run, pending.substr(0, end));
+        }
+    }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    const Options options = parse_options(argc, argv);
+    std::remove(options.out.c_str());  // a judge never reads an earlier run's record
+    std::uint32_t seed = options.seed;
+    if (!options.seeded) {
+        seed = std::random_device{}();  // new data each run: outputs cannot be prepared in advance
+    }
+    Run run;
+    run.lines.push_back(streamlab::record::header_line(options.lab, options.program.front(), utc_now(), seed));
+    const Clock::time_point deadline =
+        Clock::now() + std::chrono::milliseconds(static_cast<long long>(options.timeout_s * 1000));
+
+    std::string ended = "complete";
+    std::string resume_after;
+    int restarts = 0;
+    for (;;) {
+        std::vector<std::string> extra = {"--seed", std::to_string(seed)};
+        if (!resume_after.empty()) {
+            extra.insert(extra.end(), {"--after", resume_after});
+            for (const auto& [key, value] : run.setup) {
+                char text[64];
+                std::snprintf(text, sizeof text, "%.17g", value);
+                extra.insert(extra.end(), {"--setup", key + "=" + text});
+            }
+        }
+        const Start start = start_program(options, extra);
+        const bool finished = read_until_done(run, start, deadline);
+        ::close(start.from_program);
+        int status = 0;
+        ::waitpid(start.pid, &status, 0);
+        if (!finished) {
+            const std::string why =
+                "did not finish within the recording's " + std::to_string(static_cast<int>(options.timeout_s)) + " s";
+            if (!run.current.empty()) {
+                run.lines.push_back(ended_line(run.current, Outcome::Hung, why));
+                ended = "stopped: scenario " + run.current + " " + why;
+            } else {
+                ended = "stopped: the recording program " + why + " (outside any scenario)";
+            }
+            break;
+        }
+        if (run.current.empty()) {
+            if (!(WIFEXITED(status) && WEXITSTATUS(status) == 0)) {
+                ended = "stopped: the recording program ended outside any scenario, " + how_it_ended(status) +
+                        " (its output above says why)";
+            }
+            break;
+        }
+        // It died inside a scenario: charge that scenario alone, and start again after it.
+        // Each start begins after the last crash, so the restarts end with the scenarios.
+        run.lines.push_back(
+            ended_line(run.current, Outcome::Crashed, "the recording process was " + how_it_ended(status) + " in it"));
+        if (++restarts > kMaxRestarts) {
+            ended = "stopped: the recording process died in " + std::to_string(restarts) + " scenarios";
+            break;
+        }
+        resume_after = run.current;
+        run.current.clear();
+    }
+    run.lines.push_back(streamlab::record::end_line(ended));
+
+    std::string text;
+    for (const std::string& line : run.lines) {
+        text += line + "\n";
+    }
+    try {
+        streamlab::detail::write_file_atomically(options.out, text, "record");
+    } catch (const std::exception& error) {
+        std::fprintf(stderr, "streamlab_record: %s\n", error.what());
+        return 1;
+    }
+    std::printf("streamlab_record: lab %s, seed %u: %s; record %s\n", options.lab.c_str(), seed, ended.c_str(),
+                options.out.c_str());
+    return 0;
+}

@@ -1,0 +1,169 @@
+#include "streamlab/recording.hpp"
+
+#include <unistd.h>
+
+#include <cuda_runtime_api.h>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <optional>
+#include <stdexcept>
+
+#include "streamlab/check.hpp"
+#include "streamlab/grader_words.hpp"
+#include "streamlab/tracer.hpp"
+
+namespace streamlab::recording {
+
+namespace {
+
+/// Thrown inside a scenario that cannot be recorded on this machine: its message is the skip's reason.
+class NotRecordableHere : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+/// The host mark every recorded scenario ends with (record.cpp checks the ops against it).
+constexpr const char* kWindowEndMark = "recording ends";
+
+[[noreturn]] void usage(const std::string& problem) {
+    std::fprintf(stderr,
+                 "%s\nusage: (run by streamlab_record) PROGRAM --record-fd N --seed S [--after SCENARIO] "
+                 "[--setup KEY=VALUE ...]\n",
+                 problem.c_str());
+    std::exit(2);
+}
+
+}  // namespace
+
+void Session::send(const std::string& line) const {
+    const std::string text = line + "\n";
+    std::size_t written = 0;
+    while (written < text.size()) {
+        const ssize_t n = ::write(fd_, text.data() + written, text.size() - written);
+        if (n < 0 && errno == EINTR) {
+            continue;
+        }
+        if (n <= 0) {  // the harness is gone: nothing this process does can be recorded any more
+            std::fprintf(stderr, "recording: the harness no longer reads the record\n");
+            std::_Exit(3);
+        }
+        written += static_cast<std::size_t>(n);
+    }
+}
+
+double Session::setup_value(const std::string& key, const std::function<double()>& measure) {
+    if (setup_sent_) {
+        throw std::logic_error("setup_value(\"" + key + "\") after the first scenario");
+    }
+    const auto given = given_.find(key);
+    const double value = given != given_.end() ? given->second : measure();
+    setup_[key] = value;
+    return value;
+}
+
+void Session::send_setup_once() {
+    if (!setup_sent_) {
+        send(record::setup_line(facts_, setup_));
+        setup_sent_ = true;
+    }
+}
+
+void Session::scenario(const std::string& name, const std::function<void(record::Scenario&)>& body) {
+    send_setup_once();
+    if (!resumed_) {
+        resumed_ = name == resume_after_;  // the scenario the last run stopped in is behind us too
+        return;
+    }
+    send(record::started_line(name));
+    record::Scenario scenario;
+    scenario.name = name;
+    try {
+        body(scenario);
+    } catch (const NotRecordableHere& skip) {
+        scenario = record::Scenario{name, record::Outcome::Skipped, skip.what(), std::nullopt, {}, std::nullopt};
+    } catch (const std::exception& thrown) {
+        scenario = record::Scenario{name, record::Outcome::Failed, thrown.what(), std::nullopt, {}, std::nullopt};
+    } catch (...) {
+        scenario = record::Scenario{
+            name,        record::Outcome::Failed, "threw something that is not a std::exception", std::nullopt, {},
+            std::nullopt};
+    }
+    if (scenario.outcome == record::Outcome::Recorded && !scenario.timeline) {
+        scenario.outcome = record::Outcome::Failed;
+        scenario.message = "the course's scenario recorded no timeline";
+    }
+    send(record::scenario_line(scenario));
+}
+
+void Session::record(record::Scenario& scenario, const std::string& program, const std::function<void()>& work) {
+    if (const std::string off = tracing_off_reason(); !off.empty()) {
+        work();
+        SL_CHECK(cudaDeviceSynchronize());
+        throw NotRecordableHere(words::kSkipTimelineUnavailable + off);
+    }
+    std::optional<Tracer> tracer;
+    try {
+        tracer.emplace(program);
+    } catch (const TimelineUnavailable& unavailable) {
+        if (tracer_started_before()) {
+            throw std::runtime_error(std::string("no longer usable after the code under test ran: ") +
+                                     unavailable.what());
+        }
+        throw NotRecordableHere(unavailable.what());
+    }
+    // What `work` throws fails the scenario, whatever it is: the student's code cannot
+    // name NotRecordableHere, so it cannot turn a failing scenario into a skipped one.
+    work();
+    SL_CHECK(cudaDeviceSynchronize());
+    tracer->mark(kWindowEndMark);
+    scenario.timeline = tracer->finish();
+}
+
+int record_scenarios(int argc, char** argv, const std::function<void(Session&)>& scenarios) {
+    Session session;
+    bool seeded = false;
+    for (int i = 1; i < argc; ++i) {
+        const std::string arg = argv[i];
+        if (i + 1 >= argc) {
+            usage(arg + " needs a value");
+        }
+        const std::string value = argv[++i];
+        try {
+            if (arg == "--record-fd") {
+                session.fd_ = std::stoi(value);
+            } else if (arg == "--seed") {
+                session.seed_ = static_cast<std::uint32_t>(std::stoul(value));
+                seeded = true;
+            } else if (arg == "--after") {
+                session.resume_after_ = value;
+                session.resumed_ = false;
+            } else if (arg == "--setup" && value.find('=') != std::string::npos) {
+                session.given_[value.substr(0, value.find('='))] = std::stod(value.substr(value.find('=') + 1));
+            } else {
+                usage("unknown argument " + arg + " " + value);
+            }
+        } catch (const std::logic_error&) {  // stoi and friends
+            usage(arg + " " + value + ": not a number");
+        }
+    }
+    if (session.fd_ < 0 || !seeded) {
+        usage("no --record-fd or no --seed");
+    }
+    const GpuPresence presence = query_gpu_presence();
+    if (!presence.available) {
+        session.send(record::no_gpu_line(words::kSkipNoGpu + presence.reason));
+        return 0;
+    }
+    try {
+        session.facts_ = query_device_facts(0);
+        scenarios(session);
+    } catch (const std::exception& thrown) {  // the set-up, outside any scenario
+        std::fprintf(stderr, "recording: the set-up failed: %s\n", thrown.what());
+        return 1;
+    }
+    return 0;
+}
+
+}  // namespace streamlab::recording

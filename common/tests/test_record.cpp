@@ -1,0 +1,187 @@
+// The record a lab's recording run leaves for its judges (record.hpp): what is
+// written reads back the same, and a record that is cut, forged or inconsistent
+// is refused with a reason, never judged.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <string>
+
+#include "op_builder.hpp"
+#include "streamlab/record.hpp"
+#include "streamlab/workload.hpp"
+
+namespace {
+
+using namespace streamlab;
+using namespace streamlab::record;
+using streamlab::testing_ops::OpBuilder;
+
+constexpr std::uint32_t kSeed = 1234;
+constexpr std::uint64_t kElements = 10000;
+constexpr int kIterations = 20;
+
+/// What a correct run of kElements elements, split into `chunks`, writes at the sampled elements.
+OutputSample correct_output(int chunks) {
+    OutputSample sample{kElements, kIterations, chunks, kSeed, sample_indices(kElements, chunks, kSeed), {}};
+    for (const std::uint64_t i : sample.index) {
+        sample.value.push_back(workload_reference(input_element(i, kSeed), kIterations));
+    }
+    return sample;
+}
+
+/// A recorded pipeline scenario of three chunks: three copies in, three kernels, three copies out.
+Scenario pipeline_scenario() {
+    Scenario scenario;
+    scenario.name = "pipeline";
+    Timeline timeline;
+    timeline.device.name = "Made-up GPU";
+    timeline.program = "made-up run";
+    const std::uint64_t chunk_bytes = kElements / 3 * sizeof(float);
+    for (std::uint32_t i = 0; i < 3; ++i) {
+        const std::uint64_t t = 1000 * i;
+        timeline.ops.push_back(
+            OpBuilder(OpKind::MemcpyH2D).stream(13 + i).span(t, t + 900).bytes(chunk_bytes).host(HostMemory::Pinned));
+        timeline.ops.push_back(
+            OpBuilder(OpKind::Kernel).name("workload_kernel").stream(13 + i).span(t + 950, t + 1900));
+        timeline.ops.push_back(OpBuilder(OpKind::MemcpyD2H)
+                                   .stream(13 + i)
+                                   .span(t + 1950, t + 2800)
+                                   .bytes(chunk_bytes)
+                                   .host(HostMemory::Pinned));
+    }
+    std::sort(timeline.ops.begin(), timeline.ops.end(),
+              [](const DeviceOp& a, const DeviceOp& b) { return a.start_ns < b.start_ns; });
+    timeline.marks = {{"recording ends", 5000}};
+    timeline.stream_calls = {{OrderingCall::EventRecord, "cudaEventRecord", 13, 77, 10},
+                             {OrderingCall::Work, "cudaMemcpyAsync", 13, 0, 20}};
+    scenario.timeline = timeline;
+    scenario.values = {{"returned_ms", 0.0048}};
+    scenario.output = correct_output(3);
+    return scenario;
+}
+
+/// A whole record around `scenario`, as the harness writes it.
+std::string record_text(const Scenario& scenario) {
+    DeviceFacts device;
+    device.name = "Made-up GPU";
+    device.copy_engines = 2;
+    return header_line("05", "lab05_yours_record", "2026-12-04T00:00:00Z", kSeed) + "\n" +
+           setup_line(device, {{"n", static_cast<double>(kElements)}, {"iterations", kIterations}}) + "\n" +
+           started_line(scenario.name) + "\n" + scenario_line(scenario) + "\n" + end_line("complete") + "\n";
+}
+
+/// The reason parse_record gives for `text`, or "" when it accepts it.
+std::string refusal(const std::string& text) {
+    try {
+        (void)parse_record(text);
+    } catch (const RecordFormatError& error) {
+        return error.what();
+    }
+    return "";
+}
+
+TEST(Record, ReadsBackWhatWasWritten) {
+    const Scenario written = pipeline_scenario();
+    const Record record = parse_record(record_text(written));
+    EXPECT_EQ(record.lab, "05");
+    EXPECT_EQ(record.seed, kSeed);
+    EXPECT_TRUE(record.gpu);
+    EXPECT_EQ(record.device.name, "Made-up GPU");
+    EXPECT_EQ(record.device.copy_engines, 2);
+    EXPECT_EQ(record.setup.at("iterations"), kIterations);
+    EXPECT_EQ(record.ended, "complete");
+    const Scenario* read = record.find("pipeline");
+    ASSERT_NE(read, nullptr);
+    EXPECT_EQ(read->outcome, Outcome::Recorded);
+    ASSERT_TRUE(read->timeline.has_value());
+    EXPECT_EQ(read->timeline->ops.size(), 9U);
+    ASSERT_EQ(read->timeline->stream_calls.size(), 2U);
+    EXPECT_EQ(read->timeline->stream_calls[0].call, OrderingCall::EventRecord);
+    EXPECT_EQ(read->timeline->stream_calls[0].event, 77U);
+    EXPECT_DOUBLE_EQ(read->value("returned_ms"), 0.0048);
+    ASSERT_TRUE(read->output.has_value());
+    EXPECT_EQ(read->output->value, written.output->value);
+    EXPECT_TRUE(check_output_sample(*read->output).ok);
+    EXPECT_EQ(record.find("chunks_5"), nullptr);
+}
+
+TEST(Record, ScenariosThatWereNotRecordedKeepTheirReason) {
+    Scenario crashed{"pipeline", Outcome::Crashed, "the recording process was killed by signal 11", {}, {}, {}};
+    const Record record = parse_record(record_text(crashed));
+    ASSERT_NE(record.find("pipeline"), nullptr);
+    EXPECT_EQ(record.find("pipeline")->outcome, Outcome::Crashed);
+    EXPECT_EQ(record.find("pipeline")->message, "the recording process was killed by signal 11");
+    crashed.message = "";
+    EXPECT_NE(refusal(record_text(crashed)).find("does not say why"), std::string::npos);
+}
+
+TEST(Record, SampleHoldsEveryChunksEdgesAndFailsAWrongValue) {
+    const std::vector<std::uint64_t> indices = sample_indices(kElements, 5, kSeed);
+    for (int c = 0; c < 5; ++c) {
+        const ChunkRange range = chunk_range(kElements, 5, c);
+        EXPECT_TRUE(std::binary_search(indices.begin(), indices.end(), range.offset));
+        EXPECT_TRUE(std::binary_search(indices.begin(), indices.end(), range.offset + range.count - 1));
+    }
+    EXPECT_TRUE(std::is_sorted(indices.begin(), indices.end()));
+    OutputSample sample = correct_output(5);
+    EXPECT_TRUE(check_output_sample(sample).ok);
+    sample.value[3] = std::numeric_limits<float>::quiet_NaN();  // an element nobody wrote
+    const ResultCheck check = check_output_sample(sample);
+    EXPECT_FALSE(check.ok);
+    EXPECT_EQ(check.first_bad, sample.index[3]);
+}
+
+TEST(Record, RefusesATruncatedRecord) {
+    const std::string text = record_text(pipeline_scenario());
+    EXPECT_NE(refusal(text.substr(0, text.size() / 2)), "");
+    const std::string without_end = text.substr(0, text.rfind("{\"end\""));
+    EXPECT_NE(refusal(without_end).find("truncated"), std::string::npos) << refusal(without_end);
+    EXPECT_NE(refusal(""), "");
+}
+
+TEST(Record, RefusesCopiesLargerThanTheRunsBuffers) {
+    Scenario scenario = pipeline_scenario();
+    scenario.timeline->ops.front().bytes = kElements * sizeof(float) + 4;
+    EXPECT_NE(refusal(record_text(scenario)).find("more than the run's buffers hold"), std::string::npos)
+        << refusal(record_text(scenario));
+}
+
+TEST(Record, RefusesOpsOutOfOrderOrAfterTheRecordingEnded) {
+    Scenario late = pipeline_scenario();
+    late.timeline->marks = {{"recording ends", 2000}};
+    EXPECT_NE(refusal(record_text(late)).find("ends after the recording ended"), std::string::npos)
+        << refusal(record_text(late));
+    Scenario no_window = pipeline_scenario();
+    no_window.timeline->marks.clear();
+    EXPECT_NE(refusal(record_text(no_window)).find("no \"recording ends\" mark"), std::string::npos);
+    Scenario calls = pipeline_scenario();
+    std::swap(calls.timeline->stream_calls[0], calls.timeline->stream_calls[1]);
+    EXPECT_NE(refusal(record_text(calls)).find("not in the order they were made"), std::string::npos);
+}
+
+TEST(Record, RefusesAnOutputThatIsNotTheCoursesSample) {
+    Scenario other_seed = pipeline_scenario();
+    other_seed.output->seed = kSeed + 1;
+    EXPECT_NE(refusal(record_text(other_seed)).find("seed"), std::string::npos);
+    Scenario thin = pipeline_scenario();
+    thin.output->index.resize(10);
+    thin.output->value.resize(10);
+    EXPECT_NE(refusal(record_text(thin)).find("not the course's sample"), std::string::npos);
+}
+
+TEST(Record, RefusesLinesOutOfPlace) {
+    const Scenario scenario = pipeline_scenario();
+    const std::string header = header_line("05", "p", "d", kSeed) + "\n";
+    DeviceFacts device;
+    const std::string setup = setup_line(device, {}) + "\n";
+    // A scenario's last line with no start, a second recording of one scenario, a line after the end.
+    EXPECT_NE(refusal(header + setup + scenario_line(scenario) + "\n" + end_line("complete")).find("not started"),
+              std::string::npos);
+    const std::string once = started_line("pipeline") + "\n" + scenario_line(scenario) + "\n";
+    EXPECT_NE(refusal(header + setup + once + once + end_line("complete")).find("twice"), std::string::npos);
+    EXPECT_NE(refusal(record_text(scenario) + end_line("complete")).find("after the record's end"), std::string::npos);
+    EXPECT_NE(refusal("{\"format\": \"streamlab-trace\"}\n").find("not a streamlab-record file"), std::string::npos);
+}
+
+}  // namespace

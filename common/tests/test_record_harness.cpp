@@ -1,0 +1,106 @@
+// The recording harness (streamlab_record) around made-up recording programs,
+// shell scripts that send a record's lines as a lab's recording program does:
+// a crash costs only the scenario it happened in, a hang ends the run once,
+// and a program that cannot start still leaves a record that says so.
+#include <gtest/gtest.h>
+
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "streamlab/record.hpp"
+
+namespace {
+
+using namespace streamlab::record;
+namespace fs = std::filesystem;
+
+/// A recording program of three scenarios, a, b and c, each "skipped" unless
+/// `in_b` (a shell command) stops it in b. It checks that a restart brought back
+/// the set-up's value (n=5): otherwise its set-up differs, and the record with it.
+std::string fake_program(const std::string& in_b) {
+    streamlab::DeviceFacts device;
+    device.name = "Made-up GPU";
+    return "#!/bin/bash\n"
+           "fd=''; after=''; n=5\n"
+           "while [ $# -gt 0 ]; do case \"$1\" in\n"
+           "  --record-fd) fd=$2;; --after) after=$2;; --setup) [ \"$2\" = n=5 ] || n=6;; esac; shift 2\n"
+           "done\n"
+           "setup='" +
+           setup_line(device, {{"n", 5}}) +
+           "'\n"
+           "[ $n = 5 ] || setup='" +
+           setup_line(device, {{"n", 6}}) +
+           "'\n"
+           "echo \"$setup\" >&$fd\n"
+           "for s in a b c; do\n"
+           "  if [ -n \"$after\" ]; then [ $s = \"$after\" ] && after=''; continue; fi\n"
+           "  echo '{\"started\":\"'$s'\"}' >&$fd\n"
+           "  if [ $s = b ]; then " +
+           in_b +
+           "; fi\n"
+           "  echo '{\"scenario\":\"'$s'\",\"outcome\":\"skipped\",\"message\":\"timeline unavailable: made up\"}' "
+           ">&$fd\n"
+           "done\n";
+}
+
+class RecordHarness : public ::testing::Test {
+protected:
+    void SetUp() override {
+        folder_ = fs::temp_directory_path() /
+                  ("streamlab-harness-" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
+        fs::remove_all(folder_);
+        fs::create_directories(folder_);
+    }
+    void TearDown() override { fs::remove_all(folder_); }
+
+    /// Runs the harness on `program` (a script's text, or "" for a program that does not exist).
+    Record record(const std::string& program, int timeout_s = 60) {
+        const fs::path script = folder_ / "record_lab";
+        if (!program.empty()) {
+            std::ofstream(script) << program;
+            fs::permissions(script, fs::perms::owner_all);
+        }
+        const fs::path out = folder_ / "lab.record.jsonl";
+        const std::string command = std::string(STREAMLAB_RECORD_EXE) + " --lab 05 --seed 7 --timeout " +
+                                    std::to_string(timeout_s) + " --out " + out.string() + " -- " + script.string() +
+                                    " > " + (folder_ / "harness.log").string() + " 2>&1";
+        const int status = std::system(command.c_str());
+        EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << command;
+        return read_record(out.string());
+    }
+
+    fs::path folder_;
+};
+
+TEST_F(RecordHarness, ACrashCostsOnlyItsScenario) {
+    const Record run = record(fake_program("kill -SEGV $$"));
+    EXPECT_EQ(run.seed, 7U);
+    ASSERT_EQ(run.scenarios.size(), 3U);
+    EXPECT_EQ(run.find("a")->outcome, Outcome::Skipped);
+    EXPECT_EQ(run.find("b")->outcome, Outcome::Crashed);
+    EXPECT_NE(run.find("b")->message.find("signal 11"), std::string::npos) << run.find("b")->message;
+    EXPECT_EQ(run.find("c")->outcome, Outcome::Skipped);  // after a restart, with the same set-up
+    EXPECT_EQ(run.ended, "complete");
+}
+
+TEST_F(RecordHarness, AHangEndsTheRunOnce) {
+    const Record run = record(fake_program("sleep 60"), 2);
+    EXPECT_EQ(run.find("a")->outcome, Outcome::Skipped);
+    ASSERT_NE(run.find("b"), nullptr);
+    EXPECT_EQ(run.find("b")->outcome, Outcome::Hung);
+    EXPECT_EQ(run.find("c"), nullptr);
+    EXPECT_NE(run.ended.find("scenario b did not finish"), std::string::npos) << run.ended;
+}
+
+TEST_F(RecordHarness, AProgramThatCannotStartLeavesARecordThatSaysSo) {
+    const Record run = record("");
+    EXPECT_TRUE(run.scenarios.empty());
+    EXPECT_NE(run.ended.find("exit status 127"), std::string::npos) << run.ended;
+}
+
+}  // namespace
