@@ -623,7 +623,12 @@ class SubmissionGrader:
             if lab.recorded:  # the run the judges judged, from its record: no second run of the student's code
                 trace = self.folder / f"lab{lab.number}.json"
                 record = self.xml_reports / f"lab{lab.number}.yours.record.jsonl"
-                if records.write_scenario_trace(record, trace):
+                # Kept beside the report: `course check NN --record FILE` judges it again, without a GPU.
+                kept = self.folder / f"lab{lab.number}.record.jsonl"
+                kept.unlink(missing_ok=True)
+                if sandbox.is_plain_file(record, 256 << 20):  # not a link or FIFO planted in the sandbox
+                    shutil.copyfile(record, kept)
+                if kept.exists() and records.write_scenario_trace(kept, trace):
                     recorded[lab.number] = [trace]
                 else:
                     lab_grade.timeline_note = "No timeline picture: the record holds no recorded pipeline."

@@ -49,6 +49,9 @@ void RecordTest::SetUp() {
         GTEST_FAIL() << loaded.problem;
     }
     record_ = loaded.record.get();
+    if (!record_->gpu && record_->no_gpu_reason.empty()) {
+        GTEST_FAIL() << "the recording " << record_->ended;  // it stopped before its set-up
+    }
     if (!record_->gpu) {
         if (!is_machine_skip(record_->no_gpu_reason)) {
             GTEST_FAIL() << "the recording found no GPU, for a reason the course does not give: "

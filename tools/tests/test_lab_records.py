@@ -1,0 +1,164 @@
+"""The judges of the labs recorded once (RECORDER in lab.cmake) on records made on an H200 and committed
+(labs/NN-topic/records/h200-*.record.jsonl): the solution's record passes every test, the starter's
+fewer than all, each catalogue sample's fails exactly the tests the catalogue names; and a record
+corrupted by hand (cut, forged byte counts, ops out of order, times outside the recording) fails every
+test with the reason, never passes, never crashes. No GPU: the judges read records only.
+
+The judges are built in build-ci (cmake --preset ci), as the README's test command builds them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+from coursecli.lab_cmake import declared_labs, read_lab_cmake
+from coursecli.shell import ROOT
+from selfgrading.make_grading_samples import CATALOGUE, make_catalogue
+
+BUILD = ROOT / "build-ci"
+STARTER, SOLUTION = "starter", "solution"
+
+
+def committed_records() -> list[tuple[str, Path]]:
+    """(lab number, record) for every committed record of a recorded lab."""
+    return [
+        (declared.cpp.number, record)
+        for folder, declared in declared_labs(ROOT)
+        if declared.recorder
+        for record in sorted((folder / "records").glob("h200-*.record.jsonl"))
+    ]
+
+
+def whose(record: Path) -> str:
+    """`solution`, `starter` or the catalogue sample a committed record is of, from its name."""
+    return record.name.removeprefix("h200-").removesuffix(".record.jsonl")
+
+
+def judge_path(number: str) -> Path:
+    judge = BUILD / "judges" / f"lab{number}_judge"
+    if not judge.is_file():
+        if not (BUILD / "CMakeCache.txt").is_file():
+            pytest.skip("needs build-ci (cmake --preset ci), where the judges are built")
+        subprocess.run(["cmake", "--build", BUILD, "-j2", "--target", judge.name], check=True, capture_output=True)
+    return judge
+
+
+@pytest.fixture(scope="module")
+def catalogue(tmp_path_factory) -> Path:
+    """The catalogue's samples, written out: their answer files are what the judges read beside a record."""
+    folder = tmp_path_factory.mktemp("catalogue")
+    make_catalogue(folder)
+    return folder
+
+
+def answer_folder(number: str, sample: str, catalogue: Path) -> Path:
+    """Where the judges find the answer files of the run a committed record is of."""
+    lab = next(folder for folder, declared in declared_labs(ROOT) if declared.cpp.number == number)
+    if sample == SOLUTION:
+        return ROOT / "solutions" / lab.name
+    if sample == STARTER:
+        return lab
+    return catalogue / sample / "labs" / lab.name
+
+
+def judge(number: str, record: Path, answers: Path, xml: Path) -> dict[str, tuple[str, str]]:
+    """Suite.Name -> (passed|failed|skipped, the failure's text) for every judge of lab `number` on `record`."""
+    env = {**os.environ, "STREAMLAB_RECORD": str(record), "STREAMLAB_ANSWER_DIR": str(answers)}
+    subprocess.run([judge_path(number), f"--gtest_output=xml:{xml}"], env=env, capture_output=True, timeout=120)
+    verdicts = {}
+    for case in ET.parse(xml).iter("testcase"):
+        failures = [f.get("message", "") for f in case.iter("failure")]
+        status = "failed" if failures else "skipped" if case.find("skipped") is not None else "passed"
+        verdicts[f"{case.get('classname')}.{case.get('name')}"] = (status, "\n".join(failures))
+    return verdicts
+
+
+def graded_tests(number: str) -> set[str]:
+    lab = next(folder for folder, declared in declared_labs(ROOT) if declared.cpp.number == number)
+    return {test.name for test in read_lab_cmake(lab / "lab.cmake").cpp.tests if test.points > 0}
+
+
+def test_a_recorded_lab_has_committed_records_of_its_solution_and_starter():
+    recorded = {number for number, _ in committed_records()}
+    for folder, declared in declared_labs(ROOT):
+        if declared.recorder:
+            assert declared.cpp.number in recorded, f"{folder.name} is recorded once but has no committed records"
+            names = {whose(record) for _, record in committed_records() if _ == declared.cpp.number}
+            assert {SOLUTION, STARTER} <= names
+
+
+@pytest.mark.parametrize(("number", "record"), committed_records(), ids=lambda value: getattr(value, "name", value))
+def test_judges_give_each_committed_record_its_expected_verdicts(number, record, catalogue, tmp_path):
+    sample = whose(record)
+    verdicts = judge(number, record, answer_folder(number, sample, catalogue), tmp_path / "judges.xml")
+    assert set(verdicts) == graded_tests(number)
+    failed = {name for name, (status, _) in verdicts.items() if status != "passed"}
+    if sample == SOLUTION:
+        assert not failed, {name: verdicts[name] for name in failed}
+    elif sample == STARTER:
+        assert failed, "the starter's record passed every judge"
+    else:
+        _, lab, must_fail = CATALOGUE[sample]
+        assert lab == number
+        assert failed == set(must_fail), {name: verdicts[name] for name in failed ^ set(must_fail)}
+
+
+def solution_record(number: str = "05") -> list[dict]:
+    record = next(path for n, path in committed_records() if n == number and whose(path) == SOLUTION)
+    return [json.loads(line) for line in record.read_text().splitlines()]
+
+
+def scenario_line(lines: list[dict], name: str) -> dict:
+    return next(line for line in lines if line.get("scenario") == name)
+
+
+def device_ops(line: dict) -> list[dict]:
+    return [event for event in line["trace"]["traceEvents"] if event.get("ph") == "X"]
+
+
+def truncated(lines: list[dict]) -> str:
+    text = "".join(json.dumps(line) + "\n" for line in lines)
+    return text[: len(text) * 2 // 3]
+
+
+def forged_bytes(lines: list[dict]) -> str:
+    copy = next(op for op in device_ops(scenario_line(lines, "pipeline")) if op["args"]["op"] == "memcpy_h2d")
+    copy["args"]["bytes"] = 1 << 40
+    return "".join(json.dumps(line) + "\n" for line in lines)
+
+
+def ops_out_of_order(lines: list[dict]) -> str:
+    calls = scenario_line(lines, "pipeline")["stream_calls"]
+    calls[0], calls[-1] = calls[-1], calls[0]
+    return "".join(json.dumps(line) + "\n" for line in lines)
+
+
+def outside_the_window(lines: list[dict]) -> str:
+    op = device_ops(scenario_line(lines, "pipeline"))[-1]
+    op["args"]["end_ns"] += 10**9
+    op["dur"] += 10**6
+    return "".join(json.dumps(line) + "\n" for line in lines)
+
+
+@pytest.mark.parametrize(
+    ("corrupt", "reason"),
+    [
+        (truncated, "not one JSON object"),
+        (forged_bytes, "more than the run's buffers hold"),
+        (ops_out_of_order, "not in the order they were made"),
+        (outside_the_window, "ends after the recording ended"),
+    ],
+)
+def test_a_corrupted_record_fails_every_judge_with_the_reason(corrupt, reason, tmp_path):
+    record = tmp_path / "corrupted.record.jsonl"
+    record.write_text(corrupt(solution_record()))
+    verdicts = judge("05", record, ROOT / "solutions" / "05-three-chunks", tmp_path / "judges.xml")
+    assert verdicts and set(verdicts) == graded_tests("05")
+    for name, (status, text) in verdicts.items():
+        assert status == "failed", name
+        assert "the record cannot be judged" in text and reason in text, text
