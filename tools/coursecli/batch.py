@@ -29,7 +29,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import environment, lab_checks, python_grading, python_module, records, sandbox, sanitize
+from . import environment, judging, lab_checks, python_grading, python_module, records, sandbox, sanitize
 from .course_build import CourseBuild, course_targets, starter_library, starter_targets
 from .gpu import gpu_devices, gpu_presence  # noqa: F401  (grade_batch asks them; tests replace them here)
 from .gpu_slots import GpuSlots, chosen_devices
@@ -558,13 +558,15 @@ class SubmissionGrader:
         return status, output
 
     def _test(self, labs: list[LabSources], labels: dict[str, list[str]], grade: SubmissionGrade) -> None:
-        """Runs the built labs' tests in one ctest and grades them from its JUnit file."""
+        """Runs the built labs' tests and grades them from ctest's JUnit files: in the sandbox every test of
+        a lab graded while it runs and the recording of a lab recorded once; then, outside it, that lab's
+        judges on its record (judging.py)."""
         timeout = self.settings.timeout_s
         junit = self.work / "ctest-junit.xml"
         junit.unlink(missing_ok=True)
         shutil.rmtree(self.xml_reports, ignore_errors=True)  # only this run's reports count
         self.box.writable_folder(self.xml_reports)
-        pattern = "^lab(" + "|".join(lab.number for lab in labs) + r")\.yours\."
+        pattern = judging.sandboxed_pattern(labs)
         count = sum(1 for name in labels if re.match(pattern, name))
         command = [
             "ctest",
@@ -593,6 +595,21 @@ class SubmissionGrader:
             outcomes = read_junit(junit, labels) if sandbox.is_plain_file(junit, 64 << 20) else []
         except ET.ParseError:  # ctest stopped while writing it
             outcomes = []
+        judged = judging.judged_pattern(labs)
+        if judged is not None:
+            removed = judging.fresh_report_folder(self.xml_reports)
+            judges_junit = self.work / "judges-junit.xml"
+            judges_junit.unlink(missing_ok=True)
+            judges_status, judges_console = judging.run_judges(self.build, judged, judges_junit, judging.judge_count())
+            note = f"\n(left behind in the sandbox's report folder: {', '.join(removed)})" if removed else ""
+            self.log.command(
+                ["ctest", "-R", judged, "(the judges, outside the sandbox)"], judges_console + note, judges_status
+            )
+            verdicts.update(ctest_verdicts(judges_console))
+            try:
+                outcomes += read_junit(judges_junit, labels) if judges_junit.is_file() else []
+            except ET.ParseError:
+                pass
         for lab_grade in grade.labs:
             if lab_grade.number not in {lab.number for lab in labs}:
                 continue
@@ -626,7 +643,7 @@ class SubmissionGrader:
                 # Kept beside the report: `course check NN --record FILE` judges it again, without a GPU.
                 kept = self.folder / f"lab{lab.number}.record.jsonl"
                 kept.unlink(missing_ok=True)
-                if sandbox.is_plain_file(record, 256 << 20):  # not a link or FIFO planted in the sandbox
+                if sandbox.is_plain_file(record, judging.MAX_RECORD_BYTES):  # not a link or FIFO planted there
                     shutil.copyfile(record, kept)
                 if kept.exists() and records.write_scenario_trace(kept, trace):
                     recorded[lab.number] = [trace]

@@ -22,6 +22,9 @@ from selfgrading.make_grading_samples import CATALOGUE, make_catalogue
 
 BUILD = ROOT / "build-ci"
 STARTER, SOLUTION = "starter", "solution"
+# A pipeline that never returns (a host spin in run_pipeline), recorded with a 20 s deadline: the run stops
+# once, in its first scenario, and every judge fails saying so.
+NEVER_RETURNS = "never-returns"
 
 
 def committed_records() -> list[tuple[str, Path]]:
@@ -59,7 +62,7 @@ def catalogue(tmp_path_factory) -> Path:
 def answer_folder(number: str, sample: str, catalogue: Path) -> Path:
     """Where the judges find the answer files of the run a committed record is of."""
     lab = next(folder for folder, declared in declared_labs(ROOT) if declared.cpp.number == number)
-    if sample == SOLUTION:
+    if sample in (SOLUTION, NEVER_RETURNS):
         return ROOT / "solutions" / lab.name
     if sample == STARTER:
         return lab
@@ -102,6 +105,9 @@ def test_judges_give_each_committed_record_its_expected_verdicts(number, record,
         assert not failed, {name: verdicts[name] for name in failed}
     elif sample == STARTER:
         assert failed, "the starter's record passed every judge"
+    elif sample == NEVER_RETURNS:
+        assert failed == graded_tests(number)
+        assert all("did not finish within" in text for _, text in verdicts.values()), verdicts
     else:
         _, lab, must_fail = CATALOGUE[sample]
         assert lab == number

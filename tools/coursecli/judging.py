@@ -1,0 +1,92 @@
+"""The grader's judge step for the labs recorded once (RECORDER in lab.cmake; common/RECORD_FORMAT.md).
+
+A submission's tests run in two steps. In its sandbox, with its GPU: every test of a lab graded while it
+runs, and only the recording of a lab recorded once (labNN.yours.record), which leaves one record per lab
+in the submission's report folder. Then here, outside the sandbox, after every process of the student's
+has ended and without a GPU: that lab's judges (labNN.yours.Suite.Name), course programs that read the
+record, validate it, and write GoogleTest's reports and the verdicts. No process that ran the student's
+code writes a verdict of a recorded lab.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+from . import sandbox
+from .submissions import LabSources
+
+RECORD_SUFFIX = ".record.jsonl"
+MAX_RECORD_BYTES = 256 << 20  # as the judges' reader (common/support/src/record.cpp)
+# Every judge reads one record and nothing else: seconds enough for the largest, on a busy machine.
+JUDGE_TIMEOUT_S = 60
+
+
+def sandboxed_pattern(labs: list[LabSources]) -> str:
+    """The ctest tests that run in the submission's sandbox: a lab graded while it runs, all of its
+    tests; a lab recorded once, its recording only."""
+    parts = [rf"{lab.number}\.yours\.record$" if lab.recorded else rf"{lab.number}\.yours\." for lab in labs]
+    return "^lab(" + "|".join(parts) + ")"
+
+
+def judged_pattern(labs: list[LabSources]) -> str | None:
+    """The ctest tests of the labs recorded once that run outside the sandbox (their judges), or None."""
+    numbers = [lab.number for lab in labs if lab.recorded]
+    return "^lab(" + "|".join(numbers) + r")\.yours\." if numbers else None
+
+
+def fresh_report_folder(folder: Path) -> list[str]:
+    """Gives the judges a report folder the sandbox never had: `folder` (which the sandbox could write) is
+    moved aside, whole, and made again with copies of its plain record files only, so that nothing the
+    student's code left there (a link where a report will be written, a FIFO, a report written in advance)
+    and no process of the student's that outlived its step can touch what the judges read and write.
+    Returns the names left behind, for the log."""
+    aside = folder.with_name(folder.name + "-sandboxed")
+    shutil.rmtree(aside, ignore_errors=True)
+    if folder.exists() or folder.is_symlink():
+        folder.rename(aside)
+    folder.mkdir(parents=True)
+    left = []
+    for entry in sorted(aside.iterdir()) if aside.is_dir() and not aside.is_symlink() else []:
+        if entry.name.endswith(RECORD_SUFFIX) and sandbox.is_plain_file(entry, MAX_RECORD_BYTES):
+            shutil.copyfile(entry, folder / entry.name)
+        else:
+            left.append(entry.name)
+    return left
+
+
+def run_judges(build: Path, pattern: str, junit: Path, judges: int) -> tuple[int, str]:
+    """Runs the judges matching `pattern` in the submission's test folder `build`, never their recordings
+    (already run, in the sandbox): ctest's status and console. Their JUnit file is `junit`."""
+    command = [
+        "ctest",
+        "--test-dir",
+        str(build),
+        "-R",
+        pattern,
+        "-E",
+        r"\.record$",
+        "--fixture-exclude-setup",
+        ".*",
+        "--output-junit",
+        str(junit),
+        "--no-tests=error",
+        "--parallel",
+        str(max(1, judges)),
+        "--test-output-size-passed",
+        "262144",
+        "--test-output-size-failed",
+        "262144",
+    ]
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=JUDGE_TIMEOUT_S * 4, check=False)
+    except subprocess.TimeoutExpired as stopped:
+        return 124, f"the judges did not finish within {stopped.timeout} s"
+    return done.returncode, done.stdout + done.stderr
+
+
+def judge_count() -> int:
+    """Judges run at once: they need a CPU each and nothing else."""
+    return min(8, os.cpu_count() or 2)

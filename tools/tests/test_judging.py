@@ -1,0 +1,80 @@
+"""The grader's judge step (coursecli/judging.py): what runs in the sandbox and what outside it, and the
+report folder the judges get, which nothing left by the student's code can reach."""
+
+import os
+import re
+
+from coursecli import judging
+from coursecli.submissions import LabSources
+
+GRADED_WHILE_IT_RUNS = LabSources("01-null-stream", ["null_stream.cu"])
+RECORDED = LabSources("05-three-chunks", ["three_chunks.cu"], recorded=True)
+TESTS = [
+    "lab01.yours.NullStream.Serializes",
+    "lab01.yours.all_tests_declared",
+    "lab05.yours.record",
+    "lab05.yours.ThreeChunks.CopiesOverlapKernels",
+    "lab05.yours.all_tests_declared",
+    "lab05.solution.record",
+]
+
+
+def matching(pattern: str) -> list[str]:
+    return [name for name in TESTS if re.match(pattern, name)]
+
+
+def test_the_sandbox_runs_a_recorded_labs_recording_only():
+    assert matching(judging.sandboxed_pattern([GRADED_WHILE_IT_RUNS, RECORDED])) == [
+        "lab01.yours.NullStream.Serializes",
+        "lab01.yours.all_tests_declared",
+        "lab05.yours.record",
+    ]
+
+
+def test_the_judges_of_a_recorded_lab_run_outside_it():
+    judged = judging.judged_pattern([GRADED_WHILE_IT_RUNS, RECORDED])
+    assert judged is not None
+    # run_judges leaves the recording out by name (-E \.record$).
+    assert [name for name in matching(judged) if not name.endswith(".record")] == [
+        "lab05.yours.ThreeChunks.CopiesOverlapKernels",
+        "lab05.yours.all_tests_declared",
+    ]
+    assert judging.judged_pattern([GRADED_WHILE_IT_RUNS]) is None
+
+
+def test_the_judges_get_a_report_folder_with_the_plain_records_only(tmp_path):
+    reports = tmp_path / "gtest-xml"
+    reports.mkdir()
+    (reports / "lab05.yours.record.jsonl").write_text('{"format": "streamlab-record"}\n')
+    outside = tmp_path / "grader-file"
+    outside.write_text("the grader's")
+    # Where a judge will write its report: a link to a file of the grader's, planted in advance.
+    (reports / "lab05.yours.ThreeChunks.CopiesOverlapKernels.xml").symlink_to(outside)
+    (reports / "lab01.yours.record.jsonl").symlink_to(outside)  # a "record" that is a link
+    (reports / "lab05.yours.all_tests_declared.xml").write_text("<testsuites/>")  # a report written in advance
+    os.mkfifo(reports / "pipe")
+    (reports / "folder").mkdir()
+
+    left = judging.fresh_report_folder(reports)
+
+    assert sorted(path.name for path in reports.iterdir()) == ["lab05.yours.record.jsonl"]
+    record = reports / "lab05.yours.record.jsonl"
+    assert record.is_file() and not record.is_symlink()
+    assert record.read_text() == '{"format": "streamlab-record"}\n'
+    assert sorted(left) == sorted(
+        [
+            "lab05.yours.ThreeChunks.CopiesOverlapKernels.xml",
+            "lab01.yours.record.jsonl",
+            "lab05.yours.all_tests_declared.xml",
+            "pipe",
+            "folder",
+        ]
+    )
+    assert outside.read_text() == "the grader's"
+    # What the sandbox could write is set aside, whole: a process that outlived its step writes there.
+    assert (tmp_path / "gtest-xml-sandboxed" / "pipe").exists()
+
+
+def test_a_missing_report_folder_becomes_an_empty_one(tmp_path):
+    assert judging.fresh_report_folder(tmp_path / "gtest-xml") == []
+    assert list((tmp_path / "gtest-xml").iterdir()) == []
