@@ -139,9 +139,12 @@ def catalogue_verdict(problems: list[str], grade, lab_number: str) -> str:
     return f"not checked here ({unchecked})" if unchecked else "ok"
 
 
-def grade_catalogue(work: Path, gpu_present: bool, jobs: int, labs: set[str] | None = None) -> list[str]:
+def grade_catalogue(
+    work: Path, gpu_present: bool, jobs: int, labs: set[str] | None = None, keep_records: Path | None = None
+) -> list[str]:
     """Grades every catalogue sample (of `labs`, default all) on its own lab only; returns what broke the
-    catalogue's rules."""
+    catalogue's rules. With `keep_records`, copies the record of each sample of a lab recorded once there,
+    as labs/NN-topic/records/h200-SAMPLE.record.jsonl (what the CPU tests judge: test_lab_records.py)."""
     samples = work / "catalogue"
     make_catalogue(samples)
     problems = []
@@ -160,12 +163,25 @@ def grade_catalogue(work: Path, gpu_present: bool, jobs: int, labs: set[str] | N
             if lab == number:
                 grade = load_grade(student_folder(settings.out, name))
                 found = catalogue_problems(name, must_fail, grade, number)
+                if keep_records is not None:
+                    keep_record(student_folder(settings.out, name), number, name, keep_records)
                 problems += found
                 print(
                     f"selfgrade: catalogue {name}: must fail {', '.join(must_fail) or 'nothing'}: "
                     f"{catalogue_verdict(found, grade, number)}"
                 )
     return problems
+
+
+def keep_record(graded: Path, number: str, sample: str, keep_records: Path) -> None:
+    """Copies a sample's record (kept beside its report: lab NN recorded once) into `keep_records`."""
+    record = graded / f"lab{number}.record.jsonl"
+    if record.is_file():
+        folder = next(lab.folder for lab in course_labs(ROOT) if lab.number == number)
+        target = keep_records / "labs" / folder / "records" / f"h200-{sample}.record.jsonl"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(record, target)
+        print(f"selfgrade: kept {target}")
 
 
 def main(argv: list[str]) -> int:
@@ -177,6 +193,12 @@ def main(argv: list[str]) -> int:
     parser.add_argument(
         "--cheats-only", action="store_true", help="grade only the cheating submissions and the attacking batch"
     )
+    parser.add_argument(
+        "--keep-records",
+        type=Path,
+        metavar="DIR",
+        help="copy the record of each catalogue sample of a lab recorded once into DIR/labs/NN-topic/records/",
+    )
     args = parser.parse_args(argv)
     gpu_present, gpu = gpu_presence()
     if not gpu_present:
@@ -185,7 +207,7 @@ def main(argv: list[str]) -> int:
 
     work = args.work or Path(tempfile.mkdtemp(prefix="selfgrade-"))
     if args.catalogue_only:
-        problems = grade_catalogue(work, gpu_present, args.jobs, set(args.catalogue_only))
+        problems = grade_catalogue(work, gpu_present, args.jobs, set(args.catalogue_only), args.keep_records)
         for problem in problems:
             print(f"selfgrade: {problem}")
         return 1 if problems else 0
@@ -209,7 +231,7 @@ def main(argv: list[str]) -> int:
     problems += cheat_problems(cheats.out)
     problems += isolation_batch(work, args.jobs)
     if not (args.no_catalogue or args.cheats_only):
-        problems += grade_catalogue(work, gpu_present, args.jobs)
+        problems += grade_catalogue(work, gpu_present, args.jobs, keep_records=args.keep_records)
     for problem in problems:
         print(f"selfgrade: {problem}")
     if problems:
