@@ -97,6 +97,13 @@ TEST_F(RecordHarness, AHangEndsTheRunOnce) {
     EXPECT_NE(run.ended.find("scenario b did not finish"), std::string::npos) << run.ended;
 }
 
+TEST_F(RecordHarness, AProgramThatClosesTheRecordAndGoesOnIsStoppedAtTheDeadline) {
+    const Record run = record(fake_program("eval \"exec $fd>&-\"; sleep 60"), 2);
+    ASSERT_NE(run.find("b"), nullptr);
+    EXPECT_EQ(run.find("b")->outcome, Outcome::Hung);
+    EXPECT_EQ(run.find("c"), nullptr);
+}
+
 TEST_F(RecordHarness, AProgramThatCannotStartLeavesARecordThatSaysSo) {
     const Record run = record("");
     EXPECT_TRUE(run.scenarios.empty());

@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -123,7 +124,8 @@ Start start_program(const Options& options, const std::vector<std::string>& extr
         std::exit(1);
     }
     if (pid == 0) {
-        ::setpgid(0, 0);  // its own process group, so that a hang is stopped whole
+        ::setpgid(0, 0);                     // its own process group, so that a hang is stopped whole
+        ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // and never outlives the harness (ctest's timeout kills the harness)
         ::close(pipe_fds[0]);
         std::vector<std::string> args = options.program;
         args.insert(args.end(), {"--record-fd", std::to_string(pipe_fds[1])});
@@ -178,6 +180,24 @@ std::string ended_line(const std::string& scenario, Outcome outcome, const std::
     ended.outcome = outcome;
     ended.message = message;
     return streamlab::record::scenario_line(ended);
+}
+
+/// Waits for the program to end, until the deadline: false, with its process group killed, when it
+/// is still running then (it closed the pipe but goes on).
+bool wait_until_done(const Start& start, Clock::time_point deadline, int& status) {
+    for (;;) {
+        const pid_t ended = ::waitpid(start.pid, &status, WNOHANG);
+        if (ended == start.pid || (ended < 0 && errno != EINTR)) {
+            return true;
+        }
+        if (Clock::now() >= deadline) {
+            ::kill(-start.pid, SIGKILL);
+            ::kill(start.pid, SIGKILL);
+            ::waitpid(start.pid, &status, 0);
+            return false;
+        }
+        ::usleep(10 * 1000);
+    }
 }
 
 /// Reads the program's lines until it closes the pipe or the deadline passes.
@@ -245,10 +265,14 @@ int main(int argc, char** argv) {
             }
         }
         const Start start = start_program(options, extra);
-        const bool finished = read_until_done(run, start, deadline);
+        bool finished = read_until_done(run, start, deadline);
         ::close(start.from_program);
         int status = 0;
-        ::waitpid(start.pid, &status, 0);
+        if (finished) {
+            finished = wait_until_done(start, deadline, status);
+        } else {
+            ::waitpid(start.pid, &status, 0);  // killed by read_until_done
+        }
         if (!finished) {
             const std::string why =
                 "did not finish within the recording's " + std::to_string(static_cast<int>(options.timeout_s)) + " s";
