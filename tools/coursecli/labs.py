@@ -261,11 +261,13 @@ def _draw_recorded_timeline(record: Path, folder: Path, number: str, variant: st
     """Draws the timeline the judges judged, from the record: the lab's pipeline as it ran for grading."""
     trace = folder / "traces" / f"lab{number}-{variant}.json"
     image = folder / "plots" / f"lab{number}-{variant}.png"
-    if records.write_scenario_trace(record, trace) and plot(trace, image, folder):
+    if not records.write_scenario_trace(record, trace):
+        print(f"No timeline picture: the record holds no recorded {records.DRAWN_SCENARIO} scenario.")
+    elif plot(trace, image, folder):
         whose = "your" if variant == "yours" else "the solution's"
         print(f"Timeline of {whose} graded run: {image}")
     else:
-        print(f"No timeline picture: the record holds no recorded {records.DRAWN_SCENARIO} scenario.")
+        print("No timeline picture: the plot tool could not draw the judged run (its message is above).")
 
 
 def check_lab(number: str, preset: str, solution: bool, sanitize_it: bool = False, python: bool = False) -> int:

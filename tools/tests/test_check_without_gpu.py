@@ -13,7 +13,7 @@ from coursecli import answers, environment, labs
 from coursecli import main as course_main
 from coursecli.lab_cmake import read_lab_cmake
 from coursecli.main import main
-from coursecli.shell import ROOT
+from coursecli.shell import COURSE_ERROR, ROOT
 
 BUILD = ROOT / "build-ci"
 LAB = "01-null-stream"
@@ -199,3 +199,29 @@ def test_an_unknown_lab_is_the_courses_own_error(capsys, monkeypatch):
     monkeypatch.setattr(course_main, "_setup_or_fail", lambda: None)
     status, out = check(capsys, "99")
     assert status == 2 and out.startswith("course: no lab 99 (labs: 01, 02, ")
+
+
+RECORDS = ROOT / "labs" / "05-three-chunks" / "records"
+
+
+@needs_build_ci
+def test_check_judges_a_record_again_without_a_gpu(capsys, no_gpu):
+    points = read_lab_cmake(ROOT / "labs" / "05-three-chunks" / "lab.cmake").cpp.points
+    record = RECORDS / "h200-solution.record.jsonl"
+    status, out = check(capsys, "05", "--solution", "--record", str(record), "--preset", "ci")
+    assert status == 0, out
+    assert re.search(rf"total\s+{points}/{points}", out), out
+    assert "no GPU" not in out  # judging a record needs none
+
+    status, out = check(capsys, "05", "--record", str(RECORDS / "h200-starter.record.jsonl"), "--preset", "ci")
+    assert status == 1
+    assert re.search(rf"total\s+0/{points}", out), out
+
+
+def test_check_record_refuses_what_it_cannot_judge(tmp_path, capsys, no_gpu):
+    status, out = check(capsys, "05", "--record", str(tmp_path / "missing.jsonl"))
+    assert status == COURSE_ERROR and "no such file" in out
+    status, out = check(capsys, "01", "--record", str(RECORDS / "h200-solution.record.jsonl"))
+    assert status == COURSE_ERROR and "does not apply to it" in out
+    status, out = check(capsys, "05", "--python", "--record", str(RECORDS / "h200-solution.record.jsonl"))
+    assert status == COURSE_ERROR and "neither --python nor --sanitize" in out
