@@ -606,6 +606,13 @@ class SubmissionGrader:
                 ["ctest", "-R", judged, "(the judges, outside the sandbox)"], judges_console + note, judges_status
             )
             verdicts.update(ctest_verdicts(judges_console))
+            for lab in labs:
+                if lab.recorded:  # beside the report: `course check NN --record FILE` judges it again
+                    kept = self.folder / f"lab{lab.number}.record.jsonl"
+                    kept.unlink(missing_ok=True)
+                    record = self.xml_reports / f"lab{lab.number}.yours{judging.RECORD_SUFFIX}"
+                    if record.is_file():  # a copy of a plain file (fresh_report_folder)
+                        shutil.copyfile(record, kept)
             try:
                 outcomes += read_junit(judges_junit, labels) if judges_junit.is_file() else []
             except ET.ParseError:
@@ -639,16 +646,11 @@ class SubmissionGrader:
                 old.unlink()
             if lab.recorded:  # the run the judges judged, from its record: no second run of the student's code
                 trace = self.folder / f"lab{lab.number}.json"
-                record = self.xml_reports / f"lab{lab.number}.yours.record.jsonl"
-                # Kept beside the report: `course check NN --record FILE` judges it again, without a GPU.
                 kept = self.folder / f"lab{lab.number}.record.jsonl"
-                kept.unlink(missing_ok=True)
-                if sandbox.is_plain_file(record, judging.MAX_RECORD_BYTES):  # not a link or FIFO planted there
-                    shutil.copyfile(record, kept)
                 if kept.exists() and records.write_scenario_trace(kept, trace):
                     recorded[lab.number] = [trace]
                 else:
-                    lab_grade.timeline_note = "No timeline picture: the record holds no recorded pipeline."
+                    lab_grade.timeline_note = "No timeline picture: the record holds no recorded scenario to draw."
                 continue
             program = next(self.build.rglob(f"lab{lab.number}_yours_run"), None)
             if program is None:

@@ -262,7 +262,7 @@ def _draw_recorded_timeline(record: Path, folder: Path, number: str, variant: st
     trace = folder / "traces" / f"lab{number}-{variant}.json"
     image = folder / "plots" / f"lab{number}-{variant}.png"
     if not records.write_scenario_trace(record, trace):
-        print(f"No timeline picture: the record holds no recorded {records.DRAWN_SCENARIO} scenario.")
+        print("No timeline picture: the record holds no recorded scenario to draw.")
     elif plot(trace, image, folder):
         whose = "your" if variant == "yours" else "the solution's"
         print(f"Timeline of {whose} graded run: {image}")

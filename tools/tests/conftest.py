@@ -17,7 +17,8 @@ def pytest_collection_modifyitems(items):
 
 @pytest.fixture(scope="session")
 def graded_course(tmp_path_factory) -> tuple[Path, Path]:
-    """(course, build): the course, built for grading lab 01, C++ and Python, once for the whole run, as
+    """(course, build): the course, built for grading lab 01 (C++ and Python) and lab 05, recorded once
+    (C++), once for the whole run, as
     Slurm's build job builds it (`course grade --build-course-only`). A test grades with it through
     GradeSettings(course_root=course, course_build_dir=build, course_prebuilt=True), which builds each
     submission in its own folder and never writes to the shared build, so tests may use it at once.
@@ -27,7 +28,7 @@ def graded_course(tmp_path_factory) -> tuple[Path, Path]:
     course = ROOT
     build = folder / "build"
     for python in (False, True) if (ROOT / ".venv").exists() else (False,):
-        labs = batch.selected_labs(["01"], course, python=python)
+        labs = batch.selected_labs(["01"] if python else ["01", "05"], course, python=python)
         settings = batch.GradeSettings(
             out=folder / "log",
             labs=labs,
@@ -44,14 +45,15 @@ def graded_course(tmp_path_factory) -> tuple[Path, Path]:
 
 @pytest.fixture
 def grade_without_gpu(graded_course, monkeypatch):
-    """grade(submissions, out, python=False) -> grade_batch's status: the batch graded with graded_course,
-    lab 01's C++ or Python track, as on a machine without a GPU even where there is one."""
+    """grade(submissions, out, python=False, lab="01") -> grade_batch's status: the batch graded with
+    graded_course, lab 01's C++ or Python track (or lab 05's C++), as on a machine without a GPU even where
+    there is one."""
     course, build = graded_course
     monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "")
     monkeypatch.setattr(batch, "gpu_presence", lambda: (False, "no GPU: hidden by the test"))
 
-    def grade(submissions: Path, out: Path, python: bool = False) -> int:
-        labs = batch.selected_labs(["01"], course, python=python)
+    def grade(submissions: Path, out: Path, python: bool = False, lab: str = "01") -> int:
+        labs = batch.selected_labs([lab], course, python=python)
         settings = batch.GradeSettings(
             out=out,
             labs=labs,

@@ -134,3 +134,26 @@ def test_a_compiling_and_a_broken_submission(tmp_path, graded_course, grade_with
     assert hostile_grade.labs[0].tests and all(t.status == FAILED for t in hostile_grade.labs[0].tests)
     assert rows["hostile"]["total"] == "0"
     assert leftovers(str(out / ".work" / "hostile")) == []
+
+
+@pytest.mark.builds
+def test_a_lab_recorded_once_is_judged_outside_the_sandbox(tmp_path, grade_without_gpu):
+    """Lab 05 without a GPU: the recording runs in the sandbox and finds no GPU; the judges, run after it
+    and outside it, read its record and leave every test "not graded (no GPU)"; the record is kept."""
+    solved = tmp_path / "subs" / "ada" / "labs" / "05-three-chunks"
+    solved.mkdir(parents=True)
+    for name in ("three_chunks.cu", "prediction.txt"):
+        shutil.copy(ROOT / "solutions" / "05-three-chunks" / name, solved / name)
+    out = tmp_path / "out"
+    assert grade_without_gpu(tmp_path / "subs", out, lab="05") == 0
+
+    graded = load_grade(student_folder(out, "ada"))
+    lab = graded.labs[0]
+    assert not lab.problem and len(lab.tests) == 8
+    assert all(t.status == NOT_GRADED and t.reason == NO_GPU for t in lab.tests), [
+        (t.name, t.reason) for t in lab.tests
+    ]
+    log = (student_folder(out, "ada") / "grade.log").read_text()
+    assert "(the judges, outside the sandbox)" in log
+    record = student_folder(out, "ada") / "lab05.record.jsonl"
+    assert '"no_gpu"' in record.read_text()

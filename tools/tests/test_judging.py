@@ -1,10 +1,11 @@
 """The grader's judge step (coursecli/judging.py): what runs in the sandbox and what outside it, and the
 report folder the judges get, which nothing left by the student's code can reach."""
 
+import json
 import os
 import re
 
-from coursecli import judging
+from coursecli import judging, records
 from coursecli.submissions import LabSources
 
 GRADED_WHILE_IT_RUNS = LabSources("01-null-stream", ["null_stream.cu"])
@@ -78,3 +79,17 @@ def test_the_judges_get_a_report_folder_with_the_plain_records_only(tmp_path):
 def test_a_missing_report_folder_becomes_an_empty_one(tmp_path):
     assert judging.fresh_report_folder(tmp_path / "gtest-xml") == []
     assert list((tmp_path / "gtest-xml").iterdir()) == []
+
+
+def test_the_drawn_scenario_is_the_pipeline_or_else_the_last_that_ran_on_the_gpu(tmp_path):
+    def line(name, ops):
+        events = [{"ph": "X", "name": f"K_{i}"} for i in range(ops)]
+        return json.dumps({"scenario": name, "outcome": "recorded", "trace": {"traceEvents": events}})
+
+    record = tmp_path / "lab.record.jsonl"
+    record.write_text("\n".join([line("null_stream", 4), line("streams", 4), line("census", 0), "cut {"]) + "\n")
+    assert list(records.recorded_traces(record)) == ["null_stream", "streams", "census"]
+    assert records.scenario_trace(record) == records.recorded_traces(record)["streams"]  # the last with ops
+    record.write_text(line("pipeline", 1) + "\n" + line("streams", 4) + "\n")
+    assert len(records.scenario_trace(record)["traceEvents"]) == 1
+    assert records.scenario_trace(tmp_path / "missing.jsonl") is None
