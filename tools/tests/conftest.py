@@ -28,7 +28,8 @@ def graded_course(tmp_path_factory) -> tuple[Path, Path]:
     course = ROOT
     build = folder / "build"
     for python in (False, True) if (ROOT / ".venv").exists() else (False,):
-        labs = batch.selected_labs(["01"] if python else ["01", "05"], course, python=python)
+        # Both passes name every lab, so that the build's mark (the labs it was built for) covers them all.
+        labs = batch.selected_labs(["01", "05"], course, python=python)
         settings = batch.GradeSettings(
             out=folder / "log",
             labs=labs,
