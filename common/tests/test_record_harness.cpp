@@ -66,7 +66,7 @@ protected:
             fs::permissions(script, fs::perms::owner_all);
         }
         const fs::path out = folder_ / "lab.record.jsonl";
-        const std::string command = std::string(STREAMLAB_RECORD_EXE) + " --lab 05 --seed 7 --timeout " +
+        const std::string command = std::string(STREAMLAB_RECORD_EXE) + " --lab 7 --seed 7 --timeout " +
                                     std::to_string(timeout_s) + " --out " + out.string() + " -- " + script.string() +
                                     " > " + (folder_ / "harness.log").string() + " 2>&1";
         const int status = std::system(command.c_str());

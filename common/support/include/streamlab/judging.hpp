@@ -28,6 +28,7 @@ inline constexpr const char* kRecordVariable = "STREAMLAB_RECORD";
 /// where the recording found no GPU.
 class RecordTest : public ::testing::Test {
 protected:
+    /// Reads the record (once per process), fails or skips as the class says, and fills facts_.
     void SetUp() override;
 
     /// Points `scenario` at the recorded scenario `name`. Where it was not

@@ -7,7 +7,7 @@
 ///         return streamlab::recording::record_scenarios(argc, argv, [](streamlab::recording::Session& session) {
 ///             const int iterations = static_cast<int>(session.setup_value("iterations", [] { return 40.0; }));
 ///             session.scenario("pipeline", [&](streamlab::record::Scenario& scenario) {
-///                 session.record(scenario, "lab05 run_pipeline", [&] { (void)lab05::run_pipeline(job, 3); });
+///                 session.record(scenario, "run_pipeline", [&] { (void)run_pipeline(job, iterations); });
 ///             });
 ///         });
 ///     }
