@@ -52,7 +52,7 @@ Scenario pipeline_scenario() {
     }
     std::sort(timeline.ops.begin(), timeline.ops.end(),
               [](const DeviceOp& a, const DeviceOp& b) { return a.start_ns < b.start_ns; });
-    timeline.marks = {{"recording ends", 5000}};
+    timeline.marks = {{kRecordingEndsMark, 5000}};
     timeline.stream_calls = {{OrderingCall::EventRecord, "cudaEventRecord", 13, 77, 10},
                              {OrderingCall::Work, "cudaMemcpyAsync", 13, 0, 20}};
     scenario.timeline = timeline;
@@ -149,7 +149,7 @@ TEST(Record, RefusesCopiesLargerThanTheRunsBuffers) {
 
 TEST(Record, RefusesOpsOutOfOrderOrAfterTheRecordingEnded) {
     Scenario late = pipeline_scenario();
-    late.timeline->marks = {{"recording ends", 2000}};
+    late.timeline->marks = {{kRecordingEndsMark, 2000}};
     EXPECT_NE(refusal(record_text(late)).find("ends after the recording ended"), std::string::npos)
         << refusal(record_text(late));
     Scenario no_window = pipeline_scenario();

@@ -16,10 +16,6 @@ namespace {
 using nlohmann::json;
 using nlohmann::ordered_json;
 
-/// The host mark a recording program makes after the scenario's work and a
-/// device synchronization: every op of the scenario ends before it.
-constexpr const char* kWindowEndMark = "recording ends";
-
 /// The most elements an OutputSample spreads over the array, besides the chunks' edges.
 constexpr std::uint64_t kSpreadSamples = 2048;
 
@@ -196,9 +192,9 @@ OutputSample read_output(const json& object, std::uint32_t seed, const Place& pl
 void check_consistent(const Scenario& scenario, const Place& place) {
     const Timeline& timeline = *scenario.timeline;
     const auto end_mark = std::find_if(timeline.marks.begin(), timeline.marks.end(),
-                                       [](const HostMark& mark) { return mark.name == kWindowEndMark; });
+                                       [](const HostMark& mark) { return mark.name == kRecordingEndsMark; });
     if (end_mark == timeline.marks.end()) {
-        throw place.error(std::string("its trace has no \"") + kWindowEndMark + "\" mark");
+        throw place.error(std::string("its trace has no \"") + kRecordingEndsMark + "\" mark");
     }
     for (const DeviceOp& op : timeline.ops) {
         if (op.end_ns > end_mark->time_ns) {

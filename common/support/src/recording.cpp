@@ -24,9 +24,6 @@ public:
     using std::runtime_error::runtime_error;
 };
 
-/// The host mark every recorded scenario ends with (record.cpp checks the ops against it).
-constexpr const char* kWindowEndMark = "recording ends";
-
 [[noreturn]] void usage(const std::string& problem) {
     std::fprintf(stderr,
                  "%s\nusage: (run by streamlab_record) PROGRAM --record-fd N --seed S [--after SCENARIO] "
@@ -117,7 +114,7 @@ void Session::record(record::Scenario& scenario, const std::string& program, con
     // name NotRecordableHere, so it cannot turn a failing scenario into a skipped one.
     work();
     SL_CHECK(cudaDeviceSynchronize());
-    tracer->mark(kWindowEndMark);
+    tracer->mark(record::kRecordingEndsMark);
     scenario.timeline = tracer->finish();
 }
 

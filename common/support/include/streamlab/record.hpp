@@ -27,6 +27,10 @@ inline constexpr const char* kRecordFormatName = "streamlab-record";
 /// The record format's version, which readers require.
 inline constexpr int kRecordVersion = 1;
 
+/// The host mark a recording program makes after a scenario's work and a device
+/// synchronization: every op of the scenario ends before it (read_record checks).
+inline constexpr const char* kRecordingEndsMark = "recording ends";
+
 /// A record that cannot be judged: unreadable, malformed or inconsistent.
 /// The message says where and why, in one sentence.
 class RecordFormatError : public std::runtime_error {
