@@ -48,9 +48,9 @@ float input_element(std::size_t i, std::uint32_t seed) {
     return (h & 0x10000U) != 0 ? magnitude : -magnitude;
 }
 
-void fill_input(float* data, std::size_t n, std::uint32_t seed) {
+void fill_input(float* data, std::size_t n, std::uint32_t seed, std::size_t first) {
     for (std::size_t i = 0; i < n; ++i) {
-        data[i] = input_element(i, seed);
+        data[i] = input_element(first + i, seed);
     }
 }
 

@@ -60,8 +60,10 @@ void launch_workload(const float* in, float* out, std::size_t n, int iterations,
 [[nodiscard]] float workload_reference(float x, int iterations);
 
 /// Fills `data` with values in [-1, -0.25] and [0.25, 1], different for every
-/// element and every seed: never zeros. Element i is input_element(i, seed).
-void fill_input(float* data, std::size_t n, std::uint32_t seed = 1);
+/// element and every seed: never zeros. Element i is input_element(first + i, seed):
+/// with `first`, several buffers hold consecutive slices of one seeded input, so
+/// one output sample (record.hpp) covers jobs that each had a buffer of their own.
+void fill_input(float* data, std::size_t n, std::uint32_t seed = 1, std::size_t first = 0);
 
 /// Element `i` of fill_input's data for `seed`, computed alone: what lets a
 /// judge recompute any output element from the seed without the input array.
