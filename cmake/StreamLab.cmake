@@ -187,20 +187,42 @@ endfunction()
 # under the harness (common/support/src/record_harness.cpp) and is the fixture
 # every judge of the variant requires. The harness's own deadline is the lab's
 # timeout: a hang costs that once. out_var is set to the record's path.
-function(streamlab_add_record_test lab variant program timeout out_var)
+# The recording program is the command after the arguments (ARGN): an executable,
+# or a Python track's interpreter and recording script.
+function(streamlab_add_record_test lab variant timeout out_var)
   streamlab_record_file(${lab} ${variant} record_file)
   string(REGEX REPLACE "^lab" "" number "${lab}")
   set(name ${lab}.${variant}.record)
   add_test(NAME ${name}
            COMMAND $<TARGET_FILE:streamlab_record> --lab ${number} --out "${record_file}" --timeout ${timeout}
-                   -- $<TARGET_FILE:${program}>)
+                   -- ${ARGN})
   math(EXPR harness_timeout "${timeout} + 30")
   set_tests_properties(${name} PROPERTIES
       LABELS "${lab};${variant};gpu;pts:0"
       TIMEOUT ${harness_timeout}
+      SKIP_REGULAR_EXPRESSION "${STREAMLAB_SKIP_REGEX}"
       RESOURCE_LOCK gpu
       FIXTURES_SETUP ${name})
   set(${out_var} "${record_file}" PARENT_SCOPE)
+endfunction()
+
+# One judge of a recorded lab as the ctest test `ctest_name`: `judge` (the lab's
+# judges) filtered to `test_name`, reading `record_file` after the recording (the
+# fixture `fixture`), the answer files in `answer_dir`. It needs no GPU of its own.
+function(streamlab_add_judge_test ctest_name judge test_name labels timeout answer_dir record_file fixture)
+  set(xml_report "")
+  if(STREAMLAB_GTEST_XML_DIR)
+    set(xml_report "--gtest_output=xml:${STREAMLAB_GTEST_XML_DIR}/${ctest_name}.xml")
+  endif()
+  add_test(NAME ${ctest_name} COMMAND ${judge} --gtest_filter=${test_name} --gtest_brief=0 ${xml_report})
+  set_tests_properties(${ctest_name} PROPERTIES
+      LABELS "${labels}"
+      TIMEOUT ${timeout}
+      SKIP_REGULAR_EXPRESSION "${STREAMLAB_SKIP_REGEX}"
+      # A filter that matches nothing must fail, not pass.
+      FAIL_REGULAR_EXPRESSION "0 tests from 0 test suites ran"
+      ENVIRONMENT "STREAMLAB_ANSWER_DIR=${answer_dir};STREAMLAB_RECORD=${record_file}"
+      FIXTURES_REQUIRED ${fixture})
 endfunction()
 
 function(streamlab_add_lab)
@@ -252,6 +274,8 @@ function(streamlab_add_lab)
     target_compile_features(${lab}_judge PRIVATE cxx_std_17)
     # Outside the labs' folder, where the grader's copy of the test list keeps pointing at it.
     set_target_properties(${lab}_judge PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${CMAKE_BINARY_DIR}/judges")
+    # The same judges grade the lab's Python track (streamlab_register_python_labs).
+    set_property(GLOBAL PROPERTY "STREAMLAB_JUDGES_${lab}" ${arg_TIMEOUT} ${arg_TESTS})
   else()
     add_library(${lab}_test_objects OBJECT "${lab_dir}/${arg_TEST_SOURCE}")
     target_link_libraries(${lab}_test_objects PRIVATE streamlab_testing streamlab_support streamlab GTest::gtest)
@@ -321,7 +345,7 @@ function(streamlab_add_lab)
     set_target_properties(${lab}_${variant}_run ${graded_exe} PROPERTIES LINKER_LANGUAGE CUDA)
     set(record_file "")
     if(arg_RECORDER)
-      streamlab_add_record_test(${lab} ${variant} ${graded_exe} ${arg_TIMEOUT} record_file)
+      streamlab_add_record_test(${lab} ${variant} ${arg_TIMEOUT} record_file $<TARGET_FILE:${graded_exe}>)
     endif()
 
     # One ctest test per graded test, so each carries its own points label.
@@ -330,6 +354,13 @@ function(streamlab_add_lab)
     while(index LESS n_items)
       streamlab_test_triple(arg_TESTS ${index} test_name device points)
       set(ctest_name "${lab}.${variant}.${test_name}")
+      list(APPEND declared ${test_name})
+      math(EXPR index "${index} + 3")
+      if(record_file)
+        streamlab_add_judge_test(${ctest_name} ${test_exe} ${test_name} "${lab};${variant};${device};pts:${points}"
+                                 ${arg_TIMEOUT} "${answer_dir}" "${record_file}" ${lab}.${variant}.record)
+        continue()
+      endif()
       set(xml_report "")
       if(STREAMLAB_GTEST_XML_DIR)
         set(xml_report "--gtest_output=xml:${STREAMLAB_GTEST_XML_DIR}/${ctest_name}.xml")
@@ -344,16 +375,9 @@ function(streamlab_add_lab)
           FAIL_REGULAR_EXPRESSION "0 tests from 0 test suites ran"
           # Where a test finds the lab's answer files (streamlab/answers.hpp).
           ENVIRONMENT "STREAMLAB_ANSWER_DIR=${answer_dir}")
-      if(record_file)
-        # A judge: it reads the record (after the recording, a fixture) and needs no GPU of its own.
-        set_tests_properties(${ctest_name} PROPERTIES
-            ENVIRONMENT "STREAMLAB_ANSWER_DIR=${answer_dir};STREAMLAB_RECORD=${record_file}"
-            FIXTURES_REQUIRED ${lab}.${variant}.record)
-      elseif(device STREQUAL "gpu")
+      if(device STREQUAL "gpu")
         set_tests_properties(${ctest_name} PROPERTIES RESOURCE_LOCK gpu)
       endif()
-      list(APPEND declared ${test_name})
-      math(EXPR index "${index} + 3")
     endwhile()
 
     # Every test in the source must be declared above (and so carry points).
@@ -376,7 +400,15 @@ endfunction()
 # `void streamlab::python::register_labNN(nanobind::module_&)`, then the lab's
 # own sources it offers to Python (python/CMakeLists.txt, streamlab_add_lab_bindings).
 function(streamlab_add_python_lab)
-  cmake_parse_arguments(PARSE_ARGV 0 arg "" "NUMBER;TOPIC;TEST_SOURCE;TIMEOUT" "STUDENT_SOURCES;TESTS;BINDINGS")
+  cmake_parse_arguments(PARSE_ARGV 0 arg "" "NUMBER;TOPIC;TEST_SOURCE;TIMEOUT;RECORDER" "STUDENT_SOURCES;TESTS;BINDINGS")
+  if(arg_RECORDER)
+    # Recorded once, judged outside, by the C++ track's judges: no tests of its own.
+    if(arg_TEST_SOURCE OR arg_TESTS)
+      message(FATAL_ERROR "lab${arg_NUMBER} (Python): a lab with a RECORDER is graded by the C++ lab's judges; "
+                          "drop TEST_SOURCE and TESTS")
+    endif()
+    set(arg_TEST_SOURCE "RECORDER:${arg_RECORDER}")
+  endif()
   list(LENGTH arg_TESTS n_items)
   math(EXPR n_rem "${n_items} % 3")
   if(NOT n_rem EQUAL 0)
@@ -395,6 +427,44 @@ function(streamlab_add_python_lab)
   endif()
 endfunction()
 
+# A Python lab recorded once (RECORDER of streamlab_add_python_lab): per variant,
+# its recording (labNN.python-VARIANT.record: `recorder` run by `python` under the
+# harness, from the student's folder) and the C++ lab's judges on that record
+# (labNN.python-VARIANT.Suite.Name, with the C++ lab's points), so that one judge
+# grades both tracks. The answer files (the C++ lab's ANSWER_FILES) sit in the
+# Python folder, where a student of that track works.
+function(streamlab_register_recorded_python_lab python number folder recorder)
+  set(lab lab${number})
+  get_property(judges GLOBAL PROPERTY "STREAMLAB_JUDGES_${lab}")
+  if(NOT judges)
+    message(FATAL_ERROR "${lab} (Python): RECORDER needs the C++ lab recorded once (its RECORDER), whose judges grade it")
+  endif()
+  list(POP_FRONT judges timeout)
+  list(LENGTH judges n_items)
+  foreach(variant IN ITEMS yours solution)
+    streamlab_variant_folder(${variant} "${folder}/python" source_dir)
+    set(answer_dir "${source_dir}")
+    if(variant STREQUAL "yours" AND STREAMLAB_ANSWER_ROOT)
+      set(answer_dir "${STREAMLAB_ANSWER_ROOT}/${folder}/python")
+    endif()
+    set(track python-${variant})
+    streamlab_add_record_test(${lab} ${track} ${timeout} record_file "${python}" "${recorder}")
+    set_tests_properties(${lab}.${track}.record PROPERTIES
+        WORKING_DIRECTORY "${source_dir}"
+        LABELS "${lab};${track};python;gpu;pts:0"
+        # The student's folder first, then the lab's interface, the module, the course's helpers.
+        ENVIRONMENT "PYTHONPATH=${source_dir}:${PROJECT_SOURCE_DIR}/labs/${folder}/python:${STREAMLAB_PYTHON_PATH};PYTHONSAFEPATH=1;PYTHONDONTWRITEBYTECODE=1")
+    set(index 0)
+    while(index LESS n_items)
+      streamlab_test_triple(judges ${index} test_name device points)
+      streamlab_add_judge_test(${lab}.${track}.${test_name} $<TARGET_FILE:${lab}_judge> ${test_name}
+                               "${lab};${track};python;${device};pts:${points}" ${timeout} "${answer_dir}"
+                               "${record_file}" ${lab}.${track}.record)
+      math(EXPR index "${index} + 3")
+    endwhile()
+  endforeach()
+endfunction()
+
 # Registers every Python lab's tests for `python` (the interpreter the module
 # was built for; python/CMakeLists.txt sets STREAMLAB_PYTHON_PATH). Each runs one pytest test with the course's plugin
 # (python/streamlab_pytest.py), which exits with 77 where the test could only
@@ -406,6 +476,10 @@ function(streamlab_register_python_labs python)
     get_property(declaration GLOBAL PROPERTY "STREAMLAB_PYTHON_LAB_${folder}")
     list(POP_FRONT declaration test_source timeout)
     set(lab_dir "${PROJECT_SOURCE_DIR}/labs/${folder}/python")
+    if(test_source MATCHES "^RECORDER:(.+)$")
+      streamlab_register_recorded_python_lab(${python} ${number} ${folder} "${lab_dir}/${CMAKE_MATCH_1}")
+      continue()
+    endif()
     foreach(variant IN ITEMS yours solution)
       streamlab_variant_folder(${variant} "${folder}/python" source_dir)
       # The student's folder first, then the lab's interface and tests, the module, the course's helpers.

@@ -50,6 +50,9 @@ void bind_pipeline(nanobind::module_& module);
 /// The tracer as a context manager: `with streamlab.record("pipeline") as timeline:`.
 void bind_tracer(nanobind::module_& module);
 
+/// A lab's recording program (streamlab/recording.hpp), as the submodule `recording`.
+void bind_recording(nanobind::module_& module);
+
 /// The words the grader trusts (streamlab/grader_words.hpp), as the submodule `words`.
 void bind_words(nanobind::module_& module);
 

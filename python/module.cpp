@@ -23,6 +23,7 @@ NB_MODULE(streamlab, module) {
     streamlab::python::bind_pipeline(module);
     streamlab::python::bind_tracer(module);
     streamlab::python::bind_words(module);
+    streamlab::python::bind_recording(module);
     // Last, as they build on the names above; a copy of the course without a lab has none of its names.
     streamlab::python::register_labs(module);
 }

@@ -24,17 +24,13 @@ streamlab_add_lab(
 
 
 # The Python version (python/): the same tasks with the article's own API
-# (cuda-bindings), graded by pytest from the same timeline, through the module
-# `streamlab`. Tests: test_name  gpu|cpu  points.
+# (cuda-bindings). Recorded once, judged outside, like the C++ track:
+# python/record_lab05.py runs your three_chunks.py in the same scenarios and
+# writes the same record, and the judges of test_lab05.cpp grade it, test for
+# test and point for point.
 streamlab_add_python_lab(
   NUMBER 05
   TOPIC three-chunks
   STUDENT_SOURCES three_chunks.py
-  TEST_SOURCE test_lab05.py
-  TESTS
-    test_results_match_cpu_reference        gpu 2
-    test_each_chunk_runs_in_its_own_stream  gpu 2
-    test_makespan_near_the_model            gpu 3
-    test_reported_time_matches_timeline     gpu 2
-    test_any_chunk_count_works              gpu 2
+  RECORDER record_lab05.py
 )

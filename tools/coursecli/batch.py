@@ -235,8 +235,10 @@ def prepare_course(settings: GradeSettings) -> str:
     started = time.monotonic()
     log = Log(settings.out / ".work" / ".course-build.log", settings.verbose)
     if settings.python:
-        # The Python labs need the course's module, and nothing to link.
-        targets = [python_module.TARGET]
+        # The Python labs need the course's module, and nothing to link; a track recorded once, the harness and
+        # the C++ track's judges too.
+        judging_targets = [f"lab{lab.number}_judge" for lab in settings.labs if lab.recorded]
+        targets = [python_module.TARGET, *judging_targets, *(["streamlab_record"] if judging_targets else [])]
     else:
         targets = [target for lab in settings.labs for target in course_targets(lab.number, lab.recorded)]
         if (settings.course_root / "python" / "CMakeLists.txt").exists():

@@ -16,6 +16,7 @@ import subprocess
 from pathlib import Path
 
 from . import sandbox
+from .results import GtestReport, read_gtest_report
 from .submissions import LabSources
 
 RECORD_SUFFIX = ".record.jsonl"
@@ -90,3 +91,36 @@ def run_judges(build: Path, pattern: str, junit: Path, judges: int) -> tuple[int
 def judge_count() -> int:
     """Judges run at once: they need a CPU each and nothing else."""
     return min(8, os.cpu_count() or 2)
+
+
+def recording_command(build: Path, number: str, record: Path, timeout_s: int, program: list) -> list[str]:
+    """Lab NN's recording program (`program`: an executable, or an interpreter and a Python track's
+    recording script) run by the course's harness, which writes the record to `record`."""
+    harness = build / "bin" / "streamlab_record"
+    return [str(harness), "--lab", number, "--out", str(record), "--timeout", str(timeout_s), "--", *map(str, program)]
+
+
+def judge_binary(build: Path, number: str) -> Path:
+    """Lab NN's judges, built once by the course: the same for both tracks."""
+    return build / "judges" / f"lab{number}_judge"
+
+
+def judge_record(
+    build: Path, number: str, record: Path, answers: Path, folder: Path, tests: list[str]
+) -> dict[str, tuple[GtestReport | None, int, str]]:
+    """Runs each of lab NN's judges `tests` (Suite.Name) on `record`, here, with no GPU and no student
+    code, one process each: test -> (GoogleTest's own report, or None when it wrote none; the exit
+    status; the console). `answers` holds the answer files; `folder` gets the reports."""
+    judged = {}
+    env = {**os.environ, "STREAMLAB_RECORD": str(record), "STREAMLAB_ANSWER_DIR": str(answers)}
+    for test in tests:
+        xml = folder / f"{test}.xml"
+        xml.unlink(missing_ok=True)
+        command = [str(judge_binary(build, number)), f"--gtest_filter={test}", f"--gtest_output=xml:{xml}"]
+        try:
+            done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=JUDGE_TIMEOUT_S)
+            status, console = done.returncode, done.stdout + done.stderr
+        except subprocess.TimeoutExpired:
+            status, console = 124, f"the judge did not finish within {JUDGE_TIMEOUT_S} s"
+        judged[test] = (read_gtest_report(xml, test), status, console)
+    return judged

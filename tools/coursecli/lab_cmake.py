@@ -22,8 +22,10 @@ CPP_LAB, PYTHON_LAB = "streamlab_add_lab", "streamlab_add_python_lab"
 # The keywords a declaration cannot do without (CMake itself would build a broken lab without them).
 REQUIRED = {
     CPP_LAB: ("NUMBER", "TOPIC", "STUDENT_SOURCES", "PROGRAM", "TEST_SOURCE", "TESTS"),
-    PYTHON_LAB: ("NUMBER", "TOPIC", "STUDENT_SOURCES", "TEST_SOURCE", "TESTS"),
+    PYTHON_LAB: ("NUMBER", "TOPIC", "STUDENT_SOURCES"),
 }
+# A Python track without RECORDER has tests of its own; with one, the C++ track's judges grade it.
+PYTHON_TESTED = ("TEST_SOURCE", "TESTS")
 MAX_GPUS = 8  # as streamlab_add_lab checks GPUS
 
 
@@ -71,6 +73,9 @@ class LabCmake:
     allow_asm: bool  # whether the student's code may use inline asm
     python_bindings: tuple[str, ...] = ()  # what the lab adds to the module (BINDINGS): register file first
     recorder: str = ""  # RECORDER: the recording program of a lab recorded once and judged outside ("": none)
+    # The Python track's RECORDER (python/record_labNN.py): its record is judged by the C++ track's judges,
+    # whose tests are then `python.tests` too ("": the track has pytest tests of its own).
+    python_recorder: str = ""
 
 
 @functools.cache
@@ -145,11 +150,22 @@ def _tests(words: list[str]) -> tuple[GradedTest, ...]:
     return tuple(tests)
 
 
-def _track(values: dict[str, list[str]], function: str) -> Track:
+def _track(values: dict[str, list[str]], function: str, judged_by: Track | None = None) -> Track:
+    """The track `values` declares; `judged_by`: the C++ track whose judges grade a recorded Python track."""
     number = values["NUMBER"][0]
     try:
         if not re.fullmatch(r"\d\d", number):
             raise ValueError(f"NUMBER must be two digits (01), not {number!r}")
+        if judged_by is not None:
+            given = [keyword for keyword in PYTHON_TESTED if keyword in values]
+            if given:
+                raise ValueError(f"a RECORDER is graded by the C++ lab's judges: drop {', '.join(given)}")
+            if number != judged_by.number:
+                raise ValueError(f"NUMBER {number} is not the C++ lab's {judged_by.number}")
+            return Track(number, values["TOPIC"][0], tuple(values["STUDENT_SOURCES"]), "", judged_by.tests)
+        missing = [keyword for keyword in PYTHON_TESTED if not values.get(keyword)]
+        if missing:
+            raise ValueError(f"no {', '.join(missing)}")
         tests = _tests(values["TESTS"])
     except ValueError as error:
         raise ValueError(f"{function}: {error}") from None
@@ -172,9 +188,13 @@ def read_lab_cmake(path: Path) -> LabCmake:
         cpp = _declaration(text, CPP_LAB, required=True)
         python = _declaration(text, PYTHON_LAB, required=False)
         assert cpp is not None  # required
+        cpp_track = _track(cpp, CPP_LAB)
+        python_recorder = python.get("RECORDER", [""])[0] if python else ""
+        if python_recorder and not cpp.get("RECORDER"):
+            raise ValueError(f"{PYTHON_LAB}: RECORDER needs the C++ lab recorded once too (its RECORDER)")
         return LabCmake(
-            cpp=_track(cpp, CPP_LAB),
-            python=_track(python, PYTHON_LAB) if python else None,
+            cpp=cpp_track,
+            python=_track(python, PYTHON_LAB, cpp_track if python_recorder else None) if python else None,
             answer_files=tuple(cpp.get("ANSWER_FILES", [])),
             program=cpp["PROGRAM"][0],
             gpus=_number(cpp, "GPUS", 1, low=1, high=MAX_GPUS),
@@ -183,6 +203,7 @@ def read_lab_cmake(path: Path) -> LabCmake:
             allow_asm="ALLOW_ASM" in cpp,
             python_bindings=tuple(python.get("BINDINGS", [])) if python else (),
             recorder=cpp.get("RECORDER", [""])[0],
+            python_recorder=python_recorder,
         )
     except OSError as error:
         raise LabCmakeError(f"{path}: cannot be read ({error.strerror})") from None

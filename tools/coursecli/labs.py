@@ -264,7 +264,7 @@ def _draw_recorded_timeline(record: Path, folder: Path, number: str, variant: st
     if not records.write_scenario_trace(record, trace):
         print("No timeline picture: the record holds no recorded scenario to draw.")
     elif plot(trace, image, folder):
-        whose = "your" if variant == "yours" else "the solution's"
+        whose = "your" if variant.endswith("yours") else "the solution's"
         print(f"Timeline of {whose} graded run: {image}")
     else:
         print("No timeline picture: the plot tool could not draw the judged run (its message is above).")
@@ -402,8 +402,11 @@ def _check_python_lab(number: str, preset: str, variant: str) -> int:
     if not (lab_folder(number) / "python").is_dir():
         say(f"lab {number} has no Python version yet (labs/{lab_folder(number).name}/python)")
         return COURSE_ERROR
+    # A track recorded once is judged by the C++ track's judges: they and the harness are built too.
+    recorded = bool(lab_cmake.read_lab_cmake(lab_folder(number) / "lab.cmake").python_recorder)
+    judging_targets = [f"lab{number}_judge", "streamlab_record"] if recorded else []
     try:
-        folder = build_python_side(preset)
+        folder = build(preset, [TARGET, *judging_targets])
     except CommandFailed as failure:
         say(f"the course's Python module does not build ({failure})")
         return COURSE_ERROR
@@ -413,6 +416,8 @@ def _check_python_lab(number: str, preset: str, variant: str) -> int:
         say("the Python labs' tests are not registered in this build: no Python was found (the configure step says so)")
         return COURSE_ERROR
     verdicts = lab_checks.python_verdicts(lab_folder(number), python_student_folder(number, variant))
+    if recorded:  # its answer files sit in the Python folder
+        verdicts += lab_checks.answer_verdicts(lab_folder(number), python_student_folder(number, variant))
     stop = _print_verdicts(number, f"{variant}, Python", verdicts, "what the Python labs import builds")
     if stop is not None:
         return stop
@@ -425,6 +430,9 @@ def _check_python_lab(number: str, preset: str, variant: str) -> int:
     earned, possible = _print_points(number, variant, outcomes, labels, python=True)
     if variant == "yours":
         save_last_check(folder, number, True, outcomes)  # for `course list`
+    if recorded:  # the run the judges judged
+        track = f"python-{variant}"
+        _draw_recorded_timeline(records.record_path(folder, number, track), folder, number, track)
     return 0 if outcomes and earned == possible else FAILING
 
 

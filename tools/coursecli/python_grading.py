@@ -8,6 +8,12 @@ student's staged folder, with the course's own test file and plugin
 (python/streamlab_pytest.py), the interpreter the course's module `streamlab`
 was built for, and pytest's JUnit report written where the grader chose.
 
+A track recorded once (RECORDER in its lab.cmake) runs none of that: its
+recording program runs the student's module once for the whole lab, in the
+sandbox, and the C++ track's judges read the record afterwards, outside it
+(grade_recorded_python_lab), so no process that ran the student's code decides
+a verdict.
+
 The verdict follows scoring.py: a pass needs exit status 0 and that report
 showing exactly this test passed (the student's code cannot write files, so it
 cannot write the report); a skip is "not graded" only for the course's own
@@ -16,6 +22,7 @@ reasons (no GPU, a tracer that could not start), any other skip scores 0.
 
 from __future__ import annotations
 
+import shutil
 import signal
 import subprocess
 import xml.etree.ElementTree as ET
@@ -23,6 +30,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from . import judging, sandbox
 from .python_module import module_python, python_path
 from .results import GtestReport, TestOutcome, points_of
 from .sandbox import TIMED_OUT
@@ -36,14 +44,15 @@ SKIP_STATUS = 77  # python/streamlab_pytest.py: the test could only skip
 
 
 def python_test_names(labels: dict[str, list[str]], number: str) -> list[str]:
-    """The ctest names of lab NN's graded Python tests (labNN.python-yours.test_x), in the course's order."""
+    """The ctest names of lab NN's graded Python tests (labNN.python-yours.test_x, or the C++ judges'
+    labNN.python-yours.Suite.Name of a track recorded once, never its recording), in the course's order."""
     prefix = f"lab{number}.python-yours."
-    return [name for name in labels if name.startswith(prefix)]
+    return [name for name in labels if name.startswith(prefix) and name != f"{prefix}record"]
 
 
 def declared_python_points(labels: dict[str, list[str]], number: str) -> list[tuple[str, int]]:
     """(test_x, points) of lab NN's Python tests: what a lab that cannot run scores 0 on."""
-    return [(name.rsplit(".", 1)[-1], points_of(labels[name])) for name in python_test_names(labels, number)]
+    return [(name.split(".", 2)[-1], points_of(labels[name])) for name in python_test_names(labels, number)]
 
 
 # The course's plugin, no cache files, and the test's folder (the course's, holding the
@@ -117,8 +126,10 @@ def grade_python_lab(
     command in the submission's sandbox and returns (status, output)."""
     labels = settings.course_labels or {}
     course_root, course_build = settings.course_root, settings.course_build.folder
-    test_file = course_root / "labs" / lab.folder / "python" / f"test_lab{lab.number}.py"
     env = pytest_environment(staged, course_root, course_build, lab)
+    if lab.recorded:
+        return grade_recorded_python_lab(lab, settings, python, gpu_present, run_step, staged, reports, env)
+    test_file = course_root / "labs" / lab.folder / "python" / f"test_lab{lab.number}.py"
     graded = LabGrade(lab.number, lab.folder)
     for name in python_test_names(labels, lab.number):
         test = name.rsplit(".", 1)[-1]
@@ -130,6 +141,46 @@ def grade_python_lab(
         if outcome.points > 0:
             report = read_pytest_report(junit, test)
             graded.tests.append(grade_test(outcome, verdict_of(status), settings.timeout_s, gpu_present, report))
+    return graded
+
+
+def grade_recorded_python_lab(
+    lab: LabSources,
+    settings: GradeSettings,
+    python: str,
+    gpu_present: bool,
+    run_step: Callable[[list, dict[str, str], Path], tuple[int, str]],
+    staged: Path,
+    reports: Path,
+    env: dict[str, str],
+) -> LabGrade:
+    """A Python track recorded once: its recording program runs the student's module in the sandbox
+    (run_step), once for the whole lab; then, here, after that step has ended and without a GPU, the C++
+    track's judges read the record, which is copied first to a folder the sandbox never had. No process
+    that ran the student's code writes a verdict."""
+    labels = settings.course_labels or {}
+    course_root, course_build = settings.course_root, settings.course_build.folder
+    record = reports / f"lab{lab.number}.python-yours{judging.RECORD_SUFFIX}"
+    record.unlink(missing_ok=True)
+    recorder = course_root / "labs" / lab.folder / "python" / f"record_lab{lab.number}.py"
+    command = judging.recording_command(course_build, lab.number, record, settings.timeout_s, [python, recorder])
+    run_step(command, env, staged)  # what happened in it is in the record, which the harness writes
+    judged = reports.with_name(f"{reports.name}-judged-lab{lab.number}-python")
+    shutil.rmtree(judged, ignore_errors=True)
+    judged.mkdir(parents=True)
+    if sandbox.is_plain_file(record, judging.MAX_RECORD_BYTES):
+        shutil.copyfile(record, judged / record.name)  # else the judges say the record is missing
+    names = python_test_names(labels, lab.number)
+    verdicts = judging.judge_record(
+        course_build, lab.number, judged / record.name, staged, judged, [name.split(".", 2)[2] for name in names]
+    )
+    graded = LabGrade(lab.number, lab.folder)
+    for name in names:
+        report, judge_status, console = verdicts[name.split(".", 2)[2]]
+        result = report.result if report is not None and judge_status in (0, 1) else "failed"
+        outcome = TestOutcome(name, result, labels[name], console)
+        if outcome.points > 0:
+            graded.tests.append(grade_test(outcome, verdict_of(judge_status), settings.timeout_s, gpu_present, report))
     return graded
 
 

@@ -67,7 +67,14 @@ class LabSources:
 def course_python_labs(root: Path) -> list[LabSources]:
     """Every lab of the course at `root` that has a Python version (labs/NN-topic/python), in order."""
     return [
-        LabSources(folder.name, list(python.student_sources), subfolder="python")
+        LabSources(
+            folder.name,
+            list(python.student_sources),
+            # A track judged by the C++ judges reads the lab's answer files, kept in its own folder.
+            list(declared.answer_files) if declared.python_recorder else [],
+            subfolder="python",
+            recorded=bool(declared.python_recorder),
+        )
         for folder, declared in declared_labs(root)
         if (python := declared.python) and (folder / "python").is_dir()
     ]

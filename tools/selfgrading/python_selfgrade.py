@@ -7,7 +7,8 @@ the tests it names, so that a test grades its own idea and nothing else.
 
 Each variant runs the lab's pytest file (labs/NN-topic/python/test_labNN.py) with the
 course's plugin, its own folder first on PYTHONPATH, as ctest runs it, and then each test
-skipped there alone, in a process of its own, as ctest runs every test. Exits 77
+skipped there alone, in a process of its own, as ctest runs every test. A Python track recorded
+once (RECORDER in its lab.cmake) is recorded instead, and judged by the C++ track's judges. Exits 77
 without a GPU or without the built module, 1 when a rule breaks, 0 otherwise.
 Standard library only.
 """
@@ -25,12 +26,15 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 from pathlib import Path
 
+from coursecli import judging
 from coursecli.gpu import gpu_presence
+from coursecli.lab_cmake import LabCmake, read_lab_cmake
 from coursecli.python_grading import PYTEST_OPTIONS
 from coursecli.python_module import module_python, python_path
 from coursecli.shell import COURSE_ERROR, ROOT
 
 SKIP = 77
+RECORDING_TIMEOUT_S = 120  # the harness's deadline for a whole recording: the labs' default ctest timeout
 
 
 @dataclass(frozen=True)
@@ -79,7 +83,7 @@ PYTHON_CATALOGUE = {
         "three_chunks.py",
         "        for done in chunk_done[1:]:\n            check(cudart.cudaStreamWaitEvent(first, done, 0))",
         "        pass  # no join: `stop` waits for the first stream only",
-        frozenset({"test_reported_time_matches_timeline"}),
+        frozenset({"ThreeChunks.ReportedSpeedupMatchesTimeline"}),
     ),
     "wrong-py-lab06-staging-reused-early": Mistake(
         "06-many-chunks",
@@ -167,6 +171,9 @@ def run_tests(lab: str, student: Path, build: Path, junit: Path) -> tuple[dict[s
         "PYTHONPATH": os.pathsep.join(map(str, path)),
         "PYTHONDONTWRITEBYTECODE": "1",
     }
+    declared = read_lab_cmake(ROOT / "labs" / lab / "lab.cmake")
+    if declared.python_recorder:
+        return recorded_outcomes(lab, declared, student, build, env, junit)
     test_file = lab_python / f"test_lab{lab[:2]}.py"
     outcomes, ended = pytest_outcomes(str(test_file), student, env, junit)
     for test in [name for name, status in outcomes.items() if status == "skipped"]:
@@ -174,6 +181,22 @@ def run_tests(lab: str, student: Path, build: Path, junit: Path) -> tuple[dict[s
         outcomes.update(alone)
         ended = ended or ended_alone
     return outcomes, ended
+
+
+def recorded_outcomes(
+    lab: str, declared: LabCmake, student: Path, build: Path, env: dict[str, str], junit: Path
+) -> tuple[dict[str, str], str]:
+    """run_tests' answer for a Python track recorded once: its recording program on `student`, under the
+    harness, then the C++ track's judges on the record (the answer files in the student's folder)."""
+    record = junit.with_suffix(judging.RECORD_SUFFIX)
+    recorder = ROOT / "labs" / lab / "python" / declared.python_recorder
+    command = judging.recording_command(build, lab[:2], record, RECORDING_TIMEOUT_S, [sys.executable, recorder])
+    ended = subprocess.run(command, env={**env, "PYTHONSAFEPATH": "1"}, cwd=student, capture_output=True, text=True)
+    if not record.is_file():
+        return {}, f"the recording harness wrote no record: {ended.stdout + ended.stderr}"
+    tests = [test.name for test in declared.cpp.tests]
+    verdicts = judging.judge_record(build, lab[:2], record, student, junit.parent, tests)
+    return {test: report.result if report else "failed" for test, (report, _, _) in verdicts.items()}, ""
 
 
 def pytest_outcomes(tests: str, student: Path, env: dict[str, str], junit: Path) -> tuple[dict[str, str], str]:

@@ -227,9 +227,11 @@ def test_the_autograder_zip_has_the_scripts_and_the_course(tmp_path):
 def test_the_python_autograder_grades_the_python_labs_and_builds_the_module(tmp_path):
     labs = [lab for lab in course_python_labs(ROOT) if lab.number == "05"]
     names = build_autograder(tmp_path / "autograder.zip", labs, cuda_version="13-0", python=True)
-    assert {"python/CMakeLists.txt", "python/streamlab_pytest.py", "labs/05-three-chunks/python/test_lab05.py"} <= set(
-        names
-    )
+    assert {
+        "python/CMakeLists.txt",
+        "python/streamlab_pytest.py",
+        "labs/05-three-chunks/python/record_lab05.py",
+    } <= set(names)
     with zipfile.ZipFile(tmp_path / "autograder.zip") as archive:
         assert "--course-build /autograder/source/build-grading --python" in archive.read("run_autograder").decode()
         setup = archive.read("setup.sh").decode()

@@ -22,6 +22,8 @@ from selfgrading.make_grading_samples import CATALOGUE, make_catalogue
 
 BUILD = ROOT / "build-ci"
 STARTER, SOLUTION = "starter", "solution"
+# The Python track's records, judged by the same judges (a Python track recorded once, python/record_labNN.py).
+PYTHON_STARTER, PYTHON_SOLUTION = "python-starter", "python-solution"
 # A pipeline that never returns (a host spin in run_pipeline), recorded with a 20 s deadline: the run stops
 # once, in its first scenario, and every judge fails saying so.
 NEVER_RETURNS = "never-returns"
@@ -66,6 +68,10 @@ def answer_folder(number: str, sample: str, catalogue: Path) -> Path:
         return ROOT / "solutions" / lab.name
     if sample == STARTER:
         return lab
+    if sample == PYTHON_SOLUTION:  # the Python track keeps its answer files in its own folder
+        return ROOT / "solutions" / lab.name / "python"
+    if sample == PYTHON_STARTER:
+        return lab / "python"
     return catalogue / sample / "labs" / lab.name
 
 
@@ -93,6 +99,8 @@ def test_a_recorded_lab_has_committed_records_of_its_solution_and_starter():
             assert declared.cpp.number in recorded, f"{folder.name} is recorded once but has no committed records"
             names = {whose(record) for _, record in committed_records() if _ == declared.cpp.number}
             assert {SOLUTION, STARTER} <= names
+            if declared.python_recorder:
+                assert {PYTHON_SOLUTION, PYTHON_STARTER} <= names, f"{folder.name}: no records of its Python track"
 
 
 @pytest.mark.parametrize(("number", "record"), committed_records(), ids=lambda value: getattr(value, "name", value))
@@ -101,9 +109,9 @@ def test_judges_give_each_committed_record_its_expected_verdicts(number, record,
     verdicts = judge(number, record, answer_folder(number, sample, catalogue), tmp_path / "judges.xml")
     assert set(verdicts) == graded_tests(number)
     failed = {name for name, (status, _) in verdicts.items() if status != "passed"}
-    if sample == SOLUTION:
+    if sample in (SOLUTION, PYTHON_SOLUTION):
         assert not failed, {name: verdicts[name] for name in failed}
-    elif sample == STARTER:
+    elif sample in (STARTER, PYTHON_STARTER):
         assert failed, "the starter's record passed every judge"
     elif sample == NEVER_RETURNS:
         assert failed == graded_tests(number)

@@ -124,6 +124,11 @@ def test_the_points_marker_is_registered(tmp_path):
 
 
 PYTHON_LABS = sorted(path.parent.name for path in (ROOT / "labs").glob("*/python"))
+# The Python tracks with pytest tests of their own; the others are recorded once and judged by the C++ judges.
+TESTED_PYTHON_LABS = [
+    lab for lab in PYTHON_LABS if not read_lab_cmake(ROOT / "labs" / lab / "lab.cmake").python_recorder
+]
+RECORDED_PYTHON_LABS = sorted(set(PYTHON_LABS) - set(TESTED_PYTHON_LABS))
 
 
 @pytest.mark.parametrize("lab", PYTHON_LABS)
@@ -132,13 +137,25 @@ def test_the_cpp_labs_declaration_is_read_without_the_python_one(lab):
     assert sources and all(name.endswith((".cu", ".cpp")) for name in sources)
 
 
-@pytest.mark.parametrize("lab", PYTHON_LABS)
+@pytest.mark.parametrize("lab", TESTED_PYTHON_LABS)
 def test_lab_cmake_declares_each_graded_python_test_with_the_points_of_its_marker(lab):
     python = read_lab_cmake(ROOT / "labs" / lab / "lab.cmake").python
     assert python is not None, f"{lab}: lab.cmake has no streamlab_add_python_lab"
     source = (ROOT / "labs" / lab / "python" / python.test_source).read_text()
     marked = {name: int(points) for points, name in re.findall(r"@pytest\.mark\.points\((\d+)\)\ndef (\w+)\(", source)}
     assert {test.name: test.points for test in python.tests} == marked
+
+
+@pytest.mark.parametrize("lab", RECORDED_PYTHON_LABS)
+def test_a_recorded_python_track_is_graded_by_the_cpp_tracks_tests_and_keeps_its_answer_files(lab):
+    declared = read_lab_cmake(ROOT / "labs" / lab / "lab.cmake")
+    assert declared.python.tests == declared.cpp.tests and declared.python.test_source == ""
+    assert (ROOT / "labs" / lab / "python" / declared.python_recorder).is_file()
+    assert not list((ROOT / "labs" / lab / "python").glob("test_lab*.py")), "its judges are the C++ track's"
+    for name in declared.answer_files:
+        assert (ROOT / "labs" / lab / "python" / name).is_file() and (
+            ROOT / "solutions" / lab / "python" / name
+        ).is_file()
 
 
 @pytest.mark.parametrize("lab", PYTHON_LABS)
@@ -237,15 +254,28 @@ def test_the_python_the_module_was_built_for_is_read_from_the_cache(tmp_path):
         assert module_python(built) and Path(module_python(built)).exists()
 
 
-def test_ctests_python_tests_find_the_module_then_the_courses_helpers():
-    registered = registered_python_test("lab05.python-yours.test_results_match_cpu_reference")
-    environment = dict(
+def registered_environment(name: str) -> dict[str, str]:
+    registered = registered_python_test(name)
+    return dict(
         entry.split("=", 1) for p in registered["properties"] if p["name"] == "ENVIRONMENT" for entry in p["value"]
     )
+
+
+@pytest.mark.parametrize("name", ["lab06.python-yours.test_results_match_cpu_reference", "lab05.python-yours.record"])
+def test_ctests_python_tests_find_the_module_then_the_courses_helpers(name):
+    environment = registered_environment(name)
     path = environment["PYTHONPATH"].split(":")
     assert path[-2:] == [str(ROOT / "build-ci" / "python"), str(ROOT / "python")]
     assert not any("without_headers" in entry for entry in path)
     assert "STREAMLAB_C_LIBRARY" not in environment
+
+
+def test_a_recorded_python_tracks_judges_read_its_record_and_its_answer_files():
+    recording = registered_python_test("lab05.python-solution.record")
+    assert recording["command"][-1] == str(ROOT / "labs" / "05-three-chunks" / "python" / "record_lab05.py")
+    environment = registered_environment("lab05.python-solution.ThreeChunks.MakespanNearTheModel")
+    assert environment["STREAMLAB_RECORD"].endswith("lab05.python-solution.record.jsonl")
+    assert environment["STREAMLAB_ANSWER_DIR"] == str(ROOT / "solutions" / "05-three-chunks" / "python")
 
 
 def test_without_a_gpu_a_lab_test_ends_before_it_runs(tmp_path):
@@ -274,7 +304,7 @@ def test_without_a_gpu_a_lab_test_ends_before_it_runs(tmp_path):
 LIGHT_IMPORTS = {"__future__", "collections", "collections.abc", "dataclasses", "typing", "pytest", "streamlab_pytest"}
 
 
-@pytest.mark.parametrize("lab", PYTHON_LABS)
+@pytest.mark.parametrize("lab", TESTED_PYTHON_LABS)
 def test_a_lab_test_file_imports_only_light_modules_at_its_top(lab):
     test_file = next((ROOT / "labs" / lab / "python").glob("test_lab*.py"))
     tree = ast.parse(test_file.read_text())

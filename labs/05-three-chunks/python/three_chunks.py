@@ -1,8 +1,9 @@
 """Lab 05 in Python: the three-chunk pipeline, in which copies and kernels overlap.
 
 Your task is `run_pipeline` (README, Tasks 1 to 3; the README shows each step in
-C++ and in Python). The graded tests (test_lab05.py) run it while CUPTI records
-what the GPU did, and grade only that record and the output.
+C++ and in Python). The course's recording program (record_lab05.py) runs it
+while CUPTI records what the GPU did; the C++ track's judges grade only that
+record, never anything your code prints.
 
     ./course check 05 --python
 """

@@ -1,0 +1,98 @@
+// A Python lab's recording program, as the C++ ones are (streamlab/recording.hpp):
+//
+//     def scenarios(session):
+//         n = int(session.setup_value("n", lambda: 1 << 20))
+//         session.scenario("pipeline", lambda scenario: session.record(scenario, "run_pipeline", work))
+//
+//     sys.exit(streamlab.recording.record_scenarios(sys.argv, scenarios))
+//
+// It writes the same record as the C++ track's program, so the same judges grade
+// both tracks. What a scenario's Python code raises fails that scenario, with
+// Python's message, as a C++ exception does.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nanobind/stl/function.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include "bindings.hpp"
+#include "streamlab/pipeline.hpp"
+#include "streamlab/record.hpp"
+#include "streamlab/recording.hpp"
+
+namespace nb = nanobind;
+using namespace nb::literals;
+
+namespace streamlab::python {
+
+namespace {
+
+/// Calls `function(object)` with the C++ object itself, not a copy: what the
+/// Python code puts into a scenario must reach the one the session sends.
+template <typename T>
+void by_reference(const nb::callable& function, T& object) {
+    function(nb::cast(&object, nb::rv_policy::reference));
+}
+
+}  // namespace
+
+void bind_recording(nb::module_& module) {
+    nb::module_ recording = module.def_submodule(
+        "recording", "A lab's recording program: runs the lab's scenarios and sends their record to the harness.");
+
+    nb::class_<record::Scenario>(recording, "Scenario", "One scenario of a recording run, filled as it runs.")
+        .def_ro("name", &record::Scenario::name)
+        .def(
+            "set_value", [](record::Scenario& s, const std::string& key, double value) { s.values[key] = value; },
+            "key"_a, "value"_a, "Records a value the course measured or the student's code returned.")
+        .def(
+            "sample_output",
+            [](record::Scenario& s, nb::handle output, std::uint64_t n, int iterations, int chunks,
+               std::uint32_t seed) {
+                s.output = record::sample_output(pointer_of<float>(output), n, iterations, chunks, seed);
+            },
+            "output"_a, "n"_a, "iterations"_a, "chunks"_a, "seed"_a,
+            "Records the run's output (host address of n floats), sampled for the judges.");
+
+    nb::class_<recording::Session>(recording, "Session", "What a lab's scenarios see of the recording run.")
+        .def_prop_ro("facts", &recording::Session::facts, "The device the scenarios run on.")
+        .def_prop_ro("seed", &recording::Session::seed, "The input's seed the harness chose.")
+        .def("setup_value", &recording::Session::setup_value, "key"_a, "measure"_a,
+             "A value every scenario shares: after a restart the first start's, else measure()'s.")
+        .def(
+            "scenario",
+            [](recording::Session& session, const std::string& name, nb::callable body) {
+                session.scenario(name, [&](record::Scenario& scenario) { by_reference(body, scenario); });
+            },
+            "name"_a, "body"_a, "Runs scenario `name` (body(scenario)) and sends its record.")
+        .def("record", &recording::Session::record, "scenario"_a, "program"_a, "work"_a,
+             "Runs work() while CUPTI records; its timeline goes into `scenario`.");
+
+    recording.def(
+        "record_scenarios",
+        [](const std::vector<std::string>& argv, nb::callable scenarios) {
+            std::vector<char*> pointers;
+            std::vector<std::string> arguments = argv;
+            for (std::string& argument : arguments) {
+                pointers.push_back(argument.data());
+            }
+            pointers.push_back(nullptr);
+            return recording::record_scenarios(static_cast<int>(arguments.size()), pointers.data(),
+                                               [&](recording::Session& session) { by_reference(scenarios, session); });
+        },
+        "argv"_a, "scenarios"_a,
+        "The recording program's main: reads the harness's arguments (sys.argv) and runs `scenarios(session)`; "
+        "returns the exit status.");
+
+    // The course's own measurements a recording program makes, as the C++ ones do.
+    recording.def(
+        "measure_h2d_ms", [](std::size_t bytes) { return measure_h2d_ms(bytes); }, "bytes"_a,
+        "Milliseconds a pinned H2D copy of `bytes` takes on this GPU, measured now.");
+    recording.def("run_serial_once", &run_serial_once, "memory"_a, "iterations"_a,
+                  "The serial reference on `memory`, unrecorded: ms between events around its three ops.");
+}
+
+}  // namespace streamlab::python
