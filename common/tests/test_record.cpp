@@ -184,4 +184,30 @@ TEST(Record, RefusesLinesOutOfPlace) {
     EXPECT_NE(refusal("{\"format\": \"streamlab-trace\"}\n").find("not a streamlab-record file"), std::string::npos);
 }
 
+TEST(Record, DiscountsOnlyTheRecordingsClosingSynchronize) {
+    Timeline timeline;
+    timeline.api_calls = {{"cudaDeviceSynchronize", 2}, {"cudaStreamQuery", 1}};
+    timeline.stream_calls = {{OrderingCall::DeviceSynchronize, "cudaDeviceSynchronize", 0, 0, 10},
+                             {OrderingCall::StreamQuery, "cudaStreamQuery", 13, 0, 20},
+                             {OrderingCall::DeviceSynchronize, "cudaDeviceSynchronize", 0, 0, 30}};
+    discount_closing_synchronize(timeline);  // the code's own call stays
+    EXPECT_EQ(timeline.api_calls.at("cudaDeviceSynchronize"), 1U);
+    ASSERT_EQ(timeline.stream_calls.size(), 2U);
+    EXPECT_EQ(timeline.stream_calls[0].time_ns, 10U);
+    EXPECT_EQ(timeline.stream_calls[1].call, OrderingCall::StreamQuery);
+
+    Timeline never_synchronizes;  // code that never synchronizes the device: only the course's call was counted
+    never_synchronizes.api_calls = {{"cudaDeviceSynchronize", 1}};
+    never_synchronizes.stream_calls = {{OrderingCall::StreamQuery, "cudaStreamQuery", 13, 0, 20},
+                                       {OrderingCall::DeviceSynchronize, "cudaDeviceSynchronize", 0, 0, 30}};
+    discount_closing_synchronize(never_synchronizes);
+    EXPECT_EQ(count_api_calls(never_synchronizes, {"cudaDeviceSynchronize"}), 0U);
+    EXPECT_EQ(never_synchronizes.api_calls.count("cudaDeviceSynchronize"), 0U);
+    ASSERT_EQ(never_synchronizes.stream_calls.size(), 1U);
+    EXPECT_EQ(never_synchronizes.stream_calls[0].call, OrderingCall::StreamQuery);
+
+    discount_closing_synchronize(never_synchronizes);  // no call counted: nothing to take out
+    EXPECT_EQ(never_synchronizes.stream_calls.size(), 1U);
+}
+
 }  // namespace

@@ -7,6 +7,9 @@ streamlab_add_lab(
   # Your prediction for Task 1, read by Streams.YourPredictionMatchesTheTimeline; never compiled.
   ANSWER_FILES prediction.txt
   PROGRAM run_lab02.cpp
+  # Recorded once, judged outside: record_lab02.cpp runs your functions in each
+  # scenario the tests need; the tests of test_lab02.cpp judge its record.
+  RECORDER record_lab02.cpp
   TEST_SOURCE test_lab02.cpp
   TESTS
     Streams.ResultsMatchCpuReference              gpu 2

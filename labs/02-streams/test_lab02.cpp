@@ -1,95 +1,72 @@
-// Lab 02's graded tests: your kernels run while CUPTI records the GPU's
-// timeline and the runtime calls; the grade comes from that record.
+// Lab 02's graded tests: judges of the record that record_lab02.cpp left. The
+// recording ran your kernels once in the NULL stream and once in streams of your
+// own while CUPTI recorded the GPU's timeline and the runtime calls; these tests
+// grade that record and never run your code.
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstddef>
+#include <cstdint>
 #include <set>
+#include <string>
 #include <vector>
 
-#include "lab02.hpp"
 #include "streamlab/analysis.hpp"
 #include "streamlab/answers.hpp"
-#include "streamlab/handles.hpp"
+#include "streamlab/judging.hpp"
 #include "streamlab/testing.hpp"
-#include "streamlab/tracer.hpp"
-#include "streamlab/workload.hpp"
 
 namespace {
 
 using namespace streamlab;
 using namespace streamlab::grading;
 
-/// Four independent kernels, each small enough that all four fit on the GPU at once.
-class Streams : public TimelineTest {
+/// Four independent kernels, each small enough that all four fit on the GPU at
+/// once, each over its own slice of one seeded input: the record's scenarios
+/// "null_stream" (run_in_null_stream) and "streams" (run_in_streams with
+/// non-blocking streams, recorded right after it).
+class Streams : public RecordTest {
 protected:
     static constexpr int kStreams = 4;
-    static constexpr std::size_t kElements = std::size_t{1} << 20;
+    static constexpr std::size_t kJobs = kStreams;  ///< One kernel per stream.
 
-    void SetUp() override {
-        SL_STEP(TimelineTest::SetUp());
-        std::vector<float> host(kElements);
-        fill_input(host.data(), kElements);
-        input_ = DeviceBuffer<float>(kElements);
-        SL_CHECK(cudaMemcpy(input_.data(), host.data(), input_.bytes(), cudaMemcpyHostToDevice));
-        const int max_blocks = std::max(1, facts_.sm_count / kStreams);
-        const int iterations = iterations_for_kernel_ms(kElements, 2.0, max_blocks);
-        for (int i = 0; i < kStreams; ++i) {
-            outputs_.emplace_back(kElements);
-            jobs_.push_back({input_.data(), outputs_.back().data(), kElements, iterations, max_blocks});
-        }
+    /// The recorded run_in_streams into timeline_.
+    void use_streams() {
+        SL_STEP(use_scenario("streams", streams_));
+        timeline_ = *streams_->timeline;
     }
 
-    void record_streams(unsigned int flags) {
-        SL_RECORD_TIMELINE(timeline_, "lab02 run_in_streams", [&] { lab02::run_in_streams(jobs_, flags); });
-    }
-
-    void record_null_stream() {
-        SL_RECORD_TIMELINE(null_timeline_, "lab02 run_in_null_stream", [&] { lab02::run_in_null_stream(jobs_); });
+    /// The recorded run_in_null_stream into null_timeline_.
+    void use_null_stream() {
+        const record::Scenario* scenario = nullptr;
+        SL_STEP(use_scenario("null_stream", scenario));
+        null_timeline_ = *scenario->timeline;
     }
 
     /// One kernel per job, or a failure saying how many ran.
-    ::testing::AssertionResult ran_every_kernel(const Timeline& timeline) const {
+    static ::testing::AssertionResult ran_every_kernel(const Timeline& timeline) {
         const auto kernels = ops_of_kind(timeline.ops, OpKind::Kernel);
-        if (kernels.size() == jobs_.size()) {
+        if (kernels.size() == kJobs) {
             return ::testing::AssertionSuccess();
         }
-        return ::testing::AssertionFailure()
-               << "expected " << jobs_.size() << " kernels, the GPU ran " << kernels.size();
+        return ::testing::AssertionFailure() << "expected " << kStreams << " kernels, the GPU ran " << kernels.size();
     }
 
-    /// Every job's output against the CPU reference; the first failure, if any.
-    ResultCheck check_outputs() const {
-        std::vector<float> in(kElements), out(kElements);
-        SL_CHECK(cudaMemcpy(in.data(), input_.data(), input_.bytes(), cudaMemcpyDeviceToHost));
-        ResultCheck check;
-        for (const auto& job : jobs_) {
-            SL_CHECK(cudaMemcpy(out.data(), job.output, kElements * sizeof(float), cudaMemcpyDeviceToHost));
-            check = check_workload_output(in.data(), out.data(), kElements, job.iterations);
-            if (!check.ok) {
-                break;
-            }
-        }
-        return check;
-    }
-
-    DeviceBuffer<float> input_;
-    std::vector<DeviceBuffer<float>> outputs_;
-    std::vector<lab02::KernelJob> jobs_;
+    const record::Scenario* streams_ = nullptr;
     Timeline timeline_;
     Timeline null_timeline_;
 };
 
 TEST_F(Streams, ResultsMatchCpuReference) {
-    for (auto& output : outputs_) {
-        SL_CHECK(cudaMemset(output.data(), 0xFF, output.bytes()));  // NaN poison
-    }
-    SL_STEP(record_streams(cudaStreamNonBlocking));
-    const ResultCheck check = check_outputs();
-    EXPECT_TRUE(check.ok) << check.message();
+    // The four outputs, filled with NaN before the run, sampled as one array in
+    // four chunks (each one's first and last element included); job i's input was
+    // slice i of the seeded input, so a kernel given another job's input fails too.
+    SL_STEP(use_streams());
+    EXPECT_TRUE(output_matches_reference(*streams_));
 }
 
 TEST_F(Streams, KernelsRunInDistinctCreatedStreams) {
-    SL_STEP(record_streams(cudaStreamNonBlocking));
+    SL_STEP(use_streams());
     ASSERT_TRUE(ran_every_kernel(timeline_));
     std::set<std::uint32_t> streams;
     for (const DeviceOp& kernel : ops_of_kind(timeline_.ops, OpKind::Kernel)) {
@@ -97,10 +74,10 @@ TEST_F(Streams, KernelsRunInDistinctCreatedStreams) {
         streams.insert(kernel.stream_id);
     }
     report_measure("distinct streams used by kernels", static_cast<double>(streams.size()), "==", kStreams, "");
-    if (streams.size() != jobs_.size()) {
+    if (streams.size() != kJobs) {
         report_hint("launch job i's kernel in streams[i]: one stream per job");
     }
-    EXPECT_EQ(streams.size(), jobs_.size());
+    EXPECT_EQ(streams.size(), kJobs);
 }
 
 TEST_F(Streams, KernelsOverlapWhereTheDeviceAllows) {
@@ -108,12 +85,12 @@ TEST_F(Streams, KernelsOverlapWhereTheDeviceAllows) {
         SL_SKIP_DEVICE_CANNOT_SHOW() << facts_.name
                                      << " reports concurrentKernels = 0: kernels of different streams cannot overlap";
     }
-    SL_STEP(record_null_stream());
-    record_streams(cudaStreamNonBlocking);
+    SL_STEP(use_null_stream());
+    SL_STEP(use_streams());
     ASSERT_TRUE(ran_every_kernel(timeline_));
     ASSERT_TRUE(ran_every_kernel(null_timeline_));
     // Four kernels that fit on the GPU together should take far less than
-    // the same four one after another, measured a moment ago on this GPU.
+    // the same four one after another, recorded a moment before on this GPU.
     const double ratio = static_cast<double>(makespan_ns(timeline_.ops)) / makespan_ns(null_timeline_.ops);
     report_measure("streams makespan / NULL-stream makespan", ratio, "<", 0.75, "");
     report_measure("time with two or more kernels running", kernel_overlap_ns(timeline_.ops) / 1e6, ">", 0.0, "ms");
@@ -122,7 +99,7 @@ TEST_F(Streams, KernelsOverlapWhereTheDeviceAllows) {
 }
 
 TEST_F(Streams, CallsQueryStreamSyncAndDeviceSync) {
-    SL_STEP(record_streams(cudaStreamNonBlocking));
+    SL_STEP(use_streams());
     EXPECT_GE(count_api_calls(timeline_, {"cudaStreamQuery"}), 1U) << "poll a stream with cudaStreamQuery";
     EXPECT_GE(count_api_calls(timeline_, {"cudaStreamSynchronize"}), 1U)
         << "wait for one stream with cudaStreamSynchronize";
@@ -137,7 +114,7 @@ TEST_F(Streams, CallsQueryStreamSyncAndDeviceSync) {
 /// own WaitReport is not what is scored: the grader sees for itself.
 TEST_F(Streams, YourPredictionMatchesTheTimeline) {
     const answers::AnswerFile file = answers::read_answer_file("prediction.txt");
-    SL_STEP(record_streams(cudaStreamNonBlocking));
+    SL_STEP(use_streams());
     ASSERT_TRUE(ran_every_kernel(timeline_));
     std::vector<DeviceOp> kernels = ops_of_kind(timeline_.ops, OpKind::Kernel);
     std::sort(kernels.begin(), kernels.end(), [](const DeviceOp& a, const DeviceOp& b) {
@@ -184,20 +161,20 @@ TEST_F(Streams, YourPredictionMatchesTheTimeline) {
 }
 
 TEST_F(Streams, EveryCreatedStreamIsDestroyed) {
-    SL_STEP(record_streams(cudaStreamNonBlocking));
+    SL_STEP(use_streams());
     const auto created =
         count_api_calls(timeline_, {"cudaStreamCreate", "cudaStreamCreateWithFlags", "cudaStreamCreateWithPriority"});
     const auto destroyed = count_api_calls(timeline_, {"cudaStreamDestroy"});
     report_measure("streams created", static_cast<double>(created), "==", kStreams, "");
     report_measure("streams destroyed", static_cast<double>(destroyed), "==", static_cast<double>(created), "");
-    EXPECT_EQ(created, jobs_.size());
+    EXPECT_EQ(created, kJobs);
     EXPECT_EQ(destroyed, created) << "every stream you create must be destroyed (cudaStreamDestroy)";
 }
 
 TEST_F(Streams, NullStreamRunsKernelsOneAfterAnother) {
-    SL_STEP(record_null_stream());
+    SL_STEP(use_null_stream());
     ASSERT_TRUE(ran_every_kernel(null_timeline_));
-    EXPECT_EQ(null_stream_ops(null_timeline_.ops), jobs_.size()) << "every kernel belongs in the NULL stream";
+    EXPECT_EQ(null_stream_ops(null_timeline_.ops), kJobs) << "every kernel belongs in the NULL stream";
     EXPECT_EQ(kernel_overlap_ns(null_timeline_.ops), 0U);
 }
 

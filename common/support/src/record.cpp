@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <iterator>
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -323,6 +324,21 @@ const Scenario* Record::find(const std::string& name) const {
     const auto found = std::find_if(scenarios.begin(), scenarios.end(),
                                     [&](const Scenario& scenario) { return scenario.name == name; });
     return found == scenarios.end() ? nullptr : &*found;
+}
+
+void discount_closing_synchronize(Timeline& timeline) {
+    const auto counted = timeline.api_calls.find("cudaDeviceSynchronize");
+    if (counted == timeline.api_calls.end() || counted->second == 0) {
+        return;
+    }
+    if (--counted->second == 0) {
+        timeline.api_calls.erase(counted);
+    }
+    const auto last = std::find_if(timeline.stream_calls.rbegin(), timeline.stream_calls.rend(),
+                                   [](const StreamCall& call) { return call.call == OrderingCall::DeviceSynchronize; });
+    if (last != timeline.stream_calls.rend()) {
+        timeline.stream_calls.erase(std::next(last).base());
+    }
 }
 
 Record parse_record(const std::string& text) {

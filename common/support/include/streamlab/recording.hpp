@@ -48,10 +48,12 @@ public:
 
     /// Inside a scenario: runs `work` (the student's code) while CUPTI records
     /// and puts the timeline into `scenario`; the device is synchronized before
-    /// the recording ends. Where no timeline can be recorded, `work` still runs
-    /// when the tracer is off (so that compute-sanitizer sees it) and the
-    /// scenario is skipped with the reason; a tracer that worked earlier in this
-    /// process and no longer starts was broken by the code under test: a failure.
+    /// the recording ends (a call of the course's that the timeline does not
+    /// count: record::discount_closing_synchronize). Where no timeline can be
+    /// recorded, `work` still runs when the tracer is off (so that
+    /// compute-sanitizer sees it) and the scenario is skipped with the reason; a
+    /// tracer that worked earlier in this process and no longer starts was
+    /// broken by the code under test: a failure.
     void record(record::Scenario& scenario, const std::string& program, const std::function<void()>& work);
 
 private:
