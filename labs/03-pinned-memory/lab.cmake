@@ -7,6 +7,10 @@ streamlab_add_lab(
   # Your prediction, read by Bandwidth.YourPredictionMatchesTheTimeline; never compiled.
   ANSWER_FILES prediction.txt
   PROGRAM run_lab03.cpp
+  # Recorded once, judged outside: record_lab03.cpp runs your copies in each
+  # scenario the tests need (copy_scenarios.hpp names them); the tests of
+  # test_lab03.cpp judge its record.
+  RECORDER record_lab03.cpp
   TEST_SOURCE test_lab03.cpp
   TESTS
     PinnedCopies.MallocHostCopiesArePinned       gpu 2

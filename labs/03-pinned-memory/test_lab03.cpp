@@ -1,26 +1,28 @@
-// Lab 03's graded tests. Your copies run while CUPTI records what the GPU did:
-// the kind of host memory each copy used, and its start and end. Bandwidth is
-// bytes over the traced duration, and it is compared with copies this test
-// makes itself, in the same process, on the same GPU.
+// Lab 03's graded tests: judges of the record that record_lab03.cpp left. The
+// recording ran your copies once per scenario while CUPTI recorded what the GPU
+// did: the kind of host memory each copy used, its bytes, its start and end, and
+// the runtime calls. Bandwidth is bytes over the traced duration, and it is
+// compared with copies the course made itself in the same recording, in the same
+// process, on the same GPU. These tests read that record and never run your code.
 #include <gtest/gtest.h>
 
-#include <algorithm>
-#include <cstring>
+#include <cstddef>
 #include <string>
 #include <vector>
 
+#include "copy_scenarios.hpp"
 #include "lab03.hpp"
 #include "streamlab/answers.hpp"
 #include "streamlab/bandwidth.hpp"
-#include "streamlab/handles.hpp"
+#include "streamlab/judging.hpp"
 #include "streamlab/testing.hpp"
-#include "streamlab/tracer.hpp"
 
 namespace {
 
 using namespace streamlab;
 using namespace streamlab::grading;
 using lab03::HostBuffer;
+using lab03::scenarios::kRepetitions;
 
 constexpr std::size_t kMiB = std::size_t{1} << 20;
 constexpr OpKind kDirections[] = {OpKind::MemcpyH2D, OpKind::MemcpyD2H};
@@ -29,23 +31,27 @@ std::string size_text(std::size_t bytes) {
     return bytes >= kMiB ? std::to_string(bytes / kMiB) + " MiB" : std::to_string(bytes / 1024) + " KiB";
 }
 
-/// One small and one large copy size, a device buffer for them, and your run_copies under the tracer.
-class CopyTest : public TimelineTest {
+/// One small and one large copy size (64 MiB, less on a small GPU or host: the
+/// record's set-up) and the recorded runs of your run_copies (record_lab03.cpp).
+class CopyTest : public RecordTest {
 protected:
-    static constexpr int kRepetitions = 3;
-
     void SetUp() override {
-        SL_STEP(TimelineTest::SetUp());
-        // 64 MiB is past the size where bandwidth levels off, and small enough for any GPU and host.
-        large_ = largest_copy_bytes(64 * kMiB, facts_.total_memory_bytes, available_host_memory_bytes());
-        sizes_ = {std::max<std::size_t>(4096, large_ / 64), large_};
-        device_ = DeviceBuffer<unsigned char>(large_);
+        SL_STEP(RecordTest::SetUp());
+        large_ = static_cast<std::size_t>(setup_value("large_bytes"));
+        sizes_ = {static_cast<std::size_t>(setup_value("small_bytes")), large_};
+        ASSERT_FALSE(HasFailure()) << "the record's set-up does not say which sizes were copied";
     }
 
-    /// Records run_copies with a buffer of `kind` into `timeline`.
-    void record(HostBuffer kind, Timeline& timeline) {
-        SL_RECORD_TIMELINE(timeline, std::string("lab03 run_copies, ") + lab03::to_string(kind),
-                           [&] { lab03::run_copies(kind, sizes_, kRepetitions, device_.data()); });
+    /// The timeline of the scenario `name` into `timeline`.
+    void use_timeline(const std::string& name, Timeline& timeline) {
+        const record::Scenario* scenario = nullptr;
+        SL_STEP(use_scenario(name, scenario));
+        timeline = *scenario->timeline;
+    }
+
+    /// The recorded run_copies with a buffer of `kind` into `timeline`.
+    void use_copies(HostBuffer kind, Timeline& timeline) {
+        use_timeline(lab03::scenarios::buffer_run(kind).scenario, timeline);
     }
 
     /// One H2D and one D2H copy per size and repetition, or a failure saying what the GPU ran instead.
@@ -70,10 +76,10 @@ protected:
         return ::testing::AssertionSuccess();
     }
 
-    /// Runs run_copies with `kind` and checks that every copy's host memory was `expected`.
+    /// Checks that every copy of the recorded run_copies with `kind` used host memory of kind `expected`.
     void expect_copies_from(HostBuffer kind, HostMemory expected) {
         Timeline timeline;
-        SL_STEP(record(kind, timeline));
+        SL_STEP(use_copies(kind, timeline));
         ASSERT_TRUE(made_every_copy(timeline));
         std::size_t wrong = 0;
         std::size_t copies = 0;
@@ -90,14 +96,13 @@ protected:
         }
         report_measure(std::string("copies from ") + to_string(expected) + " memory",
                        static_cast<double>(copies - wrong), "==", static_cast<double>(copies), "");
-        EXPECT_EQ(wrong, 0U) << wrong << " of " << copies << " copies of the " << lab03::to_string(kind)
-                             << " buffer used " << to_string(seen) << " host memory; all must be "
-                             << to_string(expected);
+        EXPECT_EQ(wrong, 0U) << wrong << " of " << copies << " copies of the "
+                             << lab03::scenarios::buffer_run(kind).memory << " buffer used " << to_string(seen)
+                             << " host memory; all must be " << to_string(expected);
     }
 
     std::size_t large_ = 0;
     std::vector<std::size_t> sizes_;
-    DeviceBuffer<unsigned char> device_;
 };
 
 // ---------------------------------------------------------------- tasks 1 and 2: the memory kinds
@@ -137,11 +142,9 @@ TEST_F(PinnedCopies, PageableCopiesArePageable) {
 class PinnedAllocations : public CopyTest {};
 
 TEST_F(PinnedAllocations, EveryAllocationIsFreed) {
+    // run_copies with a cudaMallocHost buffer, then with a cudaHostAlloc buffer, one copy each way.
     Timeline timeline;
-    SL_RECORD_TIMELINE(timeline, "lab03 run_copies, cudaMallocHost and cudaHostAlloc", [&] {
-        lab03::run_copies(HostBuffer::MallocHost, sizes_, 1, device_.data());
-        lab03::run_copies(HostBuffer::HostAlloc, sizes_, 1, device_.data());
-    });
+    SL_STEP(use_timeline(lab03::scenarios::kAllocations, timeline));
     const auto malloc_host = count_api_calls(timeline, {"cudaMallocHost"});
     const auto host_alloc = count_api_calls(timeline, {"cudaHostAlloc"});
     const auto freed = count_api_calls(timeline, {"cudaFreeHost"});
@@ -154,9 +157,9 @@ TEST_F(PinnedAllocations, EveryAllocationIsFreed) {
 }
 
 TEST_F(PinnedAllocations, EveryRegistrationIsUndone) {
+    // run_copies with ordinary memory pinned in place, one copy each way.
     Timeline timeline;
-    SL_RECORD_TIMELINE(timeline, "lab03 run_copies, cudaHostRegister",
-                       [&] { lab03::run_copies(HostBuffer::Registered, sizes_, 1, device_.data()); });
+    SL_STEP(use_timeline(lab03::scenarios::kRegistration, timeline));
     const auto registered = count_api_calls(timeline, {"cudaHostRegister"});
     const auto unregistered = count_api_calls(timeline, {"cudaHostUnregister"});
     report_measure("cudaHostUnregister calls", static_cast<double>(unregistered), "==", static_cast<double>(registered),
@@ -167,25 +170,13 @@ TEST_F(PinnedAllocations, EveryRegistrationIsUndone) {
 
 // ---------------------------------------------------------------- task 3: bandwidth
 
-/// Adds this test's own reference copies, from pinned and pageable memory it allocates itself.
+/// Adds the course's own reference copies, from pinned and pageable memory it allocated itself.
 class Bandwidth : public CopyTest {
 protected:
-    /// Measures the reference: kRepetitions copies of the large size each way from each kind of memory.
-    void measure_reference() {
-        PinnedBuffer<unsigned char> pinned(large_);
-        std::vector<unsigned char> pageable(large_, 1);
-        std::memset(pinned.data(), 1, large_);
+    /// The reference: kRepetitions copies of the large size each way from each kind of memory, as recorded.
+    void use_reference() {
         Timeline timeline;
-        SL_RECORD_TIMELINE(timeline, "lab03 reference copies", [&] {
-            for (void* host : {static_cast<void*>(pinned.data()), static_cast<void*>(pageable.data())}) {
-                for (int i = 0; i < kRepetitions; ++i) {
-                    SL_CHECK(cudaMemcpy(device_.data(), host, large_, cudaMemcpyHostToDevice));
-                }
-                for (int i = 0; i < kRepetitions; ++i) {
-                    SL_CHECK(cudaMemcpy(host, device_.data(), large_, cudaMemcpyDeviceToHost));
-                }
-            }
-        });
+        SL_STEP(use_timeline(lab03::scenarios::kReference, timeline));
         reference_ = best_bandwidths(timeline.ops);
     }
 
@@ -198,7 +189,7 @@ protected:
 };
 
 TEST_F(Bandwidth, PinnedBeatsPageableAtLargeSizes) {
-    SL_STEP(measure_reference());
+    SL_STEP(use_reference());
     // Grade only the directions in which this machine shows the effect at all.
     std::vector<OpKind> graded;
     std::string why_not;
@@ -215,13 +206,13 @@ TEST_F(Bandwidth, PinnedBeatsPageableAtLargeSizes) {
     if (graded.empty()) {
         SL_SKIP_DEVICE_CANNOT_SHOW()
             << "on this machine pageable copies are about as fast as pinned ones, so the difference "
-               "cannot be graded (the test's own copies of "
+               "cannot be graded (the course's own copies of "
             << size_text(large_) << ":" << why_not << ")";
     }
     Timeline pageable_run;
     Timeline pinned_run;
-    SL_STEP(record(HostBuffer::Pageable, pageable_run));
-    SL_STEP(record(HostBuffer::MallocHost, pinned_run));
+    SL_STEP(use_copies(HostBuffer::Pageable, pageable_run));
+    SL_STEP(use_copies(HostBuffer::MallocHost, pinned_run));
     const auto pageable_points = best_bandwidths(pageable_run.ops);
     const auto pinned_points = best_bandwidths(pinned_run.ops);
     for (const OpKind direction : graded) {
@@ -239,9 +230,9 @@ TEST_F(Bandwidth, PinnedBeatsPageableAtLargeSizes) {
 }
 
 TEST_F(Bandwidth, PinnedReachesTheReference) {
-    SL_STEP(measure_reference());
+    SL_STEP(use_reference());
     Timeline pinned_run;
-    SL_STEP(record(HostBuffer::MallocHost, pinned_run));
+    SL_STEP(use_copies(HostBuffer::MallocHost, pinned_run));
     const auto points = best_bandwidths(pinned_run.ops);
     for (const OpKind direction : kDirections) {
         const double mine = bandwidth_gbps(points, large_, direction, HostMemory::Pinned);
@@ -249,7 +240,7 @@ TEST_F(Bandwidth, PinnedReachesTheReference) {
         const std::string name = std::string(op_base_name(direction)) + " pinned at " + size_text(large_);
         report_measure(name + ", yours / reference", theirs > 0 ? mine / theirs : 0.0, ">=", 0.8, "");
         ASSERT_GT(theirs, 0.0) << "the reference copies were not recorded";
-        EXPECT_GE(mine, 0.8 * theirs) << name << ": yours ran at " << mine << " GB/s, the test's own copies at "
+        EXPECT_GE(mine, 0.8 * theirs) << name << ": yours ran at " << mine << " GB/s, the course's own copies at "
                                       << theirs << " GB/s";
     }
     if (HasFailure()) {
@@ -276,9 +267,9 @@ std::string compared(double bandwidth, double other, const char* faster, const c
 TEST_F(Bandwidth, YourPredictionMatchesTheTimeline) {
     const answers::AnswerFile file = answers::read_answer_file("prediction.txt");
     Timeline pageable_run, pinned_run, registered_run;
-    SL_STEP(record(HostBuffer::Pageable, pageable_run));
-    record(HostBuffer::MallocHost, pinned_run);
-    record(HostBuffer::Registered, registered_run);
+    SL_STEP(use_copies(HostBuffer::Pageable, pageable_run));
+    SL_STEP(use_copies(HostBuffer::MallocHost, pinned_run));
+    SL_STEP(use_copies(HostBuffer::Registered, registered_run));
     for (const Timeline* run : {&pageable_run, &pinned_run, &registered_run}) {
         if (!made_every_copy(*run)) {
             report_hint("finish Tasks 1 to 3 first: your prediction is scored against your copies");
