@@ -59,6 +59,18 @@ TEST(BatchBuffers, PageableBuffersStartWithPreparedInputsAndPoisonedOutputs) {
     EXPECT_TRUE(buffers.check(0, 1).ok);
 }
 
+TEST(BatchBuffers, InputsAreConsecutiveSlicesOfOneSeededInput) {
+    constexpr std::uint32_t kSeed = 1234567;
+    streamlab::BatchBuffers buffers(3, 64, /*pinned=*/false, kSeed);
+    EXPECT_EQ(buffers.seed(), kSeed);
+    for (int b = 0; b < buffers.count(); ++b) {
+        for (std::size_t i : {std::size_t{0}, std::size_t{63}}) {
+            EXPECT_EQ(buffers.input(b)[i], streamlab::input_element(static_cast<std::size_t>(b) * 64 + i, kSeed))
+                << "batch " << b << ", element " << i;
+        }
+    }
+}
+
 TEST(BatchBuffers, HostWorkPreparesTheNextBatchOnly) {
     streamlab::BatchBuffers buffers(2, 16, /*pinned=*/false);
     buffers.reset(/*prepare_all=*/false);

@@ -7,6 +7,9 @@ streamlab_add_lab(
   # Your prediction, read by PageableMemory.YourPredictionMatchesTheTimeline; never compiled.
   ANSWER_FILES prediction.txt
   PROGRAM run_lab04.cpp
+  # Recorded once, judged outside: record_lab04.cpp runs your batch loop in each
+  # scenario the tests need; the tests of test_lab04.cpp judge its record.
+  RECORDER record_lab04.cpp
   TEST_SOURCE test_lab04.cpp
   TESTS
     Batches.ResultsMatchCpuReference                    gpu 2

@@ -1,13 +1,13 @@
-// Lab 04's graded tests. Your batch loop runs while CUPTI records what the GPU
-// did; the host work it calls belongs to the test, which marks on the same clock
-// when control came back to the host and when the host's work ended. The grade
-// comes from those marks and the GPU's timeline; your report is compared with them.
+// Lab 04's graded tests: judges of the record that record_lab04.cpp left. The
+// recording ran your batch loop once per scenario while CUPTI recorded what the
+// GPU did; the host work it called belonged to the course, which marked on the
+// same clock when control came back to the host and when the host's work ended.
+// These tests read that record and never run your code: the grade comes from
+// those marks and the GPU's timeline; your report is compared with them.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cctype>
-#include <functional>
-#include <memory>
 #include <string>
 #include <vector>
 
@@ -15,8 +15,8 @@
 #include "streamlab/analysis.hpp"
 #include "streamlab/answers.hpp"
 #include "streamlab/batches.hpp"
+#include "streamlab/judging.hpp"
 #include "streamlab/testing.hpp"
-#include "streamlab/tracer.hpp"
 
 namespace {
 
@@ -24,41 +24,32 @@ using namespace streamlab;
 using namespace streamlab::grading;
 using lab04::WaitWith;
 
-/// Three batches of 16 MiB, with a kernel about as long as one batch's H2D copy.
-class BatchTest : public TimelineTest {
+/// Three batches of 16 MiB, with a kernel about as long as one batch's H2D copy:
+/// the record's scenarios (record_lab04.cpp).
+class BatchTest : public RecordTest {
 protected:
     static constexpr int kBatches = 3;
     static constexpr std::size_t kElements = std::size_t{4} << 20;
     static constexpr std::uint64_t kBytes = kElements * sizeof(float);
 
-    void SetUp() override {
-        SL_STEP(TimelineTest::SetUp());
-        h2d_ms_ = measure_h2d_ms(kBytes);
-        iterations_ = iterations_for_kernel_ms(kElements, h2d_ms_);
-    }
-
-    /// Runs run_batches over `buffers` while the tracer records; `before` runs first, inside the recording.
-    void record(BatchBuffers& buffers, WaitWith wait, bool prepare_next, const std::function<void()>& before = {}) {
-        std::vector<lab04::Batch> batches;
-        for (int b = 0; b < buffers.count(); ++b) {
-            batches.push_back({buffers.input(b), buffers.output(b)});
+    /// The recorded run `name` ("pinned", "pageable", "wait_stream", "wait_device")
+    /// into timeline_, reports_ and reported_busy_ (what run_batches returned) and found_.
+    void use_run(const char* name) {
+        const record::Scenario* scenario = nullptr;
+        SL_STEP(use_scenario(name, scenario));
+        run_ = scenario;
+        timeline_ = *scenario->timeline;
+        const double reports = scenario->value("reports");  // the record is untrusted: no cast of a wild value
+        reports_ = reports >= 0.0 && reports <= 1e6 ? static_cast<std::size_t>(reports) : 0;
+        reported_busy_.clear();
+        for (int b = 0; b < kBatches && static_cast<std::size_t>(b) < reports_; ++b) {
+            reported_busy_.push_back(scenario->value("device_busy_on_return_" + std::to_string(b)) != 0.0);
         }
-        buffers.reset(/*prepare_all=*/!prepare_next);
-        const auto host_work = marked_host_work(buffers, prepare_next);
-        SL_RECORD_TIMELINE(timeline_, "lab04 run_batches", [&] {
-            if (before) {
-                before();
-            }
-            reports_ = lab04::run_batches(batches, kElements, iterations_, wait, host_work);
-        });
         found_ = find_batches(timeline_, kBatches, kBytes);
     }
 
     /// The usual run: pinned or pageable buffers, the host preparing each next batch, waits per stream.
-    void record_run(bool pinned) {
-        buffers_ = std::make_unique<BatchBuffers>(kBatches, kElements, pinned);
-        record(*buffers_, WaitWith::Stream, /*prepare_next=*/true);
-    }
+    void use_usual_run(bool pinned) { SL_STEP(use_run(pinned ? "pinned" : "pageable")); }
 
     /// Whether every batch was found on the timeline, or what is missing.
     [[nodiscard]] ::testing::AssertionResult found_every_batch() const {
@@ -70,11 +61,11 @@ protected:
 
     /// Your report against the timeline, batch by batch.
     void expect_report_matches_timeline() const {
-        ASSERT_EQ(reports_.size(), static_cast<std::size_t>(kBatches)) << "return one report per batch";
+        ASSERT_EQ(reports_, static_cast<std::size_t>(kBatches)) << "return one report per batch";
         std::size_t agree = 0;
         for (int b = 0; b < kBatches; ++b) {
             const bool seen = found_.batches[b].device_busy_on_return();
-            const bool reported = reports_[b].device_busy_on_return;
+            const bool reported = reported_busy_[b];
             agree += seen == reported;
             EXPECT_EQ(reported, seen) << "batch " << b << ": you reported the device "
                                       << (reported ? "still busy" : "done") << " when control came back; the "
@@ -86,11 +77,10 @@ protected:
         }
     }
 
-    double h2d_ms_ = 0.0;
-    int iterations_ = 1;
-    std::unique_ptr<BatchBuffers> buffers_;
+    const record::Scenario* run_ = nullptr;
     Timeline timeline_;
-    std::vector<lab04::BatchReport> reports_;
+    std::size_t reports_ = 0;          // how many reports run_batches returned
+    std::vector<bool> reported_busy_;  // their device_busy_on_return, the first kBatches
     BatchesOnTimeline found_;
 };
 
@@ -99,18 +89,18 @@ protected:
 class Batches : public BatchTest {};
 
 TEST_F(Batches, ResultsMatchCpuReference) {
-    SL_STEP(record_run(/*pinned=*/true));
-    for (int b = 0; b < kBatches; ++b) {
-        const ResultCheck check = buffers_->check(b, iterations_);
-        EXPECT_TRUE(check.ok) << "batch " << b << ": " << check.message();
-    }
-    if (HasFailure()) {
+    SL_STEP(use_usual_run(/*pinned=*/true));
+    // The batches' inputs are consecutive slices of one seeded input: the sample
+    // holds each batch's first and last element and about 2048 spread over all.
+    const ::testing::AssertionResult matches = output_matches_reference(*run_);
+    if (!matches) {
         report_hint("each batch: H2D from batch.input, the kernel, D2H into batch.output");
     }
+    EXPECT_TRUE(matches);
 }
 
 TEST_F(Batches, AllOpsInOneCreatedStream) {
-    SL_STEP(record_run(/*pinned=*/true));
+    SL_STEP(use_usual_run(/*pinned=*/true));
     ASSERT_TRUE(found_every_batch());
     const auto ops = unlabelled_ops(timeline_.ops);
     report_measure("streams used", static_cast<double>(distinct_streams(ops)), "==", 1, "");
@@ -119,7 +109,7 @@ TEST_F(Batches, AllOpsInOneCreatedStream) {
 }
 
 TEST_F(Batches, CopiesAreAsyncFromPinnedMemory) {
-    SL_STEP(record_run(/*pinned=*/true));
+    SL_STEP(use_usual_run(/*pinned=*/true));
     ASSERT_TRUE(found_every_batch());
     const auto async_copies = count_api_calls(timeline_, {"cudaMemcpyAsync"});
     report_measure("cudaMemcpyAsync calls", static_cast<double>(async_copies), "==", 2 * kBatches, "");
@@ -132,7 +122,7 @@ TEST_F(Batches, CopiesAreAsyncFromPinnedMemory) {
 }
 
 TEST_F(Batches, DeviceMemoryFromTheStreamOrderedAllocator) {
-    SL_STEP(record_run(/*pinned=*/true));
+    SL_STEP(use_usual_run(/*pinned=*/true));
     // The API is what this test asks for, not a number of calls: one allocation
     // for both buffers, or one from a pool of your own, is as right as two.
     const auto allocated = count_api_calls(timeline_, {"cudaMallocAsync", "cudaMallocFromPoolAsync"});
@@ -145,7 +135,7 @@ TEST_F(Batches, DeviceMemoryFromTheStreamOrderedAllocator) {
 }
 
 TEST_F(Batches, StreamIsDestroyed) {
-    SL_STEP(record_run(/*pinned=*/true));
+    SL_STEP(use_usual_run(/*pinned=*/true));
     const auto created =
         count_api_calls(timeline_, {"cudaStreamCreate", "cudaStreamCreateWithFlags", "cudaStreamCreateWithPriority"});
     const auto destroyed = count_api_calls(timeline_, {"cudaStreamDestroy"});
@@ -155,7 +145,7 @@ TEST_F(Batches, StreamIsDestroyed) {
 }
 
 TEST_F(Batches, HostRegainsControlBeforeTheDeviceFinishes) {
-    SL_STEP(record_run(/*pinned=*/true));
+    SL_STEP(use_usual_run(/*pinned=*/true));
     ASSERT_TRUE(found_every_batch());
     int early = 0;
     for (int b = 0; b < kBatches; ++b) {
@@ -172,7 +162,7 @@ TEST_F(Batches, HostRegainsControlBeforeTheDeviceFinishes) {
 }
 
 TEST_F(Batches, HostWorkOverlapsDeviceWork) {
-    SL_STEP(record_run(/*pinned=*/true));
+    SL_STEP(use_usual_run(/*pinned=*/true));
     ASSERT_TRUE(found_every_batch());
     // The host has work (preparing the next batch) during every batch but the last.
     std::uint64_t overlap = 0;
@@ -193,14 +183,16 @@ TEST_F(Batches, HostWorkOverlapsDeviceWork) {
 }
 
 TEST_F(Batches, YourReportMatchesTheTimeline) {
-    SL_STEP(record_run(/*pinned=*/true));
+    SL_STEP(use_usual_run(/*pinned=*/true));
     ASSERT_TRUE(found_every_batch());
     expect_report_matches_timeline();
 }
 
 // ---------------------------------------------------------------- task 3: waiting for a stream or for the device
 
-/// A long kernel in another stream, queued just before your batches.
+/// A long kernel in another stream, queued just before your batches: about four
+/// times as long as your batches took on this GPU, measured by the recording just
+/// before, without it (and never less than four times their copies and kernels).
 class Waiting : public BatchTest {
 protected:
     void SetUp() override {
@@ -210,21 +202,11 @@ protected:
                                          << " cannot run kernels of different streams at the same time, so another "
                                          << "stream's kernel would hold up yours";
         }
-        buffers_ = std::make_unique<BatchBuffers>(kBatches, kElements, /*pinned=*/true);
-        // The other stream's kernel must outlast your batches by far: four times
-        // as long as they take on this GPU, measured just now without it (and
-        // never less than four times their copies and kernels).
-        SL_STEP(record(*buffers_, WaitWith::Stream, /*prepare_next=*/false));
-        std::uint64_t batches_end_ns = 0;
-        for (const DeviceOp& op : timeline_.ops) {
-            batches_end_ns = std::max(batches_end_ns, op.end_ns);
-        }
-        const double batches_ms = std::max(ms(batches_end_ns), kBatches * 3.0 * h2d_ms_);
-        background_ = std::make_unique<BackgroundKernel>(4.0 * batches_ms, facts_);
     }
 
-    void record_with_background(WaitWith wait) {
-        record(*buffers_, wait, /*prepare_next=*/false, [&] { background_->launch(); });
+    /// The run that waited as `wait` says, beside the other stream's kernel.
+    void use_run_with_background(WaitWith wait) {
+        SL_STEP(use_run(wait == WaitWith::Stream ? "wait_stream" : "wait_device"));
         const auto background = ops_of_kind(timeline_.ops, OpKind::Kernel);
         for (const DeviceOp& op : background) {
             if (op.label == kBackgroundLabel) {
@@ -233,12 +215,11 @@ protected:
         }
     }
 
-    std::unique_ptr<BackgroundKernel> background_;
     std::uint64_t background_end_ns_ = 0;
 };
 
 TEST_F(Waiting, StreamSynchronizeWaitsForYourStreamOnly) {
-    SL_STEP(record_with_background(WaitWith::Stream));
+    SL_STEP(use_run_with_background(WaitWith::Stream));
     ASSERT_TRUE(found_every_batch());
     ASSERT_GT(background_end_ns_, 0U) << "the background kernel was not recorded";
     EXPECT_GE(count_api_calls(timeline_, {"cudaStreamSynchronize"}), static_cast<std::uint64_t>(kBatches))
@@ -251,7 +232,7 @@ TEST_F(Waiting, StreamSynchronizeWaitsForYourStreamOnly) {
 }
 
 TEST_F(Waiting, DeviceSynchronizeWaitsForEveryStream) {
-    SL_STEP(record_with_background(WaitWith::Device));
+    SL_STEP(use_run_with_background(WaitWith::Device));
     ASSERT_TRUE(found_every_batch());
     ASSERT_GT(background_end_ns_, 0U) << "the background kernel was not recorded";
     EXPECT_GE(count_api_calls(timeline_, {"cudaDeviceSynchronize"}), static_cast<std::uint64_t>(kBatches - 1))
@@ -268,7 +249,7 @@ TEST_F(Waiting, DeviceSynchronizeWaitsForEveryStream) {
 class PageableMemory : public BatchTest {};
 
 TEST_F(PageableMemory, ControlReturnsAfterTheH2DCopyEnds) {
-    SL_STEP(record_run(/*pinned=*/false));
+    SL_STEP(use_usual_run(/*pinned=*/false));
     ASSERT_TRUE(found_every_batch());
     std::uint64_t overlap = 0;
     for (int b = 0; b < kBatches; ++b) {
@@ -285,7 +266,7 @@ TEST_F(PageableMemory, ControlReturnsAfterTheH2DCopyEnds) {
 }
 
 TEST_F(PageableMemory, YourReportMatchesTheTimeline) {
-    SL_STEP(record_run(/*pinned=*/false));
+    SL_STEP(use_usual_run(/*pinned=*/false));
     ASSERT_TRUE(found_every_batch());
     expect_report_matches_timeline();
 }
@@ -298,7 +279,7 @@ TEST_F(PageableMemory, YourPredictionMatchesTheTimeline) {
     for (const bool pinned : {true, false}) {
         const std::string key = pinned ? "pinned" : "pageable";
         SCOPED_TRACE(key + " buffers");
-        SL_STEP(record_run(pinned));
+        SL_STEP(use_usual_run(pinned));
         if (!found_every_batch()) {
             report_hint("finish Tasks 1 and 2 first: your prediction is scored against your batches' timeline");
         }

@@ -11,7 +11,8 @@ namespace streamlab {
 
 // ---------------------------------------------------------------- the host buffers
 
-BatchBuffers::BatchBuffers(int count, std::size_t n, bool pinned) : n_(n), pinned_(pinned) {
+BatchBuffers::BatchBuffers(int count, std::size_t n, bool pinned, std::uint32_t seed)
+    : n_(n), pinned_(pinned), seed_(seed) {
     if (count < 1) {
         throw std::invalid_argument("BatchBuffers needs at least one batch");
     }
@@ -30,7 +31,7 @@ BatchBuffers::BatchBuffers(int count, std::size_t n, bool pinned) : n_(n), pinne
 }
 
 void BatchBuffers::prepare_input(int batch) {
-    fill_input(input(batch), n_, static_cast<std::uint32_t>(batch + 1));
+    fill_input(input(batch), n_, seed_, static_cast<std::size_t>(batch) * n_);
 }
 
 void BatchBuffers::reset(bool prepare_all) {

@@ -24,11 +24,14 @@ namespace streamlab {
 // ---------------------------------------------------------------- the host buffers
 
 /// Host input and output buffers of `count` batches, `n` floats each: pinned
-/// (cudaMallocHost) or ordinary pageable memory.
+/// (cudaMallocHost) or ordinary pageable memory. The inputs are consecutive
+/// slices of one seeded input (fill_input's `first`): batch b holds its elements
+/// b * n to (b + 1) * n - 1, so one output sample over count * n elements in `count`
+/// chunks (record.hpp) covers every batch.
 class BatchBuffers {
 public:
-    /// Allocates the buffers and calls reset(true). Pinned memory needs a GPU.
-    BatchBuffers(int count, std::size_t n, bool pinned);
+    /// Allocates the buffers and calls reset(true); `seed` is the input's (fill_input). Pinned memory needs a GPU.
+    BatchBuffers(int count, std::size_t n, bool pinned, std::uint32_t seed = 1);
     BatchBuffers(const BatchBuffers&) = delete;             ///< Owns its memory: never copied.
     BatchBuffers& operator=(const BatchBuffers&) = delete;  ///< Owns its memory: never copied.
     BatchBuffers(BatchBuffers&&) = default;                 ///< Takes over the memory.
@@ -41,12 +44,14 @@ public:
     [[nodiscard]] std::size_t size() const noexcept { return n_; }
     /// Whether the buffers are pinned.
     [[nodiscard]] bool pinned() const noexcept { return pinned_; }
+    /// The input's seed (fill_input).
+    [[nodiscard]] std::uint32_t seed() const noexcept { return seed_; }
     /// Batch `batch`'s input.
     [[nodiscard]] float* input(int batch) const { return inputs_.at(static_cast<std::size_t>(batch)); }
     /// Batch `batch`'s output.
     [[nodiscard]] float* output(int batch) const { return outputs_.at(static_cast<std::size_t>(batch)); }
 
-    /// Fills batch `batch`'s input with values of its own (fill_input, seed batch + 1).
+    /// Fills batch `batch`'s input with its slice of the seeded input (fill_input(input, n, seed, batch * n)).
     void prepare_input(int batch);
     /// Before a run: every output poisoned (NaN); batch 0's input prepared, and
     /// the others too when `prepare_all` (otherwise poisoned, for the host to
@@ -58,6 +63,7 @@ public:
 private:
     std::size_t n_ = 0;
     bool pinned_ = false;
+    std::uint32_t seed_ = 1;
     std::vector<PinnedBuffer<float>> pinned_memory_;
     std::vector<std::vector<float>> pageable_memory_;
     std::vector<float*> inputs_;
