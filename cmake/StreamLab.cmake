@@ -8,7 +8,7 @@
 #                     TEST_SOURCE src TESTS Suite.Name gpu|cpu POINTS ...
 #                     [RECORDER src] [ANSWER_FILES file ...] [ALLOW_SYMBOLS pattern ...] [ALLOW_ASM] [GPUS n]
 #                     [COURSE_SOURCES src ...] [COURSE_LIBRARIES library ...]
-#                     [CPU_TEST test_NAME_cpu.cpp src ...])
+#                     [CPU_TEST test_NAME_cpu.cpp src ...] [JUDGE_SOURCES src ...])
 #       One lab, built twice: against yours, the student's code (labs/NN-topic:
 #       targets labNN_yours_run and labNN_yours_test, tests labNN.yours.*) and
 #       against its solution (solutions/NN-topic: labNN_solution_*). See labs/AUTHORING.md.
@@ -16,7 +16,9 @@
 #       src is the recording program, the only one that links the student's code
 #       (labNN_yours_record, run under streamlab_record by the test labNN.yours.record),
 #       and TEST_SOURCE holds the judges, built once as labNN_judge without the
-#       student's code; each graded test runs one judge on the record. ANSWER_FILES
+#       student's code; each graded test runs one judge on the record. JUDGE_SOURCES
+#       (with RECORDER): the course's sources the judges need besides TEST_SOURCE (the
+#       questions they ask of the record), plain C++ compiled into labNN_judge. ANSWER_FILES
 #       are the student's answers (a prediction) that graded tests read, never
 #       compiled: each test finds their folder in STREAMLAB_ANSWER_DIR. ALLOW_SYMBOLS
 #       and ALLOW_ASM widen what the grader lets graded code call (read by
@@ -233,7 +235,7 @@ function(streamlab_add_lab)
   # The course's tools read lab.cmake with tools/coursecli/lab_cmake.py, which takes the keywords
   # from this cmake_parse_arguments (and streamlab_add_python_lab's): a keyword added here is known there.
   cmake_parse_arguments(PARSE_ARGV 0 arg "ALLOW_ASM" "NUMBER;TOPIC;PROGRAM;TEST_SOURCE;RECORDER;TIMEOUT;SANITIZE_POINTS;GPUS"
-                        "STUDENT_SOURCES;ANSWER_FILES;TESTS;ALLOW_SYMBOLS;COURSE_SOURCES;COURSE_LIBRARIES;CPU_TEST")
+                        "STUDENT_SOURCES;ANSWER_FILES;TESTS;ALLOW_SYMBOLS;COURSE_SOURCES;COURSE_LIBRARIES;CPU_TEST;JUDGE_SOURCES")
   set(lab "lab${arg_NUMBER}")
   if(NOT DEFINED arg_GPUS)
     set(arg_GPUS 1)
@@ -276,6 +278,11 @@ function(streamlab_add_lab)
     set_target_properties(${lab}_judge PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${CMAKE_BINARY_DIR}/judges")
     # The same judges grade the lab's Python track (streamlab_register_python_labs).
     set_property(GLOBAL PROPERTY "STREAMLAB_JUDGES_${lab}" ${arg_TIMEOUT} ${arg_TESTS})
+    if(arg_JUDGE_SOURCES)
+      # The course's questions the judges ask of the record (plain C++, no GPU).
+      list(TRANSFORM arg_JUDGE_SOURCES PREPEND "${lab_dir}/")
+      target_sources(${lab}_judge PRIVATE ${arg_JUDGE_SOURCES})
+    endif()
   else()
     add_library(${lab}_test_objects OBJECT "${lab_dir}/${arg_TEST_SOURCE}")
     target_link_libraries(${lab}_test_objects PRIVATE streamlab_testing streamlab_support streamlab GTest::gtest)

@@ -71,8 +71,8 @@ std::size_t capacity_for(std::size_t n, const std::vector<int>& chunk_counts) {
     return capacity;
 }
 
-HostStream::HostStream(std::size_t n) : input(n), output(n) {
-    streamlab::fill_input(input.data(), n);
+HostStream::HostStream(std::size_t n, std::uint32_t seed) : input(n), output(n) {
+    streamlab::fill_input(input.data(), n, seed);
     streamlab::fill_poison(output.data(), n);
 }
 

@@ -1,8 +1,8 @@
 /// @file host_side.hpp
 /// @brief Lab 06's course side: the buffers of a streaming job, and the host that
 /// produces the input and consumes the results, timing every write and read of a
-/// ring buffer on the timeline's clock. The program, the tests and the benchmark
-/// build their jobs with it; your code only calls `job.produce` and `job.consume`.
+/// ring buffer on the timeline's clock. The program, the recording program (graded_jobs.hpp)
+/// and the benchmark build their jobs with it; your code only calls `job.produce` and `job.consume`.
 #pragma once
 
 #include <cstddef>
@@ -49,8 +49,9 @@ struct Rings {
 /// drain the job's produce and consume did.
 class HostStream {
 public:
-    /// Allocates and fills the pageable input; the output is poisoned (NaN).
-    explicit HostStream(std::size_t n);
+    /// Allocates and fills the pageable input (streamlab::fill_input with `seed`,
+    /// the recording's seed in graded runs); the output is poisoned (NaN).
+    explicit HostStream(std::size_t n, std::uint32_t seed = 1);
 
     /// A job over `rings`, `chunks` chunks and the kernel's `iterations`, whose
     /// produce and consume copy from `input` and into `output` and record each call.

@@ -5,7 +5,13 @@ streamlab_add_lab(
   TOPIC many-chunks
   STUDENT_SOURCES many_chunks.cu
   PROGRAM run_lab06.cpp
+  # Recorded once, judged outside: record_lab06.cpp runs your run_stream and
+  # sweep_chunks in each scenario the tests need (graded_jobs.hpp), with the
+  # host's fills and drains among each scenario's values; the tests of
+  # test_lab06.cpp judge its record, asking ring_timeline.cpp's questions.
+  RECORDER record_lab06.cpp
   TEST_SOURCE test_lab06.cpp
+  JUDGE_SOURCES ring_timeline.cpp
   # The course's side of the lab (objects of its own, never the student's library):
   # the host that produces and consumes the data and times each fill and drain on
   # CUPTI's clock (host_side), and the questions the grader asks of those records

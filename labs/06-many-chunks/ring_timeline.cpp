@@ -2,6 +2,7 @@
 #include "ring_timeline.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 #include "streamlab/workload.hpp"
@@ -78,7 +79,75 @@ std::size_t next_in_slot(const std::vector<RecordedChunk>& chunks, std::size_t c
     return chunks.size();
 }
 
+/// The most uses a record may hold of one run (a sweep's runs together): far
+/// above any graded run, low enough that a forged count cannot exhaust memory.
+constexpr double kMaxUses = 1e6;
+
+/// "fill" or "drain": the first word of a use's keys.
+const char* use_word(bool fill) {
+    return fill ? "fill" : "drain";
+}
+
+/// values[key] when it is a whole number in [low, high]; else false.
+bool whole_value(const std::map<std::string, double>& values, const std::string& key, double low, double high,
+                 double& value) {
+    const auto found = values.find(key);
+    if (found == values.end() || !(found->second >= low && found->second <= high) ||
+        found->second != std::floor(found->second)) {
+        return false;
+    }
+    value = found->second;
+    return true;
+}
+
 }  // namespace
+
+void put_host_uses(std::map<std::string, double>& values, const std::vector<HostUse>& fills,
+                   const std::vector<HostUse>& drains) {
+    for (const bool fill : {true, false}) {
+        const std::vector<HostUse>& uses = fill ? fills : drains;
+        values[std::string(use_word(fill)) + "s"] = static_cast<double>(uses.size());
+        for (std::size_t i = 0; i < uses.size(); ++i) {
+            const std::string key = std::string(use_word(fill)) + "_" + std::to_string(i) + "_";
+            values[key + "offset"] = static_cast<double>(uses[i].offset);
+            values[key + "count"] = static_cast<double>(uses[i].count);
+            values[key + "slot"] = uses[i].slot;
+            values[key + "start_ns"] = static_cast<double>(uses[i].start_ns);
+            values[key + "end_ns"] = static_cast<double>(uses[i].end_ns);
+        }
+    }
+}
+
+HostUses host_uses_of(const std::map<std::string, double>& values) {
+    constexpr double kExact = 9007199254740992.0;  // 2^53: the largest whole number a double holds exactly
+    HostUses found;
+    for (const bool fill : {true, false}) {
+        std::vector<HostUse>& into = fill ? found.fills : found.drains;
+        const std::string what = std::string(use_word(fill)) + "s";
+        double count = 0;
+        if (!whole_value(values, what, 0, kMaxUses, count)) {
+            found.problem = "the record's values hold no count of the host's " + what;
+            return found;
+        }
+        for (std::size_t i = 0; i < static_cast<std::size_t>(count); ++i) {
+            const std::string key = std::string(use_word(fill)) + "_" + std::to_string(i) + "_";
+            double offset = 0, elements = 0, slot = 0, start = 0, end = 0;
+            if (!whole_value(values, key + "offset", 0, kExact, offset) ||
+                !whole_value(values, key + "count", 0, kExact, elements) ||
+                !whole_value(values, key + "slot", -1, 1e6, slot) ||
+                !whole_value(values, key + "start_ns", 0, kExact, start) ||
+                !whole_value(values, key + "end_ns", start, kExact, end)) {
+                found.problem = "the record's values of the host's " + std::string(use_word(fill)) + " " +
+                                std::to_string(i) + " are missing or out of range";
+                return found;
+            }
+            into.push_back({static_cast<std::size_t>(offset), static_cast<std::size_t>(elements),
+                            static_cast<int>(slot), static_cast<std::uint64_t>(start),
+                            static_cast<std::uint64_t>(end)});
+        }
+    }
+    return found;
+}
 
 RecordedRun pair_chunks(const std::vector<HostUse>& fills, const std::vector<HostUse>& drains,
                         const std::vector<DeviceOp>& ops, std::size_t n, int chunks) {

@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,27 @@ struct HostUse {
     std::uint64_t start_ns = 0;  ///< When the host began.
     std::uint64_t end_ns = 0;    ///< When it was done.
 };
+
+/// The host's fills and drains of one run, read back from a record's values
+/// (put_host_uses), or why they cannot be.
+struct HostUses {
+    std::vector<HostUse> fills;   ///< In the order the course recorded them.
+    std::vector<HostUse> drains;  ///< In the order the course recorded them.
+    std::string problem;          ///< Empty when every use was read.
+};
+
+/// Puts a run's `fills` and `drains` (times relative to its timeline's origin,
+/// as HostStream::fills gives them) into `values`, a scenario's values, so that a
+/// record carries them to the judges: "fills" and "drains" (how many), and for
+/// the i-th (from 0) "fill_i_offset", "fill_i_count", "fill_i_slot",
+/// "fill_i_start_ns" and "fill_i_end_ns" ("drain_i_..." for a drain).
+void put_host_uses(std::map<std::string, double>& values, const std::vector<HostUse>& fills,
+                   const std::vector<HostUse>& drains);
+
+/// The fills and drains put_host_uses put into `values`, in their order. A count
+/// or a field that is missing or not a whole number in its range, or a use that
+/// ends before it begins, is a problem (the record is then not the course's).
+[[nodiscard]] HostUses host_uses_of(const std::map<std::string, double>& values);
 
 /// Everything recorded of one run of the stream, chunk by chunk.
 struct RecordedChunk {

@@ -1,7 +1,11 @@
 // Lab 06's reading of the records (ring_timeline.hpp), on made-up timelines: a
-// correct run shows no hazard, and each kind of early reuse is found.
+// correct run shows no hazard, each kind of early reuse is found, and the host's
+// fills and drains travel in a record's values.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <limits>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -191,6 +195,50 @@ TEST(lab06RingTimeline, BoundIsTheBusiestUnitWithTheHostsFillsAndDrainsAsOne) {
     EXPECT_DOUBLE_EQ(lab06::course::streaming_bound_ms(gpu, 1.0 + 1.0, 1), 7.0);
     // No model of the same stages is faster than the bound.
     EXPECT_GE(lab06::course::streaming_model_ms(gpu, 3.0, 3.0, 64, 4, 2, streamlab::IssueOrder::ChunkByChunk), 6.0);
+}
+
+TEST(lab06RingTimeline, HostUsesTravelInARecordsValues) {
+    MadeUpRun run;
+    run.fills[1].slot = -1;  // a buffer that is not the ring's travels too
+    std::map<std::string, double> values{{"iterations", 40}};
+    lab06::course::put_host_uses(values, run.fills, run.drains);
+    const lab06::course::HostUses read = lab06::course::host_uses_of(values);
+    ASSERT_EQ(read.problem, "");
+    const auto same = [](const std::vector<HostUse>& a, const std::vector<HostUse>& b) {
+        ASSERT_EQ(a.size(), b.size());
+        for (std::size_t i = 0; i < a.size(); ++i) {
+            EXPECT_EQ(a[i].offset, b[i].offset);
+            EXPECT_EQ(a[i].count, b[i].count);
+            EXPECT_EQ(a[i].slot, b[i].slot);
+            EXPECT_EQ(a[i].start_ns, b[i].start_ns);
+            EXPECT_EQ(a[i].end_ns, b[i].end_ns);
+        }
+    };
+    same(read.fills, run.fills);
+    same(read.drains, run.drains);
+}
+
+TEST(lab06RingTimeline, HostUsesTheCourseDidNotRecordAreAProblem) {
+    const MadeUpRun run;
+    const auto problem_with = [&](const std::string& key, double value) {
+        std::map<std::string, double> values;
+        lab06::course::put_host_uses(values, run.fills, run.drains);
+        if (std::isnan(value)) {
+            values.erase(key);
+        } else {
+            values[key] = value;
+        }
+        return lab06::course::host_uses_of(values).problem;
+    };
+    const double missing = std::numeric_limits<double>::quiet_NaN();
+    EXPECT_EQ(problem_with("points", 3), "") << "other values are left alone";
+    EXPECT_NE(problem_with("fills", missing), "");
+    EXPECT_NE(problem_with("drains", 5), "") << "a drain without its values";
+    EXPECT_NE(problem_with("fills", 1e12), "") << "more uses than any run";
+    EXPECT_NE(problem_with("fill_1_offset", -1), "");
+    EXPECT_NE(problem_with("fill_1_count", 0.5), "");
+    EXPECT_NE(problem_with("drain_2_slot", missing), "");
+    EXPECT_NE(problem_with("drain_0_end_ns", 0), "") << "a use that ends before it begins";
 }
 
 }  // namespace
