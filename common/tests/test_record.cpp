@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <string>
 
@@ -168,6 +169,24 @@ TEST(Record, RefusesAnOutputThatIsNotTheCoursesSample) {
     thin.output->index.resize(10);
     thin.output->value.resize(10);
     EXPECT_NE(refusal(record_text(thin)).find("not the course's sample"), std::string::npos);
+}
+
+TEST(Record, CarriesEachThreadsRuntimeCallsWhenGiven) {
+    Scenario scenario = pipeline_scenario();
+    const std::string without = record_text(scenario);
+    EXPECT_EQ(without.find("api_calls_by_thread"), std::string::npos) << "written only when there are any";
+    EXPECT_TRUE(parse_record(without).find("pipeline")->timeline->api_calls_by_thread.empty());
+    // A host function's thread beside the thread that queued it; ids as large as a 64-bit id gets.
+    scenario.timeline->api_calls_by_thread = {{4711, 52}, {4790, 3}, {std::uint64_t{1} << 62, 1}};
+    const Record record = parse_record(record_text(scenario));
+    EXPECT_EQ(record.find("pipeline")->timeline->api_calls_by_thread, scenario.timeline->api_calls_by_thread);
+    std::string text = record_text(scenario);
+    text.replace(text.find("\"4711\""), std::string("\"4711\"").size(), "\"main\"");
+    EXPECT_NE(refusal(text).find("not a thread id and a count"), std::string::npos) << refusal(text);
+    text = record_text(scenario);
+    const std::string count = "\"4711\":52";
+    text.replace(text.find(count), count.size(), "\"4711\":-5");
+    EXPECT_NE(refusal(text).find("not a thread id and a count"), std::string::npos) << refusal(text);
 }
 
 TEST(Record, RefusesLinesOutOfPlace) {

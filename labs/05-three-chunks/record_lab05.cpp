@@ -23,19 +23,15 @@ using streamlab::recording::Session;
 constexpr std::size_t kBlockerElements = std::size_t{1} << 20;
 
 void record_lab05(Session& session) {
-    const DeviceFacts& facts = session.facts();
-    const auto n = static_cast<std::size_t>(
-        session.setup_value("n", [&] { return static_cast<double>(pipeline_elements(facts.total_memory_bytes)); }));
-    PipelineMemory memory(n);
-    fill_input(memory.input.data(), n, session.seed());
     // A kernel over all the data about as long as its whole H2D copy; the blocker
     // as long, on a quarter of the SMs (room for the pipeline's kernels beside it).
-    const double h2d_ms = session.setup_value("h2d_ms", [&] { return measure_h2d_ms(memory.input.bytes()); });
-    const int iterations = static_cast<int>(
-        session.setup_value("iterations", [&] { return static_cast<double>(iterations_for_kernel_ms(n, h2d_ms)); }));
-    const int blocker_blocks = std::max(1, facts.sm_count / 4);
+    recording::RecordedPipeline prepared = recording::prepare_recorded_pipeline(session);
+    PipelineMemory& memory = prepared.memory;
+    const std::size_t n = memory.size();
+    const int iterations = prepared.iterations;
+    const int blocker_blocks = std::max(1, session.facts().sm_count / 4);
     const int blocker_iterations = static_cast<int>(session.setup_value("blocker_iterations", [&] {
-        return static_cast<double>(iterations_for_kernel_ms(kBlockerElements, h2d_ms, blocker_blocks));
+        return static_cast<double>(iterations_for_kernel_ms(kBlockerElements, prepared.h2d_ms, blocker_blocks));
     }));
     const lab05::PipelineJob job = job_over<lab05::PipelineJob>(memory, iterations);
 

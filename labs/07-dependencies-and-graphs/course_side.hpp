@@ -1,22 +1,33 @@
 /// @file course_side.hpp
 /// @brief Lab 07's course side for Task 2: the host that consumes each chunk's
 /// results, timed on the timeline's clock by the course itself. The program and the
-/// tests hand it to your code; your code only calls `consumer.consume`. (Task 4's
+/// recording hand it to your code; your code only calls `consumer.consume`. (Task 4's
 /// side is priority_side.hpp.)
 #pragma once
 
+#include <algorithm>
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
 #include <deque>
 #include <exception>
+#include <map>
 #include <mutex>
+#include <stdexcept>
+#include <string>
 #include <thread>
 #include <vector>
 
 #include "lab07.hpp"
 
 namespace lab07::course {
+
+/// Chunks of every graded run (record_lab07.cpp runs them, test_lab07.cpp judges
+/// them): enough that a missing wait or a late consumer shows.
+inline constexpr int kChunks = 8;
+
+/// How many times the graded run of Task 3 asks run_graph to launch its graph.
+inline constexpr int kLaunches = 4;
 
 /// One call of Consumer::consume, as the course saw it.
 struct Consumption {
@@ -25,6 +36,49 @@ struct Consumption {
     std::uint64_t end_ns = 0;    ///< When it returned.
     std::uint64_t thread = 0;    ///< The host thread it ran on (streamlab::host_thread_id()).
 };
+
+/// The scenario value that holds how many calls put_consumptions wrote.
+inline constexpr const char* kConsumeCallsKey = "consume_calls";
+
+/// The scenario value of call `call`'s `field` ("chunk", "start_ns", "end_ns", "thread").
+inline std::string consumption_key(std::size_t call, const char* field) {
+    return "consume_" + std::to_string(call) + "_" + field;
+}
+
+/// Writes `calls` into a recorded scenario's values (streamlab/record.hpp):
+/// kConsumeCallsKey, then each call's chunk, times and thread (consumption_key).
+inline void put_consumptions(const std::vector<Consumption>& calls, std::map<std::string, double>& values) {
+    values[kConsumeCallsKey] = static_cast<double>(calls.size());
+    for (std::size_t i = 0; i < calls.size(); ++i) {
+        values[consumption_key(i, "chunk")] = calls[i].chunk;
+        values[consumption_key(i, "start_ns")] = static_cast<double>(calls[i].start_ns);
+        values[consumption_key(i, "end_ns")] = static_cast<double>(calls[i].end_ns);
+        values[consumption_key(i, "thread")] = static_cast<double>(calls[i].thread);
+    }
+}
+
+/// The calls put_consumptions wrote into `values`, read back by a judge from a
+/// record, which it does not trust: throws std::runtime_error where a value is
+/// missing; a value out of range reads as chunk -1 or the nearest count.
+inline std::vector<Consumption> consumptions_from(const std::map<std::string, double>& values) {
+    const auto value = [&](const std::string& key, double low, double high) {
+        const auto found = values.find(key);
+        if (found == values.end()) {
+            throw std::runtime_error("the record's consumer scenario has no value \"" + key + "\"");
+        }
+        return std::clamp(found->second, low, high);
+    };
+    constexpr double kMostNs = 1e18;  // far beyond any run, and within std::uint64_t
+    const auto count = static_cast<std::size_t>(value(kConsumeCallsKey, 0, 1e6));
+    std::vector<Consumption> calls(count);
+    for (std::size_t i = 0; i < count; ++i) {
+        calls[i].chunk = static_cast<int>(value(consumption_key(i, "chunk"), -1, 1e6));
+        calls[i].start_ns = static_cast<std::uint64_t>(value(consumption_key(i, "start_ns"), 0, kMostNs));
+        calls[i].end_ns = static_cast<std::uint64_t>(value(consumption_key(i, "end_ns"), 0, kMostNs));
+        calls[i].thread = static_cast<std::uint64_t>(value(consumption_key(i, "thread"), 0, kMostNs));
+    }
+    return calls;
+}
 
 /// The host that takes each chunk's results out of the job's pinned output into
 /// pageable memory of its own, and notes when and on which thread it did.

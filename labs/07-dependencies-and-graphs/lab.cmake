@@ -5,6 +5,9 @@ streamlab_add_lab(
   TOPIC dependencies-and-graphs
   STUDENT_SOURCES dependencies.cu
   PROGRAM run_lab07.cpp
+  # Recorded once, judged outside: record_lab07.cpp runs your code in each
+  # scenario the tests need; the tests of test_lab07.cpp judge its record.
+  RECORDER record_lab07.cpp
   TEST_SOURCE test_lab07.cpp
   # The course's side of the lab (the consumer, and Task 4's background and urgent
   # kernels, which time themselves on the timeline's clock): objects of their own,

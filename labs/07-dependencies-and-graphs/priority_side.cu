@@ -51,16 +51,6 @@ void wait_until_started(const volatile unsigned int* started, cudaStream_t strea
     }
 }
 
-/// The one kernel in `ops` labelled `label`, or nullptr.
-const streamlab::DeviceOp* labelled_kernel(const std::vector<streamlab::DeviceOp>& ops, const char* label) {
-    for (const streamlab::DeviceOp& op : ops) {
-        if (op.kind == streamlab::OpKind::Kernel && op.label == label) {
-            return &op;
-        }
-    }
-    return nullptr;
-}
-
 }  // namespace
 
 PriorityDemo::PriorityDemo() : started_(1), input_(kUrgentElements), output_(kUrgentElements) {
@@ -105,26 +95,6 @@ std::string PriorityDemo::describe() const {
                   sms_ * blocks_per_sm_ * kBackgroundWaves, sms_, blocks_per_sm_, kBackgroundWaves,
                   streamlab::ms(block_ns_));
     return text;
-}
-
-UrgentWait urgent_wait(const streamlab::Timeline& timeline, std::uint64_t launched_ns) {
-    UrgentWait wait;
-    const streamlab::DeviceOp* background = labelled_kernel(timeline.ops, kBackgroundLabel);
-    const streamlab::DeviceOp* urgent = labelled_kernel(timeline.ops, kUrgentLabel);
-    if (background == nullptr || urgent == nullptr) {
-        wait.problem = std::string("the timeline has no ") + (background == nullptr ? "background" : "urgent") +
-                       " kernel: call urgent.fill_gpu, then urgent.launch, once each";
-    } else if (launched_ns >= background->end_ns) {
-        wait.problem =
-            "the urgent kernel was launched only after the background kernel had ended: launch it right "
-            "after urgent.fill_gpu returns, and wait for the streams only then";
-    } else {
-        wait.background_ns = background->duration_ns();
-        // From the background's start, not from the launch: a launch held back on the
-        // host can only lengthen it, and host and GPU clocks need not agree to the microsecond.
-        wait.wait_ns = urgent->start_ns > background->start_ns ? urgent->start_ns - background->start_ns : 0;
-    }
-    return wait;
 }
 
 }  // namespace lab07::course

@@ -2,11 +2,12 @@
 /// @brief Lab 07's course side for Task 4: a background kernel that keeps every SM
 /// full of blocks with a long queue of blocks behind them, the small urgent kernel,
 /// and what the timeline says about the urgent kernel's wait. The program and the
-/// tests hand the UrgentWork to your code; your code only chooses the streams.
+/// recording hand the UrgentWork to your code; your code only chooses the streams.
 #pragma once
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "lab07.hpp"
 #include "streamlab/handles.hpp"
@@ -61,11 +62,41 @@ struct UrgentWait {
     }
 };
 
+/// The first kernel in `ops` labelled `label`, or nullptr.
+[[nodiscard]] inline const streamlab::DeviceOp* labelled_kernel(const std::vector<streamlab::DeviceOp>& ops,
+                                                                const char* label) {
+    for (const streamlab::DeviceOp& op : ops) {
+        if (op.kind == streamlab::OpKind::Kernel && op.label == label) {
+            return &op;
+        }
+    }
+    return nullptr;
+}
+
 /// The urgent kernel's wait in `timeline`, given its launch mark (`launched_ns`,
 /// relative to the timeline's origin); a problem when either kernel is missing or
 /// the urgent kernel was launched only after the background kernel had ended. (An
 /// urgent kernel that starts before the background shows no wait either way, and so
-/// no difference between the priorities.)
-[[nodiscard]] UrgentWait urgent_wait(const streamlab::Timeline& timeline, std::uint64_t launched_ns);
+/// no difference between the priorities.) Inline: the judges, which read a
+/// recorded timeline and link no course side, ask it too.
+[[nodiscard]] inline UrgentWait urgent_wait(const streamlab::Timeline& timeline, std::uint64_t launched_ns) {
+    UrgentWait wait;
+    const streamlab::DeviceOp* background = labelled_kernel(timeline.ops, kBackgroundLabel);
+    const streamlab::DeviceOp* urgent = labelled_kernel(timeline.ops, kUrgentLabel);
+    if (background == nullptr || urgent == nullptr) {
+        wait.problem = std::string("the timeline has no ") + (background == nullptr ? "background" : "urgent") +
+                       " kernel: call urgent.fill_gpu, then urgent.launch, once each";
+    } else if (launched_ns >= background->end_ns) {
+        wait.problem =
+            "the urgent kernel was launched only after the background kernel had ended: launch it right "
+            "after urgent.fill_gpu returns, and wait for the streams only then";
+    } else {
+        wait.background_ns = background->duration_ns();
+        // From the background's start, not from the launch: a launch held back on the
+        // host can only lengthen it, and host and GPU clocks need not agree to the microsecond.
+        wait.wait_ns = urgent->start_ns > background->start_ns ? urgent->start_ns - background->start_ns : 0;
+    }
+    return wait;
+}
 
 }  // namespace lab07::course

@@ -22,8 +22,8 @@ namespace {
 
 using namespace streamlab;
 
-constexpr int kChunks = 8;
-constexpr int kLaunches = 4;
+using lab07::course::kChunks;
+using lab07::course::kLaunches;
 
 /// Task 1: the stage design against the serial reference and the model.
 bool show_stage_streams(const LabOptions& options) {

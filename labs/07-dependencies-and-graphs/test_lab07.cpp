@@ -1,14 +1,14 @@
-// Lab 07's graded tests. They run your stage pipeline, your host consumer and
-// your graph on 256 MiB (less on a small GPU), and the course's background and
-// urgent kernels in the streams you choose, while CUPTI records what the GPU did
-// (and which host thread made which runtime call); the course's consumer and
-// urgent kernel time themselves on the same clock. They grade those records only.
+// Lab 07's graded tests: judges of the record that record_lab07.cpp left. The
+// recording ran your stage pipeline, your host consumer and your graph on 256 MiB
+// (less on a small GPU), and the course's background and urgent kernels in the
+// streams you chose, while CUPTI recorded what the GPU did (and which host thread
+// made which runtime call); the course's consumer and urgent kernel timed
+// themselves on the same clock. These tests read that record and never run your code.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cstdint>
 #include <map>
-#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -17,23 +17,17 @@
 #include "lab07.hpp"
 #include "priority_side.hpp"
 #include "streamlab/analysis.hpp"
-#include "streamlab/handles.hpp"
+#include "streamlab/judging.hpp"
 #include "streamlab/model.hpp"
 #include "streamlab/pipeline.hpp"
 #include "streamlab/testing.hpp"
-#include "streamlab/tracer.hpp"
-#include "streamlab/workload.hpp"
 
 namespace {
 
 using namespace streamlab;
 using namespace streamlab::grading;
-
-/// Chunks of every run: enough that a missing wait or a late consumer shows.
-constexpr int kChunks = 8;
-
-/// How many times the graph test asks run_graph to launch its graph.
-constexpr int kLaunches = 4;
+using lab07::course::kChunks;
+using lab07::course::kLaunches;
 
 /// The least share of the model's hidden copy time that yours must reach. The
 /// model hides about two thirds of the copies behind kernels for 8 equal chunks;
@@ -52,24 +46,14 @@ constexpr double kMinHiddenShare = 0.5;
 /// urgent launch reaches a little late, without letting "no effect" pass.
 constexpr double kMaxPriorityWaitRatio = 0.5;
 
-/// 256 MiB (less on a small GPU), kChunks chunks, a kernel about as long as the whole H2D copy.
-class Lab07 : public TimelineTest {
+/// 256 MiB (less on a small GPU), kChunks chunks, a kernel about as long as the
+/// whole H2D copy: the record's scenarios (record_lab07.cpp), each recorded after a warm-up run.
+class Lab07 : public RecordTest {
 protected:
-    void SetUp() override {
-        SL_STEP(TimelineTest::SetUp());
-        prepared_.emplace(prepare_pipeline(facts_));
-        iterations_ = prepared_->iterations;
-        job_ = job_over<lab07::PipelineJob>(memory(), iterations_);
-    }
-
-    PipelineMemory& memory() { return prepared_->memory; }
-    std::size_t n() const { return prepared_->memory.size(); }
-
-    /// Your `work` once to warm up, then once more, on a poisoned output, while CUPTI records.
-    void record(const char* name, const std::function<void()>& work) {
-        work();
-        fill_poison(memory().output.data(), n());
-        SL_RECORD_TIMELINE(timeline_, name, work);
+    /// The recorded run of scenario `name` into scenario_ and timeline_.
+    void use_run(const char* name) {
+        SL_STEP(use_scenario(name, scenario_));
+        timeline_ = *scenario_->timeline;
     }
 
     /// The chunks of the recorded run (the i-th H2D copy, kernel and D2H copy issued
@@ -84,27 +68,23 @@ protected:
         return ::testing::AssertionSuccess();
     }
 
-    /// `output` against the CPU reference.
-    void expect_results_right(const float* output, const char* hint) {
-        const ResultCheck check = check_workload_output(memory().input.data(), output, n(), iterations_, kChunks);
-        if (!check.ok) {
+    /// The recorded run's output (sampled in the record) against the CPU reference.
+    void expect_results_right(const char* hint) {
+        const ::testing::AssertionResult matches = output_matches_reference(*scenario_);
+        if (!matches) {
             report_hint(hint);
         }
-        EXPECT_TRUE(check.ok) << check.message();
+        EXPECT_TRUE(matches);
     }
 
     /// The share of copy time the model hides behind kernels for kChunks chunks,
     /// from the stage times of the serial run on the same data, into
     /// `model_hidden_`; skips where that share is too small for this GPU to show anything.
     void measure_model_hidden_share() {
-        SerialReference serial;
-        try {
-            serial = run_serial_reference(memory(), iterations_);
-        } catch (const TimelineUnavailable& unavailable) {
-            SL_SKIP_UNLESS_BROKEN_HERE(tracer_started_before(), unavailable.what());
-        }
-        model_hidden_ = hidden_copy_fraction(modelled_ops(
-            simulate_pipeline(serial.stages, kChunks, kChunks, facts_.copy_engines, IssueOrder::ChunkByChunk)));
+        const record::Scenario* serial = nullptr;
+        SL_STEP(use_scenario("serial", serial));
+        model_hidden_ = hidden_copy_fraction(modelled_ops(simulate_pipeline(
+            stage_times(serial->timeline->ops), kChunks, kChunks, facts_.copy_engines, IssueOrder::ChunkByChunk)));
         if (model_hidden_ < 0.2) {
             SL_SKIP_DEVICE_CANNOT_SHOW() << facts_.name << " has " << facts_.copy_engines << " copy engine(s): the "
                                          << "model hides only " << model_hidden_ * 100 << "% of the copies";
@@ -120,9 +100,7 @@ protected:
             << "kernels hid " << hidden * 100 << "% of the copy time; the model hides " << model_hidden * 100 << "%";
     }
 
-    std::optional<PreparedPipeline> prepared_;
-    int iterations_ = 1;
-    lab07::PipelineJob job_;
+    const record::Scenario* scenario_ = nullptr;
     Timeline timeline_;
     std::vector<ChunkOps> chunks_;
     double model_hidden_ = 0;
@@ -132,20 +110,19 @@ protected:
 
 class StageStreams : public Lab07 {
 protected:
-    void record_stages() {
-        record("lab07 run_stage_streams", [&] { lab07::run_stage_streams(job_, kChunks); });
-    }
+    /// run_stage_streams(job, kChunks), as recorded.
+    void use_stages() { SL_STEP(use_run("pipeline")); }
 };
 
 TEST_F(StageStreams, ResultsMatchCpuReference) {
-    SL_STEP(record_stages());
-    expect_results_right(memory().output.data(),
-                         "chunk c is chunk_range(job.n, chunks, c): copy chunk.count * sizeof(float) bytes each way "
-                         "at chunk.offset, and wait for the copy-out stream before returning");
+    SL_STEP(use_stages());
+    expect_results_right(
+        "chunk c is chunk_range(job.n, chunks, c): copy chunk.count * sizeof(float) bytes each way "
+        "at chunk.offset, and wait for the copy-out stream before returning");
 }
 
 TEST_F(StageStreams, OneStreamPerStage) {
-    SL_STEP(record_stages());
+    SL_STEP(use_stages());
     const std::set<std::uint32_t> h2d = streams_of(timeline_.ops, OpKind::MemcpyH2D);
     const std::set<std::uint32_t> kernels = streams_of(timeline_.ops, OpKind::Kernel);
     const std::set<std::uint32_t> d2h = streams_of(timeline_.ops, OpKind::MemcpyD2H);
@@ -165,7 +142,7 @@ TEST_F(StageStreams, OneStreamPerStage) {
 }
 
 TEST_F(StageStreams, EachStageWaitsForItsChunk) {
-    SL_STEP(record_stages());
+    SL_STEP(use_stages());
     ASSERT_TRUE(found_chunks());
     std::vector<std::string> early;
     for (std::size_t c = 0; c < chunks_.size(); ++c) {
@@ -186,7 +163,7 @@ TEST_F(StageStreams, EachStageWaitsForItsChunk) {
 
 TEST_F(StageStreams, CopiesOverlapKernels) {
     SL_STEP(measure_model_hidden_share());
-    SL_STEP(record_stages());
+    SL_STEP(use_stages());
     expect_copies_hidden(
         "each stage waits for its own chunk only, and the host never waits in between: queue every "
         "chunk first, then wait once");
@@ -196,29 +173,27 @@ TEST_F(StageStreams, CopiesOverlapKernels) {
 
 class HostConsumer : public Lab07 {
 protected:
-    void record_consumer() {
-        consumer_.emplace(job_, kChunks);
-        const lab07::Consumer consumer = consumer_->consumer();
-        record("lab07 run_with_host_consumer", [&] {
-            consumer_->reset();
-            lab07::run_with_host_consumer(job_, kChunks, consumer);
-        });
-        calls_ = consumer_->consumptions(timeline_.origin_ns);
+    /// run_with_host_consumer(job, kChunks, the course's consumer), as recorded:
+    /// the consumer's calls, and the thread that called run_with_host_consumer.
+    void use_consumer() {
+        SL_STEP(use_run("host_consumer"));
+        calls_ = lab07::course::consumptions_from(scenario_->values);
+        caller_thread_ = static_cast<std::uint64_t>(std::clamp(scenario_->value("caller_thread"), 0.0, 1e18));
     }
 
-    std::optional<lab07::course::ResultsConsumer> consumer_;
     std::vector<lab07::course::Consumption> calls_;
+    std::uint64_t caller_thread_ = 0;
 };
 
 TEST_F(HostConsumer, ResultsMatchCpuReference) {
-    SL_STEP(record_consumer());
-    expect_results_right(consumer_->consumed.data(),
-                         "consume(c) reads chunk c from job.output: call it only after chunk c's D2H copy has ended, "
-                         "once for every chunk");
+    SL_STEP(use_consumer());
+    expect_results_right(
+        "consume(c) reads chunk c from job.output: call it only after chunk c's D2H copy has ended, "
+        "once for every chunk");
 }
 
 TEST_F(HostConsumer, EachChunkConsumedAsItsCopyEnds) {
-    SL_STEP(record_consumer());
+    SL_STEP(use_consumer());
     ASSERT_TRUE(found_chunks());
     std::map<int, lab07::course::Consumption> by_chunk;
     for (const auto& call : calls_) {
@@ -250,9 +225,9 @@ TEST_F(HostConsumer, EachChunkConsumedAsItsCopyEnds) {
 }
 
 TEST_F(HostConsumer, ConsumedInHostFunctionsThatCallNoCuda) {
-    SL_STEP(record_consumer());
+    SL_STEP(use_consumer());
     ASSERT_FALSE(calls_.empty()) << "consume was never called";
-    const std::uint64_t yours = host_thread_id();
+    const std::uint64_t yours = caller_thread_;
     std::set<std::uint64_t> threads;
     for (const auto& call : calls_) {
         threads.insert(call.thread);
@@ -281,20 +256,19 @@ TEST_F(HostConsumer, ConsumedInHostFunctionsThatCallNoCuda) {
 
 class Graph : public Lab07 {
 protected:
-    void record_graph() {
-        record("lab07 run_graph", [&] { lab07::run_graph(job_, kChunks, kLaunches); });
-    }
+    /// run_graph(job, kChunks, kLaunches), as recorded.
+    void use_graph() { SL_STEP(use_run("graph")); }
 };
 
 TEST_F(Graph, ResultsMatchCpuReference) {
-    SL_STEP(record_graph());
-    expect_results_right(memory().output.data(),
-                         "capture the whole pipeline of Task 1 between the fork and the join, and wait for the last "
-                         "launch before returning");
+    SL_STEP(use_graph());
+    expect_results_right(
+        "capture the whole pipeline of Task 1 between the fork and the join, and wait for the last "
+        "launch before returning");
 }
 
 TEST_F(Graph, OneInstantiationLaunchedManyTimes) {
-    SL_STEP(record_graph());
+    SL_STEP(use_graph());
     const std::vector<DeviceOp> kernels = ops_of_kind(timeline_.ops, OpKind::Kernel);
     std::set<std::uint32_t> graphs;
     std::map<std::uint64_t, int> runs_per_node;
@@ -331,7 +305,7 @@ TEST_F(Graph, OneInstantiationLaunchedManyTimes) {
 
 TEST_F(Graph, ChunksOverlapInsideEachLaunch) {
     SL_STEP(measure_model_hidden_share());
-    SL_STEP(record_graph());
+    SL_STEP(use_graph());
     expect_copies_hidden(
         "capture the stage streams themselves, forked from the origin stream: a graph keeps the "
         "dependencies the capture saw, and work captured in one stream runs one op at a time");
@@ -339,34 +313,32 @@ TEST_F(Graph, ChunksOverlapInsideEachLaunch) {
 
 // ---------------------------------------------------------------- Task 4
 
-class Priorities : public TimelineTest {
+class Priorities : public RecordTest {
 protected:
-    /// Your run_with_urgent_kernel once to warm up, then once more while CUPTI
-    /// records, into `waits_[high_priority]`.
-    void record_wait(bool high_priority) {
-        const lab07::UrgentWork work = demo_->work();
-        const auto run = [&] { lab07::run_with_urgent_kernel(work, high_priority); };
-        run();
-        SL_RECORD_TIMELINE(timeline_, "lab07 run_with_urgent_kernel", run);
-        waits_[high_priority ? 1 : 0] = lab07::course::urgent_wait(timeline_, demo_->launched_ns(timeline_.origin_ns));
+    /// Your run_with_urgent_kernel, as recorded after a warm-up run, into
+    /// `waits_[high_priority]`: the urgent kernel's wait on the timeline, given
+    /// when the course's urgent.launch launched it.
+    void use_wait(bool high_priority) {
+        const record::Scenario* scenario = nullptr;
+        SL_STEP(use_scenario(high_priority ? "priority_greatest" : "priority_default", scenario));
+        const auto launched_ns = static_cast<std::uint64_t>(std::clamp(scenario->value("launched_ns"), 0.0, 1e18));
+        waits_[high_priority ? 1 : 0] = lab07::course::urgent_wait(*scenario->timeline, launched_ns);
     }
 
-    std::optional<lab07::course::PriorityDemo> demo_;
-    Timeline timeline_;
     lab07::course::UrgentWait waits_[2];
 };
 
 TEST_F(Priorities, UrgentKernelWaitsLessWithGreatestPriority) {
-    int least = 0;
-    int greatest = 0;
-    SL_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+    // cudaDeviceGetStreamPriorityRange, asked by the recording.
+    const double least = setup_value("least_priority");
+    const double greatest = setup_value("greatest_priority");
+    ASSERT_FALSE(HasFailure());
     if (least == greatest) {
         SL_SKIP_DEVICE_CANNOT_SHOW() << facts_.name << " offers a single stream priority (" << least
                                      << "): a priority has nothing to change";
     }
-    demo_.emplace();
-    SL_STEP(record_wait(false));
-    SL_STEP(record_wait(true));
+    SL_STEP(use_wait(false));
+    SL_STEP(use_wait(true));
     const lab07::course::UrgentWait& plain = waits_[0];
     const lab07::course::UrgentWait& urgent = waits_[1];
     for (const auto* run : {&plain, &urgent}) {

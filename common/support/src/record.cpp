@@ -160,6 +160,23 @@ std::vector<StreamCall> read_stream_calls(const json& array, const Place& place)
     return calls;
 }
 
+/// The optional "api_calls_by_thread": runtime calls by host thread id, the ids written as decimal keys.
+std::map<std::uint64_t, std::uint64_t> read_calls_by_thread(const json& object, const Place& place) {
+    if (!object.is_object()) {
+        throw place.error("\"api_calls_by_thread\" is not an object");
+    }
+    std::map<std::uint64_t, std::uint64_t> calls;
+    for (const auto& [key, count] : object.items()) {
+        const bool decimal = !key.empty() && key.size() <= 19 &&
+                             std::all_of(key.begin(), key.end(), [](char c) { return c >= '0' && c <= '9'; });
+        if (!decimal || !count.is_number_unsigned()) {
+            throw place.error("\"api_calls_by_thread\" holds \"" + key + "\", not a thread id and a count");
+        }
+        calls[std::stoull(key)] = count.get<std::uint64_t>();
+    }
+    return calls;
+}
+
 OutputSample read_output(const json& object, std::uint32_t seed, const Place& place) {
     OutputSample sample;
     sample.n = require_unsigned(object, "n", std::uint64_t{1} << 40, place);
@@ -239,6 +256,9 @@ Scenario read_scenario(const json& line, std::uint32_t seed, Place& place) {
     scenario.values = read_values(require(line, "values", place), place);
     scenario.timeline = read_trace_object(require(line, "trace", place), place);
     scenario.timeline->stream_calls = read_stream_calls(require(line, "stream_calls", place), place);
+    if (line.contains("api_calls_by_thread")) {
+        scenario.timeline->api_calls_by_thread = read_calls_by_thread(line.at("api_calls_by_thread"), place);
+    }
     if (line.contains("output")) {
         scenario.output = read_output(line.at("output"), seed, place);
     }
@@ -507,6 +527,13 @@ std::string scenario_line(const Scenario& scenario) {
                          {"time_ns", call.time_ns}});
     }
     line["stream_calls"] = calls;
+    if (!timeline.api_calls_by_thread.empty()) {  // optional: records without it read as before
+        ordered_json by_thread = ordered_json::object();
+        for (const auto& [thread, count] : timeline.api_calls_by_thread) {
+            by_thread[std::to_string(thread)] = count;
+        }
+        line["api_calls_by_thread"] = by_thread;
+    }
     return one_line(line);
 }
 

@@ -13,6 +13,7 @@
 #include "streamlab/check.hpp"
 #include "streamlab/grader_words.hpp"
 #include "streamlab/tracer.hpp"
+#include "streamlab/workload.hpp"
 
 namespace streamlab::recording {
 
@@ -117,6 +118,22 @@ void Session::record(record::Scenario& scenario, const std::string& program, con
     tracer->mark(record::kRecordingEndsMark);
     scenario.timeline = tracer->finish();
     record::discount_closing_synchronize(*scenario.timeline);
+    // ... and from this thread's count of calls, where calls were counted by thread.
+    auto& by_thread = scenario.timeline->api_calls_by_thread;
+    if (const auto mine = by_thread.find(host_thread_id()); mine != by_thread.end() && mine->second > 0) {
+        --mine->second;
+    }
+}
+
+RecordedPipeline prepare_recorded_pipeline(Session& session) {
+    const auto n = static_cast<std::size_t>(session.setup_value(
+        "n", [&] { return static_cast<double>(pipeline_elements(session.facts().total_memory_bytes)); }));
+    RecordedPipeline prepared{PipelineMemory(n), 0, 1};
+    fill_input(prepared.memory.input.data(), n, session.seed());
+    prepared.h2d_ms = session.setup_value("h2d_ms", [&] { return measure_h2d_ms(prepared.memory.input.bytes()); });
+    prepared.iterations = static_cast<int>(session.setup_value(
+        "iterations", [&] { return static_cast<double>(iterations_for_kernel_ms(n, prepared.h2d_ms)); }));
+    return prepared;
 }
 
 int record_scenarios(int argc, char** argv, const std::function<void(Session&)>& scenarios) {

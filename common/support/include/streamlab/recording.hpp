@@ -23,6 +23,7 @@
 #include <string>
 
 #include "streamlab/device.hpp"
+#include "streamlab/pipeline.hpp"
 #include "streamlab/record.hpp"
 
 namespace streamlab::recording {
@@ -70,6 +71,21 @@ private:
     std::map<std::string, double> given_;  // the set-up's values, from the command line
     std::map<std::string, double> setup_;  // the set-up's values, as sent
 };
+
+/// The pipeline memory a lab's scenarios share, its input filled from the
+/// record's seed, and the kernel sized to it (prepare_recorded_pipeline).
+struct RecordedPipeline {
+    PipelineMemory memory;  ///< Set-up value "n" floats each; the input fill_input(data, n, session.seed()).
+    double h2d_ms = 0;      ///< The whole input's H2D copy, measured (set-up value "h2d_ms").
+    int iterations = 1;     ///< Workload iterations of a kernel over all of it that takes about h2d_ms ("iterations").
+};
+
+/// The set-up of a lab that records a chunked pipeline, as the lab's tests sized
+/// it: the set-up values "n" (pipeline_elements for this GPU), "h2d_ms"
+/// (measure_h2d_ms of the whole input) and "iterations" (iterations_for_kernel_ms
+/// of n elements and h2d_ms); allocates the memory and fills the input from the
+/// seed. Call it before the first scenario, like Session::setup_value.
+[[nodiscard]] RecordedPipeline prepare_recorded_pipeline(Session& session);
 
 /// The `main` of a lab's recording program. Reads the harness's command line
 /// (`--record-fd N --seed S [--after SCENARIO] [--setup KEY=VALUE ...]`), and
