@@ -6,7 +6,7 @@
 #
 #   streamlab_add_lab(NUMBER NN TOPIC topic STUDENT_SOURCES ... PROGRAM src
 #                     TEST_SOURCE src TESTS Suite.Name gpu|cpu POINTS ...
-#                     [RECORDER src] [ANSWER_FILES file ...] [ALLOW_SYMBOLS pattern ...] [ALLOW_ASM] [GPUS n]
+#                     [RECORDER src [DRAWN_SCENARIO name]] [ANSWER_FILES file ...] [ALLOW_SYMBOLS pattern ...] [ALLOW_ASM] [GPUS n]
 #                     [COURSE_SOURCES src ...] [COURSE_LIBRARIES library ...]
 #                     [CPU_TEST test_NAME_cpu.cpp src ...] [JUDGE_SOURCES src ...])
 #       One lab, built twice: against yours, the student's code (labs/NN-topic:
@@ -18,7 +18,9 @@
 #       and TEST_SOURCE holds the judges, built once as labNN_judge without the
 #       student's code; each graded test runs one judge on the record. JUDGE_SOURCES
 #       (with RECORDER): the course's sources the judges need besides TEST_SOURCE (the
-#       questions they ask of the record), plain C++ compiled into labNN_judge. ANSWER_FILES
+#       questions they ask of the record), plain C++ compiled into labNN_judge.
+#       DRAWN_SCENARIO (with RECORDER): the recorded scenario whose timeline `course
+#       check` and the grader draw (read by the tools; "pipeline" when absent). ANSWER_FILES
 #       are the student's answers (a prediction) that graded tests read, never
 #       compiled: each test finds their folder in STREAMLAB_ANSWER_DIR. ALLOW_SYMBOLS
 #       and ALLOW_ASM widen what the grader lets graded code call (read by
@@ -234,7 +236,7 @@ function(streamlab_add_lab)
   # check_labs and the grader, which hands a submission's tests N GPUs together.
   # The course's tools read lab.cmake with tools/coursecli/lab_cmake.py, which takes the keywords
   # from this cmake_parse_arguments (and streamlab_add_python_lab's): a keyword added here is known there.
-  cmake_parse_arguments(PARSE_ARGV 0 arg "ALLOW_ASM" "NUMBER;TOPIC;PROGRAM;TEST_SOURCE;RECORDER;TIMEOUT;SANITIZE_POINTS;GPUS"
+  cmake_parse_arguments(PARSE_ARGV 0 arg "ALLOW_ASM" "NUMBER;TOPIC;PROGRAM;TEST_SOURCE;RECORDER;DRAWN_SCENARIO;TIMEOUT;SANITIZE_POINTS;GPUS"
                         "STUDENT_SOURCES;ANSWER_FILES;TESTS;ALLOW_SYMBOLS;COURSE_SOURCES;COURSE_LIBRARIES;CPU_TEST;JUDGE_SOURCES")
   set(lab "lab${arg_NUMBER}")
   if(NOT DEFINED arg_GPUS)

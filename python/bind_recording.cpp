@@ -87,10 +87,18 @@ void bind_recording(nb::module_& module) {
         "The recording program's main: reads the harness's arguments (sys.argv) and runs `scenarios(session)`; "
         "returns the exit status.");
 
-    // The course's own measurements a recording program makes, as the C++ ones do.
+    nb::class_<recording::RecordedPipeline>(recording, "RecordedPipeline",
+                                            "A recorded pipeline's set-up: its memory, input filled from the seed.")
+        .def_prop_ro(
+            "memory", [](recording::RecordedPipeline& p) -> PipelineMemory& { return p.memory; },
+            nb::rv_policy::reference_internal)
+        .def_ro("h2d_ms", &recording::RecordedPipeline::h2d_ms)
+        .def_ro("iterations", &recording::RecordedPipeline::iterations);
     recording.def(
-        "measure_h2d_ms", [](std::size_t bytes) { return measure_h2d_ms(bytes); }, "bytes"_a,
-        "Milliseconds a pinned H2D copy of `bytes` takes on this GPU, measured now.");
+        "prepare_recorded_pipeline", &recording::prepare_recorded_pipeline, "session"_a,
+        "The set-up values n, h2d_ms and iterations, and the memory, as the C++ recording programs have them.");
+
+    // The course's own measurements a recording program makes, as the C++ ones do.
     recording.def("run_serial_once", &run_serial_once, "memory"_a, "iterations"_a,
                   "The serial reference on `memory`, unrecorded: ms between events around its three ops.");
 }

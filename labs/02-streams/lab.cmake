@@ -10,6 +10,8 @@ streamlab_add_lab(
   # Recorded once, judged outside: record_lab02.cpp runs your functions in each
   # scenario the tests need; the tests of test_lab02.cpp judge its record.
   RECORDER record_lab02.cpp
+  # What `course check` draws of the record: streams, the run the README pictures.
+  DRAWN_SCENARIO streams
   TEST_SOURCE test_lab02.cpp
   TESTS
     Streams.ResultsMatchCpuReference              gpu 2

@@ -11,6 +11,8 @@ streamlab_add_lab(
   # scenario the tests need (copy_scenarios.hpp names them); the tests of
   # test_lab03.cpp judge its record.
   RECORDER record_lab03.cpp
+  # What `course check` draws of the record: copies_malloc_host, the run the README pictures.
+  DRAWN_SCENARIO copies_malloc_host
   TEST_SOURCE test_lab03.cpp
   TESTS
     PinnedCopies.MallocHostCopiesArePinned       gpu 2

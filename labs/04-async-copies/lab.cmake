@@ -10,6 +10,8 @@ streamlab_add_lab(
   # Recorded once, judged outside: record_lab04.cpp runs your batch loop in each
   # scenario the tests need; the tests of test_lab04.cpp judge its record.
   RECORDER record_lab04.cpp
+  # What `course check` draws of the record: pinned, the run the README pictures.
+  DRAWN_SCENARIO pinned
   TEST_SOURCE test_lab04.cpp
   TESTS
     Batches.ResultsMatchCpuReference                    gpu 2

@@ -649,7 +649,8 @@ class SubmissionGrader:
             if lab.recorded:  # the run the judges judged, from its record: no second run of the student's code
                 trace = self.folder / f"lab{lab.number}.json"
                 kept = self.folder / f"lab{lab.number}.record.jsonl"
-                if kept.exists() and records.write_scenario_trace(kept, trace):
+                drawn = read_lab_cmake(self.settings.course_root / "labs" / lab.folder / "lab.cmake").drawn_scenario
+                if kept.exists() and records.write_scenario_trace(kept, trace, drawn):
                     recorded[lab.number] = [trace]
                 else:
                     lab_grade.timeline_note = "No timeline picture: the record holds no recorded scenario to draw."

@@ -76,6 +76,7 @@ class LabCmake:
     # The Python track's RECORDER (python/record_labNN.py): its record is judged by the C++ track's judges,
     # whose tests are then `python.tests` too ("": the track has pytest tests of its own).
     python_recorder: str = ""
+    drawn_scenario: str = "pipeline"  # DRAWN_SCENARIO: the recorded scenario the tools draw
 
 
 @functools.cache
@@ -204,6 +205,7 @@ def read_lab_cmake(path: Path) -> LabCmake:
             python_bindings=tuple(python.get("BINDINGS", [])) if python else (),
             recorder=cpp.get("RECORDER", [""])[0],
             python_recorder=python_recorder,
+            drawn_scenario=cpp.get("DRAWN_SCENARIO", ["pipeline"])[0],
         )
     except OSError as error:
         raise LabCmakeError(f"{path}: cannot be read ({error.strerror})") from None

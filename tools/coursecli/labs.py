@@ -261,7 +261,8 @@ def _draw_recorded_timeline(record: Path, folder: Path, number: str, variant: st
     """Draws the timeline the judges judged, from the record: the lab's pipeline as it ran for grading."""
     trace = folder / "traces" / f"lab{number}-{variant}.json"
     image = folder / "plots" / f"lab{number}-{variant}.png"
-    if not records.write_scenario_trace(record, trace):
+    drawn = lab_cmake.read_lab_cmake(lab_folder(number) / "lab.cmake").drawn_scenario
+    if not records.write_scenario_trace(record, trace, drawn):
         print("No timeline picture: the record holds no recorded scenario to draw.")
     elif plot(trace, image, folder):
         whose = "your" if variant.endswith("yours") else "the solution's"

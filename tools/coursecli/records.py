@@ -8,8 +8,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-# The scenario whose timeline `course check` draws: the lab's pipeline as the tests judged it; in a lab
-# without one, the last scenario that ran anything on the GPU.
+# The scenario whose timeline `course check` draws unless the lab names another (DRAWN_SCENARIO in its
+# lab.cmake): the lab's pipeline as the tests judged it; in a record without it, the last scenario that ran
+# anything on the GPU.
 DRAWN_SCENARIO = "pipeline"
 
 

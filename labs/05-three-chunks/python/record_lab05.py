@@ -25,19 +25,17 @@ BLOCKER_ELEMENTS = 1 << 20  # the NULL-stream kernel queued before the pipeline 
 def record_lab05(session) -> None:
     import three_chunks  # your module: after the GPU check, so that its errors are its own
 
-    facts, seed = session.facts, session.seed
-    n = int(session.setup_value("n", lambda: float(streamlab.pipeline_elements(facts.total_memory_bytes))))
-    memory = streamlab.PipelineMemory(n)
-    streamlab.fill_input(memory.input, n, seed)
+    seed = session.seed
     # A kernel over all the data about as long as its whole H2D copy; the blocker
     # as long, on a quarter of the SMs (room for the pipeline's kernels beside it).
-    h2d_ms = session.setup_value("h2d_ms", lambda: recording.measure_h2d_ms(n * 4))
-    iterations = int(session.setup_value("iterations", lambda: float(streamlab.iterations_for_kernel_ms(n, h2d_ms))))
-    blocker_blocks = max(1, facts.sm_count // 4)
+    prepared = recording.prepare_recorded_pipeline(session)
+    memory, iterations = prepared.memory, prepared.iterations
+    n = memory.n
+    blocker_blocks = max(1, session.facts.sm_count // 4)
     blocker_iterations = int(
         session.setup_value(
             "blocker_iterations",
-            lambda: float(streamlab.iterations_for_kernel_ms(BLOCKER_ELEMENTS, h2d_ms, blocker_blocks)),
+            lambda: float(streamlab.iterations_for_kernel_ms(BLOCKER_ELEMENTS, prepared.h2d_ms, blocker_blocks)),
         )
     )
     job = job_over(memory, iterations)
