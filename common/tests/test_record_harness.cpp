@@ -1,6 +1,7 @@
 // The recording harness (streamlab_record) around made-up recording programs,
 // shell scripts that send a record's lines as a lab's recording program does:
-// a crash costs only the scenario it happened in, a hang ends the run once,
+// a crash costs only the scenario it happened in, a failed scenario is followed
+// by a fresh process, a hang ends the run once,
 // and a program that cannot start still leaves a record that says so.
 #include <gtest/gtest.h>
 
@@ -85,6 +86,17 @@ TEST_F(RecordHarness, ACrashCostsOnlyItsScenario) {
     EXPECT_EQ(run.find("b")->outcome, Outcome::Crashed);
     EXPECT_NE(run.find("b")->message.find("signal 11"), std::string::npos) << run.find("b")->message;
     EXPECT_EQ(run.find("c")->outcome, Outcome::Skipped);  // after a restart, with the same set-up
+    EXPECT_EQ(run.ended, "complete");
+}
+
+TEST_F(RecordHarness, AFailedScenarioIsFollowedByAFreshProcess) {
+    // As Session::scenario does: b's failure sent, then the exit that asks for a fresh process.
+    const Record run =
+        record(fake_program("echo '{\"scenario\":\"b\",\"outcome\":\"failed\",\"message\":\"made up\"}' >&$fd; exit " +
+                            std::to_string(kRestartAfterFailureStatus)));
+    ASSERT_EQ(run.scenarios.size(), 3U);
+    EXPECT_EQ(run.find("b")->outcome, Outcome::Failed);
+    EXPECT_EQ(run.find("c")->outcome, Outcome::Skipped);  // recorded by the second process
     EXPECT_EQ(run.ended, "complete");
 }
 

@@ -107,7 +107,8 @@ def test_a_recorded_lab_has_committed_records_of_its_solution_and_starter():
 def test_judges_give_each_committed_record_its_expected_verdicts(number, record, catalogue, tmp_path):
     sample = whose(record)
     verdicts = judge(number, record, answer_folder(number, sample, catalogue), tmp_path / "judges.xml")
-    assert set(verdicts) == graded_tests(number)
+    assert graded_tests(number) <= set(verdicts)
+    verdicts = {name: verdict for name, verdict in verdicts.items() if name in graded_tests(number)}  # points only
     failed = {name for name, (status, _) in verdicts.items() if status != "passed"}
     if sample in (SOLUTION, PYTHON_SOLUTION):
         assert not failed, {name: verdicts[name] for name in failed}

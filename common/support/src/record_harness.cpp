@@ -150,6 +150,7 @@ struct Run {
     bool setup_seen = false;
     std::string no_gpu;   // why the program found no usable GPU, as it said
     std::string current;  // the scenario started and not yet ended
+    std::string last;     // the scenario whose last line came last
 };
 
 /// Takes one line from the program: kept as it is (the judges validate the
@@ -164,6 +165,7 @@ void take_line(Run& run, const std::string& line) {
         run.current = parsed["started"].get<std::string>();
     } else if (parsed.contains("scenario")) {
         run.current.clear();
+        run.last = parsed["scenario"].is_string() ? parsed["scenario"].get<std::string>() : "";
     } else if (!run.setup_seen && parsed.contains("setup") && parsed["setup"].is_object() &&
                parsed["setup"].contains("values") && parsed["setup"]["values"].is_object()) {
         for (const auto& [key, value] : parsed["setup"]["values"].items()) {
@@ -287,6 +289,17 @@ int main(int argc, char** argv) {
                 ended = "stopped: the recording program " + why + " (outside any scenario)";
             }
             break;
+        }
+        const bool asks_restart =
+            WIFEXITED(status) && WEXITSTATUS(status) == streamlab::record::kRestartAfterFailureStatus;
+        if (run.current.empty() && asks_restart && !run.last.empty()) {
+            // A scenario failed and the program asks for a fresh process for the ones after it.
+            if (++restarts > kMaxRestarts) {
+                ended = "stopped: the recording program restarted " + std::to_string(restarts) + " times";
+                break;
+            }
+            resume_after = run.last;
+            continue;
         }
         if (run.current.empty()) {
             if (!(WIFEXITED(status) && WEXITSTATUS(status) == 0)) {

@@ -93,6 +93,12 @@ void Session::scenario(const std::string& name, const std::function<void(record:
         scenario.message = "the course's scenario recorded no timeline";
     }
     send(record::scenario_line(scenario));
+    if (scenario.outcome == record::Outcome::Failed) {
+        // The next scenario starts in a fresh process (the harness restarts this
+        // program after this scenario), never in the GPU state the failure left.
+        std::fflush(nullptr);
+        std::_Exit(record::kRestartAfterFailureStatus);
+    }
 }
 
 void Session::record(record::Scenario& scenario, const std::string& program, const std::function<void()>& work) {

@@ -31,6 +31,12 @@ inline constexpr int kRecordVersion = 1;
 /// synchronization: every op of the scenario ends before it (read_record checks).
 inline constexpr const char* kRecordingEndsMark = "recording ends";
 
+/// The exit status with which a recording program, right after sending the
+/// line of a scenario that failed, asks the harness to go on in a fresh process:
+/// what failed (a CUDA error, a stream capture left open) may have left the
+/// process's GPU state unusable for the scenarios after it.
+inline constexpr int kRestartAfterFailureStatus = 75;
+
 /// A record that cannot be judged: unreadable, malformed or inconsistent.
 /// The message says where and why, in one sentence.
 class RecordFormatError : public std::runtime_error {
