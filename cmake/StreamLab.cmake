@@ -155,6 +155,16 @@ function(streamlab_variant_folder variant folder out_var)
   endif()
 endfunction()
 
+# Where the graded tests of `variant` of `folder` find the student's answer files:
+# the variant's folder, or for yours the grader's copy (STREAMLAB_ANSWER_ROOT).
+function(streamlab_answer_folder variant folder out_var)
+  streamlab_variant_folder(${variant} "${folder}" answer_dir)
+  if(variant STREQUAL "yours" AND STREAMLAB_ANSWER_ROOT)
+    set(answer_dir "${STREAMLAB_ANSWER_ROOT}/${folder}")
+  endif()
+  set(${out_var} "${answer_dir}" PARENT_SCOPE)
+endfunction()
+
 # A lab's CPU test (CPU_TEST of streamlab_add_lab): the grader's questions asked of
 # made-up records. `test_source`, named test_NAME_cpu.cpp, and the course sources
 # it tests (`ARGN`, in `lab_dir`) become the executable ${lab}_NAME_test, which may
@@ -312,10 +322,7 @@ function(streamlab_add_lab)
 
   foreach(variant IN ITEMS yours solution)
     streamlab_variant_folder(${variant} "${folder}" source_dir)
-    set(answer_dir "${source_dir}")
-    if(variant STREQUAL "yours" AND STREAMLAB_ANSWER_ROOT)
-      set(answer_dir "${STREAMLAB_ANSWER_ROOT}/${folder}")
-    endif()
+    streamlab_answer_folder(${variant} "${folder}" answer_dir)
     set(student_files "")
     foreach(file IN LISTS arg_STUDENT_SOURCES)
       list(APPEND student_files "${source_dir}/${file}")
@@ -452,10 +459,7 @@ function(streamlab_register_recorded_python_lab python number folder recorder)
   list(LENGTH judges n_items)
   foreach(variant IN ITEMS yours solution)
     streamlab_variant_folder(${variant} "${folder}/python" source_dir)
-    set(answer_dir "${source_dir}")
-    if(variant STREQUAL "yours" AND STREAMLAB_ANSWER_ROOT)
-      set(answer_dir "${STREAMLAB_ANSWER_ROOT}/${folder}/python")
-    endif()
+    streamlab_answer_folder(${variant} "${folder}/python" answer_dir)
     set(track python-${variant})
     streamlab_add_record_test(${lab} ${track} ${timeout} record_file "${python}" "${recorder}")
     set_tests_properties(${lab}.${track}.record PROPERTIES

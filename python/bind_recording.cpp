@@ -32,7 +32,7 @@ namespace streamlab::python {
 namespace {
 
 /// What Python raised, in one line for the record: its type, its message and
-/// the line it was raised at ("NotImplementedError: TODO(lab05) (three_chunks.py:31)"),
+/// the line it was raised at ("NotImplementedError: not written yet (student.py:31)"),
 /// not the whole traceback, most of which is the course's own frames.
 std::string python_failure(const nb::python_error& error) {
     const nb::handle raised = error.value();

@@ -123,42 +123,45 @@ def grade_python_lab(
     reports: Path,
 ) -> LabGrade:
     """Runs lab NN's graded Python tests one by one and scores them; run_step(command, env, cwd) runs one
-    command in the submission's sandbox and returns (status, output)."""
+    command in the submission's sandbox and returns (status, output). A track recorded once is recorded
+    in the sandbox instead, and its tests are the C++ track's judges of that record (judge_recorded_run)."""
     labels = settings.course_labels or {}
     course_root, course_build = settings.course_root, settings.course_build.folder
     env = pytest_environment(staged, course_root, course_build, lab)
-    if lab.recorded:
-        return grade_recorded_python_lab(lab, settings, python, gpu_present, run_step, staged, reports, env)
+    names = python_test_names(labels, lab.number)
+    judged = judge_recorded_run(lab, settings, python, run_step, staged, reports, env) if lab.recorded else {}
     test_file = course_root / "labs" / lab.folder / "python" / f"test_lab{lab.number}.py"
     graded = LabGrade(lab.number, lab.folder)
-    for name in python_test_names(labels, lab.number):
-        test = name.rsplit(".", 1)[-1]
-        junit = reports / f"{name}.xml"
-        junit.unlink(missing_ok=True)
-        status, output = run_step(pytest_command(python, test_file, test, junit), env, staged)
-        result = "passed" if status == 0 else "skipped" if status == SKIP_STATUS else "failed"
+    for name in names:
+        test = name.split(".", 2)[-1]
+        if lab.recorded:
+            report, status, output = judged[test]
+            result = report.result if report is not None and status in (0, 1) else "failed"
+        else:
+            junit = reports / f"{name}.xml"
+            junit.unlink(missing_ok=True)
+            status, output = run_step(pytest_command(python, test_file, test, junit), env, staged)
+            result = "passed" if status == 0 else "skipped" if status == SKIP_STATUS else "failed"
+            report = read_pytest_report(junit, test)
         outcome = TestOutcome(name, result, labels[name], output)
         if outcome.points > 0:
-            report = read_pytest_report(junit, test)
             graded.tests.append(grade_test(outcome, verdict_of(status), settings.timeout_s, gpu_present, report))
     return graded
 
 
-def grade_recorded_python_lab(
+def judge_recorded_run(
     lab: LabSources,
     settings: GradeSettings,
     python: str,
-    gpu_present: bool,
     run_step: Callable[[list, dict[str, str], Path], tuple[int, str]],
     staged: Path,
     reports: Path,
     env: dict[str, str],
-) -> LabGrade:
+) -> dict[str, tuple[GtestReport | None, int, str]]:
     """A Python track recorded once: its recording program runs the student's module in the sandbox
     (run_step), once for the whole lab; then, here, after that step has ended and without a GPU, the C++
-    track's judges read the record, which is copied first to a folder the sandbox never had. No process
-    that ran the student's code writes a verdict."""
-    labels = settings.course_labels or {}
+    track's judges read the record, copied first to a folder the sandbox never had. Suite.Name ->
+    judging.judge_record's verdict. No process that ran the student's code writes a verdict."""
     course_root, course_build = settings.course_root, settings.course_build.folder
     record = reports / f"lab{lab.number}.python-yours{judging.RECORD_SUFFIX}"
     record.unlink(missing_ok=True)
@@ -170,18 +173,9 @@ def grade_recorded_python_lab(
     judged.mkdir(parents=True)
     if sandbox.is_plain_file(record, judging.MAX_RECORD_BYTES):
         shutil.copyfile(record, judged / record.name)  # else the judges say the record is missing
-    names = python_test_names(labels, lab.number)
-    verdicts = judging.judge_record(
-        course_build, lab.number, judged / record.name, staged, judged, [name.split(".", 2)[2] for name in names]
-    )
-    graded = LabGrade(lab.number, lab.folder)
-    for name in names:
-        report, judge_status, console = verdicts[name.split(".", 2)[2]]
-        result = report.result if report is not None and judge_status in (0, 1) else "failed"
-        outcome = TestOutcome(name, result, labels[name], console)
-        if outcome.points > 0:
-            graded.tests.append(grade_test(outcome, verdict_of(judge_status), settings.timeout_s, gpu_present, report))
-    return graded
+    tests = [name.split(".", 2)[-1] for name in python_test_names(settings.course_labels or {}, lab.number)]
+    # The staged folder holds the student's answer files (a recorded track keeps them in its Python folder).
+    return judging.judge_record(course_build, lab.number, judged / record.name, staged, judged, tests)
 
 
 def the_module_python(course_build: Path) -> tuple[str | None, str]:

@@ -16,6 +16,7 @@ import pytest
 from coursecli import batch as grade_module
 from coursecli import environment
 from coursecli.gradebook import load_grade, student_folder
+from coursecli.lab_cmake import read_lab_cmake
 from coursecli.python_grading import read_pytest_report, verdict_of
 from coursecli.scoring import FAILED, NO_GPU, NOT_GRADED
 from coursecli.shell import ROOT
@@ -99,6 +100,32 @@ def test_a_batch_of_python_submissions(tmp_path, graded_course, grade_without_gp
     assert "imports os" in refused.checks[1]["problems"][0]
     assert "lab01: 2/2 checks without a GPU passed" in rows["honest"]["notes"]
     assert "lab01: 1/2 checks without a GPU passed" in rows["starter"]["notes"] and rows["starter"]["lab01"] == ""
+
+
+@pytest.mark.skipif(
+    shutil.which("cmake") is None or environment.find_nvcc() is None or not module_can_be_built(),
+    reason="needs cmake, nvcc and the course's .venv with nanobind to build the module",
+)
+@pytest.mark.builds
+def test_a_python_track_recorded_once_is_recorded_in_the_sandbox_and_judged_by_the_cpp_judges(
+    tmp_path, graded_course, grade_without_gpu
+):
+    course, _ = graded_course
+    lab = "05-three-chunks"
+    folder = tmp_path / "subs" / "honest" / "labs" / lab / "python"
+    folder.mkdir(parents=True)
+    for name in ("three_chunks.py", "prediction.txt"):  # the track keeps its answer file in its own folder
+        shutil.copy(ROOT / "solutions" / lab / "python" / name, folder / name)
+    labs = grade_module.selected_labs(["05"], course, python=True)
+    assert [(python_lab.recorded, python_lab.answers) for python_lab in labs] == [(True, ["prediction.txt"])]
+    out = tmp_path / "out"
+    assert grade_without_gpu(tmp_path / "subs", out, python=True) == 0
+
+    graded = load_grade(student_folder(out, "honest")).labs[0]
+    judges = [test.name for test in read_lab_cmake(ROOT / "labs" / lab / "lab.cmake").cpp.tests if test.points]
+    assert [test.name for test in graded.tests] == judges  # the C++ track's tests, with their points
+    # The recording ran (in the sandbox) and found no GPU; its judges (outside) say so: not graded, never passed.
+    assert all(test.status == NOT_GRADED and test.reason == NO_GPU for test in graded.tests), graded.tests
 
 
 def test_a_grading_python_without_cuda_bindings_stops_the_batch_with_the_reason(tmp_path, monkeypatch):

@@ -44,7 +44,7 @@ lab.show_function("three_chunks", "run_pipeline")
 # %% [markdown]
 # ## 실행
 #
-# 채점 테스트가 쓰는 준비 그대로입니다. 이 GPU에 맞춘 크기의 일로 여러분의 `run_pipeline`을
+# 채점이 쓰는 준비 그대로입니다. 이 GPU에 맞춘 크기의 일로 여러분의 `run_pipeline`을
 # 한 번 예열하고, 한 번 더 실행하며 타임라인을 기록합니다. 한 stream의 커널이 다른 stream의
 # 복사와 나란히 있는지 보세요.
 
@@ -52,10 +52,14 @@ lab.show_function("three_chunks", "run_pipeline")
 # %%
 def run():
     import streamlab
-    from test_lab05 import Lab, run_recorded
+    import three_chunks
+    from lab05 import CHUNKS, job_over
 
-    facts = streamlab.device_facts(0)
-    timeline, _ = run_recorded(Lab(streamlab.prepare_pipeline(facts), facts.copy_engines))
+    prepared = streamlab.prepare_pipeline(streamlab.device_facts(0))
+    job = job_over(prepared.memory, prepared.iterations)
+    three_chunks.run_pipeline(job, CHUNKS)  # once to warm up
+    with streamlab.record("lab05 python run_pipeline") as timeline:
+        three_chunks.run_pipeline(job, CHUNKS)
     return timeline
 
 
