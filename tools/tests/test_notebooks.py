@@ -17,6 +17,7 @@ import sys
 import korean_twins
 import pytest
 from coursecli import reference_pictures
+from coursecli.lab_cmake import read_lab_cmake
 from coursecli.shell import ROOT
 from streamlab_tools import library
 
@@ -75,7 +76,12 @@ def test_a_notebook_runs_top_to_bottom_without_a_gpu_and_says_its_pictures_are_m
     committed = [p for p in reference_pictures.PICTURES[number] if (path.parent.parent / p.name).is_file()]
     assert len(notebooks.pictures(notebook)) == len(committed) + 1
     assert f"$ ./course check {number} --python" in text
-    assert "exit status 77: not graded here for want of a GPU" in text
+    declared = read_lab_cmake(path.parent.parent / "lab.cmake")
+    if declared.python_recorder and declared.answer_files:
+        # The starter's answer file is still unanswered: a check that fails, as in the C++ track.
+        assert "exit status 1: a check or a graded test failed" in text and declared.answer_files[0] in text
+    else:
+        assert "exit status 77: not graded here for want of a GPU" in text
     function = re.search(r'lab\.show_function\(\s*"\w+",\s*"(\w+)"', path.read_text()).group(1)
     assert f"\ndef {function}(" in "\n" + text  # the student's function, shown from their file
 

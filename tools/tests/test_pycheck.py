@@ -10,7 +10,8 @@ STUDENT_FILES = sorted(
     path
     for tree in ("labs", "solutions")
     for path in (ROOT / tree).glob("*/python/*.py")
-    if not path.name.startswith(("test_", "run_lab", "lab0", "notebook"))  # notebook: the lab's, not graded
+    # notebook: the lab's, not graded; record_lab: the course's recording program, which runs the student's
+    if not path.name.startswith(("test_", "run_lab", "record_lab", "lab0", "notebook"))
 )
 
 

@@ -221,6 +221,7 @@ def test_pack_of_the_python_track_takes_the_python_files_and_checks_them_as_the_
     assert zipfile.ZipFile(archive).namelist() == [
         f"labs/{LAB}/python/null_stream.py",
         "labs/05-three-chunks/python/three_chunks.py",
+        "labs/05-three-chunks/python/prediction.txt",  # judged by the C++ track's judges, answers included
     ]
     assert "lab 05: its Python passes the source check" in capsys.readouterr().out
 
