@@ -47,7 +47,7 @@ def graded_course(tmp_path_factory) -> tuple[Path, Path]:
 @pytest.fixture
 def grade_without_gpu(graded_course, monkeypatch):
     """grade(submissions, out, python=False, lab="01") -> grade_batch's status: the batch graded with
-    graded_course, lab 01's C++ or Python track (or lab 05's C++), as on a machine without a GPU even where
+    graded_course, lab 01's or lab 05's C++ or Python track, as on a machine without a GPU even where
     there is one."""
     course, build = graded_course
     monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "")

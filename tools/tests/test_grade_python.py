@@ -119,7 +119,7 @@ def test_a_python_track_recorded_once_is_recorded_in_the_sandbox_and_judged_by_t
     labs = grade_module.selected_labs(["05"], course, python=True)
     assert [(python_lab.recorded, python_lab.answers) for python_lab in labs] == [(True, ["prediction.txt"])]
     out = tmp_path / "out"
-    assert grade_without_gpu(tmp_path / "subs", out, python=True) == 0
+    assert grade_without_gpu(tmp_path / "subs", out, python=True, lab="05") == 0
 
     graded = load_grade(student_folder(out, "honest")).labs[0]
     judges = [test.name for test in read_lab_cmake(ROOT / "labs" / lab / "lab.cmake").cpp.tests if test.points]
