@@ -227,14 +227,19 @@ def _graded_targets(number: str, variant: str, recorded: bool) -> list[str]:
     return [*tests, f"lab{number}_{variant}_run", TARGET]
 
 
-def judge_record(number: str, preset: str, solution: bool, record: Path) -> int:
+def judge_record(number: str, preset: str, solution: bool, record: Path, python: bool = False) -> int:
     """`course check NN --record FILE`: the lab's judges on a record made earlier (here or on another
-    machine), without a GPU and without running anyone's code: points, measured values, hints."""
+    machine), without a GPU and without running anyone's code: points, measured values, hints. With
+    `python`, a record of the lab's Python track, judged by the same judges."""
     lab = lab_folder(number)
     number, variant = lab.name[:2], "solution" if solution else "yours"
-    if not lab_cmake.read_lab_cmake(lab / "lab.cmake").recorder:
-        say(f"lab {number} is graded while it runs, not from a record: --record does not apply to it")
+    declared = lab_cmake.read_lab_cmake(lab / "lab.cmake")
+    if not (declared.python_recorder if python else declared.recorder):
+        track = "its Python version is" if python else "it is"
+        say(f"lab {number}: {track} graded while it runs, not from a record: --record does not apply to it")
         return COURSE_ERROR
+    if python:
+        variant = f"python-{variant}"  # its tests are labNN.python-yours.Suite.Name
     if not record.is_file():
         say(f"--record {record}: no such file")
         return COURSE_ERROR
@@ -252,7 +257,7 @@ def judge_record(number: str, preset: str, solution: bool, record: Path) -> int:
     if junit is None:
         return COURSE_ERROR
     outcomes = [o for o in read_junit(junit, read_labels(folder)) if o.points > 0]
-    earned, possible = _print_points(number, variant, outcomes, read_labels(folder))
+    earned, possible = _print_points(number, variant.removeprefix("python-"), outcomes, read_labels(folder), python)
     _draw_recorded_timeline(judged, folder, number, variant)
     return 0 if outcomes and earned == possible else FAILING
 

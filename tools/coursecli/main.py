@@ -191,10 +191,10 @@ def cmd_run(args: argparse.Namespace) -> int:
 def cmd_check(args: argparse.Namespace) -> int:
     _setup_or_fail()
     if args.record:
-        if args.python or args.sanitize:
-            say("--record judges a record: it takes neither --python nor --sanitize")
+        if args.sanitize:
+            say("--record judges a record: it runs nothing, so it takes no --sanitize")
             return COURSE_ERROR
-        return labs.judge_record(args.lab, args.preset, args.solution, Path(args.record))
+        return labs.judge_record(args.lab, args.preset, args.solution, Path(args.record), args.python)
     return labs.check_lab(args.lab, args.preset, args.solution, args.sanitize, args.python)
 
 
@@ -542,14 +542,16 @@ def parser() -> argparse.ArgumentParser:
         sub.add_argument(
             "--python",
             action="store_true",
-            help="the lab's Python version (cuda-bindings): its tests graded by pytest (check), its program (run)",
+            help="the lab's Python version (cuda-bindings): its tests (check; for lab 05, the C++ version's "
+            "judges of its recording), its program (run)",
         )
         if name == "check":
             sub.add_argument(
                 "--record",
                 metavar="FILE",
-                help="judge this record of an earlier graded run again (a lab recorded once, such as 05): "
-                "no GPU needed and no code run, e.g. after a threshold changed",
+                help="judge this record of an earlier graded run again (a lab recorded once, 02 to 07; with "
+                "--python, a record of lab 05's Python version): no GPU needed and no code run, e.g. after a "
+                "threshold changed",
             )
     notebook_verb = verb(
         "notebook",

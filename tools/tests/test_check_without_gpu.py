@@ -223,5 +223,19 @@ def test_check_record_refuses_what_it_cannot_judge(tmp_path, capsys, no_gpu):
     assert status == COURSE_ERROR and "no such file" in out
     status, out = check(capsys, "01", "--record", str(RECORDS / "h200-solution.record.jsonl"))
     assert status == COURSE_ERROR and "does not apply to it" in out
-    status, out = check(capsys, "05", "--python", "--record", str(RECORDS / "h200-solution.record.jsonl"))
-    assert status == COURSE_ERROR and "neither --python nor --sanitize" in out
+    status, out = check(capsys, "05", "--sanitize", "--record", str(RECORDS / "h200-solution.record.jsonl"))
+    assert status == COURSE_ERROR and "takes no --sanitize" in out
+    status, out = check(capsys, "01", "--python", "--record", str(RECORDS / "h200-solution.record.jsonl"))
+    assert status == COURSE_ERROR and "its Python version is graded while it runs" in out
+
+
+@needs_build_ci
+def test_check_judges_a_python_tracks_record_with_the_cpp_judges(capsys, no_gpu):
+    points = read_lab_cmake(ROOT / "labs" / "05-three-chunks" / "lab.cmake").cpp.points
+    record = RECORDS / "h200-python-solution.record.jsonl"
+    status, out = check(capsys, "05", "--python", "--solution", "--record", str(record), "--preset", "ci")
+    assert status == 0, out
+    assert "Lab 05 (solution, Python): graded tests" in out and re.search(rf"total\s+{points}/{points}", out), out
+    starter = RECORDS / "h200-python-starter.record.jsonl"
+    status, out = check(capsys, "05", "--python", "--record", str(starter), "--preset", "ci")
+    assert status == 1 and "NotImplementedError" in out, out
