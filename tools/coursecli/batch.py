@@ -26,13 +26,13 @@ import threading
 import time
 import xml.etree.ElementTree as ET
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from pathlib import Path
 
 from . import environment, judging, lab_checks, python_grading, python_module, records, sandbox, sanitize
 from .course_build import CourseBuild, course_targets, starter_library, starter_targets
 from .gpu import gpu_devices, gpu_presence  # noqa: F401  (grade_batch asks them; tests replace them here)
 from .gpu_slots import GpuSlots, chosen_devices
+from .grade_settings import DEFAULT_TIMEOUT_S, GradeSettings  # noqa: F401  (re-exported: the batch's API)
 from .gradebook import lab_points, load_grade, save_grade, student_folder, summary_table, write_gradebook
 from .lab_cmake import read_lab_cmake
 from .objcheck import COMPILE_STOPPED, CourseCompiler, Refusal, check_lab, lab_rules, object_path
@@ -54,45 +54,12 @@ from .submissions import (
     take_student_sources,
 )
 
-DEFAULT_TIMEOUT_S = 30  # per test; a solution's test takes a few seconds
 BUILD_TIMEOUT_S = 900  # per build step: a compiler stuck on hostile code is stopped too
 ERROR_LINES = 12  # compiler lines kept in a report
 ERROR_LINE_CHARS = 400  # and characters of each
 LOG_LIMIT = 16 << 20  # bytes of a student's grade.log; later commands are listed without their output
 TRACE_LIMIT = 64 << 20  # bytes of a trace copied from a lab program's scratch folder into the report
 TIMED_OUT = sandbox.TIMED_OUT
-
-
-@dataclass
-class GradeSettings:
-    """How a batch is graded."""
-
-    out: Path
-    labs: list[LabSources]  # the labs to grade
-    all_labs: list[LabSources]  # every lab of the course (CMake configures them all)
-    timeout_s: int = DEFAULT_TIMEOUT_S
-    jobs: int = 1
-    regrade: bool = False
-    cuda_arch: str = ""
-    keep_builds: bool = False
-    verbose: bool = False
-    course_root: Path = ROOT
-    sanitize: bool = False  # also run each lab's program under compute-sanitizer
-    sanitize_points: int | None = None  # points a clean run earns; None: each lab.cmake's SANITIZE_POINTS
-    sandbox: str = "auto"  # auto, bubblewrap, fallback or none (sandbox.MODES)
-    bwrap: str | None = None  # bwrap's path, when not on PATH
-    isolation: Isolation | None = None  # chosen by grade_batch
-    submissions: Path | None = None  # hidden from the steps, with the output folder
-    compiler: CourseCompiler | None = None  # the course build's compile commands (prepare_course)
-    course_labels: dict[str, list[str]] | None = None
-    course_build: CourseBuild | None = None  # the batch's built course (prepare_course)
-    course_build_dir: Path | None = None  # a course build kept between batches (--course-build); None: own
-    course_prebuilt: bool = False  # course_build_dir was built by a job before (Slurm's build job): used as it is
-    gpus: int | None = None  # GPUs to use at most (None: all the driver shows)
-    todo: Path | None = None  # grade only the submissions this file lists (a Slurm shard)
-    shard: tuple[int, int] = (0, 1)  # (index, count): grade found[index::count]
-    python: bool = False  # the labs' Python versions (python_grading.py) instead of the C++ ones
-    module_python: str | None = None  # the Python the course's module was built for (prepare_course)
 
 
 def configure_command(settings: GradeSettings, build: Path) -> list:

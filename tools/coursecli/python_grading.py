@@ -38,7 +38,7 @@ from .scoring import LabGrade, grade_test
 from .submissions import LabSources
 
 if TYPE_CHECKING:
-    from .batch import GradeSettings
+    from .grade_settings import GradeSettings
 
 SKIP_STATUS = 77  # python/streamlab_pytest.py: the test could only skip
 
