@@ -28,7 +28,7 @@ import xml.etree.ElementTree as ET
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from . import environment, judging, lab_checks, python_grading, python_module, records, sandbox, sanitize
+from . import environment, judging, lab_checks, python_grading, python_module, recording, records, sandbox, sanitize
 from .course_build import CourseBuild, course_targets, starter_library, starter_targets
 from .gpu import gpu_devices, gpu_presence  # noqa: F401  (grade_batch asks them; tests replace them here)
 from .gpu_slots import GpuSlots, chosen_devices
@@ -535,7 +535,7 @@ class SubmissionGrader:
         junit.unlink(missing_ok=True)
         shutil.rmtree(self.xml_reports, ignore_errors=True)  # only this run's reports count
         self.box.writable_folder(self.xml_reports)
-        pattern = judging.sandboxed_pattern(labs)
+        pattern = recording.sandboxed_pattern(labs)
         count = sum(1 for name in labels if re.match(pattern, name))
         command = [
             "ctest",
@@ -579,7 +579,7 @@ class SubmissionGrader:
                 if lab.recorded:  # beside the report: `course check NN --record FILE` judges it again
                     kept = self.folder / f"lab{lab.number}.record.jsonl"
                     kept.unlink(missing_ok=True)
-                    record = self.xml_reports / f"lab{lab.number}.yours{judging.RECORD_SUFFIX}"
+                    record = self.xml_reports / f"lab{lab.number}.yours{recording.RECORD_SUFFIX}"
                     if record.is_file():  # a copy of a plain file (fresh_report_folder)
                         shutil.copyfile(record, kept)
             try:

@@ -1,8 +1,8 @@
 """The grader's judge step for the labs recorded once (RECORDER in lab.cmake; common/RECORD_FORMAT.md).
 
-A submission's tests run in two steps. In its sandbox, with its GPU: every test of a lab graded while it
-runs, and only the recording of a lab recorded once (labNN.yours.record), which leaves one record per lab
-in the submission's report folder. Then here, outside the sandbox, after every process of the student's
+A submission's tests run in two steps. In its sandbox, with its GPU (the record step, recording.py): every
+test of a lab graded while it runs, and only the recording of a lab recorded once (labNN.yours.record),
+which leaves one record per lab in the submission's report folder. Then here, outside the sandbox, after every process of the student's
 has ended and without a GPU: that lab's judges (labNN.yours.Suite.Name), course programs that read the
 record, validate it, and write GoogleTest's reports and the verdicts. No process that ran the student's
 code writes a verdict of a recorded lab.
@@ -16,20 +16,12 @@ import subprocess
 from pathlib import Path
 
 from . import sandbox
+from .recording import MAX_RECORD_BYTES, RECORD_SUFFIX
 from .results import GtestReport, read_gtest_report
 from .submissions import LabSources
 
-RECORD_SUFFIX = ".record.jsonl"
-MAX_RECORD_BYTES = 256 << 20  # as the judges' reader (common/support/src/record.cpp)
 # Every judge reads one record and nothing else: seconds enough for the largest, on a busy machine.
 JUDGE_TIMEOUT_S = 60
-
-
-def sandboxed_pattern(labs: list[LabSources]) -> str:
-    """The ctest tests that run in the submission's sandbox: a lab graded while it runs, all of its
-    tests; a lab recorded once, its recording only."""
-    parts = [rf"{lab.number}\.yours\.record$" if lab.recorded else rf"{lab.number}\.yours\." for lab in labs]
-    return "^lab(" + "|".join(parts) + ")"
 
 
 def judged_pattern(labs: list[LabSources]) -> str | None:
@@ -93,11 +85,15 @@ def judge_count() -> int:
     return min(8, os.cpu_count() or 2)
 
 
-def recording_command(build: Path, number: str, record: Path, timeout_s: int, program: list) -> list[str]:
-    """Lab NN's recording program (`program`: an executable, or an interpreter and a Python track's
-    recording script) run by the course's harness, which writes the record to `record`."""
-    harness = build / "bin" / "streamlab_record"
-    return [str(harness), "--lab", number, "--out", str(record), "--timeout", str(timeout_s), "--", *map(str, program)]
+def private_copy(record: Path, folder: Path) -> Path:
+    """Where the judges read `record` (written in the sandbox): a copy in `folder`, made anew, which the
+    sandbox never had, when the record is a plain file of a sane size; otherwise nothing is there and the
+    judges say the record is missing. Returns the copy's path."""
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir(parents=True)
+    if sandbox.is_plain_file(record, MAX_RECORD_BYTES):
+        shutil.copyfile(record, folder / record.name)
+    return folder / record.name
 
 
 def judge_binary(build: Path, number: str) -> Path:

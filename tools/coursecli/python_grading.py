@@ -22,7 +22,6 @@ reasons (no GPU, a tracer that could not start), any other skip scores 0.
 
 from __future__ import annotations
 
-import shutil
 import signal
 import subprocess
 import xml.etree.ElementTree as ET
@@ -30,7 +29,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from . import judging, sandbox
+from . import judging, recording
 from .python_module import module_python, python_path
 from .results import GtestReport, TestOutcome, points_of
 from .sandbox import TIMED_OUT
@@ -163,19 +162,14 @@ def judge_recorded_run(
     track's judges read the record, copied first to a folder the sandbox never had. Suite.Name ->
     judging.judge_record's verdict. No process that ran the student's code writes a verdict."""
     course_root, course_build = settings.course_root, settings.course_build.folder
-    record = reports / f"lab{lab.number}.python-yours{judging.RECORD_SUFFIX}"
+    record = reports / f"lab{lab.number}.python-yours{recording.RECORD_SUFFIX}"
     record.unlink(missing_ok=True)
-    recorder = course_root / "labs" / lab.folder / "python" / f"record_lab{lab.number}.py"
-    command = judging.recording_command(course_build, lab.number, record, settings.timeout_s, [python, recorder])
+    command = recording.python_recording_command(course_build, lab, course_root, python, record, settings.timeout_s)
     run_step(command, env, staged)  # what happened in it is in the record, which the harness writes
-    judged = reports.with_name(f"{reports.name}-judged-lab{lab.number}-python")
-    shutil.rmtree(judged, ignore_errors=True)
-    judged.mkdir(parents=True)
-    if sandbox.is_plain_file(record, judging.MAX_RECORD_BYTES):
-        shutil.copyfile(record, judged / record.name)  # else the judges say the record is missing
+    judged = judging.private_copy(record, reports.with_name(f"{reports.name}-judged-lab{lab.number}-python"))
     tests = [name.split(".", 2)[-1] for name in python_test_names(settings.course_labels or {}, lab.number)]
     # The staged folder holds the student's answer files (a recorded track keeps them in its Python folder).
-    return judging.judge_record(course_build, lab.number, judged / record.name, staged, judged, tests)
+    return judging.judge_record(course_build, lab.number, judged, staged, judged.parent, tests)
 
 
 def the_module_python(course_build: Path) -> tuple[str | None, str]:

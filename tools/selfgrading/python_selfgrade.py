@@ -26,7 +26,7 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 from pathlib import Path
 
-from coursecli import judging
+from coursecli import judging, recording
 from coursecli.gpu import gpu_presence
 from coursecli.lab_cmake import LabCmake, read_lab_cmake
 from coursecli.python_grading import PYTEST_OPTIONS
@@ -189,9 +189,9 @@ def recorded_outcomes(
 ) -> tuple[dict[str, str], str]:
     """run_tests' answer for a Python track recorded once: its recording program on `student`, under the
     harness, then the C++ track's judges on the record (the answer files in the student's folder)."""
-    record = junit.with_suffix(judging.RECORD_SUFFIX)
+    record = junit.with_suffix(recording.RECORD_SUFFIX)
     recorder = ROOT / "labs" / lab / "python" / declared.python_recorder
-    command = judging.recording_command(build, lab[:2], record, RECORDING_TIMEOUT_S, [sys.executable, recorder])
+    command = recording.recording_command(build, lab[:2], record, RECORDING_TIMEOUT_S, [sys.executable, recorder])
     ended = subprocess.run(command, env={**env, "PYTHONSAFEPATH": "1"}, cwd=student, capture_output=True, text=True)
     if not record.is_file():
         return {}, f"the recording harness wrote no record: {ended.stdout + ended.stderr}"

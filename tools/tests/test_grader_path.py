@@ -14,7 +14,7 @@ PACKAGE = ROOT / "tools" / "coursecli"
 STEPS = [
     ("intake", {"submissions"}),
     ("vet", {"objcheck", "symbols", "pycheck", "lab_checks", "answers"}),
-    ("record", set()),  # the drivers run the recording, in the sandbox, on a GPU slot
+    ("record", {"recording"}),
     ("judge", {"judging", "results"}),
     ("score", {"scoring"}),
     ("report", {"gradebook", "records"}),

@@ -5,7 +5,7 @@ import json
 import os
 import re
 
-from coursecli import judging, records
+from coursecli import judging, recording, records
 from coursecli.submissions import LabSources
 
 GRADED_WHILE_IT_RUNS = LabSources("01-null-stream", ["null_stream.cu"])
@@ -25,7 +25,7 @@ def matching(pattern: str) -> list[str]:
 
 
 def test_the_sandbox_runs_a_recorded_labs_recording_only():
-    assert matching(judging.sandboxed_pattern([GRADED_WHILE_IT_RUNS, RECORDED])) == [
+    assert matching(recording.sandboxed_pattern([GRADED_WHILE_IT_RUNS, RECORDED])) == [
         "lab01.yours.NullStream.Serializes",
         "lab01.yours.all_tests_declared",
         "lab05.yours.record",
