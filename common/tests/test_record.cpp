@@ -107,6 +107,25 @@ TEST(Record, ReadsBackWhatWasWritten) {
     EXPECT_EQ(record.find("chunks_5"), nullptr);
 }
 
+TEST(Record, AReturnedValueThatIsNotANumberIsReadBackAsNaNAndRefusesNothingElse) {
+    Scenario written = pipeline_scenario();
+    written.values["returned_ms"] = std::numeric_limits<double>::quiet_NaN();
+    written.values["event_ms"] = std::numeric_limits<double>::infinity();
+    const std::string text = record_text(written);
+    EXPECT_NE(text.find("\"returned_ms\":null"), std::string::npos) << text;
+    const Record record = parse_record(text);
+    EXPECT_TRUE(std::isnan(record.find("pipeline")->value("returned_ms")));
+    EXPECT_TRUE(std::isnan(record.find("pipeline")->value("event_ms")));
+    EXPECT_TRUE(record.find("pipeline")->timeline.has_value());  // the rest of the scenario stands
+    // The set-up's values are the course's own: one that is not a number refuses the record.
+    std::string setup_not_a_number = text;
+    const std::size_t setup = setup_not_a_number.find("{\"setup\":{\"values\":{\"iterations\":");
+    ASSERT_NE(setup, std::string::npos) << text;
+    const std::size_t value = setup_not_a_number.find(':', setup + 30) + 1;  // after "iterations":
+    setup_not_a_number.replace(value, setup_not_a_number.find(',', value) - value, "null");
+    EXPECT_NE(refusal(setup_not_a_number).find("value \"iterations\" is not a finite number"), std::string::npos);
+}
+
 TEST(Record, ScenariosThatWereNotRecordedKeepTheirReason) {
     Scenario crashed{"pipeline", Outcome::Crashed, "the recording process was killed by signal 11", {}, {}, {}};
     const Record record = parse_record(record_text(crashed));

@@ -109,12 +109,18 @@ std::uint64_t require_unsigned(const json& object, const char* key, std::uint64_
     return value.get<std::uint64_t>();
 }
 
-std::map<std::string, double> read_values(const json& object, const Place& place) {
+/// The values of a set-up (`not_a_number_allowed` false: the course's own, finite) or of a scenario,
+/// where null is what a student's function returned that was not a number, read back as NaN.
+std::map<std::string, double> read_values(const json& object, const Place& place, bool not_a_number_allowed) {
     std::map<std::string, double> values;
     if (!object.is_object()) {
         throw place.error("\"values\" is not an object");
     }
     for (const auto& [key, value] : object.items()) {
+        if (not_a_number_allowed && value.is_null()) {
+            values[key] = std::numeric_limits<double>::quiet_NaN();
+            continue;
+        }
         if (!value.is_number() || !std::isfinite(value.get<double>())) {
             throw place.error("value \"" + key + "\" is not a finite number");
         }
@@ -253,7 +259,7 @@ Scenario read_scenario(const json& line, std::uint32_t seed, Place& place) {
         }
         return scenario;
     }
-    scenario.values = read_values(require(line, "values", place), place);
+    scenario.values = read_values(require(line, "values", place), place, /*not_a_number_allowed=*/true);
     scenario.timeline = read_trace_object(require(line, "trace", place), place);
     scenario.timeline->stream_calls = read_stream_calls(require(line, "stream_calls", place), place);
     if (line.contains("api_calls_by_thread")) {
@@ -410,7 +416,7 @@ Record parse_record(const std::string& text) {
             } else {
                 seen.gpu = true;
                 seen.device = read_trace_object(require(setup, "trace", place), place).device;
-                seen.setup = read_values(require(setup, "values", place), place);
+                seen.setup = read_values(require(setup, "values", place), place, /*not_a_number_allowed=*/false);
             }
             if (set_up &&
                 (seen.gpu != record.gpu || seen.setup != record.setup || seen.device.name != record.device.name)) {
@@ -506,7 +512,12 @@ std::string scenario_line(const Scenario& scenario) {
         line["message"] = scenario.message;
         return one_line(line);
     }
-    line["values"] = scenario.values;
+    // A value a student's function returned may be NaN or infinite: null, which
+    // fails the judge that reads it and no other.
+    line["values"] = ordered_json::object();
+    for (const auto& [key, value] : scenario.values) {
+        line["values"][key] = number_or_null(value);
+    }
     if (scenario.output) {
         const OutputSample& sample = *scenario.output;
         ordered_json values = ordered_json::array();

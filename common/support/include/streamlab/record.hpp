@@ -83,12 +83,14 @@ struct OutputSample {
 
 /// One scenario of a recording run.
 struct Scenario {
-    std::string name;                      ///< The lab's name for it ("pipeline", ...).
-    Outcome outcome = Outcome::Recorded;   ///< How it ended.
-    std::string message;                   ///< Why it was not recorded (empty when it was).
-    std::optional<Timeline> timeline;      ///< What the GPU did, with the runtime calls that ordered it.
-    std::map<std::string, double> values;  ///< What the course measured, and what the student's code returned.
-    std::optional<OutputSample> output;    ///< The run's output, sampled.
+    std::string name;                     ///< The lab's name for it ("pipeline", ...).
+    Outcome outcome = Outcome::Recorded;  ///< How it ended.
+    std::string message;                  ///< Why it was not recorded (empty when it was).
+    std::optional<Timeline> timeline;     ///< What the GPU did, with the runtime calls that ordered it.
+    /// What the course measured, and what the student's code returned (NaN where
+    /// that was not a finite number: null in the file).
+    std::map<std::string, double> values;
+    std::optional<OutputSample> output;  ///< The run's output, sampled.
 
     /// The value `key`; throws RecordFormatError naming the scenario when the record lacks it.
     [[nodiscard]] double value(const std::string& key) const;
