@@ -205,3 +205,14 @@ def test_a_corrupted_record_fails_every_judge_with_the_reason(number, corrupt, r
     for name, (status, text) in verdicts.items():
         assert status == "failed", name
         assert "the record cannot be judged" in text and reason in text, text
+
+
+def test_the_scenario_a_recorded_lab_draws_is_in_its_solutions_record_and_ran_on_the_gpu():
+    from coursecli import records
+
+    for folder, declared in declared_labs(ROOT):
+        if declared.recorder:
+            solution = folder / "records" / "h200-solution.record.jsonl"
+            traces = records.recorded_traces(solution)
+            assert declared.drawn_scenario in traces, f"{folder.name}: DRAWN_SCENARIO {declared.drawn_scenario}"
+            assert records.ran_on_the_gpu(traces[declared.drawn_scenario]), folder.name
