@@ -118,12 +118,11 @@ TEST(Record, AReturnedValueThatIsNotANumberIsReadBackAsNaNAndRefusesNothingElse)
     EXPECT_TRUE(std::isnan(record.find("pipeline")->value("event_ms")));
     EXPECT_TRUE(record.find("pipeline")->timeline.has_value());  // the rest of the scenario stands
     // The set-up's values are the course's own: one that is not a number refuses the record.
-    std::string setup_not_a_number = text;
-    const std::size_t setup = setup_not_a_number.find("{\"setup\":{\"values\":{\"iterations\":");
-    ASSERT_NE(setup, std::string::npos) << text;
-    const std::size_t value = setup_not_a_number.find(':', setup + 30) + 1;  // after "iterations":
-    setup_not_a_number.replace(value, setup_not_a_number.find(',', value) - value, "null");
-    EXPECT_NE(refusal(setup_not_a_number).find("value \"iterations\" is not a finite number"), std::string::npos);
+    const std::string setup_not_a_number =
+        header_line("05", "p", "d", kSeed) + "\n" +
+        setup_line(DeviceFacts{}, {{"iterations", std::numeric_limits<double>::quiet_NaN()}}) + "\n";
+    EXPECT_NE(refusal(setup_not_a_number).find("value \"iterations\" is not a finite number"), std::string::npos)
+        << refusal(setup_not_a_number);
 }
 
 TEST(Record, ScenariosThatWereNotRecordedKeepTheirReason) {
@@ -223,13 +222,17 @@ TEST(Record, RefusesLinesOutOfPlace) {
 }
 
 TEST(Record, DiscountsOnlyTheRecordingsClosingSynchronize) {
+    constexpr std::uint64_t kRecordingThread = 7, kOtherThread = 9;
     Timeline timeline;
     timeline.api_calls = {{"cudaDeviceSynchronize", 2}, {"cudaStreamQuery", 1}};
+    timeline.api_calls_by_thread = {{kRecordingThread, 3}, {kOtherThread, 1}};
     timeline.stream_calls = {{OrderingCall::DeviceSynchronize, "cudaDeviceSynchronize", 0, 0, 10},
                              {OrderingCall::StreamQuery, "cudaStreamQuery", 13, 0, 20},
                              {OrderingCall::DeviceSynchronize, "cudaDeviceSynchronize", 0, 0, 30}};
-    discount_closing_synchronize(timeline);  // the code's own call stays
+    discount_closing_synchronize(timeline, kRecordingThread);  // the code's own call stays
     EXPECT_EQ(timeline.api_calls.at("cudaDeviceSynchronize"), 1U);
+    EXPECT_EQ(timeline.api_calls_by_thread.at(kRecordingThread), 2U);
+    EXPECT_EQ(timeline.api_calls_by_thread.at(kOtherThread), 1U);
     ASSERT_EQ(timeline.stream_calls.size(), 2U);
     EXPECT_EQ(timeline.stream_calls[0].time_ns, 10U);
     EXPECT_EQ(timeline.stream_calls[1].call, OrderingCall::StreamQuery);
@@ -238,13 +241,13 @@ TEST(Record, DiscountsOnlyTheRecordingsClosingSynchronize) {
     never_synchronizes.api_calls = {{"cudaDeviceSynchronize", 1}};
     never_synchronizes.stream_calls = {{OrderingCall::StreamQuery, "cudaStreamQuery", 13, 0, 20},
                                        {OrderingCall::DeviceSynchronize, "cudaDeviceSynchronize", 0, 0, 30}};
-    discount_closing_synchronize(never_synchronizes);
+    discount_closing_synchronize(never_synchronizes, kRecordingThread);
     EXPECT_EQ(count_api_calls(never_synchronizes, {"cudaDeviceSynchronize"}), 0U);
     EXPECT_EQ(never_synchronizes.api_calls.count("cudaDeviceSynchronize"), 0U);
     ASSERT_EQ(never_synchronizes.stream_calls.size(), 1U);
     EXPECT_EQ(never_synchronizes.stream_calls[0].call, OrderingCall::StreamQuery);
 
-    discount_closing_synchronize(never_synchronizes);  // no call counted: nothing to take out
+    discount_closing_synchronize(never_synchronizes, kRecordingThread);  // no call counted: nothing to take out
     EXPECT_EQ(never_synchronizes.stream_calls.size(), 1U);
 }
 

@@ -27,6 +27,7 @@ REQUIRED = {
 # A Python track without RECORDER has tests of its own; with one, the C++ track's judges grade it.
 PYTHON_TESTED = ("TEST_SOURCE", "TESTS")
 MAX_GPUS = 8  # as streamlab_add_lab checks GPUS
+DEFAULT_DRAWN_SCENARIO = "pipeline"  # as cmake/StreamLab.cmake documents DRAWN_SCENARIO
 
 
 class LabCmakeError(CourseError):
@@ -76,7 +77,8 @@ class LabCmake:
     # The Python track's RECORDER (python/record_labNN.py): its record is judged by the C++ track's judges,
     # whose tests are then `python.tests` too ("": the track has pytest tests of its own).
     python_recorder: str = ""
-    drawn_scenario: str = "pipeline"  # DRAWN_SCENARIO: the recorded scenario the tools draw
+    # DRAWN_SCENARIO: the recorded scenario the tools draw (records.py); the lab's pipeline when not named.
+    drawn_scenario: str = DEFAULT_DRAWN_SCENARIO
 
 
 @functools.cache
@@ -205,7 +207,7 @@ def read_lab_cmake(path: Path) -> LabCmake:
             python_bindings=tuple(python.get("BINDINGS", [])) if python else (),
             recorder=cpp.get("RECORDER", [""])[0],
             python_recorder=python_recorder,
-            drawn_scenario=cpp.get("DRAWN_SCENARIO", ["pipeline"])[0],
+            drawn_scenario=cpp.get("DRAWN_SCENARIO", [DEFAULT_DRAWN_SCENARIO])[0],
         )
     except OSError as error:
         raise LabCmakeError(f"{path}: cannot be read ({error.strerror})") from None

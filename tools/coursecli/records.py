@@ -8,11 +8,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-# The scenario whose timeline `course check` draws unless the lab names another (DRAWN_SCENARIO in its
-# lab.cmake): the lab's pipeline as the tests judged it; in a record without it, the last scenario that ran
-# anything on the GPU.
-DRAWN_SCENARIO = "pipeline"
-
 
 def record_path(build: Path, number: str, variant: str) -> Path:
     """Where ctest's recording test writes lab `number`'s record for `variant` (cmake/StreamLab.cmake,
@@ -43,9 +38,9 @@ def ran_on_the_gpu(trace: dict) -> bool:
     return isinstance(events, list) and any(isinstance(e, dict) and e.get("ph") == "X" for e in events)
 
 
-def scenario_trace(record: Path, scenario: str = DRAWN_SCENARIO) -> dict | None:
-    """The trace that `scenario` recorded; where the record has no such scenario, the last one that ran
-    anything on the GPU; None when there is none."""
+def scenario_trace(record: Path, scenario: str) -> dict | None:
+    """The trace that `scenario` (the lab's DRAWN_SCENARIO, lab_cmake.py) recorded; where the record has no
+    such scenario, the last one that ran anything on the GPU; None when there is none."""
     traces = recorded_traces(record)
     if scenario in traces:
         return traces[scenario]
@@ -53,7 +48,7 @@ def scenario_trace(record: Path, scenario: str = DRAWN_SCENARIO) -> dict | None:
     return with_ops[-1] if with_ops else None
 
 
-def write_scenario_trace(record: Path, trace_file: Path, scenario: str = DRAWN_SCENARIO) -> bool:
+def write_scenario_trace(record: Path, trace_file: Path, scenario: str) -> bool:
     """Writes `scenario`'s trace from `record` to `trace_file`, for the plot tool. False when there is none."""
     trace = scenario_trace(record, scenario)
     if trace is None:

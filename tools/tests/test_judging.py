@@ -89,7 +89,7 @@ def test_the_drawn_scenario_is_the_pipeline_or_else_the_last_that_ran_on_the_gpu
     record = tmp_path / "lab.record.jsonl"
     record.write_text("\n".join([line("null_stream", 4), line("streams", 4), line("census", 0), "cut {"]) + "\n")
     assert list(records.recorded_traces(record)) == ["null_stream", "streams", "census"]
-    assert records.scenario_trace(record) == records.recorded_traces(record)["streams"]  # the last with ops
+    assert records.scenario_trace(record, "pipeline") == records.recorded_traces(record)["streams"]  # the last with ops
     record.write_text(line("pipeline", 1) + "\n" + line("streams", 4) + "\n")
-    assert len(records.scenario_trace(record)["traceEvents"]) == 1
-    assert records.scenario_trace(tmp_path / "missing.jsonl") is None
+    assert len(records.scenario_trace(record, "pipeline")["traceEvents"]) == 1
+    assert records.scenario_trace(tmp_path / "missing.jsonl", "pipeline") is None

@@ -352,13 +352,17 @@ const Scenario* Record::find(const std::string& name) const {
     return found == scenarios.end() ? nullptr : &*found;
 }
 
-void discount_closing_synchronize(Timeline& timeline) {
+void discount_closing_synchronize(Timeline& timeline, std::uint64_t thread) {
     const auto counted = timeline.api_calls.find("cudaDeviceSynchronize");
     if (counted == timeline.api_calls.end() || counted->second == 0) {
         return;
     }
     if (--counted->second == 0) {
         timeline.api_calls.erase(counted);
+    }
+    if (const auto mine = timeline.api_calls_by_thread.find(thread);
+        mine != timeline.api_calls_by_thread.end() && mine->second > 0) {
+        --mine->second;
     }
     const auto last = std::find_if(timeline.stream_calls.rbegin(), timeline.stream_calls.rend(),
                                    [](const StreamCall& call) { return call.call == OrderingCall::DeviceSynchronize; });

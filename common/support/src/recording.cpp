@@ -123,12 +123,7 @@ void Session::record(record::Scenario& scenario, const std::string& program, con
     SL_CHECK(cudaDeviceSynchronize());  // the course's, not the scenario's: discounted below
     tracer->mark(record::kRecordingEndsMark);
     scenario.timeline = tracer->finish();
-    record::discount_closing_synchronize(*scenario.timeline);
-    // ... and from this thread's count of calls, where calls were counted by thread.
-    auto& by_thread = scenario.timeline->api_calls_by_thread;
-    if (const auto mine = by_thread.find(host_thread_id()); mine != by_thread.end() && mine->second > 0) {
-        --mine->second;
-    }
+    record::discount_closing_synchronize(*scenario.timeline, host_thread_id());
 }
 
 RecordedPipeline prepare_recorded_pipeline(Session& session) {

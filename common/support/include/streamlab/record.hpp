@@ -113,12 +113,14 @@ struct Record {
     [[nodiscard]] const Scenario* find(const std::string& name) const;
 };
 
-/// Takes the recording program's own cudaDeviceSynchronize, made after a
-/// scenario's work and before its kRecordingEndsMark (recording::Session::record),
-/// out of `timeline`: one call fewer in `api_calls` and its stream call (the last
-/// device synchronization) gone from `stream_calls`, so that both hold the calls
-/// of the scenario's code alone. A timeline without such a call is left as it is.
-void discount_closing_synchronize(Timeline& timeline);
+/// Takes the recording program's own cudaDeviceSynchronize, made on host thread
+/// `thread` after a scenario's work and before its kRecordingEndsMark
+/// (recording::Session::record), out of `timeline`: one call fewer in `api_calls`
+/// and in that thread's count of `api_calls_by_thread` (where calls were counted
+/// by thread), and its stream call (the last device synchronization) gone from
+/// `stream_calls`, so that all three hold the calls of the scenario's code alone.
+/// A timeline without such a call is left as it is.
+void discount_closing_synchronize(Timeline& timeline, std::uint64_t thread);
 
 /// Parses a record's text (JSON lines). Throws RecordFormatError, naming the line.
 [[nodiscard]] Record parse_record(const std::string& text);
