@@ -68,6 +68,12 @@ void bind_workload(nb::module_& module) {
         "input"_a, "output"_a, "n"_a, "iterations"_a, "chunks"_a = 1,
         "Checks n host floats of output against the CPU reference of the workload.");
     module.def(
+        "count_differing",
+        [](nb::handle a, nb::handle b, std::size_t n) {
+            return count_differing(pointer_of<const float>(a), pointer_of<const float>(b), n);
+        },
+        "a"_a, "b"_a, "n"_a, "How many of n host floats at these two addresses differ bit for bit.");
+    module.def(
         "chunk_range",
         [](std::size_t n, int chunks, int index) {
             const ChunkRange range = chunk_range(n, chunks, index);

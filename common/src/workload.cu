@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <limits>
 
 #include "streamlab/check.hpp"
@@ -78,6 +79,14 @@ bool matches_reference(float actual, float expected, int iterations) {
     // Rounding grows with the number of steps; |x| <= 1 bounds the values.
     const float tolerance = 1e-5F * static_cast<float>(iterations + 10);
     return std::fabs(actual - expected) <= tolerance;  // false for the NaN poison
+}
+
+std::size_t count_differing(const float* a, const float* b, std::size_t n) {
+    std::size_t differing = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        differing += std::memcmp(&a[i], &b[i], sizeof(float)) != 0 ? 1 : 0;
+    }
+    return differing;
 }
 
 ResultCheck check_workload_output(const float* in, const float* out, std::size_t n, int iterations, int chunks) {

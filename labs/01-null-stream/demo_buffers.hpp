@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <array>
 #include <cstddef>
+#include <cstdint>
 #include <vector>
 
 #include <cuda_runtime_api.h>
@@ -18,15 +19,15 @@
 
 namespace lab01 {
 
-/// The demo's device input, holding the course's input values, and the outputs
-/// of kernels A, B and C; `n` floats each. Needs a GPU.
+/// The demo's device input, holding the course's input values (from `seed`),
+/// and the outputs of kernels A, B and C; `n` floats each. Needs a GPU.
 struct DemoBuffers {
-    explicit DemoBuffers(std::size_t n)
+    explicit DemoBuffers(std::size_t n, std::uint32_t seed = 1)
         : input(n),
           outputs{{streamlab::DeviceBuffer<float>(n), streamlab::DeviceBuffer<float>(n),
                    streamlab::DeviceBuffer<float>(n)}} {
         std::vector<float> host(n);
-        streamlab::fill_input(host.data(), n);
+        streamlab::fill_input(host.data(), n, seed);
         SL_CHECK(cudaMemcpy(input.data(), host.data(), input.bytes(), cudaMemcpyHostToDevice));
     }
 

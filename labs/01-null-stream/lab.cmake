@@ -7,6 +7,11 @@ streamlab_add_lab(
   # Your prediction for Task 2, read by BarrierDemo.YourPredictionMatchesTheTimeline; never compiled.
   ANSWER_FILES prediction.txt
   PROGRAM run_lab01.cpp
+  # Recorded once, judged outside: record_lab01.cpp runs your functions in each
+  # scenario the tests need; the tests of test_lab01.cpp judge its record.
+  RECORDER record_lab01.cpp
+  # What `course check` draws of the record: serial, the run the README pictures.
+  DRAWN_SCENARIO serial
   TEST_SOURCE test_lab01.cpp
   TESTS
     SerialRun.ResultMatchesCpuReference                gpu 2
@@ -19,18 +24,13 @@ streamlab_add_lab(
 )
 
 # The Python version (python/): Tasks 1 and 2 with the article's own API
-# (cuda-bindings), graded by pytest from the same timeline; prediction.txt is
-# graded in the C++ lab only. Tests: test_name  gpu|cpu  points.
+# (cuda-bindings). Recorded once, judged outside, like the C++ track:
+# python/record_lab01.py runs your null_stream.py in the same scenarios and
+# writes the same record, and the judges of test_lab01.cpp grade it, test for
+# test and point for point (the prediction in python/prediction.txt too).
 streamlab_add_python_lab(
   NUMBER 01
   TOPIC null-stream
   STUDENT_SOURCES null_stream.py
-  TEST_SOURCE test_lab01.py
-  TESTS
-    test_result_matches_cpu_reference                          gpu 2
-    test_every_op_in_the_null_stream                           gpu 2
-    test_ops_run_one_after_another                             gpu 2
-    test_event_time_matches_timeline                           gpu 2
-    test_blocking_streams_are_serialized_by_the_null_stream    gpu 3
-    test_non_blocking_streams_are_not_separated                gpu 3
+  RECORDER record_lab01.py
 )

@@ -1,21 +1,20 @@
-// Lab 01's graded tests. They run your code while CUPTI records what the GPU
-// did, and grade that timeline: what you report about yourself is only
-// compared with it, never trusted.
+// Lab 01's graded tests: judges of the record that record_lab01.cpp left. The
+// recording ran your run_serial and your barrier demo (with each kind of
+// stream) once while CUPTI recorded what the GPU did; these tests grade that
+// record and never run your code. What you report about yourself is only
+// compared with the timeline, never trusted.
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <cmath>
-#include <optional>
+#include <cstddef>
+#include <cstdint>
+#include <string>
 #include <vector>
 
-#include "demo_buffers.hpp"
-#include "lab01.hpp"
 #include "streamlab/analysis.hpp"
 #include "streamlab/answers.hpp"
-#include "streamlab/handles.hpp"
+#include "streamlab/judging.hpp"
 #include "streamlab/testing.hpp"
-#include "streamlab/tracer.hpp"
-#include "streamlab/workload.hpp"
 
 namespace {
 
@@ -24,25 +23,17 @@ using namespace streamlab::grading;
 
 // ---------------------------------------------------------------- task 1
 
-/// The serial run on 64 MiB, with a kernel about as long as one copy.
-class SerialRun : public TimelineTest {
+/// The serial run on 64 MiB, with a kernel about as long as one copy: the record's scenario "serial".
+class SerialRun : public RecordTest {
 protected:
     static constexpr std::size_t kElements = std::size_t{16} << 20;
+    static constexpr std::uint64_t kBytes = kElements * sizeof(float);
 
-    void SetUp() override {
-        SL_STEP(TimelineTest::SetUp());
-        input_ = PinnedBuffer<float>(kElements);
-        output_ = PinnedBuffer<float>(kElements);
-        fill_input(input_.data(), kElements);
-        fill_poison(output_.data(), kElements);
-        iterations_ = iterations_for_kernel_ms(kElements, measure_h2d_ms(input_.bytes()));
-    }
-
-    /// Runs the student's run_serial under the tracer.
-    void record() {
-        SL_RECORD_TIMELINE(timeline_, "lab01 run_serial", [&] {
-            reported_ms_ = lab01::run_serial(input_.data(), output_.data(), kElements, iterations_);
-        });
+    /// The recorded run_serial into timeline_ and reported_ms_ (what it returned).
+    void use_serial() {
+        SL_STEP(use_scenario("serial", serial_));
+        timeline_ = *serial_->timeline;
+        reported_ms_ = serial_->value("returned_ms");
     }
 
     /// The three ops the task asks for, or a failure saying what is missing.
@@ -50,33 +41,33 @@ protected:
         const auto h2d = ops_of_kind(timeline_.ops, OpKind::MemcpyH2D);
         const auto kernels = ops_of_kind(timeline_.ops, OpKind::Kernel);
         const auto d2h = ops_of_kind(timeline_.ops, OpKind::MemcpyD2H);
-        if (h2d.size() == 1 && kernels.size() == 1 && d2h.size() == 1 && h2d[0].bytes == input_.bytes() &&
-            d2h[0].bytes == output_.bytes()) {
+        if (h2d.size() == 1 && kernels.size() == 1 && d2h.size() == 1 && h2d[0].bytes == kBytes &&
+            d2h[0].bytes == kBytes) {
             return ::testing::AssertionSuccess();
         }
         return ::testing::AssertionFailure()
-               << "expected one H2D copy of " << input_.bytes() << " bytes, one kernel and one D2H copy; the GPU ran "
+               << "expected one H2D copy of " << kBytes << " bytes, one kernel and one D2H copy; the GPU ran "
                << h2d.size() << " H2D, " << kernels.size() << " kernel(s), " << d2h.size() << " D2H";
     }
 
-    PinnedBuffer<float> input_;
-    PinnedBuffer<float> output_;
-    int iterations_ = 1;
-    float reported_ms_ = 0.0F;
+    const record::Scenario* serial_ = nullptr;
+    double reported_ms_ = 0.0;
     Timeline timeline_;
 };
 
 TEST_F(SerialRun, ResultMatchesCpuReference) {
-    SL_STEP(record());
-    const ResultCheck check = check_workload_output(input_.data(), output_.data(), kElements, iterations_);
-    if (!check.ok) {
+    // The output was poisoned before the run; the sample holds about 2048 of its
+    // elements, the first and the last among them, recomputed here from the seed.
+    SL_STEP(use_serial());
+    const ::testing::AssertionResult matches = output_matches_reference(*serial_);
+    if (!matches) {
         report_hint("copy the input in, launch the kernel, and copy the output back into `output`");
     }
-    EXPECT_TRUE(check.ok) << check.message();
+    EXPECT_TRUE(matches);
 }
 
 TEST_F(SerialRun, EveryOpInTheNullStream) {
-    SL_STEP(record());
+    SL_STEP(use_serial());
     ASSERT_TRUE(has_the_three_ops());
     for (const DeviceOp& op : timeline_.ops) {
         EXPECT_NE(op.stream_kind, StreamKind::Created) << op.name << " ran in stream " << op.stream_id
@@ -85,7 +76,7 @@ TEST_F(SerialRun, EveryOpInTheNullStream) {
 }
 
 TEST_F(SerialRun, OpsRunOneAfterAnother) {
-    SL_STEP(record());
+    SL_STEP(use_serial());
     ASSERT_TRUE(has_the_three_ops());
     const auto& ops = timeline_.ops;  // sorted by start
     for (std::size_t i = 0; i + 1 < ops.size(); ++i) {
@@ -96,7 +87,7 @@ TEST_F(SerialRun, OpsRunOneAfterAnother) {
 }
 
 TEST_F(SerialRun, EventTimeMatchesTimeline) {
-    SL_STEP(record());
+    SL_STEP(use_serial());
     ASSERT_TRUE(has_the_three_ops());
     // The time must come from the GPU's events, not a host clock: the recorded API
     // calls show whether two events were recorded and their elapsed time read.
@@ -131,20 +122,14 @@ TEST_F(SerialRun, EventTimeMatchesTimeline) {
 
 // ---------------------------------------------------------------- task 2
 
-/// Three small kernels: A in a created stream, B in the NULL stream, C in another created stream.
-class BarrierDemo : public TimelineTest {
+/// Three small kernels: A in a created stream, B in the NULL stream, C in another
+/// created stream; the record's scenarios "barrier_blocking" and "barrier_nonblocking".
+class BarrierDemo : public RecordTest {
 protected:
-    static constexpr std::size_t kElements = std::size_t{1} << 20;
-
-    void SetUp() override {
-        SL_STEP(TimelineTest::SetUp());
-        buffers_.emplace(kElements);
-        work_ = buffers_->work(facts_);
-    }
-
-    /// Records the demo; kernels_ gets kernels A, B and C in launch order.
-    void record(unsigned int flags) {
-        SL_RECORD_TIMELINE(timeline_, "lab01 run_barrier_demo", [&] { lab01::run_barrier_demo(flags, work_); });
+    /// The recorded demo with blocking or non-blocking streams; kernels_ gets kernels A, B and C in launch order.
+    void use_demo(bool blocking) {
+        SL_STEP(use_scenario(blocking ? "barrier_blocking" : "barrier_nonblocking", demo_));
+        timeline_ = *demo_->timeline;
         kernels_ = ops_of_kind(timeline_.ops, OpKind::Kernel);
         std::sort(kernels_.begin(), kernels_.end(),
                   [](const DeviceOp& a, const DeviceOp& b) { return a.correlation_id < b.correlation_id; });
@@ -167,14 +152,13 @@ protected:
         return ::testing::AssertionSuccess();
     }
 
-    std::optional<lab01::DemoBuffers> buffers_;  // made in SetUp, where a GPU is known to be there
-    lab01::DemoWork work_;
+    const record::Scenario* demo_ = nullptr;
     Timeline timeline_;
     std::vector<DeviceOp> kernels_;
 };
 
 TEST_F(BarrierDemo, BlockingStreamsAreSerializedByTheNullStream) {
-    SL_STEP(record(cudaStreamDefault));
+    SL_STEP(use_demo(/*blocking=*/true));
     const auto& k = kernels_;
     ASSERT_TRUE(shaped_like_the_demo(k));
     EXPECT_TRUE(ended_before(k[0], k[1])) << "B (NULL stream) must wait for A (blocking stream)";
@@ -186,21 +170,18 @@ TEST_F(BarrierDemo, NonBlockingStreamsAreNotSeparated) {
     if (!facts_.concurrent_kernels) {
         SL_SKIP_DEVICE_CANNOT_SHOW() << facts_.name << " cannot run kernels of different streams at the same time";
     }
-    SL_STEP(record(cudaStreamNonBlocking));
+    SL_STEP(use_demo(/*blocking=*/false));
     const auto& k = kernels_;
     ASSERT_TRUE(shaped_like_the_demo(k));
     const double overlap_ms = kernel_overlap_ns(k) / 1e6;
     report_measure("kernel overlap, non-blocking streams", overlap_ms, ">", 0.0, "ms");
     EXPECT_LT(k[2].start_ns, k[1].end_ns) << "C started only after B ended: was it held back by the NULL stream?";
     EXPECT_GT(kernel_overlap_ns(k), 0U) << "no two kernels ran at the same time";
-    for (int i = 0; i < 3; ++i) {
-        std::vector<float> host(kElements), in(kElements);
-        SL_CHECK(
-            cudaMemcpy(host.data(), buffers_->outputs[i].data(), buffers_->outputs[i].bytes(), cudaMemcpyDeviceToHost));
-        SL_CHECK(cudaMemcpy(in.data(), buffers_->input.data(), buffers_->input.bytes(), cudaMemcpyDeviceToHost));
-        const ResultCheck check = check_workload_output(in.data(), host.data(), kElements, work_.iterations);
-        EXPECT_TRUE(check.ok) << "kernel " << "ABC"[i] << ": " << check.message();
-    }
+    // The three kernels read the same input: A's output, sampled, is recomputed
+    // from the seed; B's and C's were compared with A's element by element.
+    EXPECT_TRUE(output_matches_reference(*demo_)) << "kernel A";
+    EXPECT_EQ(demo_->value("b_elements_unlike_a"), 0.0) << "kernel B's output differs from kernel A's";
+    EXPECT_EQ(demo_->value("c_elements_unlike_a"), 0.0) << "kernel C's output differs from kernel A's";
 }
 
 // ---------------------------------------------------------------- the prediction
@@ -211,12 +192,11 @@ TEST_F(BarrierDemo, YourPredictionMatchesTheTimeline) {
     const answers::AnswerFile file = answers::read_answer_file("prediction.txt");
     struct Variant {
         const char* key;
-        unsigned int flags;
+        bool blocking;
     };
-    for (const Variant variant :
-         {Variant{"blocking", cudaStreamDefault}, Variant{"nonblocking", cudaStreamNonBlocking}}) {
+    for (const Variant variant : {Variant{"blocking", true}, Variant{"nonblocking", false}}) {
         SCOPED_TRACE(std::string(variant.key) + " streams");
-        SL_STEP(record(variant.flags));
+        SL_STEP(use_demo(variant.blocking));
         if (!shaped_like_the_demo(kernels_)) {
             report_hint("finish Task 2 first: your prediction is scored against your demo's timeline");
         }

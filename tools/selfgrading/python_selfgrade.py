@@ -54,7 +54,7 @@ PYTHON_CATALOGUE = {
         "null_stream.py",
         "        return check(cudart.cudaEventElapsedTime(start, stop))",
         "        check(cudart.cudaEventElapsedTime(start, stop))\n        return 1.0  # a made-up time",
-        frozenset({"test_event_time_matches_timeline"}),
+        frozenset({"SerialRun.EventTimeMatchesTimeline"}),
     ),
     "wrong-py-lab02-streams-never-destroyed": Mistake(
         "02-streams",

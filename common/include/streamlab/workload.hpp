@@ -94,6 +94,10 @@ struct ResultCheck {
 [[nodiscard]] ResultCheck check_workload_output(const float* in, const float* out, std::size_t n, int iterations,
                                                 int chunks = 1);
 
+/// How many of the n elements of `a` and `b` (host) differ bit for bit: two
+/// kernels that read the same input must write the same output, poison included.
+[[nodiscard]] std::size_t count_differing(const float* a, const float* b, std::size_t n);
+
 /// The elements [offset, offset + count) of one chunk, when `n` elements are
 /// split into nearly equal chunks (the last may be shorter).
 struct ChunkRange {

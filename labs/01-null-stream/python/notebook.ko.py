@@ -45,16 +45,23 @@ lab.show_function("null_stream", "run_serial")
 # %% [markdown]
 # ## 실행
 #
-# 채점 테스트가 쓰는 준비 그대로입니다. pinned memory에 있는 64 MiB 입력으로 여러분의
+# 채점이 쓰는 준비 그대로입니다. pinned memory에 있는 64 MiB 입력으로 여러분의
 # `run_serial`을 실행하는 동안 GPU의 타임라인을 기록합니다. 그림은 GPU가 한 일을 보여
 # 줍니다. 한 stream 안에서 막대 셋이 차례로 이어집니다.
 
 
 # %%
 def run():
-    from test_lab01 import SerialRun
+    import null_stream
+    import streamlab
 
-    return SerialRun().timeline
+    n = 16 << 20
+    host_input, host_output = streamlab.PinnedFloats(n), streamlab.PinnedFloats(n)
+    streamlab.fill_input(host_input.address, n)
+    iterations = streamlab.iterations_for_kernel_ms(n, streamlab.measure_h2d_ms(host_input.nbytes))
+    with streamlab.record("lab01 python run_serial") as timeline:
+        null_stream.run_serial(host_input.address, host_output.address, n, iterations)
+    return timeline
 
 
 timeline = lab.record(run)

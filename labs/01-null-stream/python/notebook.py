@@ -44,15 +44,22 @@ lab.show_function("null_stream", "run_serial")
 # %% [markdown]
 # ## The run
 #
-# The graded test's own set-up: 64 MiB of pinned input, and your `run_serial` while the GPU's timeline
+# The grading's own set-up: 64 MiB of pinned input, and your `run_serial` while the GPU's timeline
 # is recorded. The picture shows what the GPU did: three bars one after another, in one stream.
 
 
 # %%
 def run():
-    from test_lab01 import SerialRun
+    import null_stream
+    import streamlab
 
-    return SerialRun().timeline
+    n = 16 << 20
+    host_input, host_output = streamlab.PinnedFloats(n), streamlab.PinnedFloats(n)
+    streamlab.fill_input(host_input.address, n)
+    iterations = streamlab.iterations_for_kernel_ms(n, streamlab.measure_h2d_ms(host_input.nbytes))
+    with streamlab.record("lab01 python run_serial") as timeline:
+        null_stream.run_serial(host_input.address, host_output.address, n, iterations)
+    return timeline
 
 
 timeline = lab.record(run)
