@@ -95,7 +95,8 @@ def record_lab01(session) -> None:
         a = on_host(outputs[0], DEMO_ELEMENTS)
         scenario.sample_output(a.address, DEMO_ELEMENTS, demo_iterations, 1, seed)
         for name, output in (("b", outputs[1]), ("c", outputs[2])):
-            differing = streamlab.count_differing(on_host(output, DEMO_ELEMENTS).address, a.address, DEMO_ELEMENTS)
+            copied = on_host(output, DEMO_ELEMENTS)  # held by a name: its memory lives while it is compared
+            differing = streamlab.count_differing(copied.address, a.address, DEMO_ELEMENTS)
             scenario.set_value(f"{name}_elements_unlike_a", float(differing))
 
     session.scenario("serial", serial)
