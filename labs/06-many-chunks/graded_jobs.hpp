@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <vector>
 
 #include "host_side.hpp"
@@ -91,5 +92,14 @@ private:
         return counts;
     }
 };
+
+/// How much longer the slow host takes over each fill and drain of `graded`
+/// (HostStream::slow_down): kSlowHostFactor times a chunk's longest GPU step, its
+/// kernel (at kBalanced, GradedJob sizes the kernels of all chunks together to
+/// `longest_of_copy_and_host_ms`).
+inline std::uint64_t slow_host_extra_ns(const GradedJob& graded) {
+    const double longest_step_ms = graded.longest_of_copy_and_host_ms / graded.shape.chunks;
+    return static_cast<std::uint64_t>(kSlowHostFactor * 1e6 * longest_step_ms);
+}
 
 }  // namespace lab06::course
