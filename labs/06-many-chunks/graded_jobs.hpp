@@ -1,8 +1,9 @@
 /// @file graded_jobs.hpp
 /// @brief Lab 06's graded runs: the scenarios of the record, the shape of each
 /// one's job and the weight of its kernel, and the job itself, built by the
-/// recording program (record_lab06.cpp) around the host that produces and
-/// consumes. The judges (test_lab06.cpp) read the same shapes, never the job.
+/// recording programs (record_lab06.cpp, and python/record_lab06.py through the
+/// module streamlab.lab06) around the host that produces and consumes. The
+/// judges (test_lab06.cpp) read the same shapes, never the job.
 #pragma once
 
 #include <algorithm>
