@@ -1,12 +1,14 @@
 /// @file graded_jobs.hpp
 /// @brief Lab 06's graded runs: the scenarios of the record, the shape of each
 /// one's job and the weight of its kernel, and the job itself, built by the
-/// recording program (record_lab06.cpp) around the host that produces and
-/// consumes. The judges (test_lab06.cpp) read the same shapes, never the job.
+/// recording programs (record_lab06.cpp, and python/record_lab06.py through the
+/// module streamlab.lab06) around the host that produces and consumes. The
+/// judges (test_lab06.cpp) read the same shapes, never the job.
 #pragma once
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <vector>
 
 #include "host_side.hpp"
@@ -91,5 +93,14 @@ private:
         return counts;
     }
 };
+
+/// How much longer the slow host takes over each fill and drain of `graded`
+/// (HostStream::slow_down): kSlowHostFactor times a chunk's longest GPU step, its
+/// kernel (at kBalanced, GradedJob sizes the kernels of all chunks together to
+/// `longest_of_copy_and_host_ms`).
+inline std::uint64_t slow_host_extra_ns(const GradedJob& graded) {
+    const double longest_step_ms = graded.longest_of_copy_and_host_ms / graded.shape.chunks;
+    return static_cast<std::uint64_t>(kSlowHostFactor * 1e6 * longest_step_ms);
+}
 
 }  // namespace lab06::course

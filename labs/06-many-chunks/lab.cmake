@@ -14,9 +14,10 @@ streamlab_add_lab(
   JUDGE_SOURCES ring_timeline.cpp
   # The course's side of the lab (objects of its own, never the student's library):
   # the host that produces and consumes the data and times each fill and drain on
-  # CUPTI's clock (host_side), and the questions the grader asks of those records
-  # (ring_timeline).
-  COURSE_SOURCES host_side.cpp ring_timeline.cpp
+  # CUPTI's clock (host_side), the questions the grader asks of those records
+  # (ring_timeline), and what a recording puts into a scenario (recorded_runs,
+  # shared with the Python track's recording program).
+  COURSE_SOURCES host_side.cpp ring_timeline.cpp recorded_runs.cpp
   COURSE_LIBRARIES CUDA::cupti
   # The grader's questions asked of made-up records, no GPU needed: the ctest
   # test lab06.ring_timeline (see cmake/StreamLab.cmake).
@@ -32,21 +33,16 @@ streamlab_add_lab(
 )
 
 # The Python version (python/): the same tasks with the article's own API
-# (cuda-bindings), graded by pytest from the same records with the same questions
-# (the module `streamlab`, its submodule lab06). Tests: test_name  gpu|cpu  points.
+# (cuda-bindings). Recorded once, judged outside, like the C++ track:
+# python/record_lab06.py runs your many_chunks.py in the same scenarios and
+# writes the same record, and the judges of test_lab06.cpp grade it, test for
+# test and point for point.
 streamlab_add_python_lab(
   NUMBER 06
   TOPIC many-chunks
   STUDENT_SOURCES many_chunks.py
-  TEST_SOURCE test_lab06.py
-  # Into the module streamlab: the submodule lab06 (register_lab06) over the course side below.
-  BINDINGS python_bindings.cpp host_side.cpp ring_timeline.cpp
-  TESTS
-    test_results_match_cpu_reference                  gpu 2
-    test_results_right_with_a_slow_host               gpu 2
-    test_no_buffer_reused_before_its_last_use_ended   gpu 4
-    test_work_runs_in_one_stream_per_device_set       gpu 1
-    test_copies_overlap_kernels                       gpu 3
-    test_makespan_near_the_model                      gpu 3
-    test_sweep_reports_the_best_chunk_count           gpu 3
+  RECORDER record_lab06.py
+  # Into the module streamlab: the submodule lab06 (register_lab06) over the C++ lab's course side,
+  # which record_lab06.py records with.
+  BINDINGS python_bindings.cpp host_side.cpp ring_timeline.cpp recorded_runs.cpp
 )

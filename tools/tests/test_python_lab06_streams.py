@@ -2,8 +2,9 @@
 
 The pretend GPU runs a stream's work as late as CUDA may, so a host that writes a
 staging buffer or reads a results buffer before the copy that uses it has run sees
-the wrong data. The GPU tests (test_lab06.py) grade the real timeline; this checks
-the Python solution's bookkeeping and waits before any GPU sees it.
+the wrong data. On a GPU, the C++ track's judges grade the real timeline, as the
+Python track's recording (record_lab06.py) kept it; this checks the Python
+solution's bookkeeping and waits before any GPU sees it.
 """
 
 from __future__ import annotations

@@ -262,7 +262,10 @@ def registered_environment(name: str) -> dict[str, str]:
     )
 
 
-@pytest.mark.parametrize("name", ["lab06.python-yours.test_results_match_cpu_reference", "lab05.python-yours.record"])
+@pytest.mark.parametrize(
+    "name",
+    ["lab01.python-yours.test_result_matches_cpu_reference", "lab05.python-yours.record", "lab06.python-yours.record"],
+)
 def test_ctests_python_tests_find_the_module_then_the_courses_helpers(name):
     environment = registered_environment(name)
     path = environment["PYTHONPATH"].split(":")
@@ -271,12 +274,17 @@ def test_ctests_python_tests_find_the_module_then_the_courses_helpers(name):
     assert "STREAMLAB_C_LIBRARY" not in environment
 
 
-def test_a_recorded_python_tracks_judges_read_its_record_and_its_answer_files():
-    recording = registered_python_test("lab05.python-solution.record")
-    assert recording["command"][-1] == str(ROOT / "labs" / "05-three-chunks" / "python" / "record_lab05.py")
-    environment = registered_environment("lab05.python-solution.ThreeChunks.MakespanNearTheModel")
-    assert environment["STREAMLAB_RECORD"].endswith("lab05.python-solution.record.jsonl")
-    assert environment["STREAMLAB_ANSWER_DIR"] == str(ROOT / "solutions" / "05-three-chunks" / "python")
+@pytest.mark.parametrize(
+    ("lab", "judge"),
+    [("05-three-chunks", "ThreeChunks.MakespanNearTheModel"), ("06-many-chunks", "ManyChunks.MakespanNearTheModel")],
+)
+def test_a_recorded_python_tracks_judges_read_its_record_and_its_answer_files(lab, judge):
+    number = lab[:2]
+    recording = registered_python_test(f"lab{number}.python-solution.record")
+    assert recording["command"][-1] == str(ROOT / "labs" / lab / "python" / f"record_lab{number}.py")
+    environment = registered_environment(f"lab{number}.python-solution.{judge}")
+    assert environment["STREAMLAB_RECORD"].endswith(f"lab{number}.python-solution.record.jsonl")
+    assert environment["STREAMLAB_ANSWER_DIR"] == str(ROOT / "solutions" / lab / "python")
 
 
 def test_without_a_gpu_a_lab_test_ends_before_it_runs(tmp_path):

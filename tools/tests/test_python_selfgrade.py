@@ -43,15 +43,15 @@ def test_without_the_module_it_says_to_build_it(capsys, tmp_path):
 
 
 def test_a_pytest_that_died_says_how_and_where():
-    # What Python's fault handler printed when a test process crashed on the H200.
+    # What Python's fault handler prints when a test process crashes, as one did on the H200.
     output = (
         "..Fatal Python error: Segmentation fault\n\nCurrent thread 0x00007f06df88c140 (most recent call first):\n"
-        '  File "/course/labs/06-many-chunks/python/test_lab06.py", line 189 in test_no_buffer_reused\n'
+        '  File "/course/labs/09-why-streams-serialize/python/test_lab09.py", line 189 in test_copies_overlap\n'
         '  File "/venv/lib/python3.12/site-packages/_pytest/python.py", line 167 in pytest_pyfunc_call\n'
         "\nExtension modules: numpy (total: 1)\n"
     )
     said = selfgrade.how_pytest_ended(-11, output)
-    assert said.startswith("pytest killed by signal 11 in test_no_buffer_reused (test_lab06.py:189)")
+    assert said.startswith("pytest killed by signal 11 in test_copies_overlap (test_lab09.py:189)")
     assert said.endswith("; Fatal Python error: Segmentation fault")
     assert selfgrade.how_pytest_ended(4, "ERROR: file not found: x.py\n") == (
         "pytest exit status 4; its last line: ERROR: file not found: x.py"

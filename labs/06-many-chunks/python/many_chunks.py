@@ -1,9 +1,10 @@
 """Lab 06 in Python: many chunks through few streams, with rings of pinned buffers.
 
 Your tasks are `run_stream` and `sweep_chunks` (README, Tasks 1 to 4; the README
-shows each step in C++ and in Python). The graded tests (test_lab06.py) run them
-while CUPTI records what the GPU did and the course's produce and consume time
-every write and read of a ring buffer, and grade only those records and the output.
+shows each step in C++ and in Python). The course's recording program
+(record_lab06.py) runs them while CUPTI records what the GPU did and the course's
+produce and consume time every write and read of a ring buffer; the C++ track's
+judges grade only those records and the output, never anything your code prints.
 
     ./course check 06 --python
 """

@@ -44,21 +44,24 @@ lab.show_function("many_chunks", "run_stream")
 # %% [markdown]
 # ## 실행
 #
-# 채점 테스트가 쓰는 준비 그대로입니다. 고리들을 지나는 조각의 흐름으로 여러분의 `run_stream`을 한
-# 번 예열하고, 한 번 더 실행하며 타임라인을 기록합니다. host가 채우고 비운 일도 옆에 표시합니다.
+# 채점이 쓰는 준비 그대로입니다. 고리들을 지나는 조각의 흐름으로 여러분의 `run_stream`을 한 번
+# 예열하고, 한 번 더 실행하며 타임라인을 기록합니다.
 
 
 # %%
 def run():
+    import many_chunks
     import streamlab
-    from test_lab06 import BALANCED, MODEL_SHAPE, Lab
+    from lab06 import job_over
 
-    facts = streamlab.device_facts(0)
-    host = streamlab.lab06.HostStream(streamlab.pipeline_elements(facts.total_memory_bytes))
-    stream = Lab(facts, host, streamlab.measure_h2d_ms(host.n * 4))
-    stream.prepare(MODEL_SHAPE, BALANCED)
-    stream.record_stream()
-    return stream.timeline
+    course = streamlab.lab06
+    host = course.HostStream(streamlab.pipeline_elements(streamlab.device_facts(0).total_memory_bytes))
+    graded = course.GradedJob(host, course.MODEL_SHAPE, course.BALANCED, streamlab.measure_h2d_ms(host.n * 4))
+    job = job_over(graded.job)
+    many_chunks.run_stream(job)  # once to warm up
+    with streamlab.record("lab06 python run_stream") as timeline:
+        many_chunks.run_stream(job)
+    return timeline
 
 
 timeline = lab.record(run)

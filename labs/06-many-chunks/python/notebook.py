@@ -43,21 +43,24 @@ lab.show_function("many_chunks", "run_stream")
 # %% [markdown]
 # ## The run
 #
-# The graded test's own set-up: the stream of chunks through the rings, your `run_stream` once to warm
-# up and once more while the timeline is recorded, the host's fills and drains marked beside it.
+# The grading's own set-up: the stream of chunks through the rings, your `run_stream` once to warm up
+# and once more while the timeline is recorded.
 
 
 # %%
 def run():
+    import many_chunks
     import streamlab
-    from test_lab06 import BALANCED, MODEL_SHAPE, Lab
+    from lab06 import job_over
 
-    facts = streamlab.device_facts(0)
-    host = streamlab.lab06.HostStream(streamlab.pipeline_elements(facts.total_memory_bytes))
-    stream = Lab(facts, host, streamlab.measure_h2d_ms(host.n * 4))
-    stream.prepare(MODEL_SHAPE, BALANCED)
-    stream.record_stream()
-    return stream.timeline
+    course = streamlab.lab06
+    host = course.HostStream(streamlab.pipeline_elements(streamlab.device_facts(0).total_memory_bytes))
+    graded = course.GradedJob(host, course.MODEL_SHAPE, course.BALANCED, streamlab.measure_h2d_ms(host.n * 4))
+    job = job_over(graded.job)
+    many_chunks.run_stream(job)  # once to warm up
+    with streamlab.record("lab06 python run_stream") as timeline:
+        many_chunks.run_stream(job)
+    return timeline
 
 
 timeline = lab.record(run)
