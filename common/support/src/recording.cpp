@@ -19,12 +19,6 @@ namespace streamlab::recording {
 
 namespace {
 
-/// Thrown inside a scenario that cannot be recorded on this machine: its message is the skip's reason.
-class NotRecordableHere : public std::runtime_error {
-public:
-    using std::runtime_error::runtime_error;
-};
-
 [[noreturn]] void usage(const std::string& problem) {
     std::fprintf(stderr,
                  "%s\nusage: (run by streamlab_record) PROGRAM --record-fd N --seed S [--after SCENARIO] "
@@ -77,16 +71,20 @@ void Session::scenario(const std::string& name, const std::function<void(record:
     send(record::started_line(name));
     record::Scenario scenario;
     scenario.name = name;
+    not_recordable_.clear();
     try {
         body(scenario);
-    } catch (const NotRecordableHere& skip) {
-        scenario = record::Scenario{name, record::Outcome::Skipped, skip.what(), std::nullopt, {}, std::nullopt};
     } catch (const std::exception& thrown) {
         scenario = record::Scenario{name, record::Outcome::Failed, thrown.what(), std::nullopt, {}, std::nullopt};
     } catch (...) {
         scenario = record::Scenario{
             name,        record::Outcome::Failed, "threw something that is not a std::exception", std::nullopt, {},
             std::nullopt};
+    }
+    // A skip is what record() found, never what was thrown: the exception may have
+    // crossed the student's code or another language (a Python track) on its way here.
+    if (!not_recordable_.empty()) {
+        scenario = record::Scenario{name, record::Outcome::Skipped, not_recordable_, std::nullopt, {}, std::nullopt};
     }
     if (scenario.outcome == record::Outcome::Recorded && !scenario.timeline) {
         scenario.outcome = record::Outcome::Failed;
@@ -105,7 +103,7 @@ void Session::record(record::Scenario& scenario, const std::string& program, con
     if (const std::string off = tracing_off_reason(); !off.empty()) {
         work();
         SL_CHECK(cudaDeviceSynchronize());
-        throw NotRecordableHere(words::kSkipTimelineUnavailable + off);
+        not_recordable(words::kSkipTimelineUnavailable + off);
     }
     std::optional<Tracer> tracer;
     try {
@@ -115,15 +113,20 @@ void Session::record(record::Scenario& scenario, const std::string& program, con
             throw std::runtime_error(std::string("no longer usable after the code under test ran: ") +
                                      unavailable.what());
         }
-        throw NotRecordableHere(unavailable.what());
+        not_recordable(unavailable.what());
     }
-    // What `work` throws fails the scenario, whatever it is: the student's code cannot
-    // name NotRecordableHere, so it cannot turn a failing scenario into a skipped one.
+    // What `work` throws fails the scenario, whatever it is: only not_recordable(),
+    // the course's, turns a scenario into a skipped one.
     work();
     SL_CHECK(cudaDeviceSynchronize());  // the course's, not the scenario's: discounted below
     tracer->mark(record::kRecordingEndsMark);
     scenario.timeline = tracer->finish();
     record::discount_closing_synchronize(*scenario.timeline, host_thread_id());
+}
+
+void Session::not_recordable(const std::string& why) {
+    not_recordable_ = why;
+    throw std::runtime_error(why);
 }
 
 RecordedPipeline prepare_recorded_pipeline(Session& session) {

@@ -61,6 +61,8 @@ private:
     friend int record_scenarios(int argc, char** argv, const std::function<void(Session&)>& scenarios);
     void send(const std::string& line) const;
     void send_setup_once();
+    /// Ends the scenario as skipped here, for `why`: the one way a scenario is skipped.
+    [[noreturn]] void not_recordable(const std::string& why);
 
     int fd_ = -1;
     std::uint32_t seed_ = 1;
@@ -70,6 +72,7 @@ private:
     bool setup_sent_ = false;
     std::map<std::string, double> given_;  // the set-up's values, from the command line
     std::map<std::string, double> setup_;  // the set-up's values, as sent
+    std::string not_recordable_;           // why this scenario cannot be recorded here; empty when it can
 };
 
 /// The pipeline memory a lab's scenarios share, its input filled from the
