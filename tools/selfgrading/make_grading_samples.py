@@ -238,6 +238,14 @@ def write_tar_gz(path: Path, files: dict[str, str]) -> None:
             archive.addfile(info, io.BytesIO(data))
 
 
+def hanging_submission() -> dict[str, str]:
+    """Every lab's solution, lab 01's barrier demo launching a kernel that never ends before it waits."""
+    hang = student_files("solution")
+    plant(hang, LAB01, "namespace lab01 {\n", NEVER_ENDING_KERNEL)
+    plant(hang, LAB01, BARRIER_SYNC, "    never_ends<<<1, 1>>>();\n")
+    return hang
+
+
 def make_samples(out: Path) -> list[str]:
     """Writes the samples into `out` (emptied first); returns their names."""
     if out.exists():
@@ -256,10 +264,7 @@ def make_samples(out: Path) -> list[str]:
     broken[lab01] += SYNTAX_ERROR
     write_tar_gz(out / "does-not-compile.tar.gz", broken)
 
-    hang = student_files("solution")
-    plant(hang, lab01, "namespace lab01 {\n", NEVER_ENDING_KERNEL)
-    plant(hang, lab01, BARRIER_SYNC, "    never_ends<<<1, 1>>>();\n")
-    write_folder(out / "kernel-never-ends", hang)
+    write_folder(out / "kernel-never-ends", hanging_submission())
 
     crash = student_files("solution")
     plant(crash, lab02, NULL_STREAM_LOOP, NULL_WRITE, before=False)

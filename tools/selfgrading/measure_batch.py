@@ -1,0 +1,124 @@
+"""How long a class takes: the wall time of grading COUNT submissions of labs 01 to 07 on this machine,
+and what a submission that never returns costs.
+
+    python3 -m selfgrading.measure_batch [--count 20] [--labs 01 02 ...] [--jobs N] [--work DIR]
+
+Makes COUNT submissions (every fourth the starters, the others the solutions), builds the course
+once (not timed: a batch builds it once too), then grades them all (timed). Then grades lab 01 of a
+submission whose barrier demo launches a kernel that never ends, beside lab 01 of a solution, one
+after the other: what the hang costs over an honest run, against the grader's timeout. Prints the
+times; exits 1 when grading fails, a solution lacks full points or a starter has them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from coursecli.batch import GradeSettings, default_cuda_arch, default_jobs, gpu_presence, grade_batch, selected_labs
+from coursecli.gradebook import load_grade, student_folder
+
+from .make_grading_samples import hanging_submission, student_files, write_folder
+
+LABS = ["01", "02", "03", "04", "05", "06", "07"]
+HANG_LAB = "01"
+
+
+def grade(submissions: Path, out: Path, labs: list[str], jobs: int, course: Path) -> float:
+    """Seconds to grade `submissions` into a fresh `out`; exits when the batch fails."""
+    shutil.rmtree(out, ignore_errors=True)
+    settings = GradeSettings(
+        out=out,
+        labs=selected_labs(labs),
+        all_labs=selected_labs(None),
+        jobs=jobs,
+        regrade=True,
+        cuda_arch=default_cuda_arch(gpu_presence()[0]),
+        course_build_dir=course,
+    )
+    console = io.StringIO()
+    started = time.monotonic()
+    with contextlib.redirect_stdout(console):
+        status = grade_batch(submissions, settings)
+    seconds = time.monotonic() - started
+    if status != 0:
+        print(console.getvalue())
+        raise SystemExit("measure_batch: grading failed")
+    return seconds
+
+
+def score_problems(out: Path, students: dict[str, bool]) -> list[str]:
+    """Solutions (True) below full points, starters (False) at full points, or without a grade."""
+    problems = []
+    for student, solution in students.items():
+        graded = load_grade(student_folder(out, student))
+        if graded is None:
+            problems.append(f"{student}: no grade")
+        elif solution != (graded.earned == graded.possible):
+            problems.append(f"{student}: {graded.earned}/{graded.possible}")
+    return problems
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--count", type=int, default=20)
+    parser.add_argument("--labs", nargs="+", default=LABS, metavar="NN")
+    parser.add_argument("--jobs", type=int, default=default_jobs())
+    parser.add_argument("--work", type=Path, help="folder for submissions and grades (default: a temporary one)")
+    args = parser.parse_args(argv)
+    if not gpu_presence()[0]:
+        print(f"measure_batch: SKIPPED: {gpu_presence()[1]}")
+        return 77
+    work = args.work or Path(tempfile.mkdtemp(prefix="measure-batch-"))
+    work.mkdir(parents=True, exist_ok=True)
+    work.chmod(0o755)  # the sandbox's fallback user must reach it
+    course = work / "course"
+
+    warm = work / "warm"
+    write_folder(warm / "solution", student_files("solution"))
+    built = grade(warm, work / "grades-warm", args.labs, args.jobs, course)
+    print(f"measure_batch: the course built and one solution graded, not timed: {built:.1f} s", flush=True)
+
+    submissions = work / "submissions"
+    shutil.rmtree(submissions, ignore_errors=True)
+    students = {f"student{i:02d}": i % 4 != 3 for i in range(args.count)}  # True: the solutions
+    for student, solution in students.items():
+        write_folder(submissions / student, student_files("solution" if solution else "starter"))
+    seconds = grade(submissions, work / "grades", args.labs, args.jobs, course)
+    each = [load_grade(student_folder(work / "grades", s)) for s in students]
+    per_submission = statistics.median(g.seconds for g in each if g)
+    building = statistics.median(g.build_seconds for g in each if g)
+    print(
+        f"measure_batch: {args.count} submissions x labs {' '.join(args.labs)}, {args.jobs} at a time: "
+        f"{seconds:.1f} s ({seconds / 60:.1f} min); one submission's median {per_submission:.1f} s, "
+        f"of which building {building:.1f} s",
+        flush=True,
+    )
+    problems = score_problems(work / "grades", students)
+
+    pair = work / "hang"
+    shutil.rmtree(pair, ignore_errors=True)
+    write_folder(pair / "honest", student_files("solution"))
+    honest = grade(pair, work / "grades-honest", [HANG_LAB], 1, course)
+    shutil.rmtree(pair / "honest")
+    write_folder(pair / "never-returns", hanging_submission())
+    hanging = grade(pair, work / "grades-hang", [HANG_LAB], 1, course)
+    timeout = GradeSettings(out=work, labs=[], all_labs=[]).timeout_s
+    print(
+        f"measure_batch: lab {HANG_LAB} of a submission that never returns: {hanging:.1f} s, against "
+        f"{honest:.1f} s for a solution's (the grader's timeout: {timeout} s)"
+    )
+    for problem in problems:
+        print(f"measure_batch: {problem}")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
