@@ -550,8 +550,8 @@ def parser() -> argparse.ArgumentParser:
                 "--record",
                 metavar="FILE",
                 help="judge this record of an earlier graded run again (a lab recorded once, 02 to 07; with "
-                "--python, a record of lab 05's Python version): no GPU needed and no code run, e.g. after a "
-                "threshold changed",
+                "--python, a record of a Python version recorded once): no GPU needed and no code run, e.g. after "
+                "a threshold changed",
             )
     notebook_verb = verb(
         "notebook",
