@@ -17,7 +17,6 @@
 
 #include "course_side.hpp"
 #include "streamlab/pipeline.hpp"
-#include "streamlab/workload.hpp"
 
 namespace streamlab::python {
 
@@ -60,9 +59,6 @@ public:
     void reset() { consumer_->reset(); }
     std::vector<lab07::course::Consumption> consumptions(std::uint64_t origin_ns) const {
         return consumer_->consumptions(origin_ns);
-    }
-    ResultCheck check(int chunks) const {
-        return check_workload_output(job_.input, consumer_->consumed.data(), job_.n, job_.iterations, chunks);
     }
 
 private:

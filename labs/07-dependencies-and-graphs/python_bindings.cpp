@@ -19,7 +19,6 @@
 #include "priority_side.hpp"
 #include "streamlab/pipeline.hpp"
 #include "streamlab/record.hpp"
-#include "streamlab/workload.hpp"
 
 namespace nb = nanobind;
 using namespace nb::literals;
@@ -52,8 +51,7 @@ void register_lab07(nb::module_& module) {
                      "The address of what consume took out of memory.output (n floats): the run's output.")
         .def("reset", &HostConsumer::reset, "Forgets the calls and poisons what was consumed.")
         .def("consumptions", &HostConsumer::consumptions, "origin_ns"_a,
-             "The calls since reset(), in the order they began, relative to origin_ns.")
-        .def("check", &HostConsumer::check, "chunks"_a, "What was consumed, against the CPU reference.");
+             "The calls since reset(), in the order they began, relative to origin_ns.");
     lab07.def(
         "put_consumptions",
         [](const std::vector<Consumption>& calls, record::Scenario& scenario) {
