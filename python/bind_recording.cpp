@@ -73,6 +73,12 @@ void bind_recording(nb::module_& module) {
 
     nb::class_<record::Scenario>(recording, "Scenario", "One scenario of a recording run, filled as it runs.")
         .def_ro("name", &record::Scenario::name)
+        .def_prop_ro(
+            "timeline",
+            [](const record::Scenario& s) -> const Timeline* { return s.timeline ? &*s.timeline : nullptr; },
+            nb::rv_policy::reference_internal,
+            "What Session.record recorded (its origin_ns is the clock the course's own notes are relative to); "
+            "None before it.")
         .def(
             "set_value", [](record::Scenario& s, const std::string& key, double value) { s.values[key] = value; },
             "key"_a, "value"_a, "Records a value the course measured or the student's code returned.")

@@ -28,27 +28,15 @@ streamlab_add_lab(
 )
 
 # The Python version (python/): Tasks 1 to 4 with the article's own API
-# (cuda-bindings), graded by pytest from the same records with the same questions
-# (the module `streamlab`, its submodule lab07). Tests: test_name  gpu|cpu  points.
+# (cuda-bindings). Recorded once, judged outside, like the C++ track:
+# python/record_lab07.py runs your dependencies.py in the same scenarios and
+# writes the same record, and the judges of test_lab07.cpp grade it, test for
+# test and point for point.
 streamlab_add_python_lab(
   NUMBER 07
   TOPIC dependencies-and-graphs
   STUDENT_SOURCES dependencies.py
-  TEST_SOURCE test_lab07.py
+  RECORDER record_lab07.py
   # Into the module streamlab: the submodule lab07 (register_lab07) over the course side below.
   BINDINGS python_bindings.cpp course_side.cpp priority_side.cu
-  TESTS
-    test_stage_streams_results_match_cpu_reference     gpu 1
-    test_one_stream_per_stage                          gpu 2
-    test_each_stage_waits_for_its_chunk                gpu 3
-    test_stage_streams_copies_overlap_kernels          gpu 2
-    test_host_consumer_results_match_cpu_reference     gpu 1
-    test_each_chunk_consumed_as_its_copy_ends          gpu 3
-    test_consumed_in_host_functions_that_call_no_cuda  gpu 2
-    test_graph_results_match_cpu_reference             gpu 1
-    test_one_instantiation_launched_many_times         gpu 3
-    test_graph_chunks_overlap_inside_each_launch       gpu 2
-    test_urgent_kernel_waits_less_with_greatest_priority gpu 2
 )
-
-

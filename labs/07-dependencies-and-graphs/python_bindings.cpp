@@ -1,8 +1,9 @@
 // Lab 07's course side for Python, as the submodule streamlab.lab07 (the BINDINGS
 // of lab.cmake): the host that consumes each chunk's results and times every call
 // on the timeline's clock (course_side.hpp), compiled in from the C++ lab, through
-// the consumer the C library offers too (host_consumer.hpp); and Task 4's
-// background and urgent kernels (priority_side.hpp).
+// the consumer the C library offers too (host_consumer.hpp); Task 4's background
+// and urgent kernels (priority_side.hpp); and what the Python track's recording
+// program (python/record_lab07.py) writes into its record as record_lab07.cpp does.
 #include <cstdint>
 #include <memory>
 #include <stdexcept>
@@ -17,7 +18,7 @@
 #include "host_consumer.hpp"
 #include "priority_side.hpp"
 #include "streamlab/pipeline.hpp"
-#include "streamlab/workload.hpp"
+#include "streamlab/record.hpp"
 
 namespace nb = nanobind;
 using namespace nb::literals;
@@ -30,6 +31,8 @@ using lab07::course::UrgentWait;
 
 void register_lab07(nb::module_& module) {
     nb::module_ lab07 = module.def_submodule("lab07", "Lab 07's course side: the consumer of each chunk's results.");
+    lab07.attr("CHUNKS") = lab07::course::kChunks;      // of every graded run
+    lab07.attr("LAUNCHES") = lab07::course::kLaunches;  // of the graded run of Task 3
     nb::class_<Consumption>(lab07, "Consumption", "One call of consume, as the course saw it (ns, thread).")
         .def_ro("chunk", &Consumption::chunk)
         .def_ro("start_ns", &Consumption::start_ns)
@@ -44,10 +47,18 @@ void register_lab07(nb::module_& module) {
         .def("user_data", &HostConsumer::user_data, "chunk"_a,
              "The address of chunk's delivery record: cudaLaunchHostFunc's userData for that chunk.")
         .def("consume", &HostConsumer::consume, "chunk"_a, "Consumes chunk's results now, on this thread.")
+        .def_prop_ro("consumed", &HostConsumer::consumed,
+                     "The address of what consume took out of memory.output (n floats): the run's output.")
         .def("reset", &HostConsumer::reset, "Forgets the calls and poisons what was consumed.")
         .def("consumptions", &HostConsumer::consumptions, "origin_ns"_a,
-             "The calls since reset(), in the order they began, relative to origin_ns.")
-        .def("check", &HostConsumer::check, "chunks"_a, "What was consumed, against the CPU reference.");
+             "The calls since reset(), in the order they began, relative to origin_ns.");
+    lab07.def(
+        "put_consumptions",
+        [](const std::vector<Consumption>& calls, record::Scenario& scenario) {
+            lab07::course::put_consumptions(calls, scenario.values);
+        },
+        "calls"_a, "scenario"_a,
+        "Writes the consumer's calls into a recorded scenario's values, as the judges read them back.");
     nb::class_<UrgentWait>(lab07, "UrgentWait",
                            "How long after the background kernel's start the urgent kernel started.")
         .def_ro("problem", &UrgentWait::problem)

@@ -549,9 +549,9 @@ def parser() -> argparse.ArgumentParser:
             sub.add_argument(
                 "--record",
                 metavar="FILE",
-                help="judge this record of an earlier graded run again (a lab recorded once, 02 to 07; with "
-                "--python, a record of the Python version of lab 05 or 06): no GPU needed and no code run, e.g. "
-                "after a threshold changed",
+                help="judge this record of an earlier graded run again (a lab recorded once; with "
+                "--python, a record of a Python version recorded once): no GPU needed and no code run, e.g. after "
+                "a threshold changed",
             )
     notebook_verb = verb(
         "notebook",

@@ -100,7 +100,7 @@ PYTHON_CATALOGUE = {
         "dependencies.py",
         "        check(cudart.cudaLaunchHostFunc(streams.copy_out, consumer.host_function, consumer.user_data(c)))",
         "        check(cudart.cudaStreamSynchronize(streams.copy_out))\n        consumer.consume(c)  # here, after waiting",
-        frozenset({"test_consumed_in_host_functions_that_call_no_cuda"}),
+        frozenset({"HostConsumer.ConsumedInHostFunctionsThatCallNoCuda"}),
     ),
     "wrong-py-lab07-graph-without-join": Mistake(
         "07-dependencies-and-graphs",
@@ -110,9 +110,9 @@ PYTHON_CATALOGUE = {
         "        pass  # no join: the capture ends with the stage streams still forked",
         frozenset(
             {
-                "test_graph_results_match_cpu_reference",
-                "test_one_instantiation_launched_many_times",
-                "test_graph_chunks_overlap_inside_each_launch",
+                "Graph.ResultsMatchCpuReference",
+                "Graph.OneInstantiationLaunchedManyTimes",
+                "Graph.ChunksOverlapInsideEachLaunch",
             }
         ),
     ),

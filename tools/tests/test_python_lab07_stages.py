@@ -2,8 +2,9 @@
 
 The pretend GPU runs a stream's work only when something waits for it, so a stage
 that does not wait for its chunk's stage before it reads memory nobody has written
-yet. The GPU tests (test_lab07.py) grade the real timeline, the graph included;
-this checks the Python solution's events and host functions before any GPU sees them.
+yet. On a GPU, record_lab07.py records the real timeline, the graph included, and the
+C++ track's judges grade it; this checks the Python solution's events and host functions
+before any GPU sees them.
 """
 
 from __future__ import annotations

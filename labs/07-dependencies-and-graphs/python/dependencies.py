@@ -3,9 +3,10 @@ chunk, the whole pipeline captured once into a CUDA graph, and a stream of great
 priority for a small urgent kernel.
 
 Your tasks are in this file (README, Tasks 1 to 4; the README shows each step in
-C++ and in Python). The graded tests (test_lab07.py) run them while CUPTI records
-what the GPU did, and which host thread made which runtime call, and grade only
-those records, the output and the course's consumer's own notes.
+C++ and in Python). The course's recording program (record_lab07.py) runs them
+while CUPTI records what the GPU did, and which host thread made which runtime
+call; the C++ track's judges grade only that record, the output and the course's
+consumer's own notes, never anything your code prints.
 
     ./course check 07 --python
 """

@@ -44,20 +44,23 @@ lab.show_function("dependencies", "queue_stages", "run_stage_streams")
 # %% [markdown]
 # ## 실행
 #
-# 채점 테스트가 쓰는 준비 그대로입니다. 여러분의 단계별 stream 셋으로 파이프라인을 한 번 예열하고, 한
+# 채점이 쓰는 준비 그대로입니다. 여러분의 단계별 stream 셋으로 파이프라인을 한 번 예열하고, 한
 # 번 더 실행하며 타임라인을 기록합니다. 단계마다 한 줄이며, 조각마다 커널은 그 조각의 입력 복사가 끝난
 # 뒤에 시작해야 합니다.
 
 
 # %%
 def run():
+    import dependencies
     import streamlab
-    from test_lab07 import Lab, record_stages
+    from lab07 import CHUNKS, job_over
 
-    facts = streamlab.device_facts(0)
-    stages = Lab(streamlab.prepare_pipeline(facts), facts)
-    record_stages(stages)
-    return stages.timeline
+    prepared = streamlab.prepare_pipeline(streamlab.device_facts(0))
+    job = job_over(prepared.memory, prepared.iterations)
+    dependencies.run_stage_streams(job, CHUNKS)  # once to warm up
+    with streamlab.record("lab07 python run_stage_streams") as timeline:
+        dependencies.run_stage_streams(job, CHUNKS)
+    return timeline
 
 
 timeline = lab.record(run)
