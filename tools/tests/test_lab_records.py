@@ -25,7 +25,7 @@ STARTER, SOLUTION = "starter", "solution"
 # The Python track's records, judged by the same judges (a Python track recorded once, python/record_labNN.py).
 PYTHON_STARTER, PYTHON_SOLUTION = "python-starter", "python-solution"
 # Python tracks recorded once whose records are still to be made on an H200 and committed.
-PYTHON_RECORDS_TO_COME = {"01", "06", "07"}
+PYTHON_RECORDS_TO_COME: set[str] = set()
 # A pipeline that never returns (a host spin in run_pipeline), recorded with a 20 s deadline: the run stops
 # once, in its first scenario, and every judge fails saying so.
 NEVER_RETURNS = "never-returns"
