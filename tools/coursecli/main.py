@@ -542,16 +542,16 @@ def parser() -> argparse.ArgumentParser:
         sub.add_argument(
             "--python",
             action="store_true",
-            help="the lab's Python version (cuda-bindings): its tests (check; for lab 05, the C++ version's "
-            "judges of its recording), its program (run)",
+            help="the lab's Python version (cuda-bindings): its tests (check; for labs 04 and 05, the C++ "
+            "version's judges of its recording), its program (run)",
         )
         if name == "check":
             sub.add_argument(
                 "--record",
                 metavar="FILE",
                 help="judge this record of an earlier graded run again (a lab recorded once, 02 to 07; with "
-                "--python, a record of lab 05's Python version): no GPU needed and no code run, e.g. after a "
-                "threshold changed",
+                "--python, a record of the Python version of lab 04 or 05): no GPU needed and no code run, "
+                "e.g. after a threshold changed",
             )
     notebook_verb = verb(
         "notebook",
