@@ -16,6 +16,7 @@
 #include <vector>
 
 #include <nanobind/stl/function.h>
+#include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
@@ -71,6 +72,13 @@ void bind_recording(nb::module_& module) {
     nb::module_ recording = module.def_submodule(
         "recording", "A lab's recording program: runs the lab's scenarios and sends their record to the harness.");
 
+    nb::class_<record::OutputSample>(recording, "OutputSample",
+                                     "A run's output, sampled for the judges (record.hpp's sample_output).")
+        .def_ro("n", &record::OutputSample::n)
+        .def_ro("iterations", &record::OutputSample::iterations)
+        .def_ro("chunks", &record::OutputSample::chunks)
+        .def_ro("seed", &record::OutputSample::seed);
+
     nb::class_<record::Scenario>(recording, "Scenario", "One scenario of a recording run, filled as it runs.")
         .def_ro("name", &record::Scenario::name)
         .def_prop_ro(
@@ -82,6 +90,11 @@ void bind_recording(nb::module_& module) {
         .def(
             "set_value", [](record::Scenario& s, const std::string& key, double value) { s.values[key] = value; },
             "key"_a, "value"_a, "Records a value the course measured or the student's code returned.")
+        .def(
+            "clear_values", [](record::Scenario& s) { s.values.clear(); },
+            "Forgets the values recorded so far: the scenario records its run again, and only that run's count.")
+        .def_rw("output", &record::Scenario::output,
+                "The run's output, sampled for the judges (an OutputSample), or None when the judges need none.")
         .def(
             "sample_output",
             [](record::Scenario& s, nb::handle output, std::uint64_t n, int iterations, int chunks,

@@ -71,6 +71,24 @@ TEST(BatchBuffers, InputsAreConsecutiveSlicesOfOneSeededInput) {
     }
 }
 
+TEST(BatchBuffers, OneOutputSampleCoversEveryBatch) {
+    constexpr std::uint32_t kSeed = 99;
+    constexpr int kIterations = 2;
+    streamlab::BatchBuffers buffers(3, 64, /*pinned=*/false, kSeed);
+    for (int b = 0; b < buffers.count(); ++b) {
+        for (std::size_t i = 0; i < buffers.size(); ++i) {
+            buffers.output(b)[i] = streamlab::workload_reference(buffers.input(b)[i], kIterations);
+        }
+    }
+    const streamlab::record::OutputSample sample = buffers.sample_outputs(kIterations);
+    EXPECT_EQ(sample.n, 3U * 64U);
+    EXPECT_EQ(sample.chunks, 3);
+    EXPECT_EQ(sample.seed, kSeed);
+    EXPECT_TRUE(streamlab::record::check_output_sample(sample).ok);
+    buffers.output(1)[63] = 0.0F;  // the last element of the middle batch: always sampled
+    EXPECT_FALSE(streamlab::record::check_output_sample(buffers.sample_outputs(kIterations)).ok);
+}
+
 TEST(BatchBuffers, HostWorkPreparesTheNextBatchOnly) {
     streamlab::BatchBuffers buffers(2, 16, /*pinned=*/false);
     buffers.reset(/*prepare_all=*/false);

@@ -32,25 +32,16 @@ streamlab_add_lab(
 )
 
 # The Python version (python/): Tasks 1 to 3 with the article's own API
-# (cuda-bindings), graded by pytest from the same timeline; prediction.txt and
-# the pageable observation are the C++ lab's. Tests: test_name  gpu|cpu  points.
+# (cuda-bindings). Recorded once, judged outside, like the C++ track:
+# python/record_lab04.py runs your async_copies.py in the same scenarios, with the
+# course's same host work, and writes the same record; the judges of
+# test_lab04.cpp grade it, test for test and point for point, python/prediction.txt
+# and the pageable observation included.
 streamlab_add_python_lab(
   NUMBER 04
   TOPIC async-copies
   STUDENT_SOURCES async_copies.py
-  TEST_SOURCE test_lab04.py
-  # Into the module streamlab: the batches' buffers, host work and reading (register_lab04).
+  RECORDER record_lab04.py
+  # Into the module streamlab: the batches' buffers and their output sample, the host work (register_lab04).
   BINDINGS python_bindings.cpp
-  TESTS
-    test_results_match_cpu_reference                       gpu 2
-    test_all_ops_in_one_created_stream                     gpu 2
-    test_copies_are_async_from_pinned_memory               gpu 2
-    test_device_memory_from_the_stream_ordered_allocator   gpu 2
-    test_stream_is_destroyed                               gpu 1
-    test_host_regains_control_before_the_device_finishes   gpu 3
-    test_host_work_overlaps_device_work                    gpu 3
-    test_your_report_matches_the_timeline                  gpu 2
-    test_stream_synchronize_waits_for_your_stream_only     gpu 2
-    test_device_synchronize_waits_for_every_stream         gpu 2
-    test_pageable_report_matches_the_timeline              gpu 2
 )

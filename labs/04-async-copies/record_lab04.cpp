@@ -28,18 +28,6 @@ constexpr int kBatches = 3;
 constexpr std::size_t kElements = std::size_t{4} << 20;
 constexpr std::uint64_t kBytes = kElements * sizeof(float);
 
-/// Every batch's output, one after the other, sampled: the batches' inputs are
-/// consecutive slices of one seeded input, so this is one run over kBatches * kElements
-/// elements in kBatches chunks.
-record::OutputSample sample_batches(const BatchBuffers& buffers, int iterations) {
-    std::vector<float> joined(static_cast<std::size_t>(buffers.count()) * buffers.size());
-    for (int b = 0; b < buffers.count(); ++b) {
-        std::copy_n(buffers.output(b), buffers.size(),
-                    joined.begin() + static_cast<std::ptrdiff_t>(b * buffers.size()));
-    }
-    return record::sample_output(joined.data(), joined.size(), iterations, buffers.count(), buffers.seed());
-}
-
 void record_lab04(Session& session) {
     const DeviceFacts& facts = session.facts();
     // A kernel about as long as one batch's H2D copy.
@@ -76,7 +64,7 @@ void record_lab04(Session& session) {
             BatchBuffers buffers(kBatches, kElements, pinned, session.seed());
             record_batches(scenario, buffers, WaitWith::Stream, /*prepare_next=*/true, [] {});
             if (pinned) {  // the pageable run's output is not graded
-                scenario.output = sample_batches(buffers, iterations);
+                scenario.output = buffers.sample_outputs(iterations);
             }
         });
     }

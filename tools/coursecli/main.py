@@ -542,7 +542,7 @@ def parser() -> argparse.ArgumentParser:
         sub.add_argument(
             "--python",
             action="store_true",
-            help="the lab's Python version (cuda-bindings): its tests (check; for labs 05 and 06, the C++ "
+            help="the lab's Python version (cuda-bindings): its tests (check; for a lab recorded once, the C++ "
             "version's judges of its recording), its program (run)",
         )
         if name == "check":

@@ -76,7 +76,7 @@ PYTHON_CATALOGUE = {
         "        check(cudart.cudaFreeAsync(device_input, stream))\n"
         "        check(cudart.cudaFreeAsync(device_output, stream))",
         "        pass  # cudaFreeAsync forgotten",
-        frozenset({"test_device_memory_from_the_stream_ordered_allocator"}),
+        frozenset({"Batches.DeviceMemoryFromTheStreamOrderedAllocator"}),
     ),
     "wrong-py-lab05-stop-without-join": Mistake(
         "05-three-chunks",

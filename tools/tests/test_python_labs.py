@@ -264,7 +264,10 @@ def registered_environment(name: str) -> dict[str, str]:
 
 @pytest.mark.parametrize(
     "name",
-    ["lab01.python-yours.test_result_matches_cpu_reference", "lab05.python-yours.record", "lab06.python-yours.record"],
+    [
+        "lab09.python-yours.test_results_match_cpu_reference",
+        *(f"lab{lab[:2]}.python-yours.record" for lab in RECORDED_PYTHON_LABS),
+    ],
 )
 def test_ctests_python_tests_find_the_module_then_the_courses_helpers(name):
     environment = registered_environment(name)
@@ -274,17 +277,16 @@ def test_ctests_python_tests_find_the_module_then_the_courses_helpers(name):
     assert "STREAMLAB_C_LIBRARY" not in environment
 
 
-@pytest.mark.parametrize(
-    ("lab", "judge"),
-    [("05-three-chunks", "ThreeChunks.MakespanNearTheModel"), ("06-many-chunks", "ManyChunks.MakespanNearTheModel")],
-)
-def test_a_recorded_python_tracks_judges_read_its_record_and_its_answer_files(lab, judge):
+@pytest.mark.parametrize("lab", RECORDED_PYTHON_LABS)
+def test_a_recorded_python_tracks_judges_read_its_record_and_its_answer_files(lab):
+    declared = read_lab_cmake(ROOT / "labs" / lab / "lab.cmake")
     number = lab[:2]
     recording = registered_python_test(f"lab{number}.python-solution.record")
-    assert recording["command"][-1] == str(ROOT / "labs" / lab / "python" / f"record_lab{number}.py")
-    environment = registered_environment(f"lab{number}.python-solution.{judge}")
-    assert environment["STREAMLAB_RECORD"].endswith(f"lab{number}.python-solution.record.jsonl")
-    assert environment["STREAMLAB_ANSWER_DIR"] == str(ROOT / "solutions" / lab / "python")
+    assert recording["command"][-1] == str(ROOT / "labs" / lab / "python" / declared.python_recorder)
+    for judge in declared.cpp.tests:
+        environment = registered_environment(f"lab{number}.python-solution.{judge.name}")
+        assert environment["STREAMLAB_RECORD"].endswith(f"lab{number}.python-solution.record.jsonl")
+        assert environment["STREAMLAB_ANSWER_DIR"] == str(ROOT / "solutions" / lab / "python")
 
 
 def test_without_a_gpu_a_lab_test_ends_before_it_runs(tmp_path):

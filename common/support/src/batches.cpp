@@ -1,8 +1,10 @@
 #include "streamlab/batches.hpp"
 
 #include <algorithm>
+#include <cstddef>
 #include <iterator>
 #include <stdexcept>
+#include <vector>
 
 #include "streamlab/analysis.hpp"
 #include "streamlab/tracer.hpp"
@@ -47,6 +49,14 @@ void BatchBuffers::reset(bool prepare_all) {
 
 ResultCheck BatchBuffers::check(int batch, int iterations) const {
     return check_workload_output(input(batch), output(batch), n_, iterations);
+}
+
+record::OutputSample BatchBuffers::sample_outputs(int iterations) const {
+    std::vector<float> joined(static_cast<std::size_t>(count()) * n_);
+    for (int b = 0; b < count(); ++b) {
+        std::copy_n(output(b), n_, joined.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(b) * n_));
+    }
+    return record::sample_output(joined.data(), joined.size(), iterations, count(), seed_);
 }
 
 // ---------------------------------------------------------------- the host's own work

@@ -1,8 +1,10 @@
 """Lab 04 in Python: asynchronous copies.
 
 Your task is `run_batches` (README, Tasks 1 to 3; the README shows the calls in
-C++ and in Python). The graded tests (test_lab04.py) run it while CUPTI records
-what the GPU did and when control came back to the host.
+C++ and in Python). The course's recording program (record_lab04.py) runs it
+while CUPTI records what the GPU did and the course's host work marks when control
+came back to the host; the C++ track's judges grade only that record, never
+anything your code prints.
 
     ./course check 04 --python
 """

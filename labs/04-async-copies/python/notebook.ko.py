@@ -45,15 +45,25 @@ lab.show_function("async_copies", "run_batches")
 # %% [markdown]
 # ## 실행
 #
-# 채점 테스트가 쓰는 준비 그대로입니다. pinned memory에 있는 배치 셋으로 여러분의
+# 채점이 쓰는 준비 그대로입니다. pinned memory에 있는 배치 셋으로 여러분의
 # `run_batches`를 실행하며 기록하고, host가 한 일도 GPU의 일 옆에 표시합니다.
 
 
 # %%
 def run():
-    from test_lab04 import pinned_run
+    import async_copies
+    import streamlab
+    from lab04 import Batch, WaitWith
+    from record_lab04 import BATCHES, BYTES, ELEMENTS
 
-    return pinned_run().timeline
+    iterations = streamlab.iterations_for_kernel_ms(ELEMENTS, streamlab.measure_h2d_ms(BYTES))
+    buffers = streamlab.BatchBuffers(BATCHES, ELEMENTS, True)
+    batches = [Batch(buffers.input(b), buffers.output(b)) for b in range(BATCHES)]
+    buffers.reset(False)  # the host prepares each next batch's input while the device runs one
+    host_work = streamlab.marked_host_work(buffers, True)
+    with streamlab.record("lab04 python run_batches") as timeline:
+        async_copies.run_batches(batches, ELEMENTS, iterations, WaitWith.STREAM, host_work)
+    return timeline
 
 
 timeline = lab.record(run)

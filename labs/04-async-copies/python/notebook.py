@@ -44,15 +44,25 @@ lab.show_function("async_copies", "run_batches")
 # %% [markdown]
 # ## The run
 #
-# The graded test's own set-up: three batches from pinned memory, your `run_batches`, recorded with
-# the host's own work marked beside the GPU's.
+# The grading's own set-up: three batches from pinned memory, your `run_batches`, recorded with the
+# host's own work marked beside the GPU's.
 
 
 # %%
 def run():
-    from test_lab04 import pinned_run
+    import async_copies
+    import streamlab
+    from lab04 import Batch, WaitWith
+    from record_lab04 import BATCHES, BYTES, ELEMENTS
 
-    return pinned_run().timeline
+    iterations = streamlab.iterations_for_kernel_ms(ELEMENTS, streamlab.measure_h2d_ms(BYTES))
+    buffers = streamlab.BatchBuffers(BATCHES, ELEMENTS, True)
+    batches = [Batch(buffers.input(b), buffers.output(b)) for b in range(BATCHES)]
+    buffers.reset(False)  # the host prepares each next batch's input while the device runs one
+    host_work = streamlab.marked_host_work(buffers, True)
+    with streamlab.record("lab04 python run_batches") as timeline:
+        async_copies.run_batches(batches, ELEMENTS, iterations, WaitWith.STREAM, host_work)
+    return timeline
 
 
 timeline = lab.record(run)

@@ -16,6 +16,7 @@
 
 #include "streamlab/device.hpp"
 #include "streamlab/handles.hpp"
+#include "streamlab/record.hpp"
 #include "streamlab/timeline.hpp"
 #include "streamlab/workload.hpp"
 
@@ -59,6 +60,10 @@ public:
     void reset(bool prepare_all);
     /// Batch `batch`'s output against the CPU reference for its input.
     [[nodiscard]] ResultCheck check(int batch, int iterations) const;
+    /// Every batch's output, one after the other, sampled for a record
+    /// (record::sample_output): the inputs are consecutive slices of one seeded
+    /// input, so this is one run over count() * size() elements in count() chunks.
+    [[nodiscard]] record::OutputSample sample_outputs(int iterations) const;
 
 private:
     std::size_t n_ = 0;
