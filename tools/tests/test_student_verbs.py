@@ -84,7 +84,7 @@ def test_list_shows_points_progress_and_the_last_checked_score(course_copy, caps
     listing.print_labs({"01": lab}, build)
     row = row_of(capsys.readouterr().out, "01")
     assert row.split()[:2] == ["01", "null-stream"]
-    assert "16 / 14" in row  # lab.cmake's points: the C++ tests', the Python tests'
+    assert "16 / 16" in row  # lab.cmake's points: the C++ tests', the Python track's (the same judges)
     assert row.count("untouched") == 2 and "0/2 answered" in row and "C++ not checked" in row
 
     edit(lab / "null_stream.cu", "(void)input", "(void)bytes, (void)input")
@@ -220,8 +220,9 @@ def test_pack_of_the_python_track_takes_the_python_files_and_checks_them_as_the_
     assert pack.pack(["01", "05"], True, archive, tmp_path / "work") == 0
     assert zipfile.ZipFile(archive).namelist() == [
         f"labs/{LAB}/python/null_stream.py",
+        f"labs/{LAB}/python/prediction.txt",  # judged by the C++ track's judges, answers included
         "labs/05-three-chunks/python/three_chunks.py",
-        "labs/05-three-chunks/python/prediction.txt",  # judged by the C++ track's judges, answers included
+        "labs/05-three-chunks/python/prediction.txt",
     ]
     assert "lab 05: its Python passes the source check" in capsys.readouterr().out
 
