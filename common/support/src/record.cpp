@@ -556,4 +556,8 @@ std::string end_line(const std::string& how) {
     return one_line(ordered_json{{"end", how}});
 }
 
+std::string restart_at_line(const std::string& scenario, const std::map<std::string, std::string>& environment) {
+    return one_line(ordered_json{{"restart_at", scenario}, {"environment", environment}});
+}
+
 }  // namespace streamlab::record
