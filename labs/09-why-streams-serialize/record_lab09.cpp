@@ -1,11 +1,11 @@
 // Lab 09's recording program: the only course program that runs your code for
 // grading. It runs each scenario the graded tests need once: your pipeline next to
-// the serial run (Task 1); your two waits, and the course's cudaStreamSynchronize
-// under each schedule flag, for the course's job, while the course notes what each
-// wait cost (Task 3); your run_checked_pipeline clean and into a tripwire, with
-// kernel launches queued and then blocking (Task 2). CUPTI records what the GPU
-// did. It judges nothing: the tests in test_lab09.cpp read its record afterwards,
-// in processes that never load your code.
+// the serial run (Task 1); the course's cudaStreamSynchronize under each schedule
+// flag (Task 3's choice); your run_checked_pipeline clean and into a tripwire, with
+// kernel launches queued and then blocking (Task 2); your two waits (Task 3). The
+// waits are for the course's job, and the course notes what each cost. CUPTI
+// records what the GPU did. It judges nothing: the tests in test_lab09.cpp read its
+// record afterwards, in processes that never load your code.
 //
 // Some scenarios need a process of their own (recording::ProcessNeeds), which the
 // harness starts for them: CUDA reads CUDA_LAUNCH_BLOCKING, and the device takes
@@ -147,16 +147,8 @@ void record_lab09(Session& session) {
     const Wait blocking = [](cudaStream_t stream, HostWork&) { lab09::wait_blocking(stream); };
     const Wait polling = [](cudaStream_t stream, HostWork& work) { lab09::wait_polling(stream, work.as_function()); };
     const Wait synchronize = [](cudaStream_t stream, HostWork&) { SL_CHECK(cudaStreamSynchronize(stream)); };
-    for (const int kernels : {kShortJobKernels, kLongJobKernels}) {
-        session.scenario(lab09::course::job_scenario("wait_blocking", kernels),
-                         [&](Scenario& scenario) { record_wait(scenario, kernels, blocking); });
-    }
-    for (const int kernels : {kShortJobKernels, kLongJobKernels}) {
-        session.scenario(lab09::course::job_scenario("wait_polling", kernels),
-                         [&](Scenario& scenario) { record_wait(scenario, kernels, polling); });
-    }
-    // The other ways choice.txt may name: cudaStreamSynchronize under a schedule
-    // flag, each flag but the default in a process of its own (see main).
+    // The ways choice.txt may name that run none of your code: cudaStreamSynchronize
+    // under a schedule flag, each flag but the default in a process of its own (see main).
     for (const char* name : {"auto", "spin", "yield", "blocking-sync"}) {
         const WaitWay& way = *lab09::course::wait_way(name);
         ProcessNeeds needs;
@@ -168,8 +160,8 @@ void record_lab09(Session& session) {
     }
 
     // ---------------------------------------------------------------- Task 2
-    // Last, in processes of their own: CUDA_LAUNCH_BLOCKING is set when CUDA starts,
-    // and a tripwire leaves the GPU unusable for the rest of its process.
+    // In processes of their own: CUDA reads CUDA_LAUNCH_BLOCKING when it starts, and
+    // a tripwire leaves the GPU unusable for the rest of its process.
     const auto checked_job = job_over<lab09::CheckedJob>(memory, iterations);
     const ProcessNeeds queued{{{"CUDA_LAUNCH_BLOCKING", "0"}}, false};
     const ProcessNeeds queued_into_tripwire{{{"CUDA_LAUNCH_BLOCKING", "0"}}, true};
@@ -218,6 +210,16 @@ void record_lab09(Session& session) {
     };
     session.scenario("late_error_tripwire", queued_into_tripwire, run_into_the_tripwire);
     session.scenario("late_error_blocking_tripwire", blocking_into_tripwire, run_into_the_tripwire);
+
+    // Your waits, last: a wait that never returns ends the recording, and nothing else comes after it.
+    for (const int kernels : {kShortJobKernels, kLongJobKernels}) {
+        session.scenario(lab09::course::job_scenario("wait_blocking", kernels),
+                         [&](Scenario& scenario) { record_wait(scenario, kernels, blocking); });
+    }
+    for (const int kernels : {kShortJobKernels, kLongJobKernels}) {
+        session.scenario(lab09::course::job_scenario("wait_polling", kernels),
+                         [&](Scenario& scenario) { record_wait(scenario, kernels, polling); });
+    }
 }
 
 }  // namespace

@@ -352,6 +352,14 @@ const Scenario* Record::find(const std::string& name) const {
     return found == scenarios.end() ? nullptr : &*found;
 }
 
+Timeline untraced_timeline(const DeviceFacts& device, const std::string& program) {
+    Timeline timeline;
+    timeline.device = device;
+    timeline.program = program;
+    timeline.marks.push_back(HostMark{kRecordingEndsMark, 0});
+    return timeline;
+}
+
 void discount_closing_synchronize(Timeline& timeline, std::uint64_t thread) {
     const auto counted = timeline.api_calls.find("cudaDeviceSynchronize");
     if (counted == timeline.api_calls.end() || counted->second == 0) {

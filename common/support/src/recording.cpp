@@ -153,11 +153,7 @@ void Session::not_recordable(const std::string& why) {
 
 void Session::run_untraced(record::Scenario& scenario, const std::string& program, const std::function<void()>& work) {
     work();
-    Timeline timeline;
-    timeline.program = program;
-    timeline.device = facts_;
-    timeline.marks.push_back(HostMark{record::kRecordingEndsMark, 0});
-    scenario.timeline = timeline;
+    scenario.timeline = record::untraced_timeline(facts_, program);
 }
 
 RecordedPipeline prepare_recorded_pipeline(Session& session) {

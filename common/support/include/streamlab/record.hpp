@@ -115,6 +115,10 @@ struct Record {
     [[nodiscard]] const Scenario* find(const std::string& name) const;
 };
 
+/// The timeline of a scenario run with no tracer (recording::Session::run_untraced):
+/// no ops and no calls, only the kRecordingEndsMark, on `device`, named `program`.
+[[nodiscard]] Timeline untraced_timeline(const DeviceFacts& device, const std::string& program);
+
 /// Takes the recording program's own cudaDeviceSynchronize, made on host thread
 /// `thread` after a scenario's work and before its kRecordingEndsMark
 /// (recording::Session::record), out of `timeline`: one call fewer in `api_calls`
