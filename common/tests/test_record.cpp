@@ -151,6 +151,20 @@ TEST(Record, SampleHoldsEveryChunksEdgesAndFailsAWrongValue) {
     EXPECT_EQ(check.first_bad, sample.index[3]);
 }
 
+TEST(Record, AnUntracedScenarioReadsBackWithItsValuesAndNoOps) {
+    DeviceFacts device;
+    device.name = "Made-up GPU";
+    Scenario scenario;
+    scenario.name = "pipeline";
+    scenario.timeline = untraced_timeline(device, "a run no tracer survives");
+    scenario.values = {{"error", 700}};
+    const Record read = parse_record(record_text(scenario));
+    const Scenario& back = read.scenarios.at(0);
+    EXPECT_EQ(back.outcome, Outcome::Recorded);
+    EXPECT_TRUE(back.timeline->ops.empty());
+    EXPECT_EQ(back.value("error"), 700);
+}
+
 TEST(Record, RefusesATruncatedRecord) {
     const std::string text = record_text(pipeline_scenario());
     EXPECT_NE(refusal(text.substr(0, text.size() / 2)), "");

@@ -1,7 +1,8 @@
 // The recording harness (streamlab_record) around made-up recording programs,
 // shell scripts that send a record's lines as a lab's recording program does:
 // a crash costs only the scenario it happened in, a failed scenario is followed
-// by a fresh process, a hang ends the run once,
+// by a fresh process, a scenario that needs a process of its own gets one with
+// the variables it asked for, a hang ends the run once,
 // and a program that cannot start still leaves a record that says so.
 #include <gtest/gtest.h>
 
@@ -46,6 +47,35 @@ std::string fake_program(const std::string& in_b) {
            "; fi\n"
            "  echo '{\"scenario\":\"'$s'\",\"outcome\":\"skipped\",\"message\":\"timeline unavailable: made up\"}' "
            ">&$fd\n"
+           "done\n";
+}
+
+/// A recording program of three scenarios, a, b and c, each "skipped" with the
+/// value of the variable STREAMLAB_HARNESS_TEST in its message, as
+/// recording::Session does with ProcessNeeds: b needs that variable set to 1,
+/// so a process whose variables are not b's asks for one started at b with it
+/// (a restart_at line, exit status 75), and a and c need none.
+std::string fake_program_with_own_process() {
+    streamlab::DeviceFacts device;
+    device.name = "Made-up GPU";
+    return "#!/bin/bash\n"
+           "fd=''; at=''; mine=''\n"
+           "while [ $# -gt 0 ]; do case \"$1\" in --record-fd) fd=$2;; --at) at=$2;; esac; shift 2; done\n"
+           "echo '" +
+           setup_line(device, {{"n", 5}}) +
+           "' >&$fd\n"
+           "for s in a b c; do\n"
+           "  needs=''; needed='{}'\n"
+           "  if [ $s = b ]; then needs=1; needed='{\"STREAMLAB_HARNESS_TEST\":\"1\"}'; fi\n"
+           "  if [ -n \"$at\" ]; then [ $s = \"$at\" ] || continue; at=''; mine=$needs; fi\n"
+           "  if [ \"$needs\" != \"$mine\" ]; then\n"
+           "    echo '{\"restart_at\":\"'$s'\",\"environment\":'$needed'}' >&$fd; exit " +
+           std::to_string(kRestartAfterFailureStatus) +
+           "\n"
+           "  fi\n"
+           "  echo '{\"started\":\"'$s'\"}' >&$fd\n"
+           "  echo '{\"scenario\":\"'$s'\",\"outcome\":\"skipped\",\"message\":\"timeline unavailable: '"
+           "${STREAMLAB_HARNESS_TEST:-unset}'\"}' >&$fd\n"
            "done\n";
 }
 
@@ -97,6 +127,16 @@ TEST_F(RecordHarness, AFailedScenarioIsFollowedByAFreshProcess) {
     ASSERT_EQ(run.scenarios.size(), 3U);
     EXPECT_EQ(run.find("b")->outcome, Outcome::Failed);
     EXPECT_EQ(run.find("c")->outcome, Outcome::Skipped);  // recorded by the second process
+    EXPECT_EQ(run.ended, "complete");
+}
+
+TEST_F(RecordHarness, AScenarioGetsAProcessOfItsOwnWithTheVariablesItAskedFor) {
+    ::unsetenv("STREAMLAB_HARNESS_TEST");
+    const Record run = record(fake_program_with_own_process());
+    ASSERT_EQ(run.scenarios.size(), 3U);  // the requests are not lines of the record
+    EXPECT_EQ(run.find("a")->message, "timeline unavailable: unset");
+    EXPECT_EQ(run.find("b")->message, "timeline unavailable: 1");      // in a process started at b, with it
+    EXPECT_EQ(run.find("c")->message, "timeline unavailable: unset");  // in an ordinary process again
     EXPECT_EQ(run.ended, "complete");
 }
 

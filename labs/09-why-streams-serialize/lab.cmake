@@ -7,10 +7,15 @@ streamlab_add_lab(
   # Your choice of wait for Task 3, read by WaitChoice.SuitsAHostWithOtherWork; never compiled.
   ANSWER_FILES choice.txt
   PROGRAM run_lab09.cpp
+  # Recorded once, judged outside: record_lab09.cpp runs your code in each
+  # scenario the tests need (Task 2's and the schedule flags' waits in processes
+  # of their own); the tests of test_lab09.cpp judge its record.
+  RECORDER record_lab09.cpp
   TEST_SOURCE test_lab09.cpp
   # The course's side (objects of its own, never the student's library): Task 2's
   # faulty kernel; Task 3's GPU work the waits wait for, the host's work in
-  # slices, and what a wait cost.
+  # slices, and what a wait cost. What the recording writes of them into the
+  # record, and the judges read back, is lab09_record.hpp (header only).
   COURSE_SOURCES faulty_workload.cu wait_side.cpp
   # Task 3's course side asked of made-up records and the host alone, no GPU
   # needed: the ctest test lab09.wait_side (see cmake/StreamLab.cmake).

@@ -1,25 +1,25 @@
-// Lab 09's graded tests. They run your pipeline while CUPTI records what the GPU
-// did and which runtime calls your code made, and grade that record against the
-// serial run and the pipeline model, both measured a moment before on the same
-// GPU and the same data.
+// Lab 09's graded tests: judges of the record that record_lab09.cpp left. The
+// recording ran your code once per scenario while CUPTI recorded what the GPU did
+// and which runtime calls your code made, next to the serial run on the same data,
+// measured a moment before on the same GPU; the course noted what each wait cost.
+// These tests read that record and never run your code.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
-#include <exception>
 #include <initializer_list>
-#include <optional>
 #include <string>
 #include <vector>
 
 #include "lab09.hpp"
+#include "lab09_record.hpp"
 #include "streamlab/analysis.hpp"
+#include "streamlab/judging.hpp"
 #include "streamlab/model.hpp"
 #include "streamlab/pipeline.hpp"
 #include "streamlab/testing.hpp"
-#include "streamlab/tracer.hpp"
 #include "streamlab/workload.hpp"
 
 namespace {
@@ -73,40 +73,23 @@ std::vector<DeviceOp> without_memsets(const std::vector<DeviceOp>& ops) {
 }
 
 /// 256 MiB (less on a small GPU) through your pipeline, with a kernel about as
-/// long as the whole H2D copy; the results land in pageable memory.
-class Serialize : public TimelineTest {
+/// long as the whole H2D copy; the results land in pageable memory. Each run was
+/// recorded after a warm-up run (record_lab09.cpp).
+class Serialize : public RecordTest {
 protected:
-    void SetUp() override {
-        SL_STEP(TimelineTest::SetUp());
-        prepared_.emplace(prepare_pipeline(facts_));
-        output_.assign(n(), 0.0F);
-        job_ = lab09::PipelineJob{memory().input.data(), output_.data(), n(), prepared_->iterations};
+    /// The recorded pipeline run `name` into scenario_ and timeline_.
+    void use_pipeline(const std::string& name = "pipeline") {
+        SL_STEP(use_scenario(name, scenario_));
+        timeline_ = *scenario_->timeline;
     }
 
-    PipelineMemory& memory() { return prepared_->memory; }
-    std::size_t n() { return memory().size(); }
-
-    /// The serial run on the same data (lab 01's way): each stage's time alone.
-    void record_serial() {
-        try {
-            serial_ = run_serial_reference(memory(), prepared_->iterations);
-        } catch (const TimelineUnavailable& unavailable) {
-            SL_SKIP_UNLESS_BROKEN_HERE(tracer_started_before(), unavailable.what());
-        }
-    }
-
-    /// Runs your pipeline with `chunks` chunks once to warm up, then once more
-    /// while CUPTI records, its output poisoned first.
-    void record_pipeline(int chunks = kChunks) {
-        lab09::run_pipeline(job_, chunks);
-        fill_poison(output_.data(), n());
-        SL_RECORD_TIMELINE(timeline_, "lab09 run_pipeline", [&] { lab09::run_pipeline(job_, chunks); });
-    }
-
-    /// The serial reference, then your pipeline, on the same data.
-    void record_serial_then_pipeline() {
-        SL_STEP(record_serial());
-        record_pipeline();
+    /// The serial reference (lab 01's way, on the same data: each stage's time alone), then your pipeline.
+    void use_serial_then_pipeline() {
+        const record::Scenario* serial = nullptr;
+        SL_STEP(use_scenario("serial", serial));
+        serial_.timeline = *serial->timeline;
+        serial_.stages = stage_times(serial_.timeline.ops);
+        use_pipeline();
     }
 
     /// Whether the timeline holds kChunks chunks, found from the copies and
@@ -119,27 +102,24 @@ protected:
         return ::testing::AssertionSuccess();
     }
 
-    std::optional<PreparedPipeline> prepared_;
-    std::vector<float> output_;
-    lab09::PipelineJob job_;
+    const record::Scenario* scenario_ = nullptr;
     SerialReference serial_;
     Timeline timeline_;
 };
 
 TEST_F(Serialize, ResultsMatchCpuReference) {
-    SL_STEP(record_pipeline());
-    const ResultCheck check =
-        check_workload_output(memory().input.data(), output_.data(), n(), prepared_->iterations, kChunks);
-    if (!check.ok) {
+    SL_STEP(use_pipeline());
+    const ::testing::AssertionResult matches = output_matches_reference(*scenario_);
+    if (!matches) {
         report_hint(
             "each chunk's D2H copy must be complete before its results are copied into job.output, and nothing "
             "may be freed while a stream still uses it");
     }
-    EXPECT_TRUE(check.ok) << check.message();
+    EXPECT_TRUE(matches);
 }
 
 TEST_F(Serialize, EachChunkRunsInItsOwnStream) {
-    SL_STEP(record_pipeline());
+    SL_STEP(use_pipeline());
     const std::size_t in_null_stream = null_stream_ops(timeline_.ops);
     report_measure("ops in the NULL stream", static_cast<double>(in_null_stream), "==", 0, "");
     if (in_null_stream > 0) {
@@ -160,7 +140,7 @@ TEST_F(Serialize, EachChunkRunsInItsOwnStream) {
 }
 
 TEST_F(Serialize, NoCudaMallocOrCudaFreeWhileBusy) {
-    SL_STEP(record_pipeline());
+    SL_STEP(use_pipeline());
     // Each may make every stream wait (the Programming Guide's "Implicit Synchronization").
     EXPECT_TRUE(none_while_busy(timeline_, {"cudaMalloc", "cudaFree"}, "calls of cudaMalloc and cudaFree",
                                 "a device allocation or free between two streams' work may make them wait for each "
@@ -168,7 +148,7 @@ TEST_F(Serialize, NoCudaMallocOrCudaFreeWhileBusy) {
 }
 
 TEST_F(Serialize, NoPinnedAllocationWhileBusy) {
-    SL_STEP(record_pipeline());
+    SL_STEP(use_pipeline());
     EXPECT_TRUE(none_while_busy(
         timeline_, {"cudaMallocHost", "cudaHostAlloc", "cudaFreeHost", "cudaHostRegister", "cudaHostUnregister"},
         "page-locked host allocations or releases",
@@ -177,7 +157,7 @@ TEST_F(Serialize, NoPinnedAllocationWhileBusy) {
 }
 
 TEST_F(Serialize, CopiesOverlapKernels) {
-    SL_STEP(record_serial_then_pipeline());
+    SL_STEP(use_serial_then_pipeline());
     ASSERT_TRUE(found_the_chunks());
     const std::vector<DeviceOp> modelled = modelled_ops(
         simulate_pipeline(serial_.stages, kChunks, kChunks, facts_.copy_engines, issue_order(timeline_.ops)));
@@ -199,7 +179,7 @@ TEST_F(Serialize, CopiesOverlapKernels) {
 }
 
 TEST_F(Serialize, MakespanNearTheModel) {
-    SL_STEP(record_serial_then_pipeline());
+    SL_STEP(use_serial_then_pipeline());
     ASSERT_TRUE(found_the_chunks());
     const PipelineComparison c = compare_with_model(serial_.timeline, timeline_, kChunks, facts_.copy_engines);
     report_measure("efficiency: the model's makespan / yours", c.efficiency(), ">=", kMinEfficiency, "");
@@ -219,10 +199,8 @@ TEST_F(Serialize, AnyChunkCountWorks) {
     // stream; five cut the data unevenly when n is not a multiple of five.
     for (const int chunks : {1, 5}) {
         SCOPED_TRACE("run_pipeline(job, " + std::to_string(chunks) + ")");
-        SL_STEP(record_pipeline(chunks));
-        const ResultCheck check =
-            check_workload_output(memory().input.data(), output_.data(), n(), prepared_->iterations, chunks);
-        EXPECT_TRUE(check.ok) << check.message();
+        SL_STEP(use_pipeline("chunks_" + std::to_string(chunks)));
+        EXPECT_TRUE(output_matches_reference(*scenario_));
         const PipelineChunks found = chunks_by_issue_order(without_memsets(timeline_.ops), chunks);
         if (!found.problem.empty()) {
             report_hint("use `chunks`, not lab09::kChunks, everywhere in run_pipeline");
@@ -233,81 +211,54 @@ TEST_F(Serialize, AnyChunkCountWorks) {
 
 // ---------------------------------------------------------------- Task 2: a late error
 
-/// What a test asks CUDA_LAUNCH_BLOCKING to be.
+/// How kernel launches behaved in the process that recorded a run.
 enum class Launches { Queued, Blocking };
 
 /// run_checked_pipeline on the same data as Serialize's tests: its clean runs
-/// are graded from the timeline, its runs with a tripwire from what it reports
-/// next to what the grader sees itself. Each test sets CUDA_LAUNCH_BLOCKING
-/// before CUDA starts in its process: each graded test runs in a process of its own.
-class LateError : public TimelineTest {
+/// are graded from the timeline, its runs with a tripwire from what it reported
+/// next to what the grader saw itself. The recording ran them last, in processes
+/// of their own, started with CUDA_LAUNCH_BLOCKING=0 (LateError) or 1
+/// (LateErrorLaunchBlocking): CUDA reads it when it starts, and a tripwire leaves
+/// the GPU unusable for the rest of its process.
+class LateError : public RecordTest {
 protected:
-    /// How kernel launches behave in the fixture's tests.
+    /// How kernel launches behaved in the fixture's runs.
     virtual Launches launches() const { return Launches::Queued; }
 
-    void SetUp() override {
-        // CUDA reads the variable when it starts, which TimelineTest::SetUp makes it do.
-        setenv("CUDA_LAUNCH_BLOCKING", launches() == Launches::Blocking ? "1" : "0", 1);
-        SL_STEP(TimelineTest::SetUp());
-        prepared_.emplace(prepare_pipeline(facts_));
-        job_ = job_over<lab09::CheckedJob>(memory(), prepared_->iterations);
-        if (launches_block() != (launches() == Launches::Blocking)) {
-            GTEST_SKIP() << "CUDA_LAUNCH_BLOCKING did not take effect: CUDA had started in this process before the "
-                            "test set it; run the test alone: ctest -R 'lab09[.].*[.]"
-                         << ::testing::UnitTest::GetInstance()->current_test_info()->name() << "$'";
-        }
+    /// The recorded run `name` into scenario_, and what run_checked_pipeline
+    /// reported into report_. Fails when kernel launches did not behave in its
+    /// process as the fixture asks (the recording checked: a launch of a long
+    /// kernel, and its stream asked at once whether it is done).
+    void use_run(const std::string& name) {
+        SL_STEP(use_scenario(name, scenario_));
+        report_.chunk = static_cast<int>(scenario_->value("chunk"));
+        report_.error = static_cast<cudaError_t>(scenario_->value("error"));
+        const bool blocked = scenario_->value("launches_block") != 0.0;
+        ASSERT_EQ(blocked, launches() == Launches::Blocking)
+            << "CUDA_LAUNCH_BLOCKING did not take effect in the process that recorded " << name;
     }
 
-    PipelineMemory& memory() { return prepared_->memory; }
-    std::size_t n() { return memory().size(); }
-
-    /// Whether a kernel launch returns only once its kernel has run: a workload
-    /// kernel over all the data (about as long as the whole H2D copy) is
-    /// launched, and its stream asked at once whether it is done.
-    bool launches_block() {
-        const Stream stream(cudaStreamNonBlocking);
-        SL_CHECK(cudaMemsetAsync(memory().device_input.data(), 0, memory().device_input.bytes(), stream.get()));
-        stream.synchronize();
-        launch_workload(memory().device_input.data(), memory().device_output.data(), n(), prepared_->iterations,
-                        stream.get());
-        const cudaError_t state = cudaStreamQuery(stream.get());
-        stream.synchronize();
-        if (state != cudaErrorNotReady) {
-            SL_CHECK(state);
-        }
-        return state == cudaSuccess;
-    }
-
-    /// Puts lab09::kTripwire at a random element of a random chunk of the input:
-    /// a run then fails in that chunk's kernel, and leaves this process's GPU
-    /// context unusable. So a test that plants it is skipped when other tests
-    /// share its process (they would all fail after it).
-    void plant_tripwire() {
-        if (::testing::UnitTest::GetInstance()->test_to_run_count() > 1) {
-            GTEST_SKIP() << "this test leaves the GPU unusable for the rest of its process: run it alone, "
-                            "as ctest does";
-        }
-        tripwire_ = lab09::plant_tripwire(memory().input.data(), n(), kChunks);
-        report_note("tripwire", "planted at element " + std::to_string(tripwire_.index) + ", in chunk " +
-                                    std::to_string(tripwire_.chunk) + " (0-based)");
-    }
-
-    /// Runs run_checked_pipeline over the data with the tripwire; then checks, by
-    /// the grader's own wait, that the faulty kernel really failed. Fails when
-    /// the function threw or when the kernel did not fail.
-    void run_into_the_tripwire() {
-        try {
-            report_ = lab09::run_checked_pipeline(job_, kChunks);
-        } catch (const std::exception& thrown) {
+    /// The run into the tripwire (scenario `name`): kTripwire at a random element of
+    /// a random chunk of the input, so that the run fails in that chunk's kernel.
+    /// Fails when run_checked_pipeline threw, or when the faulty kernel did not fail
+    /// (the grader's own wait after the run says).
+    void use_tripwire_run(const std::string& name) {
+        const record::Scenario* ran = judged().find(name);
+        if (ran != nullptr && ran->outcome == record::Outcome::Failed &&
+            ran->message.rfind(lab09::course::kThrewInsteadOfReporting, 0) == 0) {
             report_hint(
                 "a wait that throws (Stream::synchronize, SL_CHECK) cannot report: keep the cudaError_t the wait "
                 "returns (cudaStreamSynchronize) and put it in the ChunkError you return");
-            FAIL() << "run_checked_pipeline threw instead of returning the error: " << thrown.what();
         }
-        const cudaError_t seen = cudaDeviceSynchronize();
+        SL_STEP(use_run(name));
+        tripwire_chunk_ = static_cast<int>(scenario_->value("tripwire_chunk"));
+        report_note("tripwire", "planted at element " +
+                                    std::to_string(static_cast<std::uint64_t>(scenario_->value("tripwire_index"))) +
+                                    ", in chunk " + std::to_string(tripwire_chunk_) + " (0-based)");
+        const auto seen = static_cast<cudaError_t>(scenario_->value("seen_after"));
         ASSERT_EQ(seen, cudaErrorIllegalAddress)
             << "after run_checked_pipeline the grader's cudaDeviceSynchronize() returned " << cudaGetErrorName(seen)
-            << ", not the faulty kernel's cudaErrorIllegalAddress: chunk " << tripwire_.chunk
+            << ", not the faulty kernel's cudaErrorIllegalAddress: chunk " << tripwire_chunk_
             << "'s kernel, which holds the tripwire, must run";
         report_measure("error reported is cudaErrorIllegalAddress (1 = yes)",
                        report_.error == cudaErrorIllegalAddress ? 1.0 : 0.0, "==", 1.0, "");
@@ -316,12 +267,9 @@ protected:
             << ") for a run whose kernel failed with cudaErrorIllegalAddress";
     }
 
-    std::optional<PreparedPipeline> prepared_;
-    lab09::CheckedJob job_;
-    lab09::Tripwire tripwire_;
+    const record::Scenario* scenario_ = nullptr;
     lab09::ChunkError report_;
-    SerialReference serial_;
-    Timeline timeline_;
+    int tripwire_chunk_ = -1;
 };
 
 /// LateError's tests with CUDA_LAUNCH_BLOCKING=1: every kernel launch returns
@@ -331,52 +279,42 @@ protected:
     Launches launches() const override { return Launches::Blocking; }
 };
 
-// The tests that leave the context usable come first: run in one process without
-// a filter, the binary would otherwise fail every test after a tripwire.
-
 TEST_F(LateError, CleanRunReportsNoError) {
-    fill_poison(memory().output.data(), n());
-    const lab09::ChunkError report = lab09::run_checked_pipeline(job_, kChunks);
-    EXPECT_EQ(report.error, cudaSuccess) << "run_checked_pipeline reported " << cudaGetErrorName(report.error)
-                                         << " (chunk " << report.chunk << ") for a run in which nothing failed";
-    EXPECT_EQ(report.chunk, -1) << "with no error, the report names no chunk (-1)";
-    const ResultCheck check =
-        check_workload_output(memory().input.data(), memory().output.data(), n(), prepared_->iterations, kChunks);
-    if (!check.ok) {
+    SL_STEP(use_run("late_error_clean"));
+    EXPECT_EQ(report_.error, cudaSuccess) << "run_checked_pipeline reported " << cudaGetErrorName(report_.error)
+                                          << " (chunk " << report_.chunk << ") for a run in which nothing failed";
+    EXPECT_EQ(report_.chunk, -1) << "with no error, the report names no chunk (-1)";
+    const ::testing::AssertionResult matches = output_matches_reference(*scenario_);
+    if (!matches) {
         report_hint("each chunk's H2D copy, kernel and D2H copy go to its own part of each buffer (chunk.offset)");
     }
-    EXPECT_TRUE(check.ok) << check.message();
+    EXPECT_TRUE(matches);
 }
 
 TEST_F(LateError, ChecksKeepThePipelineOverlapped) {
-    try {
-        serial_ = run_serial_reference(memory(), prepared_->iterations);
-    } catch (const TimelineUnavailable& unavailable) {
-        SL_SKIP_UNLESS_BROKEN_HERE(tracer_started_before(), unavailable.what());
-    }
-    lab09::ChunkError report = lab09::run_checked_pipeline(job_, kChunks);  // warm-up
-    SL_RECORD_TIMELINE(timeline_, "lab09 run_checked_pipeline",
-                       [&] { report = lab09::run_checked_pipeline(job_, kChunks); });
-    ASSERT_EQ(report.error, cudaSuccess) << cudaGetErrorName(report.error) << " in a run in which nothing failed";
-    const PipelineChunks found = chunks_by_issue_order(timeline_.ops, kChunks);
+    const record::Scenario* serial = nullptr;
+    SL_STEP(use_scenario("serial", serial));
+    SL_STEP(use_run("late_error_overlap"));
+    const Timeline& timeline = *scenario_->timeline;
+    ASSERT_EQ(report_.error, cudaSuccess) << cudaGetErrorName(report_.error) << " in a run in which nothing failed";
+    const PipelineChunks found = chunks_by_issue_order(timeline.ops, kChunks);
     ASSERT_TRUE(found.problem.empty()) << found.problem;
-    const double model_hidden = hidden_copy_fraction(modelled_ops(
-        simulate_pipeline(serial_.stages, kChunks, kChunks, facts_.copy_engines, issue_order(timeline_.ops))));
+    const double model_hidden = hidden_copy_fraction(modelled_ops(simulate_pipeline(
+        stage_times(serial->timeline->ops), kChunks, kChunks, facts_.copy_engines, issue_order(timeline.ops))));
     if (model_hidden <= 0.0) {
         SL_SKIP_DEVICE_CANNOT_SHOW() << facts_.name << " has " << facts_.copy_engines
                                      << " copy engine(s): the model has no copy run beside a kernel";
     }
     EXPECT_TRUE(share_of_model_reached(
-        "copy time hidden behind kernels, yours / the model's", hidden_copy_fraction(timeline_.ops), model_hidden,
+        "copy time hidden behind kernels, yours / the model's", hidden_copy_fraction(timeline.ops), model_hidden,
         kMinHiddenShare,
         "a wait in the chunk loop (to catch each kernel's error where it happens) makes every chunk wait for the one "
         "before: check the launch with cudaGetLastError(), which waits for nothing, and wait once, after the loop"));
 }
 
 TEST_F(LateError, ReportsTheErrorAtTheWait) {
-    SL_STEP(plant_tripwire());
-    SL_STEP(run_into_the_tripwire());
-    const bool named_right = report_.chunk == -1 || report_.chunk == tripwire_.chunk;
+    SL_STEP(use_tripwire_run("late_error_tripwire"));
+    const bool named_right = report_.chunk == -1 || report_.chunk == tripwire_chunk_;
     report_measure("a wrong chunk named (1 = yes)", named_right ? 0.0 : 1.0, "==", 0.0, "");
     if (!named_right) {
         report_hint(
@@ -385,20 +323,19 @@ TEST_F(LateError, ReportsTheErrorAtTheWait) {
             "wait, or at a later chunk's call, names no chunk (-1)");
     }
     EXPECT_TRUE(named_right) << "run_checked_pipeline named chunk " << report_.chunk << "; the tripwire was in chunk "
-                             << tripwire_.chunk << ", and an error seen only at a wait names none (-1)";
+                             << tripwire_chunk_ << ", and an error seen only at a wait names none (-1)";
 }
 
 TEST_F(LateErrorLaunchBlocking, NamesTheFailingChunk) {
-    SL_STEP(plant_tripwire());
-    SL_STEP(run_into_the_tripwire());
-    report_measure("chunk named (0-based)", report_.chunk, "==", tripwire_.chunk, "");
-    if (report_.chunk != tripwire_.chunk) {
+    SL_STEP(use_tripwire_run("late_error_blocking_tripwire"));
+    report_measure("chunk named (0-based)", report_.chunk, "==", tripwire_chunk_, "");
+    if (report_.chunk != tripwire_chunk_) {
         report_hint(
             "with CUDA_LAUNCH_BLOCKING=1 a launch returns once its kernel has run: cudaGetLastError() right after "
             "the launch returns the kernel's error. Check there, and stop queuing at the first error");
     }
-    EXPECT_EQ(report_.chunk, tripwire_.chunk)
-        << "the tripwire was in chunk " << tripwire_.chunk << "; run_checked_pipeline named " << report_.chunk;
+    EXPECT_EQ(report_.chunk, tripwire_chunk_)
+        << "the tripwire was in chunk " << tripwire_chunk_ << "; run_checked_pipeline named " << report_.chunk;
 }
 
 }  // namespace
@@ -409,13 +346,12 @@ TEST_F(LateErrorLaunchBlocking, NamesTheFailingChunk) {
 // the call it notes the process's CPU time (every thread's) and the time on the
 // timeline's clock; the GPU's last op comes from CUPTI's record. Each wait is
 // graded with two lengths of work, the second five times as many kernels as the
-// first, so that no fixed sleep or fixed count of slices fits both.
+// first, so that no fixed sleep or fixed count of slices fits both. The record
+// holds what the course saw of each wait (lab09_record.hpp: WaitValues).
 
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
-#include <functional>
-#include <optional>
 #include <string>
 
 #include "streamlab/answers.hpp"
@@ -423,11 +359,11 @@ TEST_F(LateErrorLaunchBlocking, NamesTheFailingChunk) {
 
 namespace {  // the same namespace as Task 1's tests, with its using-directives
 
-using lab09::course::HostWork;
+using lab09::course::job_scenario;
 using lab09::course::kLongJobKernels;
 using lab09::course::kShortJobKernels;
-using lab09::course::ObservedWait;
-using lab09::course::WaitJob;
+using lab09::course::WaitValues;
+using lab09::course::WaitWay;
 
 /// The most CPU time a blocking wait may use, as a share of its wall time. A
 /// thread that spins uses about 1; one asleep, next to nothing.
@@ -451,27 +387,16 @@ constexpr double kMaxPollingWakeSlices = 3.0;
 /// less than this before the GPU's last op ended is taken to return after it.
 constexpr std::int64_t kClockSlackNs = 10000;
 
-/// The course's job and the length of the host's slice, both from the GPU at hand;
-/// each test records your waits with record_wait.
-class WaitingHost : public TimelineTest {
+/// Your waits for the course's job, as the recording observed them (each called
+/// once to warm up before the recorded call); each test reads one with use_wait.
+class WaitingHost : public RecordTest {
 protected:
-    void SetUp() override {
-        SL_STEP(TimelineTest::SetUp());
-        job_.emplace(facts_);
-        slice_ns_ = job_->host_slice_ns();
-    }
-
-    /// Runs `wait` once unrecorded (its first call pays one-time costs), then
-    /// queues the job with `kernels` kernels while CUPTI records, observes the
-    /// wait for it, and reads the results the moment it returns.
-    /// `work`, when given, forgets the warm-up's slices.
-    void record_wait(int kernels, const std::function<void(cudaStream_t)>& wait, HostWork* work = nullptr) {
-        job_->warm_up(wait);
-        if (work != nullptr) {
-            work->reset();
-        }
-        SL_RECORD_TIMELINE(timeline_, "lab09 wait", [&] { wait_ = job_->queue_and_wait(kernels, wait); });
-        delay_ns_ = lab09::course::wake_up_delay_ns(timeline_, wait_.cost.returned_ns);
+    /// The recorded wait `name` into wait_, timeline_ and delay_ns_.
+    void use_wait(const std::string& name) {
+        SL_STEP(use_scenario(name, scenario_));
+        timeline_ = *scenario_->timeline;
+        wait_ = lab09::course::wait_of(*scenario_);
+        delay_ns_ = lab09::course::delay_after_last_op_ns(timeline_, wait_.returned_ns);
     }
 
     /// What a job is called in the reports.
@@ -489,19 +414,11 @@ protected:
                << what << " returned " << static_cast<double>(-delay_ns_) / 1e3 << " us before the GPU's last op ended";
     }
 
-    std::optional<WaitJob> job_;
-    std::uint64_t slice_ns_ = 0;
+    const record::Scenario* scenario_ = nullptr;
     Timeline timeline_;
-    ObservedWait wait_;
+    WaitValues wait_;
     std::int64_t delay_ns_ = 0;
 };
-
-/// Process-wide state a wait must leave alone: the device's schedule flags.
-unsigned int device_flags() {
-    unsigned int flags = 0;
-    SL_CHECK(cudaGetDeviceFlags(&flags));
-    return flags;
-}
 
 /// The events created and destroyed in `timeline`'s recording, as its runtime calls counted them.
 std::int64_t events_left(const Timeline& timeline) {
@@ -510,22 +427,22 @@ std::int64_t events_left(const Timeline& timeline) {
 }
 
 TEST_F(WaitingHost, BlockingWaitLeavesTheCpuFree) {
-    const unsigned int flags_before = device_flags();
+    bool flags_changed = false;
     for (const int kernels : {kShortJobKernels, kLongJobKernels}) {
         const std::string what = "wait_blocking, " + job_name(kernels);
         SCOPED_TRACE(what);
-        SL_STEP(record_wait(kernels, [](cudaStream_t stream) { lab09::wait_blocking(stream); }));
+        SL_STEP(use_wait(job_scenario("wait_blocking", kernels)));
         EXPECT_TRUE(returned_after_the_work(what));
 
-        const double share = wait_.cost.cpu_share();
+        const double share = wait_.cpu_share();
         report_measure(what + ": CPU time / wall time", share, "<=", kMaxBlockingCpuShare, "");
         if (share > kMaxBlockingCpuShare) {
             report_hint(
                 "a thread that waits in cudaStreamSynchronize spins under the default schedule: wait for an event "
                 "made to block (the README's Concepts)");
         }
-        EXPECT_LE(share, kMaxBlockingCpuShare) << "the process used " << ms(wait_.cost.cpu_ns)
-                                               << " ms of CPU time in a " << ms(wait_.cost.wall_ns()) << " ms wait";
+        EXPECT_LE(share, kMaxBlockingCpuShare)
+            << "the process used " << ms(wait_.cpu_ns) << " ms of CPU time in a " << ms(wait_.wall_ns()) << " ms wait";
 
         const double span_ns = static_cast<double>(makespan_ns(timeline_.ops));
         const double most_delay_ns = kMaxBlockingWakeShare * span_ns;
@@ -540,27 +457,20 @@ TEST_F(WaitingHost, BlockingWaitLeavesTheCpuFree) {
         const std::int64_t left = events_left(timeline_);
         report_measure(what + ": events left behind", static_cast<double>(left), "==", 0, "");
         EXPECT_EQ(left, 0) << "every event wait_blocking creates it must destroy";
+        flags_changed = flags_changed || wait_.device_flags_after != wait_.device_flags_before;
     }
-    const unsigned int flags_after = device_flags();
-    if (flags_after != flags_before) {
+    if (flags_changed) {
         report_hint("the device's flags are the whole process's: leave them alone and choose how to wait per wait");
     }
-    EXPECT_EQ(flags_after, flags_before) << "wait_blocking changed the device's flags (cudaGetDeviceFlags)";
+    EXPECT_FALSE(flags_changed) << "wait_blocking changed the device's flags (cudaGetDeviceFlags)";
 }
 
 TEST_F(WaitingHost, WaitsReturnOnlyWhenTheWorkIsDone) {
-    HostWork work(slice_ns_);
-    const std::function<void(cudaStream_t)> waits[] = {
-        [](cudaStream_t stream) { lab09::wait_blocking(stream); },
-        [&](cudaStream_t stream) { lab09::wait_polling(stream, work.as_function()); },
-    };
-    const char* names[] = {"wait_blocking", "wait_polling"};
-    for (int i = 0; i < 2; ++i) {
-        SCOPED_TRACE(names[i]);
-        SL_STEP(record_wait(kShortJobKernels, waits[i]));
-        EXPECT_TRUE(returned_after_the_work(names[i]));
-        EXPECT_TRUE(wait_.results.ok) << names[i]
-                                      << ": the results read the moment it returned: " << wait_.results.message();
+    for (const char* name : {"wait_blocking", "wait_polling"}) {
+        SCOPED_TRACE(name);
+        SL_STEP(use_wait(job_scenario(name, kShortJobKernels)));
+        EXPECT_TRUE(returned_after_the_work(name));
+        EXPECT_TRUE(output_matches_reference(*scenario_)) << name << ": the results read the moment it returned";
     }
 }
 
@@ -568,20 +478,18 @@ TEST_F(WaitingHost, PollingDoesHostWork) {
     for (const int kernels : {kShortJobKernels, kLongJobKernels}) {
         const std::string what = "wait_polling, " + job_name(kernels);
         SCOPED_TRACE(what);
-        HostWork work(slice_ns_);
-        SL_STEP(
-            record_wait(kernels, [&](cudaStream_t stream) { lab09::wait_polling(stream, work.as_function()); }, &work));
+        SL_STEP(use_wait(job_scenario("wait_polling", kernels)));
         EXPECT_TRUE(returned_after_the_work(what));
 
-        const double share = static_cast<double>(work.busy_ns()) / static_cast<double>(wait_.cost.wall_ns());
+        const double share = wait_.work_share();
         report_measure(what + ": time in host_work / wall time", share, ">=", kMinHostWorkShare, "");
         if (share < kMinHostWorkShare) {
             report_hint("call host_work again and again while cudaStreamQuery says the stream is not ready");
         }
-        EXPECT_GE(share, kMinHostWorkShare) << work.slices() << " slices took " << ms(work.busy_ns()) << " ms of a "
-                                            << ms(wait_.cost.wall_ns()) << " ms wait";
+        EXPECT_GE(share, kMinHostWorkShare)
+            << wait_.slices << " slices took " << ms(wait_.work_ns) << " ms of a " << ms(wait_.wall_ns()) << " ms wait";
 
-        const double slice_ns = static_cast<double>(work.mean_slice_ns());
+        const double slice_ns = static_cast<double>(wait_.mean_slice_ns);
         const double wake_slices = static_cast<double>(delay_ns_) / slice_ns;
         report_measure(what + ": wake-up delay, in slices of host work", wake_slices, "<=", kMaxPollingWakeSlices, "");
         if (wake_slices > kMaxPollingWakeSlices) {
@@ -591,11 +499,11 @@ TEST_F(WaitingHost, PollingDoesHostWork) {
             << "returned " << static_cast<double>(delay_ns_) / 1e3 << " us after the GPU's last op ended; a slice took "
             << slice_ns / 1e3 << " us";
 
-        report_measure(what + ": slices on another thread", work.slices_elsewhere(), "==", 0, "");
-        if (work.slices_elsewhere() > 0) {
+        report_measure(what + ": slices on another thread", wait_.slices_elsewhere, "==", 0, "");
+        if (wait_.slices_elsewhere > 0) {
             report_hint("the host's work is the waiting thread's own: call host_work on the thread that called you");
         }
-        EXPECT_EQ(work.slices_elsewhere(), 0) << "host_work ran on a thread other than the one that waited";
+        EXPECT_EQ(wait_.slices_elsewhere, 0) << "host_work ran on a thread other than the one that waited";
     }
 }
 
@@ -607,42 +515,18 @@ TEST_F(WaitingHost, PollingDoesHostWork) {
 /// that keeps a core busy lie near 0 and near 1.
 constexpr double kQuotedCpuShareSlack = 0.2;
 
-/// The ways to wait that choice.txt may name: lab09_wait_modes' rows.
-struct WaitWay {
-    const char* name;       ///< As the program's table and choice.txt write it.
-    unsigned int schedule;  ///< The device's schedule flag it waits under (cudaDeviceScheduleAuto: left alone).
-};
-
-constexpr WaitWay kWaitWays[] = {
-    {"spin", cudaDeviceScheduleSpin},
-    {"yield", cudaDeviceScheduleYield},
-    {"blocking-sync", cudaDeviceScheduleBlockingSync},
-    {"auto", cudaDeviceScheduleAuto},
-    {"event", cudaDeviceScheduleAuto},
-    {"polling", cudaDeviceScheduleAuto},
-};
-
-/// The way `name` names, or nullptr.
-const WaitWay* wait_way(const std::string& name) {
-    for (const WaitWay& way : kWaitWays) {
-        if (name == way.name) {
-            return &way;
-        }
-    }
-    return nullptr;
-}
-
 /// Task 3's choice (choice.txt, read by the test, never by your code): the way
-/// you would wait in a host that has work of its own to do. The grader waits for
-/// the long job that way itself, under the schedule flag it needs, which it sets
-/// before CUDA starts in this process, as lab09_wait_modes does.
+/// you would wait in a host that has work of its own to do. The recording waited
+/// for the long job each way (lab09_record.hpp: kWaitWays), under the schedule
+/// flag it needs, set before CUDA started in a process of its own, as
+/// lab09_wait_modes does; the test reads the wait you named.
 class WaitChoice : public WaitingHost {
 protected:
     void SetUp() override {
         file_ = answers::read_answer_file("choice.txt");
         std::string why;
         said_ = file_.answer("wait", why);
-        way_ = wait_way(said_);
+        way_ = lab09::course::wait_way(said_);
         problem_ = said_.empty() ? why
                    : way_ == nullptr
                        ? file_.path +
@@ -650,10 +534,6 @@ protected:
                              "not `" +
                              said_ + "`"
                        : "";
-        SL_REQUIRE_GPU();
-        if (way_ != nullptr && way_->schedule != cudaDeviceScheduleAuto) {
-            SL_CHECK(cudaSetDeviceFlags(way_->schedule));  // before the job's memory and stream start CUDA's context
-        }
         SL_STEP(WaitingHost::SetUp());
     }
 
@@ -666,20 +546,18 @@ protected:
 TEST_F(WaitChoice, SuitsAHostWithOtherWork) {
     report_note("your choice", said_.empty() ? std::string("none") : said_);
     ASSERT_NE(way_, nullptr) << problem_;
-    HostWork work(slice_ns_);
-    std::function<void(cudaStream_t)> wait = [](cudaStream_t stream) { SL_CHECK(cudaStreamSynchronize(stream)); };
-    if (std::string(way_->name) == "event") {
-        wait = [](cudaStream_t stream) { lab09::wait_blocking(stream); };
-    } else if (std::string(way_->name) == "polling") {
-        wait = [&](cudaStream_t stream) { lab09::wait_polling(stream, work.as_function()); };
+    SL_STEP(use_wait(way_->scenario));
+    if (way_->schedule != cudaDeviceScheduleAuto) {
+        ASSERT_EQ(wait_.device_flags_after & cudaDeviceScheduleMask, way_->schedule)
+            << "the recording's wait for " << way_->name << " ran under another schedule flag (cudaGetDeviceFlags "
+            << wait_.device_flags_after << ")";
     }
-    SL_STEP(record_wait(kLongJobKernels, wait, &work));
     EXPECT_TRUE(returned_after_the_work(way_->name));
 
     // A host with work of its own needs the wait to leave it that work: a thread
     // asleep leaves its core to the others, a poll does the work between questions.
-    const double cpu_share = wait_.cost.cpu_share();
-    const double work_share = static_cast<double>(work.busy_ns()) / static_cast<double>(wait_.cost.wall_ns());
+    const double cpu_share = wait_.cpu_share();
+    const double work_share = wait_.work_share();
     const bool sleeps = cpu_share <= kMaxBlockingCpuShare;
     const bool works = work_share >= kMinHostWorkShare;
     const std::string what = std::string("your choice, ") + way_->name;

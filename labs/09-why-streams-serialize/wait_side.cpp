@@ -3,7 +3,9 @@
 #include <sys/resource.h>
 
 #include <chrono>
+#include <utility>
 
+#include "lab09_record.hpp"
 #include "streamlab/check.hpp"
 #include "streamlab/tracer.hpp"
 
@@ -38,18 +40,13 @@ WaitCost observe_wait(const std::function<void()>& wait) {
 }
 
 std::int64_t wake_up_delay_ns(const streamlab::Timeline& timeline, std::uint64_t returned_ns) {
-    if (timeline.ops.empty()) {
-        return 0;
-    }
-    std::uint64_t last_end = 0;
-    for (const streamlab::DeviceOp& op : timeline.ops) {
-        last_end = op.end_ns > last_end ? op.end_ns : last_end;
-    }
-    return static_cast<std::int64_t>(returned_ns - timeline.origin_ns) - static_cast<std::int64_t>(last_end);
+    return delay_after_last_op_ns(timeline, static_cast<std::int64_t>(returned_ns - timeline.origin_ns));
 }
 
-WaitJob::WaitJob(const streamlab::DeviceFacts& facts)
-    : prepared_(streamlab::prepare_pipeline(facts)), stream_(cudaStreamNonBlocking) {}
+WaitJob::WaitJob(const streamlab::DeviceFacts& facts) : WaitJob(streamlab::prepare_pipeline(facts)) {}
+
+WaitJob::WaitJob(streamlab::PreparedPipeline prepared)
+    : prepared_(std::move(prepared)), stream_(cudaStreamNonBlocking) {}
 
 void WaitJob::queue(int kernels) {
     streamlab::PipelineMemory& memory = prepared_.memory;

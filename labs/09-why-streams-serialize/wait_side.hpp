@@ -67,6 +67,8 @@ class WaitJob {
 public:
     /// Allocates and fills the memory, sizes the kernel, creates the stream. Needs a GPU.
     explicit WaitJob(const streamlab::DeviceFacts& facts);
+    /// The job over `prepared` (its input filled, its kernel sized); creates the stream. Needs a GPU.
+    explicit WaitJob(streamlab::PreparedPipeline prepared);
 
     /// The stream the work goes to (non-blocking: nothing else in the process waits for it).
     [[nodiscard]] cudaStream_t stream() const { return stream_.get(); }
@@ -74,6 +76,9 @@ public:
     /// Poisons the results, then queues the work with `kernels` kernels (at least 1)
     /// in stream() and returns at once.
     void queue(int kernels);
+
+    /// The results in host memory, `prepared`'s output: right only once the work is done.
+    [[nodiscard]] const float* output() const { return prepared_.memory.output.data(); }
 
     /// The results, read now, against the CPU reference: right only once the work is done.
     [[nodiscard]] streamlab::ResultCheck check() const;

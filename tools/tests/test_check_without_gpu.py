@@ -221,11 +221,11 @@ def test_check_judges_a_record_again_without_a_gpu(capsys, no_gpu):
 def test_check_record_refuses_what_it_cannot_judge(tmp_path, capsys, no_gpu):
     status, out = check(capsys, "05", "--record", str(tmp_path / "missing.jsonl"))
     assert status == COURSE_ERROR and "no such file" in out
-    status, out = check(capsys, "01", "--record", str(RECORDS / "h200-solution.record.jsonl"))
+    status, out = check(capsys, "08", "--record", str(RECORDS / "h200-solution.record.jsonl"))
     assert status == COURSE_ERROR and "does not apply to it" in out
     status, out = check(capsys, "05", "--sanitize", "--record", str(RECORDS / "h200-solution.record.jsonl"))
     assert status == COURSE_ERROR and "takes no --sanitize" in out
-    status, out = check(capsys, "01", "--python", "--record", str(RECORDS / "h200-solution.record.jsonl"))
+    status, out = check(capsys, "09", "--python", "--record", str(RECORDS / "h200-solution.record.jsonl"))
     assert status == COURSE_ERROR and "its Python version is graded while it runs" in out
 
 

@@ -352,6 +352,14 @@ const Scenario* Record::find(const std::string& name) const {
     return found == scenarios.end() ? nullptr : &*found;
 }
 
+Timeline untraced_timeline(const DeviceFacts& device, const std::string& program) {
+    Timeline timeline;
+    timeline.device = device;
+    timeline.program = program;
+    timeline.marks.push_back(HostMark{kRecordingEndsMark, 0});
+    return timeline;
+}
+
 void discount_closing_synchronize(Timeline& timeline, std::uint64_t thread) {
     const auto counted = timeline.api_calls.find("cudaDeviceSynchronize");
     if (counted == timeline.api_calls.end() || counted->second == 0) {
@@ -554,6 +562,10 @@ std::string scenario_line(const Scenario& scenario) {
 
 std::string end_line(const std::string& how) {
     return one_line(ordered_json{{"end", how}});
+}
+
+std::string restart_at_line(const std::string& scenario, const std::map<std::string, std::string>& environment) {
+    return one_line(ordered_json{{"restart_at", scenario}, {"environment", environment}});
 }
 
 }  // namespace streamlab::record

@@ -7,7 +7,10 @@
 // the harness saw itself: a scenario in which the program died (it is started
 // again at the next scenario, with the same seed and set-up), or one that was
 // still running at the deadline (then the run ends: a hang costs one timeout
-// per lab, not one per test). It decides no verdict; the judges read FILE.
+// per lab, not one per test). A scenario that needs a process of its own is
+// asked for by the program (a restart_at line, then exit status 75): the
+// harness starts it again at that scenario, with the environment variables it
+// named set. It decides no verdict; the judges read FILE.
 // Exit status 0 whenever FILE was written, so that the judges run and say why.
 #include <fcntl.h>
 #include <poll.h>
@@ -36,8 +39,9 @@ namespace {
 using Clock = std::chrono::steady_clock;
 using streamlab::record::Outcome;
 
-/// More restarts than any lab has scenarios: a program that keeps dying is stopped.
-constexpr int kMaxRestarts = 32;
+/// Twice as many restarts as any lab has scenarios (each may need a process of its
+/// own, and the one after it another): a program that keeps dying is stopped.
+constexpr int kMaxRestarts = 64;
 
 struct Options {
     std::string lab;
@@ -112,7 +116,9 @@ struct Start {
     int from_program = -1;  // the read end of the record pipe
 };
 
-Start start_program(const Options& options, const std::vector<std::string>& extra) {
+/// Starts the program with `extra` arguments after its own and `environment` added to the harness's.
+Start start_program(const Options& options, const std::vector<std::string>& extra,
+                    const std::map<std::string, std::string>& environment) {
     int pipe_fds[2];
     if (::pipe(pipe_fds) != 0) {
         std::perror("streamlab_record: pipe");
@@ -127,6 +133,9 @@ Start start_program(const Options& options, const std::vector<std::string>& extr
         ::setpgid(0, 0);                     // its own process group, so that a hang is stopped whole
         ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // and never outlives the harness (ctest's timeout kills the harness)
         ::close(pipe_fds[0]);
+        for (const auto& [name, value] : environment) {
+            ::setenv(name.c_str(), value.c_str(), 1);
+        }
         std::vector<std::string> args = options.program;
         args.insert(args.end(), {"--record-fd", std::to_string(pipe_fds[1])});
         args.insert(args.end(), extra.begin(), extra.end());
@@ -148,16 +157,31 @@ struct Run {
     std::vector<std::string> lines;
     std::map<std::string, double> setup;  // the first start's set-up values
     bool setup_seen = false;
-    std::string no_gpu;   // why the program found no usable GPU, as it said
-    std::string current;  // the scenario started and not yet ended
-    std::string last;     // the scenario whose last line came last
+    std::string no_gpu;                              // why the program found no usable GPU, as it said
+    std::string current;                             // the scenario started and not yet ended
+    std::string last;                                // the scenario whose last line came last
+    std::string restart_at;                          // the scenario the program asked to be started at
+    std::map<std::string, std::string> environment;  // and the variables it asked for
 };
 
 /// Takes one line from the program: kept as it is (the judges validate the
-/// record), and read for where the program is.
+/// record), and read for where the program is; a request to be started again
+/// at a scenario (record::restart_at_line) is noted, not kept.
 void take_line(Run& run, const std::string& line) {
-    run.lines.push_back(line);
     const nlohmann::json parsed = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
+    if (parsed.is_object() && parsed.contains("restart_at") && parsed["restart_at"].is_string()) {
+        run.restart_at = parsed["restart_at"].get<std::string>();
+        run.environment.clear();
+        if (parsed.contains("environment") && parsed["environment"].is_object()) {
+            for (const auto& [name, value] : parsed["environment"].items()) {
+                if (value.is_string()) {
+                    run.environment[name] = value.get<std::string>();
+                }
+            }
+        }
+        return;
+    }
+    run.lines.push_back(line);
     if (!parsed.is_object()) {
         return;
     }
@@ -258,19 +282,26 @@ int main(int argc, char** argv) {
         Clock::now() + std::chrono::milliseconds(static_cast<long long>(options.timeout_s * 1000));
 
     std::string ended = "complete";
-    std::string resume_after;
+    std::string resume_after;                        // after a failure or a crash: the scenario to go on after
+    std::string resume_at;                           // or the scenario the program asked to be started at
+    std::map<std::string, std::string> environment;  // and the variables it asked for
     int restarts = 0;
     for (;;) {
         std::vector<std::string> extra = {"--seed", std::to_string(seed)};
-        if (!resume_after.empty()) {
-            extra.insert(extra.end(), {"--after", resume_after});
+        if (!resume_after.empty() || !resume_at.empty()) {
+            if (!resume_after.empty()) {
+                extra.insert(extra.end(), {"--after", resume_after});
+            } else {
+                extra.insert(extra.end(), {"--at", resume_at});
+            }
             for (const auto& [key, value] : run.setup) {
                 char text[64];
                 std::snprintf(text, sizeof text, "%.17g", value);
                 extra.insert(extra.end(), {"--setup", key + "=" + text});
             }
         }
-        const Start start = start_program(options, extra);
+        const Start start = start_program(options, extra, environment);
+        run.restart_at.clear();
         bool finished = read_until_done(run, start, deadline);
         ::close(start.from_program);
         int status = 0;
@@ -292,6 +323,19 @@ int main(int argc, char** argv) {
         }
         const bool asks_restart =
             WIFEXITED(status) && WEXITSTATUS(status) == streamlab::record::kRestartAfterFailureStatus;
+        if (run.current.empty() && asks_restart && !run.restart_at.empty()) {
+            // The next scenario needs a process of its own: started at it, with its variables.
+            if (++restarts > kMaxRestarts) {
+                ended = "stopped: the recording program restarted " + std::to_string(restarts) + " times";
+                break;
+            }
+            resume_after.clear();
+            resume_at = run.restart_at;
+            environment = run.environment;
+            continue;
+        }
+        resume_at.clear();
+        environment.clear();  // every other start is an ordinary process
         if (run.current.empty() && asks_restart && !run.last.empty()) {
             // A scenario failed and the program asks for a fresh process for the ones after it.
             if (++restarts > kMaxRestarts) {

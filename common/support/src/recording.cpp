@@ -20,10 +20,11 @@ namespace streamlab::recording {
 namespace {
 
 [[noreturn]] void usage(const std::string& problem) {
-    std::fprintf(stderr,
-                 "%s\nusage: (run by streamlab_record) PROGRAM --record-fd N --seed S [--after SCENARIO] "
-                 "[--setup KEY=VALUE ...]\n",
-                 problem.c_str());
+    std::fprintf(
+        stderr,
+        "%s\nusage: (run by streamlab_record) PROGRAM --record-fd N --seed S [--after SCENARIO | --at SCENARIO] "
+        "[--setup KEY=VALUE ...]\n",
+        problem.c_str());
     std::exit(2);
 }
 
@@ -63,10 +64,30 @@ void Session::send_setup_once() {
 }
 
 void Session::scenario(const std::string& name, const std::function<void(record::Scenario&)>& body) {
+    scenario(name, ProcessNeeds{}, body);
+}
+
+void Session::scenario(const std::string& name, const ProcessNeeds& needs,
+                       const std::function<void(record::Scenario&)>& body) {
     send_setup_once();
-    if (!resumed_) {
+    if (!resumed_ && resume_at_.empty()) {
         resumed_ = name == resume_after_;  // the scenario the last run stopped in is behind us too
         return;
+    }
+    if (!resumed_) {
+        if (name != resume_at_) {
+            return;
+        }
+        // The harness started this process for this scenario, with the variables it asked for.
+        resumed_ = true;
+        environment_ = needs.environment;
+    }
+    if (spent_ || needs.environment != environment_) {
+        // A scenario before left this process unusable, or this one needs variables
+        // CUDA reads only when it starts: a fresh process, started at this scenario.
+        send(record::restart_at_line(name, needs.environment));
+        std::fflush(nullptr);
+        std::_Exit(record::kRestartAfterFailureStatus);
     }
     send(record::started_line(name));
     record::Scenario scenario;
@@ -91,6 +112,7 @@ void Session::scenario(const std::string& name, const std::function<void(record:
         scenario.message = "the course's scenario recorded no timeline";
     }
     send(record::scenario_line(scenario));
+    spent_ = needs.ends_process;  // the next scenario, if any, asks for a fresh process
     if (scenario.outcome == record::Outcome::Failed) {
         // The next scenario starts in a fresh process (the harness restarts this
         // program after this scenario), never in the GPU state the failure left.
@@ -129,6 +151,11 @@ void Session::not_recordable(const std::string& why) {
     throw std::runtime_error(why);
 }
 
+void Session::run_untraced(record::Scenario& scenario, const std::string& program, const std::function<void()>& work) {
+    work();
+    scenario.timeline = record::untraced_timeline(facts_, program);
+}
+
 RecordedPipeline prepare_recorded_pipeline(Session& session) {
     const auto n = static_cast<std::size_t>(session.setup_value(
         "n", [&] { return static_cast<double>(pipeline_elements(session.facts().total_memory_bytes)); }));
@@ -157,6 +184,9 @@ int record_scenarios(int argc, char** argv, const std::function<void(Session&)>&
                 seeded = true;
             } else if (arg == "--after") {
                 session.resume_after_ = value;
+                session.resumed_ = false;
+            } else if (arg == "--at") {
+                session.resume_at_ = value;
                 session.resumed_ = false;
             } else if (arg == "--setup" && value.find('=') != std::string::npos) {
                 session.given_[value.substr(0, value.find('='))] = std::stod(value.substr(value.find('=') + 1));

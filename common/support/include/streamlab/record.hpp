@@ -34,7 +34,9 @@ inline constexpr const char* kRecordingEndsMark = "recording ends";
 /// The exit status with which a recording program, right after sending the
 /// line of a scenario that failed, asks the harness to go on in a fresh process:
 /// what failed (a CUDA error, a stream capture left open) may have left the
-/// process's GPU state unusable for the scenarios after it.
+/// process's GPU state unusable for the scenarios after it. The same status ends
+/// a process after a scenario that leaves it unusable on purpose, and after a
+/// restart_at_line (a scenario that needs a process of its own).
 inline constexpr int kRestartAfterFailureStatus = 75;
 
 /// A record that cannot be judged: unreadable, malformed or inconsistent.
@@ -113,6 +115,10 @@ struct Record {
     [[nodiscard]] const Scenario* find(const std::string& name) const;
 };
 
+/// The timeline of a scenario run with no tracer (recording::Session::run_untraced):
+/// no ops and no calls, only the kRecordingEndsMark, on `device`, named `program`.
+[[nodiscard]] Timeline untraced_timeline(const DeviceFacts& device, const std::string& program);
+
 /// Takes the recording program's own cudaDeviceSynchronize, made on host thread
 /// `thread` after a scenario's work and before its kRecordingEndsMark
 /// (recording::Session::record), out of `timeline`: one call fewer in `api_calls`
@@ -144,5 +150,12 @@ void discount_closing_synchronize(Timeline& timeline, std::uint64_t thread);
 [[nodiscard]] std::string scenario_line(const Scenario& scenario);
 /// The harness's last line.
 [[nodiscard]] std::string end_line(const std::string& how);
+
+/// Not a line of the record: the recording program's request to the harness, sent
+/// before it exits with kRestartAfterFailureStatus, to be started again at
+/// `scenario` with `environment` set (recording::ProcessNeeds). The harness keeps
+/// it out of the record file.
+[[nodiscard]] std::string restart_at_line(const std::string& scenario,
+                                          const std::map<std::string, std::string>& environment);
 
 }  // namespace streamlab::record

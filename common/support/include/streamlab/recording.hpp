@@ -14,7 +14,10 @@
 ///
 /// The harness starts the program again after a scenario that crashed, at the
 /// next scenario, with the seed and the set-up's values of the first start, so
-/// every scenario of one record ran on the same data.
+/// every scenario of one record ran on the same data. A scenario that needs a
+/// process of its own (environment variables CUDA reads when it starts, or a
+/// process it leaves unusable on purpose) says so with ProcessNeeds, and the
+/// harness starts one for it the same way.
 #pragma once
 
 #include <cstdint>
@@ -27,6 +30,20 @@
 #include "streamlab/record.hpp"
 
 namespace streamlab::recording {
+
+/// What a scenario needs of the process it runs in, beyond an ordinary one
+/// (common/RECORD_FORMAT.md, "A process of its own").
+struct ProcessNeeds {
+    /// Variables the process must have had from its start, for what reads them
+    /// only then (CUDA reads CUDA_LAUNCH_BLOCKING when it starts). A scenario whose
+    /// variables differ from its process's makes the program ask the harness for a
+    /// fresh process with them; scenarios in a row that ask for the same ones share it.
+    std::map<std::string, std::string> environment;
+    /// The scenario leaves its process unusable on purpose (it provokes a sticky
+    /// CUDA error): the next scenario asks for a fresh process, as one that needs
+    /// other variables does (the course's code between the two must not use the GPU).
+    bool ends_process = false;
+};
 
 /// What a lab's scenarios see of the recording run.
 class Session {
@@ -47,6 +64,12 @@ public:
     /// failed and why, or that it could not be recorded here (record()'s skips).
     void scenario(const std::string& name, const std::function<void(record::Scenario&)>& body);
 
+    /// scenario(name, body) in a process that meets `needs`: where this one does
+    /// not (its environment differs), the program asks the harness for one that
+    /// does and exits; the harness starts it again at this scenario.
+    void scenario(const std::string& name, const ProcessNeeds& needs,
+                  const std::function<void(record::Scenario&)>& body);
+
     /// Inside a scenario: runs `work` (the student's code) while CUPTI records
     /// and puts the timeline into `scenario`; the device is synchronized before
     /// the recording ends (a call of the course's that the timeline does not
@@ -56,6 +79,12 @@ public:
     /// tracer that worked earlier in this process and no longer starts was
     /// broken by the code under test: a failure.
     void record(record::Scenario& scenario, const std::string& program, const std::function<void()>& work);
+
+    /// Inside a scenario: runs `work` (the student's code) with no tracer, for a
+    /// run judged by what it returned and what the course saw afterwards, which no
+    /// tracer would survive (a kernel that fails with a sticky error). The
+    /// scenario's trace holds no ops, only its end mark.
+    void run_untraced(record::Scenario& scenario, const std::string& program, const std::function<void()>& work);
 
 private:
     friend int record_scenarios(int argc, char** argv, const std::function<void(Session&)>& scenarios);
@@ -68,7 +97,10 @@ private:
     std::uint32_t seed_ = 1;
     DeviceFacts facts_;
     std::string resume_after_;  // the scenario to skip up to, on a restart
-    bool resumed_ = true;       // false while scenarios up to resume_after_ are skipped
+    std::string resume_at_;     // the scenario to skip to, on a start the program asked for (--at)
+    bool resumed_ = true;       // false while scenarios up to resume_after_ or resume_at_ are skipped
+    std::map<std::string, std::string> environment_;  // what the harness set for this process (ProcessNeeds)
+    bool spent_ = false;  // a scenario left this process unusable (ProcessNeeds::ends_process)
     bool setup_sent_ = false;
     std::map<std::string, double> given_;  // the set-up's values, from the command line
     std::map<std::string, double> setup_;  // the set-up's values, as sent
@@ -91,7 +123,7 @@ struct RecordedPipeline {
 [[nodiscard]] RecordedPipeline prepare_recorded_pipeline(Session& session);
 
 /// The `main` of a lab's recording program. Reads the harness's command line
-/// (`--record-fd N --seed S [--after SCENARIO] [--setup KEY=VALUE ...]`), and
+/// (`--record-fd N --seed S [--after SCENARIO | --at SCENARIO] [--setup KEY=VALUE ...]`), and
 /// where a GPU is usable, calls `scenarios` (which calls Session::scenario for
 /// each); where none is, sends only why. Returns the process's exit status.
 int record_scenarios(int argc, char** argv, const std::function<void(Session&)>& scenarios);
