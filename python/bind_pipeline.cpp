@@ -54,8 +54,12 @@ void bind_workload(nb::module_& module) {
         "at these device addresses, in `stream` (0: the legacy NULL stream).");
     module.def(
         "fill_input",
-        [](nb::handle data, std::size_t n, std::uint32_t seed) { fill_input(pointer_of<float>(data), n, seed); },
-        "data"_a, "n"_a, "seed"_a = 1, "Fills n host floats at this address with the course's input values.");
+        [](nb::handle data, std::size_t n, std::uint32_t seed, std::size_t first) {
+            fill_input(pointer_of<float>(data), n, seed, first);
+        },
+        "data"_a, "n"_a, "seed"_a = 1, "first"_a = 0,
+        "Fills n host floats at this address with the course's input values: elements first to first + n - 1 "
+        "of the input `seed` gives, so that buffers filled with consecutive `first` hold one input's slices.");
     module.def(
         "fill_poison", [](nb::handle data, std::size_t n) { fill_poison(pointer_of<float>(data), n); }, "data"_a, "n"_a,
         "Fills n host floats with a value no correct run produces.");

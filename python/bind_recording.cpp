@@ -21,6 +21,7 @@
 #include <nanobind/stl/vector.h>
 
 #include "bindings.hpp"
+#include "streamlab/bandwidth.hpp"
 #include "streamlab/pipeline.hpp"
 #include "streamlab/record.hpp"
 #include "streamlab/recording.hpp"
@@ -148,6 +149,13 @@ void bind_recording(nb::module_& module) {
     // The course's own measurements a recording program makes, as the C++ ones do.
     recording.def("run_serial_once", &run_serial_once, "memory"_a, "iterations"_a,
                   "The serial reference on `memory`, unrecorded: ms between events around its three ops.");
+    // The sizes of a recording's copies, as the C++ ones choose them (streamlab/bandwidth.hpp).
+    recording.def("largest_copy_bytes", &largest_copy_bytes, "wanted"_a, "device_memory_bytes"_a,
+                  "host_available_bytes"_a,
+                  "The largest power of two at most `wanted` and at most an eighth of the device's and of the "
+                  "available host memory (0: unknown, no limit); never below 4 KiB.");
+    recording.def("available_host_memory_bytes", &available_host_memory_bytes,
+                  "Host memory the system could give this process now, in bytes (0 when it cannot be read).");
 }
 
 }  // namespace streamlab::python

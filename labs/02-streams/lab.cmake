@@ -24,17 +24,13 @@ streamlab_add_lab(
 )
 
 # The Python version (python/): the same tasks with the article's own API
-# (cuda-bindings), graded by pytest from the same timeline. Tests: test_name  gpu|cpu  points.
+# (cuda-bindings). Recorded once, judged outside, like the C++ track:
+# python/record_lab02.py runs your streams.py in the same scenarios and writes
+# the same record, and the judges of test_lab02.cpp grade it, test for test and
+# point for point; your prediction goes in python/prediction.txt.
 streamlab_add_python_lab(
   NUMBER 02
   TOPIC streams
   STUDENT_SOURCES streams.py
-  TEST_SOURCE test_lab02.py
-  TESTS
-    test_results_match_cpu_reference                  gpu 2
-    test_kernels_run_in_distinct_created_streams      gpu 3
-    test_kernels_overlap_where_the_device_allows      gpu 3
-    test_calls_query_stream_sync_and_device_sync      gpu 2
-    test_every_created_stream_is_destroyed            gpu 2
-    test_null_stream_runs_kernels_one_after_another   gpu 2
+  RECORDER record_lab02.py
 )

@@ -29,18 +29,13 @@ streamlab_add_lab(
 )
 
 # The Python version (python/): Tasks 1 to 3 with the article's own API
-# (cuda-bindings), graded by pytest from the same timeline; prediction.txt and
-# the bandwidth observations are the C++ lab's. Tests: test_name  gpu|cpu  points.
+# (cuda-bindings). Recorded once, judged outside, like the C++ track:
+# python/record_lab03.py runs your pinned_memory.py in the same scenarios and
+# writes the same record, and the judges of test_lab03.cpp grade it, test for
+# test and point for point; your prediction goes in python/prediction.txt.
 streamlab_add_python_lab(
   NUMBER 03
   TOPIC pinned-memory
   STUDENT_SOURCES pinned_memory.py
-  TEST_SOURCE test_lab03.py
-  TESTS
-    test_malloc_host_copies_are_pinned    gpu 2
-    test_host_alloc_copies_are_pinned     gpu 2
-    test_registered_copies_are_pinned     gpu 2
-    test_pageable_copies_are_pageable     gpu 1
-    test_every_allocation_is_freed        gpu 2
-    test_every_registration_is_undone     gpu 2
+  RECORDER record_lab03.py
 )

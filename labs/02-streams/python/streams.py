@@ -1,8 +1,11 @@
 """Lab 02 in Python: creating streams.
 
 Your tasks are `run_in_streams` and `run_in_null_stream` (README, Tasks 1 and 2;
-the README shows the calls in C++ and in Python). The graded tests
-(test_lab02.py) run them while CUPTI records what the GPU did.
+the README shows the calls in C++ and in Python). The course's recording program
+(record_lab02.py) runs them while CUPTI records what the GPU did and which
+runtime calls your code made; the C++ track's judges grade only that record,
+never anything your code prints or returns in its WaitReport. Your prediction
+for Task 1 goes in prediction.txt.
 
     ./course check 02 --python
 """

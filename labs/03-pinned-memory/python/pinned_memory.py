@@ -2,9 +2,10 @@
 
 Your tasks are the five memory functions and `copy_both_ways` (README, Tasks 1
 to 3; the README shows the calls in C++ and in Python). The course's
-`lab03.run_copies` calls them; the graded tests (test_lab03.py) run it while
-CUPTI records every copy, and CUPTI says whether each copy's host memory was
-pinned or pageable.
+`lab03.run_copies` calls them; the course's recording program (record_lab03.py)
+runs it while CUPTI records every copy, and CUPTI says whether each copy's host
+memory was pinned or pageable. The C++ track's judges grade only that record.
+Your prediction goes in prediction.txt.
 
     ./course check 03 --python
 """
