@@ -44,16 +44,26 @@ lab.show_function("streams", "run_in_streams", "run_in_null_stream")
 # %% [markdown]
 # ## 실행
 #
-# 채점 테스트가 쓰는 준비 그대로입니다. 입력 하나에 대한 작은 커널 넷을 non-blocking
+# 채점이 쓰는 준비 그대로입니다. 저마다 자기 버퍼를 쓰는 작은 커널 넷을 non-blocking
 # stream으로 실행하는 여러분의 `run_in_streams`를 기록합니다. 그림에서 stream마다 한
 # 줄입니다.
 
 
 # %%
 def run():
-    from test_lab02 import Streams, non_blocking
+    import streamlab
+    import streams
+    from cuda.bindings import runtime as cudart
+    from lab02 import KernelJob
 
-    return Streams().record_streams(non_blocking())
+    n, count = 1 << 20, 4  # four kernels of about 2 ms, each on a quarter of the GPU at most
+    max_blocks = max(1, streamlab.device_facts(0).sm_count // count)
+    iterations = streamlab.iterations_for_kernel_ms(n, 2.0, max_blocks)
+    buffers = [(streamlab.DeviceFloats(n), streamlab.DeviceFloats(n)) for _ in range(count)]
+    jobs = [KernelJob(source.address, result.address, n, iterations, max_blocks) for source, result in buffers]
+    with streamlab.record("lab02 python run_in_streams") as timeline:
+        streams.run_in_streams(jobs, cudart.cudaStreamNonBlocking)
+    return timeline
 
 
 timeline = lab.record(run)

@@ -44,15 +44,25 @@ lab.show_function("streams", "run_in_streams", "run_in_null_stream")
 # %% [markdown]
 # ## The run
 #
-# The graded test's own set-up: four small kernels over one input, your `run_in_streams` with
-# non-blocking streams, recorded. Each stream is a row of the picture.
+# The grading's own set-up: four small kernels, each over its own buffers, your `run_in_streams`
+# with non-blocking streams, recorded. Each stream is a row of the picture.
 
 
 # %%
 def run():
-    from test_lab02 import Streams, non_blocking
+    import streamlab
+    import streams
+    from cuda.bindings import runtime as cudart
+    from lab02 import KernelJob
 
-    return Streams().record_streams(non_blocking())
+    n, count = 1 << 20, 4  # four kernels of about 2 ms, each on a quarter of the GPU at most
+    max_blocks = max(1, streamlab.device_facts(0).sm_count // count)
+    iterations = streamlab.iterations_for_kernel_ms(n, 2.0, max_blocks)
+    buffers = [(streamlab.DeviceFloats(n), streamlab.DeviceFloats(n)) for _ in range(count)]
+    jobs = [KernelJob(source.address, result.address, n, iterations, max_blocks) for source, result in buffers]
+    with streamlab.record("lab02 python run_in_streams") as timeline:
+        streams.run_in_streams(jobs, cudart.cudaStreamNonBlocking)
+    return timeline
 
 
 timeline = lab.record(run)

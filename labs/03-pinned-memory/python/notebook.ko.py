@@ -53,17 +53,26 @@ lab.show_function(
 # %% [markdown]
 # ## 실행
 #
-# 채점 테스트가 쓰는 준비 그대로입니다. 방향마다 작은 복사와 큰 복사를 하나씩, 먼저 pageable
+# 채점이 쓰는 준비 그대로입니다. 방향마다 작은 복사와 큰 복사를 하나씩, 먼저 pageable
 # memory에서, 다음에는 여러분의 `allocate_pinned`가 돌려준 메모리에서 하며 기록합니다.
 # 짧은 막대가 pinned 복사입니다.
 
 
 # %%
 def run():
-    from lab03 import HostBuffer
-    from test_lab03 import CopyTest
+    import pinned_memory
+    import streamlab
+    from lab03 import HostBuffer, run_copies
+    from streamlab import recording
 
-    return CopyTest().record(HostBuffer.PAGEABLE, HostBuffer.MALLOC_HOST)
+    facts = streamlab.device_facts(0)
+    large = recording.largest_copy_bytes(64 << 20, facts.total_memory_bytes, recording.available_host_memory_bytes())
+    sizes = [max(4096, large // 64), large]
+    device = streamlab.DeviceFloats(large // 4)
+    with streamlab.record("lab03 python run_copies, pageable and cudaMallocHost") as timeline:
+        for kind in (HostBuffer.PAGEABLE, HostBuffer.MALLOC_HOST):
+            run_copies(pinned_memory, kind, sizes, 3, device.address)
+    return timeline
 
 
 timeline = lab.record(run)

@@ -52,17 +52,26 @@ lab.show_function(
 # %% [markdown]
 # ## The run
 #
-# The graded test's own set-up: the same copies, one small and one large each way, first from pageable
+# The grading's own set-up: the same copies, one small and one large each way, first from pageable
 # memory, then from memory your `allocate_pinned` returned, recorded. The pinned copies are the
 # shorter bars.
 
 
 # %%
 def run():
-    from lab03 import HostBuffer
-    from test_lab03 import CopyTest
+    import pinned_memory
+    import streamlab
+    from lab03 import HostBuffer, run_copies
+    from streamlab import recording
 
-    return CopyTest().record(HostBuffer.PAGEABLE, HostBuffer.MALLOC_HOST)
+    facts = streamlab.device_facts(0)
+    large = recording.largest_copy_bytes(64 << 20, facts.total_memory_bytes, recording.available_host_memory_bytes())
+    sizes = [max(4096, large // 64), large]
+    device = streamlab.DeviceFloats(large // 4)
+    with streamlab.record("lab03 python run_copies, pageable and cudaMallocHost") as timeline:
+        for kind in (HostBuffer.PAGEABLE, HostBuffer.MALLOC_HOST):
+            run_copies(pinned_memory, kind, sizes, 3, device.address)
+    return timeline
 
 
 timeline = lab.record(run)
