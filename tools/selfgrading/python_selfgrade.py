@@ -61,14 +61,14 @@ PYTHON_CATALOGUE = {
         "streams.py",
         "            check(cudart.cudaStreamDestroy(stream))",
         "            pass  # cudaStreamDestroy forgotten",
-        frozenset({"test_every_created_stream_is_destroyed"}),
+        frozenset({"Streams.EveryCreatedStreamIsDestroyed"}),
     ),
     "wrong-py-lab03-pinned-memory-never-freed": Mistake(
         "03-pinned-memory",
         "pinned_memory.py",
         "    check(cudart.cudaFreeHost(address))",
         "    pass  # cudaFreeHost forgotten",
-        frozenset({"test_every_allocation_is_freed"}),
+        frozenset({"PinnedAllocations.EveryAllocationIsFreed"}),
     ),
     "wrong-py-lab04-device-memory-never-freed": Mistake(
         "04-async-copies",
