@@ -26,13 +26,13 @@ STARTER, SOLUTION = "starter", "solution"
 PYTHON_STARTER, PYTHON_SOLUTION = "python-starter", "python-solution"
 # Python tracks recorded once whose H200 records are still to be made on the GPU (a record cannot be made
 # without one); their judges are those of the C++ track, whose records are committed.
-PYTHON_RECORDS_TO_MAKE = {"02", "03", "04"}
+PYTHON_RECORDS_TO_MAKE: set[str] = set()
 # A pipeline that never returns (a host spin in run_pipeline), recorded with a 20 s deadline: the run stops
 # once, in its first scenario, and every judge fails saying so.
 NEVER_RETURNS = "never-returns"
 # Labs recorded once whose H200 records are still to be recorded on a GPU and committed: the checks that
 # need a lab's committed records leave them out until then (their judges are built and listed all the same).
-AWAITING_RECORDS = {"09"}
+AWAITING_RECORDS: set[str] = set()
 
 
 def committed_records() -> list[tuple[str, Path]]:
