@@ -89,6 +89,7 @@ struct Session {
     std::vector<StreamCall> stream_calls;                   // calls that queue or order stream work
     std::set<CUcontext> contexts;                           // the contexts the runtime calls ran in
     std::set<std::uint32_t> devices;                        // and their GPUs
+    std::map<CUcontext, std::uint32_t> context_devices;     // each such context's GPU
     // The default streams seen so far. Context ids are unique for the whole
     // process, so these survive from one recording to the next.
     std::set<StreamKey> legacy_null_streams;
@@ -105,6 +106,7 @@ struct Session {
         stream_calls.clear();
         contexts.clear();
         devices.clear();
+        context_devices.clear();
     }
 };
 
@@ -377,6 +379,7 @@ void count_api_call(const CUpti_CallbackData& call) {
         if (call.context != nullptr && s.contexts.insert(call.context).second &&
             cuptiGetDeviceId(call.context, &device) == CUPTI_SUCCESS) {
             s.devices.insert(device);
+            s.context_devices[call.context] = device;
         }
     }
 }
@@ -437,11 +440,13 @@ std::optional<StreamCall> stream_call_of(CUpti_CallbackId id, const void* params
     switch (id) {
         STREAMLAB_STREAM_CALL(cudaMemcpyAsync, v3020, v7000, C::Work)
         STREAMLAB_STREAM_CALL(cudaLaunchKernel, v7000, v7000, C::Work)
-        STREAMLAB_STREAM_CALL(cudaEventRecord, v3020, v7000, C::EventRecord)
-        STREAMLAB_STREAM_CALL(cudaEventRecordWithFlags, v11010, v11010, C::EventRecord)
-        STREAMLAB_STREAM_CALL(cudaStreamWaitEvent, v3020, v7000, C::StreamWaitEvent)
-        STREAMLAB_STREAM_CALL(cudaStreamSynchronize, v3020, v7000, C::StreamSynchronize)
-        STREAMLAB_STREAM_CALL(cudaStreamQuery, v3020, v7000, C::StreamQuery)
+        case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyPeerAsync_v4000:  // a copy between GPUs; no per-thread version
+            return call_on_stream<cudaMemcpyPeerAsync_v4000_params>(params, C::Work, "cudaMemcpyPeerAsync", false);
+            STREAMLAB_STREAM_CALL(cudaEventRecord, v3020, v7000, C::EventRecord)
+            STREAMLAB_STREAM_CALL(cudaEventRecordWithFlags, v11010, v11010, C::EventRecord)
+            STREAMLAB_STREAM_CALL(cudaStreamWaitEvent, v3020, v7000, C::StreamWaitEvent)
+            STREAMLAB_STREAM_CALL(cudaStreamSynchronize, v3020, v7000, C::StreamSynchronize)
+            STREAMLAB_STREAM_CALL(cudaStreamQuery, v3020, v7000, C::StreamQuery)
         case CUPTI_RUNTIME_TRACE_CBID_cudaEventSynchronize_v3020: {
             const auto* p = static_cast<const cudaEventSynchronize_v3020_params*>(params);
             return StreamCall{C::EventSynchronize, "cudaEventSynchronize", 0, event_key(p->event)};
@@ -465,8 +470,10 @@ std::optional<StreamCall> stream_call_of(CUpti_CallbackId id, const void* params
 #undef STREAMLAB_STREAM_CALL
 #undef STREAMLAB_IMPLICIT_SYNC
 
-void note_stream_call(CUpti_CallbackId id, const void* params) {
-    std::optional<StreamCall> call = stream_call_of(id, params);
+/// Notes a runtime call that queues or orders stream work, with the GPU current when it was made
+/// (count_api_call, called before, found its context's GPU).
+void note_stream_call(CUpti_CallbackId id, const CUpti_CallbackData& made) {
+    std::optional<StreamCall> call = stream_call_of(id, made.functionParams);
     if (!call) {
         return;
     }
@@ -474,6 +481,9 @@ void note_stream_call(CUpti_CallbackId id, const void* params) {
     Session& s = session();
     const std::lock_guard<std::mutex> lock(s.mutex);
     if (s.recording) {
+        if (const auto found = s.context_devices.find(made.context); found != s.context_devices.end()) {
+            call->device = found->second;
+        }
         s.stream_calls.push_back(std::move(*call));
     }
 }
@@ -490,7 +500,7 @@ void CUPTIAPI on_api_call(void* /*userdata*/, CUpti_CallbackDomain domain, CUpti
     }
     if (domain == CUPTI_CB_DOMAIN_RUNTIME_API) {
         count_api_call(call);
-        note_stream_call(id, call.functionParams);
+        note_stream_call(id, call);
     }
     // A runtime call and the driver calls it makes have their own correlation
     // ids, and a device record carries one of them. Remembering the label under

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "streamlab/check.hpp"
+#include "streamlab/grader_words.hpp"
 
 namespace streamlab {
 
@@ -57,6 +58,13 @@ DeviceFacts query_device_facts(int ordinal) {
     SL_CHECK(cudaDriverGetVersion(&facts.driver_version));
     SL_CHECK(cudaRuntimeGetVersion(&facts.runtime_version));
     return facts;
+}
+
+std::string needs_gpus_reason(int needed, int present) {
+    static const char* const kWords[] = {"no", "one", "two", "three", "four", "five", "six", "seven", "eight"};
+    const std::string count = needed >= 0 && needed <= 8 ? kWords[needed] : std::to_string(needed);
+    return words::kSkipNeedsGpus + count + (needed == 1 ? " GPU" : " GPUs") + " (this machine has " +
+           std::to_string(present) + ")";
 }
 
 }  // namespace streamlab

@@ -32,4 +32,10 @@ TEST(Device, VersionsAndComputeCapabilityFormat) {
     EXPECT_EQ(facts.compute_capability(), "9.0");
 }
 
+TEST(Device, TooFewGpusIsTheReasonTheGraderCountsAsNotGraded) {
+    EXPECT_EQ(streamlab::needs_gpus_reason(2, 1), "not graded: needs two GPUs (this machine has 1)");
+    EXPECT_EQ(streamlab::needs_gpus_reason(1, 0), "not graded: needs one GPU (this machine has 0)");
+    EXPECT_EQ(streamlab::needs_gpus_reason(12, 4), "not graded: needs 12 GPUs (this machine has 4)");
+}
+
 }  // namespace

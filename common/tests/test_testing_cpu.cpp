@@ -53,12 +53,6 @@ TEST(SkipUnlessBrokenHere, TheProcessRemembersThatItSawAGpu) {
     EXPECT_TRUE(streamlab::grading::gpu_seen_before());
 }
 
-TEST(NeedsGpus, TheReasonTheGraderCountsAsNotGraded) {
-    EXPECT_EQ(streamlab::grading::needs_gpus_reason(2, 1), "not graded: needs two GPUs (this machine has 1)");
-    EXPECT_EQ(streamlab::grading::needs_gpus_reason(1, 0), "not graded: needs one GPU (this machine has 0)");
-    EXPECT_EQ(streamlab::grading::needs_gpus_reason(12, 4), "not graded: needs 12 GPUs (this machine has 4)");
-}
-
 TEST(NoneFound, NoProblemsPassAndSomeFailListingTheFirstFive) {
     using streamlab::grading::none_found;
     testing::internal::CaptureStdout();

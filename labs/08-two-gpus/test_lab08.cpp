@@ -1,31 +1,28 @@
-// Lab 08's graded tests. They need two GPUs: on a machine with one they are
-// not graded, and say so. They run your split pipeline over both GPUs, over
-// each GPU alone, and your hand-off from one GPU to the other, on 256 MiB (less
-// on a small GPU) in host memory from your allocate_portable, while CUPTI
-// records what every GPU did; they grade those records only.
+// Lab 08's graded tests: judges of the record that record_lab08.cpp left. The
+// lab needs two GPUs: on a machine with one the recording says so and nothing
+// else, and every test is not graded, with that reason. The recording ran your
+// split pipeline over both GPUs, over each GPU alone, and your hand-off from one
+// GPU to the other, on 256 MiB (less on a small GPU) in host memory from your
+// allocate_portable, while CUPTI recorded what every GPU did; these tests read
+// that record and never run your code.
 #include <gtest/gtest.h>
 
-#include <algorithm>
 #include <cstdint>
-#include <optional>
 #include <string>
 #include <vector>
 
 #include "course_side.hpp"
-#include "lab08.hpp"
 #include "streamlab/analysis.hpp"
-#include "streamlab/handles.hpp"
+#include "streamlab/judging.hpp"
 #include "streamlab/pipeline.hpp"
 #include "streamlab/testing.hpp"
-#include "streamlab/tracer.hpp"
-#include "streamlab/workload.hpp"
 #include "two_gpu_timeline.hpp"
 
 namespace {
 
 using namespace streamlab;
 using namespace streamlab::grading;
-using namespace lab08::course;  // kChunks, kStreams, kHandoffChunks: the runs' shape
+using namespace lab08::course;  // kChunks, kStreams, kHandoffChunks, kRepeats: the runs' shape; scenarios
 
 /// The least share of the less busy GPU's time during which the other GPU
 /// worked too. Two GPUs that each stream their half side by side are busy
@@ -46,76 +43,43 @@ constexpr double kMinModelShare = 0.85;
 /// How far two GPUs' clocks, as CUPTI puts them on one time line, may disagree.
 constexpr std::uint64_t kClockSlackNs = 5000;
 
-/// Recorded runs of each one-GPU and two-GPU pipeline in the speed test: the median counts.
-constexpr int kRepeats = 3;
-
-class Lab08 : public TimelineTest {
+/// 256 MiB (less on a small GPU) through your code on two GPUs: the record's
+/// scenarios (record_lab08.cpp, course_side.hpp's scenarios).
+class Lab08 : public RecordTest {
 protected:
-    void SetUp() override {
-        SL_STEP(TimelineTest::SetUp());
-        SL_REQUIRE_GPUS(2);
-        const DeviceFacts second = query_device_facts(1);
-        n_ = pipeline_elements(std::min(facts_.total_memory_bytes, second.total_memory_bytes));
-        input_.emplace(n_);
-        output_.emplace(n_);
-        ASSERT_NE(input_->data(), nullptr) << "allocate_portable returned no memory";
-        ASSERT_NE(output_->data(), nullptr) << "allocate_portable returned no memory";
-        fill_input(input_->data(), n_);
-        gpus_.emplace_back(0, n_);
-        gpus_.emplace_back(1, n_);
-        // A kernel over all the data about as long as its whole copy in, on GPU 0.
-        iterations_ = iterations_for_kernel_ms(n_, measure_h2d_ms(n_ * sizeof(float)));
-    }
+    std::size_t n() const { return static_cast<std::size_t>(setup_value("n")); }
 
-    /// The split job over `devices` (0 and 1: both GPUs; one of them: that GPU alone).
-    lab08::SplitJob split_job(const std::vector<int>& devices) const {
-        lab08::SplitJob job{input_->data(), output_->data(), n_, iterations_, kChunks, kStreams, {}};
-        for (const int device : devices) {
-            job.gpus.push_back(gpus_[static_cast<std::size_t>(device)].part());
-        }
-        return job;
-    }
-
-    /// Your run_split over both GPUs once to warm up, then once more, on a poisoned output, while CUPTI records.
-    void record_split() {
-        const lab08::SplitJob job = split_job({0, 1});
-        lab08::run_split(job);
-        fill_poison(output_->data(), n_);
-        SL_CHECK(cudaSetDevice(0));
-        SL_RECORD_TIMELINE(timeline_, "lab08 run_split", [&] { lab08::run_split(job); });
-        SL_CHECK(cudaGetDevice(&current_after_));
+    /// Your run_split over both GPUs, recorded after a warm-up on a poisoned output, into timeline_ and work_.
+    void use_split() {
+        SL_STEP(use_scenario(scenarios::kSplit, recorded_));
+        timeline_ = *recorded_->timeline;
         work_ = work_by_gpu(timeline_.ops);
     }
 
-    /// `chunks` equal chunks of the output against the CPU reference.
-    void expect_results_right(int chunks, const char* hint) {
-        const ResultCheck check = check_workload_output(input_->data(), output_->data(), n_, iterations_, chunks);
-        if (!check.ok) {
+    /// The recorded output against the CPU reference, recomputed from the record's seed.
+    void expect_results_right(const char* hint) {
+        const ::testing::AssertionResult matches = output_matches_reference(*recorded_);
+        if (!matches) {
             report_hint(hint);
         }
-        EXPECT_TRUE(check.ok) << check.message();
+        EXPECT_TRUE(matches);
     }
 
-    /// The median makespan, in ms, of kRepeats recorded runs of your run_split on `devices`, into `ms`.
-    void median_makespan(const std::vector<int>& devices, double& ms_out) {
-        const lab08::SplitJob job = split_job(devices);
-        lab08::run_split(job);  // warm-up
+    /// The median makespan, in ms, of the kRepeats recorded runs of your run_split on `gpus`
+    /// (scenarios::kGpu0Alone, ...), into `ms_out`.
+    void median_makespan(const std::string& gpus, double& ms_out) {
         std::vector<double> makespans;
-        for (int r = 0; r < kRepeats; ++r) {
-            Timeline recorded;
-            SL_RECORD_TIMELINE(recorded, "lab08 run_split", [&] { lab08::run_split(job); });
-            makespans.push_back(ms(makespan_ns(recorded.ops)));
+        for (int repeat = 1; repeat <= kRepeats; ++repeat) {
+            const record::Scenario* run = nullptr;
+            SL_STEP(use_scenario(scenarios::timed(gpus, repeat), run));
+            makespans.push_back(ms(makespan_ns(run->timeline->ops)));
         }
         ms_out = median(makespans);
     }
 
-    std::size_t n_ = 0;
-    std::optional<PortableFloats> input_, output_;
-    std::vector<GpuMemory> gpus_;
-    int iterations_ = 1;
+    const record::Scenario* recorded_ = nullptr;
     Timeline timeline_;
     std::vector<GpuWork> work_;
-    int current_after_ = -1;
 };
 
 // ---------------------------------------------------------------- Tasks 1 and 2
@@ -123,15 +87,15 @@ protected:
 class TwoGpus : public Lab08 {};
 
 TEST_F(TwoGpus, ResultsMatchCpuReference) {
-    SL_STEP(record_split());
-    expect_results_right(2 * kChunks,
-                         "share g is chunk_range(job.n, job.gpus.size(), g); chunk c of it is chunk_range(share.count, "
-                         "job.chunks, c), at share.offset + chunk.offset in the host buffers and at chunk.offset in "
-                         "the GPU's own buffers");
+    SL_STEP(use_split());
+    expect_results_right(
+        "share g is chunk_range(job.n, job.gpus.size(), g); chunk c of it is chunk_range(share.count, "
+        "job.chunks, c), at share.offset + chunk.offset in the host buffers and at chunk.offset in "
+        "the GPU's own buffers");
 }
 
 TEST_F(TwoGpus, BothGpusRunTheirShare) {
-    SL_STEP(record_split());
+    SL_STEP(use_split());
     std::vector<std::string> idle;
     for (const std::uint32_t device : {0U, 1U}) {
         const GpuWork work = work_of(work_, device);
@@ -153,11 +117,11 @@ TEST_F(TwoGpus, BothGpusRunTheirShare) {
 }
 
 TEST_F(TwoGpus, WorkSplitEvenly) {
-    SL_STEP(record_split());
+    SL_STEP(use_split());
     std::vector<std::string> uneven;
     for (const std::uint32_t device : {0U, 1U}) {
         const GpuWork work = work_of(work_, device);
-        const std::uint64_t share = chunk_range(n_, 2, static_cast<int>(device)).count * sizeof(float);
+        const std::uint64_t share = chunk_range(n(), 2, static_cast<int>(device)).count * sizeof(float);
         const std::string gpu = "GPU " + std::to_string(device);
         if (work.h2d_bytes != share || work.d2h_bytes != share) {
             uneven.push_back(gpu + " copied " + std::to_string(work.h2d_bytes) + " bytes in and " +
@@ -176,7 +140,7 @@ TEST_F(TwoGpus, WorkSplitEvenly) {
 }
 
 TEST_F(TwoGpus, BothGpusCopyInFromTheHostAtOnce) {
-    SL_STEP(record_split());
+    SL_STEP(use_split());
     const std::size_t peer = work_of(work_, 0).peer_copies + work_of(work_, 1).peer_copies;
     const double together = copies_in_together_share(timeline_.ops, 0, 1);
     report_measure("share of the shorter copy-in time the other GPU copied in too", together,
@@ -192,7 +156,7 @@ TEST_F(TwoGpus, BothGpusCopyInFromTheHostAtOnce) {
 }
 
 TEST_F(TwoGpus, EachGpuHasStreamsOfItsOwn) {
-    SL_STEP(record_split());
+    SL_STEP(use_split());
     ASSERT_FALSE(work_.empty()) << "the records show no work";
     std::vector<std::string> wrong;
     for (const GpuWork& work : work_) {  // each GPU that ran anything (whether both did is another test's question)
@@ -205,8 +169,8 @@ TEST_F(TwoGpus, EachGpuHasStreamsOfItsOwn) {
                             std::to_string(kStreams));
         }
     }
-    if (current_after_ != 0) {
-        wrong.push_back("run_split returned with device " + std::to_string(current_after_) +
+    if (const auto current_after = static_cast<int>(recorded_->value("current_device_after")); current_after != 0) {
+        wrong.push_back("run_split returned with device " + std::to_string(current_after) +
                         " current; it was called with device 0 current");
     }
     EXPECT_TRUE(grading::none_found(wrong, "problems with the streams or the current device",
@@ -217,7 +181,7 @@ TEST_F(TwoGpus, EachGpuHasStreamsOfItsOwn) {
 }
 
 TEST_F(TwoGpus, PinnedMemoryIsPortable) {
-    SL_STEP(record_split());
+    SL_STEP(use_split());
     std::vector<std::string> wrong;
     std::size_t copies = 0;
     for (const GpuWork& work : work_) {  // each GPU that copied (whether both did is another test's question)
@@ -228,12 +192,10 @@ TEST_F(TwoGpus, PinnedMemoryIsPortable) {
         }
     }
     ASSERT_NE(copies, 0U) << "the records show no copy to or from the host";
-    unsigned int flags = 0;
-    const cudaError_t asked = cudaHostGetFlags(&flags, input_->data());
-    if (asked != cudaSuccess) {
-        (void)cudaGetLastError();  // memory CUDA did not allocate: no flags
+    // What CUDA said of the input's memory after the run (cudaHostGetFlags, asked by the recording).
+    if (recorded_->value("input_pinned") == 0) {
         wrong.push_back("CUDA does not know allocate_portable's memory as pinned host memory");
-    } else if ((flags & cudaHostAllocPortable) == 0) {
+    } else if (recorded_->value("input_portable") == 0) {
         wrong.push_back("allocate_portable's memory was not allocated as portable");
     }
     EXPECT_TRUE(grading::none_found(wrong, "problems with the host memory", "problem(s) with the host memory",
@@ -243,9 +205,9 @@ TEST_F(TwoGpus, PinnedMemoryIsPortable) {
 
 TEST_F(TwoGpus, FasterThanOneGpu) {
     double alone_first = 0, alone_second = 0, split = 0;
-    SL_STEP(median_makespan({0}, alone_first));
-    SL_STEP(median_makespan({1}, alone_second));
-    SL_STEP(median_makespan({0, 1}, split));
+    SL_STEP(median_makespan(scenarios::kGpu0Alone, alone_first));
+    SL_STEP(median_makespan(scenarios::kGpu1Alone, alone_second));
+    SL_STEP(median_makespan(scenarios::kBothGpus, split));
     ASSERT_TRUE(alone_first > 0 && alone_second > 0 && split > 0)
         << "the records show no work in some run of run_split (GPU 0 alone: " << alone_first
         << " ms, GPU 1 alone: " << alone_second << " ms, both: " << split << " ms)";
@@ -268,26 +230,22 @@ TEST_F(TwoGpus, FasterThanOneGpu) {
 
 class Handoff : public Lab08 {
 protected:
-    /// Your run_handoff from GPU 0 to GPU 1 once to warm up, then once more, on a poisoned output, while CUPTI records.
-    void record_handoff() {
-        const lab08::HandoffJob job{input_->data(),  output_->data(), n_, iterations_, kHandoffChunks,
-                                    gpus_[0].part(), gpus_[1].part()};
-        lab08::run_handoff(job);
-        fill_poison(output_->data(), n_);
-        SL_CHECK(cudaSetDevice(0));
-        SL_RECORD_TIMELINE(timeline_, "lab08 run_handoff", [&] { lab08::run_handoff(job); });
+    /// Your run_handoff from GPU 0 to GPU 1, recorded after a warm-up on a poisoned output, into timeline_.
+    void use_handoff() {
+        SL_STEP(use_scenario(scenarios::kHandoff, recorded_));
+        timeline_ = *recorded_->timeline;
     }
 };
 
 TEST_F(Handoff, ResultsMatchCpuReference) {
-    SL_STEP(record_handoff());
-    expect_results_right(kHandoffChunks,
-                         "chunk c is chunk_range(job.n, job.chunks, c), at chunk.offset in every buffer; the kernel "
-                         "reads job.to's device_input, which the copy between the GPUs filled");
+    SL_STEP(use_handoff());
+    expect_results_right(
+        "chunk c is chunk_range(job.n, job.chunks, c), at chunk.offset in every buffer; the kernel "
+        "reads job.to's device_input, which the copy between the GPUs filled");
 }
 
 TEST_F(Handoff, CrossDeviceWaitRespected) {
-    SL_STEP(record_handoff());
+    SL_STEP(use_handoff());
     const HandoffRun run = find_handoff(timeline_.ops, 0, 1, kHandoffChunks);
     ASSERT_EQ(run.problem, "") << "the records do not show the hand-off's chunks: " << run.problem;
     // The host never waits while it queues: no synchronization before the last work it queued.
@@ -318,13 +276,12 @@ TEST_F(Handoff, CrossDeviceWaitRespected) {
 }
 
 TEST_F(Handoff, PeerCopyRecorded) {
-    int possible = 0;
-    SL_CHECK(cudaDeviceCanAccessPeer(&possible, 1, 0));
-    if (possible == 0) {
+    // Whether GPU 1 can reach GPU 0's memory (cudaDeviceCanAccessPeer, asked by the recording's set-up).
+    if (setup_value("peer_access") == 0) {
         SL_SKIP_DEVICE_CANNOT_SHOW() << "GPU 1 cannot reach GPU 0's memory directly on this machine (no peer "
                                         "access): CUDA carries a copy between them through the host";
     }
-    SL_STEP(record_handoff());
+    SL_STEP(use_handoff());
     const std::vector<DeviceOp> peer = ops_of_kind(timeline_.ops, OpKind::MemcpyP2P);
     std::uint64_t bytes = 0;
     std::size_t wrong_way = 0;
@@ -341,8 +298,8 @@ TEST_F(Handoff, PeerCopyRecorded) {
     }
     EXPECT_EQ(peer.size(), static_cast<std::size_t>(kHandoffChunks)) << "one copy between the GPUs per chunk";
     EXPECT_EQ(wrong_way, 0U) << "copies between the GPUs went the wrong way";
-    EXPECT_EQ(bytes, n_ * sizeof(float)) << "the copies between the GPUs moved " << bytes << " bytes of "
-                                         << n_ * sizeof(float);
+    EXPECT_EQ(bytes, n() * sizeof(float))
+        << "the copies between the GPUs moved " << bytes << " bytes of " << n() * sizeof(float);
 }
 
 }  // namespace

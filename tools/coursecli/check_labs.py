@@ -6,7 +6,9 @@ For every lab (labs/NN-topic with a lab.cmake):
   - every starter source has TODO(labNN) blocks, and no solution mentions TODO;
   - outside its TODO blocks a starter is line for line its solution;
   - the lab README has every section the course's READMEs have;
-  - a lab that needs several GPUs (`GPUS N`) has tests that ask for them (SL_REQUIRE_GPUS(N)).
+  - a lab that needs several GPUs (`GPUS N`) asks for them where its code runs: its tests
+    (SL_REQUIRE_GPUS(N)), or for a lab recorded once its recording program
+    (`record_scenarios(argc, argv, ..., /*gpus=*/N)`).
 
 A TODO block opens with a line containing `TODO(labNN):` and closes with a
 line containing `TODO(labNN) end`; everything between is the student's.
@@ -137,15 +139,19 @@ def check_lab(lab_dir: Path, solutions_root: Path) -> list[str]:
 
 
 def gpus_problems(lab_dir: Path, declared: LabCmake) -> list[str]:
-    """A lab that needs several GPUs (`GPUS N`, N > 1) must say so in its tests too: they skip with
-    SL_REQUIRE_GPUS(N) where fewer are present, which the grader counts as not graded."""
+    """A lab that needs several GPUs (`GPUS N`, N > 1) must say so where its code runs too, so that
+    where fewer are present the grader counts it as not graded: its tests skip with SL_REQUIRE_GPUS(N);
+    a lab recorded once (RECORDER) passes N to record_scenarios, whose record then says only why, and
+    its judges skip with that reason."""
     needed = declared.gpus
-    source = lab_dir / declared.cpp.test_source
-    if needed > 1 and (not source.is_file() or f"SL_REQUIRE_GPUS({needed})" not in source.read_text()):
-        return [
-            f"lab.cmake needs {needed} GPUs (GPUS {needed}), but its tests never ask for them "
-            f"with SL_REQUIRE_GPUS({needed})"
-        ]
+    if needed <= 1:
+        return []
+    if declared.recorder:
+        source, asks, where = lab_dir / declared.recorder, f"/*gpus=*/{needed})", "its recording program"
+    else:
+        source, asks, where = lab_dir / declared.cpp.test_source, f"SL_REQUIRE_GPUS({needed})", "its test source"
+    if not source.is_file() or asks not in source.read_text():
+        return [f"lab.cmake needs {needed} GPUs (GPUS {needed}), but {where} never asks for them with {asks}"]
     return []
 
 

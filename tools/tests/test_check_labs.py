@@ -75,14 +75,23 @@ def test_an_answer_file_must_be_in_both_and_unanswered_in_the_starter(tmp_path, 
     assert check_labs.main(["--root", str(root)]) == 0
 
 
-def test_a_lab_that_needs_two_gpus_asks_for_them_in_its_tests(tmp_path, capsys):
+def test_a_lab_that_needs_two_gpus_asks_for_them_where_its_code_runs(tmp_path, capsys):
     root = make_lab(tmp_path)
     lab = root / "labs" / "09-demo"
     (lab / "lab.cmake").write_text(LAB_CMAKE.replace("TEST_SOURCE", "GPUS 2 TEST_SOURCE"))
     (lab / "t.cu").write_text("TEST(A, B) { SL_REQUIRE_GPU(); }\n")
     assert check_labs.main(["--root", str(root)]) == 1
-    assert "never ask for them with SL_REQUIRE_GPUS(2)" in capsys.readouterr().out
+    assert "its test source never asks for them with SL_REQUIRE_GPUS(2)" in capsys.readouterr().out
     (lab / "t.cu").write_text("TEST(A, B) { SL_REQUIRE_GPUS(2); }\n")
+    assert check_labs.main(["--root", str(root)]) == 0
+    # Recorded once: the recording program asks for them, its judges never run code that could.
+    (lab / "lab.cmake").write_text(LAB_CMAKE.replace("TEST_SOURCE", "GPUS 2 RECORDER rec.cpp TEST_SOURCE"))
+    (lab / "rec.cpp").write_text("int main(int c, char** v) { return record_scenarios(c, v, record_demo); }\n")
+    assert check_labs.main(["--root", str(root)]) == 1
+    assert "its recording program never asks for them with /*gpus=*/2)" in capsys.readouterr().out
+    (lab / "rec.cpp").write_text(
+        "int main(int c, char** v) { return record_scenarios(c, v, record_demo, /*gpus=*/2); }\n"
+    )
     assert check_labs.main(["--root", str(root)]) == 0
     (lab / "lab.cmake").write_text(LAB_CMAKE.replace("TEST_SOURCE", "GPUS many TEST_SOURCE"))
     assert check_labs.main(["--root", str(root)]) == 1

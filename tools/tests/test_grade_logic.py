@@ -205,11 +205,15 @@ def test_a_skipped_tests_reason_is_read_from_what_it_printed():
 
 
 def test_the_skip_for_too_few_gpus_is_worded_as_the_grader_reads_it():
-    """SL_REQUIRE_GPUS's reason (streamlab/testing.hpp, testing.cpp) begins as GRADER_SKIPS and
-    `course check` expect it to, and the lab that needs two GPUs asks for them."""
+    """The reason for too few GPUs (needs_gpus_reason, streamlab/device.hpp, device.cpp: SL_REQUIRE_GPUS's and a
+    recording's) begins as GRADER_SKIPS and `course check` expect it to, and the lab that needs two GPUs asks for
+    them (its recording program passes GPUS to record_scenarios)."""
     from coursecli.labs import NEEDS_GPUS
     from coursecli.scoring import GRADER_SKIPS
 
     assert NEEDS_GPUS in GRADER_SKIPS
-    assert "return words::kSkipNeedsGpus + count" in (ROOT / "common/support/src/testing.cpp").read_text()
-    assert "SL_REQUIRE_GPUS(2);" in (ROOT / "labs/08-two-gpus/test_lab08.cpp").read_text()
+    assert "return words::kSkipNeedsGpus + count" in (ROOT / "common/src/device.cpp").read_text()
+    assert (
+        "record_scenarios(argc, argv, record_lab08, /*gpus=*/2)"
+        in (ROOT / "labs/08-two-gpus/record_lab08.cpp").read_text()
+    )

@@ -42,4 +42,9 @@ struct GpuPresence {
 /// Reads the facts of device `ordinal`. Throws streamlab::CudaError on failure.
 [[nodiscard]] DeviceFacts query_device_facts(int ordinal = 0);
 
+/// Why work that needs `needed` GPUs at once is not graded on a machine with
+/// `present`: `not graded: needs two GPUs (this machine has 1)`. The grader
+/// counts that skip (words::kSkipNeedsGpus) neither for nor against.
+[[nodiscard]] std::string needs_gpus_reason(int needed, int present);
+
 }  // namespace streamlab

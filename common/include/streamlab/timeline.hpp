@@ -97,6 +97,11 @@ struct StreamCall {
     std::uint64_t stream = 0;                ///< The stream it names (0 for event and device synchronizations).
     std::uint64_t event = 0;                 ///< The event it names (0 for work and stream or device synchronizations).
     std::uint64_t time_ns = 0;               ///< When the host made the call, on the timeline's clock.
+    /// The GPU current on the calling thread when the call was made (the device of
+    /// the context it ran in; 0 when none was current yet). Where several GPUs
+    /// work, it tells their calls apart: an event recorded while GPU 0 was current
+    /// and waited for by a stream while GPU 1 was is a wait across GPUs.
+    std::uint32_t device = 0;
 };
 
 /// A recorded timeline: everything a grader or a plot needs.

@@ -36,9 +36,11 @@ const LoadedRecord& loaded_record() {
 }
 
 /// Whether `message` is one of the skips the grader counts as "not graded"
-/// (grader_words.hpp) that a recording can meet: no GPU, no timeline.
+/// (grader_words.hpp) that a recording can meet: no GPU, fewer GPUs than the
+/// scenarios use at once, no timeline.
 bool is_machine_skip(const std::string& message) {
-    return message.rfind(words::kSkipNoGpu, 0) == 0 || message.rfind(words::kSkipTimelineUnavailable, 0) == 0;
+    return message.rfind(words::kSkipNoGpu, 0) == 0 || message.rfind(words::kSkipNeedsGpus, 0) == 0 ||
+           message.rfind(words::kSkipTimelineUnavailable, 0) == 0;
 }
 
 }  // namespace

@@ -158,6 +158,9 @@ std::vector<StreamCall> read_stream_calls(const json& array, const Place& place)
         call.stream = require_unsigned(item, "stream", std::numeric_limits<std::uint64_t>::max(), place);
         call.event = require_unsigned(item, "event", std::numeric_limits<std::uint64_t>::max(), place);
         call.time_ns = require_unsigned(item, "time_ns", std::numeric_limits<std::uint64_t>::max(), place);
+        if (item.contains("device")) {  // optional: records made before it was written ran on GPU 0 alone
+            call.device = static_cast<std::uint32_t>(require_unsigned(item, "device", 0xFFFFFFFFU, place));
+        }
         if (!calls.empty() && call.time_ns < calls.back().time_ns) {
             throw place.error("its stream calls are not in the order they were made");
         }
@@ -181,6 +184,35 @@ std::map<std::uint64_t, std::uint64_t> read_calls_by_thread(const json& object, 
         calls[std::stoull(key)] = count.get<std::uint64_t>();
     }
     return calls;
+}
+
+/// Every GPU of a recording on several: `first` (the set-up's trace's, GPU 0), then
+/// the device of each trace of `more_gpus`, numbered in order.
+std::vector<DeviceFacts> read_more_gpus(const json& more_gpus, const DeviceFacts& first, const Place& place) {
+    if (!more_gpus.is_array()) {
+        throw place.error("\"more_gpus\" is not an array");
+    }
+    std::vector<DeviceFacts> gpus{first};
+    for (const json& trace : more_gpus) {
+        gpus.push_back(read_trace_object(trace, place).device);
+    }
+    for (std::size_t i = 0; i < gpus.size(); ++i) {
+        gpus[i].ordinal = static_cast<int>(i);  // a trace file keeps no ordinal
+    }
+    return gpus;
+}
+
+/// Whether two set-ups name the same GPUs, in the same order (gpus[0] is the device).
+bool same_names(const Record& a, const Record& b) {
+    if (a.gpus.size() != b.gpus.size()) {
+        return false;
+    }
+    for (std::size_t i = 0; i < a.gpus.size(); ++i) {
+        if (a.gpus[i].name != b.gpus[i].name) {
+            return false;
+        }
+    }
+    return true;
 }
 
 OutputSample read_output(const json& object, std::uint32_t seed, const Place& place) {
@@ -360,23 +392,37 @@ Timeline untraced_timeline(const DeviceFacts& device, const std::string& program
     return timeline;
 }
 
+void discount_course_calls(Timeline& timeline, std::uint64_t thread,
+                           const std::map<std::string, std::uint64_t>& calls) {
+    for (const auto& [function, made] : calls) {
+        const auto counted = timeline.api_calls.find(function);
+        if (counted == timeline.api_calls.end()) {
+            continue;
+        }
+        const std::uint64_t taken = std::min(made, counted->second);
+        counted->second -= taken;
+        if (counted->second == 0) {
+            timeline.api_calls.erase(counted);
+        }
+        if (const auto mine = timeline.api_calls_by_thread.find(thread); mine != timeline.api_calls_by_thread.end()) {
+            mine->second -= std::min(taken, mine->second);
+        }
+        if (function != "cudaDeviceSynchronize") {
+            continue;
+        }
+        for (std::uint64_t i = 0; i < taken; ++i) {
+            const auto last =
+                std::find_if(timeline.stream_calls.rbegin(), timeline.stream_calls.rend(),
+                             [](const StreamCall& call) { return call.call == OrderingCall::DeviceSynchronize; });
+            if (last != timeline.stream_calls.rend()) {
+                timeline.stream_calls.erase(std::next(last).base());
+            }
+        }
+    }
+}
+
 void discount_closing_synchronize(Timeline& timeline, std::uint64_t thread) {
-    const auto counted = timeline.api_calls.find("cudaDeviceSynchronize");
-    if (counted == timeline.api_calls.end() || counted->second == 0) {
-        return;
-    }
-    if (--counted->second == 0) {
-        timeline.api_calls.erase(counted);
-    }
-    if (const auto mine = timeline.api_calls_by_thread.find(thread);
-        mine != timeline.api_calls_by_thread.end() && mine->second > 0) {
-        --mine->second;
-    }
-    const auto last = std::find_if(timeline.stream_calls.rbegin(), timeline.stream_calls.rend(),
-                                   [](const StreamCall& call) { return call.call == OrderingCall::DeviceSynchronize; });
-    if (last != timeline.stream_calls.rend()) {
-        timeline.stream_calls.erase(std::next(last).base());
-    }
+    discount_course_calls(timeline, thread, {{"cudaDeviceSynchronize", 1}});
 }
 
 Record parse_record(const std::string& text) {
@@ -428,15 +474,20 @@ Record parse_record(const std::string& text) {
             } else {
                 seen.gpu = true;
                 seen.device = read_trace_object(require(setup, "trace", place), place).device;
+                seen.gpus = {seen.device};
+                seen.gpus.back().ordinal = 0;
+                if (setup.contains("more_gpus")) {  // optional: a recording on several GPUs at once
+                    seen.gpus = read_more_gpus(setup.at("more_gpus"), seen.device, place);
+                }
                 seen.setup = read_values(require(setup, "values", place), place, /*not_a_number_allowed=*/false);
             }
-            if (set_up &&
-                (seen.gpu != record.gpu || seen.setup != record.setup || seen.device.name != record.device.name)) {
+            if (set_up && (seen.gpu != record.gpu || seen.setup != record.setup || !same_names(seen, record))) {
                 throw place.error("the set-up after a restart differs from the first one");
             }
             record.gpu = seen.gpu;
             record.no_gpu_reason = seen.no_gpu_reason;
             record.device = seen.device;
+            record.gpus = seen.gpus;
             record.setup = seen.setup;
             set_up = true;
         } else if (line.contains("started")) {
@@ -503,11 +554,23 @@ std::string header_line(const std::string& lab, const std::string& program, cons
                                  {"seed", seed}});
 }
 
-std::string setup_line(const DeviceFacts& device, const std::map<std::string, double>& values) {
-    Timeline empty;
-    empty.device = device;
-    empty.program = "set-up";
-    return one_line(ordered_json{{"setup", {{"values", values}, {"trace", trace_object(empty)}}}});
+std::string setup_line(const DeviceFacts& device, const std::map<std::string, double>& values,
+                       const std::vector<DeviceFacts>& more_gpus) {
+    // Each GPU's facts as the trace format spells them: the otherData.device of a trace with no events.
+    const auto facts_of = [](const DeviceFacts& gpu) {
+        Timeline empty;
+        empty.device = gpu;
+        empty.program = "set-up";
+        return trace_object(empty);
+    };
+    ordered_json setup{{"values", values}, {"trace", facts_of(device)}};
+    if (!more_gpus.empty()) {  // optional: a set-up without it is a recording on one GPU
+        setup["more_gpus"] = ordered_json::array();
+        for (const DeviceFacts& gpu : more_gpus) {
+            setup["more_gpus"].push_back(facts_of(gpu));
+        }
+    }
+    return one_line(ordered_json{{"setup", setup}});
 }
 
 std::string no_gpu_line(const std::string& reason) {
@@ -547,7 +610,8 @@ std::string scenario_line(const Scenario& scenario) {
                          {"function", call.function},
                          {"stream", call.stream},
                          {"event", call.event},
-                         {"time_ns", call.time_ns}});
+                         {"time_ns", call.time_ns},
+                         {"device", call.device}});
     }
     line["stream_calls"] = calls;
     if (!timeline.api_calls_by_thread.empty()) {  // optional: records without it read as before

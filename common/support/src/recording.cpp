@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <cuda_runtime_api.h>
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -58,7 +59,8 @@ double Session::setup_value(const std::string& key, const std::function<double()
 
 void Session::send_setup_once() {
     if (!setup_sent_) {
-        send(record::setup_line(facts_, setup_));
+        const std::vector<DeviceFacts> more_gpus(gpus_.size() > 1 ? gpus_.begin() + 1 : gpus_.end(), gpus_.end());
+        send(record::setup_line(facts_, setup_, more_gpus));
         setup_sent_ = true;
     }
 }
@@ -121,10 +123,33 @@ void Session::scenario(const std::string& name, const ProcessNeeds& needs,
     }
 }
 
+std::map<std::string, std::uint64_t> Session::synchronize_gpus() const {
+    if (gpus_.size() <= 1) {
+        SL_CHECK(cudaDeviceSynchronize());
+        return {{"cudaDeviceSynchronize", 1}};
+    }
+    std::map<std::string, std::uint64_t> made{{"cudaGetDevice", 1}};
+    int current = 0;
+    SL_CHECK(cudaGetDevice(&current));
+    const auto synchronize = [&](int device) {
+        ++made["cudaSetDevice"];
+        SL_CHECK(cudaSetDevice(device));
+        ++made["cudaDeviceSynchronize"];
+        SL_CHECK(cudaDeviceSynchronize());
+    };
+    for (const DeviceFacts& gpu : gpus_) {
+        if (gpu.ordinal != current) {
+            synchronize(gpu.ordinal);
+        }
+    }
+    synchronize(current);
+    return made;
+}
+
 void Session::record(record::Scenario& scenario, const std::string& program, const std::function<void()>& work) {
     if (const std::string off = tracing_off_reason(); !off.empty()) {
         work();
-        SL_CHECK(cudaDeviceSynchronize());
+        (void)synchronize_gpus();
         not_recordable(words::kSkipTimelineUnavailable + off);
     }
     std::optional<Tracer> tracer;
@@ -140,10 +165,12 @@ void Session::record(record::Scenario& scenario, const std::string& program, con
     // What `work` throws fails the scenario, whatever it is: only not_recordable(),
     // the course's, turns a scenario into a skipped one.
     work();
-    SL_CHECK(cudaDeviceSynchronize());  // the course's, not the scenario's: discounted below
+    // The course's calls, not the scenario's: discounted below. Every GPU, so that
+    // no op of a GPU the code left working ends after the mark.
+    const std::map<std::string, std::uint64_t> course_calls = synchronize_gpus();
     tracer->mark(record::kRecordingEndsMark);
     scenario.timeline = tracer->finish();
-    record::discount_closing_synchronize(*scenario.timeline, host_thread_id());
+    record::discount_course_calls(*scenario.timeline, host_thread_id(), course_calls);
 }
 
 void Session::not_recordable(const std::string& why) {
@@ -167,7 +194,7 @@ RecordedPipeline prepare_recorded_pipeline(Session& session) {
     return prepared;
 }
 
-int record_scenarios(int argc, char** argv, const std::function<void(Session&)>& scenarios) {
+int record_scenarios(int argc, char** argv, const std::function<void(Session&)>& scenarios, int gpus) {
     Session session;
     bool seeded = false;
     for (int i = 1; i < argc; ++i) {
@@ -205,8 +232,15 @@ int record_scenarios(int argc, char** argv, const std::function<void(Session&)>&
         session.send(record::no_gpu_line(words::kSkipNoGpu + presence.reason));
         return 0;
     }
+    if (presence.device_count < gpus) {  // nothing to record here, and nothing against the student
+        session.send(record::no_gpu_line(needs_gpus_reason(gpus, presence.device_count)));
+        return 0;
+    }
     try {
-        session.facts_ = query_device_facts(0);
+        for (int gpu = 0; gpu < std::max(gpus, 1); ++gpu) {
+            session.gpus_.push_back(query_device_facts(gpu));
+        }
+        session.facts_ = session.gpus_.front();
         scenarios(session);
     } catch (const std::exception& thrown) {  // the set-up, outside any scenario
         std::fprintf(stderr, "recording: the set-up failed: %s\n", thrown.what());

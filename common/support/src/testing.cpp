@@ -20,13 +20,6 @@ void note_gpu_seen() noexcept {
     gpu_seen.store(true);
 }
 
-std::string needs_gpus_reason(int needed, int present) {
-    static const char* const kWords[] = {"no", "one", "two", "three", "four", "five", "six", "seven", "eight"};
-    const std::string count = needed >= 0 && needed <= 8 ? kWords[needed] : std::to_string(needed);
-    return words::kSkipNeedsGpus + count + (needed == 1 ? " GPU" : " GPUs") + " (this machine has " +
-           std::to_string(present) + ")";
-}
-
 void report_measure(const std::string& name, double value, const std::string& op, double threshold,
                     const std::string& unit) {
     const nlohmann::json line = {

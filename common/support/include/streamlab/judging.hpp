@@ -25,7 +25,7 @@ inline constexpr const char* kRecordVariable = "STREAMLAB_RECORD";
 /// A lab's judges derive from it: SetUp reads and validates the record once per
 /// process (a record that is missing, malformed or inconsistent fails every
 /// test with the reason), and skips the test, with the recording's reason,
-/// where the recording found no GPU.
+/// where the recording found no GPU, or fewer than the lab needs at once.
 class RecordTest : public ::testing::Test {
 protected:
     /// Reads the record (once per process), fails or skips as the class says, and fills facts_.

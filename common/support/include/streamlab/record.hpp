@@ -100,12 +100,15 @@ struct Scenario {
 
 /// A whole record.
 struct Record {
-    std::string lab;                      ///< "05".
-    std::string program;                  ///< The recording program.
-    std::string date;                     ///< When the harness started, UTC ISO 8601.
-    std::uint32_t seed = 0;               ///< The input's seed, chosen by the harness.
-    DeviceFacts device;                   ///< The GPU the recording ran on (from its set-up).
-    bool gpu = false;                     ///< False when the recording found no usable GPU.
+    std::string lab;         ///< "05".
+    std::string program;     ///< The recording program.
+    std::string date;        ///< When the harness started, UTC ISO 8601.
+    std::uint32_t seed = 0;  ///< The input's seed, chosen by the harness.
+    DeviceFacts device;      ///< The GPU the recording ran on (from its set-up): GPU 0.
+    /// Every GPU the recording used, by device ordinal: `device` first, then, for a
+    /// recording on several GPUs at once, GPU 1, 2, ... (the set-up's `more_gpus`).
+    std::vector<DeviceFacts> gpus;
+    bool gpu = false;                     ///< False when the recording found no usable GPU, or fewer than it needs.
     std::string no_gpu_reason;            ///< Why, when `gpu` is false.
     std::map<std::string, double> setup;  ///< The set-up's values (element count, iterations, ...).
     std::vector<Scenario> scenarios;      ///< In the order they were recorded.
@@ -119,13 +122,18 @@ struct Record {
 /// no ops and no calls, only the kRecordingEndsMark, on `device`, named `program`.
 [[nodiscard]] Timeline untraced_timeline(const DeviceFacts& device, const std::string& program);
 
-/// Takes the recording program's own cudaDeviceSynchronize, made on host thread
-/// `thread` after a scenario's work and before its kRecordingEndsMark
-/// (recording::Session::record), out of `timeline`: one call fewer in `api_calls`
-/// and in that thread's count of `api_calls_by_thread` (where calls were counted
-/// by thread), and its stream call (the last device synchronization) gone from
+/// Takes the runtime calls the recording program made itself on host thread
+/// `thread`, after a scenario's work and before its kRecordingEndsMark (the
+/// synchronization of recording::Session::record), out of `timeline`: `calls`
+/// (how many of each runtime function, "cudaDeviceSynchronize": 1) fewer in
+/// `api_calls` and in that thread's count of `api_calls_by_thread` (where calls
+/// were counted by thread), and the stream call of each of its
+/// cudaDeviceSynchronize (the last device synchronizations) gone from
 /// `stream_calls`, so that all three hold the calls of the scenario's code alone.
-/// A timeline without such a call is left as it is.
+/// Calls the timeline does not hold are not taken out.
+void discount_course_calls(Timeline& timeline, std::uint64_t thread, const std::map<std::string, std::uint64_t>& calls);
+
+/// discount_course_calls of the one cudaDeviceSynchronize with which a recording on one GPU ends.
 void discount_closing_synchronize(Timeline& timeline, std::uint64_t thread);
 
 /// Parses a record's text (JSON lines). Throws RecordFormatError, naming the line.
@@ -140,9 +148,12 @@ void discount_closing_synchronize(Timeline& timeline, std::uint64_t thread);
 [[nodiscard]] std::string header_line(const std::string& lab, const std::string& program, const std::string& date,
                                       std::uint32_t seed);
 /// The set-up's line, written by the recording program before any scenario:
-/// the device and the values every scenario shares.
-[[nodiscard]] std::string setup_line(const DeviceFacts& device, const std::map<std::string, double>& values);
-/// The set-up's line of a recording that found no usable GPU, and why.
+/// the device (GPU 0), the values every scenario shares and, for a recording on
+/// several GPUs at once, the facts of GPU 1, 2, ... (`more_gpus`, in order).
+[[nodiscard]] std::string setup_line(const DeviceFacts& device, const std::map<std::string, double>& values,
+                                     const std::vector<DeviceFacts>& more_gpus = {});
+/// The set-up's line of a recording that found no usable GPU, or fewer than it
+/// needs, and why (the grader's words: "no GPU: ...", "not graded: needs two GPUs ...").
 [[nodiscard]] std::string no_gpu_line(const std::string& reason);
 /// The line that says a scenario starts: what a crash or a hang is charged to.
 [[nodiscard]] std::string started_line(const std::string& scenario);

@@ -24,6 +24,7 @@
 #include <functional>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "streamlab/device.hpp"
 #include "streamlab/pipeline.hpp"
@@ -48,8 +49,12 @@ struct ProcessNeeds {
 /// What a lab's scenarios see of the recording run.
 class Session {
 public:
-    /// The device the scenarios run on.
+    /// The device the scenarios run on (GPU 0).
     [[nodiscard]] const DeviceFacts& facts() const noexcept { return facts_; }
+
+    /// Every GPU the scenarios use, by device ordinal (record_scenarios's `gpus`):
+    /// `gpus()[0]` is facts(). The record's set-up carries them all.
+    [[nodiscard]] const std::vector<DeviceFacts>& gpus() const noexcept { return gpus_; }
 
     /// The input's seed the harness chose (fill_input(data, n, seed())).
     [[nodiscard]] std::uint32_t seed() const noexcept { return seed_; }
@@ -71,9 +76,9 @@ public:
                   const std::function<void(record::Scenario&)>& body);
 
     /// Inside a scenario: runs `work` (the student's code) while CUPTI records
-    /// and puts the timeline into `scenario`; the device is synchronized before
-    /// the recording ends (a call of the course's that the timeline does not
-    /// count: record::discount_closing_synchronize). Where no timeline can be
+    /// and puts the timeline into `scenario`; every GPU of the session is
+    /// synchronized before the recording ends (calls of the course's that the
+    /// timeline does not count: record::discount_course_calls). Where no timeline can be
     /// recorded, `work` still runs when the tracer is off (so that
     /// compute-sanitizer sees it) and the scenario is skipped with the reason; a
     /// tracer that worked earlier in this process and no longer starts was
@@ -87,15 +92,19 @@ public:
     void run_untraced(record::Scenario& scenario, const std::string& program, const std::function<void()>& work);
 
 private:
-    friend int record_scenarios(int argc, char** argv, const std::function<void(Session&)>& scenarios);
+    friend int record_scenarios(int argc, char** argv, const std::function<void(Session&)>& scenarios, int gpus);
     void send(const std::string& line) const;
     void send_setup_once();
+    /// Waits for every GPU of the session, the current one last and current again
+    /// afterwards; the runtime calls it made, by name (for record::discount_course_calls).
+    [[nodiscard]] std::map<std::string, std::uint64_t> synchronize_gpus() const;
     /// Ends the scenario as skipped here, for `why`: the one way a scenario is skipped.
     [[noreturn]] void not_recordable(const std::string& why);
 
     int fd_ = -1;
     std::uint32_t seed_ = 1;
     DeviceFacts facts_;
+    std::vector<DeviceFacts> gpus_;
     std::string resume_after_;  // the scenario to skip up to, on a restart
     std::string resume_at_;     // the scenario to skip to, on a start the program asked for (--at)
     bool resumed_ = true;       // false while scenarios up to resume_after_ or resume_at_ are skipped
@@ -124,8 +133,12 @@ struct RecordedPipeline {
 
 /// The `main` of a lab's recording program. Reads the harness's command line
 /// (`--record-fd N --seed S [--after SCENARIO | --at SCENARIO] [--setup KEY=VALUE ...]`), and
-/// where a GPU is usable, calls `scenarios` (which calls Session::scenario for
-/// each); where none is, sends only why. Returns the process's exit status.
-int record_scenarios(int argc, char** argv, const std::function<void(Session&)>& scenarios);
+/// where the `gpus` GPUs the scenarios use at once (devices 0 to gpus - 1: the
+/// lab's GPUS in lab.cmake) are usable, calls `scenarios` (which calls
+/// Session::scenario for each); where none is, or fewer are, sends only why (the
+/// grader's words: "no GPU: ...", "not graded: needs two GPUs (this machine has
+/// 1)"), which the judges give as their reason for not grading. Returns the
+/// process's exit status.
+int record_scenarios(int argc, char** argv, const std::function<void(Session&)>& scenarios, int gpus = 1);
 
 }  // namespace streamlab::recording

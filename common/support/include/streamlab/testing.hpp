@@ -56,11 +56,6 @@ void report_note(const std::string& name, const std::string& text);
 /// Notes that this process found a usable GPU (SL_REQUIRE_GPU does).
 void note_gpu_seen() noexcept;
 
-/// Why a test that needs `needed` GPUs at once is not graded on a machine with
-/// `present`: `not graded: needs two GPUs (this machine has 1)`. The grader
-/// counts that skip (words::kSkipNeedsGpus) neither for nor against.
-[[nodiscard]] std::string needs_gpus_reason(int needed, int present);
-
 /// Runs the code under test while a timeline records. A TimelineUnavailable it
 /// throws did not come from the tracer (which has started by then): it becomes
 /// an ordinary failure, never a skip, so that graded code cannot turn a failing
@@ -109,14 +104,14 @@ void run_code_under_test(Work&& work) {
 /// Skips the current test, with the reason, where no CUDA device is usable
 /// (SL_REQUIRE_GPU) or fewer than `count` are: `not graded: needs two GPUs
 /// (this machine has 1)`, which the grader counts neither for nor against.
-#define SL_REQUIRE_GPUS(count)                                                            \
-    do {                                                                                  \
-        SL_REQUIRE_GPU();                                                                 \
-        int sl_devices = 0;                                                               \
-        SL_CHECK(cudaGetDeviceCount(&sl_devices));                                        \
-        if (sl_devices < (count)) {                                                       \
-            GTEST_SKIP() << ::streamlab::grading::needs_gpus_reason((count), sl_devices); \
-        }                                                                                 \
+#define SL_REQUIRE_GPUS(count)                                                   \
+    do {                                                                         \
+        SL_REQUIRE_GPU();                                                        \
+        int sl_devices = 0;                                                      \
+        SL_CHECK(cudaGetDeviceCount(&sl_devices));                               \
+        if (sl_devices < (count)) {                                              \
+            GTEST_SKIP() << ::streamlab::needs_gpus_reason((count), sl_devices); \
+        }                                                                        \
     } while (false)
 
 /// Records the GPU's timeline while the lambda (`...`) runs and assigns it to
