@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <vector>
 
 #include "op_builder.hpp"
 #include "streamlab/record.hpp"
@@ -263,6 +264,68 @@ TEST(Record, DiscountsOnlyTheRecordingsClosingSynchronize) {
 
     discount_closing_synchronize(never_synchronizes, kRecordingThread);  // no call counted: nothing to take out
     EXPECT_EQ(never_synchronizes.stream_calls.size(), 1U);
+}
+
+TEST(Record, CarriesEveryGpuOfARecordingOnSeveral) {
+    DeviceFacts first, second;
+    first.name = "Made-up GPU";
+    second.name = "Other made-up GPU";
+    second.copy_engines = 3;
+    const Scenario scenario = pipeline_scenario();
+    const std::string header = header_line("08", "p", "d", kSeed) + "\n";
+    const std::string rest = started_line(scenario.name) + "\n" + scenario_line(scenario) + "\n" + end_line("complete");
+    const Record two = parse_record(header + setup_line(first, {{"n", 1}}, {second}) + "\n" + rest);
+    ASSERT_EQ(two.gpus.size(), 2U);
+    EXPECT_EQ(two.device.name, "Made-up GPU");
+    EXPECT_EQ(two.gpus[0].name, "Made-up GPU");
+    EXPECT_EQ(two.gpus[1].name, "Other made-up GPU");
+    EXPECT_EQ(two.gpus[1].copy_engines, 3);
+    EXPECT_EQ(two.gpus[1].ordinal, 1);
+    // A record of one GPU, as every record before more_gpus: that GPU alone.
+    const Record one = parse_record(header + setup_line(first, {{"n", 1}}) + "\n" + rest);
+    ASSERT_EQ(one.gpus.size(), 1U);
+    EXPECT_EQ(one.gpus[0].name, "Made-up GPU");
+    // After a restart the set-up names the same GPUs, or the record is refused.
+    const std::string restarted =
+        header + setup_line(first, {{"n", 1}}, {second}) + "\n" + setup_line(first, {{"n", 1}}) + "\n" + rest;
+    EXPECT_NE(refusal(restarted).find("differs from the first one"), std::string::npos) << refusal(restarted);
+}
+
+TEST(Record, StreamCallsCarryTheGpuTheyWereMadeOn) {
+    Scenario scenario = pipeline_scenario();
+    scenario.timeline->stream_calls = {{OrderingCall::EventRecord, "cudaEventRecord", 13, 77, 10, 0},
+                                       {OrderingCall::StreamWaitEvent, "cudaStreamWaitEvent", 14, 77, 20, 1}};
+    const std::string text = record_text(scenario);
+    const std::vector<StreamCall> calls = parse_record(text).find("pipeline")->timeline->stream_calls;
+    ASSERT_EQ(calls.size(), 2U);
+    EXPECT_EQ(calls[0].device, 0U);
+    EXPECT_EQ(calls[1].device, 1U) << "an event of GPU 0 waited for while GPU 1 was current";
+    // Records made before stream calls carried their GPU: GPU 0's.
+    std::string older = text;
+    for (const std::string key : {",\"device\":0", ",\"device\":1"}) {
+        older.replace(older.find(key), key.size(), "");
+    }
+    EXPECT_EQ(parse_record(older).find("pipeline")->timeline->stream_calls[1].device, 0U);
+}
+
+TEST(Record, DiscountsEveryCallOfTheClosingSynchronizationOfSeveralGpus) {
+    constexpr std::uint64_t kRecordingThread = 7;
+    Timeline timeline;
+    timeline.api_calls = {{"cudaDeviceSynchronize", 3}, {"cudaSetDevice", 4}, {"cudaGetDevice", 1}};
+    timeline.api_calls_by_thread = {{kRecordingThread, 8}};
+    timeline.stream_calls = {{OrderingCall::DeviceSynchronize, "cudaDeviceSynchronize", 0, 0, 10},
+                             {OrderingCall::Work, "cudaMemcpyAsync", 13, 0, 20},
+                             {OrderingCall::DeviceSynchronize, "cudaDeviceSynchronize", 0, 0, 30, 1},
+                             {OrderingCall::DeviceSynchronize, "cudaDeviceSynchronize", 0, 0, 40, 0}};
+    discount_course_calls(timeline, kRecordingThread,
+                          {{"cudaGetDevice", 1}, {"cudaSetDevice", 2}, {"cudaDeviceSynchronize", 2}});
+    EXPECT_EQ(timeline.api_calls.at("cudaDeviceSynchronize"), 1U);  // the code's own call stays
+    EXPECT_EQ(timeline.api_calls.at("cudaSetDevice"), 2U);
+    EXPECT_EQ(timeline.api_calls.count("cudaGetDevice"), 0U);
+    EXPECT_EQ(timeline.api_calls_by_thread.at(kRecordingThread), 3U);
+    ASSERT_EQ(timeline.stream_calls.size(), 2U);
+    EXPECT_EQ(timeline.stream_calls[0].time_ns, 10U);
+    EXPECT_EQ(timeline.stream_calls[1].call, OrderingCall::Work);
 }
 
 }  // namespace

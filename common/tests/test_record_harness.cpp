@@ -12,8 +12,10 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 
+#include "streamlab/device.hpp"
 #include "streamlab/record.hpp"
 
 namespace {
@@ -160,6 +162,21 @@ TEST_F(RecordHarness, AProgramThatCannotStartLeavesARecordThatSaysSo) {
     const Record run = record("");
     EXPECT_TRUE(run.scenarios.empty());
     EXPECT_NE(run.ended.find("exit status 127"), std::string::npos) << run.ended;
+}
+
+TEST_F(RecordHarness, TooFewGpusLeaveARecordThatSaysOnlyWhyAndANotRunRecording) {
+    const Record run = record(
+        "#!/bin/bash\nwhile [ $# -gt 0 ]; do [ \"$1\" = --record-fd ] && fd=$2; shift 2; done\n"
+        "echo '" +
+        no_gpu_line(streamlab::needs_gpus_reason(2, 1)) + "' >&$fd\n");
+    EXPECT_FALSE(run.gpu);
+    EXPECT_EQ(run.no_gpu_reason, "not graded: needs two GPUs (this machine has 1)");
+    EXPECT_TRUE(run.scenarios.empty());
+    EXPECT_EQ(run.ended, "complete");
+    // ctest reads the harness's skip line: the recording is "not run", never "passed".
+    std::ifstream log(folder_ / "harness.log");
+    const std::string said((std::istreambuf_iterator<char>(log)), std::istreambuf_iterator<char>());
+    EXPECT_NE(said.find("[  SKIPPED ] not graded: needs two GPUs (this machine has 1)"), std::string::npos) << said;
 }
 
 }  // namespace
