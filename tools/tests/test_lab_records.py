@@ -2,7 +2,9 @@
 (labs/NN-topic/records/h200-*.record.jsonl): the solution's record passes every test, the starter's
 fewer than all, each catalogue sample's fails exactly the tests the catalogue names; and a record
 corrupted by hand (cut, forged byte counts, ops out of order, times outside the recording) fails every
-test with the reason, never passes, never crashes. No GPU: the judges read records only.
+test with the reason, never passes, never crashes. A lab that needs more GPUs than the H200 machine has
+(GPUS N) has no committed records (NEEDS_MORE_GPUS); its judges are checked on the record a machine with
+too few GPUs leaves: every test not graded, with the reason. No GPU: the judges read records only.
 
 The judges are built in build-ci (cmake --preset ci), as the README's test command builds them.
 """
@@ -17,6 +19,7 @@ from pathlib import Path
 
 import pytest
 from coursecli.lab_cmake import declared_labs, read_lab_cmake
+from coursecli.scoring import NEEDS_GPUS
 from coursecli.shell import ROOT
 from selfgrading.make_grading_samples import CATALOGUE, make_catalogue
 
@@ -27,6 +30,12 @@ PYTHON_STARTER, PYTHON_SOLUTION = "python-starter", "python-solution"
 # Python tracks recorded once whose H200 records are still to be made on the GPU (a record cannot be made
 # without one); their judges are those of the C++ track, whose records are committed.
 PYTHON_RECORDS_TO_MAKE: set[str] = set()
+# Recorded labs whose recording needs more GPUs at once (GPUS N in lab.cmake) than the one machine that
+# makes the committed records, a single H200: there their recording records only "not graded: needs two
+# GPUs (this machine has 1)", so there is no run of the solution or the starter to commit and judge. Their
+# judges are checked on such a record instead (test_too_few_gpus_leave_every_judge_not_graded_with_the_reason).
+# A lab leaves this set once records made on a machine with enough GPUs are committed.
+NEEDS_MORE_GPUS = {"08"}
 # A pipeline that never returns (a host spin in run_pipeline), recorded with a 20 s deadline: the run stops
 # once, in its first scenario, and every judge fails saying so.
 NEVER_RETURNS = "never-returns"
@@ -82,14 +91,17 @@ def answer_folder(number: str, sample: str, catalogue: Path) -> Path:
 
 
 def judge(number: str, record: Path, answers: Path, xml: Path) -> dict[str, tuple[str, str]]:
-    """Suite.Name -> (passed|failed|skipped, the failure's text) for every judge of lab `number` on `record`."""
+    """Suite.Name -> (passed|failed|skipped, the failure's text or the skip's reason) for every judge of lab
+    `number` on `record`."""
     env = {**os.environ, "STREAMLAB_RECORD": str(record), "STREAMLAB_ANSWER_DIR": str(answers)}
     subprocess.run([judge_path(number), f"--gtest_output=xml:{xml}"], env=env, capture_output=True, timeout=120)
     verdicts = {}
     for case in ET.parse(xml).iter("testcase"):
         failures = [f.get("message", "") for f in case.iter("failure")]
-        status = "failed" if failures else "skipped" if case.find("skipped") is not None else "passed"
-        verdicts[f"{case.get('classname')}.{case.get('name')}"] = (status, "\n".join(failures))
+        skipped = case.find("skipped")
+        status = "failed" if failures else "skipped" if skipped is not None else "passed"
+        text = "\n".join(failures) if failures else skipped.get("message", "") if skipped is not None else ""
+        verdicts[f"{case.get('classname')}.{case.get('name')}"] = (status, text)
     return verdicts
 
 
@@ -101,7 +113,10 @@ def graded_tests(number: str) -> set[str]:
 def test_a_recorded_lab_has_committed_records_of_its_solution_and_starter():
     recorded = {number for number, _ in committed_records()}
     for folder, declared in declared_labs(ROOT):
-        if declared.recorder and declared.cpp.number not in AWAITING_RECORDS:
+        if declared.recorder and declared.cpp.number in NEEDS_MORE_GPUS:
+            assert declared.gpus > 1, f"{folder.name} needs one GPU: drop it from NEEDS_MORE_GPUS"
+            assert declared.cpp.number not in recorded, f"{folder.name}: committed; drop it from NEEDS_MORE_GPUS"
+        elif declared.recorder and declared.cpp.number not in AWAITING_RECORDS:
             assert declared.cpp.number in recorded, f"{folder.name} is recorded once but has no committed records"
             names = {whose(record) for _, record in committed_records() if _ == declared.cpp.number}
             assert {SOLUTION, STARTER} <= names
@@ -219,8 +234,50 @@ def test_the_scenario_a_recorded_lab_draws_is_in_its_solutions_record_and_ran_on
     from coursecli import records
 
     for folder, declared in declared_labs(ROOT):
-        if declared.recorder and declared.cpp.number not in AWAITING_RECORDS:
+        if declared.recorder and declared.cpp.number not in AWAITING_RECORDS | NEEDS_MORE_GPUS:
             solution = folder / "records" / "h200-solution.record.jsonl"
             traces = records.recorded_traces(solution)
             assert declared.drawn_scenario in traces, f"{folder.name}: DRAWN_SCENARIO {declared.drawn_scenario}"
             assert records.ran_on_the_gpu(traces[declared.drawn_scenario]), folder.name
+
+
+def labs_needing_several_gpus() -> list[tuple[str, int]]:
+    """(lab number, GPUs it needs at once) for every recorded lab that needs more than one."""
+    return [
+        (declared.cpp.number, declared.gpus)
+        for _, declared in declared_labs(ROOT)
+        if declared.recorder and declared.gpus > 1
+    ]
+
+
+def test_every_lab_without_committed_records_needs_several_gpus():
+    assert NEEDS_MORE_GPUS <= {number for number, _ in labs_needing_several_gpus()}
+
+
+@pytest.mark.parametrize(("number", "gpus"), labs_needing_several_gpus())
+def test_too_few_gpus_leave_every_judge_not_graded_with_the_reason(number, gpus, tmp_path):
+    """The record the harness writes where the recording program found fewer GPUs than the lab needs
+    (record_scenarios, RECORD_FORMAT.md): its header, a set-up that says why, its end. Every judge skips
+    with that reason, which the grader counts as not graded: none fails, none passes."""
+    reason = f"not graded: needs {'two' if gpus == 2 else gpus} GPUs (this machine has 1)"
+    lines = [
+        {
+            "format": "streamlab-record",
+            "version": 1,
+            "lab": number,
+            "program": f"lab{number}_solution_record",
+            "date": "2026-12-04T00:00:00Z",
+            "seed": 1,
+        },
+        {"setup": {"no_gpu": reason}},
+        {"end": "complete"},
+    ]
+    record = tmp_path / "one-gpu.record.jsonl"
+    record.write_text(text_of(lines))
+    lab = next(folder for folder, declared in declared_labs(ROOT) if declared.cpp.number == number)
+    verdicts = judge(number, record, ROOT / "solutions" / lab.name, tmp_path / "judges.xml")
+    assert graded_tests(number) <= set(verdicts)
+    assert reason.startswith(NEEDS_GPUS)
+    for name, (status, text) in verdicts.items():
+        assert status == "skipped", (name, status, text)
+        assert reason in text, (name, text)
