@@ -153,7 +153,7 @@ void discount_closing_synchronize(Timeline& timeline, std::uint64_t thread);
 [[nodiscard]] std::string setup_line(const DeviceFacts& device, const std::map<std::string, double>& values,
                                      const std::vector<DeviceFacts>& more_gpus = {});
 /// The set-up's line of a recording that found no usable GPU, or fewer than it
-/// needs, and why (the grader's words: "no GPU: ...", "not graded: needs two GPUs ...").
+/// needs, and why, in the grader's words (words::kSkipNoGpu, words::kSkipNeedsGpus).
 [[nodiscard]] std::string no_gpu_line(const std::string& reason);
 /// The line that says a scenario starts: what a crash or a hang is charged to.
 [[nodiscard]] std::string started_line(const std::string& scenario);

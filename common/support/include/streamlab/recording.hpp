@@ -135,10 +135,9 @@ struct RecordedPipeline {
 /// (`--record-fd N --seed S [--after SCENARIO | --at SCENARIO] [--setup KEY=VALUE ...]`), and
 /// where the `gpus` GPUs the scenarios use at once (devices 0 to gpus - 1: the
 /// lab's GPUS in lab.cmake) are usable, calls `scenarios` (which calls
-/// Session::scenario for each); where none is, or fewer are, sends only why (the
-/// grader's words: "no GPU: ...", "not graded: needs two GPUs (this machine has
-/// 1)"), which the judges give as their reason for not grading. Returns the
-/// process's exit status.
+/// Session::scenario for each); where none is, or fewer are, sends only why, in
+/// the grader's words (words::kSkipNoGpu; needs_gpus_reason), which the judges
+/// give as their reason for not grading. Returns the process's exit status.
 int record_scenarios(int argc, char** argv, const std::function<void(Session&)>& scenarios, int gpus = 1);
 
 }  // namespace streamlab::recording
