@@ -258,8 +258,20 @@ def judge_record(number: str, preset: str, solution: bool, record: Path, python:
         return COURSE_ERROR
     outcomes = [o for o in read_junit(junit, read_labels(folder)) if o.points > 0]
     earned, possible = _print_points(number, variant.removeprefix("python-"), outcomes, read_labels(folder), python)
+    if _wanted_more_gpus(number, outcomes, "the machine that made this record"):
+        return NO_GPU_EXIT
     _draw_recorded_timeline(judged, folder, number, variant)
     return 0 if outcomes and earned == possible else FAILING
+
+
+def _wanted_more_gpus(number: str, outcomes: list, machine: str) -> bool:
+    """Whether every graded test was not graded for want of GPUs (a lab that needs two, on `machine` with
+    one: SL_REQUIRE_GPUS, or a recording that says so); if so, says it and that this is no failing grade."""
+    if not (outcomes and all(o.status == "skipped" and o.skip_reason().startswith(NEEDS_GPUS) for o in outcomes)):
+        return False
+    say(f"{outcomes[0].skip_reason()}: lab {number} cannot be graded on {machine}")
+    say(f"exit status {NO_GPU_EXIT}: not run for want of GPUs (not a failing grade)")
+    return True
 
 
 def _draw_recorded_timeline(record: Path, folder: Path, number: str, variant: str) -> None:
@@ -305,9 +317,7 @@ def check_lab(number: str, preset: str, solution: bool, sanitize_it: bool = Fals
     earned, possible = _print_points(number, variant, outcomes, read_labels(folder))
     if variant == "yours":
         save_last_check(folder, number, False, outcomes)  # for `course list`
-    if outcomes and all(o.status == "skipped" and o.skip_reason().startswith(NEEDS_GPUS) for o in outcomes):
-        say(f"{outcomes[0].skip_reason()}: lab {number} cannot be graded on this machine")
-        say(f"exit status {NO_GPU_EXIT}: not run for want of GPUs (not a failing grade)")
+    if _wanted_more_gpus(number, outcomes, "this machine"):
         return NO_GPU_EXIT
     # The timeline of the student's own run, to look at: for a lab recorded once, the run the judges judged.
     executable = next(folder.rglob(f"lab{number}_{variant}_run"), None)

@@ -5,12 +5,14 @@ The object check compiles the student's source with build-ci's compile commands:
 skipped where build-ci is not configured (cmake --preset ci) or nvcc is missing.
 """
 
+import json
 import re
 import shutil
 
 import pytest
 from coursecli import answers, environment, labs
 from coursecli import main as course_main
+from coursecli.gpu import NO_GPU_EXIT
 from coursecli.lab_cmake import read_lab_cmake
 from coursecli.main import main
 from coursecli.shell import COURSE_ERROR, ROOT
@@ -216,6 +218,23 @@ def test_check_judges_a_record_again_without_a_gpu(capsys, no_gpu):
     status, out = check(capsys, "05", "--record", str(RECORDS / "h200-starter.record.jsonl"), "--preset", "ci")
     assert status == 1
     assert re.search(rf"total\s+0/{points}", out), out
+
+
+@needs_build_ci
+def test_check_says_a_record_made_with_too_few_gpus_is_not_graded(tmp_path, capsys, no_gpu):
+    """Lab 08 needs two GPUs: the record a one-GPU machine leaves says only that (RECORD_FORMAT.md), and
+    judging it again grades nothing and fails nothing."""
+    record = tmp_path / "one-gpu.record.jsonl"
+    reason = "not graded: needs two GPUs (this machine has 1)"
+    lines = [
+        {"format": "streamlab-record", "version": 1, "lab": "08", "program": "p", "date": "d", "seed": 1},
+        {"setup": {"no_gpu": reason}},
+        {"end": "complete"},
+    ]
+    record.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    status, out = check(capsys, "08", "--solution", "--record", str(record), "--preset", "ci")
+    assert status == NO_GPU_EXIT, out
+    assert f"{reason}: lab 08 cannot be graded on the machine that made this record" in out, out
 
 
 def test_check_record_refuses_what_it_cannot_judge(tmp_path, capsys, no_gpu):
