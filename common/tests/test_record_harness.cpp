@@ -164,6 +164,13 @@ TEST_F(RecordHarness, AProgramThatCannotStartLeavesARecordThatSaysSo) {
     EXPECT_NE(run.ended.find("exit status 127"), std::string::npos) << run.ended;
 }
 
+TEST_F(RecordHarness, AProgramThatEndsWellBeforeItsSetUpRecordedNothing) {
+    // A static initializer that prints a test framework's success and ends the program.
+    const Record run = record("#!/bin/bash\necho '[  PASSED  ] 1 test.'\nexit 0\n");
+    EXPECT_TRUE(run.scenarios.empty());
+    EXPECT_NE(run.ended.find("ended before its set-up"), std::string::npos) << run.ended;
+}
+
 TEST_F(RecordHarness, TooFewGpusLeaveARecordThatSaysOnlyWhyAndANotRunRecording) {
     const Record run = record(
         "#!/bin/bash\nwhile [ $# -gt 0 ]; do [ \"$1\" = --record-fd ] && fd=$2; shift 2; done\n"

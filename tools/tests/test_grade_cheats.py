@@ -2,8 +2,9 @@
 
 Each is refused before anything of it is linked or run, with a reason naming
 what it did; the honest solution is still "not graded (no GPU)". Then the
-forged pass once more with the check before linking switched off: GoogleTest's
-own report, which it cannot write, still keeps it from passing. Lab 01 only, one
+forged pass once more with the check before linking switched off: it runs in the
+recording program only, which it ends before any scenario, and the judges, which
+never load it, fail every test on that empty record. Lab 01 only, one
 GPU architecture; skipped where cmake or nvcc is missing.
 """
 
@@ -51,7 +52,8 @@ def test_a_forged_pass_fails_even_when_the_check_before_linking_misses_it(tmp_pa
 
     lab = load_grade(student_folder(tmp_path / "out", forged.name)).labs[0]
     assert not lab.problem and lab.tests
-    assert all(t.status == FAILED and "no report from the test framework" in t.reason for t in lab.tests), lab.tests
+    # It ends the recording program before the set-up: a record of nothing, whatever the program printed.
+    assert all(t.status == FAILED and "ended before its set-up" in t.reason for t in lab.tests), lab.tests
 
 
 @pytest.mark.builds

@@ -349,6 +349,11 @@ int main(int argc, char** argv) {
             if (!(WIFEXITED(status) && WEXITSTATUS(status) == 0)) {
                 ended = "stopped: the recording program ended outside any scenario, " + how_it_ended(status) +
                         " (its output above says why)";
+            } else if (!run.setup_seen && run.no_gpu.empty()) {
+                // An exit before the set-up (a static initializer that ends the program, say) is no recording.
+                ended =
+                    "stopped: the recording program ended before its set-up, with exit status 0 "
+                    "(its output above says why)";
             }
             break;
         }
