@@ -56,7 +56,7 @@ def run():
     from lab09 import CHUNKS, PageableFloats, job_over
 
     prepared = streamlab.prepare_pipeline(streamlab.device_facts(0))
-    output = PageableFloats(prepared.memory.n)  # run_pipeline은 결과를 pageable 메모리에 씁니다
+    output = PageableFloats(prepared.memory.n)  # run_pipeline writes its results into pageable memory
     job = job_over(prepared.memory, output, prepared.iterations)
     serialize.run_pipeline(job, CHUNKS)  # once to warm up
     with streamlab.record("lab09 python run_pipeline") as timeline:
