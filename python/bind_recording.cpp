@@ -87,6 +87,9 @@ void bind_recording(nb::module_& module) {
         "Raised by a recording program to fail its scenario with this message alone, word for word (no type, no "
         "line), where the judges read the message.",
         PyExc_RuntimeError, nullptr);
+    if (!scenario_failed.is_valid()) {
+        throw nb::python_error();
+    }
     recording.attr("ScenarioFailed") = scenario_failed;
 
     nb::class_<record::OutputSample>(recording, "OutputSample",
@@ -123,8 +126,8 @@ void bind_recording(nb::module_& module) {
 
     nb::class_<recording::ProcessNeeds>(
         recording, "ProcessNeeds",
-        "What a scenario needs of the process it runs in, beyond an ordinary one (RECORD_FORMAT.md, \"A process "
-        "of its own\").")
+        "What a scenario needs of the process it runs in, beyond an ordinary one (common/RECORD_FORMAT.md, \"A "
+        "process of its own\").")
         .def(nb::init<>())
         .def(
             "__init__",
