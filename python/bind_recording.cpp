@@ -11,11 +11,13 @@
 // Python's message, as a C++ exception does.
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include <nanobind/stl/function.h>
+#include <nanobind/stl/map.h>
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
@@ -33,11 +35,18 @@ namespace streamlab::python {
 
 namespace {
 
+/// streamlab.recording.ScenarioFailed, made by bind_recording (kept for the life of the process).
+nb::handle scenario_failed;
+
 /// What Python raised, in one line for the record: its type, its message and
 /// the line it was raised at ("NotImplementedError: not written yet (student.py:31)"),
-/// not the whole traceback, most of which is the course's own frames.
+/// not the whole traceback, most of which is the course's own frames. A
+/// ScenarioFailed, the recording program's own, is its message alone.
 std::string python_failure(const nb::python_error& error) {
     const nb::handle raised = error.value();
+    if (scenario_failed.is_valid() && error.matches(scenario_failed)) {
+        return nb::cast<std::string>(nb::str(raised));  // the course's own words, for the judges to read
+    }
     std::string line = nb::cast<std::string>(nb::str(raised.type().attr("__name__")));
     const std::string message = nb::cast<std::string>(nb::str(raised));
     if (!message.empty()) {
@@ -73,6 +82,16 @@ void bind_recording(nb::module_& module) {
     nb::module_ recording = module.def_submodule(
         "recording", "A lab's recording program: runs the lab's scenarios and sends their record to the harness.");
 
+    scenario_failed = PyErr_NewExceptionWithDoc(
+        "streamlab.recording.ScenarioFailed",
+        "Raised by a recording program to fail its scenario with this message alone, word for word (no type, no "
+        "line), where the judges read the message.",
+        PyExc_RuntimeError, nullptr);
+    if (!scenario_failed.is_valid()) {
+        throw nb::python_error();
+    }
+    recording.attr("ScenarioFailed") = scenario_failed;
+
     nb::class_<record::OutputSample>(recording, "OutputSample",
                                      "A run's output, sampled for the judges (record.hpp's sample_output).")
         .def_ro("n", &record::OutputSample::n)
@@ -105,6 +124,22 @@ void bind_recording(nb::module_& module) {
             "output"_a, "n"_a, "iterations"_a, "chunks"_a, "seed"_a,
             "Records the run's output (host address of n floats), sampled for the judges.");
 
+    nb::class_<recording::ProcessNeeds>(
+        recording, "ProcessNeeds",
+        "What a scenario needs of the process it runs in, beyond an ordinary one (common/RECORD_FORMAT.md, \"A "
+        "process of its own\").")
+        .def(nb::init<>())
+        .def(
+            "__init__",
+            [](recording::ProcessNeeds* needs, const std::map<std::string, std::string>& environment,
+               bool ends_process) { new (needs) recording::ProcessNeeds{environment, ends_process}; },
+            "environment"_a, "ends_process"_a = false)
+        .def_rw("environment", &recording::ProcessNeeds::environment,
+                "Variables the process must have had from its start (CUDA reads CUDA_LAUNCH_BLOCKING only then).")
+        .def_rw("ends_process", &recording::ProcessNeeds::ends_process,
+                "The scenario leaves its process unusable on purpose (a sticky CUDA error): the next one asks for a "
+                "fresh process.");
+
     nb::class_<recording::Session>(recording, "Session", "What a lab's scenarios see of the recording run.")
         .def_prop_ro("facts", &recording::Session::facts, "The device the scenarios run on.")
         .def_prop_ro("seed", &recording::Session::seed, "The input's seed the harness chose.")
@@ -116,8 +151,20 @@ void bind_recording(nb::module_& module) {
                 session.scenario(name, [&](record::Scenario& scenario) { by_reference(body, scenario); });
             },
             "name"_a, "body"_a, "Runs scenario `name` (body(scenario)) and sends its record.")
+        .def(
+            "scenario",
+            [](recording::Session& session, const std::string& name, const recording::ProcessNeeds& needs,
+               nb::callable body) {
+                session.scenario(name, needs, [&](record::Scenario& scenario) { by_reference(body, scenario); });
+            },
+            "name"_a, "needs"_a, "body"_a,
+            "scenario(name, body) in a process that meets `needs` (ProcessNeeds): where this one does not, the "
+            "program asks the harness for one that does and exits, and the harness starts it at this scenario.")
         .def("record", &recording::Session::record, "scenario"_a, "program"_a, "work"_a,
-             "Runs work() while CUPTI records; its timeline goes into `scenario`.");
+             "Runs work() while CUPTI records; its timeline goes into `scenario`.")
+        .def("run_untraced", &recording::Session::run_untraced, "scenario"_a, "program"_a, "work"_a,
+             "Runs work() with no tracer, for a run no tracer would survive (a sticky CUDA error); the scenario's "
+             "trace holds no ops, only its end mark.");
 
     recording.def(
         "record_scenarios",

@@ -41,15 +41,16 @@ streamlab_add_lab(
 )
 
 # The Python version (python/): Tasks 1 to 3 with the article's own API
-# (cuda-bindings), graded by pytest from the same timeline, the same runtime calls,
-# the same reports and the same observed waits, through the module `streamlab`
-# (its submodule lab09); choice.txt is graded in the C++ lab only.
-# Tests: test_name  gpu|cpu  points.
+# (cuda-bindings). Recorded once, judged outside, like the C++ track:
+# python/record_lab09.py runs your serialize.py, late_error.py and
+# waiting_host.py in the same scenarios, in processes of their own where the C++
+# recording has them, and writes the same record; the judges of test_lab09.cpp
+# grade it, test for test and point for point, choice.txt (python/choice.txt) included.
 streamlab_add_python_lab(
   NUMBER 09
   TOPIC why-streams-serialize
   STUDENT_SOURCES serialize.py late_error.py waiting_host.py
-  TEST_SOURCE test_lab09.py
+  RECORDER record_lab09.py
   # Into the module streamlab: the submodule lab09 (register_lab09) over the course
   # side below, one file per line. Task 2: the faulty kernel and its tripwire.
   # Task 3: the waits' job, host work and costs.
@@ -57,21 +58,4 @@ streamlab_add_python_lab(
     python_bindings.cpp
     faulty_workload.cu
     wait_side.cpp
-  TESTS
-    test_results_match_cpu_reference        gpu 2
-    test_each_chunk_runs_in_its_own_stream  gpu 2
-    test_no_cuda_malloc_or_cuda_free_while_busy gpu 2
-    test_no_pinned_allocation_while_busy    gpu 1
-    test_copies_overlap_kernels             gpu 3
-    test_makespan_near_the_model            gpu 3
-    test_any_chunk_count_works              gpu 2
-    # Task 2: a late error
-    test_late_error_launch_blocking_names_the_failing_chunk gpu 3
-    test_late_error_reports_the_error_at_the_wait           gpu 2
-    test_late_error_clean_run_reports_no_error              gpu 1
-    test_late_error_checks_keep_the_pipeline_overlapped     gpu 2
-    # Task 3: the waiting host.
-    test_blocking_wait_leaves_the_cpu_free        gpu 3
-    test_waits_return_only_when_the_work_is_done  gpu 1
-    test_polling_does_host_work                   gpu 3
 )

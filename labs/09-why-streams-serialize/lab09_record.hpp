@@ -1,6 +1,7 @@
 /// @file lab09_record.hpp
-/// @brief Lab 09 in the record: what record_lab09.cpp writes into its scenarios
-/// beyond timelines and outputs, and the judges of test_lab09.cpp read back. Task 2's
+/// @brief Lab 09 in the record: what record_lab09.cpp (and python/record_lab09.py,
+/// through streamlab.lab09) writes into its scenarios beyond timelines and
+/// outputs, and the judges of test_lab09.cpp read back. Task 2's
 /// reports and Task 3's waits, as the course observed them; the ways to wait that
 /// choice.txt may name and the scenario that recorded each. Header only: the judges
 /// link none of the lab's course side.

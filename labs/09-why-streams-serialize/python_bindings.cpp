@@ -1,16 +1,22 @@
 // Lab 09's course side for Python, as the submodule streamlab.lab09 (the BINDINGS
 // of lab.cmake): the C++ lab's own files compiled in, so that both tracks are
-// graded by the same code. One block per task; register_lab09 calls each.
+// graded by the same code; and what the Python track's recording program
+// (python/record_lab09.py) writes into its record as record_lab09.cpp does
+// (lab09_record.hpp). One block per task; register_lab09 calls each.
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <string>
 
 #include <nanobind/stl/function.h>
+#include <nanobind/stl/string.h>
 
 #include "bindings.hpp"
 #include "lab09.hpp"
+#include "lab09_record.hpp"
 #include "streamlab/device.hpp"
 #include "streamlab/pipeline.hpp"
+#include "streamlab/record.hpp"
 #include "streamlab/timeline.hpp"
 #include "wait_side.hpp"
 
@@ -25,6 +31,7 @@ namespace {
 
 void bind_late_error(nb::module_& lab09) {
     lab09.attr("KTRIPWIRE") = lab09::kTripwire;
+    lab09.attr("THREW_INSTEAD_OF_REPORTING") = lab09::course::kThrewInsteadOfReporting;
     lab09.def(
         "launch_faulty_workload",
         [](nb::handle input, nb::handle output, std::size_t n, int iterations, nb::handle stream) {
@@ -103,6 +110,12 @@ void bind_wait_job(nb::module_& lab09) {
                         "the results out, in a non-blocking stream of its own.")
         .def(nb::init<const DeviceFacts&>(), "facts"_a, ReleaseGil(),
              "Allocates and fills the memory, sizes the kernel, creates the stream. Needs a GPU.")
+        .def(nb::init<std::size_t, int, std::uint32_t>(), "n"_a, "iterations"_a, "seed"_a, ReleaseGil(),
+             "The job over memory of its own, n floats, its input streamlab.fill_input's of `seed`, its kernel "
+             "`iterations` long (a recording's set-up); creates the stream. Needs a GPU.")
+        .def_prop_ro(
+            "output", [](const WaitJob& job) { return address(job.output()); },
+            "The address of the results in host memory (n floats): right only once the work is done.")
         .def_prop_ro(
             "stream", [](const WaitJob& job) { return address(job.stream()); },
             "The stream the work goes to, as the integer cuda-bindings takes.")
@@ -155,6 +168,46 @@ void bind_host_work(nb::module_& lab09) {
                      "The slices' mean length, ns, or the length asked for while none has run.");
 }
 
+// What the recording writes of Task 3's waits (lab09_record.hpp): the ways choice.txt
+// may name, the scenarios of your waits, and one wait as the course observed it.
+void bind_wait_record(nb::module_& lab09) {
+    using lab09::course::WaitValues;
+    using lab09::course::WaitWay;
+    nb::class_<WaitWay>(lab09, "WaitWay", "A way to wait that choice.txt may name.")
+        .def_prop_ro(
+            "name", [](const WaitWay& way) { return std::string(way.name); },
+            "As the program's table and choice.txt write it.")
+        .def_ro("schedule", &WaitWay::schedule,
+                "The device's schedule flag it waits under (cudaDeviceScheduleAuto: left alone).")
+        .def_prop_ro(
+            "scenario", [](const WaitWay& way) { return std::string(way.scenario); },
+            "The recorded scenario in which the course's long job was waited for that way.");
+    lab09.def("wait_way", &lab09::course::wait_way, "name"_a, nb::rv_policy::reference,
+              "The way (WaitWay) `name` names, or None.");
+    lab09.attr("SCHEDULE_VARIABLE") = lab09::course::kScheduleVariable;
+    lab09.def("job_scenario", &lab09::course::job_scenario, "wait"_a, "kernels"_a,
+              "The scenario of your wait `wait` (\"wait_blocking\", \"wait_polling\") for the job with `kernels` "
+              "kernels.");
+    nb::class_<WaitValues>(lab09, "WaitValues", "One wait as the course observed it, on the scenario's timeline.")
+        .def(nb::init<>())
+        .def_rw("called_ns", &WaitValues::called_ns, "When the wait was called, ns from the timeline's origin.")
+        .def_rw("returned_ns", &WaitValues::returned_ns, "When it returned, ns from the timeline's origin.")
+        .def_rw("cpu_ns", &WaitValues::cpu_ns, "The process's CPU time (every thread) between the two.")
+        .def_rw("work_ns", &WaitValues::work_ns, "Time spent in the host's slices of work during the wait.")
+        .def_rw("slices", &WaitValues::slices, "Slices done during the wait.")
+        .def_rw("slices_elsewhere", &WaitValues::slices_elsewhere,
+                "Of those, slices run on a thread other than the waiting one.")
+        .def_rw("mean_slice_ns", &WaitValues::mean_slice_ns,
+                "The slices' mean length (the length asked for while none ran).")
+        .def_rw("device_flags_before", &WaitValues::device_flags_before,
+                "cudaGetDeviceFlags before the scenario's first wait (its warm-up).")
+        .def_rw("device_flags_after", &WaitValues::device_flags_after, "cudaGetDeviceFlags after the observed wait.");
+    lab09.def(
+        "put_wait",
+        [](const WaitValues& wait, record::Scenario& scenario) { lab09::course::put_wait(wait, scenario.values); },
+        "wait"_a, "scenario"_a, "Writes `wait` into a recorded scenario's values, as the judges read them back.");
+}
+
 }  // namespace
 
 void register_lab09(nb::module_& module) {
@@ -166,6 +219,7 @@ void register_lab09(nb::module_& module) {
     bind_wait_costs(lab09);
     bind_host_work(lab09);
     bind_wait_job(lab09);
+    bind_wait_record(lab09);
 }
 
 }  // namespace streamlab::python

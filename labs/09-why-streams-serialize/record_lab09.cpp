@@ -109,9 +109,7 @@ void record_lab09(Session& session) {
     std::uint64_t slice_ns = 0;
     const auto job_here = [&]() -> WaitJob& {
         if (!wait_job) {
-            PreparedPipeline own{PipelineMemory(n), iterations};
-            fill_input(own.memory.input.data(), n, session.seed());
-            wait_job.emplace(std::move(own));
+            wait_job.emplace(n, iterations, session.seed());
             slice_ns = wait_job->host_slice_ns();
         }
         return *wait_job;

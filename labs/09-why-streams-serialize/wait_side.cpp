@@ -48,6 +48,11 @@ WaitJob::WaitJob(const streamlab::DeviceFacts& facts) : WaitJob(streamlab::prepa
 WaitJob::WaitJob(streamlab::PreparedPipeline prepared)
     : prepared_(std::move(prepared)), stream_(cudaStreamNonBlocking) {}
 
+WaitJob::WaitJob(std::size_t n, int iterations, std::uint32_t seed)
+    : WaitJob(streamlab::PreparedPipeline{streamlab::PipelineMemory(n), iterations}) {
+    streamlab::fill_input(prepared_.memory.input.data(), n, seed);
+}
+
 void WaitJob::queue(int kernels) {
     streamlab::PipelineMemory& memory = prepared_.memory;
     streamlab::fill_poison(memory.output.data(), memory.size());

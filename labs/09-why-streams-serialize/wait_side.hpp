@@ -8,6 +8,7 @@
 #include <cuda_runtime_api.h>
 
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 
@@ -69,6 +70,9 @@ public:
     explicit WaitJob(const streamlab::DeviceFacts& facts);
     /// The job over `prepared` (its input filled, its kernel sized); creates the stream. Needs a GPU.
     explicit WaitJob(streamlab::PreparedPipeline prepared);
+    /// The job over memory of its own, n floats, its input streamlab::fill_input's of `seed`,
+    /// its kernel `iterations` long (a recording's set-up); creates the stream. Needs a GPU.
+    WaitJob(std::size_t n, int iterations, std::uint32_t seed);
 
     /// The stream the work goes to (non-blocking: nothing else in the process waits for it).
     [[nodiscard]] cudaStream_t stream() const { return stream_.get(); }

@@ -234,6 +234,9 @@ def judge_record(number: str, preset: str, solution: bool, record: Path, python:
     lab = lab_folder(number)
     number, variant = lab.name[:2], "solution" if solution else "yours"
     declared = lab_cmake.read_lab_cmake(lab / "lab.cmake")
+    if python and not (lab / "python").is_dir():
+        say(f"lab {number} has no Python version yet (labs/{lab.name}/python)")
+        return COURSE_ERROR
     if not (declared.python_recorder if python else declared.recorder):
         track = "its Python version is" if python else "it is"
         say(f"lab {number}: {track} graded while it runs, not from a record: --record does not apply to it")
@@ -414,7 +417,7 @@ def build_python_side(preset: str) -> Path:
 
 
 def _check_python_lab(number: str, preset: str, variant: str) -> int:
-    """`course check NN --python`: the lab's Python version, its pytest tests run by ctest, graded alike."""
+    """`course check NN --python`: the lab's Python version, graded alike (by ctest: recorded, then judged)."""
     if not (lab_folder(number) / "python").is_dir():
         say(f"lab {number} has no Python version yet (labs/{lab_folder(number).name}/python)")
         return COURSE_ERROR

@@ -5,11 +5,12 @@ the tests it names, so that a test grades its own idea and nothing else.
 
     python3 -m selfgrading.python_selfgrade [--labs 01 05] [--build build-ci]
 
-Each variant runs the lab's pytest file (labs/NN-topic/python/test_labNN.py) with the
-course's plugin, its own folder first on PYTHONPATH, as ctest runs it, and then each test
-skipped there alone, in a process of its own, as ctest runs every test. A Python track recorded
-once (RECORDER in its lab.cmake) is recorded instead, and judged by the C++ track's judges. Exits 77
-without a GPU or without the built module, 1 when a rule breaks, 0 otherwise.
+Each variant of a Python track recorded once (RECORDER in its lab.cmake; every Python track
+now) is recorded by its recording program under the harness, and its record judged by the C++
+track's judges. A Python track graded by a pytest file of its own (labs/NN-topic/python/test_labNN.py)
+would have it run with the course's plugin, its own folder first on PYTHONPATH, as ctest runs it,
+and then each test skipped there alone, in a process of its own. Exits 77 without a GPU or
+without the built module, 1 when a rule breaks, 0 otherwise.
 Standard library only.
 """
 
@@ -125,9 +126,9 @@ PYTHON_CATALOGUE = {
         "            check(cudart.cudaMemset(device_out[i], 0, nbytes))",
         frozenset(
             {
-                "test_each_chunk_runs_in_its_own_stream",
-                "test_copies_overlap_kernels",
-                "test_makespan_near_the_model",
+                "Serialize.EachChunkRunsInItsOwnStream",
+                "Serialize.CopiesOverlapKernels",
+                "Serialize.MakespanNearTheModel",
             }
         ),
     ),
@@ -141,17 +142,18 @@ PYTHON_CATALOGUE = {
         "            if error == SUCCESS:\n"
         "                (error,) = cudart.cudaStreamSynchronize(stream)  # the chunk's error, in its chunk\n"
         "            if error != SUCCESS:\n                report = ChunkError(i, error)\n",
-        frozenset({"test_late_error_checks_keep_the_pipeline_overlapped"}),
+        frozenset({"LateError.ChecksKeepThePipelineOverlapped"}),
     ),
     # An event made without cudaEventBlockingSync: cudaEventSynchronize then waits as the device's
     # schedule flag says, by spinning under the default one on a machine with more cores than GPUs.
-    # The wait still returns when the work is done; its CPU time is the whole wait's.
+    # The wait still returns when the work is done; its CPU time is the whole wait's. The
+    # solution's choice (polling) is graded from its wait_polling, which this leaves alone.
     "wrong-py-lab09-event-without-blocking-sync": Mistake(
         "09-why-streams-serialize",
         "waiting_host.py",
         "cudart.cudaEventCreateWithFlags(cudart.cudaEventBlockingSync | cudart.cudaEventDisableTiming)",
         "cudart.cudaEventCreateWithFlags(cudart.cudaEventDisableTiming)",
-        frozenset({"test_blocking_wait_leaves_the_cpu_free"}),
+        frozenset({"WaitingHost.BlockingWaitLeavesTheCpuFree"}),
     ),
 }
 
@@ -164,9 +166,9 @@ def python_labs(numbers: list[str] | None) -> list[str]:
 def run_tests(lab: str, student: Path, build: Path, junit: Path) -> tuple[dict[str, str], str]:
     """(test name -> "passed", "failed" or "skipped", from pytest's report of the lab's tests on
     `student`; "" or, when pytest wrote no report, how it ended). The tests run in one process, then
-    each one skipped there in a process of its own, as ctest runs it: a test that needs one (lab 09's
-    tripwire leaves the GPU unusable, CUDA_LAUNCH_BLOCKING takes effect only before CUDA starts)
-    skips itself when it shares its process."""
+    each one skipped there in a process of its own, as ctest runs it: a test that needs one (a CUDA
+    variable read only when CUDA starts, a sticky error) skips itself when it shares its process. A
+    Python track recorded once is recorded and judged instead (recorded_outcomes)."""
     lab_python = ROOT / "labs" / lab / "python"
     path = [student, lab_python, *python_path(ROOT, build)]
     env = {

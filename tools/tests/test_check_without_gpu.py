@@ -242,10 +242,9 @@ def test_check_record_refuses_what_it_cannot_judge(tmp_path, capsys, no_gpu):
     assert status == COURSE_ERROR and "no such file" in out
     status, out = check(capsys, "05", "--sanitize", "--record", str(RECORDS / "h200-solution.record.jsonl"))
     assert status == COURSE_ERROR and "takes no --sanitize" in out
-    status, out = check(capsys, "09", "--python", "--record", str(RECORDS / "h200-solution.record.jsonl"))
-    # Every C++ lab is recorded once; a track graded while it runs (lab 09's Python version) has no record.
-    assert status == COURSE_ERROR and "its Python version is graded while it runs" in out
-    assert "--record does not apply to it" in out
+    status, out = check(capsys, "08", "--python", "--record", str(RECORDS / "h200-solution.record.jsonl"))
+    # Every track is recorded once; a lab without a Python version (lab 08) has no Python record.
+    assert status == COURSE_ERROR and "has no Python version" in out, out
 
 
 @needs_build_ci

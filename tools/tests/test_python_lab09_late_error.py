@@ -4,8 +4,9 @@ The pretend GPU runs a stream's work only when something waits for it, and its f
 kernel fails where the input holds the tripwire: from then on every runtime call returns
 the sticky error and no queued work runs. So without launch blocking the error can only
 show at a wait, and with it (`launch_blocking`, CUDA_LAUNCH_BLOCKING=1) at the failing
-chunk's own calls. The GPU tests (test_lab09.py) hold the report against what the grader's
-own cudaDeviceSynchronize sees; this checks the calls and the report themselves.
+chunk's own calls. On a GPU, record_lab09.py records the report next to what the course's
+own cudaDeviceSynchronize sees, and the C++ track's judges hold the one against the other;
+this checks the calls and the report themselves.
 """
 
 from __future__ import annotations

@@ -5,8 +5,9 @@ waits for the whole device (cudaFree, cudaFreeHost, a cudaMemset in the NULL str
 runs every stream's work first; memory freed is gone. So the starter, whose serializing
 calls wait, gives the right results, and so must the solution, whose stream-ordered
 calls wait for nothing: a release queued before the copy that reads the memory, or a
-staging slice at the wrong offset, shows as wrong data. The GPU tests (test_lab09.py)
-grade the real timeline and the counts the tracer saw; this checks the calls themselves.
+staging slice at the wrong offset, shows as wrong data. On a GPU, record_lab09.py records
+the real timeline and the counts the tracer saw, and the C++ track's judges grade them; this
+checks the calls themselves.
 """
 
 from __future__ import annotations

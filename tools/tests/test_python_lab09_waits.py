@@ -4,8 +4,9 @@
 The pretend GPU runs a stream's work only when something waits for it, and cudaStreamQuery
 runs one op of it each time it answers "not ready": a wait that returns before the work is
 done leaves work queued, and a poll sees the work end only by asking again and again. Every
-runtime call is counted, so each wait's way of waiting shows. The GPU tests (test_lab09.py)
-grade what a real wait costs, in CPU time and wake-up delay; this checks the calls themselves.
+runtime call is counted, so each wait's way of waiting shows. On a GPU, record_lab09.py
+records what a real wait costs, in CPU time and wake-up delay, and the C++ track's judges
+grade it; this checks the calls themselves.
 """
 
 from __future__ import annotations

@@ -3,8 +3,9 @@ chunk, which no one knows before it runs. The error reaches the host late, at a 
 nothing to do with the failing kernel. The task: find out as early as you can, name the chunk
 when you can, and hand the error back instead of raising it.
 
-Change only what lies between `TODO(lab09): ...` and `TODO(lab09) end`. The graded tests
-(test_lab09.py) hold what your function reports against what the grader saw itself.
+Change only what lies between `TODO(lab09): ...` and `TODO(lab09) end`. The course's
+recording program (record_lab09.py) notes what your function reports next to what the course
+saw itself, and the C++ track's judges hold the one against the other.
 
     ./course check 09 --python
 """

@@ -44,17 +44,23 @@ lab.show_function("serialize", "run_pipeline")
 # %% [markdown]
 # ## 실행
 #
-# 채점 테스트가 쓰는 준비 그대로입니다. 이 GPU에 맞춘 크기의 일로 여러분의 `run_pipeline`을 한 번
+# 채점이 쓰는 준비 그대로입니다. 이 GPU에 맞춘 크기의 일로 여러분의 `run_pipeline`을 한 번
 # 예열하고, 한 번 더 실행하며 타임라인을 기록합니다. stream들을 서로 기다리게 만들 수 있는 runtime
 # 호출의 수도 함께 셉니다. 한 조각이 끝난 뒤 다음 조각이 시작하기까지의 빈틈을 찾아보세요.
 
 
 # %%
 def run():
+    import serialize
     import streamlab
-    from test_lab09 import Lab, run_recorded
+    from lab09 import CHUNKS, PageableFloats, job_over
 
-    timeline = run_recorded(Lab.on(streamlab.device_facts(0)))
+    prepared = streamlab.prepare_pipeline(streamlab.device_facts(0))
+    output = PageableFloats(prepared.memory.n)  # run_pipeline writes its results into pageable memory
+    job = job_over(prepared.memory, output, prepared.iterations)
+    serialize.run_pipeline(job, CHUNKS)  # once to warm up
+    with streamlab.record("lab09 python run_pipeline") as timeline:
+        serialize.run_pipeline(job, CHUNKS)
     calls = timeline.api_calls
     print(", ".join(f"{name}: {calls.get(name, 0)}" for name in ("cudaMalloc", "cudaFree", "cudaMallocHost")))
     print(f"ops in the NULL stream: {streamlab.null_stream_ops(timeline.ops)}")

@@ -43,17 +43,23 @@ lab.show_function("serialize", "run_pipeline")
 # %% [markdown]
 # ## The run
 #
-# The graded test's own set-up: the job sized for this GPU, your `run_pipeline` once to warm up and
+# The grading's own set-up: the job sized for this GPU, your `run_pipeline` once to warm up and
 # once more while the timeline is recorded. The runtime calls that can make streams wait for each
 # other are counted beside it; look for a gap between one chunk's end and the next chunk's start.
 
 
 # %%
 def run():
+    import serialize
     import streamlab
-    from test_lab09 import Lab, run_recorded
+    from lab09 import CHUNKS, PageableFloats, job_over
 
-    timeline = run_recorded(Lab.on(streamlab.device_facts(0)))
+    prepared = streamlab.prepare_pipeline(streamlab.device_facts(0))
+    output = PageableFloats(prepared.memory.n)  # run_pipeline writes its results into pageable memory
+    job = job_over(prepared.memory, output, prepared.iterations)
+    serialize.run_pipeline(job, CHUNKS)  # once to warm up
+    with streamlab.record("lab09 python run_pipeline") as timeline:
+        serialize.run_pipeline(job, CHUNKS)
     calls = timeline.api_calls
     print(", ".join(f"{name}: {calls.get(name, 0)}" for name in ("cudaMalloc", "cudaFree", "cudaMallocHost")))
     print(f"ops in the NULL stream: {streamlab.null_stream_ops(timeline.ops)}")

@@ -63,7 +63,7 @@ def main(argv: list[str]) -> int:
 
 
 def show_waits() -> int:
-    """Task 3: your two waits, each for the graded tests' long job (streamlab.lab09), once to warm
+    """Task 3: your two waits, each for the recording's long job (streamlab.lab09), once to warm
     up and once observed: the process's CPU time during the wait, how long after the GPU's last
     op it returned (while the tracer records), and for wait_polling the share of the wait spent
     in the host's slices of work. 0 when each wait's results were right."""

@@ -3,9 +3,10 @@ right results, yet runs one chunk after another: a few ordinary calls in the chu
 make every stream wait for the others.
 
 Your task is Task 1 in `run_pipeline` (README; it shows each step in C++ and in Python):
-change only what lies between `TODO(lab09): ...` and `TODO(lab09) end`. The graded
-tests (test_lab09.py) run it while CUPTI records what the GPU did and which runtime
-calls your code made, and grade only that record and the output.
+change only what lies between `TODO(lab09): ...` and `TODO(lab09) end`. The course's
+recording program (record_lab09.py) runs it while CUPTI records what the GPU did and
+which runtime calls your code made; the C++ track's judges grade only that record and
+the output.
 
     ./course check 09 --python
 """

@@ -4,10 +4,11 @@ work and asks the stream, between two slices of it, whether it is done yet. As h
 out, both wait the way cudaStreamSynchronize does by default on a machine with more
 cores than GPUs: by spinning, one core busy doing nothing for as long as the GPU works.
 
-Change only what lies between `TODO(lab09): ...` and `TODO(lab09) end`. The graded
-tests (test_lab09.py) hand your waits a stream of the course's with work queued in it,
-and grade only what the course saw around the call (the process's CPU time, when the
-wait returned) and what the GPU recorded (when its last op ended).
+Change only what lies between `TODO(lab09): ...` and `TODO(lab09) end`. The course's
+recording program (record_lab09.py) hands your waits a stream of the course's with work
+queued in it, and the C++ track's judges grade only what the course saw around the call
+(the process's CPU time, when the wait returned) and what the GPU recorded (when its
+last op ended).
 
     ./course check 09 --python
 """
