@@ -29,7 +29,7 @@ STARTER, SOLUTION = "starter", "solution"
 PYTHON_STARTER, PYTHON_SOLUTION = "python-starter", "python-solution"
 # Python tracks recorded once whose H200 records are still to be made on the GPU (a record cannot be made
 # without one); their judges are those of the C++ track, whose records are committed.
-PYTHON_RECORDS_TO_MAKE = {"09"}
+PYTHON_RECORDS_TO_MAKE: set[str] = set()
 # Recorded labs whose recording needs more GPUs at once (GPUS N in lab.cmake) than the one machine that
 # makes the committed records, a single H200: there their recording records only "not graded: needs two
 # GPUs (this machine has 1)", so there is no run of the solution or the starter to commit and judge. Their
