@@ -405,37 +405,30 @@ function(streamlab_add_lab)
   endforeach()
 endfunction()
 
-# A lab's Python version (labs/NN-topic/python/): the student's module(s) and a
-# pytest file whose tests are graded like the C++ ones, one ctest test each,
-# named labNN.python-yours.TEST / labNN.python-solution.TEST. TESTS is a flat
-# list of triples: test_name  gpu|cpu  points. The tests import the module
-# `streamlab`, so they are registered by python/CMakeLists.txt, with the module
-# (streamlab_register_python_labs).
+# A lab's Python version (labs/NN-topic/python/): the student's module(s) and
+# RECORDER, the course's program that runs them in the C++ lab's scenarios and
+# writes the same record (common/RECORD_FORMAT.md). The C++ lab's judges grade
+# that record, test for test and point for point (ctest tests
+# labNN.python-yours.record, labNN.python-yours.Suite.Name, and the same for
+# python-solution). The recorder imports the module `streamlab`, so its tests are
+# registered by python/CMakeLists.txt, with the module (streamlab_register_python_labs).
 # BINDINGS file ...: what the lab adds to the module `streamlab`, compiled into it
 # from the lab's folder (labs/NN-topic/): first the file that defines
 # `void streamlab::python::register_labNN(nanobind::module_&)`, then the lab's
 # own sources it offers to Python (python/CMakeLists.txt, streamlab_add_lab_bindings).
 function(streamlab_add_python_lab)
-  cmake_parse_arguments(PARSE_ARGV 0 arg "" "NUMBER;TOPIC;TEST_SOURCE;TIMEOUT;RECORDER" "STUDENT_SOURCES;TESTS;BINDINGS")
-  if(arg_RECORDER)
-    # Recorded once, judged outside, by the C++ track's judges: no tests of its own.
-    if(arg_TEST_SOURCE OR arg_TESTS)
-      message(FATAL_ERROR "lab${arg_NUMBER} (Python): a lab with a RECORDER is graded by the C++ lab's judges; "
-                          "drop TEST_SOURCE and TESTS")
-    endif()
-    set(arg_TEST_SOURCE "RECORDER:${arg_RECORDER}")
+  cmake_parse_arguments(PARSE_ARGV 0 arg "" "NUMBER;TOPIC;RECORDER" "STUDENT_SOURCES;BINDINGS")
+  if(NOT arg_RECORDER)
+    message(FATAL_ERROR "lab${arg_NUMBER} (Python): name its RECORDER, python/record_lab${arg_NUMBER}.py, which runs "
+                        "the student's code in the C++ lab's scenarios and writes the same record; the C++ lab's judges grade it")
   endif()
-  list(LENGTH arg_TESTS n_items)
-  math(EXPR n_rem "${n_items} % 3")
-  if(NOT n_rem EQUAL 0)
-    message(FATAL_ERROR "lab${arg_NUMBER} (Python): TESTS must be triples 'test_name gpu|cpu points'")
-  endif()
-  if(NOT arg_TIMEOUT)
-    set(arg_TIMEOUT ${STREAMLAB_DEFAULT_TIMEOUT})
+  if(arg_UNPARSED_ARGUMENTS)
+    message(FATAL_ERROR "lab${arg_NUMBER} (Python): unknown arguments '${arg_UNPARSED_ARGUMENTS}' "
+                        "(a Python lab has no tests of its own, no TEST_SOURCE, TESTS or TIMEOUT: the C++ lab's judges grade its record)")
   endif()
   set(lab "${arg_NUMBER}-${arg_TOPIC}")
   set_property(GLOBAL APPEND PROPERTY STREAMLAB_PYTHON_LABS "${lab}")
-  set_property(GLOBAL PROPERTY "STREAMLAB_PYTHON_LAB_${lab}" "${arg_TEST_SOURCE}" "${arg_TIMEOUT}" ${arg_TESTS})
+  set_property(GLOBAL PROPERTY "STREAMLAB_PYTHON_RECORDER_${lab}" "${arg_RECORDER}")
   if(arg_BINDINGS)
     list(TRANSFORM arg_BINDINGS PREPEND "${PROJECT_SOURCE_DIR}/labs/${lab}/")
     set_property(GLOBAL APPEND PROPERTY STREAMLAB_PYTHON_BINDINGS "${arg_NUMBER}")
@@ -479,46 +472,14 @@ function(streamlab_register_recorded_python_lab python number folder recorder)
 endfunction()
 
 # Registers every Python lab's tests for `python` (the interpreter the module
-# was built for; python/CMakeLists.txt sets STREAMLAB_PYTHON_PATH). Each runs one pytest test with the course's plugin
-# (python/streamlab_pytest.py), which exits with 77 where the test could only
-# skip: ctest then says "not run" with the reason, never "passed".
+# was built for; python/CMakeLists.txt sets STREAMLAB_PYTHON_PATH): its recordings
+# and the C++ judges on them (streamlab_register_recorded_python_lab).
 function(streamlab_register_python_labs python)
   get_property(python_labs GLOBAL PROPERTY STREAMLAB_PYTHON_LABS)
   foreach(folder IN LISTS python_labs)
     string(SUBSTRING "${folder}" 0 2 number)
-    get_property(declaration GLOBAL PROPERTY "STREAMLAB_PYTHON_LAB_${folder}")
-    list(POP_FRONT declaration test_source timeout)
-    set(lab_dir "${PROJECT_SOURCE_DIR}/labs/${folder}/python")
-    if(test_source MATCHES "^RECORDER:(.+)$")
-      streamlab_register_recorded_python_lab(${python} ${number} ${folder} "${lab_dir}/${CMAKE_MATCH_1}")
-      continue()
-    endif()
-    foreach(variant IN ITEMS yours solution)
-      streamlab_variant_folder(${variant} "${folder}/python" source_dir)
-      # The student's folder first, then the lab's interface and tests, the module, the course's helpers.
-      set(path "${source_dir}:${lab_dir}:${STREAMLAB_PYTHON_PATH}")
-      list(LENGTH declaration n_items)
-      set(index 0)
-      while(index LESS n_items)
-        streamlab_test_triple(declaration ${index} test_name device points)
-        set(ctest_name "lab${number}.python-${variant}.${test_name}")
-        # Run from the student's folder, with the test's own folder appended to the
-        # path, not prepended: the lab folder also holds the starter files, which
-        # would otherwise shadow the student's modules of the same name.
-        add_test(NAME ${ctest_name}
-                 COMMAND "${python}" -m pytest -q -s -p no:cacheprovider -p streamlab_pytest --import-mode=append
-                         "${lab_dir}/${test_source}::${test_name}"
-                 WORKING_DIRECTORY "${source_dir}")
-        set_tests_properties(${ctest_name} PROPERTIES
-            LABELS "lab${number};python-${variant};python;${device};pts:${points}"
-            TIMEOUT ${timeout}
-            SKIP_RETURN_CODE 77
-            ENVIRONMENT "PYTHONPATH=${path};PYTHONDONTWRITEBYTECODE=1")
-        if(device STREQUAL "gpu")
-          set_tests_properties(${ctest_name} PROPERTIES RESOURCE_LOCK gpu)
-        endif()
-        math(EXPR index "${index} + 3")
-      endwhile()
-    endforeach()
+    get_property(recorder GLOBAL PROPERTY "STREAMLAB_PYTHON_RECORDER_${folder}")
+    streamlab_register_recorded_python_lab(${python} ${number} ${folder}
+                                           "${PROJECT_SOURCE_DIR}/labs/${folder}/python/${recorder}")
   endforeach()
 endfunction()

@@ -22,10 +22,10 @@ CPP_LAB, PYTHON_LAB = "streamlab_add_lab", "streamlab_add_python_lab"
 # The keywords a declaration cannot do without (CMake itself would build a broken lab without them).
 REQUIRED = {
     CPP_LAB: ("NUMBER", "TOPIC", "STUDENT_SOURCES", "PROGRAM", "TEST_SOURCE", "TESTS"),
-    PYTHON_LAB: ("NUMBER", "TOPIC", "STUDENT_SOURCES"),
+    PYTHON_LAB: ("NUMBER", "TOPIC", "STUDENT_SOURCES", "RECORDER"),
 }
-# A Python track without RECORDER has tests of its own; with one, the C++ track's judges grade it.
-PYTHON_TESTED = ("TEST_SOURCE", "TESTS")
+# What a Python track cannot declare: it has no tests of its own, the C++ track's judges grade its record.
+PYTHON_REFUSED = ("TEST_SOURCE", "TESTS", "TIMEOUT")
 MAX_GPUS = 8  # as streamlab_add_lab checks GPUS
 DEFAULT_DRAWN_SCENARIO = "pipeline"  # as cmake/StreamLab.cmake documents DRAWN_SCENARIO
 
@@ -75,7 +75,7 @@ class LabCmake:
     python_bindings: tuple[str, ...] = ()  # what the lab adds to the module (BINDINGS): register file first
     recorder: str = ""  # RECORDER: the recording program of a lab recorded once and judged outside ("": none)
     # The Python track's RECORDER (python/record_labNN.py): its record is judged by the C++ track's judges,
-    # whose tests are then `python.tests` too ("": the track has pytest tests of its own).
+    # whose tests are then `python.tests` too ("": the lab has no Python track).
     python_recorder: str = ""
     # DRAWN_SCENARIO: the recorded scenario the tools draw (records.py); the lab's pipeline when not named.
     drawn_scenario: str = DEFAULT_DRAWN_SCENARIO
@@ -153,26 +153,24 @@ def _tests(words: list[str]) -> tuple[GradedTest, ...]:
     return tuple(tests)
 
 
-def _track(values: dict[str, list[str]], function: str, judged_by: Track | None = None) -> Track:
-    """The track `values` declares; `judged_by`: the C++ track whose judges grade a recorded Python track."""
+def _track(values: dict[str, list[str]], function: str) -> Track:
+    """The C++ track `values` declares."""
     number = values["NUMBER"][0]
     try:
         if not re.fullmatch(r"\d\d", number):
             raise ValueError(f"NUMBER must be two digits (01), not {number!r}")
-        if judged_by is not None:
-            given = [keyword for keyword in PYTHON_TESTED if keyword in values]
-            if given:
-                raise ValueError(f"a RECORDER is graded by the C++ lab's judges: drop {', '.join(given)}")
-            if number != judged_by.number:
-                raise ValueError(f"NUMBER {number} is not the C++ lab's {judged_by.number}")
-            return Track(number, values["TOPIC"][0], tuple(values["STUDENT_SOURCES"]), "", judged_by.tests)
-        missing = [keyword for keyword in PYTHON_TESTED if not values.get(keyword)]
-        if missing:
-            raise ValueError(f"no {', '.join(missing)}")
         tests = _tests(values["TESTS"])
     except ValueError as error:
         raise ValueError(f"{function}: {error}") from None
     return Track(number, values["TOPIC"][0], tuple(values["STUDENT_SOURCES"]), values["TEST_SOURCE"][0], tests)
+
+
+def _python_track(values: dict[str, list[str]], judged_by: Track) -> Track:
+    """The Python track `values` declares: recorded once, graded by `judged_by`'s (the C++ track's) judges."""
+    number = values["NUMBER"][0]
+    if number != judged_by.number:
+        raise ValueError(f"{PYTHON_LAB}: NUMBER {number} is not the C++ lab's {judged_by.number}")
+    return Track(number, values["TOPIC"][0], tuple(values["STUDENT_SOURCES"]), "", judged_by.tests)
 
 
 def _declaration(text: str, function: str, required: bool) -> dict[str, list[str]] | None:
@@ -181,6 +179,13 @@ def _declaration(text: str, function: str, required: bool) -> dict[str, list[str
         raise ValueError(
             f"it must call {function}(...) {'once' if required else 'at most once'}, not {len(calls)} times"
         )
+    if function == PYTHON_LAB and calls:
+        refused = [keyword for keyword in PYTHON_REFUSED if keyword in calls[0]]
+        if refused:
+            raise ValueError(
+                f"{function}: no {', '.join(refused)}: a Python track has no tests of its own, "
+                "the C++ lab's judges grade the record its RECORDER writes"
+            )
     return _values(calls[0], function) if calls else None
 
 
@@ -192,12 +197,12 @@ def read_lab_cmake(path: Path) -> LabCmake:
         python = _declaration(text, PYTHON_LAB, required=False)
         assert cpp is not None  # required
         cpp_track = _track(cpp, CPP_LAB)
-        python_recorder = python.get("RECORDER", [""])[0] if python else ""
+        python_recorder = python["RECORDER"][0] if python else ""  # required
         if python_recorder and not cpp.get("RECORDER"):
             raise ValueError(f"{PYTHON_LAB}: RECORDER needs the C++ lab recorded once too (its RECORDER)")
         return LabCmake(
             cpp=cpp_track,
-            python=_track(python, PYTHON_LAB, cpp_track if python_recorder else None) if python else None,
+            python=_python_track(python, cpp_track) if python else None,
             answer_files=tuple(cpp.get("ANSWER_FILES", [])),
             program=cpp["PROGRAM"][0],
             gpus=_number(cpp, "GPUS", 1, low=1, high=MAX_GPUS),

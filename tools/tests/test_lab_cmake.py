@@ -25,6 +25,7 @@ streamlab_add_lab(
   ANSWER_FILES prediction.txt
   PROGRAM run.cu
   TEST_SOURCE t.cu
+  RECORDER record.cpp
   TESTS
     A.B gpu 2
     A.C cpu 0
@@ -34,8 +35,7 @@ streamlab_add_python_lab(
   NUMBER 09
   TOPIC demo
   STUDENT_SOURCES work.py
-  TEST_SOURCE test_lab09.py
-  TESTS test_b gpu 3
+  RECORDER record_lab09.py
 )
 
 # Other CMake a lab adds is not the reader's business.
@@ -57,7 +57,9 @@ def test_a_lab_and_its_python_version(tmp_path):
     assert declared.cpp.tests == (GradedTest("A.B", True, 2), GradedTest("A.C", False, 0))
     assert declared.cpp.points == 2
     assert declared.python is not None and declared.python.student_sources == ("work.py",)
-    assert declared.python.points == 3 and declared.python.tests == (GradedTest("test_b", True, 3),)
+    # Recorded once and graded by the C++ track's judges: their tests and points.
+    assert declared.python_recorder == "record_lab09.py" and declared.recorder == "record.cpp"
+    assert declared.python.tests == declared.cpp.tests and declared.python.points == 2
     assert (declared.gpus, declared.sanitize_points, declared.allow_symbols, declared.allow_asm) == (1, 0, (), False)
 
 
@@ -75,7 +77,7 @@ def test_the_keywords_are_those_cmake_parses():
     options, single, multi = declared_keywords(CPP_LAB)
     assert "ALLOW_ASM" in options and {"NUMBER", "GPUS", "SANITIZE_POINTS"} <= single
     assert {"STUDENT_SOURCES", "TESTS", "ALLOW_SYMBOLS", "CPU_TEST"} <= multi
-    assert {"STUDENT_SOURCES", "TESTS"} <= declared_keywords(PYTHON_LAB)[2]
+    assert "STUDENT_SOURCES" in declared_keywords(PYTHON_LAB)[2] and "RECORDER" in declared_keywords(PYTHON_LAB)[1]
 
 
 def test_every_lab_of_the_course():
@@ -108,6 +110,19 @@ def test_every_lab_of_the_course():
         (("    A.C cpu 0\n)", "    A.C cpu 0\n"), "streamlab_add_lab( is never closed"),
         (("streamlab_add_python_lab(", "streamlab_add_lab("), "must call streamlab_add_lab(...) once, not 2 times"),
         (("streamlab_add_lab(", "streamlab_add_labs("), "must call streamlab_add_lab(...) once, not 0 times"),
+        (("  RECORDER record_lab09.py\n", ""), "streamlab_add_python_lab: no RECORDER"),
+        (
+            ("RECORDER record_lab09.py", "RECORDER record_lab09.py TEST_SOURCE test_lab09.py TESTS test_b gpu 3"),
+            "streamlab_add_python_lab: no TEST_SOURCE, TESTS: a Python track has no tests of its own",
+        ),
+        (("  RECORDER record.cpp\n", ""), "streamlab_add_python_lab: RECORDER needs the C++ lab recorded once"),
+        (
+            (
+                "NUMBER 09\n  TOPIC demo\n  STUDENT_SOURCES work.py",
+                "NUMBER 08\n  TOPIC demo\n  STUDENT_SOURCES work.py",
+            ),
+            "NUMBER 08 is not the C++ lab's 09",
+        ),
     ],
 )
 def test_a_malformed_lab_cmake_is_named_with_what_is_wrong(tmp_path, change, said):

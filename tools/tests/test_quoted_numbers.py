@@ -157,9 +157,8 @@ def _lab(root, number, tests):
     lines = "\n".join(f"    Suite.Test{i} gpu {points}" for i, points in enumerate(tests))
     (folder / "lab.cmake").write_text(
         f"streamlab_add_lab(\n  NUMBER {number}\n  TOPIC topic\n  STUDENT_SOURCES a.cu\n  PROGRAM run.cu\n"
-        f"  TEST_SOURCE t.cu\n  TESTS\n{lines}\n)\n"
-        f"streamlab_add_python_lab(\n  NUMBER {number}\n  TOPIC topic\n  STUDENT_SOURCES a.py\n  TEST_SOURCE t.py\n"
-        "  TESTS\n    test_x gpu 50\n)\n"
+        f"  TEST_SOURCE t.cu\n  RECORDER r.cpp\n  TESTS\n{lines}\n)\n"
+        f"streamlab_add_python_lab(\n  NUMBER {number}\n  TOPIC topic\n  STUDENT_SOURCES a.py\n  RECORDER r.py\n)\n"
     )
     return folder
 
