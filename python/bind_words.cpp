@@ -1,5 +1,5 @@
 // The words the grader trusts (streamlab/grader_words.hpp) as the submodule
-// streamlab.words, for the Python labs' pytest plugin and lab programs: the same
+// streamlab.words, for the Python labs' programs (python/lab_program.py): the same
 // constants the C++ tests print, under their Python names (kSkipNoGpu: SKIP_NO_GPU).
 #include <nanobind/nanobind.h>
 

@@ -410,7 +410,7 @@ class SubmissionGrader:
         self._draw_timelines(traces, grade)  # drawing needs no GPU: the next submission's tests may start
 
     def _grade_python_into(self, grade: SubmissionGrade, intake: Intake) -> None:
-        """The Python labs: each checked by pycheck, then its tests run one pytest at a time (python_grading.py)."""
+        """The Python labs: each checked by pycheck, then recorded once and judged (python_grading.py)."""
         labels = self.settings.course_labels or {}
         self.box.writable_folder(self.xml_reports)
         runnable: list[LabSources] = []
@@ -438,7 +438,7 @@ class SubmissionGrader:
             lab_grade.checks = [verdict.to_json() for verdict in checks.get(lab_grade.number, [])]
 
     def _run_python_tests(self, grade: SubmissionGrade, runnable: list[LabSources]) -> None:
-        """The tests of the Python labs that passed their checks, one pytest at a time, on a GPU slot."""
+        """The Python labs that passed their checks, each recorded on a GPU slot, then judged outside the sandbox."""
         python = self.settings.module_python or sys.executable
 
         def run_step(command: list, env: dict[str, str], cwd: Path) -> tuple[int, str]:

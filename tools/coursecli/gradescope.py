@@ -52,7 +52,7 @@ set -euxo pipefail
 export DEBIAN_FRONTEND=noninteractive
 apt-get update
 apt-get install -y --no-install-recommends build-essential cmake ccache libgtest-dev nlohmann-json3-dev \
-    python3 python3-pip python3-matplotlib python3-numpy python3-pytest wget ca-certificates gnupg bubblewrap
+    python3 python3-pip python3-matplotlib python3-numpy wget ca-certificates gnupg bubblewrap
 
 # The course needs CMake >= 3.25; Ubuntu 22.04 ships 3.22.
 if ! cmake --version | awk 'NR == 1 { split($3, v, "."); exit !(v[1] > 3 || (v[1] == 3 && v[2] >= 25)) }'; then

@@ -99,7 +99,7 @@ class LabNotebook:
             return None
         try:
             return run()
-        except BaseException as error:  # pytest's skip too: show where the run stopped, go on to the verdict
+        except BaseException as error:  # SystemExit too: show where the run stopped, go on to the verdict
             if isinstance(error, KeyboardInterrupt):
                 raise
             traceback.print_exc(limit=-3)

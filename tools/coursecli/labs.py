@@ -234,12 +234,11 @@ def judge_record(number: str, preset: str, solution: bool, record: Path, python:
     lab = lab_folder(number)
     number, variant = lab.name[:2], "solution" if solution else "yours"
     declared = lab_cmake.read_lab_cmake(lab / "lab.cmake")
-    if python and not (lab / "python").is_dir():
+    if python and not declared.python_recorder:  # a Python track is always recorded once
         say(f"lab {number} has no Python version yet (labs/{lab.name}/python)")
         return COURSE_ERROR
-    if not (declared.python_recorder if python else declared.recorder):
-        track = "its Python version is" if python else "it is"
-        say(f"lab {number}: {track} graded while it runs, not from a record: --record does not apply to it")
+    if not python and not declared.recorder:
+        say(f"lab {number}: it is graded while it runs, not from a record: --record does not apply to it")
         return COURSE_ERROR
     if python:
         variant = f"python-{variant}"  # its tests are labNN.python-yours.Suite.Name
@@ -294,7 +293,8 @@ def _draw_recorded_timeline(record: Path, folder: Path, number: str, variant: st
 def check_lab(number: str, preset: str, solution: bool, sanitize_it: bool = False, python: bool = False) -> int:
     """`course check NN`: runs the lab's graded tests and prints points and reasons; with
     `sanitize_it`, then the lab's program under compute-sanitizer (findings make the check fail).
-    With `python`, the lab's Python version (labs/NN-topic/python) instead, graded by pytest."""
+    With `python`, the lab's Python version (labs/NN-topic/python) instead: recorded once, graded by the
+    C++ version's judges."""
     number = lab_folder(number).name[:2]
     variant = "solution" if solution else "yours"
     if python:
@@ -421,11 +421,9 @@ def _check_python_lab(number: str, preset: str, variant: str) -> int:
     if not (lab_folder(number) / "python").is_dir():
         say(f"lab {number} has no Python version yet (labs/{lab_folder(number).name}/python)")
         return COURSE_ERROR
-    # A track recorded once is judged by the C++ track's judges: they and the harness are built too.
-    recorded = bool(lab_cmake.read_lab_cmake(lab_folder(number) / "lab.cmake").python_recorder)
-    judging_targets = [f"lab{number}_judge", "streamlab_record"] if recorded else []
+    # The track is recorded once and judged by the C++ track's judges: they and the harness are built too.
     try:
-        folder = build(preset, [TARGET, *judging_targets])
+        folder = build(preset, [TARGET, f"lab{number}_judge", "streamlab_record"])
     except CommandFailed as failure:
         say(f"the course's Python module does not build ({failure})")
         return COURSE_ERROR
@@ -435,8 +433,8 @@ def _check_python_lab(number: str, preset: str, variant: str) -> int:
         say("the Python labs' tests are not registered in this build: no Python was found (the configure step says so)")
         return COURSE_ERROR
     verdicts = lab_checks.python_verdicts(lab_folder(number), python_student_folder(number, variant))
-    if recorded:  # its answer files sit in the Python folder
-        verdicts += lab_checks.answer_verdicts(lab_folder(number), python_student_folder(number, variant))
+    # Its answer files sit in the Python folder.
+    verdicts += lab_checks.answer_verdicts(lab_folder(number), python_student_folder(number, variant))
     stop = _print_verdicts(number, f"{variant}, Python", verdicts, "what the Python labs import builds")
     if stop is not None:
         return stop
@@ -449,9 +447,8 @@ def _check_python_lab(number: str, preset: str, variant: str) -> int:
     earned, possible = _print_points(number, variant, outcomes, labels, python=True)
     if variant == "yours":
         save_last_check(folder, number, True, outcomes)  # for `course list`
-    if recorded:  # the run the judges judged
-        track = f"python-{variant}"
-        _draw_recorded_timeline(records.record_path(folder, number, track), folder, number, track)
+    track = f"python-{variant}"  # the run the judges judged
+    _draw_recorded_timeline(records.record_path(folder, number, track), folder, number, track)
     return 0 if outcomes and earned == possible else FAILING
 
 

@@ -542,8 +542,8 @@ def parser() -> argparse.ArgumentParser:
         sub.add_argument(
             "--python",
             action="store_true",
-            help="the lab's Python version (cuda-bindings): its tests (check; for a lab recorded once, the C++ "
-            "version's judges of its recording), its program (run)",
+            help="the lab's Python version (cuda-bindings): its recording judged by the C++ version's judges "
+            "(check), its program (run)",
         )
         if name == "check":
             sub.add_argument(
@@ -630,7 +630,7 @@ def parser() -> argparse.ArgumentParser:
     grade_verb.add_argument(
         "--python",
         action="store_true",
-        help="grade the labs' Python versions (labs/NN-topic/python: cuda-bindings, pytest) instead of the C++ ones",
+        help="grade the labs' Python versions (labs/NN-topic/python: cuda-bindings) instead of the C++ ones",
     )
     grade_verb.add_argument(
         "--sanitize",

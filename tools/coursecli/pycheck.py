@@ -1,8 +1,8 @@
 """What a Python lab's student file may contain: the Python track's counterpart of objcheck.py.
 
-The student's Python code runs in the same interpreter as the graded test and the
-tracer, so anything the interpreter lets code reach (the test's own objects, the
-recorded timeline, pytest's report) would be within its reach. The source is
+The student's Python code runs in the same interpreter as the recording program
+and the tracer, so anything the interpreter lets code reach (the recording
+program's objects, the recorded timeline) would be within its reach. The source is
 therefore read before anything runs, and refused unless it keeps to what a
 student of the labs needs:
 

@@ -120,9 +120,6 @@ class TestOutcome:
             if re.search(r":\d+: Failure$", line):
                 message = [text.strip() for text in lines[i + 1 : i + 4] if text.strip() and not text.startswith("[")]
                 return " ".join(message)[:300]
-            if line.startswith("E   "):  # pytest's explanation of a failed test (the Python labs)
-                message = [text[1:].strip() for text in lines[i : i + 3] if text.startswith("E ")]
-                return " ".join(message)[:300]
             if "Exit code" in line or "exception" in line.lower():
                 return line.strip()[:300]
         if "Timeout" in self.output or not self.output:

@@ -139,7 +139,7 @@ def grade_test(
     if outcome.status == "skipped":
         if report is None or report.result != "skipped":
             grade.reason = (
-                "the test printed a skip, but the test framework's own report (GoogleTest's or pytest's) "
+                "the test printed a skip, but the test framework's own report (GoogleTest's) "
                 "shows none (output forged?)"
             )
         elif not gpu_present and outcome.is_gpu:
@@ -155,7 +155,7 @@ def grade_test(
             grade.status = PASSED
         else:
             grade.reason = (
-                "no report from the test framework (GoogleTest, or pytest in a Python lab) that this test "
+                "no report from the test framework (GoogleTest) that this test "
                 "passed: the process ended before the test did (does the code end the process, or print "
                 "the framework's lines itself?)"
             )

@@ -1,15 +1,13 @@
-"""The Python labs graded by their own tests: on a GPU, every Python solution must
+"""The Python labs graded as the grader grades them: on a GPU, every Python solution must
 pass every graded test, every Python starter must fail some, and every known-wrong
 sample of PYTHON_CATALOGUE (a solution with one mistake planted) must fail exactly
 the tests it names, so that a test grades its own idea and nothing else.
 
     python3 -m selfgrading.python_selfgrade [--labs 01 05] [--build build-ci]
 
-Each variant of a Python track recorded once (RECORDER in its lab.cmake; every Python track
-now) is recorded by its recording program under the harness, and its record judged by the C++
-track's judges. A Python track graded by a pytest file of its own (labs/NN-topic/python/test_labNN.py)
-would have it run with the course's plugin, its own folder first on PYTHONPATH, as ctest runs it,
-and then each test skipped there alone, in a process of its own. Exits 77 without a GPU or
+Each variant of a Python track (every one is recorded once: RECORDER in its lab.cmake) is
+recorded by its recording program under the harness, and its record judged by the C++ track's
+judges; no process that ran the student's code decides a verdict. Exits 77 without a GPU or
 without the built module, 1 when a rule breaks, 0 otherwise.
 Standard library only.
 """
@@ -18,19 +16,16 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 import shutil
 import subprocess
 import sys
 import tempfile
-import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 from pathlib import Path
 
 from coursecli import judging, recording
 from coursecli.gpu import gpu_presence
-from coursecli.lab_cmake import LabCmake, read_lab_cmake
-from coursecli.python_grading import PYTEST_OPTIONS
+from coursecli.lab_cmake import read_lab_cmake
 from coursecli.python_module import module_python, python_path
 from coursecli.shell import COURSE_ERROR, ROOT
 
@@ -164,76 +159,28 @@ def python_labs(numbers: list[str] | None) -> list[str]:
 
 
 def run_tests(lab: str, student: Path, build: Path, junit: Path) -> tuple[dict[str, str], str]:
-    """(test name -> "passed", "failed" or "skipped", from pytest's report of the lab's tests on
-    `student`; "" or, when pytest wrote no report, how it ended). The tests run in one process, then
-    each one skipped there in a process of its own, as ctest runs it: a test that needs one (a CUDA
-    variable read only when CUDA starts, a sticky error) skips itself when it shares its process. A
-    Python track recorded once is recorded and judged instead (recorded_outcomes)."""
+    """(test name -> "passed", "failed" or "skipped", the C++ track's judges' verdicts on the record of
+    the lab's Python track run on `student`; "" or, when there is no record, why). The recording
+    program runs from the student's folder, with the lab's folder after it on PYTHONPATH, so that the
+    student's modules are imported, not the starter files."""
     lab_python = ROOT / "labs" / lab / "python"
     path = [student, lab_python, *python_path(ROOT, build)]
     env = {
         **os.environ,
         "PYTHONPATH": os.pathsep.join(map(str, path)),
         "PYTHONDONTWRITEBYTECODE": "1",
+        "PYTHONSAFEPATH": "1",
     }
-    lab_cmake = ROOT / "labs" / lab / "lab.cmake"
-    declared = read_lab_cmake(lab_cmake) if lab_cmake.is_file() else None
-    if declared is not None and declared.python_recorder:
-        return recorded_outcomes(lab, declared, student, build, env, junit)
-    test_file = lab_python / f"test_lab{lab[:2]}.py"
-    outcomes, ended = pytest_outcomes(str(test_file), student, env, junit)
-    for test in [name for name, status in outcomes.items() if status == "skipped"]:
-        alone, ended_alone = pytest_outcomes(f"{test_file}::{test}", student, env, junit.with_suffix(f".{test}.xml"))
-        outcomes.update(alone)
-        ended = ended or ended_alone
-    return outcomes, ended
-
-
-def recorded_outcomes(
-    lab: str, declared: LabCmake, student: Path, build: Path, env: dict[str, str], junit: Path
-) -> tuple[dict[str, str], str]:
-    """run_tests' answer for a Python track recorded once: its recording program on `student`, under the
-    harness, then the C++ track's judges on the record (the answer files in the student's folder)."""
+    declared = read_lab_cmake(ROOT / "labs" / lab / "lab.cmake")
     record = junit.with_suffix(recording.RECORD_SUFFIX)
-    recorder = ROOT / "labs" / lab / "python" / declared.python_recorder
+    recorder = lab_python / declared.python_recorder
     command = recording.recording_command(build, lab[:2], record, RECORDING_TIMEOUT_S, [sys.executable, recorder])
-    ended = subprocess.run(command, env={**env, "PYTHONSAFEPATH": "1"}, cwd=student, capture_output=True, text=True)
+    ended = subprocess.run(command, env=env, cwd=student, capture_output=True, text=True)
     if not record.is_file():
         return {}, f"the recording harness wrote no record: {ended.stdout + ended.stderr}"
     tests = [test.name for test in declared.cpp.tests]
     verdicts = judging.judge_record(build, lab[:2], record, student, junit.parent, tests)
     return {test: report.result if report else "failed" for test, (report, _, _) in verdicts.items()}, ""
-
-
-def pytest_outcomes(tests: str, student: Path, env: dict[str, str], junit: Path) -> tuple[dict[str, str], str]:
-    """run_tests' answer for `tests` (a test file, or one test of it) run in one pytest process."""
-    # From the student's folder, the test's folder appended (not prepended) to the path: the
-    # lab folder holds the starter files, which must not shadow the student's modules.
-    command = [sys.executable, "-m", "pytest", *PYTEST_OPTIONS, f"--junitxml={junit}", tests]
-    ended = subprocess.run(command, env=env, cwd=student, capture_output=True, text=True, errors="replace")
-    if not junit.exists():  # pytest could not start, or its process died before it wrote the report
-        return {}, how_pytest_ended(ended.returncode, ended.stdout + ended.stderr)
-    outcomes = {}
-    for case in ET.parse(junit).getroot().iter("testcase"):
-        status = "passed"
-        if case.find("skipped") is not None:
-            status = "skipped"
-        elif case.find("failure") is not None or case.find("error") is not None:
-            status = "failed"
-        outcomes[case.get("name", "")] = status
-    return outcomes, ""
-
-
-def how_pytest_ended(returncode: int, output: str) -> str:
-    """Why pytest left no report: the signal that killed it (a crash in the course's code or the
-    module is a bug to fix, never a verdict), or its exit status, with the test it was in."""
-    how = f"killed by signal {-returncode}" if returncode < 0 else f"exit status {returncode}"
-    # Python's fault handler names the test function it was in: the line after "most recent call first".
-    inside = re.search(r"most recent call first\):\n\s+File \"([^\"]+)\", line (\d+) in (\w+)", output)
-    where = f" in {inside.group(3)} ({Path(inside.group(1)).name}:{inside.group(2)})" if inside else ""
-    fatal = re.search(r"Fatal Python error: [^\n]*", output)  # pytest's progress dots may come first
-    last = next((line.strip() for line in reversed(output.splitlines()) if line.strip()), "no output")
-    return f"pytest {how}{where}; " + (fatal.group(0) if fatal else f"its last line: {last}")
 
 
 def judge(name: str, outcomes: dict[str, str], must_fail: frozenset[str] | None) -> str:

@@ -108,7 +108,9 @@ def test_a_refused_python_file_stops_the_check_with_the_graders_words(tmp_path, 
     shutil.copytree(ROOT / "solutions" / LAB / "python", folder)
     (folder / "null_stream.py").write_text("import os\n" + (folder / "null_stream.py").read_text())
     monkeypatch.setattr(labs, "student_root", lambda variant: tmp_path / "labs")
-    monkeypatch.setattr(labs, "read_labels", lambda folder: {"lab01.python-yours.test_x": ["gpu", "pts:2"]})
+    monkeypatch.setattr(
+        labs, "read_labels", lambda folder: {"lab01.python-yours.SerialRun.OpsRunOneAfterAnother": ["gpu", "pts:2"]}
+    )
     status, out = check(capsys, "01", "--python")
     assert status == 1
     assert "  FAIL  null_stream.py vetted: nothing graded code may not do" in out

@@ -229,7 +229,7 @@ def test_the_python_autograder_grades_the_python_labs_and_builds_the_module(tmp_
     names = build_autograder(tmp_path / "autograder.zip", labs, cuda_version="13-0", python=True)
     assert {
         "python/CMakeLists.txt",
-        "python/streamlab_pytest.py",
+        "python/lab_program.py",
         "labs/05-three-chunks/python/record_lab05.py",
     } <= set(names)
     with zipfile.ZipFile(tmp_path / "autograder.zip") as archive:

@@ -1,5 +1,6 @@
-"""`course grade --python` without a GPU: pytest's reports read the way the grader trusts them, and a real
-batch of Python submissions (built module, sandbox, one pytest per test) graded as the C++ labs are.
+"""`course grade --python` without a GPU: how a test process ended read as ctest reads it, and a real
+batch of Python submissions (built module, sandbox, one recording per lab, judged outside it) graded as
+the C++ labs are.
 
 The batch builds the course's module once (a minute or two); it is skipped where cmake, nvcc or a Python
 with nanobind is missing.
@@ -17,34 +18,12 @@ from coursecli import batch as grade_module
 from coursecli import environment
 from coursecli.gradebook import load_grade, student_folder
 from coursecli.lab_cmake import read_lab_cmake
-from coursecli.python_grading import read_pytest_report, verdict_of
+from coursecli.python_grading import verdict_of
 from coursecli.scoring import FAILED, NO_GPU, NOT_GRADED
 from coursecli.shell import ROOT
 
 LAB = "01-null-stream"
 STUDENT_FILE = "null_stream.py"
-
-
-def junit(tmp_path, cases: str):
-    path = tmp_path / "report.xml"
-    path.write_text(f'<testsuites><testsuite name="pytest">{cases}</testsuite></testsuites>')
-    return path
-
-
-def test_pytests_report_says_pass_fail_or_skip_of_exactly_that_test(tmp_path):
-    assert read_pytest_report(junit(tmp_path, '<testcase name="test_a"/>'), "test_a").result == "passed"
-    failed = read_pytest_report(
-        junit(tmp_path, '<testcase name="test_a"><failure message="wrong"/></testcase>'), "test_a"
-    )
-    assert (failed.result, failed.message) == ("failed", "wrong")
-    skipped = junit(tmp_path, '<testcase name="test_a"><skipped message="no GPU: none"/></testcase>')
-    assert read_pytest_report(skipped, "test_a").message == "no GPU: none"
-    # Another test's pass, two tests, no file, a broken file: no report at all.
-    assert read_pytest_report(junit(tmp_path, '<testcase name="test_b"/>'), "test_a") is None
-    assert read_pytest_report(junit(tmp_path, '<testcase name="test_a"/><testcase name="test_a"/>'), "test_a") is None
-    assert read_pytest_report(tmp_path / "missing.xml", "test_a") is None
-    (tmp_path / "broken.xml").write_text("<testsuites")
-    assert read_pytest_report(tmp_path / "broken.xml", "test_a") is None
 
 
 def test_how_a_test_process_ended_reads_like_ctests_verdict():

@@ -31,7 +31,7 @@ HONEST = "from cuda.bindings import runtime as cudart\nfrom cuda_check import ch
         ("import ctypes\n", "imports ctypes"),
         ("from cuda.bindings import driver\n", "other than runtime"),
         ("from . import lab05\n", "imports from ."),
-        ("import streamlab_pytest\n", "imports streamlab_pytest"),
+        ("import lab_program\n", "imports lab_program"),
         ("import streamlab\nstreamlab.record('x')\n", "uses streamlab.record"),
         ("import streamlab as s\ns.mark('x')\n", "uses streamlab.mark"),
         ("from streamlab import TimelineUnavailable\n", "imports streamlab.TimelineUnavailable"),

@@ -4,7 +4,7 @@
 ///
 /// The C++ tests and programs use these constants; the Python side reads them
 /// from here: the module `streamlab` offers them as `streamlab.words` (the Python
-/// labs' pytest plugin), tools/coursecli/grader_words.py reads this file itself
+/// labs' programs), tools/coursecli/grader_words.py reads this file itself
 /// (the grader, which must work without the module), and so does CMake
 /// (streamlab_grader_word, cmake/StreamLab.cmake). So the format below is a
 /// contract too; both readers refuse a file that breaks it:

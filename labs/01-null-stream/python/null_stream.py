@@ -1,9 +1,9 @@
 """Lab 01 in Python: the NULL stream.
 
 Your tasks are `run_serial` and `run_barrier_demo` (README, Tasks 1 and 2; the
-README shows the calls in C++ and in Python). The graded tests
-(test_lab01.py) run them while CUPTI records what the GPU did, and grade only
-that record and the results.
+README shows the calls in C++ and in Python). The course's recording program
+(record_lab01.py) runs them while CUPTI records what the GPU did; the C++
+track's judges grade only that record and the results.
 
     ./course check 01 --python
 """
