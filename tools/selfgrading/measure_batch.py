@@ -13,45 +13,26 @@ times; exits 1 when grading fails, a solution lacks full points or a starter has
 from __future__ import annotations
 
 import argparse
-import contextlib
-import io
 import shutil
 import statistics
 import sys
 import tempfile
-import time
 from pathlib import Path
 
-from coursecli.batch import GradeSettings, default_cuda_arch, default_jobs, gpu_presence, grade_batch, selected_labs
+from coursecli.batch import default_jobs, gpu_presence
+from coursecli.grade_settings import DEFAULT_TIMEOUT_S
 from coursecli.gradebook import load_grade, student_folder
 
 from .make_grading_samples import hanging_submission, student_files, write_folder
+from .timed_grading import timed_grade
 
 LABS = ["01", "02", "03", "04", "05", "06", "07"]
 HANG_LAB = "01"
 
 
 def grade(submissions: Path, out: Path, labs: list[str], jobs: int, course: Path) -> float:
-    """Seconds to grade `submissions` into a fresh `out`; exits when the batch fails."""
-    shutil.rmtree(out, ignore_errors=True)
-    settings = GradeSettings(
-        out=out,
-        labs=selected_labs(labs),
-        all_labs=selected_labs(None),
-        jobs=jobs,
-        regrade=True,
-        cuda_arch=default_cuda_arch(gpu_presence()[0]),
-        course_build_dir=course,
-    )
-    console = io.StringIO()
-    started = time.monotonic()
-    with contextlib.redirect_stdout(console):
-        status = grade_batch(submissions, settings)
-    seconds = time.monotonic() - started
-    if status != 0:
-        print(console.getvalue())
-        raise SystemExit("measure_batch: grading failed")
-    return seconds
+    """Seconds to grade `submissions` into a fresh `out`."""
+    return timed_grade(submissions, out, labs, jobs, course)[0]
 
 
 def score_problems(out: Path, students: dict[str, bool]) -> list[str]:
@@ -110,10 +91,9 @@ def main(argv: list[str]) -> int:
     shutil.rmtree(pair / "honest")
     write_folder(pair / "never-returns", hanging_submission())
     hanging = grade(pair, work / "grades-hang", [HANG_LAB], 1, course)
-    timeout = GradeSettings(out=work, labs=[], all_labs=[]).timeout_s
     print(
         f"measure_batch: lab {HANG_LAB} of a submission that never returns: {hanging:.1f} s, against "
-        f"{honest:.1f} s for a solution's (the grader's timeout: {timeout} s)"
+        f"{honest:.1f} s for a solution's (the grader's timeout: {DEFAULT_TIMEOUT_S} s)"
     )
     for problem in problems:
         print(f"measure_batch: {problem}")

@@ -12,43 +12,23 @@ the time without it (median of the rounds). Exits 1 when a graded batch fails.
 from __future__ import annotations
 
 import argparse
-import contextlib
-import io
 import shutil
 import statistics
 import sys
 import tempfile
-import time
 from pathlib import Path
 
-from coursecli.batch import GradeSettings, default_cuda_arch, default_jobs, gpu_presence, grade_batch, selected_labs
+from coursecli.batch import default_jobs
 from coursecli.sandbox import choose_isolation
 
 from .make_grading_samples import student_files, write_folder
+from .timed_grading import timed_grade
 
 
 def grade_once(submissions: Path, out: Path, lab: str, sandbox: str, jobs: int) -> float:
     """Seconds to grade `submissions` into a fresh `out` under `sandbox`."""
-    shutil.rmtree(out, ignore_errors=True)
-    settings = GradeSettings(
-        out=out,
-        labs=selected_labs([lab]),
-        all_labs=selected_labs(None),
-        jobs=jobs,
-        regrade=True,
-        cuda_arch=default_cuda_arch(gpu_presence()[0]),
-        sandbox=sandbox,
-        course_build_dir=out.parent / "course",
-    )  # built once: only grading is timed
-    console = io.StringIO()
-    started = time.monotonic()
-    with contextlib.redirect_stdout(console):
-        status = grade_batch(submissions, settings)
-    seconds = time.monotonic() - started
-    if status != 0:
-        print(console.getvalue())
-        raise SystemExit(f"measure_sandbox: grading with --sandbox {sandbox} failed")
-    isolation = next((line for line in console.getvalue().splitlines() if "isolation:" in line), "")
+    seconds, console = timed_grade(submissions, out, [lab], jobs, out.parent / "course", sandbox)
+    isolation = next((line for line in console.splitlines() if "isolation:" in line), "")
     print(f"measure_sandbox: {sandbox:>5}: {seconds:7.1f} s  {isolation}", flush=True)
     return seconds
 
