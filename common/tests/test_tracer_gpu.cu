@@ -432,10 +432,15 @@ void three_chunks(PipelineMemory& memory, int iterations) {
     SL_CHECK(cudaDeviceSynchronize());
 }
 
-// A copy-bound pipeline, where copies in both directions run together most: the
-// model that knows how they share the link must come closer to what the GPU did
-// than the ideal model, which assumes they do not slow each other down.
-TEST_F(TracerGpu, SharedLinkModelExplainsACopyBoundPipelineBetter) {
+// A copy-bound pipeline, where copies in both directions run together most. The
+// ideal model lets the two directions run side by side at full speed, the
+// shared-link model slows both for as long as they overlap at the speeds measured
+// when they run together. The GPU's run must land between the two: no faster than
+// the ideal one, no slower than the shared one (with room for noise each way).
+// How far between depends on how long the copies overlapped in this run, so which
+// model lands nearer is not asked.
+TEST_F(TracerGpu, SharedLinkModelBoundsACopyBoundPipelineFromAbove) {
+    constexpr double kNoise = 0.1;  // relative
     PipelineRun run;
     try {
         run = record_pipeline_run(3, three_chunks, /*kernel_to_copy=*/0.25);
@@ -455,11 +460,14 @@ TEST_F(TracerGpu, SharedLinkModelExplainsACopyBoundPipelineBetter) {
         EXPECT_EQ(c.link_model_ms, c.model_ms) << "with one copy engine the directions never run together";
         return;
     }
-    grading::report_measure("measured / ideal model", c.pipelined_ms / c.model_ms, ">=", 1.0, "");
-    grading::report_measure("measured / shared-link model", c.pipelined_ms / c.link_model_ms, ">=", 1.0, "");
-    EXPECT_LE(std::abs(c.pipelined_ms - c.link_model_ms), std::abs(c.pipelined_ms - c.model_ms) + 1e-6)
-        << "ideal model " << c.model_ms << " ms, shared-link model " << c.link_model_ms << " ms, measured "
-        << c.pipelined_ms << " ms";
+    grading::report_measure("measured / ideal model", c.pipelined_ms / c.model_ms, ">=", 1 - kNoise, "");
+    grading::report_measure("measured / shared-link model", c.pipelined_ms / c.link_model_ms, "<=", 1 + kNoise, "");
+    const std::string models = "ideal model " + std::to_string(c.model_ms) + " ms, shared-link model " +
+                               std::to_string(c.link_model_ms) + " ms, measured " + std::to_string(c.pipelined_ms) +
+                               " ms";
+    EXPECT_GE(c.pipelined_ms, c.model_ms * (1 - kNoise)) << "faster than copies that never slow each other: " << models;
+    EXPECT_LE(c.pipelined_ms, c.link_model_ms * (1 + kNoise))
+        << "slower than copies that share the link whenever they overlap: " << models;
 }
 
 }  // namespace

@@ -23,9 +23,10 @@ namespace scenarios {
 inline constexpr const char* kResults = "results";
 /// run_stream over kSlowHostShape, the host slowed down: its output.
 inline constexpr const char* kSlowHost = "slow_host";
-/// run_stream over kHazardShape, the GPU four times slower than the host: every buffer's reuse.
+/// run_stream over kHazardShape, the GPU four times slower than the host: every buffer's reuse, the overlap.
 inline constexpr const char* kHazards = "hazards";
-/// run_stream over kModelShape, after the GPU's stages alone: streams, overlap, makespan.
+/// run_stream over kModelShape, after the GPU's stages alone: streams, makespan (and the stages the overlap's model
+/// uses).
 /// Named as `course check` expects the run it draws.
 inline constexpr const char* kPipeline = "pipeline";
 /// sweep_chunks over kSweepCounts: its points and the runs the host recorded.
