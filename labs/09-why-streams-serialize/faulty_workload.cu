@@ -3,6 +3,9 @@
 #include "lab09.hpp"
 
 #include <random>
+
+#include "streamlab/check.hpp"
+#include "streamlab/handles.hpp"
 #include "streamlab/workload.hpp"
 
 namespace lab09 {
@@ -48,6 +51,19 @@ Tripwire plant_tripwire(float* input, std::size_t n, int chunks) {
     tripwire.index = range.offset + std::uniform_int_distribution<std::size_t>(0, range.count - 1)(random);
     input[tripwire.index] = kTripwire;
     return tripwire;
+}
+
+bool launches_block(float* device_input, float* device_output, std::size_t n, int iterations) {
+    const streamlab::Stream stream(cudaStreamNonBlocking);
+    SL_CHECK(cudaMemsetAsync(device_input, 0, n * sizeof(float), stream.get()));
+    stream.synchronize();
+    streamlab::launch_workload(device_input, device_output, n, iterations, stream.get());
+    const cudaError_t state = cudaStreamQuery(stream.get());
+    stream.synchronize();
+    if (state != cudaErrorNotReady) {
+        SL_CHECK(state);
+    }
+    return state == cudaSuccess;
 }
 
 }  // namespace lab09

@@ -58,6 +58,14 @@ struct Tripwire {
 /// of `input`, `n` floats, and says where.
 Tripwire plant_tripwire(float* input, std::size_t n, int chunks);
 
+/// The course's, not yours: whether a kernel launch returns only once its kernel
+/// has run (CUDA_LAUNCH_BLOCKING=1 took effect in this process). Zeroes
+/// `device_input` (`n` floats), launches the workload kernel over it into
+/// `device_output` in a stream of its own, asks the stream at once whether it
+/// is done, and waits for it. Pick `iterations` so that the kernel runs for a
+/// while (a millisecond or more): a kernel that short finishes before the query.
+bool launches_block(float* device_input, float* device_output, std::size_t n, int iterations);
+
 /// Task 2's data. Every buffer is the caller's, allocated before the call.
 struct CheckedJob {
     const float* input = nullptr;    ///< Host input, `n` floats, pinned.

@@ -53,6 +53,16 @@ void bind_late_error(nb::module_& lab09) {
         "input"_a, "n"_a, "chunks"_a,
         "Puts KTRIPWIRE at a random element of a random one of `chunks` chunks (streamlab.chunk_range) of the n "
         "host floats at `input`, and says where (Tripwire).");
+    lab09.def(
+        "launches_block",
+        [](nb::handle device_input, nb::handle device_output, std::size_t n, int iterations) {
+            return lab09::launches_block(pointer_of<float>(device_input), pointer_of<float>(device_output), n,
+                                         iterations);
+        },
+        "device_input"_a, "device_output"_a, "n"_a, "iterations"_a,
+        "Whether a kernel launch returns only once its kernel has run (CUDA_LAUNCH_BLOCKING=1 took effect): zeroes "
+        "the n device floats at `device_input`, launches the workload kernel over them into `device_output` and asks "
+        "its stream at once whether it is done.");
 }
 
 // ---------------------------------------------------------------- Task 3: the waiting host

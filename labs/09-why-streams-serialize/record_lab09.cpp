@@ -52,22 +52,6 @@ unsigned int device_flags() {
     return flags;
 }
 
-/// Whether a kernel launch returns only once its kernel has run (CUDA_LAUNCH_BLOCKING=1
-/// took effect): a workload kernel over all the data, about as long as the whole H2D
-/// copy, is launched, and its stream asked at once whether it is done.
-bool launches_block(PipelineMemory& memory, int iterations) {
-    const Stream stream(cudaStreamNonBlocking);
-    SL_CHECK(cudaMemsetAsync(memory.device_input.data(), 0, memory.device_input.bytes(), stream.get()));
-    stream.synchronize();
-    launch_workload(memory.device_input.data(), memory.device_output.data(), memory.size(), iterations, stream.get());
-    const cudaError_t state = cudaStreamQuery(stream.get());
-    stream.synchronize();
-    if (state != cudaErrorNotReady) {
-        SL_CHECK(state);
-    }
-    return state == cudaSuccess;
-}
-
 /// A wait the course observes: yours or its own, given the stream and the host's work.
 using Wait = std::function<void(cudaStream_t, HostWork&)>;
 
@@ -171,7 +155,8 @@ void record_lab09(Session& session) {
         scenario.values["launches_block"] = blocked ? 1.0 : 0.0;
     };
     session.scenario("late_error_clean", queued, [&](Scenario& scenario) {
-        const bool blocked = launches_block(memory, iterations);
+        const bool blocked =
+            lab09::launches_block(memory.device_input.data(), memory.device_output.data(), n, iterations);
         fill_poison(memory.output.data(), n);
         lab09::ChunkError report;
         session.record(scenario, "lab09 run_checked_pipeline",
@@ -180,7 +165,8 @@ void record_lab09(Session& session) {
         scenario.output = record::sample_output(memory.output.data(), n, iterations, lab09::kChunks, session.seed());
     });
     session.scenario("late_error_overlap", queued, [&](Scenario& scenario) {
-        const bool blocked = launches_block(memory, iterations);
+        const bool blocked =
+            lab09::launches_block(memory.device_input.data(), memory.device_output.data(), n, iterations);
         lab09::ChunkError report = lab09::run_checked_pipeline(checked_job, lab09::kChunks);  // warm-up
         session.record(scenario, "lab09 run_checked_pipeline",
                        [&] { report = lab09::run_checked_pipeline(checked_job, lab09::kChunks); });
@@ -191,7 +177,8 @@ void record_lab09(Session& session) {
     // wait afterwards returned (the faulty kernel's error, when its kernel ran).
     // Untraced: no tracer survives the sticky error.
     const auto run_into_the_tripwire = [&](Scenario& scenario) {
-        const bool blocked = launches_block(memory, iterations);
+        const bool blocked =
+            lab09::launches_block(memory.device_input.data(), memory.device_output.data(), n, iterations);
         const lab09::Tripwire tripwire = lab09::plant_tripwire(memory.input.data(), n, lab09::kChunks);
         lab09::ChunkError report;
         session.run_untraced(scenario, "lab09 run_checked_pipeline, a tripwire planted", [&] {

@@ -25,7 +25,7 @@ import sys
 import streamlab
 from cuda.bindings import runtime as cudart
 from cuda_check import check
-from lab09 import CHUNKS, FLOAT_BYTES, PageableFloats, checked_job_over, job_over
+from lab09 import CHUNKS, PageableFloats, checked_job_over, job_over
 from streamlab import recording
 
 course = streamlab.lab09  # the C++ lab's course side and what its record holds (lab09_record.hpp)
@@ -34,24 +34,6 @@ course = streamlab.lab09  # the C++ lab's course side and what its record holds 
 def device_flags() -> int:
     """The device's flags, its schedule flag among them (cudaGetDeviceFlags)."""
     return check(cudart.cudaGetDeviceFlags())
-
-
-def launches_block(memory, iterations: int) -> bool:
-    """Whether a kernel launch returns only once its kernel has run (CUDA_LAUNCH_BLOCKING=1 took
-    effect): a workload kernel over all the data, about as long as the whole H2D copy, is launched,
-    and its stream asked at once whether it is done."""
-    stream = check(cudart.cudaStreamCreateWithFlags(cudart.cudaStreamNonBlocking))
-    try:
-        check(cudart.cudaMemsetAsync(memory.device_input, 0, memory.n * FLOAT_BYTES, stream))
-        check(cudart.cudaStreamSynchronize(stream))
-        streamlab.launch_workload(memory.device_input, memory.device_output, memory.n, iterations, stream)
-        (state,) = cudart.cudaStreamQuery(stream)
-        check(cudart.cudaStreamSynchronize(stream))
-        if state != cudart.cudaError_t.cudaErrorNotReady:
-            check(state)
-        return state == cudart.cudaError_t.cudaSuccess
-    finally:
-        check(cudart.cudaStreamDestroy(stream))
 
 
 def record_lab09(session) -> None:
@@ -173,7 +155,7 @@ def record_lab09(session) -> None:
         scenario.set_value("launches_block", 1.0 if blocked else 0.0)
 
     def late_error_clean(scenario) -> None:
-        blocked = launches_block(memory, iterations)
+        blocked = course.launches_block(memory.device_input, memory.device_output, n, iterations)
         streamlab.fill_poison(memory.output, n)
         reports = []
         session.record(
@@ -185,7 +167,7 @@ def record_lab09(session) -> None:
         scenario.sample_output(memory.output, n, iterations, CHUNKS, seed)
 
     def late_error_overlap(scenario) -> None:
-        blocked = launches_block(memory, iterations)
+        blocked = course.launches_block(memory.device_input, memory.device_output, n, iterations)
         reports = [late_error.run_checked_pipeline(checked_job, CHUNKS)]  # warm-up
         session.record(
             scenario,
@@ -199,7 +181,7 @@ def record_lab09(session) -> None:
         What it reported, where the tripwire was, and what the course's own wait afterwards
         returned (the faulty kernel's error, when its kernel ran). Untraced: no tracer survives
         the sticky error."""
-        blocked = launches_block(memory, iterations)
+        blocked = course.launches_block(memory.device_input, memory.device_output, n, iterations)
         tripwire = course.plant_tripwire(memory.input, n, CHUNKS)
         reports = []
 
