@@ -33,18 +33,31 @@ struct DemoBuffers {
 
     /// The three kernels' work on this device: a quarter of the SMs each, so
     /// that all three fit on the GPU together and only a stream dependency can
-    /// keep them apart, each about 2 ms long.
+    /// keep them apart, each about 2 ms long (kernel_iterations).
     [[nodiscard]] DemoWork work(const streamlab::DeviceFacts& facts) const {
+        return work(facts, kernel_iterations(facts));
+    }
+
+    /// The same work with `iterations` iterations, found earlier by kernel_iterations.
+    [[nodiscard]] DemoWork work(const streamlab::DeviceFacts& facts, int iterations) const {
         DemoWork work;
         work.input = input.data();
         for (std::size_t i = 0; i < outputs.size(); ++i) {
             work.outputs[i] = outputs[i].data();
         }
         work.n = input.size();
-        work.max_blocks = std::max(1, facts.sm_count / 4);
-        work.iterations = streamlab::iterations_for_kernel_ms(work.n, 2.0, work.max_blocks);
+        work.max_blocks = blocks(facts);
+        work.iterations = iterations;
         return work;
     }
+
+    /// The workload iterations that make one kernel about 2 ms long, timed on the GPU.
+    [[nodiscard]] int kernel_iterations(const streamlab::DeviceFacts& facts) const {
+        return streamlab::iterations_for_kernel_ms(input.size(), 2.0, blocks(facts));
+    }
+
+    /// A quarter of the SMs: the blocks of each kernel.
+    [[nodiscard]] static int blocks(const streamlab::DeviceFacts& facts) { return std::max(1, facts.sm_count / 4); }
 
     streamlab::DeviceBuffer<float> input;                   ///< Kernels' input.
     std::array<streamlab::DeviceBuffer<float>, 3> outputs;  ///< Outputs of kernels A, B and C.
