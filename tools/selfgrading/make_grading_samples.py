@@ -54,10 +54,14 @@ from .rewriting import replace_once, rewrite_function
 SYNTAX_ERROR = "\nthis line is not C++ at all\n"
 NEVER_ENDING_KERNEL = """
 namespace {
-/// Spins forever: `spin` is volatile, so the compiler must keep reading it.
+/// Never set, read through volatile: the kernel below must load it from memory
+/// again on every turn. (A volatile local is not enough: the compiler keeps it in
+/// a register, sees a loop that can never end, and drops it; the kernel returns at once.)
+__device__ volatile int never_set = 0;
+
+/// Spins forever, waiting for never_set.
 __global__ void never_ends() {
-    volatile int spin = 0;
-    while (spin == 0) {
+    while (never_set == 0) {
     }
 }
 }  // namespace

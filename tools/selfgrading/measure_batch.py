@@ -7,7 +7,9 @@ Makes COUNT submissions (every fourth the starters, the others the solutions), b
 once (not timed: a batch builds it once too), then grades them all (timed). Then grades lab 01 of a
 submission whose barrier demo launches a kernel that never ends, beside lab 01 of a solution, one
 after the other: what the hang costs over an honest run, against the grader's timeout. Prints the
-times; exits 1 when grading fails, a solution lacks full points or a starter has them.
+times and how the hanging lab was graded; exits 1 when grading fails, a solution lacks full points,
+a starter has them, or the hanging submission's lab was not stopped at the deadline (nothing hung)
+or lost the tests that do not need the scenario that hung.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from pathlib import Path
 from coursecli.batch import default_jobs, gpu_presence
 from coursecli.grade_settings import DEFAULT_TIMEOUT_S
 from coursecli.gradebook import load_grade, student_folder
+from coursecli.scoring import FAILED
 
 from .make_grading_samples import hanging_submission, student_files, write_folder
 from .timed_grading import timed_grade
@@ -44,6 +47,26 @@ def score_problems(out: Path, students: dict[str, bool]) -> list[str]:
             problems.append(f"{student}: no grade")
         elif solution != (graded.earned == graded.possible):
             problems.append(f"{student}: {graded.earned}/{graded.possible}")
+    return problems
+
+
+def hang_problems(out: Path, student: str) -> list[str]:
+    """Prints how the hanging submission's lab was graded: the time measured is a hang's only when its
+    recording was stopped at the deadline (a reason that says it did not finish) and the tests that do
+    not need the hanging scenario still passed."""
+    graded = load_grade(student_folder(out, student))
+    lab = next((lab for lab in graded.labs if lab.number == HANG_LAB), None) if graded else None
+    if lab is None:
+        return [f"{student}: lab {HANG_LAB} has no grade"]
+    reasons = sorted({test.reason.splitlines()[0] for test in lab.tests if test.status == FAILED and test.reason})
+    print(f"measure_batch: {student}'s lab {HANG_LAB}: {lab.earned}/{lab.possible} {lab.problem}".rstrip())
+    for reason in reasons:
+        print(f"measure_batch:   {reason}")
+    problems = []
+    if not any("did not finish" in reason for reason in reasons):
+        problems.append(f"{student}: no test of lab {HANG_LAB} says its run did not finish: nothing hung")
+    if lab.earned == 0:
+        problems.append(f"{student}: lab {HANG_LAB} lost every test, not only those of the scenario that hung")
     return problems
 
 
@@ -95,6 +118,7 @@ def main(argv: list[str]) -> int:
         f"measure_batch: lab {HANG_LAB} of a submission that never returns: {hanging:.1f} s, against "
         f"{honest:.1f} s for a solution's (the grader's timeout: {DEFAULT_TIMEOUT_S} s)"
     )
+    problems += hang_problems(work / "grades-hang", "never-returns")
     for problem in problems:
         print(f"measure_batch: {problem}")
     return 1 if problems else 0
