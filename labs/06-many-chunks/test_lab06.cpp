@@ -196,7 +196,7 @@ TEST_F(ManyChunks, WorkRunsInOneStreamPerDeviceSet) {
 TEST_F(ManyChunks, CopiesOverlapKernels) {
     SL_STEP(use_hazards_run_against_the_model());
     // The model's share of copy time hidden behind kernels, for this GPU, this
-    // shape and your issue order, from the stage times measured alone.
+    // shape and your issue order, from the stage times measured alone (scaled).
     const double model_hidden = hidden_copy_fraction(modelled_ops(simulate_pipeline(
         serial_stages_, shape_.chunks, shape_.device_sets, facts_.copy_engines, issue_order(timeline_.ops), link_)));
     if (model_hidden < 0.2) {

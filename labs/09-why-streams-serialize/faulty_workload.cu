@@ -1,5 +1,6 @@
 // Lab 09's course side for Task 2: the workload kernel with a bug that one
-// input value triggers (see lab09.hpp). The course's, not the student's.
+// input value triggers, and the check of whether kernel launches block (see
+// lab09.hpp). The course's, not the student's.
 #include "lab09.hpp"
 
 #include <random>

@@ -63,7 +63,7 @@ Tripwire plant_tripwire(float* input, std::size_t n, int chunks);
 /// `device_input` (`n` floats), launches the workload kernel over it into
 /// `device_output` in a stream of its own, asks the stream at once whether it
 /// is done, and waits for it. Pick `iterations` so that the kernel runs for a
-/// while (a millisecond or more): a kernel that short finishes before the query.
+/// millisecond or more: a shorter one may end before the query, as if launches blocked.
 bool launches_block(float* device_input, float* device_output, std::size_t n, int iterations);
 
 /// Task 2's data. Every buffer is the caller's, allocated before the call.
