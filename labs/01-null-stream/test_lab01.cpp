@@ -59,11 +59,8 @@ TEST_F(SerialRun, ResultMatchesCpuReference) {
     // The output was poisoned before the run; the sample holds about 2048 of its
     // elements, the first and the last among them, recomputed here from the seed.
     SL_STEP(use_serial());
-    const ::testing::AssertionResult matches = output_matches_reference(*serial_);
-    if (!matches) {
-        report_hint("copy the input in, launch the kernel, and copy the output back into `output`");
-    }
-    EXPECT_TRUE(matches);
+    expect_output_matches_reference(*serial_,
+                                    "copy the input in, launch the kernel, and copy the output back into `output`");
 }
 
 TEST_F(SerialRun, EveryOpInTheNullStream) {

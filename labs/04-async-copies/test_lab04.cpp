@@ -92,11 +92,7 @@ TEST_F(Batches, ResultsMatchCpuReference) {
     SL_STEP(use_usual_run(/*pinned=*/true));
     // The batches' inputs are consecutive slices of one seeded input: the sample
     // holds each batch's first and last element and about 2048 spread over all.
-    const ::testing::AssertionResult matches = output_matches_reference(*run_);
-    if (!matches) {
-        report_hint("each batch: H2D from batch.input, the kernel, D2H into batch.output");
-    }
-    EXPECT_TRUE(matches);
+    expect_output_matches_reference(*run_, "each batch: H2D from batch.input, the kernel, D2H into batch.output");
 }
 
 TEST_F(Batches, AllOpsInOneCreatedStream) {

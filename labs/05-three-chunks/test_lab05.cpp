@@ -126,13 +126,10 @@ protected:
 
 TEST_F(ThreeChunks, ResultsMatchCpuReference) {
     SL_STEP(use_pipeline());
-    const ::testing::AssertionResult matches = output_matches_reference(*pipeline_);
-    if (!matches) {
-        report_hint(
-            "offset all three pointers of a chunk by chunk.offset, copy chunk.count * sizeof(float) bytes, "
-            "and give the kernel chunk.count elements");
-    }
-    EXPECT_TRUE(matches);
+    expect_output_matches_reference(
+        *pipeline_,
+        "offset all three pointers of a chunk by chunk.offset, copy chunk.count * sizeof(float) bytes, "
+        "and give the kernel chunk.count elements");
 }
 
 TEST_F(ThreeChunks, EachChunkRunsInItsOwnStream) {

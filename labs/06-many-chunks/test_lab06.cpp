@@ -68,15 +68,6 @@ protected:
         return ::testing::AssertionSuccess();
     }
 
-    /// The results, sampled in the record, against the CPU reference.
-    void expect_results_right(const char* hint) {
-        const ::testing::AssertionResult matches = output_matches_reference(*scenario_);
-        if (!matches) {
-            report_hint(hint);
-        }
-        EXPECT_TRUE(matches);
-    }
-
     /// The model test's run: your stream recorded and its chunks found, with the
     /// GPU's stages alone and the host's fills and drains alone, measured a moment before.
     void use_run_against_the_model() {
@@ -148,7 +139,8 @@ protected:
 
 TEST_F(ManyChunks, ResultsMatchCpuReference) {
     SL_STEP(use_scenario(scenarios::kResults, scenario_));  // its output alone
-    expect_results_right(
+    expect_output_matches_reference(
+        *scenario_,
         "produce chunk c with chunk_range(job.n, job.chunks, c), copy chunk.count * sizeof(float) "
         "bytes each way, give the kernel chunk.count elements, and consume every chunk");
 }
@@ -158,7 +150,8 @@ TEST_F(ManyChunks, ResultsRightWithASlowHost) {
     // a chunk's steps: the GPU waits for the host now, not the other way round
     // (the recording slowed its host down by kSlowHostFactor, graded_jobs.hpp).
     SL_STEP(use_scenario(scenarios::kSlowHost, scenario_));  // its output alone
-    expect_results_right(
+    expect_output_matches_reference(
+        *scenario_,
         "with one results buffer, each chunk's results must be consumed before the next D2H copy "
         "overwrites them; with a slow host no chunk may be skipped or taken twice");
 }

@@ -68,15 +68,6 @@ protected:
         return ::testing::AssertionSuccess();
     }
 
-    /// The recorded run's output (sampled in the record) against the CPU reference.
-    void expect_results_right(const char* hint) {
-        const ::testing::AssertionResult matches = output_matches_reference(*scenario_);
-        if (!matches) {
-            report_hint(hint);
-        }
-        EXPECT_TRUE(matches);
-    }
-
     /// The share of copy time the model hides behind kernels for kChunks chunks,
     /// from the stage times of the serial run on the same data, into
     /// `model_hidden_`; skips where that share is too small for this GPU to show anything.
@@ -116,7 +107,8 @@ protected:
 
 TEST_F(StageStreams, ResultsMatchCpuReference) {
     SL_STEP(use_stages());
-    expect_results_right(
+    expect_output_matches_reference(
+        *scenario_,
         "chunk c is chunk_range(job.n, chunks, c): copy chunk.count * sizeof(float) bytes each way "
         "at chunk.offset, and wait for the copy-out stream before returning");
 }
@@ -187,7 +179,8 @@ protected:
 
 TEST_F(HostConsumer, ResultsMatchCpuReference) {
     SL_STEP(use_consumer());
-    expect_results_right(
+    expect_output_matches_reference(
+        *scenario_,
         "consume(c) reads chunk c from job.output: call it only after chunk c's D2H copy has ended, "
         "once for every chunk");
 }
@@ -262,7 +255,8 @@ protected:
 
 TEST_F(Graph, ResultsMatchCpuReference) {
     SL_STEP(use_graph());
-    expect_results_right(
+    expect_output_matches_reference(
+        *scenario_,
         "capture the whole pipeline of Task 1 between the fork and the join, and wait for the last "
         "launch before returning");
 }

@@ -56,15 +56,6 @@ protected:
         work_ = work_by_gpu(timeline_.ops);
     }
 
-    /// The recorded output against the CPU reference, recomputed from the record's seed.
-    void expect_results_right(const char* hint) {
-        const ::testing::AssertionResult matches = output_matches_reference(*recorded_);
-        if (!matches) {
-            report_hint(hint);
-        }
-        EXPECT_TRUE(matches);
-    }
-
     /// The median makespan, in ms, of the kRepeats recorded runs of your run_split on `gpus`
     /// (scenarios::kGpu0Alone, ...), into `ms_out`.
     void median_makespan(const std::string& gpus, double& ms_out) {
@@ -88,7 +79,8 @@ class TwoGpus : public Lab08 {};
 
 TEST_F(TwoGpus, ResultsMatchCpuReference) {
     SL_STEP(use_split());
-    expect_results_right(
+    expect_output_matches_reference(
+        *recorded_,
         "share g is chunk_range(job.n, job.gpus.size(), g); chunk c of it is chunk_range(share.count, "
         "job.chunks, c), at share.offset + chunk.offset in the host buffers and at chunk.offset in "
         "the GPU's own buffers");
@@ -239,7 +231,8 @@ protected:
 
 TEST_F(Handoff, ResultsMatchCpuReference) {
     SL_STEP(use_handoff());
-    expect_results_right(
+    expect_output_matches_reference(
+        *recorded_,
         "chunk c is chunk_range(job.n, job.chunks, c), at chunk.offset in every buffer; the kernel "
         "reads job.to's device_input, which the copy between the GPUs filled");
 }

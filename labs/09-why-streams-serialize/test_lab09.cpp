@@ -109,13 +109,10 @@ protected:
 
 TEST_F(Serialize, ResultsMatchCpuReference) {
     SL_STEP(use_pipeline());
-    const ::testing::AssertionResult matches = output_matches_reference(*scenario_);
-    if (!matches) {
-        report_hint(
-            "each chunk's D2H copy must be complete before its results are copied into job.output, and nothing "
-            "may be freed while a stream still uses it");
-    }
-    EXPECT_TRUE(matches);
+    expect_output_matches_reference(
+        *scenario_,
+        "each chunk's D2H copy must be complete before its results are copied into job.output, and nothing "
+        "may be freed while a stream still uses it");
 }
 
 TEST_F(Serialize, EachChunkRunsInItsOwnStream) {
@@ -284,11 +281,8 @@ TEST_F(LateError, CleanRunReportsNoError) {
     EXPECT_EQ(report_.error, cudaSuccess) << "run_checked_pipeline reported " << cudaGetErrorName(report_.error)
                                           << " (chunk " << report_.chunk << ") for a run in which nothing failed";
     EXPECT_EQ(report_.chunk, -1) << "with no error, the report names no chunk (-1)";
-    const ::testing::AssertionResult matches = output_matches_reference(*scenario_);
-    if (!matches) {
-        report_hint("each chunk's H2D copy, kernel and D2H copy go to its own part of each buffer (chunk.offset)");
-    }
-    EXPECT_TRUE(matches);
+    expect_output_matches_reference(
+        *scenario_, "each chunk's H2D copy, kernel and D2H copy go to its own part of each buffer (chunk.offset)");
 }
 
 TEST_F(LateError, ChecksKeepThePipelineOverlapped) {

@@ -98,6 +98,14 @@ void RecordTest::use_scenario(const std::string& name, const record::Scenario*& 
     return ::testing::AssertionSuccess() << check.message();
 }
 
+void expect_output_matches_reference(const record::Scenario& scenario, const std::string& hint) {
+    const ::testing::AssertionResult matches = output_matches_reference(scenario);
+    if (!matches) {
+        report_hint(hint);
+    }
+    EXPECT_TRUE(matches);
+}
+
 double RecordTest::setup_value(const std::string& key) const {
     const auto found = record_->setup.find(key);
     if (found == record_->setup.end()) {

@@ -19,6 +19,10 @@ namespace streamlab::grading {
 /// that the scenario sent no output.
 [[nodiscard]] ::testing::AssertionResult output_matches_reference(const record::Scenario& scenario);
 
+/// Expects what output_matches_reference checks; where the output is wrong, the
+/// test fails with where, and the report carries `hint` (what the student should look at).
+void expect_output_matches_reference(const record::Scenario& scenario, const std::string& hint);
+
 /// The environment variable that names the record a judge reads (lab.cmake's tests set it).
 inline constexpr const char* kRecordVariable = "STREAMLAB_RECORD";
 
