@@ -21,7 +21,10 @@ student of the labs needs:
   `__dunder__` kind, through which Python reaches everything else;
 - only the attributes the labs need: the runtime's (`cuda...`), the lab's
   interface module's names and the fields and methods of its classes, those of
-  the allowed plain modules, and a list's or a dict's (ALLOWED_METHODS);
+  the allowed plain modules (of typing, enum and dataclasses, only the few a
+  student uses: PLAIN_MODULE_NAMES), and a list's or a dict's (ALLOWED_METHODS);
+  a name imported from a module is judged as its attribute would be, and
+  `from module import *` is refused;
 - no module reached through an allowed one (`dataclasses.builtins`,
   `lab03.ctypes`, `from enum import sys`): an allowed module's own imports are
   not allowed with it; and no frame reached through a generator, a coroutine
@@ -61,6 +64,20 @@ ALLOWED_MODULES = {
 }
 # What a student file may use of the module `streamlab`: the course's kernel and chunking.
 STREAMLAB_ALLOWED = {"launch_workload", "chunk_range"}
+# Of the plain modules that build and describe types, only the names a student's file would use:
+# among their other public names are ways to the interpreter (typing.get_type_hints runs an
+# annotation's string as code, enum.pickle_by_enum_name hands out getattr, enum.global_enum writes
+# into any module's names, dataclasses.make_dataclass builds a class with any __dunder__ in it), and
+# a newer Python adds more. The other plain modules' public names (math's, time's, ...) are all allowed.
+PLAIN_MODULE_NAMES = {
+    "dataclasses": {"FrozenInstanceError", "asdict", "astuple", "dataclass", "field", "fields", "is_dataclass", "replace"},
+    "enum": {"Enum", "Flag", "IntEnum", "IntFlag", "StrEnum", "auto", "unique"},
+    "typing": {
+        "Annotated", "Any", "Callable", "ClassVar", "Dict", "Final", "FrozenSet", "Iterable", "Iterator", "List",
+        "Literal", "Mapping", "MutableMapping", "MutableSequence", "NamedTuple", "NoReturn", "Optional", "Sequence",
+        "Set", "TYPE_CHECKING", "Tuple", "Type", "TypeVar", "Union", "cast",
+    },
+}  # fmt: skip
 # Built-ins through which code builds or runs code, opens files, or reaches objects it was not given.
 FORBIDDEN_BUILTINS = {
     "__import__": "may not import by name",
@@ -222,7 +239,10 @@ def _interface_names(interface: str) -> frozenset[str]:
 
 @cache
 def _module_names(module: str) -> frozenset[str]:
-    """The public names of the allowed module `module` that are not modules themselves."""
+    """The public names of the allowed module `module` that are not modules themselves (of typing, enum
+    and dataclasses, those in PLAIN_MODULE_NAMES)."""
+    if module in PLAIN_MODULE_NAMES:
+        return frozenset(PLAIN_MODULE_NAMES[module])
     if module not in ALLOWED_MODULES or module == "cuda.bindings.runtime":
         # Never import a module the student named (it may do anything when imported); the
         # runtime's names are judged by their prefix, `cuda` (attribute_allowed).
@@ -351,6 +371,10 @@ def check_python_source(name: str, text: str, rules: PythonRules) -> list[str]:
             module = "." * node.level + (node.module or "")
             if node.level or not _module_allowed(module, rules):
                 refuse(node, f"imports from {module}: graded code may import only the lab's API")
+            elif any(alias.name == "*" for alias in node.names):
+                # `from lab09 import *` binds lab09's ctypes, `from enum import *` enum's getattr-giver,
+                # under names the rest of the check never sees come from a module.
+                refuse(node, f"imports every name of {module} (*): graded code names what it imports")
             elif module == "cuda.bindings" and any(alias.name != "runtime" for alias in node.names):
                 refuse(node, "imports from cuda.bindings other than runtime: the labs use the runtime API")
             elif module == "streamlab":
@@ -359,6 +383,14 @@ def check_python_source(name: str, text: str, rules: PythonRules) -> list[str]:
                         refuse(
                             node, f"imports streamlab.{alias.name}: of streamlab, graded code may use only {allowed}"
                         )
+            elif not module.startswith("cuda"):  # the runtime's names go by their prefix, cuda_check's are the course's
+                # A name imported from the lab's interface or a plain module is judged as its attribute would be
+                # (`from typing import get_type_hints` is typing.get_type_hints); a module, below.
+                for alias in node.names:
+                    if not _module_inside(module, alias.name, rules.interface) and not attribute_allowed(
+                        alias.name, module, rules.interface
+                    ):
+                        refuse(node, f"imports {module}.{alias.name}: graded code may use only the names the labs need")
         elif isinstance(node, ast.Name):
             parent = parents.get(node)
             if node.id in FORBIDDEN_BUILTINS:

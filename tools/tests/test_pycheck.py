@@ -72,6 +72,22 @@ HONEST = "from cuda.bindings import runtime as cudart\nfrom cuda_check import ch
         ("import math\ne = math.no_such_name\n", "uses .no_such_name"),
         ("import lab05\nx = lab05.nothing_of_the_lab\n", "uses .nothing_of_the_lab"),
         ("x = streamlab.cuda_stream\n", "uses streamlab.cuda_stream"),
+        # public names of the plain modules that reach the interpreter, and the imports that would bind them
+        (
+            "import typing\ndef f(x: \"[exec('import sys'), int][1]\"):\n    pass\nh = typing.get_type_hints(f)\n",
+            "uses .get_type_hints",
+        ),
+        (
+            "import enum\nget = enum.pickle_by_enum_name(list(enum.Enum('E', 'a'))[0], 0)[0]\n",
+            "uses .pickle_by_enum_name",
+        ),
+        ("import enum\nenum.global_enum(enum.Enum('E', {'len': 1}, module='builtins'))\n", "uses .global_enum"),
+        ("import dataclasses\nC = dataclasses.make_dataclass('C', ['n'], slots=True)\n", "uses .make_dataclass"),
+        ("from typing import get_type_hints\n", "imports typing.get_type_hints: graded code may use only the names"),
+        ("from enum import pickle_by_enum_name as p\n", "imports enum.pickle_by_enum_name"),
+        ("from lab05 import dataclass\n", "imports lab05.dataclass"),
+        ("from enum import *\n", "imports every name of enum (*): graded code names what it imports"),
+        ("from lab05 import *\n", "imports every name of lab05 (*)"),
     ],
 )
 def test_what_graded_code_may_not_do_is_refused_with_its_line(code, says):
@@ -84,6 +100,7 @@ def test_the_labs_own_interface_and_plain_modules_are_fine():
     code = (
         HONEST + "from lab05 import CHUNKS, FLOAT_BYTES, PipelineJob\nimport math\nfrom dataclasses import dataclass\n"
     )
+    code += "from typing import Any, Callable\nfrom enum import Enum\nimport dataclasses\nr = dataclasses.replace\n"
     code += "streamlab.launch_workload(0, 0, 1, 1)\noffset, count = streamlab.chunk_range(10, 3, 0)\n"
     assert check_python_source("three_chunks.py", code, lab_rules("05")) == []
     assert check_python_source("three_chunks.py", "import lab04\n", lab_rules("05"))  # another lab's interface
