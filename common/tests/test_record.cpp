@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "op_builder.hpp"
+#include "streamlab/judging.hpp"
 #include "streamlab/record.hpp"
 #include "streamlab/workload.hpp"
 
@@ -202,6 +203,88 @@ TEST(Record, RefusesAnOutputThatIsNotTheCoursesSample) {
     thin.output->index.resize(10);
     thin.output->value.resize(10);
     EXPECT_NE(refusal(record_text(thin)).find("not the course's sample"), std::string::npos);
+}
+
+TEST(Record, RefusesAnEmptyOutputSample) {
+    // n = 0 has an empty sample, which every reference matches: no run writes nothing.
+    Scenario empty = pipeline_scenario();
+    empty.output->n = 0;
+    empty.output->index.clear();
+    empty.output->value.clear();
+    EXPECT_NE(refusal(record_text(empty)).find("its output has no elements"), std::string::npos)
+        << refusal(record_text(empty));
+}
+
+TEST(Record, RefusesAnOutputOfMoreIterationsThanAnyRun) {
+    // A judge recomputes each sampled element with the sample's iterations, within a tolerance that grows
+    // with them: 2^24 would take it minutes, and match almost any output.
+    Scenario huge = pipeline_scenario();
+    huge.output->iterations = 1 << 24;
+    EXPECT_NE(refusal(record_text(huge)).find("\"iterations\" is not a whole number from 0 to 65536"),
+              std::string::npos)
+        << refusal(record_text(huge));
+}
+
+TEST(Record, RefusesAnOutputValueNoFloatHolds) {
+    Scenario scenario = pipeline_scenario();
+    std::string text = record_text(scenario);
+    const std::string values = "\"value\":[";
+    const std::size_t first = text.find(values) + values.size();
+    text.replace(first, text.find(',', first) - first, "1e308");
+    EXPECT_NE(refusal(text).find("not a float that a run can write"), std::string::npos) << refusal(text);
+}
+
+TEST(Record, RefusesACountOfCallsNoDoubleHolds) {
+    Scenario scenario = pipeline_scenario();
+    scenario.timeline->api_calls_by_thread = {{4711, std::numeric_limits<std::uint64_t>::max()}};
+    EXPECT_NE(refusal(record_text(scenario)).find("not a thread id and a count"), std::string::npos)
+        << refusal(record_text(scenario));
+    scenario.timeline->api_calls_by_thread = {{4711, std::uint64_t{1} << 53}};
+    EXPECT_EQ(refusal(record_text(scenario)), "");
+}
+
+TEST(Record, AJudgeReadsAnyNumberOfTheRecordAsAWholeNumberInItsRange) {
+    // A forged record's values may be negative, huge or null (NaN): each becomes a number in the range the
+    // judge gives, where a plain cast to an integer would be undefined behaviour.
+    using grading::whole_number;
+    EXPECT_EQ(whole_number<std::size_t>(67108864.0, 0, 1e15), 67108864U);
+    EXPECT_EQ(whole_number<std::size_t>(-1.0, 0, 1e15), 0U);
+    EXPECT_EQ(whole_number<std::size_t>(1e308, 0, 1e15), std::size_t{1000000000000000});
+    EXPECT_EQ(whole_number<int>(std::numeric_limits<double>::quiet_NaN(), -1, 1e9), -1);
+    EXPECT_EQ(whole_number<int>(-1e308, -1, 1e9), -1);
+    EXPECT_EQ(whole_number<int>(2.0, -1, 1e9), 2);
+}
+
+TEST(Record, RefusesAStringLongerThanAnyRecordsWithoutRepeatingIt) {
+    // Every judge repeats the reason and the scenario's name: a name of 20 MiB had lab 09's judge write 900 MB.
+    const std::string name(std::size_t{1} << 20, 's');
+    Scenario scenario = pipeline_scenario();
+    scenario.name = name;
+    const std::string reason = refusal(record_text(scenario));
+    EXPECT_NE(reason.find("characters long, more than any record's"), std::string::npos) << reason.substr(0, 200);
+    EXPECT_LT(reason.size(), 2000U);
+    // An op's label (the trace's, which may be long) is quoted in a refusal cut short.
+    Scenario late = pipeline_scenario();
+    for (DeviceOp& op : late.timeline->ops) {
+        op.label = name;
+    }
+    late.timeline->marks = {{kRecordingEndsMark, 2000}};
+    const std::string cut = refusal(record_text(late));
+    EXPECT_NE(cut.find("an op ("), std::string::npos) << cut.substr(0, 200);
+    EXPECT_LT(cut.size(), 2000U);
+}
+
+TEST(Record, WritesAFailuresLongMessageCutShortSoTheRecordStaysReadable) {
+    // A student's exception may say anything at any length: only its scenario fails, not the whole record.
+    Scenario failed;
+    failed.name = "pipeline";
+    failed.outcome = Outcome::Failed;
+    failed.message = std::string(std::size_t{1} << 20, 'm');
+    const Record record = parse_record(record_text(failed));
+    const std::string& message = record.find("pipeline")->message;
+    EXPECT_LT(message.size(), 5000U);
+    EXPECT_EQ(message.substr(0, 100), failed.message.substr(0, 100));
+    EXPECT_NE(message.find("(cut short)"), std::string::npos);
 }
 
 TEST(Record, CarriesEachThreadsRuntimeCallsWhenGiven) {

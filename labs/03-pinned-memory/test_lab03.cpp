@@ -37,8 +37,8 @@ class CopyTest : public RecordTest {
 protected:
     void SetUp() override {
         SL_STEP(RecordTest::SetUp());
-        large_ = static_cast<std::size_t>(setup_value("large_bytes"));
-        sizes_ = {static_cast<std::size_t>(setup_value("small_bytes")), large_};
+        large_ = whole_number<std::size_t>(setup_value("large_bytes"), 0, 1e15);
+        sizes_ = {whole_number<std::size_t>(setup_value("small_bytes"), 0, 1e15), large_};
         ASSERT_FALSE(HasFailure()) << "the record's set-up does not say which sizes were copied";
     }
 

@@ -84,7 +84,7 @@ std::string article_name(Stage stage, int chunk) {
 /// long as the whole H2D copy: the record's scenarios (record_lab05.cpp).
 class ThreeChunks : public RecordTest {
 protected:
-    std::size_t n() const { return static_cast<std::size_t>(setup_value("n")); }
+    std::size_t n() const { return whole_number<std::size_t>(setup_value("n"), 0, 1e15); }
 
     /// The recorded pipeline at lab05::kChunks into timeline_ and reported_ms_.
     void use_pipeline(const char* scenario_name = "pipeline") {

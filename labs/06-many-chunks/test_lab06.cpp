@@ -45,7 +45,7 @@ constexpr double kBestTolerance = 0.05;
 
 class ManyChunks : public RecordTest {
 protected:
-    std::size_t n() const { return static_cast<std::size_t>(setup_value("n")); }
+    std::size_t n() const { return whole_number<std::size_t>(setup_value("n"), 0, 1e15); }
 
     /// The recorded scenario `name`, a run of a job of `shape`: its timeline and the host's fills and drains.
     void use_run(const char* name, const RingShape& shape) {
@@ -106,9 +106,7 @@ protected:
     /// was not a finite number reads as NaN) and the best N.
     lab06::Sweep reported_sweep() const {
         // Whole numbers your code returned as ints; clamped, since the record is read as untrusted.
-        const auto whole = [&](const std::string& key) {
-            return static_cast<int>(std::clamp(scenario_->value(key), -1.0, 1e9));
-        };
+        const auto whole = [&](const std::string& key) { return whole_number<int>(scenario_->value(key), -1.0, 1e9); };
         lab06::Sweep sweep;
         sweep.best_chunks = whole("best_chunks");
         for (std::size_t i = 0; i < kSweepCounts.size(); ++i) {

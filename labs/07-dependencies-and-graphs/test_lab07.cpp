@@ -170,7 +170,7 @@ protected:
     void use_consumer() {
         SL_STEP(use_run("host_consumer"));
         calls_ = lab07::course::consumptions_from(scenario_->values);
-        caller_thread_ = static_cast<std::uint64_t>(std::clamp(scenario_->value("caller_thread"), 0.0, 1e18));
+        caller_thread_ = whole_number<std::uint64_t>(scenario_->value("caller_thread"), 0.0, 1e18);
     }
 
     std::vector<lab07::course::Consumption> calls_;
@@ -315,7 +315,7 @@ protected:
     void use_wait(bool high_priority) {
         const record::Scenario* scenario = nullptr;
         SL_STEP(use_scenario(high_priority ? "priority_greatest" : "priority_default", scenario));
-        const auto launched_ns = static_cast<std::uint64_t>(std::clamp(scenario->value("launched_ns"), 0.0, 1e18));
+        const auto launched_ns = whole_number<std::uint64_t>(scenario->value("launched_ns"), 0.0, 1e18);
         waits_[high_priority ? 1 : 0] = lab07::course::urgent_wait(*scenario->timeline, launched_ns);
     }
 

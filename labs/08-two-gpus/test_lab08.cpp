@@ -47,7 +47,7 @@ constexpr std::uint64_t kClockSlackNs = 5000;
 /// scenarios (record_lab08.cpp, course_side.hpp's scenarios).
 class Lab08 : public RecordTest {
 protected:
-    std::size_t n() const { return static_cast<std::size_t>(setup_value("n")); }
+    std::size_t n() const { return whole_number<std::size_t>(setup_value("n"), 0, 1e15); }
 
     /// Your run_split over both GPUs, recorded after a warm-up on a poisoned output, into timeline_ and work_.
     void use_split() {
@@ -161,7 +161,8 @@ TEST_F(TwoGpus, EachGpuHasStreamsOfItsOwn) {
                             std::to_string(kStreams));
         }
     }
-    if (const auto current_after = static_cast<int>(recorded_->value("current_device_after")); current_after != 0) {
+    if (const auto current_after = whole_number<int>(recorded_->value("current_device_after"), -1e9, 1e9);
+        current_after != 0) {
         wrong.push_back("run_split returned with device " + std::to_string(current_after) +
                         " current; it was called with device 0 current");
     }

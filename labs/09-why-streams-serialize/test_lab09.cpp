@@ -228,8 +228,8 @@ protected:
     /// kernel, and its stream asked at once whether it is done).
     void use_run(const std::string& name) {
         SL_STEP(use_scenario(name, scenario_));
-        report_.chunk = static_cast<int>(scenario_->value("chunk"));
-        report_.error = static_cast<cudaError_t>(scenario_->value("error"));
+        report_.chunk = whole_number<int>(scenario_->value("chunk"), -1e9, 1e9);
+        report_.error = static_cast<cudaError_t>(whole_number<int>(scenario_->value("error"), 0, 10000));
         const bool blocked = scenario_->value("launches_block") != 0.0;
         ASSERT_EQ(blocked, launches() == Launches::Blocking)
             << "CUDA_LAUNCH_BLOCKING did not take effect in the process that recorded " << name;
@@ -248,11 +248,12 @@ protected:
                 "returns (cudaStreamSynchronize) and put it in the ChunkError you return");
         }
         SL_STEP(use_run(name));
-        tripwire_chunk_ = static_cast<int>(scenario_->value("tripwire_chunk"));
-        report_note("tripwire", "planted at element " +
-                                    std::to_string(static_cast<std::uint64_t>(scenario_->value("tripwire_index"))) +
-                                    ", in chunk " + std::to_string(tripwire_chunk_) + " (0-based)");
-        const auto seen = static_cast<cudaError_t>(scenario_->value("seen_after"));
+        tripwire_chunk_ = whole_number<int>(scenario_->value("tripwire_chunk"), -1e9, 1e9);
+        report_note("tripwire",
+                    "planted at element " +
+                        std::to_string(whole_number<std::uint64_t>(scenario_->value("tripwire_index"), 0, 1e18)) +
+                        ", in chunk " + std::to_string(tripwire_chunk_) + " (0-based)");
+        const auto seen = static_cast<cudaError_t>(whole_number<int>(scenario_->value("seen_after"), 0, 10000));
         ASSERT_EQ(seen, cudaErrorIllegalAddress)
             << "after run_checked_pipeline the grader's cudaDeviceSynchronize() returned " << cudaGetErrorName(seen)
             << ", not the faulty kernel's cudaErrorIllegalAddress: chunk " << tripwire_chunk_

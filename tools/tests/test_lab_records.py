@@ -197,11 +197,21 @@ def outside_the_window(lines: list[dict]) -> str | None:
     return None
 
 
+def no_copy_engine(lines: list[dict]) -> str | None:
+    """The set-up's GPU has no copy engine, which the course's model of a pipeline needs (it threw in the
+    judges that use it)."""
+    for line in lines:
+        if "setup" in line and "trace" in line["setup"]:
+            line["setup"]["trace"]["otherData"]["device"]["copy_engines"] = 0
+    return text_of(lines)
+
+
 CORRUPTIONS = [
     (truncated, "not one JSON object"),
     (forged_bytes, "more than the run's buffers hold"),
     (ops_out_of_order, "not in the order they were made"),
     (outside_the_window, "ends after the recording ended"),
+    (no_copy_engine, "has 0 copy engines"),
 ]
 
 

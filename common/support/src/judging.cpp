@@ -61,6 +61,11 @@ void RecordTest::SetUp() {
         }
         GTEST_SKIP() << record_->no_gpu_reason;
     }
+    if (record_->device.copy_engines < 1) {  // no GPU the course grades on; the course's model needs one
+        GTEST_FAIL() << "the record cannot be judged: " << std::getenv(kRecordVariable) << ": its GPU ("
+                     << record_->device.name << ") has " << record_->device.copy_engines
+                     << " copy engines, and the course's model of a pipeline needs at least one";
+    }
     facts_ = record_->device;
 }
 

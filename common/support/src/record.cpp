@@ -20,6 +20,27 @@ using nlohmann::ordered_json;
 /// The most elements an OutputSample spreads over the array, besides the chunks' edges.
 constexpr std::uint64_t kSpreadSamples = 2048;
 
+/// The most kernel iterations an output sample may name. Every recording runs far fewer (about 10^4 on an
+/// H200); a judge recomputes each of the sample's ~2048 elements with them, so that more would take it minutes,
+/// within a tolerance that grows with them (matches_reference), so that more would match almost any output.
+constexpr std::uint64_t kMaxIterations = std::uint64_t{1} << 16;
+
+/// The largest count a record holds (a count of runtime calls): the largest integer a double holds exactly,
+/// as for a trace's counts.
+constexpr std::uint64_t kMaxCount = std::uint64_t{1} << 53;
+
+/// The longest string of a record's own lines (a scenario's name, why it failed, how the run ended), which
+/// the judges repeat in their verdicts: a few hundred characters in any real record.
+constexpr std::size_t kMaxStringLength = std::size_t{1} << 16;
+
+/// The longest message a scenario's line is written with (why it failed, in the words of the code that
+/// threw): a student's exception may say anything, and a record with a longer string would be refused whole.
+constexpr std::size_t kMaxWrittenMessage = 4096;
+static_assert(kMaxWrittenMessage < kMaxStringLength);
+
+/// The longest reason a refusal gives (every judge repeats it), what it quotes from the record cut short.
+constexpr std::size_t kMaxMessageLength = 1000;
+
 /// A record file larger than this is refused unread (a record is a few MiB at most).
 constexpr std::streamoff kMaxRecordBytes = std::streamoff{256} << 20;
 
@@ -78,7 +99,12 @@ public:
         if (!scenario_.empty()) {
             where += " (scenario " + scenario_ + ")";
         }
-        return RecordFormatError(where + ": " + what);
+        // Every judge repeats the reason: what it quotes from the record (a kernel's name, a key) stays short.
+        std::string message = where + ": " + what;
+        if (message.size() > kMaxMessageLength) {
+            message = message.substr(0, kMaxMessageLength) + "...";
+        }
+        return RecordFormatError(message);
     }
 
 private:
@@ -97,6 +123,12 @@ std::string require_string(const json& object, const char* key, const Place& pla
     const json& value = require(object, key, place);
     if (!value.is_string()) {
         throw place.error(std::string("\"") + key + "\" is not a string");
+    }
+    // The judges repeat these (a scenario's name, why it failed, how the run ended) in every verdict.
+    if (value.get_ref<const std::string&>().size() > kMaxStringLength) {
+        throw place.error(std::string("\"") + key + "\" is " +
+                          std::to_string(value.get_ref<const std::string&>().size()) +
+                          " characters long, more than any record's (" + std::to_string(kMaxStringLength) + ")");
     }
     return value.get<std::string>();
 }
@@ -178,7 +210,7 @@ std::map<std::uint64_t, std::uint64_t> read_calls_by_thread(const json& object, 
     for (const auto& [key, count] : object.items()) {
         const bool decimal = !key.empty() && key.size() <= 19 &&
                              std::all_of(key.begin(), key.end(), [](char c) { return c >= '0' && c <= '9'; });
-        if (!decimal || !count.is_number_unsigned()) {
+        if (!decimal || !count.is_number_unsigned() || count.get<std::uint64_t>() > kMaxCount) {
             throw place.error("\"api_calls_by_thread\" holds \"" + key + "\", not a thread id and a count");
         }
         calls[std::stoull(key)] = count.get<std::uint64_t>();
@@ -218,7 +250,10 @@ bool same_names(const Record& a, const Record& b) {
 OutputSample read_output(const json& object, std::uint32_t seed, const Place& place) {
     OutputSample sample;
     sample.n = require_unsigned(object, "n", std::uint64_t{1} << 40, place);
-    sample.iterations = static_cast<int>(require_unsigned(object, "iterations", 1 << 24, place));
+    if (sample.n == 0) {  // an empty sample would match any reference
+        throw place.error("its output has no elements (\"n\" is 0)");
+    }
+    sample.iterations = static_cast<int>(require_unsigned(object, "iterations", kMaxIterations, place));
     sample.chunks = static_cast<int>(require_unsigned(object, "chunks", 1 << 20, place));
     sample.seed = static_cast<std::uint32_t>(require_unsigned(object, "seed", 0xFFFFFFFFU, place));
     if (sample.seed != seed) {
@@ -234,8 +269,15 @@ OutputSample read_output(const json& object, std::uint32_t seed, const Place& pl
         if (!index[i].is_number_unsigned() || !(value[i].is_number() || value[i].is_null())) {
             throw place.error("its output's element " + std::to_string(i) + " is not an index and a number");
         }
+        // A float that the run wrote: beyond float's range it is no such value (and converting it is undefined).
+        const double number = value[i].is_null() ? 0.0 : value[i].get<double>();
+        if (std::fabs(number) > static_cast<double>(std::numeric_limits<float>::max())) {
+            throw place.error("its output's element " + std::to_string(i) + " is " + value[i].dump() +
+                              ", not a float that a run can write");
+        }
         sample.index.push_back(index[i].get<std::uint64_t>());
-        sample.value.push_back(value[i].is_null() ? std::numeric_limits<float>::quiet_NaN() : value[i].get<float>());
+        sample.value.push_back(value[i].is_null() ? std::numeric_limits<float>::quiet_NaN()
+                                                  : static_cast<float>(number));
     }
     if (sample.index != sample_indices(sample.n, sample.chunks, sample.seed)) {
         throw place.error("its output sample is not the course's sample of that run");
@@ -584,7 +626,9 @@ std::string started_line(const std::string& scenario) {
 std::string scenario_line(const Scenario& scenario) {
     ordered_json line{{"scenario", scenario.name}, {"outcome", to_string(scenario.outcome)}};
     if (scenario.outcome != Outcome::Recorded) {
-        line["message"] = scenario.message;
+        line["message"] = scenario.message.size() > kMaxWrittenMessage
+                              ? scenario.message.substr(0, kMaxWrittenMessage) + "... (cut short)"
+                              : scenario.message;
         return one_line(line);
     }
     // A value a student's function returned may be NaN or infinite: null, which
