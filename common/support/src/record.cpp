@@ -20,10 +20,11 @@ using nlohmann::ordered_json;
 /// The most elements an OutputSample spreads over the array, besides the chunks' edges.
 constexpr std::uint64_t kSpreadSamples = 2048;
 
-/// The most kernel iterations an output sample may name. Every recording runs far fewer (about 10^4 on an
-/// H200); a judge recomputes each of the sample's ~2048 elements with them, so that more would take it minutes,
-/// within a tolerance that grows with them (matches_reference), so that more would match almost any output.
-constexpr std::uint64_t kMaxIterations = std::uint64_t{1} << 16;
+/// The most kernel iterations an output sample may name. The recordings size the kernel to the GPU's copies:
+/// about 10^4 iterations on an H200, more where the host link is slow for the GPU's arithmetic (an eGPU's is
+/// about twenty times slower). A judge recomputes each of the sample's ~2048 elements with them (about 2 s at
+/// this bound), within a tolerance that grows with them (matches_reference); far more would take it minutes.
+constexpr std::uint64_t kMaxIterations = std::uint64_t{1} << 20;
 
 /// The largest count a record holds (a count of runtime calls): the largest integer a double holds exactly,
 /// as for a trace's counts.
