@@ -19,6 +19,7 @@ void bind_words(nb::module_& module) {
     words.attr("LINE_MEASURE") = streamlab::words::kLineMeasure;
     words.attr("LINE_HINT") = streamlab::words::kLineHint;
     words.attr("LINE_NOTE") = streamlab::words::kLineNote;
+    words.attr("FAIL_RECORD_REFUSED") = streamlab::words::kFailRecordRefused;
 }
 
 }  // namespace streamlab::python

@@ -24,6 +24,7 @@ NEEDED = (
     "LINE_MEASURE",
     "LINE_HINT",
     "LINE_NOTE",
+    "FAIL_RECORD_REFUSED",
 )
 _START = "inline constexpr"
 _CONSTANT = re.compile(r'inline constexpr char k([A-Z][A-Za-z0-9]*)\[\] = "([^"\\]*)";')
@@ -66,4 +67,5 @@ SKIP_NEEDS_GPUS = WORDS["SKIP_NEEDS_GPUS"]
 LINE_MEASURE = WORDS["LINE_MEASURE"]
 LINE_HINT = WORDS["LINE_HINT"]
 LINE_NOTE = WORDS["LINE_NOTE"]
+FAIL_RECORD_REFUSED = WORDS["FAIL_RECORD_REFUSED"]
 GRADER_SKIPS = grader_skips(WORDS)

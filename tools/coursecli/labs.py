@@ -10,6 +10,7 @@ from . import environment, lab_checks, lab_cmake, records, reference_pictures, s
 from .batch import Log
 from .build import build
 from .gpu import NO_GPU_EXIT, gpu_presence
+from .grader_words import FAIL_RECORD_REFUSED
 from .python_module import TARGET, module_python, python_path
 from .results import TestOutcome, points_of, read_junit, read_labels
 from .scoring import NEEDS_GPUS
@@ -262,7 +263,7 @@ def judge_record(number: str, preset: str, solution: bool, record: Path, python:
     earned, possible = _print_points(number, variant.removeprefix("python-"), outcomes, read_labels(folder), python)
     if _wanted_more_gpus(number, outcomes, "the machine that made this record"):
         return NO_GPU_EXIT
-    _draw_recorded_timeline(judged, folder, number, variant)
+    _draw_recorded_timeline(judged, folder, number, variant, outcomes)
     return 0 if outcomes and earned == possible else FAILING
 
 
@@ -276,12 +277,17 @@ def _wanted_more_gpus(number: str, outcomes: list, machine: str) -> bool:
     return True
 
 
-def _draw_recorded_timeline(record: Path, folder: Path, number: str, variant: str) -> None:
-    """Draws the timeline the judges judged, from the record: the lab's pipeline as it ran for grading."""
+def _draw_recorded_timeline(record: Path, folder: Path, number: str, variant: str, outcomes: list) -> None:
+    """Draws the timeline the judges judged, from the record: the lab's pipeline as it ran for grading.
+    Where the judges refused the record itself, nothing was judged, and nothing is drawn."""
     trace = folder / "traces" / f"lab{number}-{variant}.json"
     image = folder / "plots" / f"lab{number}-{variant}.png"
     drawn = lab_cmake.read_lab_cmake(lab_folder(number) / "lab.cmake").drawn_scenario
-    if not records.write_scenario_trace(record, trace, drawn):
+    for earlier in (trace, image):  # never a picture of an earlier run under this one's name
+        earlier.unlink(missing_ok=True)
+    if outcomes and all(FAIL_RECORD_REFUSED in outcome.output for outcome in outcomes):
+        print("No timeline picture: the judges refused the record (the reason is above).")
+    elif not records.write_scenario_trace(record, trace, drawn):
         print("No timeline picture: the record holds no recorded scenario to draw.")
     elif plot(trace, image, folder):
         whose = "your" if variant.endswith("yours") else "the solution's"
@@ -325,7 +331,7 @@ def check_lab(number: str, preset: str, solution: bool, sanitize_it: bool = Fals
     # The timeline of the student's own run, to look at: for a lab recorded once, the run the judges judged.
     executable = next(folder.rglob(f"lab{number}_{variant}_run"), None)
     if recorded:
-        _draw_recorded_timeline(records.record_path(folder, number, variant), folder, number, variant)
+        _draw_recorded_timeline(records.record_path(folder, number, variant), folder, number, variant, outcomes)
     elif executable is not None:
         trace = folder / "traces" / f"lab{number}-{variant}.json"
         trace.parent.mkdir(parents=True, exist_ok=True)
@@ -448,7 +454,7 @@ def _check_python_lab(number: str, preset: str, variant: str) -> int:
     if variant == "yours":
         save_last_check(folder, number, True, outcomes)  # for `course list`
     track = f"python-{variant}"  # the run the judges judged
-    _draw_recorded_timeline(records.record_path(folder, number, track), folder, number, track)
+    _draw_recorded_timeline(records.record_path(folder, number, track), folder, number, track, outcomes)
     return 0 if outcomes and earned == possible else FAILING
 
 

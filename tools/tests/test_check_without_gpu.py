@@ -239,6 +239,20 @@ def test_check_says_a_record_made_with_too_few_gpus_is_not_graded(tmp_path, caps
     assert f"{reason}: lab 08 cannot be graded on the machine that made this record" in out, out
 
 
+@needs_build_ci
+def test_check_draws_nothing_from_a_record_the_judges_refused(tmp_path, capsys, no_gpu):
+    """A truncated record: every test fails with the judges' reason, and no picture claims to be the judged
+    run (the first scenarios' lines are whole, but nothing was judged)."""
+    solution = (RECORDS / "h200-solution.record.jsonl").read_text()
+    cut = solution[: solution.index("\n", solution.index('"scenario":"serial"')) + 200]
+    record = tmp_path / "truncated.record.jsonl"
+    record.write_text(cut)
+    status, out = check(capsys, "05", "--solution", "--record", str(record), "--preset", "ci")
+    assert status == 1, out
+    assert "the record cannot be judged" in out and "not one JSON object" in out, out
+    assert "No timeline picture: the judges refused the record" in out and "Timeline of" not in out, out
+
+
 def test_check_record_refuses_what_it_cannot_judge(tmp_path, capsys, no_gpu):
     status, out = check(capsys, "05", "--record", str(tmp_path / "missing.jsonl"))
     assert status == COURSE_ERROR and "no such file" in out

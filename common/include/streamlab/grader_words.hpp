@@ -15,7 +15,8 @@
 ///   - the text has no quote and no backslash;
 ///   - a `kSkip` constant begins a skip reason the grader counts as "not graded"
 ///     (tools/coursecli/scoring.py, GRADER_SKIPS is every one of them); a `kLine`
-///     constant begins a line of a test's output that `course check` reads.
+///     constant begins a line of a test's output that `course check` reads; a
+///     `kFail` constant begins a failure whose cause `course check` tells apart.
 #pragma once
 
 /// The words the grader trusts, one constant each.
@@ -42,5 +43,11 @@ inline constexpr char kLineMeasure[] = "STREAMLAB-MEASURE ";
 inline constexpr char kLineHint[] = "STREAMLAB-HINT ";
 /// An observation shown whatever the verdict, then JSON: {"name", "text"}.
 inline constexpr char kLineNote[] = "STREAMLAB-NOTE ";
+
+// ---- failures `course check` tells apart (display only: every one is a failed test)
+
+/// A judge refused the record itself (unreadable, malformed or inconsistent): every test fails with
+/// these words and the reason, and there is no judged run to draw.
+inline constexpr char kFailRecordRefused[] = "the record cannot be judged: ";
 
 }  // namespace streamlab::words

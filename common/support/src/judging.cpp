@@ -28,7 +28,7 @@ const LoadedRecord& loaded_record() {
         try {
             result.record = std::make_unique<record::Record>(record::read_record(path));
         } catch (const record::RecordFormatError& error) {
-            result.problem = std::string("the record cannot be judged: ") + error.what();
+            result.problem = std::string(words::kFailRecordRefused) + error.what();
         }
         return result;
     }();
@@ -62,7 +62,7 @@ void RecordTest::SetUp() {
         GTEST_SKIP() << record_->no_gpu_reason;
     }
     if (record_->device.copy_engines < 1) {  // no GPU the course grades on; the course's model needs one
-        GTEST_FAIL() << "the record cannot be judged: " << std::getenv(kRecordVariable) << ": its GPU ("
+        GTEST_FAIL() << words::kFailRecordRefused << std::getenv(kRecordVariable) << ": its GPU ("
                      << record_->device.name << ") has " << record_->device.copy_engines
                      << " copy engines, and the course's model of a pipeline needs at least one";
     }
