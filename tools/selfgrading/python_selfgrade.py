@@ -3,12 +3,14 @@ pass every graded test, every Python starter must fail some, and every known-wro
 sample of PYTHON_CATALOGUE (a solution with one mistake planted) must fail exactly
 the tests it names, so that a test grades its own idea and nothing else.
 
-    python3 -m selfgrading.python_selfgrade [--labs 01 05] [--build build-ci]
+    python3 -m selfgrading.python_selfgrade [--labs 01 05] [--build build-ci] [--keep-records DIR]
 
 Each variant of a Python track (every one is recorded once: RECORDER in its lab.cmake) is
 recorded by its recording program under the harness, and its record judged by the C++ track's
 judges; no process that ran the student's code decides a verdict. Exits 77 without a GPU or
-without the built module, 1 when a rule breaks, 0 otherwise.
+without the built module, 1 when a rule breaks, 0 otherwise. With --keep-records DIR, each catalogue
+sample's record is copied to DIR/labs/NN-topic/records/h200-SAMPLE.record.jsonl (what is committed for
+CI's judges: tools/tests/test_lab_records.py).
 Standard library only.
 """
 
@@ -158,6 +160,11 @@ def python_labs(numbers: list[str] | None) -> list[str]:
     return [lab for lab in labs if numbers is None or lab[:2] in numbers]
 
 
+def record_of(junit: Path) -> Path:
+    """Where run_tests has the harness write the record whose judges' report is `junit`."""
+    return junit.with_suffix(recording.RECORD_SUFFIX)
+
+
 def run_tests(lab: str, student: Path, build: Path, junit: Path) -> tuple[dict[str, str], str]:
     """(test name -> "passed", "failed" or "skipped", the C++ track's judges' verdicts on the record of
     the lab's Python track run on `student`; "" or, when there is no record, why). The recording
@@ -172,7 +179,7 @@ def run_tests(lab: str, student: Path, build: Path, junit: Path) -> tuple[dict[s
         "PYTHONSAFEPATH": "1",
     }
     declared = read_lab_cmake(ROOT / "labs" / lab / "lab.cmake")
-    record = junit.with_suffix(recording.RECORD_SUFFIX)
+    record = record_of(junit)
     recorder = lab_python / declared.python_recorder
     command = recording.recording_command(build, lab[:2], record, RECORDING_TIMEOUT_S, [sys.executable, recorder])
     ended = subprocess.run(command, env=env, cwd=student, capture_output=True, text=True)
@@ -200,6 +207,12 @@ def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--labs", nargs="+", metavar="NN", help="these labs only (default: every Python lab)")
     parser.add_argument("--build", type=Path, default=ROOT / "build-ci", help="the build with the module")
+    parser.add_argument(
+        "--keep-records",
+        type=Path,
+        metavar="DIR",
+        help="copy each catalogue sample's record into DIR/labs/NN-topic/records/",
+    )
     args = parser.parse_args(argv)
     args.build = args.build.resolve()  # the tests run from the student's folder: the path must not be relative
     if module_python(args.build) is None:
@@ -228,7 +241,13 @@ def main(argv: list[str]) -> int:
                     (folder / mistake.file).write_text(text.replace(mistake.old, mistake.new, 1))
                     variants.append((sample, folder, mistake.must_fail))
             for name, folder, must_fail in variants:
-                outcomes, ended = run_tests(lab, folder, args.build, work_dir / f"{lab}-{name}.xml")
+                junit = work_dir / f"{lab}-{name}.xml"
+                outcomes, ended = run_tests(lab, folder, args.build, junit)
+                if args.keep_records is not None and name in PYTHON_CATALOGUE and record_of(junit).is_file():
+                    target = args.keep_records / "labs" / lab / "records" / f"h200-{name}.record.jsonl"
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    shutil.copyfile(record_of(junit), target)
+                    print(f"python_selfgrade: kept {target}")
                 problem = judge(f"lab {lab[:2]} {name}", outcomes, must_fail)
                 if ended:
                     problem = f"{problem}: {ended}"

@@ -22,6 +22,7 @@ from coursecli.lab_cmake import declared_labs, read_lab_cmake
 from coursecli.scoring import NEEDS_GPUS
 from coursecli.shell import ROOT
 from selfgrading.make_grading_samples import CATALOGUE, make_catalogue
+from selfgrading.python_selfgrade import PYTHON_CATALOGUE
 
 BUILD = ROOT / "build-ci"
 STARTER, SOLUTION = "starter", "solution"
@@ -39,6 +40,9 @@ NEEDS_MORE_GPUS = {"08"}
 # A pipeline that never returns (a host spin in run_pipeline), recorded with a 20 s deadline: the run stops
 # once, in its first scenario, and every judge fails saying so.
 NEVER_RETURNS = "never-returns"
+# The Python catalogue's samples (python_selfgrade.PYTHON_CATALOGUE) whose H200 records are still to be made
+# (`python_selfgrade --keep-records DIR` on a GPU) and committed; each leaves this set with its record.
+PYTHON_CATALOGUE_RECORDS_TO_MAKE = set(PYTHON_CATALOGUE)
 # Labs recorded once whose H200 records are still to be recorded on a GPU and committed: the checks that
 # need a lab's committed records leave them out until then (their judges are built and listed all the same).
 AWAITING_RECORDS: set[str] = set()
@@ -87,6 +91,8 @@ def answer_folder(number: str, sample: str, catalogue: Path) -> Path:
         return ROOT / "solutions" / lab.name / "python"
     if sample == PYTHON_STARTER:
         return lab / "python"
+    if sample in PYTHON_CATALOGUE:  # the Python solution with one line changed, answer files and all
+        return ROOT / "solutions" / lab.name / "python"
     return catalogue / sample / "labs" / lab.name
 
 
@@ -140,10 +146,23 @@ def test_judges_give_each_committed_record_its_expected_verdicts(number, record,
     elif sample == NEVER_RETURNS:
         assert failed == graded_tests(number)
         assert all("did not finish within" in text for _, text in verdicts.values()), verdicts
+    elif sample in PYTHON_CATALOGUE:
+        mistake = PYTHON_CATALOGUE[sample]
+        assert mistake.lab[:2] == number
+        assert failed == mistake.must_fail, {name: verdicts[name] for name in failed ^ mistake.must_fail}
     else:
         _, lab, must_fail = CATALOGUE[sample]
         assert lab == number
         assert failed == set(must_fail), {name: verdicts[name] for name in failed ^ set(must_fail)}
+
+
+def test_each_python_catalogue_sample_has_a_committed_record_or_is_still_to_be_made():
+    committed = {whose(record) for _, record in committed_records()}
+    for sample in PYTHON_CATALOGUE:
+        if sample in PYTHON_CATALOGUE_RECORDS_TO_MAKE:
+            assert sample not in committed, f"{sample}'s record is committed: take it out of the set"
+        else:
+            assert sample in committed, f"{sample} has no committed record"
 
 
 def solution_record(number: str) -> list[dict]:
