@@ -6,6 +6,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cmath>
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
@@ -66,7 +67,7 @@ inline std::vector<Consumption> consumptions_from(const std::map<std::string, do
         if (found == values.end()) {
             throw std::runtime_error("the record's consumer scenario has no value \"" + key + "\"");
         }
-        return std::clamp(found->second, low, high);
+        return std::isnan(found->second) ? low : std::clamp(found->second, low, high);  // NaN: no cast takes it
     };
     constexpr double kMostNs = 1e18;  // far beyond any run, and within std::uint64_t
     const auto count = static_cast<std::size_t>(value(kConsumeCallsKey, 0, 1e6));

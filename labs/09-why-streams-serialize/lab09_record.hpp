@@ -108,15 +108,18 @@ inline void put_wait(const WaitValues& wait, std::map<std::string, double>& valu
 /// streamlab::record::RecordFormatError naming the scenario when a value is missing.
 [[nodiscard]] inline WaitValues wait_of(const streamlab::record::Scenario& scenario) {
     WaitValues wait;
-    wait.called_ns = static_cast<std::int64_t>(scenario.value("called_ns"));
-    wait.returned_ns = static_cast<std::int64_t>(scenario.value("returned_ns"));
-    wait.cpu_ns = static_cast<std::uint64_t>(scenario.value("cpu_ns"));
-    wait.work_ns = static_cast<std::uint64_t>(scenario.value("work_ns"));
-    wait.slices = static_cast<int>(scenario.value("slices"));
-    wait.slices_elsewhere = static_cast<int>(scenario.value("slices_elsewhere"));
-    wait.mean_slice_ns = static_cast<std::uint64_t>(scenario.value("mean_slice_ns"));
-    wait.device_flags_before = static_cast<unsigned int>(scenario.value("device_flags_before"));
-    wait.device_flags_after = static_cast<unsigned int>(scenario.value("device_flags_after"));
+    // A record is untrusted: each value is read into its type's range (ns: within 1e18 of the origin).
+    using streamlab::record::whole_number;
+    constexpr double kMostNs = 1e18;
+    wait.called_ns = whole_number<std::int64_t>(scenario.value("called_ns"), -kMostNs, kMostNs);
+    wait.returned_ns = whole_number<std::int64_t>(scenario.value("returned_ns"), -kMostNs, kMostNs);
+    wait.cpu_ns = whole_number<std::uint64_t>(scenario.value("cpu_ns"), 0, kMostNs);
+    wait.work_ns = whole_number<std::uint64_t>(scenario.value("work_ns"), 0, kMostNs);
+    wait.slices = whole_number<int>(scenario.value("slices"), 0, 1e9);
+    wait.slices_elsewhere = whole_number<int>(scenario.value("slices_elsewhere"), 0, 1e9);
+    wait.mean_slice_ns = whole_number<std::uint64_t>(scenario.value("mean_slice_ns"), 0, kMostNs);
+    wait.device_flags_before = whole_number<unsigned int>(scenario.value("device_flags_before"), 0, 1e9);
+    wait.device_flags_after = whole_number<unsigned int>(scenario.value("device_flags_after"), 0, 1e9);
     return wait;
 }
 

@@ -7,8 +7,6 @@
 
 #include <gtest/gtest.h>
 
-#include <algorithm>
-#include <cmath>
 #include <string>
 
 #include "streamlab/device.hpp"
@@ -25,13 +23,8 @@ namespace streamlab::grading {
 /// test fails with where, and the report carries `hint` (what the student should look at).
 void expect_output_matches_reference(const record::Scenario& scenario, const std::string& hint);
 
-/// A number of the record (which may hold anything a forged record holds: negative, huge, NaN) as the
-/// whole number of type `T` a judge compares: clamped to [low, high], NaN read as `low`. A plain cast of
-/// such a double to an integer is undefined behaviour. `whole_number<int>(scenario->value("chunk"), -1, 1e9)`
-template <typename T>
-[[nodiscard]] T whole_number(double value, double low, double high) {
-    return static_cast<T>(std::isnan(value) ? low : std::clamp(value, low, high));
-}
+/// A number of the record as the whole number a judge compares (record.hpp).
+using record::whole_number;
 
 /// The environment variable that names the record a judge reads (lab.cmake's tests set it).
 inline constexpr const char* kRecordVariable = "STREAMLAB_RECORD";

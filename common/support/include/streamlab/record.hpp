@@ -10,6 +10,8 @@
 /// which refuses a file that is malformed or inconsistent, saying why.
 #pragma once
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -21,6 +23,15 @@
 #include "streamlab/workload.hpp"
 
 namespace streamlab::record {
+
+/// A number of a record (which may hold anything a forged record holds: negative, huge, NaN, and NaN
+/// where a student's function returned one) as the whole number of type `T` that a judge compares:
+/// clamped to [low, high], NaN read as `low`. A plain cast of such a double to an integer is undefined
+/// behaviour. `whole_number<int>(scenario->value("chunk"), -1, 1e9)`
+template <typename T>
+[[nodiscard]] T whole_number(double value, double low, double high) {
+    return static_cast<T>(std::isnan(value) ? low : std::clamp(value, low, high));
+}
 
 /// The `format` value every record carries; readers refuse other files.
 inline constexpr const char* kRecordFormatName = "streamlab-record";
