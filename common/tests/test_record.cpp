@@ -256,7 +256,7 @@ TEST(Record, AJudgeReadsAnyNumberOfTheRecordAsAWholeNumberInItsRange) {
 }
 
 TEST(Record, RefusesAStringLongerThanAnyRecordsWithoutRepeatingIt) {
-    // Every judge repeats the reason and the scenario's name: a name of 20 MiB had lab 09's judge write 900 MB.
+    // Every judge repeats the reason and the scenario's name: a name of 20 MiB had one judge write 900 MB.
     const std::string name(std::size_t{1} << 20, 's');
     Scenario scenario = pipeline_scenario();
     scenario.name = name;

@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import base64
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -34,11 +35,16 @@ def execute(notebook: Any, folder: Path, timeout_s: float = CELL_TIMEOUT_S) -> N
     """Runs `notebook` (jupytext.read's) top to bottom in a fresh kernel started in `folder`, filling in
     its outputs in place; nothing is written. A failing cell raises nbclient's CellExecutionError."""
     import nbclient
+    from jupyter_client.manager import KernelManager
 
-    client = nbclient.NotebookClient(
-        notebook, timeout=timeout_s, kernel_name="python3", resources={"metadata": {"path": str(folder)}}
-    )
-    client.execute()
+    # The kernel talks over files in a folder of its own, not TCP ports: ports are picked free and bound
+    # later, so two notebooks started at once (the tests run in parallel) could pick the same one.
+    with tempfile.TemporaryDirectory(prefix="streamlab-kernel-") as sockets:
+        kernel = KernelManager(kernel_name="python3", transport="ipc", ip=f"{sockets}/kernel")
+        client = nbclient.NotebookClient(
+            notebook, km=kernel, timeout=timeout_s, resources={"metadata": {"path": str(folder)}}
+        )
+        client.execute()
 
 
 def outputs_text(notebook: Any) -> str:
