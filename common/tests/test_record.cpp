@@ -10,7 +10,6 @@
 #include <vector>
 
 #include "op_builder.hpp"
-#include "streamlab/judging.hpp"
 #include "streamlab/record.hpp"
 #include "streamlab/workload.hpp"
 
@@ -246,7 +245,6 @@ TEST(Record, RefusesACountOfCallsNoDoubleHolds) {
 TEST(Record, AJudgeReadsAnyNumberOfTheRecordAsAWholeNumberInItsRange) {
     // A forged record's values may be negative, huge or null (NaN): each becomes a number in the range the
     // judge gives, where a plain cast to an integer would be undefined behaviour.
-    using grading::whole_number;
     EXPECT_EQ(whole_number<std::size_t>(67108864.0, 0, 1e15), 67108864U);
     EXPECT_EQ(whole_number<std::size_t>(-1.0, 0, 1e15), 0U);
     EXPECT_EQ(whole_number<std::size_t>(1e308, 0, 1e15), std::size_t{1000000000000000});

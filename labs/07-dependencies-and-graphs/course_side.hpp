@@ -6,7 +6,6 @@
 #pragma once
 
 #include <algorithm>
-#include <cmath>
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
@@ -20,6 +19,7 @@
 #include <vector>
 
 #include "lab07.hpp"
+#include "streamlab/record.hpp"
 
 namespace lab07::course {
 
@@ -60,23 +60,23 @@ inline void put_consumptions(const std::vector<Consumption>& calls, std::map<std
 
 /// The calls put_consumptions wrote into `values`, read back by a judge from a
 /// record, which it does not trust: throws std::runtime_error where a value is
-/// missing; a value out of range reads as chunk -1 or the nearest count.
+/// missing; a value out of range (or NaN) reads as the nearest in range, chunk -1 below.
 inline std::vector<Consumption> consumptions_from(const std::map<std::string, double>& values) {
-    const auto value = [&](const std::string& key, double low, double high) {
+    const auto value = [&](const std::string& key) {
         const auto found = values.find(key);
         if (found == values.end()) {
             throw std::runtime_error("the record's consumer scenario has no value \"" + key + "\"");
         }
-        return std::isnan(found->second) ? low : std::clamp(found->second, low, high);  // NaN: no cast takes it
+        return found->second;
     };
+    using streamlab::record::whole_number;
     constexpr double kMostNs = 1e18;  // far beyond any run, and within std::uint64_t
-    const auto count = static_cast<std::size_t>(value(kConsumeCallsKey, 0, 1e6));
-    std::vector<Consumption> calls(count);
-    for (std::size_t i = 0; i < count; ++i) {
-        calls[i].chunk = static_cast<int>(value(consumption_key(i, "chunk"), -1, 1e6));
-        calls[i].start_ns = static_cast<std::uint64_t>(value(consumption_key(i, "start_ns"), 0, kMostNs));
-        calls[i].end_ns = static_cast<std::uint64_t>(value(consumption_key(i, "end_ns"), 0, kMostNs));
-        calls[i].thread = static_cast<std::uint64_t>(value(consumption_key(i, "thread"), 0, kMostNs));
+    std::vector<Consumption> calls(whole_number<std::size_t>(value(kConsumeCallsKey), 0, 1e6));
+    for (std::size_t i = 0; i < calls.size(); ++i) {
+        calls[i].chunk = whole_number<int>(value(consumption_key(i, "chunk")), -1, 1e6);
+        calls[i].start_ns = whole_number<std::uint64_t>(value(consumption_key(i, "start_ns")), 0, kMostNs);
+        calls[i].end_ns = whole_number<std::uint64_t>(value(consumption_key(i, "end_ns")), 0, kMostNs);
+        calls[i].thread = whole_number<std::uint64_t>(value(consumption_key(i, "thread")), 0, kMostNs);
     }
     return calls;
 }

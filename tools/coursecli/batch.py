@@ -34,7 +34,6 @@ from .gpu import gpu_devices, gpu_presence  # noqa: F401  (grade_batch asks them
 from .gpu_slots import GpuSlots, chosen_devices
 from .grade_settings import DEFAULT_TIMEOUT_S, GradeSettings  # noqa: F401  (re-exported: the batch's API)
 from .gradebook import lab_points, load_grade, save_grade, student_folder, summary_table, write_gradebook
-from .grader_words import FAIL_RECORD_REFUSED
 from .lab_cmake import read_lab_cmake
 from .objcheck import COMPILE_STOPPED, CourseCompiler, Refusal, check_lab, lab_rules, object_path
 from .progress import Progress
@@ -618,8 +617,7 @@ class SubmissionGrader:
                 trace = self.folder / f"lab{lab.number}.json"
                 kept = self.folder / f"lab{lab.number}.record.jsonl"
                 drawn = read_lab_cmake(self.settings.course_root / "labs" / lab.folder / "lab.cmake").drawn_scenario
-                refused = lab_grade.tests and all(FAIL_RECORD_REFUSED in test.reason for test in lab_grade.tests)
-                if refused:  # nothing was judged: no picture may claim to be the judged run
+                if records.judges_refused(test.reason for test in lab_grade.tests):
                     lab_grade.timeline_note = "No timeline picture: the judges refused the record."
                 elif kept.exists() and records.write_scenario_trace(kept, trace, drawn):
                     recorded[lab.number] = [trace]

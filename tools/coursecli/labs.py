@@ -10,7 +10,6 @@ from . import environment, lab_checks, lab_cmake, records, reference_pictures, s
 from .batch import Log
 from .build import build
 from .gpu import NO_GPU_EXIT, gpu_presence
-from .grader_words import FAIL_RECORD_REFUSED
 from .python_module import TARGET, module_python, python_path
 from .results import TestOutcome, points_of, read_junit, read_labels
 from .scoring import NEEDS_GPUS
@@ -285,7 +284,7 @@ def _draw_recorded_timeline(record: Path, folder: Path, number: str, variant: st
     drawn = lab_cmake.read_lab_cmake(lab_folder(number) / "lab.cmake").drawn_scenario
     for earlier in (trace, image):  # never a picture of an earlier run under this one's name
         earlier.unlink(missing_ok=True)
-    if outcomes and all(FAIL_RECORD_REFUSED in outcome.output for outcome in outcomes):
+    if records.judges_refused(outcome.output for outcome in outcomes):
         print("No timeline picture: the judges refused the record (the reason is above).")
     elif not records.write_scenario_trace(record, trace, drawn):
         print("No timeline picture: the record holds no recorded scenario to draw.")

@@ -6,7 +6,10 @@ this module only finds the part to draw and says plainly when it is not there. S
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from pathlib import Path
+
+from .grader_words import FAIL_RECORD_REFUSED
 
 
 def record_path(build: Path, number: str, variant: str) -> Path:
@@ -56,3 +59,10 @@ def write_scenario_trace(record: Path, trace_file: Path, scenario: str) -> bool:
     trace_file.parent.mkdir(parents=True, exist_ok=True)
     trace_file.write_text(json.dumps(trace))
     return True
+
+
+def judges_refused(failures: Iterable[str]) -> bool:
+    """Whether every graded test's failure (its text) is the judges' refusal of the record itself: then
+    nothing was judged, and no picture may claim to show the judged run."""
+    failures = list(failures)
+    return bool(failures) and all(FAIL_RECORD_REFUSED in failure for failure in failures)

@@ -31,6 +31,8 @@ from coursecli.lab_cmake import read_lab_cmake
 from coursecli.python_module import module_python, python_path
 from coursecli.shell import COURSE_ERROR, ROOT
 
+from .selfgrade import copy_kept_record
+
 SKIP = 77
 RECORDING_TIMEOUT_S = 120  # the harness's deadline for a whole recording: the labs' default ctest timeout
 
@@ -244,10 +246,8 @@ def main(argv: list[str]) -> int:
                 junit = work_dir / f"{lab}-{name}.xml"
                 outcomes, ended = run_tests(lab, folder, args.build, junit)
                 if args.keep_records is not None and name in PYTHON_CATALOGUE and record_of(junit).is_file():
-                    target = args.keep_records / "labs" / lab / "records" / f"h200-{name}.record.jsonl"
-                    target.parent.mkdir(parents=True, exist_ok=True)
-                    shutil.copyfile(record_of(junit), target)
-                    print(f"python_selfgrade: kept {target}")
+                    kept = copy_kept_record(record_of(junit), lab, name, args.keep_records)
+                    print(f"python_selfgrade: kept {kept}")
                 problem = judge(f"lab {lab[:2]} {name}", outcomes, must_fail)
                 if ended:
                     problem = f"{problem}: {ended}"

@@ -178,10 +178,16 @@ def keep_record(graded: Path, number: str, sample: str, keep_records: Path) -> N
     record = graded / f"lab{number}.record.jsonl"
     if record.is_file():
         folder = next(lab.folder for lab in course_labs(ROOT) if lab.number == number)
-        target = keep_records / "labs" / folder / "records" / f"h200-{sample}.record.jsonl"
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(record, target)
-        print(f"selfgrade: kept {target}")
+        print(f"selfgrade: kept {copy_kept_record(record, folder, sample, keep_records)}")
+
+
+def copy_kept_record(record: Path, lab_folder: str, sample: str, keep_records: Path) -> Path:
+    """Copies `record` to where the course commits sample `sample`'s record of lab `lab_folder`, under
+    `keep_records` (labs/NN-topic/records/h200-SAMPLE.record.jsonl), and returns the copy's path."""
+    target = keep_records / "labs" / lab_folder / "records" / f"h200-{sample}.record.jsonl"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(record, target)
+    return target
 
 
 def main(argv: list[str]) -> int:
