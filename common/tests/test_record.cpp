@@ -6,7 +6,9 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "op_builder.hpp"
@@ -315,6 +317,113 @@ TEST(Record, RefusesLinesOutOfPlace) {
     EXPECT_NE(refusal(header + setup + once + once + end_line("complete")).find("twice"), std::string::npos);
     EXPECT_NE(refusal(record_text(scenario) + end_line("complete")).find("after the record's end"), std::string::npos);
     EXPECT_NE(refusal("{\"format\": \"streamlab-trace\"}\n").find("not a streamlab-record file"), std::string::npos);
+}
+
+/// What a harness observes of a run of two starts: a crash in the first, the second to its end.
+HarnessObservations two_starts_observed() {
+    HarnessObservations observed;
+    observed.starts = {{"killed by signal 11 (Segmentation fault)", false}, {"exit status 0", true}};
+    observed.scenario_wall_ms = {{"pipeline", 812.5}, {"serial", 0.25}};
+    observed.gpus = {"Made-up GPU", "Other made-up GPU"};
+    observed.gpu_reading = "";
+    return observed;
+}
+
+/// record_text's record with `header` and `end` in place of its own first and last lines.
+std::string with_header_and_end(const std::string& header, const std::string& end) {
+    std::string text = record_text(pipeline_scenario());
+    text = header + text.substr(text.find('\n'));
+    text.erase(text.rfind('\n', text.size() - 2) + 1);
+    return text + end + "\n";
+}
+
+TEST(Record, ReadsBackTheJobSaltAndWhatTheHarnessObserved) {
+    const HarnessObservations written = two_starts_observed();
+    const Record record =
+        parse_record(with_header_and_end(header_line("05", "p", "d", kSeed, 2049), end_line("complete", written)));
+    EXPECT_EQ(record.job_salt, std::optional<std::uint32_t>(2049));
+    ASSERT_TRUE(record.observed.has_value());
+    ASSERT_EQ(record.observed->starts.size(), 2U);
+    EXPECT_EQ(record.observed->starts[0].ended, "killed by signal 11 (Segmentation fault)");
+    EXPECT_FALSE(record.observed->starts[0].finished);
+    EXPECT_EQ(record.observed->starts[1].ended, "exit status 0");
+    EXPECT_TRUE(record.observed->starts[1].finished);
+    EXPECT_EQ(record.observed->scenario_wall_ms, written.scenario_wall_ms);
+    EXPECT_EQ(record.observed->gpus, written.gpus);
+    EXPECT_EQ(record.observed->gpu_reading, "");
+    // A harness that could not read the GPUs says why.
+    HarnessObservations unread = written;
+    unread.gpus.clear();
+    unread.gpu_reading = "no NVML: libnvidia-ml.so.1 not found";
+    const Record without_gpus =
+        parse_record(with_header_and_end(header_line("05", "p", "d", kSeed, 1), end_line("complete", unread)));
+    EXPECT_TRUE(without_gpus.observed->gpus.empty());
+    EXPECT_EQ(without_gpus.observed->gpu_reading, "no NVML: libnvidia-ml.so.1 not found");
+}
+
+TEST(Record, ARecordMadeBeforeTheJobSaltAndTheObservationsHasNeither) {
+    const Record record = parse_record(record_text(pipeline_scenario()));
+    EXPECT_FALSE(record.job_salt.has_value());
+    EXPECT_FALSE(record.observed.has_value());
+    EXPECT_EQ(record_text(pipeline_scenario()).find("job_salt"), std::string::npos);
+    EXPECT_EQ(record_text(pipeline_scenario()).find("observed"), std::string::npos);
+}
+
+TEST(Record, RefusesAJobSaltOutOfRange) {
+    const std::string end = end_line("complete", two_starts_observed());
+    for (const std::string salt : {"0", "4096", "-3", "12.5", "\"7\""}) {
+        std::string header = header_line("05", "p", "d", kSeed, 7);
+        header.replace(header.find("\"job_salt\":7"), std::string("\"job_salt\":7").size(), "\"job_salt\":" + salt);
+        const std::string why = refusal(with_header_and_end(header, end));
+        EXPECT_NE(why.find("\"job_salt\" is not a whole number from 1 to 4095"), std::string::npos)
+            << salt << ": " << why;
+    }
+}
+
+TEST(Record, RefusesAMalformedObservedBlockNamingIt) {
+    const std::string header = header_line("05", "p", "d", kSeed, 7);
+    const std::string good = end_line("complete", two_starts_observed());
+    // Each edit of the written end line, its own case.
+    const std::vector<std::pair<std::string, std::string>> edits = {
+        {"\"finished\":true", "\"finished\":1"},           // not a boolean
+        {"\"ended\":\"exit status 0\"", "\"ended\":0"},    // not a string
+        {"\"pipeline\":812.5", "\"pipeline\":-1.0"},       // a negative wall time
+        {"\"pipeline\":812.5", "\"pipeline\":\"812\""},    // a wall time that is not a number
+        {"\"gpus\":[\"Made-up GPU\"", "\"gpus\":[7"},      // a GPU's name that is not a string
+        {"\"gpu_reading\":\"\"", "\"gpu_reading\":null"},  // not a string
+        {",\"gpu_reading\":\"\"", ""},                     // a field missing
+    };
+    for (const auto& [from, to] : edits) {
+        std::string end = good;
+        ASSERT_NE(end.find(from), std::string::npos) << from;
+        end.replace(end.find(from), from.size(), to);
+        const std::string why = refusal(with_header_and_end(header, end));
+        EXPECT_NE(why.find("observed"), std::string::npos) << to << ": " << why;
+    }
+    const std::string not_an_object = with_header_and_end(header, "{\"end\":\"complete\",\"observed\":[]}");
+    EXPECT_NE(refusal(not_an_object).find("its \"observed\" is malformed: not an object"), std::string::npos)
+        << refusal(not_an_object);
+    const std::string starts_not_an_array = with_header_and_end(
+        header,
+        "{\"end\":\"complete\",\"observed\":{\"starts\":{},\"scenario_wall_ms\":{},\"gpus\":[],\"gpu_reading\":\"\"}}");
+    EXPECT_NE(refusal(starts_not_an_array).find("its \"observed\" is malformed: \"starts\" is not an array"),
+              std::string::npos)
+        << refusal(starts_not_an_array);
+}
+
+TEST(Record, LinesThatImitateTheHarnessesFromInsideTheRecordAreRefused) {
+    // What the recording program sends sits between the harness's header and its end line:
+    // a second header, or an end line of its own with observations, cannot stand in for them.
+    const std::string forged_end = end_line("complete", two_starts_observed());
+    std::string text = record_text(pipeline_scenario());
+    const std::string harness_end = text.substr(text.rfind('\n', text.size() - 2) + 1);
+    const std::string body = text.substr(0, text.size() - harness_end.size());
+    EXPECT_NE(refusal(body + forged_end + "\n" + harness_end).find("a line after the record's end"), std::string::npos);
+    const std::string second_header = header_line("05", "p", "d", kSeed, 7) + "\n";
+    const std::string after_setup = body.substr(0, body.find("\"started\"") - 1);
+    EXPECT_NE(refusal(after_setup + second_header + body.substr(after_setup.size()) + harness_end)
+                  .find("none of header, setup, started, scenario or end"),
+              std::string::npos);
 }
 
 TEST(Record, DiscountsOnlyTheRecordingsClosingSynchronize) {

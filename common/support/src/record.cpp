@@ -347,6 +347,76 @@ Scenario read_scenario(const json& line, std::uint32_t seed, Place& place) {
     return scenario;
 }
 
+/// The header's optional "job_salt": a whole number from kMinJobSalt to kMaxJobSalt.
+std::uint32_t read_job_salt(const json& header, const Place& place) {
+    const json& salt = header.at("job_salt");
+    if (!salt.is_number_unsigned() || salt.get<std::uint64_t>() < kMinJobSalt ||
+        salt.get<std::uint64_t>() > kMaxJobSalt) {
+        throw place.error("\"job_salt\" is not a whole number from " + std::to_string(kMinJobSalt) + " to " +
+                          std::to_string(kMaxJobSalt));
+    }
+    return salt.get<std::uint32_t>();
+}
+
+/// A refusal of the end line's "observed", naming it and what in it is wrong.
+RecordFormatError malformed_observed(const Place& place, const std::string& what) {
+    return place.error("its \"observed\" is malformed: " + what);
+}
+
+/// A string of "observed" (`what` names it in a refusal), no longer than any record's.
+std::string observed_string(const json& value, const std::string& what, const Place& place) {
+    if (!value.is_string() || value.get_ref<const std::string&>().size() > kMaxStringLength) {
+        throw malformed_observed(
+            place, what + " is not a string of at most " + std::to_string(kMaxStringLength) + " characters");
+    }
+    return value.get<std::string>();
+}
+
+/// The end line's optional "observed": what the harness saw itself, every field of its type.
+HarnessObservations read_observed(const json& object, const Place& place) {
+    if (!object.is_object()) {
+        throw malformed_observed(place, "not an object");
+    }
+    for (const char* key : {"starts", "scenario_wall_ms", "gpus", "gpu_reading"}) {
+        if (!object.contains(key)) {
+            throw malformed_observed(place, std::string("no \"") + key + "\"");
+        }
+    }
+    HarnessObservations observed;
+    const json& starts = object.at("starts");
+    if (!starts.is_array()) {
+        throw malformed_observed(place, "\"starts\" is not an array");
+    }
+    for (const json& start : starts) {
+        if (!start.is_object() || !start.contains("ended") || !start.contains("finished") ||
+            !start.at("finished").is_boolean()) {
+            throw malformed_observed(place, "a start is not {\"ended\": text, \"finished\": true or false}");
+        }
+        observed.starts.push_back(
+            {observed_string(start.at("ended"), "a start's \"ended\"", place), start.at("finished").get<bool>()});
+    }
+    const json& wall = object.at("scenario_wall_ms");
+    if (!wall.is_object()) {
+        throw malformed_observed(place, "\"scenario_wall_ms\" is not an object");
+    }
+    for (const auto& [scenario, ms] : wall.items()) {
+        if (!ms.is_number() || !std::isfinite(ms.get<double>()) || ms.get<double>() < 0) {
+            throw malformed_observed(
+                place, "the wall time of scenario \"" + scenario + "\" is not a finite number of milliseconds from 0");
+        }
+        observed.scenario_wall_ms[scenario] = ms.get<double>();
+    }
+    const json& gpus = object.at("gpus");
+    if (!gpus.is_array()) {
+        throw malformed_observed(place, "\"gpus\" is not an array");
+    }
+    for (const json& name : gpus) {
+        observed.gpus.push_back(observed_string(name, "a GPU's name", place));
+    }
+    observed.gpu_reading = observed_string(object.at("gpu_reading"), "\"gpu_reading\"", place);
+    return observed;
+}
+
 }  // namespace
 
 const char* to_string(Outcome outcome) {
@@ -505,6 +575,9 @@ Record parse_record(const std::string& text) {
             record.program = require_string(line, "program", place);
             record.date = require_string(line, "date", place);
             record.seed = static_cast<std::uint32_t>(require_unsigned(line, "seed", 0xFFFFFFFFU, place));
+            if (line.contains("job_salt")) {  // optional: records made before it have none
+                record.job_salt = read_job_salt(line, place);
+            }
             header = true;
         } else if (line.contains("setup")) {
             if (!started.empty()) {
@@ -554,6 +627,9 @@ Record parse_record(const std::string& text) {
                 throw place.error("scenario " + started + " has no last line");
             }
             record.ended = require_string(line, "end", place);
+            if (line.contains("observed")) {  // optional: records made before it have none
+                record.observed = read_observed(line.at("observed"), place);
+            }
             ended = true;
         } else {
             throw place.error("a line that is none of header, setup, started, scenario or end");
@@ -587,14 +663,18 @@ Record read_record(const std::string& path) {
     }
 }
 
-std::string header_line(const std::string& lab, const std::string& program, const std::string& date,
-                        std::uint32_t seed) {
-    return one_line(ordered_json{{"format", kRecordFormatName},
-                                 {"version", kRecordVersion},
-                                 {"lab", lab},
-                                 {"program", program},
-                                 {"date", date},
-                                 {"seed", seed}});
+std::string header_line(const std::string& lab, const std::string& program, const std::string& date, std::uint32_t seed,
+                        std::optional<std::uint32_t> job_salt) {
+    ordered_json header{{"format", kRecordFormatName},
+                        {"version", kRecordVersion},
+                        {"lab", lab},
+                        {"program", program},
+                        {"date", date},
+                        {"seed", seed}};
+    if (job_salt) {
+        header["job_salt"] = *job_salt;
+    }
+    return one_line(header);
 }
 
 std::string setup_line(const DeviceFacts& device, const std::map<std::string, double>& values,
@@ -669,8 +749,23 @@ std::string scenario_line(const Scenario& scenario) {
     return one_line(line);
 }
 
-std::string end_line(const std::string& how) {
-    return one_line(ordered_json{{"end", how}});
+std::string end_line(const std::string& how, const std::optional<HarnessObservations>& observed) {
+    ordered_json line{{"end", how}};
+    if (observed) {
+        ordered_json starts = ordered_json::array();
+        for (const ProgramStart& start : observed->starts) {
+            starts.push_back({{"ended", start.ended}, {"finished", start.finished}});
+        }
+        line["observed"] = {{"starts", starts},
+                            {"scenario_wall_ms", observed->scenario_wall_ms},
+                            {"gpus", observed->gpus},
+                            {"gpu_reading", observed->gpu_reading}};
+    }
+    return one_line(line);
+}
+
+std::string finished_line() {
+    return one_line(ordered_json{{"finished", true}});
 }
 
 std::string restart_at_line(const std::string& scenario, const std::map<std::string, std::string>& environment) {

@@ -109,6 +109,34 @@ struct Scenario {
     [[nodiscard]] double value(const std::string& key) const;
 };
 
+/// The smallest and the largest job salt (Record::job_salt): an element count "n" of a recording is
+/// n % kJobSaltModulus == job_salt, so that no two runs' byte counts need be alike.
+inline constexpr std::uint32_t kMinJobSalt = 1;
+inline constexpr std::uint32_t kMaxJobSalt = 4095;
+/// The modulus of the job salt: every "n" of a recording is a multiple of it plus the salt.
+inline constexpr std::uint64_t kJobSaltModulus = 4096;
+
+/// One start of the recording program, as the harness saw it end.
+struct ProgramStart {
+    /// How it ended, in the harness's words: "exit status 0", "exit status 75",
+    /// "killed by signal 11 (Segmentation fault)", "killed at the deadline".
+    std::string ended;
+    /// Whether the program sent its finished line ({"finished": true}, sent by
+    /// record_scenarios just before its main returns 0) before it ended.
+    bool finished = false;
+};
+
+/// What the harness saw itself, outside the process that runs the student's code:
+/// the end line's "observed" (common/RECORD_FORMAT.md).
+struct HarnessObservations {
+    std::vector<ProgramStart> starts;  ///< One per start of the recording program, in order.
+    /// Per scenario, from the harness receiving its "started" line to receiving its
+    /// last line, on the harness's steady clock, in milliseconds.
+    std::map<std::string, double> scenario_wall_ms;
+    std::vector<std::string> gpus;  ///< The GPUs' names as the harness read them (NVML); empty where it could not.
+    std::string gpu_reading;        ///< Why the harness could not read them; empty when it could.
+};
+
 /// A whole record.
 struct Record {
     std::string lab;         ///< "05".
@@ -124,6 +152,11 @@ struct Record {
     std::map<std::string, double> setup;  ///< The set-up's values (element count, iterations, ...).
     std::vector<Scenario> scenarios;      ///< In the order they were recorded.
     std::string ended;                    ///< How the harness ended the run, in words ("complete", ...).
+    /// The job salt the harness chose (kMinJobSalt to kMaxJobSalt): every element count "n" of the
+    /// run is n % kJobSaltModulus == job_salt. Absent in records made before it.
+    std::optional<std::uint32_t> job_salt;
+    /// What the harness observed itself (the end line's "observed"). Absent in records made before it.
+    std::optional<HarnessObservations> observed;
 
     /// The scenario named `name`, or nullptr when the run never reached it.
     [[nodiscard]] const Scenario* find(const std::string& name) const;
@@ -155,9 +188,9 @@ void discount_closing_synchronize(Timeline& timeline, std::uint64_t thread);
 
 // ---------------------------------------------------------------- writing, line by line
 
-/// The record's first line, written by the harness.
+/// The record's first line, written by the harness (with the run's job salt; without, as records made before it).
 [[nodiscard]] std::string header_line(const std::string& lab, const std::string& program, const std::string& date,
-                                      std::uint32_t seed);
+                                      std::uint32_t seed, std::optional<std::uint32_t> job_salt = std::nullopt);
 /// The set-up's line, written by the recording program before any scenario:
 /// the device (GPU 0), the values every scenario shares and, for a recording on
 /// several GPUs at once, the facts of GPU 1, 2, ... (`more_gpus`, in order).
@@ -170,8 +203,15 @@ void discount_closing_synchronize(Timeline& timeline, std::uint64_t thread);
 [[nodiscard]] std::string started_line(const std::string& scenario);
 /// A scenario's last line: its outcome and, when recorded, what it recorded.
 [[nodiscard]] std::string scenario_line(const Scenario& scenario);
-/// The harness's last line.
-[[nodiscard]] std::string end_line(const std::string& how);
+/// The harness's last line: how the run ended and what the harness observed itself
+/// (without, as records made before it).
+[[nodiscard]] std::string end_line(const std::string& how,
+                                   const std::optional<HarnessObservations>& observed = std::nullopt);
+
+/// Not a line of the record: the recording program's word that it ran to its end,
+/// sent just before its main returns 0. The harness notes it (ProgramStart::finished)
+/// and keeps it out of the record file.
+[[nodiscard]] std::string finished_line();
 
 /// Not a line of the record: the recording program's request to the harness, sent
 /// before it exits with kRestartAfterFailureStatus, to be started again at
