@@ -143,6 +143,10 @@ void bind_recording(nb::module_& module) {
     nb::class_<recording::Session>(recording, "Session", "What a lab's scenarios see of the recording run.")
         .def_prop_ro("facts", &recording::Session::facts, "The device the scenarios run on.")
         .def_prop_ro("seed", &recording::Session::seed, "The input's seed the harness chose.")
+        .def_prop_ro("job_salt", &recording::Session::job_salt,
+                     "The job salt the harness chose for this run: every element count follows from it.")
+        .def("salted_elements", &recording::Session::salted_elements, "usual"_a,
+             "`usual` elements bound to this run's job salt: a little fewer, n % 4096 == job_salt.")
         .def("setup_value", &recording::Session::setup_value, "key"_a, "measure"_a,
              "A value every scenario shares: after a restart the first start's, else measure()'s.")
         .def(

@@ -3,9 +3,15 @@
 // a crash costs only the scenario it happened in, a failed scenario is followed
 // by a fresh process, a scenario that needs a process of its own gets one with
 // the variables it asked for, a hang ends the run once,
-// and a program that cannot start still leaves a record that says so.
+// and a program that cannot start still leaves a record that says so. The
+// harness binds the record to its run (the job salt in its header and in every
+// start's arguments) and adds what it observed itself (how each start ended,
+// whether it sent its finished line, each scenario's wall time, the GPUs as NVML
+// names them); lines the program sends that imitate the harness's own are not
+// the harness's: the record that holds them is refused.
 #include <gtest/gtest.h>
 
+#include <dlfcn.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 
@@ -13,7 +19,10 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <map>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "streamlab/device.hpp"
 #include "streamlab/record.hpp"
@@ -23,16 +32,19 @@ namespace {
 using namespace streamlab::record;
 namespace fs = std::filesystem;
 
-/// A recording program of three scenarios, a, b and c, each "skipped" unless
-/// `in_b` (a shell command) stops it in b. It checks that a restart brought back
-/// the set-up's value (n=5): otherwise its set-up differs, and the record with it.
-std::string fake_program(const std::string& in_b) {
+/// A recording program of three scenarios, a, b and c, each "skipped" with the
+/// job salt it was started with in its message, unless `in_b` (a shell command)
+/// stops it in b; it ends with `at_end` (as record_scenarios does: its finished line).
+/// It checks that a restart brought back the set-up's value (n=5): otherwise its
+/// set-up differs, and the record with it.
+std::string fake_program(const std::string& in_b, const std::string& at_end = "echo '{\"finished\": true}' >&$fd") {
     streamlab::DeviceFacts device;
     device.name = "Made-up GPU";
     return "#!/bin/bash\n"
-           "fd=''; after=''; n=5\n"
+           "fd=''; after=''; n=5; salt=none\n"
            "while [ $# -gt 0 ]; do case \"$1\" in\n"
-           "  --record-fd) fd=$2;; --after) after=$2;; --setup) [ \"$2\" = n=5 ] || n=6;; esac; shift 2\n"
+           "  --record-fd) fd=$2;; --after) after=$2;; --job-salt) salt=$2;;\n"
+           "  --setup) [ \"$2\" = n=5 ] || n=6;; esac; shift 2\n"
            "done\n"
            "setup='" +
            setup_line(device, {{"n", 5}}) +
@@ -47,9 +59,11 @@ std::string fake_program(const std::string& in_b) {
            "  if [ $s = b ]; then " +
            in_b +
            "; fi\n"
-           "  echo '{\"scenario\":\"'$s'\",\"outcome\":\"skipped\",\"message\":\"timeline unavailable: made up\"}' "
+           "  echo '{\"scenario\":\"'$s'\",\"outcome\":\"skipped\",\"message\":\"timeline unavailable: salt "
+           "'$salt'\"}' "
            ">&$fd\n"
-           "done\n";
+           "done\n" +
+           at_end + "\n";
 }
 
 /// A recording program of three scenarios, a, b and c, each "skipped" with the
@@ -91,24 +105,51 @@ protected:
     }
     void TearDown() override { fs::remove_all(folder_); }
 
-    /// Runs the harness on `program` (a script's text, or "" for a program that does not exist).
-    Record record(const std::string& program, int timeout_s = 60) {
+    /// Runs the harness on `program` (a script's text, or "" for a program that does not exist),
+    /// with `options` beside its own; the record's path.
+    fs::path run_harness(const std::string& program, int timeout_s = 60, const std::string& options = "") {
         const fs::path script = folder_ / "record_lab";
         if (!program.empty()) {
             std::ofstream(script) << program;
             fs::permissions(script, fs::perms::owner_all);
         }
         const fs::path out = folder_ / "lab.record.jsonl";
-        const std::string command = std::string(STREAMLAB_RECORD_EXE) + " --lab 7 --seed 7 --timeout " +
+        const std::string command = std::string(STREAMLAB_RECORD_EXE) + " --lab 7 --seed 7 " + options + " --timeout " +
                                     std::to_string(timeout_s) + " --out " + out.string() + " -- " + script.string() +
                                     " > " + (folder_ / "harness.log").string() + " 2>&1";
         const int status = std::system(command.c_str());
         EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << command;
-        return read_record(out.string());
+        return out;
+    }
+
+    /// The record of the harness's run of `program` (run_harness).
+    Record record(const std::string& program, int timeout_s = 60, const std::string& options = "") {
+        return read_record(run_harness(program, timeout_s, options).string());
+    }
+
+    /// Why read_record refuses the record of the harness's run of `program`, or "" when it reads it.
+    std::string refusal(const std::string& program) {
+        try {
+            (void)record(program);
+        } catch (const RecordFormatError& error) {
+            return error.what();
+        }
+        return "";
     }
 
     fs::path folder_;
 };
+
+/// The starts the harness observed in `run`, as "ended/finished" words: {"exit status 0/finished", ...}.
+std::vector<std::string> starts_of(const Record& run) {
+    std::vector<std::string> starts;
+    if (run.observed) {
+        for (const ProgramStart& start : run.observed->starts) {
+            starts.push_back(start.ended + (start.finished ? "/finished" : "/not finished"));
+        }
+    }
+    return starts;
+}
 
 TEST_F(RecordHarness, ACrashCostsOnlyItsScenario) {
     const Record run = record(fake_program("kill -SEGV $$"));
@@ -119,6 +160,83 @@ TEST_F(RecordHarness, ACrashCostsOnlyItsScenario) {
     EXPECT_NE(run.find("b")->message.find("signal 11"), std::string::npos) << run.find("b")->message;
     EXPECT_EQ(run.find("c")->outcome, Outcome::Skipped);  // after a restart, with the same set-up
     EXPECT_EQ(run.ended, "complete");
+    // As it happened: the first start killed in b before its finished line, the second to its end.
+    EXPECT_EQ(starts_of(run), (std::vector<std::string>{"killed by signal 11 (Segmentation fault)/not finished",
+                                                        "exit status 0/finished"}));
+}
+
+TEST_F(RecordHarness, TheJobSaltIsInTheHeaderAndGivenToEveryStart) {
+    const Record chosen = record(fake_program("kill -SEGV $$"));
+    ASSERT_TRUE(chosen.job_salt.has_value());
+    EXPECT_GE(*chosen.job_salt, kMinJobSalt);
+    EXPECT_LE(*chosen.job_salt, kMaxJobSalt);
+    const std::string said = "timeline unavailable: salt " + std::to_string(*chosen.job_salt);
+    EXPECT_EQ(chosen.find("a")->message, said);  // the first start
+    EXPECT_EQ(chosen.find("c")->message, said);  // the start after the crash
+    const Record fixed = record(fake_program("true"), 60, "--job-salt 4001");
+    EXPECT_EQ(fixed.job_salt, std::optional<std::uint32_t>(4001));
+    EXPECT_EQ(fixed.find("b")->message, "timeline unavailable: salt 4001");
+}
+
+TEST_F(RecordHarness, AJobSaltOutOfRangeIsRefusedAtTheStart) {
+    const std::string command = std::string(STREAMLAB_RECORD_EXE) + " --lab 7 --job-salt 4096 --timeout 5 --out " +
+                                (folder_ / "r").string() + " -- /bin/true > /dev/null 2>&1";
+    const int status = std::system(command.c_str());
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 2);
+    EXPECT_FALSE(fs::exists(folder_ / "r"));
+}
+
+TEST_F(RecordHarness, AStartThatEndsWellWithoutItsFinishedLineIsObservedSo) {
+    const Record run = record(fake_program("true", "exit 0"));
+    EXPECT_EQ(run.ended, "complete");
+    EXPECT_EQ(starts_of(run), std::vector<std::string>{"exit status 0/not finished"});
+    const Record finished = record(fake_program("true"));
+    EXPECT_EQ(starts_of(finished), std::vector<std::string>{"exit status 0/finished"});
+    // The finished line is the harness's to note, not a line of the record.
+    std::ifstream file(folder_ / "lab.record.jsonl");
+    const std::string text((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+    EXPECT_EQ(text.find("\"finished\": true"), std::string::npos) << text;
+}
+
+TEST_F(RecordHarness, EachScenarioLastsAtLeastItsWorkOnTheHarnesssClock) {
+    const Record run = record(fake_program("sleep 0.3"));
+    ASSERT_TRUE(run.observed.has_value());
+    const std::map<std::string, double>& wall = run.observed->scenario_wall_ms;
+    ASSERT_EQ(wall.size(), 3U);
+    EXPECT_GE(wall.at("b"), 300.0) << "b slept 0.3 s between its started line and its last line";
+    EXPECT_GE(wall.at("a"), 0.0);
+    EXPECT_LT(wall.at("a"), wall.at("b"));
+    EXPECT_LT(wall.at("c"), wall.at("b"));
+}
+
+TEST_F(RecordHarness, TheGpusAreReadThroughNvmlOrTheRecordSaysWhyNot) {
+    const Record run = record(fake_program("true"));
+    ASSERT_TRUE(run.observed.has_value());
+    void* nvml = ::dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (nvml == nullptr) {  // a machine without the driver, as CI's
+        EXPECT_TRUE(run.observed->gpus.empty());
+        EXPECT_EQ(run.observed->gpu_reading, "no NVML: libnvidia-ml.so.1 not found");
+        return;
+    }
+    ::dlclose(nvml);
+    // Read, or the reason NVML gave: never both, never neither.
+    EXPECT_NE(run.observed->gpus.empty(), run.observed->gpu_reading.empty()) << run.observed->gpu_reading;
+}
+
+TEST_F(RecordHarness, LinesThatImitateTheHarnessesAreNotTheHarnesss) {
+    // A program that sends what the harness writes, after its scenarios: an end line with what a
+    // harness would have observed, and a header with a job salt of its own.
+    HarnessObservations made_up;
+    made_up.starts = {{"exit status 0", true}};
+    made_up.scenario_wall_ms = {{"a", 1000}, {"b", 1000}, {"c", 1000}};
+    made_up.gpus = {"Made-up GPU"};
+    const std::string end = "echo '" + end_line("complete", made_up) + "' >&$fd";
+    EXPECT_NE(refusal(fake_program("true", end)).find("a line after the record's end"), std::string::npos)
+        << refusal(fake_program("true", end));
+    const std::string header = "echo '" + header_line("7", "record_lab", "d", 7, 1) + "' >&$fd";
+    EXPECT_NE(refusal(fake_program("true", header)).find("none of header, setup, started, scenario or end"),
+              std::string::npos)
+        << refusal(fake_program("true", header));
 }
 
 TEST_F(RecordHarness, AFailedScenarioIsFollowedByAFreshProcess) {
@@ -130,6 +248,7 @@ TEST_F(RecordHarness, AFailedScenarioIsFollowedByAFreshProcess) {
     EXPECT_EQ(run.find("b")->outcome, Outcome::Failed);
     EXPECT_EQ(run.find("c")->outcome, Outcome::Skipped);  // recorded by the second process
     EXPECT_EQ(run.ended, "complete");
+    EXPECT_EQ(starts_of(run), (std::vector<std::string>{"exit status 75/not finished", "exit status 0/finished"}));
 }
 
 TEST_F(RecordHarness, AScenarioGetsAProcessOfItsOwnWithTheVariablesItAskedFor) {
@@ -149,6 +268,7 @@ TEST_F(RecordHarness, AHangEndsTheRunOnce) {
     EXPECT_EQ(run.find("b")->outcome, Outcome::Hung);
     EXPECT_EQ(run.find("c"), nullptr);
     EXPECT_NE(run.ended.find("scenario b did not finish"), std::string::npos) << run.ended;
+    EXPECT_EQ(starts_of(run), std::vector<std::string>{"killed at the deadline/not finished"});
 }
 
 TEST_F(RecordHarness, AProgramThatClosesTheRecordAndGoesOnIsStoppedAtTheDeadline) {

@@ -491,6 +491,15 @@ double Scenario::value(const std::string& key) const {
     return found->second;
 }
 
+std::uint64_t salted_elements(std::uint64_t usual, std::optional<std::uint32_t> job_salt) {
+    if (!job_salt) {
+        return usual;
+    }
+    // Never below one whole modulus before the salt is added: a count of at least 1.
+    const std::uint64_t whole = std::max<std::uint64_t>(usual / kJobSaltModulus, 2) * kJobSaltModulus;
+    return whole - kJobSaltModulus + *job_salt;
+}
+
 const Scenario* Record::find(const std::string& name) const {
     const auto found = std::find_if(scenarios.begin(), scenarios.end(),
                                     [&](const Scenario& scenario) { return scenario.name == name; });

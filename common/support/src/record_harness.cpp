@@ -1,6 +1,6 @@
 // streamlab_record: the harness of a lab's recording run (common/RECORD_FORMAT.md).
 //
-//   streamlab_record --lab NN --out FILE --timeout SECONDS [--seed S] -- PROGRAM [ARG ...]
+//   streamlab_record --lab NN --out FILE --timeout SECONDS [--seed S] [--job-salt K] -- PROGRAM [ARG ...]
 //
 // Starts the lab's recording program (the only process that runs the student's
 // code), reads the lines it sends on a pipe, and writes them to FILE with what
@@ -10,8 +10,12 @@
 // per lab, not one per test). A scenario that needs a process of its own is
 // asked for by the program (a restart_at line, then exit status 75): the
 // harness starts it again at that scenario, with the environment variables it
-// named set. It decides no verdict; the judges read FILE.
+// named set. It chooses what no record made in advance can know (the seed, the
+// job salt that every element count follows) and adds to the end line what it
+// observed itself: how each start ended, each scenario's wall time on its own
+// clock, the GPUs' names as NVML gives them. It decides no verdict; the judges read FILE.
 // Exit status 0 whenever FILE was written, so that the judges run and say why.
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -49,13 +53,14 @@ struct Options {
     double timeout_s = 0;
     std::uint32_t seed = 0;
     bool seeded = false;
+    std::uint32_t job_salt = 0;        // 0: chosen at random
     std::vector<std::string> program;  // the recording program and its own arguments
 };
 
 [[noreturn]] void usage(const std::string& problem) {
     std::fprintf(stderr,
-                 "streamlab_record: %s\nusage: streamlab_record --lab NN --out FILE --timeout SECONDS [--seed S] -- "
-                 "PROGRAM [ARG ...]\n",
+                 "streamlab_record: %s\nusage: streamlab_record --lab NN --out FILE --timeout SECONDS [--seed S] "
+                 "[--job-salt K] -- PROGRAM [ARG ...]\n",
                  problem.c_str());
     std::exit(2);
 }
@@ -79,6 +84,13 @@ Options parse_options(int argc, char** argv) {
             } else if (arg == "--seed") {
                 options.seed = static_cast<std::uint32_t>(std::stoul(value));
                 options.seeded = true;
+            } else if (arg == "--job-salt") {
+                const unsigned long salt = std::stoul(value);
+                if (salt < streamlab::record::kMinJobSalt || salt > streamlab::record::kMaxJobSalt) {
+                    usage("--job-salt " + value + ": not from " + std::to_string(streamlab::record::kMinJobSalt) +
+                          " to " + std::to_string(streamlab::record::kMaxJobSalt));
+                }
+                options.job_salt = static_cast<std::uint32_t>(salt);
             } else {
                 usage("unknown option " + arg);
             }
@@ -108,6 +120,80 @@ std::string how_it_ended(int status) {
         return "killed by signal " + std::to_string(WTERMSIG(status)) + " (" + strsignal(WTERMSIG(status)) + ")";
     }
     return "exit status " + std::to_string(WEXITSTATUS(status));
+}
+
+/// The few NVML functions the harness calls, declared here: NVML is opened at run
+/// time (dlopen), never linked, so that the harness runs where no driver is.
+using NvmlReturn = int;  // nvmlReturn_t: 0 is NVML_SUCCESS
+using NvmlDevice = struct NvmlDeviceOpaque*;
+using NvmlInit = NvmlReturn (*)();
+using NvmlGetCount = NvmlReturn (*)(unsigned int*);
+using NvmlGetHandle = NvmlReturn (*)(unsigned int, NvmlDevice*);
+using NvmlGetName = NvmlReturn (*)(NvmlDevice, char*, unsigned int);
+using NvmlShutdown = NvmlReturn (*)();
+using NvmlErrorString = const char* (*)(NvmlReturn);
+
+/// NVML's name buffer (NVML_DEVICE_NAME_V2_BUFFER_SIZE).
+constexpr unsigned int kNvmlNameLength = 96;
+
+/// A function of the opened NVML library, or nullptr.
+template <typename Function>
+Function nvml_function(void* library, const char* name) {
+    return reinterpret_cast<Function>(::dlsym(library, name));
+}
+
+/// Why an NVML call failed, in NVML's words where it has them.
+std::string nvml_failure(void* library, const char* call, NvmlReturn code) {
+    const auto error_string = nvml_function<NvmlErrorString>(library, "nvmlErrorString");
+    const std::string words = error_string != nullptr ? error_string(code) : "";
+    return "NVML: " + std::string(call) + " failed (error " + std::to_string(code) +
+           (words.empty() ? "" : ": " + words) + ")";
+}
+
+/// The names of the machine's GPUs, by NVML index, as this process reads them
+/// through the driver (never from the recording program); empty with why not.
+/// NVML lists every GPU of the machine, whatever CUDA_VISIBLE_DEVICES hides.
+void read_gpu_names(streamlab::record::HarnessObservations& observed) {
+    void* library = ::dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (library == nullptr) {
+        observed.gpu_reading = "no NVML: libnvidia-ml.so.1 not found";
+        return;
+    }
+    const auto init = nvml_function<NvmlInit>(library, "nvmlInit_v2");
+    const auto get_count = nvml_function<NvmlGetCount>(library, "nvmlDeviceGetCount_v2");
+    const auto get_handle = nvml_function<NvmlGetHandle>(library, "nvmlDeviceGetHandleByIndex_v2");
+    const auto get_name = nvml_function<NvmlGetName>(library, "nvmlDeviceGetName");
+    const auto shutdown = nvml_function<NvmlShutdown>(library, "nvmlShutdown");
+    if (init == nullptr || get_count == nullptr || get_handle == nullptr || get_name == nullptr ||
+        shutdown == nullptr) {
+        observed.gpu_reading = "no NVML: libnvidia-ml.so.1 lacks the functions the harness reads names with";
+        ::dlclose(library);
+        return;
+    }
+    if (const NvmlReturn started = init(); started != 0) {
+        observed.gpu_reading = nvml_failure(library, "nvmlInit_v2", started);
+        ::dlclose(library);
+        return;
+    }
+    unsigned int count = 0;
+    NvmlReturn code = get_count(&count);
+    std::vector<std::string> names;
+    for (unsigned int i = 0; code == 0 && i < count; ++i) {
+        NvmlDevice device = nullptr;
+        char name[kNvmlNameLength] = {};
+        code = get_handle(i, &device);
+        if (code == 0) {
+            code = get_name(device, name, kNvmlNameLength);
+        }
+        names.emplace_back(name);
+    }
+    if (code == 0) {
+        observed.gpus = names;
+    } else {
+        observed.gpu_reading = nvml_failure(library, "reading the GPUs' names", code);
+    }
+    shutdown();
+    ::dlclose(library);
 }
 
 /// One start of the recording program.
@@ -157,18 +243,36 @@ struct Run {
     std::vector<std::string> lines;
     std::map<std::string, double> setup;  // the first start's set-up values
     bool setup_seen = false;
-    std::string no_gpu;                              // why the program found no usable GPU, as it said
-    std::string current;                             // the scenario started and not yet ended
-    std::string last;                                // the scenario whose last line came last
-    std::string restart_at;                          // the scenario the program asked to be started at
-    std::map<std::string, std::string> environment;  // and the variables it asked for
+    std::string no_gpu;                               // why the program found no usable GPU, as it said
+    std::string current;                              // the scenario started and not yet ended
+    std::string last;                                 // the scenario whose last line came last
+    std::string restart_at;                           // the scenario the program asked to be started at
+    std::map<std::string, std::string> environment;   // and the variables it asked for
+    bool finished = false;                            // this start sent its finished line
+    Clock::time_point current_since;                  // when the current scenario's started line came
+    streamlab::record::HarnessObservations observed;  // what the harness saw itself, for the end line
 };
 
-/// Takes one line from the program: kept as it is (the judges validate the
-/// record), and read for where the program is; a request to be started again
-/// at a scenario (record::restart_at_line) is noted, not kept.
-void take_line(Run& run, const std::string& line) {
+/// A scenario's last line has come (from the program, or from the harness, which saw it crash or hang) at
+/// `when`: its wall time, on the harness's clock, from its started line.
+void scenario_ends(Run& run, const std::string& scenario, Clock::time_point when) {
+    if (!run.current.empty() && scenario == run.current) {
+        run.observed.scenario_wall_ms[scenario] =
+            std::chrono::duration<double, std::milli>(when - run.current_since).count();
+    }
+}
+
+/// Takes one line from the program, received at `when`: kept as it is (the judges
+/// validate the record; a line that imitates the harness's header or end line
+/// makes the record unreadable), and read for where the program is; a request to be
+/// started again at a scenario (record::restart_at_line) and the program's finished
+/// line (record::finished_line) are noted, not kept.
+void take_line(Run& run, const std::string& line, Clock::time_point when) {
     const nlohmann::json parsed = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
+    if (parsed.is_object() && parsed.size() == 1 && parsed.contains("finished") && parsed["finished"] == true) {
+        run.finished = true;
+        return;
+    }
     if (parsed.is_object() && parsed.contains("restart_at") && parsed["restart_at"].is_string()) {
         run.restart_at = parsed["restart_at"].get<std::string>();
         run.environment.clear();
@@ -187,9 +291,11 @@ void take_line(Run& run, const std::string& line) {
     }
     if (parsed.contains("started") && parsed["started"].is_string()) {
         run.current = parsed["started"].get<std::string>();
+        run.current_since = when;
     } else if (parsed.contains("scenario")) {
-        run.current.clear();
         run.last = parsed["scenario"].is_string() ? parsed["scenario"].get<std::string>() : "";
+        scenario_ends(run, run.last, when);
+        run.current.clear();
     } else if (!run.setup_seen && parsed.contains("setup") && parsed["setup"].is_object() &&
                parsed["setup"].contains("values") && parsed["setup"]["values"].is_object()) {
         for (const auto& [key, value] : parsed["setup"]["values"].items()) {
@@ -256,13 +362,14 @@ bool read_until_done(Run& run, const Start& start, Clock::time_point deadline) {
         }
         if (n <= 0) {
             if (!pending.empty()) {
-                take_line(run, pending);  // a last line without its newline: the judges will say it is cut
+                take_line(run, pending, Clock::now());  // a last line without its newline: the judges say it is cut
             }
             return true;
         }
         pending.append(buffer, static_cast<std::size_t>(n));
+        const Clock::time_point received = Clock::now();
         for (std::size_t end; (end = pending.find('\n')) != std::string::npos; pending.erase(0, end + 1)) {
-            take_line(run, pending.substr(0, end));
+            take_line(run, pending.substr(0, end), received);
         }
     }
 }
@@ -272,12 +379,18 @@ bool read_until_done(Run& run, const Start& start, Clock::time_point deadline) {
 int main(int argc, char** argv) {
     const Options options = parse_options(argc, argv);
     std::remove(options.out.c_str());  // a judge never reads an earlier run's record
-    std::uint32_t seed = options.seed;
-    if (!options.seeded) {
-        seed = std::random_device{}();  // new data each run: outputs cannot be prepared in advance
-    }
+    std::random_device entropy;
+    // New data each run: outputs cannot be prepared in advance.
+    const std::uint32_t seed = options.seeded ? options.seed : entropy();
+    // A new size each run: every copy's byte count follows from it, so no other run's trace fits.
+    const std::uint32_t job_salt = options.job_salt != 0
+                                       ? options.job_salt
+                                       : std::uniform_int_distribution<std::uint32_t>(
+                                             streamlab::record::kMinJobSalt, streamlab::record::kMaxJobSalt)(entropy);
     Run run;
-    run.lines.push_back(streamlab::record::header_line(options.lab, options.program.front(), utc_now(), seed));
+    read_gpu_names(run.observed);
+    run.lines.push_back(
+        streamlab::record::header_line(options.lab, options.program.front(), utc_now(), seed, job_salt));
     const Clock::time_point deadline =
         Clock::now() + std::chrono::milliseconds(static_cast<long long>(options.timeout_s * 1000));
 
@@ -287,7 +400,7 @@ int main(int argc, char** argv) {
     std::map<std::string, std::string> environment;  // and the variables it asked for
     int restarts = 0;
     for (;;) {
-        std::vector<std::string> extra = {"--seed", std::to_string(seed)};
+        std::vector<std::string> extra = {"--seed", std::to_string(seed), "--job-salt", std::to_string(job_salt)};
         if (!resume_after.empty() || !resume_at.empty()) {
             if (!resume_after.empty()) {
                 extra.insert(extra.end(), {"--after", resume_after});
@@ -302,18 +415,21 @@ int main(int argc, char** argv) {
         }
         const Start start = start_program(options, extra, environment);
         run.restart_at.clear();
-        bool finished = read_until_done(run, start, deadline);
+        run.finished = false;
+        bool in_time = read_until_done(run, start, deadline);
         ::close(start.from_program);
         int status = 0;
-        if (finished) {
-            finished = wait_until_done(start, deadline, status);
+        if (in_time) {
+            in_time = wait_until_done(start, deadline, status);
         } else {
             ::waitpid(start.pid, &status, 0);  // killed by read_until_done
         }
-        if (!finished) {
+        run.observed.starts.push_back({in_time ? how_it_ended(status) : "killed at the deadline", run.finished});
+        if (!in_time) {
             const std::string why =
                 "did not finish within the recording's " + std::to_string(static_cast<int>(options.timeout_s)) + " s";
             if (!run.current.empty()) {
+                scenario_ends(run, run.current, Clock::now());
                 run.lines.push_back(ended_line(run.current, Outcome::Hung, why));
                 ended = "stopped: scenario " + run.current + " " + why;
             } else {
@@ -359,6 +475,7 @@ int main(int argc, char** argv) {
         }
         // It died inside a scenario: charge that scenario alone, and start again after it.
         // Each start begins after the last crash, so the restarts end with the scenarios.
+        scenario_ends(run, run.current, Clock::now());
         run.lines.push_back(
             ended_line(run.current, Outcome::Crashed, "the recording process was " + how_it_ended(status) + " in it"));
         if (++restarts > kMaxRestarts) {
@@ -368,7 +485,7 @@ int main(int argc, char** argv) {
         resume_after = run.current;
         run.current.clear();
     }
-    run.lines.push_back(streamlab::record::end_line(ended));
+    run.lines.push_back(streamlab::record::end_line(ended, run.observed));
 
     std::string text;
     for (const std::string& line : run.lines) {
@@ -380,8 +497,8 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "streamlab_record: %s\n", error.what());
         return 1;
     }
-    std::printf("streamlab_record: lab %s, seed %u: %s; record %s\n", options.lab.c_str(), seed, ended.c_str(),
-                options.out.c_str());
+    std::printf("streamlab_record: lab %s, seed %u, job salt %u: %s; record %s\n", options.lab.c_str(), seed, job_salt,
+                ended.c_str(), options.out.c_str());
     if (!run.no_gpu.empty()) {
         // Nothing was recorded: ctest says "not run" with the reason (the record says it too), never "passed".
         std::printf("[  SKIPPED ] %s\n", run.no_gpu.c_str());

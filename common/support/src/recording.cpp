@@ -23,8 +23,8 @@ namespace {
 [[noreturn]] void usage(const std::string& problem) {
     std::fprintf(
         stderr,
-        "%s\nusage: (run by streamlab_record) PROGRAM --record-fd N --seed S [--after SCENARIO | --at SCENARIO] "
-        "[--setup KEY=VALUE ...]\n",
+        "%s\nusage: (run by streamlab_record) PROGRAM --record-fd N --seed S --job-salt K [--after SCENARIO | --at "
+        "SCENARIO] [--setup KEY=VALUE ...]\n",
         problem.c_str());
     std::exit(2);
 }
@@ -45,6 +45,10 @@ void Session::send(const std::string& line) const {
         }
         written += static_cast<std::size_t>(n);
     }
+}
+
+std::size_t Session::salted_elements(std::size_t usual) const {
+    return static_cast<std::size_t>(record::salted_elements(usual, job_salt_));
 }
 
 double Session::setup_value(const std::string& key, const std::function<double()>& measure) {
@@ -184,8 +188,9 @@ void Session::run_untraced(record::Scenario& scenario, const std::string& progra
 }
 
 RecordedPipeline prepare_recorded_pipeline(Session& session) {
-    const auto n = static_cast<std::size_t>(session.setup_value(
-        "n", [&] { return static_cast<double>(pipeline_elements(session.facts().total_memory_bytes)); }));
+    const auto n = static_cast<std::size_t>(session.setup_value("n", [&] {
+        return static_cast<double>(session.salted_elements(pipeline_elements(session.facts().total_memory_bytes)));
+    }));
     RecordedPipeline prepared{PipelineMemory(n), 0, 1};
     fill_input(prepared.memory.input.data(), n, session.seed());
     prepared.h2d_ms = session.setup_value("h2d_ms", [&] { return measure_h2d_ms(prepared.memory.input.bytes()); });
@@ -197,6 +202,7 @@ RecordedPipeline prepare_recorded_pipeline(Session& session) {
 int record_scenarios(int argc, char** argv, const std::function<void(Session&)>& scenarios, int gpus) {
     Session session;
     bool seeded = false;
+    bool salted = false;
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
         if (i + 1 >= argc) {
@@ -209,6 +215,14 @@ int record_scenarios(int argc, char** argv, const std::function<void(Session&)>&
             } else if (arg == "--seed") {
                 session.seed_ = static_cast<std::uint32_t>(std::stoul(value));
                 seeded = true;
+            } else if (arg == "--job-salt") {
+                const unsigned long salt = std::stoul(value);
+                if (salt < record::kMinJobSalt || salt > record::kMaxJobSalt) {
+                    usage("--job-salt " + value + ": not from " + std::to_string(record::kMinJobSalt) + " to " +
+                          std::to_string(record::kMaxJobSalt));
+                }
+                session.job_salt_ = static_cast<std::uint32_t>(salt);
+                salted = true;
             } else if (arg == "--after") {
                 session.resume_after_ = value;
                 session.resumed_ = false;
@@ -224,17 +238,22 @@ int record_scenarios(int argc, char** argv, const std::function<void(Session&)>&
             usage(arg + " " + value + ": not a number");
         }
     }
-    if (session.fd_ < 0 || !seeded) {
-        usage("no --record-fd or no --seed");
+    if (session.fd_ < 0 || !seeded || !salted) {
+        usage("no --record-fd, no --seed or no --job-salt");
     }
+    // Its last word before the process ends well: the harness records that it came.
+    const auto finished = [&] {
+        session.send(record::finished_line());
+        return 0;
+    };
     const GpuPresence presence = query_gpu_presence();
     if (!presence.available) {
         session.send(record::no_gpu_line(words::kSkipNoGpu + presence.reason));
-        return 0;
+        return finished();
     }
     if (presence.device_count < gpus) {  // nothing to record here, and nothing against the student
         session.send(record::no_gpu_line(needs_gpus_reason(gpus, presence.device_count)));
-        return 0;
+        return finished();
     }
     try {
         for (int gpu = 0; gpu < std::max(gpus, 1); ++gpu) {
@@ -246,7 +265,7 @@ int record_scenarios(int argc, char** argv, const std::function<void(Session&)>&
         std::fprintf(stderr, "recording: the set-up failed: %s\n", thrown.what());
         return 1;
     }
-    return 0;
+    return finished();
 }
 
 }  // namespace streamlab::recording

@@ -116,6 +116,13 @@ inline constexpr std::uint32_t kMaxJobSalt = 4095;
 /// The modulus of the job salt: every "n" of a recording is a multiple of it plus the salt.
 inline constexpr std::uint64_t kJobSaltModulus = 4096;
 
+/// The element count of a run whose usual size is `usual` (at least 2 * kJobSaltModulus), bound to the
+/// run's job salt: `usual` rounded down to a multiple of kJobSaltModulus, less kJobSaltModulus, plus
+/// `job_salt`, so that n % kJobSaltModulus == job_salt and n < usual (the device's memory still holds it).
+/// `usual` itself where there is no salt (a record made before it). The recording programs size their
+/// data with it, and a judge recomputes it from the record's job_salt.
+[[nodiscard]] std::uint64_t salted_elements(std::uint64_t usual, std::optional<std::uint32_t> job_salt);
+
 /// One start of the recording program, as the harness saw it end.
 struct ProgramStart {
     /// How it ended, in the harness's words: "exit status 0", "exit status 75",

@@ -59,6 +59,15 @@ public:
     /// The input's seed the harness chose (fill_input(data, n, seed())).
     [[nodiscard]] std::uint32_t seed() const noexcept { return seed_; }
 
+    /// The job salt the harness chose for this run (record::kMinJobSalt to
+    /// record::kMaxJobSalt): every element count a lab picks is
+    /// salted_elements(usual), so that its copies' bytes follow from this run alone.
+    [[nodiscard]] std::uint32_t job_salt() const noexcept { return job_salt_; }
+
+    /// `usual` elements bound to this run's job salt (record::salted_elements):
+    /// a little fewer, n % record::kJobSaltModulus == job_salt().
+    [[nodiscard]] std::size_t salted_elements(std::size_t usual) const;
+
     /// A value every scenario shares (an element count, a calibrated iteration
     /// count): after a restart the first start's, otherwise `measure()`'s. Call
     /// them all before the first scenario.
@@ -103,6 +112,7 @@ private:
 
     int fd_ = -1;
     std::uint32_t seed_ = 1;
+    std::uint32_t job_salt_ = record::kMinJobSalt;
     DeviceFacts facts_;
     std::vector<DeviceFacts> gpus_;
     std::string resume_after_;  // the scenario to skip up to, on a restart
@@ -125,19 +135,22 @@ struct RecordedPipeline {
 };
 
 /// The set-up of a lab that records a chunked pipeline, as the lab's tests sized
-/// it: the set-up values "n" (pipeline_elements for this GPU), "h2d_ms"
+/// it: the set-up values "n" (pipeline_elements for this GPU, bound to the run's
+/// job salt: Session::salted_elements), "h2d_ms"
 /// (measure_h2d_ms of the whole input) and "iterations" (iterations_for_kernel_ms
 /// of n elements and h2d_ms); allocates the memory and fills the input from the
 /// seed. Call it before the first scenario, like Session::setup_value.
 [[nodiscard]] RecordedPipeline prepare_recorded_pipeline(Session& session);
 
 /// The `main` of a lab's recording program. Reads the harness's command line
-/// (`--record-fd N --seed S [--after SCENARIO | --at SCENARIO] [--setup KEY=VALUE ...]`), and
+/// (`--record-fd N --seed S --job-salt K [--after SCENARIO | --at SCENARIO] [--setup KEY=VALUE ...]`), and
 /// where the `gpus` GPUs the scenarios use at once (devices 0 to gpus - 1: the
 /// lab's GPUS in lab.cmake) are usable, calls `scenarios` (which calls
 /// Session::scenario for each); where none is, or fewer are, sends only why, in
 /// the grader's words (words::kSkipNoGpu; needs_gpus_reason), which the judges
-/// give as their reason for not grading. Returns the process's exit status.
+/// give as their reason for not grading. Returns the process's exit status; before
+/// it returns 0 (every scenario ran, or none could here), it sends the harness its
+/// finished line (record::finished_line), which no restart request or failure exit sends.
 int record_scenarios(int argc, char** argv, const std::function<void(Session&)>& scenarios, int gpus = 1);
 
 }  // namespace streamlab::recording
