@@ -21,13 +21,13 @@ struct PipelineJob {
 };
 
 /// Tasks 1 to 3. Cuts the job into `chunks` nearly equal chunks
-/// (streamlab::chunk_range), creates one non-blocking stream per chunk, and
-/// queues chunk i's work in stream i: copy its part of `input` to the device
-/// (H2D_i, cudaMemcpyAsync), run the workload kernel on it (K_i), copy its
-/// results back into `output` (D2H_i). Times the whole pipeline with CUDA events
-/// recorded in the streams that do the work, waits for it, and returns the
-/// elapsed milliseconds. Works for any `chunks` >= 1: the course's benchmark
-/// runs it with up to 64.
+/// (streamlab::chunk_range's split, or any as even), creates one non-blocking
+/// stream per chunk, and queues chunk i's work in stream i: copy its part of
+/// `input` to the device (H2D_i, cudaMemcpyAsync), run the workload kernel on it
+/// (K_i), copy its results back into `output` (D2H_i). Times the whole pipeline
+/// with CUDA events recorded in the streams that do the work, waits for it, and
+/// returns the elapsed milliseconds. Works for any `chunks` >= 1: the course's
+/// benchmark runs it with up to 64.
 float run_pipeline(const PipelineJob& job, int chunks);
 
 }  // namespace lab05
