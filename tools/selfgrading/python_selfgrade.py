@@ -9,8 +9,9 @@ Each variant of a Python track (every one is recorded once: RECORDER in its lab.
 recorded by its recording program under the harness, and its record judged by the C++ track's
 judges; no process that ran the student's code decides a verdict. Exits 77 without a GPU or
 without the built module, 1 when a rule breaks, 0 otherwise. With --keep-records DIR, each catalogue
-sample's record is copied to DIR/labs/NN-topic/records/h200-SAMPLE.record.jsonl (what is committed for
-CI's judges: tools/tests/test_lab_records.py).
+sample's record is copied to DIR/labs/NN-topic/records/GPU-SAMPLE.record.jsonl, GPU named for the device
+the record was made on (h100-, h200-: selfgrade.copy_kept_record), which is what is committed for CI's
+judges (tools/tests/test_lab_records.py).
 Standard library only.
 """
 

@@ -16,6 +16,8 @@ breaks the rule, 0 otherwise. ctest runs it as the `selfgrade` test.
 from __future__ import annotations
 
 import argparse
+import json
+import re
 import shutil
 import sys
 import tempfile
@@ -144,7 +146,8 @@ def grade_catalogue(
 ) -> list[str]:
     """Grades every catalogue sample (of `labs`, default all) on its own lab only; returns what broke the
     catalogue's rules. With `keep_records`, copies the record of each sample of a lab recorded once there,
-    as labs/NN-topic/records/h200-SAMPLE.record.jsonl (what the CPU tests judge: test_lab_records.py)."""
+    as labs/NN-topic/records/GPU-SAMPLE.record.jsonl (copy_kept_record; what the CPU tests judge:
+    test_lab_records.py)."""
     samples = work / "catalogue"
     make_catalogue(samples)
     problems = []
@@ -181,10 +184,38 @@ def keep_record(graded: Path, number: str, sample: str, keep_records: Path) -> N
         print(f"selfgrade: kept {copy_kept_record(record, folder, sample, keep_records)}")
 
 
+def recorded_gpu(record: Path) -> str:
+    """The name of the GPU `record` was made on: as the harness read it itself (the end line's observed
+    gpus), else as the set-up names it; "" where the record names none (RECORD_FORMAT.md)."""
+    named = ""
+    for text in record.read_text(errors="replace").splitlines():
+        try:
+            line = json.loads(text)
+            if "end" in line and line.get("observed", {}).get("gpus"):
+                return str(line["observed"]["gpus"][0])
+            if "setup" in line:
+                named = str(line["setup"].get("trace", {}).get("otherData", {}).get("device", {}).get("name", ""))
+        except (ValueError, TypeError, AttributeError):
+            continue  # not a line of the record's format: it names no GPU
+    return named
+
+
+def gpu_slug(name: str) -> str:
+    """A GPU's name as a kept record's prefix, without a hyphen (the sample's name follows the first one):
+    its model where the maker's name is followed by one ("NVIDIA H100 80GB HBM3": h100, "NVIDIA H200":
+    h200), else its words joined by underscores ("NVIDIA GeForce RTX 4090": geforce_rtx_4090)."""
+    words = [word for word in re.findall(r"[a-z0-9]+", name.lower()) if word != "nvidia"]
+    if words and re.fullmatch(r"[a-z]{1,2}[0-9]{1,4}[a-z]?", words[0]):
+        return words[0]
+    return "_".join(words) or "unknown_gpu"
+
+
 def copy_kept_record(record: Path, lab_folder: str, sample: str, keep_records: Path) -> Path:
     """Copies `record` to where the course commits sample `sample`'s record of lab `lab_folder`, under
-    `keep_records` (labs/NN-topic/records/h200-SAMPLE.record.jsonl), and returns the copy's path."""
-    target = keep_records / "labs" / lab_folder / "records" / f"h200-{sample}.record.jsonl"
+    `keep_records` (labs/NN-topic/records/GPU-SAMPLE.record.jsonl, GPU the gpu_slug of the GPU the record
+    was made on: h100-SAMPLE.record.jsonl on an H100), and returns the copy's path."""
+    name = f"{gpu_slug(recorded_gpu(record))}-{sample}.record.jsonl"
+    target = keep_records / "labs" / lab_folder / "records" / name
     target.parent.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(record, target)
     return target
