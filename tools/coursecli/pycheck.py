@@ -2,82 +2,125 @@
 
 The student's Python code runs in the same interpreter as the recording program
 and the tracer, so anything the interpreter lets code reach (the recording
-program's objects, the recorded timeline) would be within its reach. The source is
-therefore read before anything runs, and refused unless it keeps to what a
-student of the labs needs:
+program's objects, the recorded timeline, the record's pipe) would be within its
+reach. The source is therefore read before anything runs, and refused unless it
+keeps to what a student of the labs needs:
 
-- imports only of the lab's API: cuda-bindings' runtime, `cuda_check`, the
-  lab's interface module (`labNN`), `streamlab` and a few plain modules of the
-  standard library (ALLOWED_MODULES);
-- of `streamlab`, only the course's kernel and chunking (STREAMLAB_ALLOWED):
-  never the tracer, its marks or its errors;
+- imports only of the lab's API (ALLOWED_NAMES: cuda-bindings' runtime, `cuda_check`,
+  `streamlab`, a few plain modules of the standard library) and of the lab's
+  interface module (`labNN`); `from module import *` is refused;
+- of every one of those modules, only the names the labs need, whether imported
+  (`from cuda.bindings.runtime import cudaMemcpy`) or reached as an attribute
+  (`cudart.cudaMemcpy`): ALLOWED_NAMES lists them, the interface's are those its file
+  defines. A module's own imports are never among them (`lab03.ctypes`,
+  `cuda.bindings.runtime.ctypes`), nor is the course's recording (`streamlab.recording`);
+  a member of one of the runtime's enums (RUNTIME_ENUMS) goes by its `cuda` prefix;
+- nothing of the `__dunder__` kind, through which Python reaches everything else: no
+  such name imported, defined, used or looked up as an attribute, and no string or
+  bytes constant with `__` in it, the stuff such a name is looked up by (the one
+  exception: `from __future__ import annotations`);
+- a module used only as `module.name`, never kept or passed on; no imported name
+  rebound, and nothing of an imported object assigned to (the recording program
+  reads the same modules);
 - only the syntax the labs need (ALLOWED_SYNTAX): functions, loops,
   conditions, `try`, lambdas, comprehensions that build a list, f-strings;
   no class, decorator, generator, coroutine, `match` or `global`, each of
   which runs code or reaches names in a way the rest of the check would not see;
 - only the built-ins the labs need (ALLOWED_BUILTINS); one that builds or
   runs code, opens files or reaches the interpreter's machinery is named with
-  its own reason (FORBIDDEN_BUILTINS); no name or attribute of the
-  `__dunder__` kind, through which Python reaches everything else;
-- only the attributes the labs need: the runtime's (`cuda...`), the lab's
-  interface module's names and the fields and methods of its classes, those of
-  the allowed plain modules (of typing, enum and dataclasses, only the few a
-  student uses: PLAIN_MODULE_NAMES), and a list's or a dict's (ALLOWED_METHODS);
-  a name imported from a module is judged as its attribute would be, and
-  `from module import *` is refused;
-- no module reached through an allowed one (`dataclasses.builtins`,
-  `lab03.ctypes`, `from enum import sys`): an allowed module's own imports are
-  not allowed with it; and no frame reached through a generator, a coroutine
-  or a traceback (FRAME_ATTRIBUTES), whose globals hold everything.
+  its own reason (FORBIDDEN_BUILTINS);
+- of any other value, only a list's or a dict's methods (ALLOWED_METHODS) and the
+  fields and methods of the interface's classes; no frame reached through a
+  generator, a coroutine or a traceback (FRAME_ATTRIBUTES), whose globals hold everything.
 
-A refusal is one line naming the file, the line and what it did, as the C++
-labs' object check says it. Standard library only.
+The check imports nothing: every list is read from this file or from the lab's
+interface file. A refusal is one line naming the file, the line and what it did,
+as the C++ labs' object check says it. Standard library only.
 """
 
 from __future__ import annotations
 
 import ast
 import builtins
-import importlib
-import importlib.util
-import types
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
 LABS = Path(__file__).resolve().parents[2] / "labs"
 
-# Modules a student file may import (and their submodules where listed with a dot).
-ALLOWED_MODULES = {
-    "__future__",
-    "cuda",
-    "cuda.bindings",
-    "cuda.bindings.runtime",
-    "cuda_check",
-    "streamlab",
-    "collections.abc",
-    "dataclasses",
-    "enum",
-    "math",
-    "time",  # a host clock: lab 06 times each run of its sweep
-    "typing",
-}
-# What a student file may use of the module `streamlab`: the course's kernel and chunking.
-STREAMLAB_ALLOWED = {"launch_workload", "chunk_range"}
-# Of the plain modules that build and describe types, only the names a student's file would use:
-# among their other public names are ways to the interpreter (typing.get_type_hints runs an
-# annotation's string as code, enum.pickle_by_enum_name hands out getattr, enum.global_enum writes
-# into any module's names, dataclasses.make_dataclass builds a class with any __dunder__ in it), and
-# a newer Python adds more. The other plain modules' public names (math's, time's, ...) are all allowed.
-PLAIN_MODULE_NAMES = {
-    "dataclasses": {"FrozenInstanceError", "asdict", "astuple", "dataclass", "field", "fields", "is_dataclass", "replace"},
-    "enum": {"Enum", "Flag", "IntEnum", "IntFlag", "StrEnum", "auto", "unique"},
-    "typing": {
-        "Annotated", "Any", "Callable", "ClassVar", "Dict", "Final", "FrozenSet", "Iterable", "Iterator", "List",
-        "Literal", "Mapping", "MutableMapping", "MutableSequence", "NamedTuple", "NoReturn", "Optional", "Sequence",
-        "Set", "TYPE_CHECKING", "Tuple", "Type", "TypeVar", "Union", "cast",
-    },
+# The runtime's calls the labs' solutions, starters and catalogue samples make, and the few more a careful
+# student writing them reaches for (a stream's priority, a capture's status, the last error). A call that
+# changes the whole device or process (cudaDeviceReset, cudaSetDeviceFlags) or hands the GPU a host function
+# of the student's making (cudaHostFn_t) is not among them.
+RUNTIME_CALLS = {
+    "cudaDeviceGetStreamPriorityRange", "cudaDeviceSynchronize", "cudaGetDevice",
+    "cudaEventCreate", "cudaEventCreateWithFlags", "cudaEventDestroy", "cudaEventElapsedTime", "cudaEventQuery",
+    "cudaEventRecord", "cudaEventSynchronize",
+    "cudaFree", "cudaFreeAsync", "cudaFreeHost", "cudaHostAlloc", "cudaHostRegister", "cudaHostUnregister",
+    "cudaMalloc", "cudaMallocAsync", "cudaMallocHost",
+    "cudaMemcpy", "cudaMemcpyAsync", "cudaMemset", "cudaMemsetAsync",
+    "cudaGetErrorName", "cudaGetErrorString", "cudaGetLastError", "cudaPeekAtLastError",
+    "cudaGraphDestroy", "cudaGraphExecDestroy", "cudaGraphInstantiate", "cudaGraphLaunch",
+    "cudaLaunchHostFunc",
+    "cudaStreamBeginCapture", "cudaStreamEndCapture", "cudaStreamIsCapturing",
+    "cudaStreamCreate", "cudaStreamCreateWithFlags", "cudaStreamCreateWithPriority", "cudaStreamDestroy",
+    "cudaStreamGetFlags", "cudaStreamGetPriority", "cudaStreamQuery", "cudaStreamSynchronize",
+    "cudaStreamWaitEvent",
 }  # fmt: skip
+# The runtime's flags those calls take, and its handle types (for annotations).
+RUNTIME_CONSTANTS = {
+    "cudaEventBlockingSync", "cudaEventDefault", "cudaEventDisableTiming",
+    "cudaHostAllocDefault", "cudaHostAllocPortable", "cudaHostRegisterDefault", "cudaHostRegisterPortable",
+    "cudaStreamDefault", "cudaStreamNonBlocking",
+    "cudaEvent_t", "cudaGraphExec_t", "cudaGraph_t", "cudaStream_t",
+}  # fmt: skip
+# The runtime's enums those calls take or return. Each of their members is named `cuda...`
+# (`cudart.cudaError_t.cudaErrorNotReady`), and a member goes by that prefix.
+RUNTIME_ENUMS = {"cudaError_t", "cudaMemcpyKind", "cudaStreamCaptureMode", "cudaStreamCaptureStatus"}
+# Every module a student file may import, with the names it may use of it (imported, or as
+# `module.name`); the lab's interface module (labNN) allows the names its file defines.
+# Of typing, enum and dataclasses, only the names a student's file would use: among their other
+# public names are ways to the interpreter (typing.get_type_hints runs an annotation's string as code,
+# enum.pickle_by_enum_name hands out getattr, enum.global_enum writes into any module's names,
+# dataclasses.make_dataclass builds a class with any __dunder__ in it).
+ALLOWED_NAMES: dict[str, frozenset[str]] = {
+    module: frozenset(names)
+    for module, names in {
+        "__future__": {"annotations"},
+        "cuda": {"bindings"},
+        "cuda.bindings": {"runtime"},
+        "cuda.bindings.runtime": RUNTIME_CALLS | RUNTIME_CONSTANTS | RUNTIME_ENUMS,
+        "cuda_check": {"CudaError", "check"},
+        # the course's kernel and chunking: never the recording, the tracer, its marks or its errors
+        "streamlab": {"chunk_range", "launch_workload"},
+        "collections": {"abc"},
+        "collections.abc": {
+            "Callable", "Collection", "Iterable", "Iterator", "Mapping", "MutableMapping", "MutableSequence",
+            "Sequence", "Sized",
+        },
+        "dataclasses": {"FrozenInstanceError", "asdict", "astuple", "dataclass", "field", "fields", "is_dataclass", "replace"},
+        "enum": {"Enum", "Flag", "IntEnum", "IntFlag", "StrEnum", "auto", "unique"},
+        "math": {
+            "ceil", "comb", "copysign", "e", "exp", "fabs", "floor", "fsum", "gcd", "hypot", "inf", "isclose",
+            "isfinite", "isinf", "isnan", "lcm", "log", "log10", "log2", "nan", "pi", "pow", "prod", "sqrt", "trunc",
+        },
+        # a host clock (lab 06 times each run of its sweep), and a pause between polls
+        "time": {
+            "monotonic", "monotonic_ns", "perf_counter", "perf_counter_ns", "process_time", "process_time_ns",
+            "sleep", "thread_time", "thread_time_ns", "time", "time_ns",
+        },
+        "typing": {
+            "Annotated", "Any", "Callable", "ClassVar", "Dict", "Final", "FrozenSet", "Iterable", "Iterator", "List",
+            "Literal", "Mapping", "MutableMapping", "MutableSequence", "NamedTuple", "NoReturn", "Optional",
+            "Sequence", "Set", "TYPE_CHECKING", "Tuple", "Type", "TypeVar", "Union", "cast",
+        },
+    }.items()
+}  # fmt: skip
+ALLOWED_MODULES = frozenset(ALLOWED_NAMES)
+RUNTIME_ENUM_PATHS = frozenset(f"cuda.bindings.runtime.{name}" for name in RUNTIME_ENUMS)
+# A name listed here in full when refused; a longer list is pointed to.
+LISTED_IN_FULL = 8
+
 # Built-ins through which code builds or runs code, opens files, or reaches objects it was not given.
 FORBIDDEN_BUILTINS = {
     "__import__": "may not import by name",
@@ -157,66 +200,11 @@ FRAME_ATTRIBUTES = {
 
 
 @cache
-def _is_module(name: str) -> bool:
-    """Whether `name` (dotted) is a module this interpreter could import."""
-    try:
-        return importlib.util.find_spec(name) is not None
-    except (ImportError, ValueError):
-        return False
-
-
-def _bound_modules(tree: ast.AST, interface: str) -> dict[str, str]:
-    """Name -> module, for every name the imports in `tree` bind to a module (a student's file, or
-    the lab's interface file)."""
-    bound: dict[str, str] = {}
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            for alias in node.names:
-                bound[alias.asname or alias.name.split(".")[0]] = (
-                    alias.name if alias.asname else alias.name.split(".")[0]
-                )
-        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
-            for alias in node.names:
-                module = _module_inside(node.module, alias.name, interface)
-                if module:
-                    bound[alias.asname or alias.name] = module
-    return bound
-
-
-@cache
-def _interface_modules(interface: str) -> dict[str, str]:
-    """Name -> module, for every module the lab's interface file (labs/NN-topic/python/labNN.py) imports."""
-    found: dict[str, str] = {}
-    for path in LABS.glob(f"{interface[3:]}-*/python/{interface}.py"):
-        found.update(_bound_modules(ast.parse(path.read_text()), interface))
-    return found
-
-
-@cache
-def _module_inside(module: str, name: str, interface: str) -> str | None:
-    """The module that `module.name` is, if it is one (the lab's interface is read, never imported).
-
-    Only allowed modules are looked inside: finding out would import the module into the
-    grader, and a module the student named may do anything when imported (those imports
-    are refused on their own)."""
-    if module != interface and module not in ALLOWED_MODULES:
-        return None
-    if module == interface:
-        return _interface_modules(interface).get(name)
-    if _is_module(f"{module}.{name}"):
-        return f"{module}.{name}"
-    try:
-        value = getattr(importlib.import_module(module), name, None)
-    except Exception:  # noqa: BLE001  a module the grader's Python lacks: judged by name alone
-        return name if _is_module(name) else None
-    return value.__name__ if isinstance(value, types.ModuleType) else None
-
-
-@cache
 def _interface_names(interface: str) -> frozenset[str]:
     """The names the lab's interface file (labs/NN-topic/python/labNN.py, read, never imported)
     defines: its functions, classes and constants, and each class's fields, methods and properties,
-    which are the attributes of the objects a student's function is handed."""
+    which are the attributes of the objects a student's function is handed. What it imports is not
+    among them (lab03.py's ctypes)."""
     names: set[str] = set()
 
     def assigned(statement: ast.stmt) -> list[str]:
@@ -237,64 +225,251 @@ def _interface_names(interface: str) -> frozenset[str]:
     return frozenset(name for name in names if not name.startswith("_"))
 
 
-@cache
-def _module_names(module: str) -> frozenset[str]:
-    """The public names of the allowed module `module` that are not modules themselves (of typing, enum
-    and dataclasses, those in PLAIN_MODULE_NAMES)."""
-    if module in PLAIN_MODULE_NAMES:
-        return frozenset(PLAIN_MODULE_NAMES[module])
-    if module not in ALLOWED_MODULES or module == "cuda.bindings.runtime":
-        # Never import a module the student named (it may do anything when imported); the
-        # runtime's names are judged by their prefix, `cuda` (attribute_allowed).
-        return frozenset()
-    try:
-        found = importlib.import_module(module)
-    except Exception:  # noqa: BLE001  a module the grader's Python lacks: none of its names is known
-        return frozenset()
-    return frozenset(
-        name
-        for name in dir(found)
-        if not name.startswith("_") and not isinstance(getattr(found, name), types.ModuleType)
-    )
-
-
-def attribute_allowed(attribute: str, module: str | None, interface: str) -> bool:
-    """Whether `.attribute` is one the labs need, on a module (`module`, dotted) or on a value (None)."""
-    if module == "streamlab":
-        return attribute in STREAMLAB_ALLOWED
-    if module == interface:
-        return attribute in _interface_names(interface)
-    if attribute.startswith("cuda"):  # the runtime's functions, types, enum members and constants
-        return True
-    if module is not None:
-        return attribute in _module_names(module) or f"{module}.{attribute}" in ALLOWED_MODULES
-    return attribute in ALLOWED_METHODS or attribute in _interface_names(interface)
-
-
 @dataclass(frozen=True)
 class PythonRules:
     """What one Python lab allows: its interface module's name (lab05 for lab 05)."""
 
     interface: str
 
+    def is_module(self, path: str) -> bool:
+        """Whether `path` (dotted) is a module a student file may import."""
+        return path in ALLOWED_MODULES or path == self.interface
+
+    def names_of(self, module: str) -> frozenset[str]:
+        """The names a student file may use of the allowed module `module`."""
+        return _interface_names(module) if module == self.interface else ALLOWED_NAMES[module]
+
+    def which_names(self, module: str) -> str:
+        """The names a student file may use of `module`, in words for a refusal."""
+        if module == self.interface:
+            return f"the names {module}.py defines"
+        names = sorted(ALLOWED_NAMES[module])
+        if len(names) <= LISTED_IN_FULL:
+            return ", ".join(names)
+        return "the names the labs need (ALLOWED_NAMES in tools/coursecli/pycheck.py)"
+
 
 def lab_rules(number: str) -> PythonRules:
     return PythonRules(interface=f"lab{number}")
 
 
-def _module_allowed(module: str, rules: PythonRules) -> bool:
-    return module in ALLOWED_MODULES or module == rules.interface
+def attribute_allowed(attribute: str, owner: str | None, rules: PythonRules) -> bool:
+    """Whether `.attribute` is one the labs need, on what `owner` is: the dotted path an import gives it
+    (a module, one of the runtime's enums, or a name of a module), or None for any other value."""
+    if owner is not None and rules.is_module(owner):
+        return attribute in rules.names_of(owner)
+    if owner in RUNTIME_ENUM_PATHS:
+        return attribute.startswith("cuda")  # one of the enum's members
+    return attribute in ALLOWED_METHODS or attribute in _interface_names(rules.interface)
 
 
-def _module_of(node: ast.AST, bound: dict[str, str], interface: str) -> str | None:
-    """The module that the expression `node` is (a name an import bound, or an attribute chain
-    through allowed modules), or None for any other value."""
+def _is_dunder(name: str) -> bool:
+    return len(name) > 4 and name.startswith("__") and name.endswith("__")
+
+
+@dataclass(frozen=True)
+class Binding:
+    """A name an allowed import binds, and the dotted path of what it binds it to
+    (`cudart`: cuda.bindings.runtime; `check`: cuda_check.check)."""
+
+    node: ast.stmt
+    name: str
+    path: str
+
+
+def _bindings(tree: ast.AST, rules: PythonRules) -> list[Binding]:
+    """Every name the file's allowed imports bind (a refused import binds nothing the check follows)."""
+    found: list[Binding] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if rules.is_module(alias.name):
+                    top = alias.name.split(".")[0]  # `import cuda.bindings.runtime` binds cuda
+                    found.append(Binding(node, alias.asname or top, alias.name if alias.asname else top))
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module and rules.is_module(node.module):
+            for alias in node.names:
+                if alias.name in rules.names_of(node.module):
+                    found.append(Binding(node, alias.asname or alias.name, f"{node.module}.{alias.name}"))
+    return found
+
+
+def _path_of(node: ast.AST, paths: dict[str, str]) -> str | None:
+    """The dotted path of what the expression `node` is, where it is an imported name or an attribute
+    chain from one (`cudart.cudaError_t`: cuda.bindings.runtime.cudaError_t); None for any other value."""
     if isinstance(node, ast.Name):
-        return bound.get(node.id)
+        return paths.get(node.id)
     if isinstance(node, ast.Attribute):
-        base = _module_of(node.value, bound, interface)
-        return _module_inside(base, node.attr, interface) if base else None
+        base = _path_of(node.value, paths)
+        return f"{base}.{node.attr}" if base else None
     return None
+
+
+def _identifiers(node: ast.AST) -> list[tuple[str, str]]:
+    """(identifier, what the node does with it, in a refusal's words) for each identifier `node` holds."""
+    if isinstance(node, ast.Name):
+        return [(node.id, f"uses {node.id}")]
+    if isinstance(node, ast.Attribute):
+        return [(node.attr, f"uses .{node.attr}")]
+    if isinstance(node, (ast.Import, ast.ImportFrom)):
+        module = (node.module or "") if isinstance(node, ast.ImportFrom) else ""
+        prefix = f"{module}." if module else ""
+        # `from __future__ import annotations`: the one dunder a student file may name (its names are checked)
+        found = [(part, f"imports from {module}") for part in module.split(".") if module != "__future__"]
+        for alias in node.names:
+            words = f"imports {prefix}{alias.name}" + (f" as {alias.asname}" if alias.asname else "")
+            found += [(part, words) for part in (*alias.name.split("."), alias.asname or "")]
+        return found
+    if isinstance(node, ast.FunctionDef):
+        return [(node.name, f"defines {node.name}")]
+    if isinstance(node, ast.arg):
+        return [(node.arg, f"names an argument {node.arg}")]
+    if isinstance(node, ast.keyword) and node.arg:
+        return [(node.arg, f"passes the keyword {node.arg}")]
+    if isinstance(node, ast.ExceptHandler) and node.name:
+        return [(node.name, f"names the exception {node.name}")]
+    if isinstance(node, ast.Nonlocal):
+        return [(name, f"names {name} nonlocal") for name in node.names]
+    return []
+
+
+def _dunder_refusals(tree: ast.AST) -> list[tuple[ast.AST, str]]:
+    """(node, what) for each __dunder__ name the file holds, and each string or bytes constant with `__` in it.
+
+    A string is refused for `__` alone, not only for a whole dunder: a student's file never needs one, and
+    pieces ("__impo" + "rt__") make a dunder as well as the whole. No string the file builds can be looked
+    up by name, though: getattr, vars, format and the modules that would are refused on their own."""
+    found: list[tuple[ast.AST, str]] = []
+    for node in ast.walk(tree):
+        for name, words in _identifiers(node):
+            if _is_dunder(name):
+                found.append((node, f"{words}: graded code may not name a __dunder__ (Python's way to its machinery)"))
+        if isinstance(node, ast.Constant) and isinstance(node.value, (str, bytes)):
+            text = node.value if isinstance(node.value, str) else node.value.decode("latin-1")
+            if "__" in text:
+                shown = repr(node.value) if len(repr(node.value)) <= 40 else repr(node.value)[:37] + "..."
+                found.append(
+                    (
+                        node,
+                        f"has a string with __ in it ({shown}): graded code needs none, and a __dunder__ name "
+                        "looked up by a string reaches the interpreter's machinery; write it without __",
+                    )
+                )
+    return found
+
+
+def _import_refusals(tree: ast.AST, rules: PythonRules) -> list[tuple[ast.AST, str]]:
+    """(node, what) for each import of a module, or of a name of one, that the labs do not need."""
+    found: list[tuple[ast.AST, str]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if not rules.is_module(alias.name) and not _is_dunder(alias.name):
+                    found.append((node, f"imports {alias.name}: graded code may import only the lab's API"))
+        elif isinstance(node, ast.ImportFrom):
+            module = "." * node.level + (node.module or "")
+            if node.level or not rules.is_module(module):
+                found.append((node, f"imports from {module}: graded code may import only the lab's API"))
+            elif any(alias.name == "*" for alias in node.names):
+                # `from lab09 import *` binds lab09's ctypes, `from enum import *` enum's getattr-giver,
+                # under names the rest of the check never sees come from a module.
+                found.append((node, f"imports every name of {module} (*): graded code names what it imports"))
+            else:
+                for alias in node.names:
+                    if alias.name not in rules.names_of(module) and not _is_dunder(alias.name):
+                        found.append(
+                            (node, f"imports {module}.{alias.name}: of {module}, graded code may use only "
+                             f"{rules.which_names(module)}")
+                        )  # fmt: skip
+    return found
+
+
+def _name_refusals(tree: ast.AST) -> list[tuple[ast.AST, str]]:
+    """(node, what) for each built-in the labs do not need (a dunder is refused as one)."""
+    found: list[tuple[ast.AST, str]] = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Name) or _is_dunder(node.id):
+            continue
+        if node.id in FORBIDDEN_BUILTINS:
+            found.append((node, f"uses {node.id}: graded code {FORBIDDEN_BUILTINS[node.id]}"))
+        elif node.id in BUILTIN_NAMES and node.id not in ALLOWED_BUILTINS:
+            found.append((node, f"uses {node.id}, a built-in the labs do not need: graded code may use only theirs"))
+    return found
+
+
+def _attribute_refusals(tree: ast.AST, paths: dict[str, str], rules: PythonRules) -> list[tuple[ast.AST, str]]:
+    """(node, what) for each attribute the labs do not need, judged by what it is an attribute of."""
+    found: list[tuple[ast.AST, str]] = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Attribute) or _is_dunder(node.attr):
+            continue
+        owner = _path_of(node.value, paths)
+        if node.attr in FRAME_ATTRIBUTES:
+            found.append((node, f"uses .{node.attr}: graded code may not reach a running frame"))
+        elif attribute_allowed(node.attr, owner, rules):
+            continue
+        elif owner is not None and rules.is_module(owner):
+            found.append(
+                (node, f"uses {owner}.{node.attr}: of {owner}, graded code may use only {rules.which_names(owner)}")
+            )
+        elif owner in RUNTIME_ENUM_PATHS:
+            found.append((node, f"uses {owner}.{node.attr}: of the runtime's enum, graded code may use only a member"))
+        else:
+            found.append(
+                (
+                    node,
+                    f"uses .{node.attr}: graded code may use only the attributes the labs need (a list's or a "
+                    f"dict's methods, the fields and methods of {rules.interface}'s classes, a module's allowed names)",
+                )
+            )
+    return found
+
+
+def _bound_name(node: ast.AST) -> str | None:
+    """The name `node` binds where it assigns one (a target, an argument, a function, an exception)."""
+    if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+        return node.id
+    if isinstance(node, ast.arg):
+        return node.arg
+    if isinstance(node, ast.FunctionDef):
+        return node.name
+    if isinstance(node, ast.ExceptHandler):
+        return node.name
+    return None
+
+
+def _import_use_refusals(
+    tree: ast.AST, bindings: list[Binding], paths: dict[str, str], rules: PythonRules
+) -> list[tuple[ast.AST, str]]:
+    """(node, what) for each use of an import that would hide from the check what a name is: a module used
+    other than as `module.name` (kept in a variable or passed on, it would reach everything it holds), a name
+    two imports bind, an imported name bound again, and anything of an import assigned to (the recording
+    program reads the same modules: `cudart.cudaEventElapsedTime = ...` would change its calls too)."""
+    found: list[tuple[ast.AST, str]] = []
+    parents = {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+    imported = {binding.name: binding.path for binding in bindings}
+    for binding in bindings:
+        if paths.get(binding.name) != binding.path:
+            named = "" if binding.path.endswith(f".{binding.name}") else f" as {binding.name}"
+            found.append((binding.node, f"imports {binding.path}{named}, a name another import binds: graded "
+                                        "code gives each import its own name"))  # fmt: skip
+    for node in ast.walk(tree):
+        name = _bound_name(node)
+        if name in imported:
+            found.append((node, f"binds {name} again, which its import binds to {imported[name]}: graded code "
+                                "keeps an imported name for what it imports"))  # fmt: skip
+        if isinstance(node, (ast.Attribute, ast.Subscript)) and isinstance(node.ctx, ast.Store):
+            owner = _path_of(node.value, paths)
+            if owner is not None:
+                found.append((node, f"assigns to something of {owner}: graded code may not change what it imports "
+                                    "(the recording program uses it too)"))  # fmt: skip
+        if not isinstance(node, (ast.Name, ast.Attribute)) or isinstance(node.ctx, ast.Store):
+            continue
+        path = _path_of(node, paths)
+        parent = parents.get(node)
+        if path and rules.is_module(path) and not (isinstance(parent, ast.Attribute) and parent.value is node):
+            found.append((node, f"uses the module {path} itself, not one of its names: graded code may import "
+                                "only the lab's API"))  # fmt: skip
+    return found
 
 
 def _syntax_refusals(tree: ast.AST) -> list[tuple[ast.AST, str]]:
@@ -312,115 +487,25 @@ def _syntax_refusals(tree: ast.AST) -> list[tuple[ast.AST, str]]:
     return found
 
 
-def _module_uses(tree: ast.AST, parents: dict, rules: PythonRules) -> list[tuple[ast.AST, str]]:
-    """(node, what) for each module reached through an allowed one, and each module used other than as
-    `module.attribute` (kept in a variable or passed on, it would reach everything it holds)."""
-    bound = _bound_modules(tree, rules.interface)
-    found: list[tuple[ast.AST, str]] = []
-
-    def module_of(node: ast.AST) -> str | None:
-        return _module_of(node, bound, rules.interface)
-
-    for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom) and node.module and not node.level:
-            for alias in node.names:
-                module = _module_inside(node.module, alias.name, rules.interface)
-                if module and not _module_allowed(module, rules):
-                    found.append((node, f"imports the module {module} from {node.module}"))
-        if not isinstance(node, (ast.Name, ast.Attribute)):
-            continue
-        module = module_of(node)
-        if module is None:
-            continue
-        if not _module_allowed(module, rules):
-            found.append((node, f"reaches the module {module} through an allowed one"))
-        parent = parents.get(node)
-        if not (isinstance(parent, ast.Attribute) and parent.value is node) and module != "streamlab":
-            found.append((node, f"uses the module {module} itself, not one of its names"))
-    return found
-
-
 def check_python_source(name: str, text: str, rules: PythonRules) -> list[str]:
     """Every refusal of `text` (the student file `name`), each a line for the report; empty when it may run."""
     try:
         tree = ast.parse(text, filename=name)
     except SyntaxError as error:
         return [f"{name}:{error.lineno or 0}: does not parse: {error.msg}"]
-    refusals: list[str] = []
-
-    def refuse(node: ast.AST, what: str) -> None:
-        refusals.append(f"{name}:{getattr(node, 'lineno', 0)} {what}")
-
-    # Every name the module streamlab goes by here, and each node's parent, before judging any use.
-    streamlab_names = {"streamlab"} | {
-        alias.asname
-        for node in ast.walk(tree)
-        if isinstance(node, ast.Import)
-        for alias in node.names
-        if alias.name == "streamlab" and alias.asname
-    }
-    parents = {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
-    bound = _bound_modules(tree, rules.interface)
-    allowed = ", ".join(sorted(STREAMLAB_ALLOWED))
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            for alias in node.names:
-                if not _module_allowed(alias.name, rules):
-                    refuse(node, f"imports {alias.name}: graded code may import only the lab's API")
-        elif isinstance(node, ast.ImportFrom):
-            module = "." * node.level + (node.module or "")
-            if node.level or not _module_allowed(module, rules):
-                refuse(node, f"imports from {module}: graded code may import only the lab's API")
-            elif any(alias.name == "*" for alias in node.names):
-                # `from lab09 import *` binds lab09's ctypes, `from enum import *` enum's getattr-giver,
-                # under names the rest of the check never sees come from a module.
-                refuse(node, f"imports every name of {module} (*): graded code names what it imports")
-            elif module == "cuda.bindings" and any(alias.name != "runtime" for alias in node.names):
-                refuse(node, "imports from cuda.bindings other than runtime: the labs use the runtime API")
-            elif module == "streamlab":
-                for alias in node.names:
-                    if alias.name not in STREAMLAB_ALLOWED:
-                        refuse(
-                            node, f"imports streamlab.{alias.name}: of streamlab, graded code may use only {allowed}"
-                        )
-            elif not module.startswith("cuda"):  # the runtime's names go by their prefix, cuda_check's are the course's
-                # A name imported from the lab's interface or a plain module is judged as its attribute would be
-                # (`from typing import get_type_hints` is typing.get_type_hints); a module, below.
-                for alias in node.names:
-                    if not _module_inside(module, alias.name, rules.interface) and not attribute_allowed(
-                        alias.name, module, rules.interface
-                    ):
-                        refuse(node, f"imports {module}.{alias.name}: graded code may use only the names the labs need")
-        elif isinstance(node, ast.Name):
-            parent = parents.get(node)
-            if node.id in FORBIDDEN_BUILTINS:
-                refuse(node, f"uses {node.id}: graded code {FORBIDDEN_BUILTINS[node.id]}")
-            elif node.id.startswith("__") and node.id.endswith("__"):
-                refuse(node, f"uses {node.id}: graded code may not reach the interpreter's machinery")
-            elif node.id in BUILTIN_NAMES and node.id not in ALLOWED_BUILTINS:
-                refuse(node, f"uses {node.id}, a built-in the labs do not need: graded code may use only theirs")
-            elif node.id in streamlab_names and not (
-                isinstance(parent, ast.Attribute) and parent.value is node and parent.attr in STREAMLAB_ALLOWED
-            ):
-                # Only streamlab.<allowed>(...): the module itself, passed or kept, would reach the rest.
-                what = f"streamlab.{parent.attr}" if isinstance(parent, ast.Attribute) else "streamlab itself"
-                refuse(node, f"uses {what}: of streamlab, graded code may use only {allowed}")
-        elif isinstance(node, ast.Attribute):
-            if node.attr.startswith("__") and node.attr.endswith("__"):
-                refuse(node, f"uses .{node.attr}: graded code may not reach the interpreter's machinery")
-            elif node.attr in FRAME_ATTRIBUTES:
-                refuse(node, f"uses .{node.attr}: graded code may not reach a running frame")
-            elif not attribute_allowed(node.attr, _module_of(node.value, bound, rules.interface), rules.interface):
-                refuse(
-                    node,
-                    f"uses .{node.attr}: graded code may use only the attributes the labs need (the runtime's "
-                    f"cuda..., the lab's interface {rules.interface}, a list's or a dict's methods)",
-                )
-        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and ".__" in node.value:
-            # "{0.__class__}".format(x) reaches the machinery through a format string.
-            refuse(node, "has a string naming the interpreter's machinery (.__): graded code may not use one")
-    for node, what in _module_uses(tree, parents, rules):
-        refuse(node, f"{what}: graded code may import only the lab's API")
-    for node, what in _syntax_refusals(tree):
-        refuse(node, what)
-    return sorted(set(refusals), key=lambda line: (int(line.split(":")[1].split()[0]), line))
+    bindings = _bindings(tree, rules)
+    paths_by_name: dict[str, set[str]] = {}
+    for binding in bindings:
+        paths_by_name.setdefault(binding.name, set()).add(binding.path)
+    # A name two imports bind is refused, and followed as neither.
+    paths = {name: next(iter(found)) for name, found in paths_by_name.items() if len(found) == 1}
+    refusals = [
+        *_dunder_refusals(tree),
+        *_import_refusals(tree, rules),
+        *_name_refusals(tree),
+        *_attribute_refusals(tree, paths, rules),
+        *_import_use_refusals(tree, bindings, paths, rules),
+        *_syntax_refusals(tree),
+    ]
+    lines = {(getattr(node, "lineno", 0), f"{name}:{getattr(node, 'lineno', 0)} {what}") for node, what in refusals}
+    return [line for _, line in sorted(lines)]
