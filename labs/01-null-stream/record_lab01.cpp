@@ -20,7 +20,7 @@ using namespace streamlab;
 using streamlab::record::Scenario;
 using streamlab::recording::Session;
 
-/// Task 1's job: 64 MiB through H2D, the kernel and D2H.
+/// Task 1's job: 64 MiB through H2D, the kernel and D2H (a little less, bound to the run: Session::salted_elements).
 constexpr std::size_t kSerialElements = std::size_t{16} << 20;
 /// Each of the barrier demo's three kernels reads and writes this many floats.
 constexpr std::size_t kDemoElements = std::size_t{1} << 20;
@@ -33,11 +33,12 @@ std::vector<float> on_host(const DeviceBuffer<float>& buffer) {
 }
 
 void record_lab01(Session& session) {
-    PinnedBuffer<float> input(kSerialElements), output(kSerialElements);
-    fill_input(input.data(), kSerialElements, session.seed());
+    const std::size_t serial_elements = session.salted_elements(kSerialElements);
+    PinnedBuffer<float> input(serial_elements), output(serial_elements);
+    fill_input(input.data(), serial_elements, session.seed());
     // A kernel about as long as one copy of the input.
     const int iterations = static_cast<int>(session.setup_value("iterations", [&] {
-        return static_cast<double>(iterations_for_kernel_ms(kSerialElements, measure_h2d_ms(input.bytes())));
+        return static_cast<double>(iterations_for_kernel_ms(serial_elements, measure_h2d_ms(input.bytes())));
     }));
     const lab01::DemoBuffers demo(kDemoElements, session.seed());
     // Timed once: a restart after a crash reads it back from the set-up.
@@ -46,13 +47,13 @@ void record_lab01(Session& session) {
     const lab01::DemoWork work = demo.work(session.facts(), demo_iterations);
 
     session.scenario("serial", [&](Scenario& scenario) {
-        fill_poison(output.data(), kSerialElements);
+        fill_poison(output.data(), serial_elements);
         float reported_ms = 0.0F;
         session.record(scenario, "lab01 run_serial", [&] {
-            reported_ms = lab01::run_serial(input.data(), output.data(), kSerialElements, iterations);
+            reported_ms = lab01::run_serial(input.data(), output.data(), serial_elements, iterations);
         });
         scenario.values["returned_ms"] = reported_ms;
-        scenario.output = record::sample_output(output.data(), kSerialElements, iterations, 1, session.seed());
+        scenario.output = record::sample_output(output.data(), serial_elements, iterations, 1, session.seed());
     });
 
     // The demo with each kind of stream. The three kernels read the same input:

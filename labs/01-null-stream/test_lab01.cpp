@@ -27,7 +27,11 @@ using namespace streamlab::grading;
 class SerialRun : public RecordTest {
 protected:
     static constexpr std::size_t kElements = std::size_t{16} << 20;
-    static constexpr std::uint64_t kBytes = kElements * sizeof(float);
+
+    /// The job's bytes in this record: a little fewer than kElements floats, bound to its job salt.
+    [[nodiscard]] std::uint64_t job_bytes() const {
+        return record::salted_elements(kElements, judged().job_salt) * sizeof(float);
+    }
 
     /// The recorded run_serial into timeline_ and reported_ms_ (what it returned).
     void use_serial() {
@@ -41,12 +45,12 @@ protected:
         const auto h2d = ops_of_kind(timeline_.ops, OpKind::MemcpyH2D);
         const auto kernels = ops_of_kind(timeline_.ops, OpKind::Kernel);
         const auto d2h = ops_of_kind(timeline_.ops, OpKind::MemcpyD2H);
-        if (h2d.size() == 1 && kernels.size() == 1 && d2h.size() == 1 && h2d[0].bytes == kBytes &&
-            d2h[0].bytes == kBytes) {
+        if (h2d.size() == 1 && kernels.size() == 1 && d2h.size() == 1 && h2d[0].bytes == job_bytes() &&
+            d2h[0].bytes == job_bytes()) {
             return ::testing::AssertionSuccess();
         }
         return ::testing::AssertionFailure()
-               << "expected one H2D copy of " << kBytes << " bytes, one kernel and one D2H copy; the GPU ran "
+               << "expected one H2D copy of " << job_bytes() << " bytes, one kernel and one D2H copy; the GPU ran "
                << h2d.size() << " H2D, " << kernels.size() << " kernel(s), " << d2h.size() << " D2H";
     }
 

@@ -23,17 +23,18 @@ using lab04::WaitWith;
 using streamlab::record::Scenario;
 using streamlab::recording::Session;
 
-/// Three batches of 16 MiB (test_lab04.cpp judges these).
+/// Three batches of about 16 MiB (test_lab04.cpp judges these).
 constexpr int kBatches = 3;
+/// A batch's usual floats: each batch holds a little fewer, bound to the run (Session::salted_elements).
 constexpr std::size_t kElements = std::size_t{4} << 20;
-constexpr std::uint64_t kBytes = kElements * sizeof(float);
 
 void record_lab04(Session& session) {
     const DeviceFacts& facts = session.facts();
+    const std::size_t elements = session.salted_elements(kElements);
     // A kernel about as long as one batch's H2D copy.
-    const double h2d_ms = session.setup_value("h2d_ms", [] { return measure_h2d_ms(kBytes); });
+    const double h2d_ms = session.setup_value("h2d_ms", [&] { return measure_h2d_ms(elements * sizeof(float)); });
     const int iterations = static_cast<int>(session.setup_value(
-        "iterations", [&] { return static_cast<double>(iterations_for_kernel_ms(kElements, h2d_ms)); }));
+        "iterations", [&] { return static_cast<double>(iterations_for_kernel_ms(elements, h2d_ms)); }));
 
     // run_batches over `buffers` while CUPTI records, `before` queued first inside
     // the recording; the host work is the course's (marked_host_work), and when
@@ -50,7 +51,7 @@ void record_lab04(Session& session) {
         std::vector<lab04::BatchReport> reports;
         session.record(scenario, "lab04 run_batches", [&] {
             before();
-            reports = lab04::run_batches(batches, kElements, iterations, wait, host_work);
+            reports = lab04::run_batches(batches, elements, iterations, wait, host_work);
         });
         scenario.values["reports"] = static_cast<double>(reports.size());
         for (std::size_t b = 0; b < std::min(reports.size(), static_cast<std::size_t>(kBatches)); ++b) {
@@ -61,7 +62,7 @@ void record_lab04(Session& session) {
     // The usual run: the host preparing each next batch, waits per stream.
     for (const bool pinned : {true, false}) {
         session.scenario(pinned ? "pinned" : "pageable", [&](Scenario& scenario) {
-            BatchBuffers buffers(kBatches, kElements, pinned, session.seed());
+            BatchBuffers buffers(kBatches, elements, pinned, session.seed());
             record_batches(scenario, buffers, WaitWith::Stream, /*prepare_next=*/true, [] {});
             if (pinned) {  // the pageable run's output is not graded
                 scenario.output = buffers.sample_outputs(iterations);
@@ -77,7 +78,7 @@ void record_lab04(Session& session) {
     }
     for (const WaitWith wait : {WaitWith::Stream, WaitWith::Device}) {
         session.scenario(wait == WaitWith::Stream ? "wait_stream" : "wait_device", [&](Scenario& scenario) {
-            BatchBuffers buffers(kBatches, kElements, /*pinned=*/true, session.seed());
+            BatchBuffers buffers(kBatches, elements, /*pinned=*/true, session.seed());
             // The other stream's kernel must outlast your batches by far: four times
             // as long as they take on this GPU, measured just now without it (and
             // never less than four times their copies and kernels). That run's

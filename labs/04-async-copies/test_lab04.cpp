@@ -30,7 +30,11 @@ class BatchTest : public RecordTest {
 protected:
     static constexpr int kBatches = 3;
     static constexpr std::size_t kElements = std::size_t{4} << 20;
-    static constexpr std::uint64_t kBytes = kElements * sizeof(float);
+
+    /// A batch's bytes in this record: a little fewer than kElements floats, bound to its job salt.
+    [[nodiscard]] std::uint64_t batch_bytes() const {
+        return record::salted_elements(kElements, judged().job_salt) * sizeof(float);
+    }
 
     /// The recorded run `name` ("pinned", "pageable", "wait_stream", "wait_device")
     /// into timeline_, reports_ and reported_busy_ (what run_batches returned) and found_.
@@ -45,7 +49,7 @@ protected:
         for (int b = 0; b < kBatches && static_cast<std::size_t>(b) < reports_; ++b) {
             reported_busy_.push_back(scenario->value("device_busy_on_return_" + std::to_string(b)) != 0.0);
         }
-        found_ = find_batches(timeline_, kBatches, kBytes);
+        found_ = find_batches(timeline_, kBatches, batch_bytes());
     }
 
     /// The usual run: pinned or pageable buffers, the host preparing each next batch, waits per stream.

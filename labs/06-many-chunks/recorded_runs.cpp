@@ -33,7 +33,10 @@ RecordedHost::RecordedHost(streamlab::recording::Session& session)
     : seed(session.seed()),
       host(static_cast<std::size_t>(session.setup_value(
                "n",
-               [&] { return static_cast<double>(streamlab::pipeline_elements(session.facts().total_memory_bytes)); })),
+               [&] {
+                   return static_cast<double>(
+                       session.salted_elements(streamlab::pipeline_elements(session.facts().total_memory_bytes)));
+               })),
            seed),
       h2d_ms(session.setup_value("h2d_ms",
                                  [&] { return streamlab::measure_h2d_ms(host.input.size() * sizeof(float)); })) {}

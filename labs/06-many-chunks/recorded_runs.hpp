@@ -19,8 +19,9 @@
 namespace lab06::course {
 
 /// What every scenario of a recording shares: the host over set-up value "n"
-/// elements (pipeline_elements for this GPU), its input filled from the
-/// recording's seed, and the whole input's H2D copy measured alone (set-up value
+/// elements (pipeline_elements for this GPU, bound to the run's job salt:
+/// Session::salted_elements), its input filled from the recording's seed, and
+/// the whole input's H2D copy measured alone (set-up value
 /// "h2d_ms"), from which each GradedJob sizes its kernel. Make it before the
 /// first scenario, like recording::Session::setup_value.
 struct RecordedHost {

@@ -19,7 +19,7 @@ from cuda_check import check
 from lab01 import FLOAT_BYTES, DemoWork
 from streamlab import recording
 
-SERIAL_ELEMENTS = 16 << 20  # Task 1's job: 64 MiB through H2D, the kernel and D2H
+SERIAL_ELEMENTS = 16 << 20  # Task 1's job: 64 MiB through H2D, the kernel and D2H (a little less: salted_elements)
 DEMO_ELEMENTS = 1 << 20  # each of the barrier demo's three kernels reads and writes this many floats
 
 
@@ -36,14 +36,15 @@ def record_lab01(session) -> None:
     import null_stream  # your module: after the GPU check, so that its errors are its own
 
     seed = session.seed
-    host_input, host_output = streamlab.PinnedFloats(SERIAL_ELEMENTS), streamlab.PinnedFloats(SERIAL_ELEMENTS)
-    streamlab.fill_input(host_input.address, SERIAL_ELEMENTS, seed)
+    serial_elements = session.salted_elements(SERIAL_ELEMENTS)  # bound to this run
+    host_input, host_output = streamlab.PinnedFloats(serial_elements), streamlab.PinnedFloats(serial_elements)
+    streamlab.fill_input(host_input.address, serial_elements, seed)
     # A kernel about as long as one copy of the input.
     iterations = int(
         session.setup_value(
             "iterations",
             lambda: float(
-                streamlab.iterations_for_kernel_ms(SERIAL_ELEMENTS, streamlab.measure_h2d_ms(host_input.nbytes))
+                streamlab.iterations_for_kernel_ms(serial_elements, streamlab.measure_h2d_ms(host_input.nbytes))
             ),
         )
     )
@@ -69,17 +70,17 @@ def record_lab01(session) -> None:
     )
 
     def serial(scenario) -> None:
-        streamlab.fill_poison(host_output.address, SERIAL_ELEMENTS)
+        streamlab.fill_poison(host_output.address, serial_elements)
         returned = []
         session.record(
             scenario,
             "lab01 python run_serial",
             lambda: returned.append(
-                float(null_stream.run_serial(host_input.address, host_output.address, SERIAL_ELEMENTS, iterations))
+                float(null_stream.run_serial(host_input.address, host_output.address, serial_elements, iterations))
             ),
         )
         scenario.set_value("returned_ms", returned[-1])
-        scenario.sample_output(host_output.address, SERIAL_ELEMENTS, iterations, 1, seed)
+        scenario.sample_output(host_output.address, serial_elements, iterations, 1, seed)
 
     def barrier_demo(scenario, flags: int) -> None:
         # The three kernels read the same input: kernel A's output is sampled (the

@@ -29,7 +29,7 @@ H2D, D2H = cudart.cudaMemcpyKind.cudaMemcpyHostToDevice, cudart.cudaMemcpyKind.c
 def record_lab02(session) -> None:
     import streams  # your module: after the GPU check, so that its errors are its own
 
-    n = int(session.setup_value("n", lambda: float(ELEMENTS)))
+    n = int(session.setup_value("n", lambda: float(session.salted_elements(ELEMENTS))))  # bound to this run
     max_blocks = max(1, session.facts.sm_count // STREAMS)
     # Kernels of about 2 ms each on this GPU, on a grid that leaves room for the others.
     iterations = int(

@@ -20,7 +20,7 @@ from lab04 import FLOAT_BYTES, Batch, WaitWith
 from streamlab import recording
 
 BATCHES = 3  # three batches of 16 MiB (test_lab04.cpp judges these)
-ELEMENTS = 4 << 20
+ELEMENTS = 4 << 20  # a batch's usual floats: in a recording, a little fewer, bound to the run (salted_elements)
 BYTES = ELEMENTS * FLOAT_BYTES
 
 
@@ -28,10 +28,11 @@ def record_lab04(session) -> None:
     import async_copies  # your module: after the GPU check, so that its errors are its own
 
     facts = session.facts
+    elements = session.salted_elements(ELEMENTS)
     # A kernel about as long as one batch's H2D copy.
-    h2d_ms = session.setup_value("h2d_ms", lambda: streamlab.measure_h2d_ms(BYTES))
+    h2d_ms = session.setup_value("h2d_ms", lambda: streamlab.measure_h2d_ms(elements * FLOAT_BYTES))
     iterations = int(
-        session.setup_value("iterations", lambda: float(streamlab.iterations_for_kernel_ms(ELEMENTS, h2d_ms)))
+        session.setup_value("iterations", lambda: float(streamlab.iterations_for_kernel_ms(elements, h2d_ms)))
     )
 
     def record_batches(scenario, buffers, wait: WaitWith, prepare_next: bool, before=lambda: None) -> None:
@@ -45,7 +46,7 @@ def record_lab04(session) -> None:
 
         def work() -> None:
             before()
-            returned.append(list(async_copies.run_batches(batches, ELEMENTS, iterations, wait, host_work)))
+            returned.append(list(async_copies.run_batches(batches, elements, iterations, wait, host_work)))
 
         session.record(scenario, "lab04 python run_batches", work)
         reports = returned[-1]
@@ -55,14 +56,14 @@ def record_lab04(session) -> None:
 
     def usual_run(scenario, pinned: bool) -> None:
         """The usual run: the host preparing each next batch, waits per stream."""
-        buffers = streamlab.BatchBuffers(BATCHES, ELEMENTS, pinned, session.seed)
+        buffers = streamlab.BatchBuffers(BATCHES, elements, pinned, session.seed)
         record_batches(scenario, buffers, WaitWith.STREAM, prepare_next=True)
         if pinned:  # the pageable run's output is not graded
             scenario.output = buffers.sample_outputs(iterations)
 
     def run_beside_a_background_kernel(scenario, wait: WaitWith) -> None:
         """Task 3: your waits beside a long kernel in another stream, queued just before your batches."""
-        buffers = streamlab.BatchBuffers(BATCHES, ELEMENTS, True, session.seed)
+        buffers = streamlab.BatchBuffers(BATCHES, elements, True, session.seed)
         # The other stream's kernel must outlast your batches by far: four times as long as
         # they take on this GPU, measured just now without it (and never less than four times
         # their copies and kernels). That run's timeline is replaced by the next one's.
