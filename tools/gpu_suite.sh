@@ -1,95 +1,138 @@
 #!/usr/bin/env bash
-# Everything the course checks on a machine with an NVIDIA GPU, in one go:
-# the whole test suite, compute-sanitizer over the common GPU tests, every
-# lab's check (starter and solution), the lab programs' timelines, the Python
-# labs, traces of the example programs, and the tracer's overhead. Logs, traces and pictures
-# land in OUTDIR; summary.txt holds the key lines.
+# What a GPU must verify, in parts that each fit one run of about nine minutes on one H100 or H200 with
+# 16 cores, the build included. Each part prints a summary of its acceptance figures and leaves it, with
+# its logs, in $OUT/PART/ (OUT defaults to build-ci/gpu-out).
 #
-#   tools/gpu_suite.sh OUTDIR [PRESET]
+#   tools/gpu_suite.sh PART
+#
+#   a        the build (preset ci) and the whole suite: ctest --preset ci --label-exclude 'yours|selfgrade'
+#   b        selfgrade's cheats (each scores 0) and attacking samples (they harm nobody), then what a
+#            submission that never returns costs (measure_batch --count 1 --labs 01)
+#   c1..c4   the C++ catalogue, each sample failing exactly its named tests: labs 01-04, 05, 06-08, 09
+#   d1..d3   the Python track: solutions pass, starters fail, each catalogue sample fails exactly its
+#            tests (python_selfgrade), the catalogue's records kept: labs 01-04, 05-07, 09
+#   e        the class: COUNT (default 20) submissions of labs 01-07 graded and timed (measure_batch)
+#   all      every part, one after another
+#
+# Parts a and d build into build-ci; b, c and e grade through `course grade`, which builds the course in
+# $WORK/course (WORK defaults to /tmp/streamlab-gpu-work, which the sandbox's user can reach). Every build
+# is incremental: a part that follows another on the same machine finds the build done. Run e after b or
+# c, or it spends its first minutes building. The records a part keeps come back as
+# $OUT/PART/records.tar.gz; unpacked in the repository's root, they land in labs/NN-topic/records/.
 set -uo pipefail
-out=${1:?usage: tools/gpu_suite.sh OUTDIR [PRESET]}
-preset=${2:-default}
-cd "$(dirname "$0")/.."
-mkdir -p "$out/traces" "$out/plots"
-export PYTHONUNBUFFERED=1
-# The tools' Python packages (coursecli, selfgrading), imported by name from tools/.
-tools_python() { PYTHONPATH="$PWD/tools" python3 "$@"; }
-summary="$out/summary.txt"
-: > "$summary"
-note() { echo "$*" | tee -a "$summary"; }
+source "$(dirname "$0")/gpu_parts/common.sh"
+out_root=${OUT:-$PWD/build-ci/gpu-out}
+work=${WORK:-/tmp/streamlab-gpu-work}
+parts="a b c1 c2 c3 c4 d1 d2 d3 e"
 
-note "== $(date -u +%FT%TZ) $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>&1 | head -1)"
-build=$(tools_python -c "from coursecli.build import build_dir; print(build_dir('$preset'))")
+# Runs a command into $log/NAME.log, then notes its exit status and time and the lines of the log that
+# match PATTERN (an extended regular expression, anchored at the line's start) or say it skipped.
+step() {
+  local name=$1 pattern=$2 started status
+  shift 2
+  started=$(date +%s)
+  "$@" > "$log/$name.log" 2>&1
+  status=$?
+  note "$name: exit $status in $(seconds_since "$started") s"
+  grep -E "^($pattern|SKIPPED)" "$log/$name.log" | head -n 40 | tee -a "$summary"
+  return $status
+}
 
-./course demo --preset "$preset" > "$out/demo.log" 2>&1
-note "course demo: exit $?"
-grep -vE '^\$ |^\[|^--|^course:' "$out/demo.log" | tee -a "$summary"
+# The ci preset's build, configured where it is not yet and brought up to date: the targets named, or all.
+build_ci() {
+  local targets=()
+  [ $# -gt 0 ] && targets=(--target "$@")
+  step build ".*error:|CMake Error|gmake.*Error" sh -c \
+    'cmake --preset ci && cmake --build --preset ci -j "$(nproc)" "$@"' build_ci "${targets[@]}"
+}
 
-./course test --preset "$preset" > "$out/course-test.log" 2>&1
-note "course test: exit $?"
-grep -E "tests passed|tests failed|not run|passed in|failed in|^course:" "$out/course-test.log" | tee -a "$summary"
+# The records kept under $1 (labs/NN-topic/records/), packed into $log/records.tar.gz.
+pack_records() {
+  [ -d "$1/labs" ] || return 0
+  tar -czf "$log/records.tar.gz" -C "$1" labs
+  note "kept $(find "$1" -name '*.record.jsonl' | wc -l) record(s): $log/records.tar.gz"
+}
 
-# Left out: a test that provokes an out-of-memory error on purpose (the
-# sanitizer reports every failing API call) and a timing comparison, which
-# the sanitizer's instrumentation distorts.
-compute-sanitizer --leak-check full --error-exitcode 99 "$build/common/tests/common_gpu_tests" \
-  --gtest_filter=-HandlesGpu.ErrorsFromRealCallsThrow:WorkloadGpu.MoreIterationsTakeLonger > "$out/sanitizer.log" 2>&1
-note "compute-sanitizer --leak-check full common_gpu_tests: exit $?"
-grep -E "ERROR SUMMARY|LEAK SUMMARY|PASSED|FAILED" "$out/sanitizer.log" | tail -5 | tee -a "$summary"
+part_a() {
+  build_ci || return 1
+  step ctest "[0-9]+% tests passed|Total Test time|\s+[0-9]+ - .*\((Failed|Timeout|SEGFAULT|Not Run|Exception)" \
+    ctest --preset ci --label-exclude 'yours|selfgrade' -j8
+  local status=$?
+  note "not run (skipped, with the reason): $(grep -c '(Skipped)' "$log/ctest.log")"
+  return $status
+}
 
-for lab in $(ls labs | grep -E '^[0-9]{2}-' | cut -c1-2); do
-  for variant in starter solution; do
-    flag=""; [ "$variant" = solution ] && flag="--solution"
-    ./course check "$lab" --preset "$preset" $flag > "$out/check-$lab-$variant.log" 2>&1
-    note "course check $lab $flag: exit $?"
-    sed -n '/graded tests$/,$p' "$out/check-$lab-$variant.log" >> "$summary"
-  done
-  ./course run "$lab" --solution --preset "$preset" > "$out/run-$lab.log" 2>&1
-  note "course run $lab --solution: exit $?"
-  cat "$out/run-$lab.log" | grep -vE '^\$ |^\[' >> "$summary"
-  cp "$build"/plots/lab"$lab"-*.png "$out/plots/" 2>/dev/null
-  cp "$build"/traces/lab"$lab"-solution*.json "$out/traces/" 2>/dev/null
-done
+part_b() {
+  local status=0
+  step selfgrade "selfgrade:" tools_python -m selfgrading.selfgrade --cheats-only --work "$work" || status=1
+  note "processes of uid 65534 left: $(leftovers | wc -l)"
+  step measure_batch "measure_batch:" \
+    tools_python -m selfgrading.measure_batch --count 1 --labs 01 --work "$work" || status=1
+  return $status
+}
 
-# The Python labs: their own tests on solutions, starters and known-wrong samples, lab 05's
-# program in Python, and what recording from Python costs.
-tools_python -m selfgrading.python_selfgrade --build "$build" > "$out/python-selfgrade.log" 2>&1
-note "python_selfgrade: exit $?"
-grep -E "^python_selfgrade" "$out/python-selfgrade.log" >> "$summary"
-./course run 05 --python --solution --preset "$preset" > "$out/run-05-python.log" 2>&1
-note "course run 05 --python --solution: exit $?"
-grep -vE '^\$ |^\[' "$out/run-05-python.log" >> "$summary"
-cp "$build"/traces/lab05-python-solution*.json "$out/traces/" 2>/dev/null
-PYTHONPATH="solutions/05-three-chunks/python:labs/05-three-chunks/python:$build/python:python" \
-  python3 tools/examples/python_record_overhead.py > "$out/python-overhead.log" 2>&1
-note "python_record_overhead: exit $?"
-cat "$out/python-overhead.log" >> "$summary"
+part_c() {  # the catalogue samples of labs "$@"
+  local kept="$work/kept-$part" status
+  rm -rf "$kept"
+  step selfgrade "selfgrade:" \
+    tools_python -m selfgrading.selfgrade --catalogue-only "$@" --work "$work" --keep-records "$kept"
+  status=$?
+  pack_records "$kept"
+  return $status
+}
 
-# The figures the lab READMEs show, from the solutions' traces.
-t="$out/traces"
-./course plot "$t/lab03-solution-bandwidth.json" -o "$out/plots/lab03-bandwidth.png" >> "$out/figures.log" 2>&1
-./course plot "$t/lab04-solution.json" --compare "$t/lab04-solution-pageable.json" --labels pinned pageable \
-  -o "$out/plots/lab04-pinned-vs-pageable.png" >> "$out/figures.log" 2>&1
-./course plot "$t/lab05-solution-serial.json" --compare "$t/lab05-solution.json" --labels serial "three chunks" \
-  -o "$out/plots/lab05-serial-vs-chunks.png" >> "$out/figures.log" 2>&1
-./course plot "$t/lab05-solution.json" --model -o "$out/plots/lab05-model.png" >> "$out/figures.log" 2>&1
-note "figures: $(ls "$out/plots" | tr '\n' ' ')"
+part_d() {  # the Python track of labs "$@"
+  local kept="$work/kept-$part" judges status
+  judges=$(printf 'lab%s_judge ' "$@")
+  # shellcheck disable=SC2086  # one target per judge
+  build_ci streamlab_python streamlab_record $judges || return 1
+  rm -rf "$kept"
+  step python_selfgrade "python_selfgrade:" \
+    tools_python -m selfgrading.python_selfgrade --labs "$@" --build build-ci --keep-records "$kept"
+  status=$?
+  pack_records "$kept"
+  return $status
+}
 
-./course trace --preset "$preset" -o "$out/traces/three_chunks.json" -- "$build/common/examples/three_chunks_example" > "$out/trace-cpp.log" 2>&1
-note "course trace three_chunks_example: exit $?"
-./course plot "$out/traces/three_chunks.json" -o "$out/plots/three_chunks.png" >> "$out/trace-cpp.log" 2>&1
-./course trace --preset "$preset" -o "$out/traces/article_section3.json" -- python3 tools/examples/article_section3.py > "$out/trace-py.log" 2>&1
-note "course trace article_section3.py: exit $?"
-./course plot "$out/traces/article_section3.json" -o "$out/plots/article_section3.png" >> "$out/trace-py.log" 2>&1
+part_e() {
+  step measure_batch "measure_batch:" tools_python -m selfgrading.measure_batch --count "${COUNT:-20}" --work "$work"
+}
 
-"$build/common/examples/three_chunks_example" 512 --compare-tracing 21 > "$out/tracer-overhead.json" 2>&1
-note "tracer overhead: $(cat "$out/tracer-overhead.json")"
+run_part() {
+  part=$1
+  log="$out_root/$part"
+  summary="$log/summary.txt"
+  rm -rf "$log"
+  mkdir -p "$log" "$work"
+  note "== part $part on $(machine), $(date -u +%FT%TZ)"
+  local started status
+  started=$(date +%s)
+  case "$part" in
+    a) part_a ;;
+    b) part_b ;;
+    c1) part_c 01 02 03 04 ;;
+    c2) part_c 05 ;;
+    c3) part_c 06 07 08 ;;
+    c4) part_c 09 ;;
+    d1) part_d 01 02 03 04 ;;
+    d2) part_d 05 06 07 ;;
+    d3) part_d 09 ;;
+    e) part_e ;;
+  esac
+  status=$?
+  note "== part $part: exit $status in $(seconds_since "$started") s"
+  return $status
+}
 
-./course bench --preset "$preset" > "$out/bench.log" 2>&1
-note "course bench: exit $?"
-grep -vE '^\$ |^\[' "$out/bench.log" | tail -40 >> "$summary"
-./course bench --lab 06 --preset "$preset" > "$out/bench-lab06.log" 2>&1
-note "course bench --lab 06: exit $?"
-grep -vE '^\$ |^\[' "$out/bench-lab06.log" | tail -25 >> "$summary"
-mkdir -p "$out/bench" && cp -r "$build"/bench/. "$out/bench/" 2>/dev/null
-mkdir -p "$out/demo" && cp -r "$build"/demo/. "$out/demo/" 2>/dev/null
+chosen=${1:-}
+if [ "$chosen" = all ]; then
+  failed=""
+  for part in $parts; do run_part "$part" || failed="$failed $part"; done
+  echo "tools/gpu_suite.sh all: ${failed:+failed:}${failed:-every part passed}"
+  [ -z "$failed" ]
+elif [[ " $parts " == *" $chosen "* ]]; then
+  run_part "$chosen"
+else
+  echo "tools/gpu_suite.sh: '${chosen}' is no part: name one of $parts, or all" >&2
+  exit 2
+fi

@@ -5,7 +5,8 @@
 # holds the key lines and tables.
 #
 #   tools/grader_gpu_checks.sh OUTDIR samples     # the grading samples: gradebook, isolation, leftover processes
-#   tools/grader_gpu_checks.sh OUTDIR selfgrade   # solutions full, starters less, cheats 0, catalogue
+#   tools/grader_gpu_checks.sh OUTDIR selfgrade   # solutions full, starters less, cheats 0, catalogue (one long run;
+#                                                 # tools/gpu_suite.sh b and c1..c4 split it into parts)
 #   tools/grader_gpu_checks.sh OUTDIR sandbox     # 10 submissions of lab 05 with and without the sandbox
 #   tools/grader_gpu_checks.sh OUTDIR sanitizer   # the compute-sanitizer samples and their table
 #   tools/grader_gpu_checks.sh OUTDIR scale N     # 10 submissions x every lab, on N GPUs
@@ -17,22 +18,14 @@
 set -uo pipefail
 out=${1:?usage: tools/grader_gpu_checks.sh OUTDIR samples|selfgrade|sandbox|sanitizer|scale N}
 part=${2:?usage: tools/grader_gpu_checks.sh OUTDIR samples|selfgrade|sandbox|sanitizer|scale N}
-cd "$(dirname "$0")/.."
+out=$(realpath -m "$out")
+source "$(dirname "$0")/gpu_parts/common.sh"
 work=${WORK:-/tmp/grader-gpu-checks}
 log="$out/$part${3:+-$3}"
 mkdir -p "$log" "$work"
-export PYTHONUNBUFFERED=1
-# The tools' Python packages (coursecli, selfgrading), imported by name from tools/.
-tools_python() { PYTHONPATH="$PWD/tools" python3 "$@"; }
 summary="$log/summary.txt"
-note() { echo "$*" | tee -a "$summary"; }
-seconds_since() { echo $(($(date +%s) - $1)); }
 
-note "== $part ${3:-} $(date -u +%FT%TZ) $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | sort | uniq -c | xargs)" \
-  "CUDA_VISIBLE_DEVICES=${CUDA_VISIBLE_DEVICES:-all} $(git log --oneline -1 | cut -c1-60)"
-
-# Processes of uid 65534 (the sandbox's user) still alive: a step that outlived itself.
-leftovers() { ps -u 65534 -o pid=,etimes=,cmd= 2>/dev/null | head -20 || true; }  # ps fails when there are none
+note "== $part ${3:-} $(date -u +%FT%TZ) $(machine) CUDA_VISIBLE_DEVICES=${CUDA_VISIBLE_DEVICES:-all}"
 
 # A class of `copies` submissions of every lab's solution, in $1.
 make_class() {
