@@ -81,10 +81,12 @@ def test_another_rounding_of_nearly_equal_chunks_keeps_every_verdict(tmp_path):
 
 @pytest.mark.parametrize(
     "elements",
-    [[22369622, 22369622, 22369619], [30000000, 30000000, 7108864], [22369621, 22369621, 22369622 + 1]],
-    ids=["one-element-short", "far-from-even", "one-chunk-too-large"],
+    [[22369622, 22369622, 22369619], [24606584, 22369622, 20132658], [22369621, 22369620, 22369623]],
+    ids=["one-element-short", "one-chunk-ten-percent-larger", "one-element-beyond-the-largest"],
 )
 def test_a_split_that_is_not_nearly_equal_and_covering_fails(elements, tmp_path):
+    """One element left out; a chunk 10% larger than the rest (no faster a copy than the link allows); one
+    element more than chunk_range's largest chunk."""
     status, text, _ = run_judge(written(with_chunk_elements(elements), tmp_path), EACH_CHUNK, tmp_path)
     assert status == "failed"
     assert "nearly equal chunks give each 22369620 to 22369622 elements, all 67108864 in all" in text, text
