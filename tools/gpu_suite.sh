@@ -42,7 +42,7 @@ step() {
 build_ci() {
   local targets=()
   [ $# -gt 0 ] && targets=(--target "$@")
-  step build ".*error:|CMake Error|gmake.*Error" sh -c \
+  step build ".*error:|CMake Error|g?make.*Error|FAILED:" sh -c \
     'cmake --preset ci && cmake --build --preset ci -j "$(nproc)" "$@"' build_ci "${targets[@]}"
 }
 
