@@ -21,6 +21,17 @@ namespace {
 using namespace streamlab;
 using namespace streamlab::grading;
 
+/// What every real run of record_lab01.cpp leaves: the serial job's output (SerialRun::kElements floats,
+/// bound to the job salt) with the set-up's iterations, and kernel A's of the barrier demo (2^20 floats)
+/// with the set-up's demo_iterations.
+[[maybe_unused]] const bool kRunsDeclared = judge_records_of(
+    {{{"serial", 1, record::fixed_elements(std::size_t{16} << 20, /*salted=*/true)},
+      {"barrier_blocking", 1, record::fixed_elements(std::size_t{1} << 20, /*salted=*/false), {"demo_iterations"}},
+      {"barrier_nonblocking",
+       1,
+       record::fixed_elements(std::size_t{1} << 20, /*salted=*/false),
+       {"demo_iterations"}}}});
+
 // ---------------------------------------------------------------- task 1
 
 /// The serial run on 64 MiB, with a kernel about as long as one copy: the record's scenario "serial".

@@ -21,6 +21,10 @@ namespace {
 using namespace streamlab;
 using namespace streamlab::grading;
 
+/// What every real run of record_lab02.cpp leaves: the jobs of Streams::kStreams streams, the set-up's n
+/// elements each, sampled as one output in one chunk per stream, with the set-up's kernel iterations.
+[[maybe_unused]] const bool kRunsDeclared = judge_records_of({{{"streams", 4, record::setup_elements("n", 4)}}});
+
 /// Four independent kernels, each small enough that all four fit on the GPU at
 /// once, each over its own slice of one seeded input: the record's scenarios
 /// "null_stream" (run_in_null_stream) and "streams" (run_in_streams with

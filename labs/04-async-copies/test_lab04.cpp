@@ -24,6 +24,11 @@ using namespace streamlab;
 using namespace streamlab::grading;
 using lab04::WaitWith;
 
+/// What every real run of record_lab04.cpp leaves: the pinned run's output, BatchTest::kBatches batches of
+/// BatchTest::kElements floats each (bound to the job salt) in one chunk each, with the set-up's iterations.
+[[maybe_unused]] const bool kRunsDeclared =
+    judge_records_of({{{"pinned", 3, record::fixed_elements(std::size_t{4} << 20, /*salted=*/true, /*times=*/3)}}});
+
 /// Three batches of 16 MiB, with a kernel about as long as one batch's H2D copy:
 /// the record's scenarios (record_lab04.cpp).
 class BatchTest : public RecordTest {

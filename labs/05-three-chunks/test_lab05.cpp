@@ -29,6 +29,11 @@ using namespace streamlab;
 using namespace streamlab::grading;
 using lab05::kChunks;
 
+/// What every real run of record_lab05.cpp leaves: your pipeline's output over the set-up's n, with its
+/// kernel iterations, at these chunk counts.
+[[maybe_unused]] const bool kRunsDeclared = judge_records_of(
+    {{{"warm_up", kChunks}, {"pipeline", kChunks}, {"behind_null_stream", kChunks}, {"chunks_1", 1}, {"chunks_5", 5}}});
+
 /// The least efficiency (the model's makespan over yours) that passes. A plain
 /// correct pipeline reaches about 0.97 on the H200; the margin covers GPUs whose
 /// copies slow down when both directions run at once, and the few microseconds

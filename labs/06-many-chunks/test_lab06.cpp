@@ -28,6 +28,14 @@ using namespace streamlab;
 using namespace streamlab::grading;
 using namespace lab06::course;
 
+/// What every real run of record_lab06.cpp leaves: run_stream's output over the set-up's n in its
+/// shape's chunks, with the kernel iterations each scenario calibrated for itself.
+[[maybe_unused]] const bool kRunsDeclared =
+    judge_records_of({{{scenarios::kResults, kResultsShape.chunks, record::setup_elements("n"),
+                        record::scenario_iterations("iterations")},
+                       {scenarios::kSlowHost, kSlowHostShape.chunks, record::setup_elements("n"),
+                        record::scenario_iterations("iterations")}}});
+
 /// The least efficiency (the model's makespan over yours) that passes. The model
 /// counts the host's fills and drains alone and the GPU's stages alone; while
 /// they run together they share the host's memory, which the model does not

@@ -29,6 +29,11 @@ using namespace streamlab::grading;
 using lab07::course::kChunks;
 using lab07::course::kLaunches;
 
+/// What every real run of record_lab07.cpp leaves: the output of each run over the set-up's n, with its
+/// kernel iterations, in kChunks chunks.
+[[maybe_unused]] const bool kRunsDeclared =
+    judge_records_of({{{"pipeline", kChunks}, {"graph", kChunks}, {"host_consumer", kChunks}}});
+
 /// The least share of the model's hidden copy time that yours must reach. The
 /// model hides about two thirds of the copies behind kernels for 8 equal chunks;
 /// a design that runs each chunk's three stages one after another hides none.

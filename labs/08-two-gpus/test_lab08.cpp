@@ -24,6 +24,11 @@ using namespace streamlab;
 using namespace streamlab::grading;
 using namespace lab08::course;  // kChunks, kStreams, kHandoffChunks, kRepeats: the runs' shape; scenarios
 
+/// What every real run of record_lab08.cpp leaves: the output over the set-up's n, with its kernel
+/// iterations, of the split job (kChunks chunks on each GPU) and of the handoff.
+[[maybe_unused]] const bool kRunsDeclared =
+    judge_records_of({{{scenarios::kSplit, 2 * kChunks}, {scenarios::kHandoff, kHandoffChunks}}});
+
 /// The least share of the less busy GPU's time during which the other GPU
 /// worked too. Two GPUs that each stream their half side by side are busy
 /// together nearly all the time; a host that waits for one GPU before it queues

@@ -28,6 +28,21 @@ using namespace streamlab;
 using namespace streamlab::grading;
 using lab09::kChunks;
 
+/// What every real run of record_lab09.cpp leaves: the output of each run over the set-up's n, with its
+/// kernel iterations, at these chunk counts (the waits' long and short jobs in one).
+[[maybe_unused]] const bool kRunsDeclared = judge_records_of({{{"pipeline", kChunks},
+                                                               {"chunks_1", 1},
+                                                               {"chunks_5", 5},
+                                                               {"late_error_clean", kChunks},
+                                                               {"wait_spin", 1},
+                                                               {"wait_yield", 1},
+                                                               {"wait_blocking_sync", 1},
+                                                               {"wait_auto", 1},
+                                                               {"wait_blocking_short", 1},
+                                                               {"wait_blocking_long", 1},
+                                                               {"wait_polling_short", 1},
+                                                               {"wait_polling_long", 1}}});
+
 /// The least efficiency (the model's makespan over yours) that passes. Four
 /// chunks whose stages take about as long as each other give the model 6 stage
 /// times against the serial run's 12, so a pipeline whose streams wait for each

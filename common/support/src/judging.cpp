@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 #include <memory>
+#include <optional>
 
 #include "streamlab/grader_words.hpp"
 #include "streamlab/testing.hpp"
@@ -10,11 +11,30 @@ namespace streamlab::grading {
 
 namespace {
 
+/// The lab's declaration of its real runs (judge_records_of), made before main by its test file.
+std::optional<record::RecordedRuns>& declared_runs() {
+    static std::optional<record::RecordedRuns> runs;
+    return runs;
+}
+
 /// The record of this process's judges, read once; or why it cannot be judged.
 struct LoadedRecord {
     std::unique_ptr<record::Record> record;
     std::string problem;
 };
+
+/// Why no real run of the lab could have written `record` (record_consistency.hpp), in the words of
+/// a refusal; "" where it could, or where it holds no GPU's run to cross-check.
+std::string refusal_of_unreal(const record::Record& record, const std::string& path) {
+    if (!record.gpu) {
+        return "";
+    }
+    if (!declared_runs()) {
+        return "the lab's judges declare no real runs to cross-check the record with (judge_records_of)";
+    }
+    const std::string why = record::why_not_a_real_run(record, *declared_runs());
+    return why.empty() ? "" : std::string(words::kFailRecordRefused) + path + ": " + why;
+}
 
 const LoadedRecord& loaded_record() {
     static const LoadedRecord loaded = [] {
@@ -29,6 +49,11 @@ const LoadedRecord& loaded_record() {
             result.record = std::make_unique<record::Record>(record::read_record(path));
         } catch (const record::RecordFormatError& error) {
             result.problem = std::string(words::kFailRecordRefused) + error.what();
+            return result;
+        }
+        result.problem = refusal_of_unreal(*result.record, path);
+        if (!result.problem.empty()) {
+            result.record.reset();
         }
         return result;
     }();
@@ -44,6 +69,11 @@ bool is_machine_skip(const std::string& message) {
 }
 
 }  // namespace
+
+bool judge_records_of(const record::RecordedRuns& runs) {
+    declared_runs() = runs;
+    return true;
+}
 
 void RecordTest::SetUp() {
     const LoadedRecord& loaded = loaded_record();

@@ -11,6 +11,7 @@
 
 #include "streamlab/device.hpp"
 #include "streamlab/record.hpp"
+#include "streamlab/record_consistency.hpp"
 
 namespace streamlab::grading {
 
@@ -29,10 +30,17 @@ using record::whole_number;
 /// The environment variable that names the record a judge reads (lab.cmake's tests set it).
 inline constexpr const char* kRecordVariable = "STREAMLAB_RECORD";
 
+/// Declares, once in a lab's test file, what every real run of the lab's recording program leaves
+/// (record_consistency.hpp): RecordTest refuses a record that no such run could have written. Returns
+/// true, for a constant at namespace scope:
+/// `const bool kRunsDeclared = judge_records_of({{{"pipeline", kChunks}, {"chunks_1", 1}}});`
+bool judge_records_of(const record::RecordedRuns& runs);
+
 /// A lab's judges derive from it: SetUp reads and validates the record once per
-/// process (a record that is missing, malformed or inconsistent fails every
-/// test with the reason), and skips the test, with the recording's reason,
-/// where the recording found no GPU, or fewer than the lab needs at once.
+/// process (a record that is missing, malformed or inconsistent, or that no real
+/// run of the lab on a real GPU could have written, fails every test with the
+/// reason), and skips the test, with the recording's reason, where the recording
+/// found no GPU, or fewer than the lab needs at once.
 class RecordTest : public ::testing::Test {
 protected:
     /// Reads the record (once per process), fails or skips as the class says, and fills facts_.
