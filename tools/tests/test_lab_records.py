@@ -1,5 +1,5 @@
-"""The judges of the labs recorded once (RECORDER in lab.cmake) on records made on an H200 and committed
-(labs/NN-topic/records/h200-*.record.jsonl): the solution's record passes every test, the starter's
+"""The judges of the labs recorded once (RECORDER in lab.cmake) on records made on a GPU and committed,
+each named for the GPU it was made on (labs/NN-topic/records/h200-*.record.jsonl, h100-*): the solution's record passes every test, the starter's
 fewer than all, each catalogue sample's fails exactly the tests the catalogue names; and a record
 corrupted by hand (cut, forged byte counts, ops out of order, times outside the recording) fails every
 test with the reason, never passes, never crashes. A lab that needs more GPUs than the H200 machine has
@@ -40,9 +40,10 @@ NEEDS_MORE_GPUS = {"08"}
 # A pipeline that never returns (a host spin in run_pipeline), recorded with a 20 s deadline: the run stops
 # once, in its first scenario, and every judge fails saying so.
 NEVER_RETURNS = "never-returns"
-# The Python catalogue's samples (python_selfgrade.PYTHON_CATALOGUE) whose H200 records are still to be made
+# The Python catalogue's samples (python_selfgrade.PYTHON_CATALOGUE) whose records are still to be made
 # (`python_selfgrade --keep-records DIR` on a GPU) and committed; each leaves this set with its record.
-PYTHON_CATALOGUE_RECORDS_TO_MAKE = set(PYTHON_CATALOGUE)
+# Labs 01 to 07's were recorded on an H100 (2026-12-07, h100-*); lab 09's are still to be made.
+PYTHON_CATALOGUE_RECORDS_TO_MAKE = {sample for sample in PYTHON_CATALOGUE if "-lab09-" in sample}
 # Labs recorded once whose H200 records are still to be recorded on a GPU and committed: the checks that
 # need a lab's committed records leave them out until then (their judges are built and listed all the same).
 AWAITING_RECORDS: set[str] = set()
@@ -54,13 +55,13 @@ def committed_records() -> list[tuple[str, Path]]:
         (declared.cpp.number, record)
         for folder, declared in declared_labs(ROOT)
         if declared.recorder
-        for record in sorted((folder / "records").glob("h200-*.record.jsonl"))
+        for record in sorted((folder / "records").glob("*-*.record.jsonl"))
     ]
 
 
 def whose(record: Path) -> str:
     """`solution`, `starter` or the catalogue sample a committed record is of, from its name."""
-    return record.name.removeprefix("h200-").removesuffix(".record.jsonl")
+    return record.name.removesuffix(".record.jsonl").split("-", 1)[1]  # after the GPU's prefix (h200-, h100-)
 
 
 def judge_path(number: str) -> Path:
