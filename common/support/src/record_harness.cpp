@@ -142,58 +142,81 @@ Function nvml_function(void* library, const char* name) {
     return reinterpret_cast<Function>(::dlsym(library, name));
 }
 
+/// The NVML library, opened, and the functions the harness calls.
+struct Nvml {
+    void* library = nullptr;
+    NvmlInit init = nullptr;
+    NvmlGetCount get_count = nullptr;
+    NvmlGetHandle get_handle = nullptr;
+    NvmlGetName get_name = nullptr;
+    NvmlShutdown shutdown = nullptr;
+    NvmlErrorString error_string = nullptr;  // optional: for the words of a failure
+};
+
+/// Opens NVML into `nvml`: "" when every function is there, else why not (and nothing is left open).
+std::string open_nvml(Nvml& nvml) {
+    nvml.library = ::dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (nvml.library == nullptr) {
+        return "no NVML: libnvidia-ml.so.1 not found";
+    }
+    nvml.init = nvml_function<NvmlInit>(nvml.library, "nvmlInit_v2");
+    nvml.get_count = nvml_function<NvmlGetCount>(nvml.library, "nvmlDeviceGetCount_v2");
+    nvml.get_handle = nvml_function<NvmlGetHandle>(nvml.library, "nvmlDeviceGetHandleByIndex_v2");
+    nvml.get_name = nvml_function<NvmlGetName>(nvml.library, "nvmlDeviceGetName");
+    nvml.shutdown = nvml_function<NvmlShutdown>(nvml.library, "nvmlShutdown");
+    nvml.error_string = nvml_function<NvmlErrorString>(nvml.library, "nvmlErrorString");
+    if (nvml.init == nullptr || nvml.get_count == nullptr || nvml.get_handle == nullptr || nvml.get_name == nullptr ||
+        nvml.shutdown == nullptr) {
+        ::dlclose(nvml.library);
+        return "no NVML: libnvidia-ml.so.1 lacks the functions the harness reads names with";
+    }
+    return "";
+}
+
 /// Why an NVML call failed, in NVML's words where it has them.
-std::string nvml_failure(void* library, const char* call, NvmlReturn code) {
-    const auto error_string = nvml_function<NvmlErrorString>(library, "nvmlErrorString");
-    const std::string words = error_string != nullptr ? error_string(code) : "";
+std::string nvml_failure(const Nvml& nvml, const char* call, NvmlReturn code) {
+    const std::string words = nvml.error_string != nullptr ? nvml.error_string(code) : "";
     return "NVML: " + std::string(call) + " failed (error " + std::to_string(code) +
            (words.empty() ? "" : ": " + words) + ")";
 }
 
-/// The names of the machine's GPUs, by NVML index, as this process reads them
-/// through the driver (never from the recording program); empty with why not.
-/// NVML lists every GPU of the machine, whatever CUDA_VISIBLE_DEVICES hides.
-void read_gpu_names(streamlab::record::HarnessObservations& observed) {
-    void* library = ::dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
-    if (library == nullptr) {
-        observed.gpu_reading = "no NVML: libnvidia-ml.so.1 not found";
-        return;
-    }
-    const auto init = nvml_function<NvmlInit>(library, "nvmlInit_v2");
-    const auto get_count = nvml_function<NvmlGetCount>(library, "nvmlDeviceGetCount_v2");
-    const auto get_handle = nvml_function<NvmlGetHandle>(library, "nvmlDeviceGetHandleByIndex_v2");
-    const auto get_name = nvml_function<NvmlGetName>(library, "nvmlDeviceGetName");
-    const auto shutdown = nvml_function<NvmlShutdown>(library, "nvmlShutdown");
-    if (init == nullptr || get_count == nullptr || get_handle == nullptr || get_name == nullptr ||
-        shutdown == nullptr) {
-        observed.gpu_reading = "no NVML: libnvidia-ml.so.1 lacks the functions the harness reads names with";
-        ::dlclose(library);
-        return;
-    }
-    if (const NvmlReturn started = init(); started != 0) {
-        observed.gpu_reading = nvml_failure(library, "nvmlInit_v2", started);
-        ::dlclose(library);
-        return;
-    }
+/// Every GPU's name into `names`, by NVML index, NVML started: NVML's code of the first call that failed, or 0.
+NvmlReturn read_names(const Nvml& nvml, std::vector<std::string>& names) {
     unsigned int count = 0;
-    NvmlReturn code = get_count(&count);
-    std::vector<std::string> names;
+    NvmlReturn code = nvml.get_count(&count);
     for (unsigned int i = 0; code == 0 && i < count; ++i) {
         NvmlDevice device = nullptr;
         char name[kNvmlNameLength] = {};
-        code = get_handle(i, &device);
+        code = nvml.get_handle(i, &device);
         if (code == 0) {
-            code = get_name(device, name, kNvmlNameLength);
+            code = nvml.get_name(device, name, kNvmlNameLength);
         }
         names.emplace_back(name);
     }
-    if (code == 0) {
-        observed.gpus = names;
-    } else {
-        observed.gpu_reading = nvml_failure(library, "reading the GPUs' names", code);
+    return code;
+}
+
+/// The names of the machine's GPUs, by NVML index, as this process reads them
+/// through the driver (never from the recording program); none, with why not,
+/// where it cannot. NVML lists every GPU of the machine, whatever CUDA_VISIBLE_DEVICES hides.
+void read_gpu_names(streamlab::record::HarnessObservations& observed) {
+    Nvml nvml;
+    if (std::string why_not = open_nvml(nvml); !why_not.empty()) {
+        observed.gpu_reading = why_not;
+        return;
     }
-    shutdown();
-    ::dlclose(library);
+    if (const NvmlReturn started = nvml.init(); started != 0) {
+        observed.gpu_reading = nvml_failure(nvml, "nvmlInit_v2", started);
+    } else {
+        std::vector<std::string> names;
+        if (const NvmlReturn code = read_names(nvml, names); code == 0) {
+            observed.gpus = names;
+        } else {
+            observed.gpu_reading = nvml_failure(nvml, "reading the GPUs' names", code);
+        }
+        nvml.shutdown();
+    }
+    ::dlclose(nvml.library);
 }
 
 /// One start of the recording program.
