@@ -12,7 +12,17 @@ batch), and the object's symbols are read with `nm`:
   strong; weak (COMDAT) definitions of inline and template code are normal and
   allowed: the link puts the course's own definitions first (cmake/StreamLab.cmake);
 - what it calls must be on the allowlist in symbols.py, which a lab widens with
-  ALLOW_SYMBOLS in lab.cmake.
+  ALLOW_SYMBOLS in lab.cmake;
+- it runs no code outside the functions the course calls, as its sections,
+  symbols and relocations show (`readelf`): no entry in the arrays the C
+  library runs before or after main (constructors, global objects that need
+  one, destructors), no code in .init or .fini, no function registered with
+  atexit or its kin (static objects' destructors are), no thread_local with a
+  dynamic initialiser, no ifunc, no weak definition that would replace a
+  library's function. Two constructors are the compilers' own and allowed
+  once each: nvcc's registration of a .cu object's kernels, and (GCC before
+  13) the set-up of std::cout in a file that includes <iostream>; each only
+  when what it calls shows it is that constructor.
 
 A refusal is one line naming the file and what it did; the lab scores 0 and
 nothing of it runs.
@@ -25,6 +35,7 @@ import re
 import shlex
 import subprocess
 from dataclasses import dataclass, field
+from fnmatch import fnmatchcase
 from pathlib import Path
 
 from .lab_cmake import read_lab_cmake
@@ -239,6 +250,310 @@ def check_symbols(name: str, symbols: list[tuple[str, str]], rules: LabRules) ->
     return list(dict.fromkeys(grave + other))
 
 
+# What an object runs outside the functions the course calls, read from its sections,
+# symbols and relocations (`readelf`), never from the source.
+
+
+@dataclass(frozen=True)
+class Section:
+    """One section of an object file, as `readelf -SW` lists it."""
+
+    index: int
+    name: str
+    kind: str  # PROGBITS, INIT_ARRAY, RELA, ...
+    offset: int  # where it starts in the file: how `readelf -r` names a relocation section
+    size: int
+    info: int  # for a relocation section: the index of the section it patches
+
+
+@dataclass(frozen=True)
+class Symbol:
+    """One entry of an object's symbol table, as `readelf -sW` lists it (the name mangled)."""
+
+    index: int
+    name: str
+    value: int  # its offset in its section
+    size: int
+    kind: str  # FUNC, OBJECT, SECTION, IFUNC, NOTYPE, TLS
+    bind: str  # LOCAL, GLOBAL, WEAK
+    section: str  # the index of its section, or UND, ABS, COM
+
+    def defined(self) -> bool:
+        return self.section.isdigit()
+
+
+@dataclass(frozen=True)
+class Relocation:
+    """A place in a section that the linker fills with a symbol's address."""
+
+    offset: int
+    kind: str  # R_X86_64_64, R_X86_64_PLT32 (a call), ...
+    symbol: Symbol
+    addend: int
+
+
+@dataclass
+class ObjectCode:
+    """An object file's sections, symbols and relocations (each list under the section it patches)."""
+
+    sections: list[Section]
+    symbols: list[Symbol]
+    relocations: dict[int, list[Relocation]]
+
+    def target(self, relocation: Relocation) -> Symbol:
+        """What a relocation points to: a section's own symbol is resolved to the function or object
+        at the place it names (x86-64's PC-relative kinds count from 4 bytes before the place)."""
+        symbol = relocation.symbol
+        if symbol.kind != "SECTION":
+            return symbol
+        bias = (
+            4
+            if relocation.kind.startswith("R_X86_64_") and ("PC" in relocation.kind or "PLT" in relocation.kind)
+            else 0
+        )
+        return (
+            self.symbol_at(int(symbol.section), symbol.value + relocation.addend + bias, ("FUNC", "OBJECT")) or symbol
+        )
+
+    def symbol_at(self, section: int, offset: int, kinds: tuple[str, ...]) -> Symbol | None:
+        """The function (or object) of `kinds` that covers `offset` in section `section`."""
+        for symbol in self.symbols:
+            if symbol.kind in kinds and symbol.section == str(section):
+                if symbol.value <= offset < symbol.value + max(symbol.size, 1):
+                    return symbol
+        return None
+
+    def relocations_in(self, function: Symbol) -> list[Relocation]:
+        """The relocations inside a defined function's code."""
+        end = function.value + function.size
+        return [r for r in self.relocations.get(int(function.section), []) if function.value <= r.offset < end]
+
+
+SECTION_ROW = re.compile(
+    r"\s*\[\s*(\d+)\]\s+(\S+)\s+(\S+)\s+[0-9a-f]+\s+([0-9a-f]+)\s+([0-9a-f]+)\s+[0-9a-f]+\s+[A-Za-z]*\s+\d+\s+(\d+)\s+\d+"
+)
+SYMBOL_ROW = re.compile(r"\s*(\d+):\s+([0-9a-f]+)\s+(\S+)\s+(\S+)\s+(\S+)\s+\S+\s+(\S+)(?:\s+(\S+))?")
+RELOCATIONS_HEADER = re.compile(r"Relocation section '[^']*' at offset (0x[0-9a-f]+)")
+RELOCATION_ROW = re.compile(r"([0-9a-f]+)\s+([0-9a-f]+)\s+(R_\S+)\s+[0-9a-f]+\s+\S+\s+([+-])\s+([0-9a-f]+)")
+
+
+def _readelf(option: str, obj: Path) -> list[str]:
+    listing = subprocess.run(
+        ["readelf", option, str(obj)], capture_output=True, text=True, errors="replace", check=True
+    )
+    return listing.stdout.splitlines()
+
+
+def read_object_code(obj: Path) -> ObjectCode:
+    """An object file's sections, symbols and relocations, as `readelf -SW`, `-sW` and `-rW` list them."""
+    sections = [
+        Section(int(m[1]), m[2], m[3], int(m[4], 16), int(m[5], 16), int(m[6]))
+        for m in map(SECTION_ROW.fullmatch, _readelf("-SW", obj))
+        if m
+    ]
+    symbols = [
+        Symbol(int(m[1]), m[7] or "", int(m[2], 16), int(m[3], 0), m[4], m[5], m[6])
+        for m in map(SYMBOL_ROW.fullmatch, _readelf("-sW", obj))
+        if m
+    ]
+    by_index = {symbol.index: symbol for symbol in symbols}
+    by_offset = {section.offset: section for section in sections if section.kind in ("RELA", "REL")}
+    relocations: dict[int, list[Relocation]] = {}
+    patched: list[Relocation] = []
+    for line in _readelf("-rW", obj):
+        header = RELOCATIONS_HEADER.match(line)
+        row = RELOCATION_ROW.fullmatch(line.strip())
+        if header:
+            patched = relocations.setdefault(by_offset[int(header[1], 16)].info, [])
+        elif row and int(row[2], 16) >> 32 in by_index:
+            addend = int(row[5], 16) * (-1 if row[4] == "-" else 1)
+            patched.append(Relocation(int(row[1], 16), row[3], by_index[int(row[2], 16) >> 32], addend))
+    return ObjectCode(sections, symbols, relocations)
+
+
+# The arrays of functions the C library runs before main and after it, and the code it runs first and
+# last; the linker gathers each from the sections of these names (and `name.*`).
+BEFORE_MAIN_ARRAYS = (".preinit_array", ".init_array", ".ctors")
+AFTER_MAIN_ARRAYS = (".fini_array", ".dtors")
+STARTUP_CODE = {".init": "before", ".fini": "after"}
+POINTER_BYTES = 8
+# nvcc's constructor in every .cu object, registering its kernels with the CUDA runtime, and what it calls.
+NVCC_REGISTRATION = "_ZL24__sti____cudaRegisterAllv"
+NVCC_REGISTRATION_CALLS = ("__cuda*", "atexit")
+# GCC before 13 gives each file that includes <iostream> a constructor that sets up std::cout (the
+# object _ZStL8__ioinit) and registers its destructor: all it may refer to.
+GLOBAL_INITIALISER = "_GLOBAL__sub_I_"
+IOSTREAM_SET_UP = {
+    "_ZNSt8ios_base4InitC1Ev",
+    "_ZNSt8ios_base4InitD1Ev",
+    "__cxa_atexit",
+    "__dso_handle",
+    "_ZStL8__ioinit",
+}
+# What registers a function for the C library to run when the program ends, and what that is in words.
+AT_EXIT = {
+    "atexit": "a function registered with atexit",
+    "at_quick_exit": "a function registered with at_quick_exit",
+    "on_exit": "a function registered with on_exit",
+    "__cxa_atexit": "the destructor of a static object",
+    "__cxa_thread_atexit": "the destructor of a thread_local object",
+    "__cxa_thread_atexit_impl": "the destructor of a thread_local object",
+}
+TLS_INIT = "_ZTH"  # the mangled prefix of "TLS init function for"
+RUN_ONLY_INSIDE = "graded code runs only inside the lab's functions"
+
+
+def _startup_kind(section: Section) -> str | None:
+    """'before' or 'after' main for an array the C library runs, or None."""
+    for when, names, kind in (
+        ("before", BEFORE_MAIN_ARRAYS, ("INIT_ARRAY", "PREINIT_ARRAY")),
+        ("after", AFTER_MAIN_ARRAYS, ("FINI_ARRAY",)),
+    ):
+        if section.kind in kind or any(section.name == n or section.name.startswith(n + ".") for n in names):
+            return when
+    return None
+
+
+def _calls_only(code: ObjectCode, function: Symbol, patterns: tuple[str, ...]) -> bool:
+    """True when every function of another object that `function` refers to matches `patterns`."""
+    return all(
+        any(fnmatchcase(r.symbol.name, pattern) for pattern in patterns)
+        for r in code.relocations_in(function)
+        if not r.symbol.defined()
+    )
+
+
+def _reachable(code: ObjectCode, function: Symbol) -> set[Symbol]:
+    """`function` and the functions of this object it refers to, and theirs, in turn."""
+    seen, waiting = set(), [function]
+    while waiting:
+        current = waiting.pop()
+        if current not in seen:
+            seen.add(current)
+            targets = (code.target(r) for r in code.relocations_in(current))
+            waiting += [t for t in targets if t.kind == "FUNC" and t.defined()]
+    return seen
+
+
+def compilers_constructor(name: str, code: ObjectCode, entry: Symbol) -> set[Symbol]:
+    """The functions of `entry` when it is a constructor the compiler itself makes (nvcc's registration in
+    a .cu object, GCC's set-up of std::cout), else an empty set."""
+    if entry.bind != "LOCAL" or entry.kind != "FUNC" or not entry.defined():
+        return set()
+    if entry.name == NVCC_REGISTRATION and name.endswith(".cu"):
+        return {entry} if _calls_only(code, entry, NVCC_REGISTRATION_CALLS) else set()
+    if entry.name.startswith(GLOBAL_INITIALISER):
+        functions = _reachable(code, entry)
+        named = {code.target(r).name for f in functions for r in code.relocations_in(f)}
+        return functions if named - {f.name for f in functions} <= IOSTREAM_SET_UP else set()
+    return set()
+
+
+def _array_entries(code: ObjectCode, section: Section) -> list[Symbol | None]:
+    """What each pointer of an array section points to (None where no relocation names a symbol)."""
+    targets: list[Symbol | None] = [code.target(r) for r in code.relocations.get(section.index, [])]
+    return targets + [None] * max(0, section.size // POINTER_BYTES - len(targets))
+
+
+def _entry_finding(name: str, when: str, entry: Symbol | None) -> str:
+    if entry is None:
+        return (
+            f"{name} runs code {when} main (an entry of a constructor array that names no function): {RUN_ONLY_INSIDE}"
+        )
+    if entry.name.startswith(GLOBAL_INITIALISER):
+        return (
+            f"{name} runs code {when} main (a global object with a constructor or destructor): {RUN_ONLY_INSIDE}; "
+            "create objects in them, or give globals constant values and no destructor"
+        )
+    what, instead = (
+        ("a constructor", "set things up in them") if when == "before" else ("a destructor", "clean up in them")
+    )
+    return f"{name} runs code {when} main ({what}: {entity(_demangle([entry.name])[0])}): {RUN_ONLY_INSIDE}; {instead}"
+
+
+def startup_arrays(name: str, code: ObjectCode) -> tuple[list[str], set[Symbol]]:
+    """(what the object runs before or after main, one line each; the functions of the compiler's own
+    constructors, each allowed once)."""
+    findings, allowed, seen = [], set(), set()
+    for section in code.sections:
+        when = _startup_kind(section) or (STARTUP_CODE.get(section.name) if section.size else None)
+        if when is None:
+            continue
+        if section.name in STARTUP_CODE:
+            findings.append(f"{name} runs code {when} main (code in its {section.name} section): {RUN_ONLY_INSIDE}")
+            continue
+        for entry in _array_entries(code, section):
+            own = compilers_constructor(name, code, entry) if entry and section.name == ".init_array" else set()
+            if own and entry not in seen:
+                seen.add(entry)
+                allowed |= own
+            else:
+                findings.append(_entry_finding(name, when, entry))
+    return findings, allowed
+
+
+def at_exit_registrations(name: str, code: ObjectCode, allowed: set[Symbol]) -> list[str]:
+    """Each place outside the compiler's own constructors that registers code to run after main."""
+    findings = []
+    for section_index, relocations in code.relocations.items():
+        for relocation in relocations:
+            what = AT_EXIT.get(relocation.symbol.name)
+            if what is None or relocation.symbol.defined():
+                continue
+            site = code.symbol_at(section_index, relocation.offset, ("FUNC",))
+            if site in allowed:
+                continue
+            where = entity(_demangle([site.name])[0]) if site else "data"
+            if site and site.name.startswith(GLOBAL_INITIALISER):
+                where = "the set-up of its global objects"
+            findings.append(
+                f"{name} runs code after main ({what}, in {where}): {RUN_ONLY_INSIDE}; "
+                "use an ordinary local variable, or clean up before the function returns"
+            )
+    return findings
+
+
+def loader_code(name: str, code: ObjectCode) -> list[str]:
+    """Thread-local initialisers, ifuncs, and weak definitions that would replace a library's function."""
+    defined = [symbol for symbol in code.symbols if symbol.defined()]
+    thread_locals = [f"thread_local {_shown(s)}" for s in defined if s.name.startswith(TLS_INIT)]
+    if not thread_locals and any(s.name == "__tls_init" for s in defined):
+        thread_locals = ["a thread_local"]
+    findings = [
+        f"{name} runs code outside the lab's functions (the dynamic initialiser of {variable}): "
+        f"{RUN_ONLY_INSIDE}; give thread_locals constant initial values"
+        for variable in thread_locals
+    ]
+    for symbol in defined:
+        if symbol.kind == "IFUNC":
+            findings.append(
+                f"{name} runs code while the program loads (the resolver of ifunc {_shown(symbol)}): "
+                f"{RUN_ONLY_INSIDE}; define it as an ordinary function"
+            )
+        elif symbol.bind == "WEAK" and _replaces_a_library_function(symbol.name):
+            findings.append(
+                f"{name} replaces {_shown(symbol)} for the whole program (a weak definition): {RUN_ONLY_INSIDE}; "
+                "give your own function a name of its own"
+            )
+    return findings
+
+
+def _shown(symbol: Symbol) -> str:
+    """The entity a symbol names, as a student reads it ("TLS init function for x" -> "x")."""
+    return entity(_demangle([symbol.name])[0])
+
+
+def _replaces_a_library_function(mangled: str) -> bool:
+    """True for a C name (inline and template code is mangled) or the global operator new or delete."""
+    return not mangled.startswith(("_Z", "DW.ref.")) or mangled.startswith(("_Znw", "_Zna", "_Zdl", "_Zda"))
+
+
+def code_outside_the_labs_functions(name: str, code: ObjectCode) -> list[str]:
+    """What the object runs before main, after it or while the program loads, one line each."""
+    findings, allowed = startup_arrays(name, code)
+    return list(dict.fromkeys(findings + at_exit_registrations(name, code, allowed) + loader_code(name, code)))
+
+
 class CourseCompiler:
     """Compiles a student source exactly as the course build compiles that lab's starter."""
 
@@ -326,6 +641,7 @@ def check_lab(
         status, output = compiler.compile(lab_folder, name, source, obj)
         if status != 0:
             return None, output
+        findings += code_outside_the_labs_functions(name, read_object_code(obj))
         findings += check_symbols(name, read_symbols(obj), rules)
     if not findings:
         return None, ""

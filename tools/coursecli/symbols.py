@@ -4,7 +4,12 @@ Names are demangled (`nm`, then `c++filt`) and reduced to the entity they name
 (`lab05::run_pipeline`, `std::vector<int>::push_back`, `exit`): see `entity`.
 An undefined symbol is checked against FORBIDDEN first, whose entries carry the
 sentence a student reads, then against ALLOWED (fnmatch patterns), which a lab
-widens with ALLOW_SYMBOLS in its lab.cmake.
+widens with ALLOW_SYMBOLS in its lab.cmake. The list admits what the labs
+need: the CUDA runtime, the course's library, the C++ standard library and the
+C library's memory, string, math, time and thread functions, and console output
+through printf, puts, putchar and std::cout; no C FILE stream, no raw file
+descriptor, nothing of the course's recording machinery. What an object runs
+before or after main is checked apart, on its sections (objcheck.py).
 """
 
 from __future__ import annotations
@@ -13,7 +18,21 @@ from fnmatch import fnmatchcase
 
 END_PROCESS = "graded code may not end the process: use SL_CHECK, which throws"
 FORBIDDEN: list[tuple[tuple[str, ...], str]] = [
-    (("exit", "_exit", "_Exit", "quick_exit", "at_quick_exit", "std::exit", "std::quick_exit"), END_PROCESS),
+    (("exit", "_exit", "_Exit", "quick_exit", "std::exit", "std::quick_exit", "abort", "std::abort"), END_PROCESS),
+    (
+        (
+            "at_quick_exit",
+            "on_exit",
+            "std::at_quick_exit",
+            "__cxa_thread_atexit",
+            "__cxa_thread_atexit_impl",
+            "std::set_terminate",
+            "std::set_unexpected",
+            "std::set_new_handler",
+        ),
+        "graded code runs only inside the lab's functions: it may not register code to run when the program "
+        "ends or fails",
+    ),
     (("kill", "killpg", "tgkill", "tkill", "sigqueue", "pthread_kill", "raise"), "graded code may not send signals"),
     (
         (
@@ -71,6 +90,95 @@ FORBIDDEN: list[tuple[tuple[str, ...], str]] = [
         "graded code may not change its own process",
     ),
     (("dlopen", "dlmopen", "dlsym", "dlvsym"), "graded code may not load code while it runs"),
+    (
+        (
+            "write",
+            "read",
+            "pread*",
+            "pwrite*",
+            "readv",
+            "writev",
+            "preadv*",
+            "pwritev*",
+            "__write",
+            "__read",
+            "__read_chk",
+            "__pread*_chk",
+            "dprintf",
+            "vdprintf",
+            "__dprintf_chk",
+            "__vdprintf_chk",
+            "send",
+            "sendto",
+            "sendmsg",
+            "sendmmsg",
+            "recv*",
+            "sendfile*",
+            "splice",
+            "tee",
+            "vmsplice",
+            "copy_file_range",
+            "dup",
+            "dup2",
+            "dup3",
+            "pipe",
+            "pipe2",
+            "close",
+            "fcntl",
+            "fcntl64",
+            "ioctl",
+            "lseek*",
+            "fstat*",
+            "fsync",
+            "fdatasync",
+            "ftruncate*",
+            "isatty",
+            "poll",
+            "select",
+            "epoll_*",
+            "memfd_create",
+            "eventfd",
+            "__gnu_cxx::stdio_filebuf<*",
+            "__gnu_cxx::stdio_sync_filebuf<*",
+            "std::__basic_file<*",
+        ),
+        "graded code may not use file descriptors: print with printf or std::cout",
+    ),
+    (
+        (
+            "fprintf",
+            "vfprintf",
+            "__fprintf_chk",
+            "__vfprintf_chk",
+            "fputs",
+            "fputc",
+            "putc",
+            "fwrite",
+            "fflush",
+            "fread",
+            "fgets",
+            "fgetc",
+            "getc",
+            "fscanf",
+            "*_unlocked",
+            "fileno",
+            "setvbuf",
+            "setbuf",
+            "setlinebuf",
+            "fclose",
+            "fmemopen",
+            "open_memstream",
+            "fopencookie",
+            "perror",
+            "stdin",
+            "stdout",
+            "stderr",
+            "_IO_*",
+            "__overflow",
+            "__uflow",
+        ),
+        "graded code may not use C's FILE streams: print with printf or std::cout",
+    ),
     (("syscall",), "graded code may not make raw system calls"),
     (
         (
@@ -120,11 +228,27 @@ FORBIDDEN: list[tuple[tuple[str, ...], str]] = [
         ),
         "graded code may not use the grader's own tools (the tracer, its errors, the test framework)",
     ),
+    (
+        (
+            "streamlab::recording::*",
+            "streamlab::record::*",
+            "streamlab::answers::*",
+            "streamlab::detail::ActivityRecorder*",
+            "streamlab::detail::mark_now",
+            "streamlab::detail::enable_activity_records_only",
+            "streamlab::detail::warm_up_recording",
+            "streamlab::detail::exchange_thread_label",
+            "streamlab::detail::write_*",
+        ),
+        "graded code may not use the course's recording machinery (the record, its writer, the tracer's state)",
+    ),
 ]
 
 # Ordinary functions: the CUDA runtime, the course's library, the lab's own
 # namespace, the C++ standard library and runtime, and the C library's
-# memory, string, math, time, thread and console-output functions.
+# memory, string, math, time, thread and console-output functions. atexit is
+# here for nvcc's registration of an object's kernels; objcheck.py refuses it
+# anywhere else.
 ALLOWED: tuple[str, ...] = (
     "cuda*",
     "__cuda*",
@@ -144,7 +268,6 @@ ALLOWED: tuple[str, ...] = (
     "__stack_chk_fail",
     "__stack_chk_guard",
     "__assert_fail",
-    "abort",
     "atexit",
     "__tls_get_addr",
     "_GLOBAL_OFFSET_TABLE_",
@@ -160,7 +283,17 @@ ALLOWED: tuple[str, ...] = (
     "str*",
     "wcs*",
     "wmem*",
-    "__*_chk",
+    "__isoc23_strto*",
+    "__isoc23_wcsto*",
+    "sscanf",
+    "__isoc99_sscanf",
+    "__isoc23_sscanf",
+    "__mem*_chk",
+    "__str*_chk",
+    "__stp*_chk",
+    "__wmem*_chk",
+    "__wcs*_chk",
+    "__*printf_chk",
     "malloc",
     "calloc",
     "realloc",
@@ -185,21 +318,10 @@ ALLOWED: tuple[str, ...] = (
     "vprintf",
     "puts",
     "putchar",
-    "putc",
-    "fputs",
-    "fputc",
-    "fprintf",
-    "vfprintf",
-    "fwrite",
-    "fflush",
     "sprintf",
     "snprintf",
     "vsprintf",
     "vsnprintf",
-    "perror",
-    "stdout",
-    "stderr",
-    "_IO_putc",
     "clock",
     "clock_gettime",
     "time",
@@ -208,7 +330,21 @@ ALLOWED: tuple[str, ...] = (
     "usleep",
     "sleep",
     "sched_yield",
-    "pthread_*",
+    "pthread_self",
+    "pthread_equal",
+    "pthread_once",
+    "pthread_create",
+    "pthread_join",
+    "pthread_detach",
+    "pthread_attr_*",
+    "pthread_mutex_*",
+    "pthread_mutexattr_*",
+    "pthread_cond_*",
+    "pthread_condattr_*",
+    "pthread_rwlock_*",
+    "pthread_spin_*",
+    "pthread_barrier_*",
+    "__pthread_key_create",
     "sin*",
     "cos*",
     "tan*",

@@ -1,13 +1,19 @@
-"""The check before linking (objcheck.py, symbols.py) on texts and symbol lists; test_grade_batch.py
-runs it on real objects."""
+"""The check before linking (objcheck.py, symbols.py) on texts and symbol lists, and on objects built
+here with the course's compile commands: each way of running code outside the lab's functions
+(fixtures/objcheck/, each a lab 05 source) is refused, and every catalogue sample passes.
+test_grade_cheats.py checks every starter and solution and grades the cheats."""
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
+from coursecli import batch, environment
 from coursecli.objcheck import (
+    CourseCompiler,
     LabRules,
     check_code,
+    check_lab,
     check_source,
     check_symbols,
     declared_interface,
@@ -17,6 +23,7 @@ from coursecli.objcheck import (
 from coursecli.shell import ROOT
 from coursecli.submissions import course_labs
 from coursecli.symbols import entity
+from selfgrading.make_grading_samples import CATALOGUE, student_files, write_folder
 
 HEADER = """
 #pragma once
@@ -146,3 +153,117 @@ def test_honest_text_is_not_refused():
         'const char* s = "asm namespace streamlab /etc/passwd";\nnamespace sl = streamlab;\n'
     )
     assert check_source("x.cu", text, RULES) == []
+
+
+needs_compilers = pytest.mark.skipif(
+    shutil.which("cmake") is None or environment.find_nvcc() is None or shutil.which("readelf") is None,
+    reason="needs cmake, nvcc and readelf to build objects",
+)
+FORGED = Path(__file__).parent / "fixtures" / "objcheck"
+LAB05 = "05-three-chunks"
+
+
+@pytest.fixture(scope="module")
+def course_compiler(tmp_path_factory) -> CourseCompiler:
+    """The course's compile commands, from a course build configured once for this file."""
+    out = tmp_path_factory.mktemp("objcheck-course")
+    labs = batch.selected_labs(None, ROOT)
+    settings = batch.GradeSettings(out=out, labs=labs, all_labs=labs, cuda_arch="90")
+    problem = batch.configure_course(settings)
+    assert problem == "", problem
+    return settings.compiler
+
+
+def check_lab05(door: Path, work: Path, compiler: CourseCompiler) -> list[str]:
+    """Every finding on lab 05's starter (whose run_pipeline does nothing) with `door` at its top."""
+    (work / "staged" / LAB05).mkdir(parents=True)
+    starter = (ROOT / "labs" / LAB05 / "three_chunks.cu").read_text()
+    (work / "staged" / LAB05 / "three_chunks.cu").write_text(door.read_text() + "\n" + starter)
+    files = ["three_chunks.cu"]
+    rules = lab_rules(ROOT / "labs" / LAB05, files)
+    refusal, output = check_lab(LAB05, files, work / "staged", work / "objects", rules, compiler)
+    assert output == "", output
+    return refusal.details.splitlines() if refusal else []
+
+
+# Each way past the functions the course calls (all accepted before this check, but the last two)
+# and words its first finding must say.
+DOORS = {
+    "constructor.cu": "runs code before main (a constructor: (anonymous namespace)::lab05_init)",
+    "global_object.cu": "runs code before main (a global object with a constructor or destructor)",
+    "global_object_and_iostream.cu": "runs code before main (a global object with a constructor or destructor)",
+    "global_destructor.cu": "runs code before main (a global object with a constructor or destructor)",
+    "destructor.cu": "runs code after main (a destructor: (anonymous namespace)::lab05_done)",
+    "local_static.cu": "runs code after main (the destructor of a static object, in (anonymous namespace)::length)",
+    "atexit.cu": "runs code after main (a function registered with atexit, in (anonymous namespace)::plan_later)",
+    "thread_local.cu": "(the dynamic initialiser of thread_local (anonymous namespace)::seed)",
+    "ifunc.cu": "runs code while the program loads (the resolver of ifunc (anonymous namespace)::chosen)",
+    "init_array_by_hand.cu": "runs code before main (a constructor: (anonymous namespace)::early)",
+    "forged_record.cu": "runs code before main (a constructor: (anonymous namespace)::write_the_record)",
+    "abort.cu": "calls abort(): graded code may not end the process",
+    "stdio_filebuf.cu": "stdio_filebuf<char, std::char_traits<char> >::~stdio_filebuf(): graded code may not use file "
+    "descriptors",
+    "write.cu": "calls write(): graded code may not use file descriptors",
+}
+
+
+@needs_compilers
+@pytest.mark.builds
+@pytest.mark.parametrize("door", sorted(DOORS))
+def test_code_outside_the_labs_functions_is_refused(door, tmp_path, course_compiler):
+    findings = check_lab05(FORGED / door, tmp_path, course_compiler)
+    assert findings and findings[0].startswith("three_chunks.cu ") and DOORS[door] in findings[0], findings
+
+
+@needs_compilers
+@pytest.mark.builds
+def test_the_forged_record_is_refused_for_its_constructor_and_its_file_descriptor(tmp_path, course_compiler):
+    findings = check_lab05(FORGED / "forged_record.cu", tmp_path, course_compiler)
+    assert any("std::__basic_file<char>::sys_open(): graded code may not use file descriptors" in f for f in findings)
+
+
+@needs_compilers
+@pytest.mark.builds
+@pytest.mark.parametrize("suffix", [".cu", ".cpp"])
+def test_the_compilers_own_constructors_are_allowed(suffix, tmp_path, course_compiler):
+    """nvcc's registration of a .cu object's kernels, and GCC's set-up of std::cout (before GCC 13),
+    in a lab's .cu and .cpp sources; a file of lab 09 that defines a kernel and prints with std::cout."""
+    lab, name = ("09-why-streams-serialize", "serialize.cu" if suffix == ".cu" else "waiting_host.cpp")
+    files = student_files("solution")
+    source = files[f"labs/{lab}/{name}"].replace("#include", "#include <iostream>\n#include", 1)
+    source += "\nnamespace {\nvoid say(int x) { std::cout << x << '\\n'; }\n}  // namespace\n"
+    if suffix == ".cu":
+        source += "namespace {\n__global__ void twice(float* x) { x[threadIdx.x] *= 2; }\n}  // namespace\n"
+    write_folder(tmp_path / "staged", {f"labs/{lab}/{name}": source})
+    refusal, output = check_lab(
+        lab,
+        [name],
+        tmp_path / "staged" / "labs",
+        tmp_path / "objects",
+        lab_rules(ROOT / "labs" / lab, [name]),
+        course_compiler,
+    )
+    assert output == "" and refusal is None, refusal
+
+
+@needs_compilers
+@pytest.mark.builds
+def test_every_catalogue_sample_passes_the_check(tmp_path, course_compiler):
+    """The catalogue's samples are honest code, right or wrong for other reasons: the check never refuses them."""
+    solutions = student_files("solution")
+    for sample, (make, _, _) in CATALOGUE.items():
+        files = dict(solutions)
+        make(files)
+        changed = {path: text for path, text in files.items() if text != solutions[path] and not path.endswith(".txt")}
+        write_folder(tmp_path / sample, changed)
+        for path in changed:
+            _, lab, name = path.split("/")
+            refusal, output = check_lab(
+                lab,
+                [name],
+                tmp_path / sample / "labs",
+                tmp_path / "objects" / sample,
+                lab_rules(ROOT / "labs" / lab, [name]),
+                course_compiler,
+            )
+            assert output == "" and refusal is None, f"{sample}: {refusal or output}"
