@@ -37,7 +37,7 @@ constexpr const char* kAskedForRestart = "exit status 75";
 
 std::string number(double value) {
     char text[32];
-    std::snprintf(text, sizeof text, "%.3g", value);
+    std::snprintf(text, sizeof text, "%.4g", value);
     return text;
 }
 
