@@ -81,8 +81,8 @@ ATTACKS = {
         "        _exit(0);\n    }\n"
     ),
     "prints-200mb": (
-        "    static char line[1 << 20];\n    std::memset(line, 'x', sizeof line);\n"
-        "    for (int i = 0; i < 200; ++i) std::fwrite(line, 1, sizeof line, stdout);\n"
+        "    static char line[(1 << 20) + 1];\n    std::memset(line, 'x', sizeof line - 1);\n"
+        "    for (int i = 0; i < 200; ++i) std::printf(\"%s\", line);\n"
     ),
 }
 MANY_MEMBERS = 2000
