@@ -194,3 +194,18 @@ def test_a_measurement_taken_from_a_transcript_reads_its_numbers(name):
             assert any(quoted_numbers._rounds_to(number, f"{value:.2f}") for number in printed) or any(
                 quoted_numbers._rounds_to(number, str(value)) for number in printed
             ), f"{name}.{key} = {value}: no number of {measurement['transcript']}'s transcripts rounds to it"
+
+
+def test_the_three_chunk_speedups_are_computed_as_the_program_computes_them():
+    """The measured speedup is the serial run over the pipeline; the model's is the stage times' sum over
+    the model (PipelineComparison::model_speedup), and that sum is the one the quoted run printed."""
+    run, stage_sum = DATA["measurements"]["three_chunks"], DATA["measurements"]["three_chunks_stage_sum"]
+    _, transcripts = quoted_numbers._prose_and_transcripts((ROOT / run["transcript"]).read_text())
+    stage_lines = [
+        line for transcript in transcripts for line in transcript.splitlines() if "each stage alone:" in line
+    ]
+    assert stage_lines, f"{run['transcript']} prints no 'each stage alone' line"
+    printed = [float(number) for number in re.findall(r"\d+\.\d+", stage_lines[0])]
+    assert stage_sum["stages_ms"] == round(sum(printed), 2)
+    assert run["speedup"] == round(run["serial_ms"] / run["pipelined_ms"], 2)
+    assert run["model_speedup"] == round(stage_sum["stages_ms"] / run["model_ms"], 2)
