@@ -9,7 +9,7 @@ import shutil
 from pathlib import Path
 
 from . import environment
-from .shell import ROOT, CourseError, run
+from .shell import ROOT, CourseError, run, say
 
 DEFAULT_PRESET = "default"
 
@@ -26,10 +26,31 @@ def build_dir(preset: str) -> Path:
     return Path(entry["binaryDir"].replace("${sourceDir}", str(ROOT)))
 
 
+def forget_other_course_folder(folder: Path) -> None:
+    """Where the build in `folder` was configured for the course in another folder (this one was moved or
+    copied with its build), says so and removes its build system and objects, which name that folder: CMake
+    would refuse the cache, and make would build the other folder's sources. Results and traces stay."""
+    cache = folder / "CMakeCache.txt"
+    if not cache.is_file():
+        return
+    found = re.search(r"^CMAKE_HOME_DIRECTORY:INTERNAL=(.*)$", cache.read_text(errors="replace"), re.M)
+    if not found or Path(found[1]).resolve() == ROOT.resolve():
+        return
+    say(
+        f"{folder} was configured for the course in {found[1]} (this course folder was moved or copied): "
+        "configuring it again for this folder, so everything is compiled once more"
+    )
+    for build_system in list(folder.rglob("CMakeFiles")):
+        shutil.rmtree(build_system, ignore_errors=True)
+    for generated in ("CMakeCache.txt", "Makefile", "build.ninja"):
+        (folder / generated).unlink(missing_ok=True)
+
+
 def configure(preset: str) -> Path:
     """Configures `preset` unless it already is (a configure that stopped, for a missing requirement,
     leaves a cache but no build system); returns its build folder."""
     folder = build_dir(preset)
+    forget_other_course_folder(folder)
     if not any((folder / name).exists() for name in ("Makefile", "build.ninja")):
         command = ["cmake", "--preset", preset]
         nvcc = environment.find_nvcc()
