@@ -82,7 +82,7 @@ ATTACKS = {
     ),
     "prints-200mb": (
         "    static char line[(1 << 20) + 1];\n    std::memset(line, 'x', sizeof line - 1);\n"
-        "    for (int i = 0; i < 200; ++i) std::printf(\"%s\", line);\n"
+        '    for (int i = 0; i < 200; ++i) std::printf("%s", line);\n'
     ),
 }
 MANY_MEMBERS = 2000
