@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import os
 import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 from . import environment, lab_checks, lab_cmake, records, reference_pictures, sanitize
@@ -14,9 +17,25 @@ from .python_module import TARGET, module_python, python_path
 from .results import TestOutcome, points_of, read_junit, read_labels
 from .scoring import NEEDS_GPUS
 from .shell import COURSE_ERROR, FAILING, ROOT, CommandFailed, CourseError, run, run_logged, say
-from .student_files import save_last_check
+from .student_files import save_check_without_gpu, save_last_check, save_vetted
 
 SANITIZE_TIMEOUT_S = 900  # per tool: a lab program runs several times slower under compute-sanitizer
+# The graded tests that read the student's answer file (ANSWER_FILES in lab.cmake), by the end of their names:
+# a record does not hold the answers its run was made with, so these read the student's file as it is now.
+ANSWER_TESTS = ("YourPredictionMatchesTheTimeline", "SuitsAHostWithOtherWork")
+
+
+@dataclass
+class NotScored(TestOutcome):
+    """A graded test left out of the points, saying why: an answer test on a run made with others' answers."""
+
+    reason: str = ""
+
+    def not_graded(self) -> bool:
+        return True
+
+    def skip_reason(self) -> str:
+        return self.reason
 
 
 def lab_folders() -> dict[str, Path]:
@@ -230,9 +249,10 @@ def _graded_targets(number: str, variant: str, recorded: bool) -> list[str]:
 def judge_record(number: str, preset: str, solution: bool, record: Path, python: bool = False) -> int:
     """`course check NN --record FILE`: the lab's judges on a record made earlier (here or on another
     machine), without a GPU and without running anyone's code: points, measured values, hints. With
-    `python`, a record of the lab's Python track, judged by the same judges."""
+    `python`, a record of the lab's Python track, judged by the same judges. The solution's committed record
+    is judged as the solution (its answers are the solution's); any other record as yours."""
     lab = lab_folder(number)
-    number, variant = lab.name[:2], "solution" if solution else "yours"
+    number = lab.name[:2]
     declared = lab_cmake.read_lab_cmake(lab / "lab.cmake")
     if python and not declared.python_recorder:  # a Python track is always recorded once
         say(f"lab {number} has no Python version yet (labs/{lab.name}/python)")
@@ -240,30 +260,83 @@ def judge_record(number: str, preset: str, solution: bool, record: Path, python:
     if not python and not declared.recorder:
         say(f"lab {number}: it is graded while it runs, not from a record: --record does not apply to it")
         return COURSE_ERROR
-    if python:
-        variant = f"python-{variant}"  # its tests are labNN.python-yours.Suite.Name
     if not record.is_file():
         say(f"--record {record}: no such file")
         return COURSE_ERROR
+    recorded_lab = records.record_lab(record)
+    if recorded_lab is not None and recorded_lab != number:
+        say(
+            f"{record} is a record of lab {recorded_lab}, not of lab {number}: judge it with "
+            f"./course check {recorded_lab} --record {record}"
+        )
+        return COURSE_ERROR
+    whose = records.committed_whose(record, ROOT)
+    solution = solution or (whose or "").removeprefix("python-") == "solution"
+    variant = ("python-" if python else "") + ("solution" if solution else "yours")  # python: labNN.python-yours.*
     try:
         folder = build(preset, [f"lab{number}_judge", "streamlab_record"])
     except CommandFailed as failure:
         say(f"lab {number}'s judges do not build ({failure})")
         return COURSE_ERROR
-    judged = records.record_path(folder, number, variant)
-    judged.parent.mkdir(parents=True, exist_ok=True)
-    if judged.resolve() != record.resolve():
-        shutil.copyfile(record, judged)
-    print(f"Lab {number} ({variant}): judging {record}")
-    junit = _run_graded_tests(preset, folder, f"^lab{number}\\.{variant}\\.", f"lab{number}-{variant}", True)
+    described = records.whose_words(record, ROOT)
+    print(f"Lab {number} ({variant}): judging {described}")
+    with _judged_in_place_of(records.record_path(folder, number, variant), record):
+        junit = _run_graded_tests(preset, folder, f"^lab{number}\\.{variant}\\.", f"lab{number}-{variant}", True)
     if junit is None:
         return COURSE_ERROR
     outcomes = [o for o in read_junit(junit, read_labels(folder)) if o.points > 0]
+    if whose is not None and not solution:
+        outcomes = _answers_not_scored(outcomes, whose, declared.answer_files)
     earned, possible = _print_points(number, variant.removeprefix("python-"), outcomes, read_labels(folder), python)
+    if whose is None and declared.answer_files:
+        print(
+            f"  ({', '.join(declared.answer_files)} scored as it is now: a record does not hold the answers "
+            "its run was made with)"
+        )
     if _wanted_more_gpus(number, outcomes, "the machine that made this record"):
         return NO_GPU_EXIT
-    _draw_recorded_timeline(judged, folder, number, variant, outcomes)
+    _draw_recorded_timeline(record, folder, number, variant, outcomes, described)
     return 0 if outcomes and earned == possible else FAILING
+
+
+@contextmanager
+def _judged_in_place_of(judged: Path, record: Path) -> Iterator[None]:
+    """Puts `record` where the judges read it (`judged`, the build's record of the lab) for the time of the
+    judging, then puts back the build's own record: judging a sample never replaces your last run."""
+    if judged.resolve() == record.resolve():
+        yield
+        return
+    judged.parent.mkdir(parents=True, exist_ok=True)
+    kept = judged.with_name(judged.name + ".own")
+    if judged.exists():
+        judged.replace(kept)
+    try:
+        shutil.copyfile(record, judged)
+        yield
+    finally:
+        judged.unlink(missing_ok=True)
+        if kept.exists():
+            kept.replace(judged)
+
+
+def _answers_not_scored(outcomes: list[TestOutcome], whose: str, answer_files: list[str]) -> list[TestOutcome]:
+    """`outcomes` with every answer test left out of the points: the committed run of `whose` was made with
+    its own answers, which a record does not hold; what the test found of yours against that run stays shown."""
+    maker = "the starter's" if whose.endswith("starter") else "the sample's"
+    yours = " and ".join(answer_files) or "answers"
+    kept: list[TestOutcome] = []
+    for outcome in outcomes:
+        if not outcome.name.endswith(ANSWER_TESTS):
+            kept.append(outcome)
+            continue
+        found = "agrees with" if outcome.status == "passed" else "does not agree with"
+        reason = (
+            f"not scored: this run was made with {maker} answers, which a record does not hold; "
+            f"your {yours} {found} its timeline"
+            + ("" if outcome.status == "passed" else f" ({outcome.failure_reason()})")
+        )
+        kept.append(NotScored(outcome.name, "skipped", outcome.labels, outcome.output, reason))
+    return kept
 
 
 def _wanted_more_gpus(number: str, outcomes: list, machine: str) -> bool:
@@ -276,11 +349,15 @@ def _wanted_more_gpus(number: str, outcomes: list, machine: str) -> bool:
     return True
 
 
-def _draw_recorded_timeline(record: Path, folder: Path, number: str, variant: str, outcomes: list) -> None:
-    """Draws the timeline the judges judged, from the record: the lab's pipeline as it ran for grading.
+def _draw_recorded_timeline(
+    record: Path, folder: Path, number: str, variant: str, outcomes: list, described: str | None = None
+) -> None:
+    """Draws the timeline the judges judged, from the record: the lab's pipeline as it ran for grading. A
+    record `described` (judged with --record) gets a picture named after its file, never your run's name.
     Where the judges refused the record itself, nothing was judged, and nothing is drawn."""
-    trace = folder / "traces" / f"lab{number}-{variant}.json"
-    image = folder / "plots" / f"lab{number}-{variant}.png"
+    name = f"lab{number}-{variant}" if described is None else f"lab{number}-record-{record.name.split('.')[0]}"
+    trace = folder / "traces" / f"{name}.json"
+    image = folder / "plots" / f"{name}.png"
     drawn = lab_cmake.read_lab_cmake(lab_folder(number) / "lab.cmake").drawn_scenario
     for earlier in (trace, image):  # never a picture of an earlier run under this one's name
         earlier.unlink(missing_ok=True)
@@ -288,7 +365,9 @@ def _draw_recorded_timeline(record: Path, folder: Path, number: str, variant: st
         print("No timeline picture: the judges refused the record (the reason is above).")
     elif not records.write_scenario_trace(record, trace, drawn):
         print("No timeline picture: the record holds no recorded scenario to draw.")
-    elif plot(trace, image, folder):
+    elif plot(trace, image, folder) and described is not None:
+        print(f"Timeline of the judged run, {described}: {image}")
+    elif image.exists():
         whose = "your" if variant.endswith("yours") else "the solution's"
         print(f"Timeline of {whose} graded run: {image}")
     else:
@@ -312,11 +391,15 @@ def check_lab(number: str, preset: str, solution: bool, sanitize_it: bool = Fals
         return FAILING
     lab, sources = lab_folder(number), student_root(variant)
     verdicts = lab_checks.object_verdicts(lab, sources, folder, folder / "objcheck" / f"lab{number}-{variant}")
+    if variant == "yours" and all(verdict.passed for verdict in verdicts):
+        _keep_vetted(folder, lab, sources)  # `course pack` need not compile them again
     verdicts += lab_checks.answer_verdicts(lab, sources / lab.name)
     stop = _print_verdicts(number, variant, verdicts, f"lab {number} builds")
     if stop is not None:
         return stop
     if not gpu_presence()[0]:
+        if variant == "yours":
+            save_check_without_gpu(folder, number, False, sum(not v.passed for v in verdicts))  # for `course list`
         return _not_graded_here(number, read_labels(folder), f"lab{number}.{variant}.", verdicts)
     junit = _run_graded_tests(preset, folder, f"^lab{number}\\.{variant}\\.", f"lab{number}-{variant}")
     if junit is None:
@@ -348,6 +431,13 @@ def check_lab(number: str, preset: str, solution: bool, sanitize_it: bool = Fals
     return 0 if outcomes and earned == possible and sanitized_clean else FAILING
 
 
+def _keep_vetted(folder: Path, lab: Path, sources: Path) -> None:
+    """Notes in the build `folder` that the student's sources of `lab` (under `sources`), as they are now,
+    passed the object check."""
+    names = lab_cmake.read_lab_cmake(lab / "lab.cmake").cpp.student_sources
+    save_vetted(folder, {f"{lab.name}/{name}": (sources / lab.name / name).read_bytes() for name in names})
+
+
 def _print_verdicts(number: str, variant: str, verdicts: list[lab_checks.Verdict], first: str) -> int | None:
     """Prints what was checked without a GPU (after `first`, a check that passed to get here).
     FAILING when a refusal keeps the graded tests from running, as at the grader; else None."""
@@ -374,12 +464,29 @@ def _not_graded_here(number: str, labels: dict, prefix: str, verdicts: list[lab_
         "not graded here, counting neither for nor against."
     )
     _show_reference_pictures(number)
+    _point_at_committed_records(number)
     failed = sum(not verdict.passed for verdict in verdicts)
     if failed:
         say(f"exit status {FAILING}: {failed} check(s) above failed; the grader would fail them too")
         return FAILING
     say(f"exit status {NO_GPU_EXIT}: not graded for want of a GPU (not a failing grade)")
     return NO_GPU_EXIT
+
+
+def _point_at_committed_records(number: str) -> None:
+    """Points a student without a GPU at the records committed with the lab: runs made on a GPU that the
+    judges grade here, the solution's and typical mistakes'."""
+    folder = lab_folder(number) / "records"
+    found = sorted(folder.glob("*.record.jsonl"))
+    if not found:
+        return
+    solution = next((r for r in found if records.committed_whose(r, ROOT) == "solution"), found[0])
+    mistakes = [r for r in found if (records.committed_whose(r, ROOT) or "").startswith("wrong-lab")]
+    say(
+        f"Without a GPU, the judges can grade runs made on one: ./course check {number} --record "
+        f"{solution.relative_to(ROOT)} (the solution's run)"
+        + (f", or one of {len(mistakes)} typical mistakes in {folder.relative_to(ROOT)}/*-wrong-*" if mistakes else "")
+    )
 
 
 def _print_points(
@@ -444,6 +551,8 @@ def _check_python_lab(number: str, preset: str, variant: str) -> int:
     if stop is not None:
         return stop
     if not gpu_presence()[0]:
+        if variant == "yours":
+            save_check_without_gpu(folder, number, True, sum(not v.passed for v in verdicts))  # for `course list`
         return _not_graded_here(number, labels, prefix, verdicts)
     junit = _run_graded_tests(preset, folder, f"^lab{number}\\.python-{variant}\\.", f"lab{number}-python-{variant}")
     if junit is None:

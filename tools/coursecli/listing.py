@@ -9,18 +9,19 @@ from .student_files import committed_text, lab_files, predictions, read_last_che
 
 
 def code_state(lab: Path, python: bool, ref: str) -> str:
-    """Your code of one track, in a word or two: untouched (as committed), edited (N TODO markers
-    left), missing, or - where the track does not exist."""
+    """Your code of one track, in a word or two: untouched (as committed), edited (N TODO blocks still as
+    the starter has them), missing, or - where the track does not exist."""
     sources = [f for f in lab_files(lab, python) if not f.answer]
     if not sources:
         return "-"
     if not all(f.path.is_file() for f in sources):
         return "missing"
     texts = [f.path.read_text(errors="replace") for f in sources]
-    if all(text == committed_text(f.path, ref) for f, text in zip(sources, texts)):
+    starters = [committed_text(f.path, ref) for f in sources]
+    if texts == starters:
         return "untouched"
-    left = sum(todo_blocks_left(text) for text in texts)
-    return f"edited, {left} TODO" if left else "edited"
+    left = sum(todo_blocks_left(text, starter) for text, starter in zip(texts, starters))
+    return f"edited, {left} TODO left" if left else "edited"
 
 
 def prediction_state(lab: Path) -> str:
@@ -40,6 +41,10 @@ def score_text(score: dict | None) -> str:
     """One track's last checked score: "12/16 (2026-12-03 09:31)", with the points not graded said."""
     if not score:
         return "not checked"
+    if score.get("without_gpu"):
+        failed = score.get("checks_failed", 0)
+        verdict = f"{failed} check(s) failed" if failed else "checks passed"
+        return f"no GPU: {verdict}, tests not run ({score.get('when', '?')})"
     text = f"{score.get('earned', 0)}/{score.get('possible', 0)}"
     if score.get("not_graded"):
         text += f", {score['not_graded']} not graded"
@@ -84,7 +89,8 @@ def print_labs(labs: dict[str, Path], build: Path, ref: str = "HEAD") -> int:
         print("  ".join(cell.ljust(width) for cell, width in zip(row, widths)) + "  " + row[-1])
     print()
     print(
-        f"'untouched': as committed in git ({ref}); 'N TODO': markers still in your files. "
+        f"'untouched': as committed in git ({ref}); 'N TODO left': blocks between TODO markers still as "
+        "the starter has them. "
         "Your last check is what `course check NN` last scored here."
     )
     print(

@@ -6,7 +6,10 @@ with the grader's own code: the intake (submissions.py: what is taken, what
 would be ignored, what is missing) and the check before anything runs
 (objcheck.py for C++: each source compiled alone with the course's command line
 and read symbol by symbol; pycheck.py for Python), so what `pack` says is what
-the grader will find.
+the grader will find. A lab whose code is the starter's is not compiled (the
+starter passes the check) but named, for it scores nothing; sources that
+`course check` already compiled alone and passed, unchanged since, are not
+compiled again.
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ from pathlib import Path
 from . import batch, lab_checks
 from .objcheck import CourseCompiler, check_lab, lab_rules
 from .shell import ROOT, say
-from .student_files import predictions
+from .student_files import already_vetted, committed_text, predictions
 from .submissions import Intake, LabSources, SubmissionRefused, printable, stage, take_student_sources
 
 
@@ -89,8 +92,28 @@ def report_intake(intake: Intake, labs: list[LabSources]) -> list[str]:
     return [f"lab {number}: missing {', '.join(names)}" for number, names in sorted(intake.missing.items())]
 
 
+def lab_sources(intake: Intake, lab: LabSources) -> dict[str, bytes]:
+    """The lab's code in the archive, by its path under labs/ (its answer files left out)."""
+    return {"/".join(lab.source_path(name)): content for name, content in intake.taken.get(lab.number, {}).items()}
+
+
+def is_starter(sources: dict[str, bytes]) -> bool:
+    """Whether every one of `sources` (path under labs/ -> content) is the starter as committed."""
+    return all(
+        content.decode(errors="replace") == committed_text(ROOT / "labs" / relative, "HEAD")
+        for relative, content in sources.items()
+    )
+
+
+def untouched_labs(intake: Intake, labs: list[LabSources]) -> list[LabSources]:
+    """The labs whose code is still the starter's: the grader takes them, and their graded tests score 0."""
+    return [lab for lab in labs if is_starter(lab_sources(intake, lab))]
+
+
 def pack(numbers: list[str] | None, python: bool, output: Path, work: Path) -> int:
-    """`course pack`: writes `output` and vets it. 0 when the grader would take every lab as it is, else 1."""
+    """`course pack`: writes `output` and vets it. 0 when the grader would take every lab as it is and none
+    is an untouched starter, else 1. `work` is build/pack of the preset's build, where `course check` keeps
+    which sources it vetted."""
     labs = batch.selected_labs(numbers, python=python)
     members = write_archive(labs, output)
     say(f"wrote {output} ({len(members)} files of {len(labs)} labs); checking it as `course grade` will")
@@ -101,6 +124,14 @@ def pack(numbers: list[str] | None, python: bool, output: Path, work: Path) -> i
         return 1
     problems = report_intake(intake, labs)
     present = [lab for lab in labs if lab.number not in intake.missing]
+    starters = untouched_labs(intake, present)
+    if not python:  # the starter passes the object check; sources `course check` vetted need no second time
+        vetted = [
+            lab for lab in present if lab not in starters and already_vetted(work.parent, lab_sources(intake, lab))
+        ]
+        for lab in vetted:
+            say(f"lab {lab.number}: compiled alone and vetted by `course check {lab.number}`, unchanged since")
+        present = [lab for lab in present if lab not in starters and lab not in vetted]
     with tempfile.TemporaryDirectory(prefix="course-pack-") as scratch:
         staged = Path(scratch) / "staged"
         stage(intake, present, ROOT, staged)  # a lab with a file missing is not checked (it scores 0)
@@ -112,6 +143,13 @@ def pack(numbers: list[str] | None, python: bool, output: Path, work: Path) -> i
                 problems.append("the course did not configure, so the sources were not checked (see above)")
             elif compiler is not None:
                 problems += vet_cpp(present, staged, Path(scratch) / "objects", compiler)
+    if starters:
+        done = [lab.number for lab in labs if lab not in starters]
+        problems.append(
+            f"untouched, the starter's code as handed out (their graded tests score 0): labs "
+            f"{' '.join(lab.number for lab in starters)}; finish them"
+            + (f", or pack only the labs you did: ./course pack --labs {' '.join(done)}" if done else "")
+        )
     for problem in problems:
         say(problem)
     if problems:

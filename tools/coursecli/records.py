@@ -18,6 +18,44 @@ def record_path(build: Path, number: str, variant: str) -> Path:
     return build / "records" / f"lab{number}.{variant}.record.jsonl"
 
 
+def record_lab(record: Path) -> str | None:
+    """The lab a record's header names ("05"); None where its first line is no record header (the judges
+    then say what is wrong with it)."""
+    try:
+        with record.open(errors="replace") as lines:
+            header = json.loads(lines.readline())
+    except (OSError, ValueError):
+        return None
+    lab = header.get("lab") if isinstance(header, dict) and header.get("format") == "streamlab-record" else None
+    return lab if isinstance(lab, str) else None
+
+
+def committed_whose(record: Path, root: Path) -> str | None:
+    """Whose run a record committed with the course (labs/NN-topic/records/GPU-WHOSE.record.jsonl) is, from
+    its name: "solution", "starter", "python-solution", "python-starter" or a sample of the catalogue
+    ("wrong-lab05-stop-without-join"); None for any other file, such as a record of the student's own."""
+    folder = record.resolve().parent
+    if folder.name != "records" or folder.parent.parent != (root / "labs").resolve():
+        return None
+    _gpu, _, whose = record.name.removesuffix(".record.jsonl").partition("-")
+    return whose or None
+
+
+def whose_words(record: Path, root: Path) -> str:
+    """What `course check --record` calls a record: the solution's, the starter's, a sample's (committed
+    with the course, made on the GPU its name begins with), or the file's own path."""
+    whose = committed_whose(record, root)
+    if whose is None:
+        return f"the record {record}"
+    gpu = record.name.split("-", 1)[0].upper()
+    track = "Python " if whose.startswith("python-") else ""
+    whose = whose.removeprefix("python-")
+    if whose in ("solution", "starter"):
+        return f"the {track}{whose}'s record (committed with the course, made on an {gpu})"
+    kind = {"wrong": "a typical mistake", "right": "another right answer"}.get(whose.split("-", 1)[0], "a sample run")
+    return f"the record of {kind} ({whose}, committed with the course, made on an {gpu})"
+
+
 def recorded_traces(record: Path) -> dict[str, dict]:
     """Scenario name -> the trace (TRACE_FORMAT.md) it recorded, in the record's order; {} when the record
     cannot be read."""

@@ -10,6 +10,7 @@ what `course list` compares with to tell an edited file from an untouched one.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import subprocess
@@ -22,6 +23,10 @@ from .results import TestOutcome
 from .shell import ROOT
 
 LAST_CHECK = "last-check.json"  # in the build folder's results/: `course check`'s latest score of each lab
+# In the build folder's results/: the sources `course check` compiled alone and found nothing to refuse in,
+# by their content, so that `course pack` need not compile them again.
+VETTED = "vetted.json"
+OBJECT_CHECK = ROOT / "tools" / "coursecli" / "objcheck.py"  # what vets them: a new version vets again
 
 
 @dataclass
@@ -81,12 +86,26 @@ def predictions(text: str) -> tuple[int, int]:
     return sum(1 for v in values if v not in ("", "?")), len(values)
 
 
-TODO_OPENER = re.compile(r"TODO\(lab\d\d\):")
+# A TODO block: from its `TODO(labNN): ...` line to its `TODO(labNN) end` line. The README asks the student
+# to write between these lines and keep them, so a marker left says nothing; a block's body does.
+TODO_BLOCK = re.compile(r"TODO\(lab\d\d\):.*?\n(.*?)TODO\(lab\d\d\) end", re.S)
 
 
-def todo_blocks_left(text: str) -> int:
-    """How many `TODO(labNN):` markers a source still has (a student may delete them once done)."""
-    return len(TODO_OPENER.findall(text))
+def todo_blocks(text: str) -> list[str]:
+    """The body of each TODO block in `text`, in order (the comment lines that open a block included)."""
+    return TODO_BLOCK.findall(text)
+
+
+def todo_blocks_left(text: str, starter: str | None) -> int:
+    """How many of the `starter`'s TODO blocks `text` still has as the starter has them: the ones not done
+    yet. Blocks are matched in order; where the markers no longer pair up with the starter's (some were
+    deleted), the blocks still found as in the starter."""
+    if starter is None:
+        return 0
+    starter_blocks, blocks = todo_blocks(starter), todo_blocks(text)
+    if len(blocks) == len(starter_blocks):
+        return sum(block == untouched for block, untouched in zip(blocks, starter_blocks))
+    return sum(block in starter_blocks for block in blocks)
 
 
 def track_name(python: bool) -> str:
@@ -103,6 +122,18 @@ def save_last_check(build: Path, number: str, python: bool, outcomes: list[TestO
         "graded_tests": len(graded),
         "when": time.strftime("%Y-%m-%d %H:%M"),
     }
+    _keep_check(build, number, python, score)
+
+
+def save_check_without_gpu(build: Path, number: str, python: bool, checks_failed: int) -> None:
+    """Keeps a `course check NN` made without a GPU for `course list`: the checks that need none, and how
+    many of them failed; the graded tests did not run."""
+    score = {"without_gpu": True, "checks_failed": checks_failed, "when": time.strftime("%Y-%m-%d %H:%M")}
+    _keep_check(build, number, python, score)
+
+
+def _keep_check(build: Path, number: str, python: bool, score: dict) -> None:
+    """Writes `score` as lab `number`'s last check of one track into build/results/last-check.json."""
     path = build / "results" / LAST_CHECK
     path.parent.mkdir(parents=True, exist_ok=True)
     scores = read_last_checks(build)
@@ -119,3 +150,35 @@ def read_last_checks(build: Path) -> dict:
     except (OSError, ValueError):
         return {}
     return scores if isinstance(scores, dict) else {}
+
+
+def _vetting_key(relative: str, content: bytes) -> str:
+    """What a vetting holds for: the file's path and content, and the object check's own code."""
+    digest = hashlib.sha256(OBJECT_CHECK.read_bytes())
+    digest.update(relative.encode() + b"\0" + content)
+    return digest.hexdigest()
+
+
+def _read_vetted(build: Path) -> dict:
+    try:
+        vetted = json.loads((build / "results" / VETTED).read_text())
+    except (OSError, ValueError):
+        return {}
+    return vetted if isinstance(vetted, dict) else {}
+
+
+def save_vetted(build: Path, sources: dict[str, bytes]) -> None:
+    """Keeps that `course check` vetted `sources` (path under labs/ -> content) and found nothing to refuse."""
+    vetted = _read_vetted(build)
+    vetted.update({relative: _vetting_key(relative, content) for relative, content in sources.items()})
+    path = build / "results" / VETTED
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_suffix(".tmp")
+    partial.write_text(json.dumps(vetted, indent=1, sort_keys=True) + "\n")
+    partial.replace(path)
+
+
+def already_vetted(build: Path, sources: dict[str, bytes]) -> bool:
+    """Whether `course check` vetted every one of `sources` (path under labs/ -> content) as it is now."""
+    vetted = _read_vetted(build)
+    return bool(sources) and all(vetted.get(r) == _vetting_key(r, content) for r, content in sources.items())

@@ -1,9 +1,38 @@
-"""The student's loop without a GPU (issue 56): a build folder of another course folder is configured
-again, not built from the other folder's sources."""
+"""The student's loop without a GPU: a build folder of another course folder is configured again, not
+built from the other folder's sources; `course list` counts the TODO blocks left, not the markers the README
+asks to keep, and shows a check made without a GPU; `course pack` names the untouched labs and compiles
+nothing `course check` already vetted; `course check NN --record` refuses another lab's record in one line,
+says whose record it judges, draws it under its own name and does not score a prediction the run was not
+made with; the no-GPU message points at the committed records."""
 
+import os
+import re
 from pathlib import Path
 
-from coursecli import build
+import pytest
+import test_student_verbs
+from coursecli import build, labs, listing, pack, records, student_files
+from coursecli import main as course_main
+from coursecli.main import main
+from coursecli.shell import COURSE_ERROR, ROOT
+from test_student_verbs import LAB, edit
+
+RECORDS_01 = ROOT / "labs" / "01-null-stream" / "records"
+RECORDS_05 = ROOT / "labs" / "05-three-chunks" / "records"
+
+# The course build the tests run on, as `course test` names it (STREAMLAB_BUILD), and its preset.
+BUILD = Path(os.environ["STREAMLAB_BUILD"]) if os.environ.get("STREAMLAB_BUILD") else None
+PRESET = next((name for name in ("ci", "default", "debug") if BUILD and build.build_dir(name) == BUILD), None)
+needs_course_build = pytest.mark.skipif(
+    PRESET is None or not (BUILD / "judges" / "lab05_judge").is_file(),
+    reason="needs a course build of a preset with lab 05's judges, named in STREAMLAB_BUILD (./course test)",
+)
+
+
+@pytest.fixture
+def student_course(tmp_path, monkeypatch):
+    """Lab 01 as the course ships it, in a git repository of its own (test_student_verbs.course_copy)."""
+    return test_student_verbs.course_copy.__wrapped__(tmp_path, monkeypatch)
 
 
 def test_a_build_folder_configured_for_another_course_folder_is_configured_again(tmp_path, monkeypatch, capsys):
@@ -39,3 +68,117 @@ def test_a_build_folder_of_this_course_folder_is_left_as_it_is(tmp_path, monkeyp
     build.configure("ci")
 
     assert commands == [] and (folder / "CMakeCache.txt").is_file()
+
+
+# --- course list: what is left to do, and the last check made without a GPU ------------------------
+
+
+def test_list_counts_the_todo_blocks_left_as_the_starter_has_them_not_the_markers_kept(student_course, capsys):
+    lab = student_course / "labs" / LAB
+    source = lab / "null_stream.cu"
+    starter = source.read_text()
+    blocks = len(student_files.todo_blocks(starter))
+    assert blocks == 5 and listing.code_state(lab, False, "HEAD") == "untouched"
+    # Task 1 done between its markers, which the README says to keep: two blocks fewer to do.
+    edit(source, "    (void)input, (void)output, (void)bytes, (void)iterations;\n", "    serial_job_here();\n")
+    edit(
+        source,
+        "    return 0.0F;\n    // TODO(lab01) end",
+        "    return elapsed_ms(start, stop);\n    // TODO(lab01) end",
+    )
+    assert source.read_text().count("TODO(lab01):") == blocks  # every marker kept
+    assert listing.code_state(lab, False, "HEAD") == f"edited, {blocks - 2} TODO left"
+    # Every block done, the markers still there: nothing left to do.
+    done = re.sub(r"(TODO\(lab01\):[^\n]*\n)(.*?)(\s*// TODO\(lab01\) end)", r"\1    done();\3", starter, flags=re.S)
+    source.write_text(done)
+    assert done.count("TODO(lab01):") == blocks and listing.code_state(lab, False, "HEAD") == "edited"
+
+
+def test_list_shows_a_check_made_without_a_gpu_not_not_checked(student_course, capsys):
+    lab, build = student_course / "labs" / LAB, student_course / "build"
+    student_files.save_check_without_gpu(build, "01", False, 0)
+    listing.print_labs({"01": lab}, build)
+    row = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("01 "))
+    assert "C++ no GPU: checks passed, tests not run (" in row and "not checked" not in row, row
+    student_files.save_check_without_gpu(build, "01", False, 2)
+    assert "no GPU: 2 check(s) failed" in listing.score_text(student_files.read_last_checks(build)["01"]["cpp"])
+
+
+# --- course pack: untouched labs named, nothing compiled twice --------------------------------------
+
+
+def test_pack_names_the_untouched_labs_and_compiles_none_of_them(student_course, tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr(pack, "course_compiler", lambda out: pytest.fail("a starter needs no compiling"))
+    assert pack.pack(["01"], False, tmp_path / "ada.zip", tmp_path / "build" / "pack") == 1
+    out = capsys.readouterr().out
+    assert "untouched, the starter's code as handed out (their graded tests score 0): labs 01" in out, out
+    assert "is ready" not in out
+
+
+def test_pack_does_not_compile_again_what_check_vetted(student_course, tmp_path, capsys, monkeypatch):
+    source = student_course / "labs" / LAB / "null_stream.cu"
+    edit(source, "(void)input", "(void)bytes, (void)input")
+    build = tmp_path / "build"
+    student_files.save_vetted(build, {f"{LAB}/null_stream.cu": source.read_bytes()})  # as `course check 01` does
+    monkeypatch.setattr(pack, "course_compiler", lambda out: pytest.fail("vetted by check: not compiled again"))
+    assert pack.pack(["01"], False, tmp_path / "ada.zip", build / "pack") == 0
+    assert "lab 01: compiled alone and vetted by `course check 01`, unchanged since" in capsys.readouterr().out
+
+    edit(source, "(void)bytes, (void)input", "(void)input")  # changed since: compiled again
+    edit(source, "(void)output", "(void)bytes, (void)output")
+    compiled = []
+    monkeypatch.setattr(pack, "course_compiler", lambda out: compiled.append(out) or "the grader's compiler")
+    monkeypatch.setattr(pack, "check_lab", lambda *args: (None, ""))
+    assert pack.pack(["01"], False, tmp_path / "ada.zip", build / "pack") == 0 and compiled
+
+
+# --- course check NN --record: a record of another lab, whose record it is ---------------------------
+
+
+def test_check_record_refuses_a_record_of_another_lab_in_one_line(capsys, monkeypatch):
+    monkeypatch.setattr(labs, "build", lambda *args: pytest.fail("nothing is built for a record of another lab"))
+    monkeypatch.setattr(course_main, "_setup_or_fail", lambda: None)
+    record = RECORDS_01 / "h200-solution.record.jsonl"
+    status = main(["check", "05", "--record", str(record)])
+    out = capsys.readouterr().out
+    assert status == COURSE_ERROR
+    assert (
+        out
+        == f"course: {record} is a record of lab 01, not of lab 05: judge it with ./course check 01 --record {record}\n"
+    )
+
+
+def test_committed_records_are_called_whose_they_are():
+    assert records.whose_words(RECORDS_05 / "h200-solution.record.jsonl", ROOT).startswith("the solution's record")
+    assert records.whose_words(RECORDS_05 / "h200-starter.record.jsonl", ROOT).startswith("the starter's record")
+    mistake = records.whose_words(RECORDS_05 / "h200-wrong-lab05-stop-without-join.record.jsonl", ROOT)
+    assert mistake.startswith("the record of a typical mistake (wrong-lab05-stop-without-join,"), mistake
+    assert records.whose_words(Path("/tmp/mine.record.jsonl"), ROOT) == "the record /tmp/mine.record.jsonl"
+
+
+def test_the_no_gpu_message_points_at_the_committed_records(capsys):
+    labs._point_at_committed_records("05")
+    out = capsys.readouterr().out
+    assert "./course check 05 --record labs/05-three-chunks/records/h200-solution.record.jsonl" in out, out
+    assert "typical mistakes in labs/05-three-chunks/records/*-wrong-*" in out, out
+
+
+@needs_course_build
+def test_check_record_of_a_sample_keeps_your_picture_and_record_and_does_not_score_its_prediction(capsys, monkeypatch):
+    monkeypatch.setattr(labs, "gpu_presence", lambda: (False, "no GPU: hidden by the test"))
+    monkeypatch.setattr(labs, "build", lambda preset, targets: BUILD)
+    monkeypatch.setattr(course_main, "_setup_or_fail", lambda: None)
+    own = BUILD / "records" / "lab05.yours.record.jsonl"
+    kept = own.read_bytes() if own.is_file() else None
+    sample = RECORDS_05 / "h200-wrong-lab05-stop-without-join.record.jsonl"
+    status = main(["check", "05", "--record", str(sample), "--preset", PRESET])
+    out = capsys.readouterr().out
+    assert status == 1, out
+    assert "judging the record of a typical mistake (wrong-lab05-stop-without-join" in out, out
+    assert "your graded run" not in out and "lab05-record-h200-wrong-lab05-stop-without-join.png" in out, out
+    assert "not scored: this run was made with the sample's answers, which a record does not hold" in out, out
+    assert (own.read_bytes() if own.is_file() else None) == kept, "judging a sample replaced your own record"
+
+    status = main(["check", "05", "--record", str(RECORDS_05 / "h200-solution.record.jsonl"), "--preset", PRESET])
+    out = capsys.readouterr().out
+    assert status == 0 and "Lab 05 (solution): judging the solution's record" in out, out  # its own prediction

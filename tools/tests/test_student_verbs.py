@@ -177,7 +177,10 @@ class NoCompiler:
         raise AssertionError("compiled a source that the text check refuses")
 
 
-def test_pack_writes_what_course_grade_takes_and_vets_it_with_the_graders_check(tmp_path, capsys, monkeypatch):
+def test_pack_writes_what_course_grade_takes_and_vets_it_with_the_graders_check(
+    course_copy, tmp_path, capsys, monkeypatch
+):
+    edit(course_copy / "labs" / LAB / "null_stream.cu", "(void)input", "(void)bytes, (void)input")
     checked = []
 
     def graders_check(folder, files, staged, work, rules, compiler):
@@ -195,7 +198,8 @@ def test_pack_writes_what_course_grade_takes_and_vets_it_with_the_graders_check(
     intake = take_student_sources(archive, course_labs(ROOT), ROOT)
     assert list(intake.taken) == ["01"] and list(intake.taken["01"]) == ["null_stream.cu"]
     assert list(intake.answers["01"]) == ["prediction.txt"] and intake.ignored_summary() == []
-    assert checked == [(LAB, ["null_stream.cu"], (ROOT / "labs" / LAB / "null_stream.cu").read_bytes(), checked[0][3])]
+    edited = (course_copy / "labs" / LAB / "null_stream.cu").read_bytes()
+    assert checked == [(LAB, ["null_stream.cu"], edited, checked[0][3])]
     assert checked[0][3] == "the grader's compiler"
     assert "prediction.txt has 2 of 2 answers still `?`" in out and f"{archive} is ready" in out
 
@@ -217,14 +221,16 @@ def test_pack_names_a_refused_call_and_a_missing_file_and_exits_1(course_copy, t
 def test_pack_of_the_python_track_takes_the_python_files_and_checks_them_as_the_grader(tmp_path, capsys, monkeypatch):
     monkeypatch.setattr(pack, "course_compiler", lambda out: pytest.fail("the Python track compiles nothing"))
     archive = tmp_path / "ada-python.zip"
-    assert pack.pack(["01", "05"], True, archive, tmp_path / "work") == 0
+    assert pack.pack(["01", "05"], True, archive, tmp_path / "work") == 1  # both are the starters, untouched
     assert zipfile.ZipFile(archive).namelist() == [
         f"labs/{LAB}/python/null_stream.py",
         f"labs/{LAB}/python/prediction.txt",  # judged by the C++ track's judges, answers included
         "labs/05-three-chunks/python/three_chunks.py",
         "labs/05-three-chunks/python/prediction.txt",
     ]
-    assert "lab 05: its Python passes the source check" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "lab 05: its Python passes the source check" in out
+    assert "untouched, the starter's code as handed out (their graded tests score 0): labs 01 05" in out, out
 
 
 def test_pack_refuses_an_output_that_is_not_a_zip_and_writes_nothing(tmp_path, capsys):
