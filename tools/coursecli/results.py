@@ -26,6 +26,43 @@ class Measure:
         return f"{self.name}: {self.value:.3g} {self.unit} (needs {self.op} {self.threshold:.3g})"
 
 
+# GoogleTest's report of a failed assertion, around the test's own message: "Value of: x", "  Actual: false"
+# (with an AssertionResult's reason in parentheses), "Expected: true", "Expected: (a) >= (b), actual: 0 vs 2",
+# "Expected equality of these values:" and its operands (indented), "Failed" (FAIL, ADD_FAILURE), and
+# "Google Test trace:" followed by "file:line: what SCOPED_TRACE said".
+GTEST_REPORT = re.compile(r"(Value of: |\s*Actual: |Expected: |\s*Which is: |Failed$)")
+EQUALITY, TRACE = "Expected equality of these values:", "Google Test trace:"
+LONGEST_REASON = 400  # characters: a reason is one or two sentences
+
+
+def own_words(lines: list[str]) -> list[str]:
+    """What a failed assertion printed, in the test's own words: an AssertionResult's reason and the
+    message, after the SCOPED_TRACE context ("blocking streams: ..."); GoogleTest's report of it left out."""
+    words, context, operands, tracing = [], [], False, False
+    for text in lines:
+        operands = text.startswith(EQUALITY) or (operands and text.startswith("  "))
+        tracing = tracing or text.startswith(TRACE)
+        reason = re.match(r"\s*Actual: \w+ \((.*)\)$", text)
+        if reason:
+            words.append(reason[1])
+        elif tracing and not text.startswith(TRACE):
+            context.append(re.sub(r"^\S+:\d+: ", "", text.strip()))
+        elif not (operands or tracing or GTEST_REPORT.match(text) or not text.strip()):
+            words.append(text.strip())
+    if context and words:
+        words[0] = f"{', '.join(context)}: {words[0]}"
+    return words
+
+
+def shortened(text: str) -> str:
+    """`text` within LONGEST_REASON characters, cut after a whole sentence or clause, never inside a word."""
+    if len(text) <= LONGEST_REASON:
+        return text
+    cut = text[:LONGEST_REASON]
+    end = max(cut.rfind(". "), cut.rfind("; "))
+    return (cut[: end + 1] if end > LONGEST_REASON // 2 else cut[: cut.rfind(" ")]) + " ..."
+
+
 def points_of(labels: list[str]) -> int:
     """A test's points, from its `pts:N` label (0 when it has none)."""
     for label in labels:
@@ -114,12 +151,18 @@ class TestOutcome:
         return "skipped"
 
     def failure_reason(self) -> str:
-        """The first failure message GoogleTest printed, in one or two lines."""
+        """The first failure message GoogleTest printed, in the test's own words: GoogleTest's report of the
+        assertion (the expression and its values) left out where the test says more."""
         lines = self.output.splitlines()
         for i, line in enumerate(lines):
             if re.search(r":\d+: Failure$", line):
-                message = [text.strip() for text in lines[i + 1 : i + 4] if text.strip() and not text.startswith("[")]
-                return " ".join(message)[:300]
+                following = []
+                for text in lines[i + 1 :]:
+                    if text.startswith(("[", LINE_MEASURE, LINE_HINT, LINE_NOTE)) or re.search(r":\d+: Failure$", text):
+                        break
+                    following.append(text)
+                words = own_words(following) or [text.strip() for text in following if text.strip()]
+                return shortened(" ".join(words))
             if "Exit code" in line or "exception" in line.lower():
                 return line.strip()[:300]
         if "Timeout" in self.output or not self.output:

@@ -7,11 +7,12 @@ made with; the no-GPU message points at the committed records."""
 
 import os
 import re
+import subprocess
 from pathlib import Path
 
 import pytest
 import test_student_verbs
-from coursecli import build, labs, listing, pack, records, student_files
+from coursecli import build, labs, listing, pack, records, results, student_files
 from coursecli import main as course_main
 from coursecli.main import main
 from coursecli.shell import COURSE_ERROR, ROOT
@@ -182,3 +183,40 @@ def test_check_record_of_a_sample_keeps_your_picture_and_record_and_does_not_sco
     status = main(["check", "05", "--record", str(RECORDS_05 / "h200-solution.record.jsonl"), "--preset", PRESET])
     out = capsys.readouterr().out
     assert status == 0 and "Lab 05 (solution): judging the solution's record" in out, out  # its own prediction
+
+
+# --- the judges' reasons, in the student's words --------------------------------------------------
+
+
+def judged(number: str, record: Path) -> list[results.TestOutcome]:
+    """Lab `number`'s judges on `record`, one outcome per test, with what each printed."""
+    env = {**os.environ, "STREAMLAB_RECORD": str(record), "STREAMLAB_ANSWER_DIR": str(record.parents[1])}
+    out = subprocess.run([BUILD / "judges" / f"lab{number}_judge"], env=env, capture_output=True, text=True).stdout
+    outcomes = []
+    for block in out.split("[ RUN      ] ")[1:]:
+        status = "failed" if "[  FAILED  ]" in block else "passed"
+        outcomes.append(results.TestOutcome(block.splitlines()[0], status, [], block))
+    return outcomes
+
+
+@needs_course_build
+@pytest.mark.parametrize("record", [*sorted(RECORDS_01.glob("*.jsonl")), *sorted(RECORDS_05.glob("*.jsonl"))])
+def test_every_failing_judge_of_labs_01_and_05_says_why_in_its_own_words(record):
+    for outcome in judged(record.parents[1].name[:2], record):
+        if outcome.status == "failed":
+            reason = outcome.failure_reason()
+            assert not any(word in reason for word in ("Value of:", "Actual:", "Expected: true")), (
+                outcome.name,
+                reason,
+            )
+            assert len(reason) <= 404 and (reason.endswith((".", ")", "...", "`")) or reason[-1].isalnum())
+
+
+@needs_course_build
+def test_a_stop_without_the_join_is_the_reason_and_no_passing_ratio_is_shown():
+    record = RECORDS_05 / "h200-wrong-lab05-stop-without-join.record.jsonl"
+    outcome = next(o for o in judged("05", record) if o.name.endswith("ReportedSpeedupMatchesTimeline"))
+    assert outcome.status == "failed"
+    assert outcome.failure_reason().startswith("`stop` does not wait for 6 of the 9 copies and kernels"), outcome
+    assert "cudaStreamWaitEvent in the stream of `stop`" in outcome.failure_reason()
+    assert outcome.measures() == [], "a ratio within its threshold reads as a pass"
