@@ -21,13 +21,14 @@ find_package(Doxygen OPTIONAL_COMPONENTS dot)
 set(STREAMLAB_DOCS_OUTPUT "${PROJECT_BINARY_DIR}/docs")
 
 # The inputs: the public API, each lab's interface header and README, the
-# trace format, the course README (the main page) and its architecture page.
+# trace format, the course README (the main page), its architecture page and the instructors' guide.
 # Globbed, so that a new lab is documented without editing this file.
 file(GLOB streamlab_lab_interfaces CONFIGURE_DEPENDS "${PROJECT_SOURCE_DIR}/labs/*/lab[0-9][0-9].hpp")
 file(GLOB streamlab_lab_readmes CONFIGURE_DEPENDS "${PROJECT_SOURCE_DIR}/labs/*/README.md")
 set(streamlab_docs_inputs
     "${PROJECT_SOURCE_DIR}/README.md"
     "${PROJECT_SOURCE_DIR}/ARCHITECTURE.md"
+    "${PROJECT_SOURCE_DIR}/INSTRUCTORS.md"
     "${PROJECT_SOURCE_DIR}/common/include/streamlab"
     "${PROJECT_SOURCE_DIR}/common/support/include/streamlab"
     ${streamlab_lab_interfaces}

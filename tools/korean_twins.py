@@ -19,10 +19,8 @@ A lab's notebook (labs/NN-topic/python/notebook.py, Jupytext's percent format) h
 notebook.ko.py: its Markdown cells are compared as a page is, and every code cell, as a fenced block,
 byte for byte (notebook_page).
 
-The top-level README.ko.md translates the student's part of README.md, the sections
-before `## Other commands`; the instructors' sections after it are summarised in
-Korean sections of its own, which are not compared (PARTIAL below). Every lab README
-must have a twin.
+The top-level README.ko.md translates the whole of README.md (the instructors' guide,
+INSTRUCTORS.md, is in English only). Every lab README must have a twin.
 
     python3 tools/korean_twins.py          # checks every pair; prints the first difference of each
 
@@ -41,8 +39,6 @@ from pathlib import Path
 from doxygen_markdown import github_anchor  # GitHub's heading ids; Hangul is a word character too
 
 ROOT = Path(__file__).resolve().parents[1]
-# English pages translated only up to (not including) this heading; the rest is summarised.
-PARTIAL = {"README.md": "Other commands"}
 
 FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
 NOTEBOOK_CELL = re.compile(r"^# %%(.*)$")  # a percent-format notebook's cell marker: `# %%` or `# %% [markdown]`
@@ -149,15 +145,6 @@ def compare(english_text: str, korean_text: str, english_name: str, korean_name:
     """The first difference between a page and its Korean twin, as one line naming the Korean file;
     None when they are in step."""
     english, korean = parse(english_text), parse(korean_text)
-    stop = PARTIAL.get(english_name)
-    if stop is not None:
-        titles = [s.heading for s in english.sections]
-        if stop not in titles:
-            return f"{english_name}: has no heading '{stop}', where its Korean twin's translation ends"
-        cut = titles.index(stop)
-        english = parse(_before_heading_index(english_text, cut))
-        korean = parse(_before_heading_index(korean_text, cut))
-
     where = f"{korean_name} (twin of {english_name})"
     levels_e = [s.level for s in english.headings]
     levels_k = [s.level for s in korean.headings]
@@ -207,25 +194,6 @@ def compare(english_text: str, korean_text: str, english_name: str, korean_name:
 
 def _heading_at(page: Page, index: int) -> str:
     return page.headings[index].heading if index < len(page.headings) else "(none)"
-
-
-def _before_heading_index(text: str, index: int) -> str:
-    """`text` up to its `index`-th heading (1-based; outside code blocks), all of it when it has fewer."""
-    seen, in_block, fence = 0, False, ""
-    lines = text.splitlines(keepends=True)
-    for number, line in enumerate(lines):
-        opening = FENCE.match(line)
-        if in_block:
-            in_block = not (opening and line.strip() == fence)
-            continue
-        if opening:
-            in_block, fence = True, opening.group(1)
-            continue
-        if HEADING.match(line):
-            seen += 1
-            if seen == index:
-                return "".join(lines[:number])
-    return text
 
 
 def notebook_page(text: str) -> str:

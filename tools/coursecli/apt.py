@@ -57,6 +57,22 @@ def size_of(apt_output: str) -> str:
     return ", ".join(parts)
 
 
+def size_to_install(packages: list[str]) -> str:
+    """What installing `packages` would download and take on disk, as apt-get says it without installing
+    ("" where apt-get cannot say: no apt-get, no right to run it, or no package lists read yet)."""
+    prefix = _prefix()
+    if shutil.which("apt-get") is None or prefix is None:
+        return ""
+    asked = subprocess.run(
+        [*prefix, "apt-get", "install", "--assume-no", "--no-install-recommends", *packages],
+        capture_output=True,
+        text=True,
+        env=_environment(),
+        stdin=subprocess.DEVNULL,
+    )
+    return size_of(asked.stdout)
+
+
 def install(packages: list[str], purpose: str) -> bool:
     """Installs Debian `packages`, needed for `purpose`, if we may; otherwise prints the command.
     True if installed. Raises CommandFailed when apt-get fails."""
@@ -70,14 +86,7 @@ def install(packages: list[str], purpose: str) -> bool:
         return False
     say(f"installing {', '.join(packages)} with apt-get, for {purpose}")
     run_logged([*prefix, "apt-get", *PATIENCE, "update", "-q"])
-    asked = subprocess.run(
-        [*prefix, "apt-get", "install", "--assume-no", "--no-install-recommends", *packages],
-        capture_output=True,
-        text=True,
-        env=_environment(),
-        stdin=subprocess.DEVNULL,
-    )
-    size = size_of(asked.stdout)
+    size = size_to_install(packages)
     if size:
         say(f"{size}; this can take a few minutes")
     run_logged([*prefix, command[0], *PATIENCE, *command[1:]])

@@ -1,4 +1,5 @@
-"""Configuring and building with CMake presets, and where each preset builds."""
+"""Configuring and building with CMake presets, where each preset builds, and which build the course's
+tests are run on."""
 
 from __future__ import annotations
 
@@ -6,12 +7,19 @@ import json
 import os
 import re
 import shutil
+import subprocess
 from pathlib import Path
 
 from . import environment
 from .shell import ROOT, CourseError, run, say
 
 DEFAULT_PRESET = "default"
+# `course test` builds one GPU architecture (the preset's, or the GPUs' here) rather than all of them:
+# the tests need no more, and on two cores it compiles in a fraction of the time.
+TEST_PRESET = "ci"
+# The build `course test` made, named to its tests (pytest's and ctest's) in this variable.
+BUILD_VARIABLE = "STREAMLAB_BUILD"
+NO_COURSE_BUILD = f"no course build: run ./course test (or name a built one in {BUILD_VARIABLE})"
 
 
 def build_dir(preset: str) -> Path:
@@ -24,6 +32,43 @@ def build_dir(preset: str) -> Path:
     while "binaryDir" not in entry and "inherits" in entry:
         entry = by_name[entry["inherits"]]
     return Path(entry["binaryDir"].replace("${sourceDir}", str(ROOT)))
+
+
+def preset_of(folder: Path) -> str | None:
+    """The configure preset that builds in `folder`, None where none does."""
+    presets = json.loads((ROOT / "CMakePresets.json").read_text())["configurePresets"]
+    return next((p["name"] for p in presets if build_dir(p["name"]) == folder.resolve()), None)
+
+
+def build_under_test() -> Path | None:
+    """The build the tests run on, as `course test` names it to them; None where no build is named
+    (a test run by hand, outside `course test`)."""
+    named = os.environ.get(BUILD_VARIABLE)
+    return Path(named) if named else None
+
+
+def architectures_here() -> str | None:
+    """The GPU architectures of the GPUs on this machine as CMake names them ("90", "80;90"), None where
+    the driver shows none: a build for them runs its GPU tests here."""
+    try:
+        listed = subprocess.run(
+            ["nvidia-smi", "--query-gpu=compute_cap", "--format=csv,noheader"], capture_output=True, text=True
+        )
+    except OSError:  # no driver, so no nvidia-smi
+        return None
+    found = sorted({line.strip().replace(".", "") for line in listed.stdout.splitlines() if line.strip()})
+    if listed.returncode != 0 or not all(name.isdigit() for name in found):
+        return None
+    return ";".join(found) or None
+
+
+def cached_architectures(folder: Path) -> str | None:
+    """CMAKE_CUDA_ARCHITECTURES as the build in `folder` was configured, None before its first configure."""
+    cache = folder / "CMakeCache.txt"
+    if not cache.is_file():
+        return None
+    found = re.search(r"^CMAKE_CUDA_ARCHITECTURES:\w+=(.*)$", cache.read_text(errors="replace"), re.M)
+    return found[1] if found else None
 
 
 def forget_other_course_folder(folder: Path) -> None:
@@ -46,13 +91,17 @@ def forget_other_course_folder(folder: Path) -> None:
         (folder / generated).unlink(missing_ok=True)
 
 
-def configure(preset: str) -> Path:
+def configure(preset: str, architectures: str | None = None) -> Path:
     """Configures `preset` unless it already is (a configure that stopped, for a missing requirement,
-    leaves a cache but no build system); returns its build folder."""
+    leaves a cache but no build system), or for `architectures` where it was for others; returns its
+    build folder."""
     folder = build_dir(preset)
     forget_other_course_folder(folder)
-    if not any((folder / name).exists() for name in ("Makefile", "build.ninja")):
+    other_architectures = architectures is not None and cached_architectures(folder) != architectures
+    if other_architectures or not any((folder / name).exists() for name in ("Makefile", "build.ninja")):
         command = ["cmake", "--preset", preset]
+        if architectures is not None:
+            command.append(f"-DCMAKE_CUDA_ARCHITECTURES={architectures}")
         nvcc = environment.find_nvcc()
         if nvcc and not environment.shutil.which("nvcc"):
             command.append(f"-DCMAKE_CUDA_COMPILER={nvcc}")
@@ -60,9 +109,9 @@ def configure(preset: str) -> Path:
     return folder
 
 
-def build(preset: str, targets: list[str] | None = None) -> Path:
-    """Configures if needed, then builds `targets` (all when None)."""
-    folder = configure(preset)
+def build(preset: str, targets: list[str] | None = None, architectures: str | None = None) -> Path:
+    """Configures if needed (for `architectures` where given), then builds `targets` (all when None)."""
+    folder = configure(preset, architectures)
     # One compile per core: a bare --parallel lets make start every compile at once, which on
     # a machine with few cores made a build a third slower than this.
     command = ["cmake", "--build", "--preset", preset, "--parallel", str(os.cpu_count() or 1)]

@@ -7,6 +7,7 @@ import os
 import re
 import subprocess
 import sys
+import time
 from collections import Counter
 from pathlib import Path
 
@@ -28,7 +29,7 @@ from . import (
     slides,
     slurm,
 )
-from .build import DEFAULT_PRESET, build, build_dir
+from .build import BUILD_VARIABLE, DEFAULT_PRESET, TEST_PRESET, architectures_here, build, build_dir
 from .gpu import gpu_presence
 from .results import read_junit, read_labels
 from .shell import COURSE_ERROR, FAILING, ROOT, CommandFailed, CourseError, run, say
@@ -61,38 +62,83 @@ def _report_not_run(outcomes) -> None:
         say(f"{count} test(s) not run: {reason}")
 
 
-class Steps:
-    """Numbers the steps of a long command as it goes: "step 3/6: API docs"."""
+def minutes_and_seconds(seconds: float) -> str:
+    """ "45 s", "4 min 05 s": a step's time, to the second."""
+    whole = round(seconds)
+    return f"{whole} s" if whole < 60 else f"{whole // 60} min {whole % 60:02d} s"
 
-    def __init__(self, names: list[str]):
-        self.names, self.done = names, 0
+
+class Steps:
+    """Numbers the steps of a long command as it goes ("step 3/8: API docs"), says how long each took when
+    the next begins, and sums them up at the end, so that one sees where the time went."""
+
+    def __init__(self, names: list[str], clock=time.monotonic):
+        self.names, self.clock = names, clock
+        self.took: list[float] = []  # the seconds of each step ended so far
+        self.began: float | None = None  # when the step under way began
+
+    def _end_step(self) -> None:
+        now = self.clock()
+        self.took.append(now - self.began)
+        say(f"step {len(self.took)}/{len(self.names)} took {minutes_and_seconds(self.took[-1])}")
+        self.began = now
 
     def next(self, name: str) -> None:
-        self.done += 1
-        say(f"step {self.done}/{len(self.names)}: {name}")
+        if self.began is None:
+            self.began = self.clock()
+        else:
+            self._end_step()
+        say(f"step {len(self.took) + 1}/{len(self.names)}: {name}")
+
+    def summary(self) -> str:
+        """Ends the last step; every step's time and the total, in one line."""
+        self._end_step()
+        steps = ", ".join(f"{name} {minutes_and_seconds(t)}" for name, t in zip(self.names, self.took))
+        return f"time: {steps}; total {minutes_and_seconds(sum(self.took))}"
+
+
+TEST_STEPS = [
+    "install what is missing",
+    "build",
+    "C++ tests (ctest)",
+    "lab consistency",
+    "formatting",
+    "slides",
+    "API docs",
+    "Python tests (pytest)",
+]
+
+
+def _install_for_tests(preset: str, slides_too: bool) -> bool:
+    """Every install `course test` needs, done first so that the steps after it only build and test:
+    their times are then the course's own. True where pytest can run on every core."""
+    _setup_or_fail()
+    environment.install_sandbox_tools()  # so that the grader's sandbox tests run where it can
+    environment.install_compile_cache()  # the grading tests then build the course from the cache this build fills
+    environment.install_notebook_tools()  # so that the notebooks' tests run every notebook where pip can run
+    environment.install_workflow_check_tools()  # tools/tests/test_classroom.py checks the classroom workflow
+    environment.install_docs_tools()
+    if slides_too and not environment.install_slide_tools():
+        slides.install_korean_tools(preset)  # so that the Korean decks and their tests are checked too
+    return labs.cpu_count() > 1 and environment.install_parallel_pytest(environment.tools_python())
 
 
 def cmd_test(args: argparse.Namespace) -> int:
     """Everything a developer or CI checks: C++ tests (not those of the labs' student code), lab consistency,
     the slides and the API docs where their tools are installed or can be, and the Python
-    tests (after the docs and slides steps, which install what some of them use)."""
-    steps = Steps(
-        [
-            "setup and build",
-            "C++ tests (ctest)",
-            "lab consistency",
-            "formatting",
-            "slides",
-            "API docs",
-            "Python tests (pytest)",
-        ]
-    )
-    steps.next("setup and build")
-    _setup_or_fail()
-    environment.install_sandbox_tools()  # so that the grader's sandbox tests run where it can
-    environment.install_compile_cache()  # the grading tests then build the course from the cache this build fills
-    environment.install_notebook_tools()  # so that the notebooks' tests run every notebook where pip can run
-    folder = build(args.preset)
+    tests (after the docs and slides steps, which install what some of them use). Every test is told
+    which build it tests (BUILD_VARIABLE)."""
+    slides_too = not args.no_slides
+    note = environment.slide_tools_note() if slides_too else ""
+    if note:
+        say(f"{note}; `./course test --no-slides` skips them")
+    steps = Steps(TEST_STEPS)
+    steps.next("install what is missing")
+    parallel_pytest = _install_for_tests(args.preset, slides_too)
+    steps.next("build")
+    # The test preset builds for the GPUs here, so that their tests run; other presets as they say.
+    folder = build(args.preset, architectures=architectures_here() if args.preset == TEST_PRESET else None)
+    tested = {BUILD_VARIABLE: str(folder)}
     results = folder / "results"
     junit, pytest_junit = results / "course-test.xml", results / "course-test-pytest.xml"
     results.mkdir(parents=True, exist_ok=True)
@@ -115,6 +161,7 @@ def cmd_test(args: argparse.Namespace) -> int:
             junit,
         ],
         check=False,
+        env=tested,
     )
     if junit.exists():
         outcomes = read_junit(junit, read_labels(folder))
@@ -132,28 +179,31 @@ def cmd_test(args: argparse.Namespace) -> int:
     if not formatting.format_step():
         failures.append("formatting")
     steps.next("slides")
-    if not slides.slides_step(args.preset):
+    if not slides_too:
+        say("slides not built: --no-slides")
+    elif not slides.slides_step(args.preset):
         failures.append("slides")
     steps.next("API docs")
     if not docs.docs_step(args.preset):
         failures.append("API docs")
     steps.next("Python tests (pytest)")
-    environment.install_workflow_check_tools()  # tools/tests/test_classroom.py checks the classroom workflow
     # On every core, one test at a time to each process (conftest.py puts the long tests that build first, and
     # --maxschedchunk 1 keeps them from being queued together on one process).
-    parallel = (
-        ["-n", str(labs.cpu_count()), "--maxschedchunk", "1"]
-        if labs.cpu_count() > 1 and environment.install_parallel_pytest(python)
-        else []
-    )
+    parallel = ["-n", str(labs.cpu_count()), "--maxschedchunk", "1"] if parallel_pytest else []
     pytest = run(
         [python, "-m", "pytest", "-q", "-rs", *parallel, f"--junitxml={pytest_junit}", "tools/tests"],
         check=False,
-        env={"PYTHONPATH": str(ROOT / "tools"), "MPLBACKEND": "Agg", "STREAMLAB_MODULE_DIR": str(folder / "python")},
+        env={
+            "PYTHONPATH": str(ROOT / "tools"),
+            "MPLBACKEND": "Agg",
+            "STREAMLAB_MODULE_DIR": str(folder / "python"),
+            **tested,
+        },
     )
     add_pytest_junit(tally, pytest_junit)
     if pytest.returncode != 0:
         failures.append("pytest")
+    say(steps.summary())
     say(tally.line() + (f"; FAILED: {', '.join(failures)}" if failures else ""))
     return FAILING if failures else 0
 
@@ -479,21 +529,31 @@ def parser() -> argparse.ArgumentParser:
     )
     verbs = top.add_subparsers(dest="verb", required=True, metavar="VERB")
 
-    def verb(name: str, func, help_text: str, preset: bool = True) -> argparse.ArgumentParser:
+    def verb(
+        name: str, func, help_text: str, preset: bool = True, preset_default: str = DEFAULT_PRESET
+    ) -> argparse.ArgumentParser:
         sub = verbs.add_parser(name, help=help_text, description=help_text)
         sub.set_defaults(func=func, verb_parser=sub)
         if preset:
             sub.add_argument(
-                "--preset", default=DEFAULT_PRESET, help="CMake preset (default, debug, ci); default: %(default)s"
+                "--preset", default=preset_default, help="CMake preset (default, debug, ci); default: %(default)s"
             )
         return sub
 
     verb("setup", cmd_setup, "install what is missing (apt packages, Python packages in .venv)", preset=False)
     verb("build", cmd_build, "configure and build everything")
-    verb(
+    test_verb = verb(
         "test",
         cmd_test,
-        "build and run the course's own tests (C++ without the labs' student code, labs check, pytest, API docs, slides)",
+        "install what the course's own tests need, build them (preset ci: for the GPUs here, or for sm_90 where "
+        "there is none) and run them: C++ tests without the labs' student code, labs check, formatting, slides, "
+        "API docs, pytest; each step's time, then the count. CI runs exactly this",
+        preset_default=TEST_PRESET,
+    )
+    test_verb.add_argument(
+        "--no-slides",
+        action="store_true",
+        help="neither install pandoc and TeX nor build the slides' PDFs (CI builds them): the other tests all run",
     )
     format_verb = verb(
         "format",
@@ -659,7 +719,7 @@ def parser() -> argparse.ArgumentParser:
         help="keep the course's own build in DIR between batches (brought up to date by each "
         "batch, one batch at a time) instead of building it in each batch's output folder",
     )
-    cluster = grade_verb.add_argument_group("grading on a Slurm cluster (README: Grading on a cluster)")
+    cluster = grade_verb.add_argument_group("grading on a Slurm cluster (INSTRUCTORS.md: Grading on a cluster)")
     cluster.add_argument(
         "--slurm",
         action="store_true",
@@ -726,7 +786,7 @@ def parser() -> argparse.ArgumentParser:
         "classroom",
         cmd_classroom,
         "write GitHub Classroom's autograding workflow for chosen labs, graded by this course on a self-hosted "
-        "GPU runner (README: GitHub Classroom)",
+        "GPU runner (INSTRUCTORS.md: GitHub Classroom)",
         preset=False,
     )
     room.add_argument(

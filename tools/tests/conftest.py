@@ -1,10 +1,16 @@
 """Fixtures shared by the test files. The tools' packages are found by name: tools/pyproject.toml puts
-tools/ on pytest's path."""
+tools/ on pytest's path.
+
+A test that needs the course built (its judges, its Python module, its ctest registrations) takes the build
+`course test` made, which it names in STREAMLAB_BUILD (coursecli.build.build_under_test), never a folder of its
+own choosing; run by hand, `STREAMLAB_BUILD=build-ci pytest ...` names one. Without it such a test is skipped,
+saying so (NO_COURSE_BUILD)."""
 
 from pathlib import Path
 
 import pytest
 from coursecli import batch
+from coursecli.build import NO_COURSE_BUILD, build_under_test
 from coursecli.shell import ROOT
 
 
@@ -13,6 +19,15 @@ def pytest_collection_modifyitems(items):
     then start at once on different processes, and the short ones fill in around them instead of leaving
     one long test running alone at the end."""
     items.sort(key=lambda item: item.get_closest_marker("builds") is None)
+
+
+@pytest.fixture(scope="session")
+def course_build() -> Path:
+    """The build `course test` made and runs the tests on; the test is skipped where none is named."""
+    folder = build_under_test()
+    if folder is None:
+        pytest.skip(NO_COURSE_BUILD)
+    return folder
 
 
 @pytest.fixture(scope="session")

@@ -1,8 +1,8 @@
 """`course check` without a GPU: every check that needs none runs, with the grader's words, before the one
 line that says what needs a GPU; both tracks end the same way, with exit status 77 (or 1 when a check failed).
 
-The object check compiles the student's source with build-ci's compile commands: the tests that make it are
-skipped where build-ci is not configured (cmake --preset ci) or nvcc is missing.
+The object check compiles the student's source with the compile commands of the build `course test` made
+(conftest.py: STREAMLAB_BUILD): the tests that make it are skipped where no build is named or nvcc is missing.
 """
 
 import json
@@ -12,23 +12,34 @@ import shutil
 import pytest
 from coursecli import answers, environment, labs
 from coursecli import main as course_main
+from coursecli.build import NO_COURSE_BUILD, build_under_test, preset_of
 from coursecli.gpu import NO_GPU_EXIT
 from coursecli.lab_cmake import read_lab_cmake
 from coursecli.main import main
 from coursecli.shell import COURSE_ERROR, ROOT
 
-BUILD = ROOT / "build-ci"
+BUILD = build_under_test()
+PRESET = preset_of(BUILD) if BUILD else None
 LAB = "01-null-stream"
 NO_GPU = (False, "no GPU: hidden by the test")
-needs_build_ci = pytest.mark.skipif(
-    not (BUILD / "compile_commands.json").is_file() or environment.find_nvcc() is None,
-    reason="needs build-ci configured (cmake --preset ci) and nvcc",
-)
+
+
+def _why_not_with_the_build() -> str:
+    """Why the tests that compile with the course's build cannot run here ("" where they can)."""
+    if BUILD is None:
+        return NO_COURSE_BUILD
+    if PRESET is None or not (BUILD / "compile_commands.json").is_file():
+        return f"{BUILD} is not a configured build of one of the course's presets: run ./course test"
+    return "" if environment.find_nvcc() else "needs nvcc, which compiles the student's source"
+
+
+WITHOUT_THE_BUILD = _why_not_with_the_build()
+needs_course_build = pytest.mark.skipif(bool(WITHOUT_THE_BUILD), reason=WITHOUT_THE_BUILD)
 
 
 @pytest.fixture
 def no_gpu(monkeypatch):
-    """`course check` with no GPU, build-ci as its build (configured, nothing built by the test)."""
+    """`course check` with no GPU, the tested build as its build (configured, nothing built by the test)."""
     monkeypatch.setattr(labs, "gpu_presence", lambda: NO_GPU)
     monkeypatch.setattr(labs, "build", lambda preset, targets: BUILD)
     monkeypatch.setattr(labs, "build_python_side", lambda preset: BUILD)
@@ -52,7 +63,7 @@ def student_copy(tmp_path, monkeypatch, source_edit=None, prediction=None):
     monkeypatch.setattr(labs, "student_root", lambda variant: tmp_path / "labs")
 
 
-@needs_build_ci
+@needs_course_build
 def test_a_refused_call_and_a_malformed_prediction_are_both_reported_without_a_gpu(
     tmp_path, monkeypatch, capsys, no_gpu
 ):
@@ -71,7 +82,7 @@ def test_a_refused_call_and_a_malformed_prediction_are_both_reported_without_a_g
     assert "no GPU" not in out  # nothing of it would run at the grader either: the GPU is not what is missing
 
 
-@needs_build_ci
+@needs_course_build
 def test_a_malformed_prediction_fails_the_check_without_a_gpu(tmp_path, monkeypatch, capsys, no_gpu):
     student_copy(tmp_path, monkeypatch, prediction="blocking: A < B < C\nnonblocking: A B C\n")
     status, out = check(capsys, "01")
@@ -82,7 +93,7 @@ def test_a_malformed_prediction_fails_the_check_without_a_gpu(tmp_path, monkeypa
     assert out.splitlines()[-1] == "course: exit status 1: 1 check(s) above failed; the grader would fail them too"
 
 
-@needs_build_ci
+@needs_course_build
 def test_both_tracks_say_the_same_without_a_gpu(capsys, no_gpu):
     """The C++ and Python solutions of lab 01: one no-GPU line, worded alike, the same last line and status."""
     endings = []
@@ -208,21 +219,21 @@ def test_an_unknown_lab_is_the_courses_own_error(capsys, monkeypatch):
 RECORDS = ROOT / "labs" / "05-three-chunks" / "records"
 
 
-@needs_build_ci
+@needs_course_build
 def test_check_judges_a_record_again_without_a_gpu(capsys, no_gpu):
     points = read_lab_cmake(ROOT / "labs" / "05-three-chunks" / "lab.cmake").cpp.points
     record = RECORDS / "h200-solution.record.jsonl"
-    status, out = check(capsys, "05", "--solution", "--record", str(record), "--preset", "ci")
+    status, out = check(capsys, "05", "--solution", "--record", str(record), "--preset", PRESET)
     assert status == 0, out
     assert re.search(rf"total\s+{points}/{points}", out), out
     assert "no GPU" not in out  # judging a record needs none
 
-    status, out = check(capsys, "05", "--record", str(RECORDS / "h200-starter.record.jsonl"), "--preset", "ci")
+    status, out = check(capsys, "05", "--record", str(RECORDS / "h200-starter.record.jsonl"), "--preset", PRESET)
     assert status == 1
     assert re.search(rf"total\s+0/{points}", out), out
 
 
-@needs_build_ci
+@needs_course_build
 def test_check_says_a_record_made_with_too_few_gpus_is_not_graded(tmp_path, capsys, no_gpu):
     """Lab 08 needs two GPUs: the record a one-GPU machine leaves says only that (RECORD_FORMAT.md), and
     judging it again grades nothing and fails nothing."""
@@ -234,12 +245,12 @@ def test_check_says_a_record_made_with_too_few_gpus_is_not_graded(tmp_path, caps
         {"end": "complete"},
     ]
     record.write_text("".join(json.dumps(line) + "\n" for line in lines))
-    status, out = check(capsys, "08", "--solution", "--record", str(record), "--preset", "ci")
+    status, out = check(capsys, "08", "--solution", "--record", str(record), "--preset", PRESET)
     assert status == NO_GPU_EXIT, out
     assert f"{reason}: lab 08 cannot be graded on the machine that made this record" in out, out
 
 
-@needs_build_ci
+@needs_course_build
 def test_check_draws_nothing_from_a_record_the_judges_refused(tmp_path, capsys, no_gpu):
     """A truncated record: every test fails with the judges' reason, and no picture claims to be the judged
     run (the first scenarios' lines are whole, but nothing was judged)."""
@@ -247,7 +258,7 @@ def test_check_draws_nothing_from_a_record_the_judges_refused(tmp_path, capsys, 
     cut = solution[: solution.index("\n", solution.index('"scenario":"serial"')) + 200]
     record = tmp_path / "truncated.record.jsonl"
     record.write_text(cut)
-    status, out = check(capsys, "05", "--solution", "--record", str(record), "--preset", "ci")
+    status, out = check(capsys, "05", "--solution", "--record", str(record), "--preset", PRESET)
     assert status == 1, out
     assert "the record cannot be judged" in out and "not one JSON object" in out, out
     assert "No timeline picture: the judges refused the record" in out and "Timeline of" not in out, out
@@ -263,13 +274,13 @@ def test_check_record_refuses_what_it_cannot_judge(tmp_path, capsys, no_gpu):
     assert status == COURSE_ERROR and "has no Python version" in out, out
 
 
-@needs_build_ci
+@needs_course_build
 def test_check_judges_a_python_tracks_record_with_the_cpp_judges(capsys, no_gpu):
     points = read_lab_cmake(ROOT / "labs" / "05-three-chunks" / "lab.cmake").cpp.points
     record = RECORDS / "h200-python-solution.record.jsonl"
-    status, out = check(capsys, "05", "--python", "--solution", "--record", str(record), "--preset", "ci")
+    status, out = check(capsys, "05", "--python", "--solution", "--record", str(record), "--preset", PRESET)
     assert status == 0, out
     assert "Lab 05 (solution, Python): graded tests" in out and re.search(rf"total\s+{points}/{points}", out), out
     starter = RECORDS / "h200-python-starter.record.jsonl"
-    status, out = check(capsys, "05", "--python", "--record", str(starter), "--preset", "ci")
+    status, out = check(capsys, "05", "--python", "--record", str(starter), "--preset", PRESET)
     assert status == 1 and "NotImplementedError" in out, out

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from coursecli import apt, environment, gpu, labs, slides
+from coursecli import build as build_module
 from coursecli import main as course_main
 from coursecli.main import main
 from coursecli.shell import ROOT
@@ -214,17 +215,20 @@ def test_the_closing_count(tmp_path):
     assert Tally().line() == "0 passed, 0 not run, 0 failed"
 
 
-def test_course_test_numbers_its_steps_runs_pytest_after_the_docs_and_ends_with_its_count(
-    tmp_path, capsys, monkeypatch
-):
-    order = []
+@pytest.fixture
+def course_test_run(tmp_path, monkeypatch):
+    """`course test` with every step's work replaced by a note of it in `order` (installs, builds and tests
+    made by nobody); pytest's and ctest's environments kept in `envs`."""
+    order, envs = [], {}
     folder = tmp_path / "build"
 
     def fake_run(command, check=True, env=None, **kw):
         is_pytest = [str(c) for c in command[1:3]] == ["-m", "pytest"]
         if command[1:3] == ["-m", "coursecli.check_labs"]:
             assert env and env["PYTHONPATH"] == str(ROOT / "tools")  # the module is found by its package's name
-        order.append("pytest" if is_pytest else "ctest" if command[0] == "ctest" else command[2].split(".")[-1])
+        step = "pytest" if is_pytest else "ctest" if command[0] == "ctest" else command[2].split(".")[-1]
+        order.append(step)
+        envs[step] = env
         if is_pytest:
             junit = next(c for c in command if str(c).startswith("--junitxml=")).split("=", 1)[1]
             Path(junit).write_text(
@@ -233,29 +237,113 @@ def test_course_test_numbers_its_steps_runs_pytest_after_the_docs_and_ends_with_
             )
         return subprocess.CompletedProcess(command, 0)
 
-    monkeypatch.setattr(course_main, "_setup_or_fail", lambda: None)
-    monkeypatch.setattr(course_main, "build", lambda preset: folder)
+    def installs(preset, slides_too):
+        order.append("installs" + ("" if slides_too else " without the slides' tools"))
+        return False
+
+    monkeypatch.setattr(course_main, "_install_for_tests", installs)
+    monkeypatch.setattr(environment, "slide_tools_note", lambda: "the slides need pandoc and TeX, not installed here")
+    monkeypatch.setattr(course_main, "architectures_here", lambda: None)
+    monkeypatch.setattr(course_main, "build", lambda preset, architectures=None: order.append(preset) or folder)
     monkeypatch.setattr(course_main, "run", fake_run)
     monkeypatch.setattr(slides, "slides_step", lambda preset: order.append("slides") or True)
     monkeypatch.setattr(course_main.docs, "docs_step", lambda preset: order.append("docs") or True)
     monkeypatch.setattr(course_main.formatting, "format_step", lambda: order.append("formatting") or True)
     monkeypatch.setattr(environment, "tools_python", lambda: sys.executable)
-    monkeypatch.setattr(environment, "install_workflow_check_tools", lambda: order.append("actionlint"))
-    status, out, _ = course(capsys, "test", "--preset", "ci")
+    return order, envs, folder
+
+
+def test_course_test_numbers_its_steps_runs_pytest_after_the_docs_and_ends_with_its_count(capsys, course_test_run):
+    order, envs, folder = course_test_run
+    status, out, _ = course(capsys, "test")
     assert status == 0
-    # Doxygen installed before its tests
-    assert order == ["ctest", "check_labs", "formatting", "slides", "docs", "actionlint", "pytest"]
-    steps = [line for line in out.splitlines() if line.startswith("course: step ")]
+    # Everything installed first, the test preset built, Doxygen installed before its tests
+    assert order == ["installs", "ci", "ctest", "check_labs", "formatting", "slides", "docs", "pytest"]
+    lines = out.splitlines()
+    assert (
+        lines[0] == "course: the slides need pandoc and TeX, not installed here; `./course test --no-slides` skips them"
+    )
+    steps = [line for line in lines if line.startswith("course: step ") and " took " not in line]
     assert steps == [
-        "course: step 1/7: setup and build",
-        "course: step 2/7: C++ tests (ctest)",
-        "course: step 3/7: lab consistency",
-        "course: step 4/7: formatting",
-        "course: step 5/7: slides",
-        "course: step 6/7: API docs",
-        "course: step 7/7: Python tests (pytest)",
+        "course: step 1/8: install what is missing",
+        "course: step 2/8: build",
+        "course: step 3/8: C++ tests (ctest)",
+        "course: step 4/8: lab consistency",
+        "course: step 5/8: formatting",
+        "course: step 6/8: slides",
+        "course: step 7/8: API docs",
+        "course: step 8/8: Python tests (pytest)",
     ]
-    assert out.splitlines()[-1] == "course: 1 passed, 1 not run (no GPU), 0 failed"
+    assert [line.split(" took ")[0] for line in lines if " took " in line] == [
+        f"course: step {n}/8" for n in range(1, 9)
+    ]
+    assert lines[-2].startswith("course: time: install what is missing ") and " total " in lines[-2]
+    assert lines[-1] == "course: 1 passed, 1 not run (no GPU), 0 failed"
+    # Every test is told which build it tests.
+    assert envs["pytest"]["STREAMLAB_BUILD"] == envs["ctest"]["STREAMLAB_BUILD"] == str(folder)
+
+
+def test_course_test_without_slides_neither_installs_nor_builds_them(capsys, course_test_run):
+    order, _, _ = course_test_run
+    status, out, _ = course(capsys, "test", "--no-slides")
+    assert status == 0 and "slides" not in order and order[0] == "installs without the slides' tools"
+    assert "course: slides not built: --no-slides" in out and "not installed here" not in out
+
+
+def test_course_test_documents_its_flag_and_builds_the_test_preset(capsys):
+    status, out, _ = course(capsys, "test", "--help")
+    assert status == 0 and "--no-slides" in out and "default: ci" in out
+
+
+def test_a_steps_time_is_said_when_the_next_begins_and_all_of_them_at_the_end(capsys):
+    times = iter([0.0, 42.4, 302.0, 305.0])
+    steps = course_main.Steps(["install", "build", "tests"], clock=lambda: next(times))
+    steps.next("install")
+    steps.next("build")
+    steps.next("tests")
+    assert steps.summary() == "time: install 42 s, build 4 min 20 s, tests 3 s; total 5 min 05 s"
+    assert capsys.readouterr().out.splitlines() == [
+        "course: step 1/3: install",
+        "course: step 1/3 took 42 s",
+        "course: step 2/3: build",
+        "course: step 2/3 took 4 min 20 s",
+        "course: step 3/3: tests",
+        "course: step 3/3 took 3 s",
+    ]
+
+
+def test_the_test_build_is_configured_again_for_the_gpus_here(tmp_path, monkeypatch):
+    commands = []
+    monkeypatch.setattr(build_module, "build_dir", lambda preset: tmp_path)
+    monkeypatch.setattr(build_module, "run", lambda command, **kw: commands.append(command))
+    (tmp_path / "Makefile").write_text("")
+    (tmp_path / "CMakeCache.txt").write_text("CMAKE_CUDA_ARCHITECTURES:UNINITIALIZED=90\n")
+    build_module.configure("ci", "90")
+    build_module.configure("ci")
+    assert commands == []  # configured already, for these GPUs
+    build_module.configure("ci", "80;90")
+    assert commands[0][:3] == ["cmake", "--preset", "ci"] and "-DCMAKE_CUDA_ARCHITECTURES=80;90" in commands[0]
+
+
+def test_the_gpus_architectures_are_read_from_the_driver(tmp_path, monkeypatch):
+    smi = tmp_path / "nvidia-smi"
+    smi.write_text('#!/bin/sh\nprintf "%s" "$SMI_TEXT"\nexit "${SMI_STATUS:-0}"\n')
+    smi.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{tmp_path}:/usr/bin:/bin")
+    monkeypatch.setenv("SMI_TEXT", "9.0\n8.0\n9.0\n")
+    assert build_module.architectures_here() == "80;90"
+    monkeypatch.setenv("SMI_STATUS", "9")  # the driver sees no device
+    assert build_module.architectures_here() is None
+    monkeypatch.setenv("PATH", str(tmp_path / "none"))  # no driver
+    assert build_module.architectures_here() is None
+
+
+def test_a_test_finds_the_build_course_test_names(monkeypatch, tmp_path):
+    monkeypatch.delenv("STREAMLAB_BUILD", raising=False)
+    assert build_module.build_under_test() is None
+    monkeypatch.setenv("STREAMLAB_BUILD", str(tmp_path))
+    assert build_module.build_under_test() == tmp_path
+    assert build_module.preset_of(ROOT / "build-ci") == "ci" and build_module.preset_of(tmp_path) is None
 
 
 # --- installs --------------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""The real judges (build-ci) on forged records made from the committed H200 records (forged_records.py):
+"""The real judges (of the build `course test` made) on forged records made from the committed H200 records (forged_records.py):
 the forgeries issue 50 found passing, and one for each cross-check the judges make of what a real run
 makes consistent (record_consistency.hpp). Each is refused: every judge of its lab fails with the one
 reason, never passes. The same edits that keep a record honest (what the harness observed, added) keep

@@ -110,10 +110,10 @@ def test_no_source_but_the_header_spells_a_grader_word():
     assert not found, "spelled outside grader_words.hpp:\n" + "\n".join(found)
 
 
-def test_the_module_offers_the_headers_words():
-    build_python = ROOT / "build-ci" / "python"
+def test_the_module_offers_the_headers_words(course_build):
+    build_python = course_build / "python"
     if not next(build_python.glob("streamlab*.so"), None):
-        pytest.skip("the course's Python module is not built here (./course build --preset ci)")
+        pytest.skip(f"the course's Python module is not built in {course_build}")
     code = "import json, streamlab; print(json.dumps({k: v for k, v in vars(streamlab.words).items() if k.isupper()}))"
     env = {**os.environ, "PYTHONPATH": str(build_python)}
     printed = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True).stdout

@@ -129,12 +129,12 @@ def test_slide_includes_count_as_code():
             ("a/README.md", "a/README.ko.md"),
             "the link to #the-article-more-precisely leads to no heading",
         ),
-        # The top README is compared up to the instructors' sections, which the Korean one only summarises.
+        # The top README is compared whole, to its last section.
         (
             "# C\n\n## Start\n\n2 commands\n\n## Other commands\n\n9 more\n",
-            "# C\n\n## 시작\n\n명령 2개\n\n## 강사용 안내\n\n영어 README를 보세요.\n",
-            "명령 2개",
-            "명령 3개",
+            "# C\n\n## 시작\n\n명령 2개\n\n## 그 밖의 명령\n\n9개 더\n",
+            "9개 더",
+            "8개 더",
             ("README.md", "README.ko.md"),
             "numbers differ",
         ),

@@ -6,7 +6,7 @@ test with the reason, never passes, never crashes. A lab that needs more GPUs th
 (GPUS N) has no committed records (NEEDS_MORE_GPUS); its judges are checked on the record a machine with
 too few GPUs leaves: every test not graded, with the reason. No GPU: the judges read records only.
 
-The judges are built in build-ci (cmake --preset ci), as the README's test command builds them.
+The judges are those of the build `course test` made (conftest.py: STREAMLAB_BUILD).
 """
 
 from __future__ import annotations
@@ -18,13 +18,13 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+from coursecli.build import NO_COURSE_BUILD, build_under_test
 from coursecli.lab_cmake import declared_labs, read_lab_cmake
 from coursecli.scoring import NEEDS_GPUS
 from coursecli.shell import ROOT
 from selfgrading.make_grading_samples import CATALOGUE, make_catalogue
 from selfgrading.python_selfgrade import PYTHON_CATALOGUE
 
-BUILD = ROOT / "build-ci"
 STARTER, SOLUTION = "starter", "solution"
 # The Python track's records, judged by the same judges (a Python track recorded once, python/record_labNN.py).
 PYTHON_STARTER, PYTHON_SOLUTION = "python-starter", "python-solution"
@@ -65,11 +65,12 @@ def whose(record: Path) -> str:
 
 
 def judge_path(number: str) -> Path:
-    judge = BUILD / "judges" / f"lab{number}_judge"
+    build = build_under_test()
+    if build is None:
+        pytest.skip(NO_COURSE_BUILD)
+    judge = build / "judges" / f"lab{number}_judge"
     if not judge.is_file():
-        if not (BUILD / "CMakeCache.txt").is_file():
-            pytest.skip("needs build-ci (cmake --preset ci), where the judges are built")
-        subprocess.run(["cmake", "--build", BUILD, "-j2", "--target", judge.name], check=True, capture_output=True)
+        subprocess.run(["cmake", "--build", build, "-j2", "--target", judge.name], check=True, capture_output=True)
     return judge
 
 

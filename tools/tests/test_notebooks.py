@@ -4,8 +4,9 @@ run, and shows `course check`'s verdict; the Korean twin check covers them.
 
 Each notebook is read with Jupytext and run by nbclient in one kernel, its outputs kept in memory: nothing
 is written into the course. The tests need Jupytext, nbclient and ipykernel (`course setup` installs them
-into .venv) and the module streamlab built in one of this checkout's build folders (`course check`, which
-each notebook runs, builds the module of that folder: up to date there, it compiles nothing).
+into .venv) and the module streamlab of the build `course test` made (conftest.py: STREAMLAB_BUILD;
+`course check`, which each notebook runs, builds the module of that folder: up to date there, it compiles
+nothing).
 """
 
 from __future__ import annotations
@@ -17,13 +18,27 @@ import sys
 import korean_twins
 import pytest
 from coursecli import reference_pictures
+from coursecli.build import NO_COURSE_BUILD, build_under_test
 from coursecli.lab_cmake import read_lab_cmake
 from coursecli.shell import ROOT
 from streamlab_tools import library
 
 NOTEBOOKS = sorted(ROOT.glob("labs/[0-9][0-9]-*/python/notebook*.py"))
 MISSING = [name for name in ("jupytext", "nbclient", "ipykernel") if importlib.util.find_spec(name) is None]
-MODULES = library.module_files()
+BUILD = build_under_test()
+MODULES = [module for module in library.module_files() if BUILD and module.parent == BUILD / "python"]
+
+
+def _why_no_module() -> str:
+    """Why the module of the build under test cannot serve the notebooks ("" where it can)."""
+    if BUILD is None:
+        return NO_COURSE_BUILD
+    if not MODULES:
+        return f"the module streamlab is not built in {BUILD}"
+    return "" if ROOT in MODULES[0].parents else f"{BUILD} is not a build folder of this checkout"
+
+
+WITHOUT_THE_MODULE = _why_no_module()
 
 
 def test_every_python_lab_has_a_notebook_and_its_korean_twin():
@@ -51,10 +66,7 @@ def test_the_twin_check_compares_a_notebooks_code_byte_for_byte_and_its_markdown
 
 
 @pytest.mark.skipif(bool(MISSING), reason=f"the notebooks need {', '.join(MISSING)}: ./course setup installs them")
-@pytest.mark.skipif(
-    not MODULES or ROOT not in MODULES[0].parents,
-    reason="needs the module streamlab built in this checkout (./course build, or build-ci in CI)",
-)
+@pytest.mark.skipif(bool(WITHOUT_THE_MODULE), reason=WITHOUT_THE_MODULE)
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda path: f"{path.parent.parent.name[:2]}-{path.stem}")
 def test_a_notebook_runs_top_to_bottom_without_a_gpu_and_says_its_pictures_are_modelled(path, monkeypatch):
     import jupytext
@@ -87,7 +99,7 @@ def test_a_notebook_runs_top_to_bottom_without_a_gpu_and_says_its_pictures_are_m
 
 
 @pytest.mark.skipif(bool(MISSING), reason=f"the notebooks need {', '.join(MISSING)}: ./course setup installs them")
-@pytest.mark.skipif(not MODULES, reason="needs the module streamlab (./course build)")
+@pytest.mark.skipif(not MODULES, reason=WITHOUT_THE_MODULE)
 def test_with_a_gpu_the_recorded_timeline_is_drawn_and_the_model_beneath_it(monkeypatch, capsys):
     """The GPU cells' other branch, in this process: a timeline recorded on an H200 stands for the run's."""
     from coursecli import lab_notebook

@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from coursecli.build import NO_COURSE_BUILD, build_under_test
 from coursecli.lab_cmake import read_lab_cmake
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -55,10 +56,10 @@ def test_each_python_starter_has_a_solution_with_the_same_functions(lab):
         assert "TODO(lab" in starter.read_text() and "TODO(lab" not in solution
 
 
-def test_the_lab_program_says_no_gpu_in_one_line(tmp_path):
-    build_python = ROOT / "build-ci" / "python"
+def test_the_lab_program_says_no_gpu_in_one_line(tmp_path, course_build):
+    build_python = course_build / "python"
     if not next(build_python.glob("streamlab*.so"), None):
-        pytest.skip("the course's Python module is not built here (./course build --preset ci)")
+        pytest.skip(f"the course's Python module is not built in {course_build}")
     lab = ROOT / "labs" / "05-three-chunks" / "python"
     path = [ROOT / "solutions" / "05-three-chunks" / "python", lab, build_python, ROOT / "python"]
     # PYTHONSAFEPATH: the program's own folder (the starter's) must not come before the solution's.
@@ -76,15 +77,18 @@ def test_the_lab_program_says_no_gpu_in_one_line(tmp_path):
 
 
 def registered_python_test(name: str) -> dict:
-    """ctest's own description of a registered test (command, working directory, environment)."""
-    build = ROOT / "build-ci"
+    """ctest's own description of a registered test (command, working directory, environment), in the build
+    `course test` made."""
+    build = build_under_test()
+    if build is None:
+        pytest.skip(NO_COURSE_BUILD)
     listing = subprocess.run(
         ["ctest", "--test-dir", str(build), "--show-only=json-v1", "-R", f"^{name}$"], capture_output=True, text=True
     )
     tests = json.loads(listing.stdout)["tests"] if listing.returncode == 0 and listing.stdout else []
     tests = [test for test in tests if test["name"] == name]  # not the recording ctest adds as its fixture
     if not tests:
-        pytest.skip(f"{name} is not registered here (./course build --preset ci with the Python module)")
+        pytest.skip(f"{name} is not registered in {build} (built without the Python module)")
     return tests[0]
 
 
@@ -98,8 +102,8 @@ def test_the_python_the_module_was_built_for_is_read_from_the_cache(tmp_path):
     assert module_python(tmp_path) is None  # the module not built
     (tmp_path / "python" / "streamlab.cpython-312-x86_64-linux-gnu.so").write_bytes(b"")
     assert module_python(tmp_path) == "/x/python3"
-    built = ROOT / "build-ci"
-    if next((built / "python").glob("streamlab*.so"), None):
+    built = build_under_test()
+    if built and next((built / "python").glob("streamlab*.so"), None):
         assert module_python(built) and Path(module_python(built)).exists()
 
 
@@ -111,10 +115,10 @@ def registered_environment(name: str) -> dict[str, str]:
 
 
 @pytest.mark.parametrize("name", [f"lab{lab[:2]}.python-yours.record" for lab in PYTHON_LABS])
-def test_ctests_python_tests_find_the_module_then_the_courses_helpers(name):
+def test_ctests_python_tests_find_the_module_then_the_courses_helpers(name, course_build):
     environment = registered_environment(name)
     path = environment["PYTHONPATH"].split(":")
-    assert path[-2:] == [str(ROOT / "build-ci" / "python"), str(ROOT / "python")]
+    assert path[-2:] == [str(course_build / "python"), str(ROOT / "python")]
     assert not any("without_headers" in entry for entry in path)
     assert "STREAMLAB_C_LIBRARY" not in environment
 
