@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -229,9 +230,18 @@ def _run_graded_tests(preset: str, folder: Path, pattern: str, name: str, judge_
     size = ["--test-output-size-passed", "65536", "--test-output-size-failed", "65536"]
     # The recording tests (labNN.*.record) match `pattern` too: left out by name, and never added as fixtures.
     no_recording = ["-E", r"\.record$", "--fixture-exclude-setup", ".*"] if judge_only else []
-    run(["ctest", "--preset", preset, "-R", pattern, "--output-junit", junit, *size, *no_recording], check=False)
+    command = ["ctest", "--preset", preset, "-R", pattern, "--output-junit", junit, *size, *no_recording]
+    ran = run(command, check=False, capture=True)
+    # ctest's own lines, one per test; what each test printed (GoogleTest's report included) goes to a log:
+    # the table below says each failure's reason in the test's words.
+    log = junit.with_suffix(".log")
+    log.write_text(ran.stdout + ran.stderr)
+    for line in ran.stdout.splitlines():
+        if re.match(r"\s*\d+/\d+ Test\s+#|\d+% tests passed|Total Test time", line):
+            print(line)
+    print(f"(every test's full output: {log})")
     if not junit.exists():
-        say("ctest wrote no results (see its messages above)")
+        say(f"ctest wrote no results (its messages are in {log})")
         return None
     return junit
 

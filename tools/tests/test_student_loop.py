@@ -178,6 +178,7 @@ def test_check_record_of_a_sample_keeps_your_picture_and_record_and_does_not_sco
     assert "judging the record of a typical mistake (wrong-lab05-stop-without-join" in out, out
     assert "your graded run" not in out and "lab05-record-h200-wrong-lab05-stop-without-join.png" in out, out
     assert "not scored: this run was made with the sample's answers, which a record does not hold" in out, out
+    assert "Value of:" not in out and "Actual: false" not in out, "GoogleTest's report, not the test's words"
     assert (own.read_bytes() if own.is_file() else None) == kept, "judging a sample replaced your own record"
 
     status = main(["check", "05", "--record", str(RECORDS_05 / "h200-solution.record.jsonl"), "--preset", PRESET])
