@@ -44,7 +44,7 @@ def score_text(score: dict | None) -> str:
     if score.get("without_gpu"):
         failed = score.get("checks_failed", 0)
         verdict = f"{failed} check(s) failed" if failed else "checks passed"
-        return f"no GPU: {verdict}, tests not run ({score.get('when', '?')})"
+        return f"without a GPU: {verdict}, tests not run ({score.get('when', '?')})"
     text = f"{score.get('earned', 0)}/{score.get('possible', 0)}"
     if score.get("not_graded"):
         text += f", {score['not_graded']} not graded"

@@ -100,9 +100,9 @@ def test_list_shows_a_check_made_without_a_gpu_not_not_checked(student_course, c
     student_files.save_check_without_gpu(build, "01", False, 0)
     listing.print_labs({"01": lab}, build)
     row = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("01 "))
-    assert "C++ no GPU: checks passed, tests not run (" in row and "not checked" not in row, row
+    assert "C++ without a GPU: checks passed, tests not run (" in row and "not checked" not in row, row
     student_files.save_check_without_gpu(build, "01", False, 2)
-    assert "no GPU: 2 check(s) failed" in listing.score_text(student_files.read_last_checks(build)["01"]["cpp"])
+    assert "without a GPU: 2 check(s) failed" in listing.score_text(student_files.read_last_checks(build)["01"]["cpp"])
 
 
 # --- course pack: untouched labs named, nothing compiled twice --------------------------------------

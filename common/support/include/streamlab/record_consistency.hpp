@@ -22,8 +22,8 @@
 
 namespace streamlab::record {
 
-/// How many elements a real run's output sample covers: `times` times a value of the set-up (lab 02's
-/// four streams of "n" each) or, where the set-up names none, `times` times the lab's own count `usual`,
+/// How many elements a real run's output sample covers: `times` times a value of the set-up (four
+/// streams of "n" elements each, say) or, where the set-up names none, `times` times the lab's own count `usual`,
 /// bound to the run's job salt where `salted` (Session::salted_elements; the usual count in a record
 /// made before the salt).
 struct ElementCount {
@@ -39,7 +39,7 @@ struct ElementCount {
 [[nodiscard]] ElementCount fixed_elements(std::uint64_t usual, bool salted, std::uint64_t times = 1);
 
 /// Where a real run's kernel iterations come from: a value of the set-up, or, where each scenario
-/// calibrates its own kernel (lab 06), a value of the scenario itself.
+/// calibrates its own kernel, a value of the scenario itself.
 struct IterationCount {
     std::string key = "iterations";  ///< The value's name.
     bool of_scenario = false;        ///< The scenario's value, not the set-up's.
