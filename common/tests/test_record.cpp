@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "correct_output.hpp"
 #include "op_builder.hpp"
 #include "streamlab/record.hpp"
 #include "streamlab/workload.hpp"
@@ -19,6 +20,7 @@ namespace {
 
 using namespace streamlab;
 using namespace streamlab::record;
+using streamlab::testing_ops::correct_output_sample;
 using streamlab::testing_ops::OpBuilder;
 
 constexpr std::uint32_t kSeed = 1234;
@@ -27,11 +29,7 @@ constexpr int kIterations = 20;
 
 /// What a correct run of kElements elements, split into `chunks`, writes at the sampled elements.
 OutputSample correct_output(int chunks) {
-    OutputSample sample{kElements, kIterations, chunks, kSeed, sample_indices(kElements, chunks, kSeed), {}};
-    for (const std::uint64_t i : sample.index) {
-        sample.value.push_back(workload_reference(input_element(i, kSeed), kIterations));
-    }
-    return sample;
+    return correct_output_sample(kElements, kIterations, chunks, kSeed);
 }
 
 /// A recorded pipeline scenario of three chunks: three copies in, three kernels, three copies out.

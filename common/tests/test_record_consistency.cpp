@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "correct_output.hpp"
 #include "op_builder.hpp"
 #include "streamlab/device_links.hpp"
 #include "streamlab/record.hpp"
@@ -19,6 +20,7 @@ namespace {
 
 using namespace streamlab;
 using namespace streamlab::record;
+using streamlab::testing_ops::correct_output_sample;
 using streamlab::testing_ops::OpBuilder;
 
 constexpr std::uint32_t kSeed = 4321;
@@ -39,11 +41,7 @@ std::uint64_t chunk_ns(double whole_ns) {
 
 /// What a correct run wrote at the sampled elements.
 OutputSample correct_output() {
-    OutputSample sample{kElements, kIterations, kChunks, kSeed, sample_indices(kElements, kChunks, kSeed), {}};
-    for (const std::uint64_t i : sample.index) {
-        sample.value.push_back(workload_reference(input_element(i, kSeed), kIterations));
-    }
-    return sample;
+    return correct_output_sample(kElements, kIterations, kChunks, kSeed);
 }
 
 DeviceFacts h200() {
