@@ -42,8 +42,8 @@ NEEDS_MORE_GPUS = {"08"}
 NEVER_RETURNS = "never-returns"
 # The Python catalogue's samples (python_selfgrade.PYTHON_CATALOGUE) whose records are still to be made
 # (`python_selfgrade --keep-records DIR` on a GPU) and committed; each leaves this set with its record.
-# Labs 01 to 07's were recorded on an H100 (2026-12-07, h100-*); lab 09's are still to be made.
-PYTHON_CATALOGUE_RECORDS_TO_MAKE = {sample for sample in PYTHON_CATALOGUE if "-lab09-" in sample}
+# All of them are committed: recorded on an H100 (2026-12-07, h100-*).
+PYTHON_CATALOGUE_RECORDS_TO_MAKE: set[str] = set()
 # Labs recorded once whose H200 records are still to be recorded on a GPU and committed: the checks that
 # need a lab's committed records leave them out until then (their judges are built and listed all the same).
 AWAITING_RECORDS: set[str] = set()
