@@ -109,9 +109,10 @@ struct Scenario {
     [[nodiscard]] double value(const std::string& key) const;
 };
 
-/// The smallest and the largest job salt (Record::job_salt): an element count "n" of a recording is
+/// The smallest job salt (Record::job_salt): every element count "n" of a recording has
 /// n % kJobSaltModulus == job_salt, so that no two runs' byte counts need be alike.
 inline constexpr std::uint32_t kMinJobSalt = 1;
+/// The largest job salt: one less than kJobSaltModulus.
 inline constexpr std::uint32_t kMaxJobSalt = 4095;
 /// The modulus of the job salt: every "n" of a recording is a multiple of it plus the salt.
 inline constexpr std::uint64_t kJobSaltModulus = 4096;
