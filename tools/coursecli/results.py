@@ -146,6 +146,9 @@ class TestOutcome:
                 return lines[i + 1].strip()
             if line.startswith("SKIPPED: "):  # scripts that exit with ctest's SKIP_RETURN_CODE
                 return line[len("SKIPPED: ") :].strip()
+            harness_skip = line.removeprefix("[  SKIPPED ] ")
+            if harness_skip != line and harness_skip.startswith(GRADER_SKIPS):  # streamlab_record's "not run"
+                return harness_skip.strip()
             if f": {SKIP_NO_GPU}" in line:  # a lab program's own word (python/lab_program.py), ctest's skip pattern
                 return SKIP_NO_GPU + line.split(f": {SKIP_NO_GPU}", 1)[1].strip()
         return "skipped"

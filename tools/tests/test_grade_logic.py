@@ -201,6 +201,10 @@ def test_a_skipped_tests_reason_is_read_from_what_it_printed():
     assert reason("x.cu:12: Skipped\ntimeline unavailable: no GPU\n") == "timeline unavailable: no GPU"
     assert reason("SKIPPED: no GPU: nvidia-smi lists none\n") == "no GPU: nvidia-smi lists none"
     assert reason("run_lab05.py: no GPU: no NVIDIA driver\n") == "no GPU: no NVIDIA driver"
+    # The recording harness's own line where the recording found no GPU (a gtest test's name follows
+    # "[  SKIPPED ]" in GoogleTest's summary: that is no reason).
+    assert reason("streamlab_record: lab 01: complete\n[  SKIPPED ] no GPU: no driver\n") == "no GPU: no driver"
+    assert reason("[  SKIPPED ] Suite.Name\n") == "skipped"
     assert reason("") == "skipped"
 
 
