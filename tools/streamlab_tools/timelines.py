@@ -27,7 +27,7 @@ from .figures import (
 )
 from .library import summarize
 from .phases import Phase, phase_trace
-from .trace import DeviceOp, Trace
+from .trace import DeviceOp, StreamCall, Trace
 
 # Host-mark names: the heights they may take in the host row, and roughly how
 # much of the time axis one character of a 12-point name covers.
@@ -36,6 +36,7 @@ MARK_CHAR_WIDTH = 0.0095
 
 ENGINE_ROWS = {"h2d": "H2D copy", "d2h": "D2H copy", "compute": "compute", "other": "other"}
 STREAM_KIND_NAMES = {"legacy_null": "NULL stream (legacy)", "per_thread_default": "default stream (per-thread)"}
+NULL_STREAM_KINDS = {0: "legacy_null", 2: "per_thread_default"}  # the stream handles that name them
 
 BAR_HEIGHT = 0.7  # of a row's height of 1
 BAR_TEXT_SIZES = (13, 11, 9)  # tried in turn until the text fits its bar
@@ -45,6 +46,22 @@ MAX_ROW_NAMES = 12
 MIN_FIT_SIZE = 9  # points: the smallest a title is shrunk to so that it fits (see fit_texts)
 MAX_PHASE_PANELS = 6  # more phases than this are listed, and drawn one at a time with --phase
 HOST_ROW = "host"
+
+# Event records and the waits for them (drawn where the trace comes with its stream calls).
+EVENT_MARK = {
+    "marker": "D",
+    "markersize": 9,
+    "markerfacecolor": "white",
+    "markeredgecolor": "black",
+    "markeredgewidth": 2,
+}
+WAIT_COLOR = "#d62728"  # red: no bar has it
+EVENT_RECORD_NAME = "event recorded"
+EVENT_WAIT_NAME = "stream waits for the event"
+EVENTS_CAPTION = (
+    "An event record is drawn where its stream reached it: after the work queued in that stream before it "
+    "(the trace holds no GPU time for events)."
+)
 
 
 @dataclass(frozen=True)
@@ -56,6 +73,36 @@ class Bar:
     end: float
     kind: str  # one of BAR_KINDS
     text: str
+
+
+@dataclass(frozen=True)
+class EventRecord:
+    """An event record (cudaEventRecord) on its stream's row, at the time its stream reached it, in ms from
+    the first op: when the work queued in that stream before it, and every wait before it, were done (or when
+    the host made the call, if later)."""
+
+    row: str
+    at: float
+    event: int
+
+
+@dataclass(frozen=True)
+class EventWait:
+    """A stream that waits for an event (cudaStreamWaitEvent): from the event's latest record before the
+    wait, on its row, to the waiting stream's row, at the time the wait was over (ms from the first op)."""
+
+    from_row: str
+    from_at: float
+    to_row: str
+    to_at: float
+
+
+@dataclass(frozen=True)
+class EventLinks:
+    """What a timeline draws of its events: each record, and each wait for one."""
+
+    records: list[EventRecord]
+    waits: list[EventWait]
 
 
 @dataclass(frozen=True)
@@ -91,9 +138,10 @@ def plot_trace(
             model_ax = axes[1]
             placed[model_ax] = _draw_trace_model(model_ax, trace, by)
         _draw_marks(measured_ax, trace)  # after every panel: where names go depends on the whole time axis
-        axes[-1].set_xlabel("time since the first operation (ms)")
+        events = _draws_events(trace, by)
+        axes[-1].set_xlabel(_time_axis_label(events))
         fig.suptitle(f"{heading}\n{stats_line(stats)}")
-        _add_kind_legend(fig, [p.bar.kind for bars in placed.values() for p in bars], modelled=model)
+        _add_kind_legend(fig, [p.bar.kind for bars in placed.values() for p in bars], modelled=model, events=events)
         _write_bar_texts(fig, placed)
 
 
@@ -128,9 +176,10 @@ def plot_stacked(
             ax.set_title(f"{label}: {stats_line(summarize(trace.ops), short=True)}", loc="left")
         for ax, trace in zip(axes, traces):
             _draw_marks(ax, trace)
-        axes[-1].set_xlabel("time since the first operation (ms)")
+        events = any(_draws_events(trace, by) for trace in traces)
+        axes[-1].set_xlabel(_time_axis_label(events))
         fig.suptitle(title if title is not None else f"Timelines on {traces[0].device_name or 'an unnamed device'}")
-        _add_kind_legend(fig, [p.bar.kind for bars in placed.values() for p in bars])
+        _add_kind_legend(fig, [p.bar.kind for bars in placed.values() for p in bars], events=events)
         _write_bar_texts(fig, placed)
 
 
@@ -250,12 +299,47 @@ def schedule_caption(copy_engines: int, order: str) -> str:
 
 def _draw_trace(ax: Any, trace: Trace, by: str) -> list[_PlacedBar]:
     """Draws a trace's ops on ``ax``, in ms from its first op, leaving a row on top for
-    the host marks (drawn by _draw_marks once the time axis is final)."""
+    the host marks (drawn by _draw_marks once the time axis is final); by stream, its
+    event records and the waits for them too."""
     origin_ns = trace.ops[0].start_ns  # ops are sorted by start
     rows, bars = _rows_and_bars(trace.ops, by, origin_ns)
     if trace.marks:
         rows = [HOST_ROW] + rows  # host marks are named in a row of their own, on top
-    return _draw_bars(ax, rows, bars)
+    placed = _draw_bars(ax, rows, bars)
+    if by == "stream":
+        _draw_events(ax, event_links(trace), rows)
+    return placed
+
+
+def _draws_events(trace: Trace, by: str) -> bool:
+    return by == "stream" and bool(event_links(trace).records)
+
+
+def _time_axis_label(events: bool) -> str:
+    """The time axis's name, and under it, where events are drawn, how their place was found."""
+    return "time since the first operation (ms)" + (f"\n{EVENTS_CAPTION}" if events else "")
+
+
+def _draw_events(ax: Any, links: EventLinks, rows: Sequence[str]) -> None:
+    """Each wait as an arrow from the event's record to the waiting stream's row, each record as a mark on
+    its stream's row, above the bars."""
+    y_of_row = {row: index for index, row in enumerate(rows)}
+    for wait in links.waits:
+        ax.annotate(
+            "",
+            xy=(wait.to_at, y_of_row[wait.to_row]),
+            xytext=(wait.from_at, y_of_row[wait.from_row]),
+            arrowprops={"arrowstyle": "-|>", "color": WAIT_COLOR, "linewidth": 2, "shrinkA": 6, "shrinkB": 2},
+            zorder=4,
+        ).set_in_layout(False)
+    if links.records:
+        ax.plot(
+            [record.at for record in links.records],
+            [y_of_row[record.row] for record in links.records],
+            linestyle="none",
+            zorder=5,
+            **EVENT_MARK,
+        )
 
 
 def _draw_trace_model(ax: Any, trace: Trace, by: str) -> list[_PlacedBar]:
@@ -317,7 +401,7 @@ def _rows_and_bars(ops: Sequence[DeviceOp], by: str, origin_ns: int) -> tuple[li
     devices = sorted({op.device for op in ops})
 
     def on_gpu(device: int, row: str) -> str:
-        return f"GPU {device}: {row}" if len(devices) > 1 else row
+        return _on_gpu(device, row, several=len(devices) > 1)
 
     bars = []
     for op in ops:
@@ -340,6 +424,10 @@ def _rows_and_bars(ops: Sequence[DeviceOp], by: str, origin_ns: int) -> tuple[li
     return rows, bars
 
 
+def _on_gpu(device: int, row: str, several: bool) -> str:
+    return f"GPU {device}: {row}" if several else row
+
+
 def _short_kernel_name(name: str) -> str:
     """'ns::(anonymous namespace)::work(float*, int)' -> 'work': what fits on a bar."""
     depth, cut = 0, len(name)
@@ -357,6 +445,102 @@ def _short_kernel_name(name: str) -> str:
 
 def _stream_row(op: DeviceOp) -> str:
     return STREAM_KIND_NAMES.get(op.stream_kind, f"stream {op.stream}")
+
+
+def event_links(trace: Trace) -> EventLinks:
+    """The event records and the waits for them in ``trace``'s stream calls, on the rows of its streams.
+
+    Each is placed where its stream reached it in stream order: after the ops its stream's earlier work
+    calls made, and after the records it waited for (never before the host made the call). A record or
+    wait in a stream that has no row (it ran no op the calls can be tied to) is left out, and so is a wait
+    for an event never recorded (it waits for nothing).
+    """
+    if not trace.ops:
+        return EventLinks(records=[], waits=[])
+    origin_ns = trace.ops[0].start_ns
+    op_of_call = _ops_of_work_calls(trace)
+    row_of_stream = _rows_of_streams(trace, op_of_call)
+    reached_ns: dict[tuple[int, int], int] = {}  # per stream: when it got through what was queued in it so far
+    latest_record: dict[int, tuple[str | None, int]] = {}  # per event: its latest record's row and time
+    records, waits = [], []
+    for index, call in enumerate(trace.stream_calls):
+        stream = _stream_key(call)
+        row = row_of_stream.get(stream)
+        if call.call == "work" and index in op_of_call:
+            reached_ns[stream] = max(reached_ns.get(stream, 0), op_of_call[index].end_ns)
+        elif call.call == "event_record":
+            at_ns = max(call.time_ns, reached_ns.get(stream, 0))
+            latest_record[call.event] = (row, at_ns)
+            if row is not None:
+                records.append(EventRecord(row=row, at=(at_ns - origin_ns) / 1e6, event=call.event))
+        elif call.call == "stream_wait_event" and call.event in latest_record:
+            from_row, from_ns = latest_record[call.event]
+            at_ns = max(call.time_ns, reached_ns.get(stream, 0), from_ns)
+            reached_ns[stream] = at_ns
+            if row is not None and from_row is not None:
+                waits.append(
+                    EventWait(
+                        from_row=from_row,
+                        from_at=(from_ns - origin_ns) / 1e6,
+                        to_row=row,
+                        to_at=(at_ns - origin_ns) / 1e6,
+                    )
+                )
+    return EventLinks(records=records, waits=waits)
+
+
+def _stream_key(call: StreamCall) -> tuple[int, int]:
+    """A stream call's stream: a created stream's handle is one on every GPU; the NULL streams' handles
+    (0, the legacy NULL stream; 2, cudaStreamPerThread) are each GPU's own."""
+    return (call.device if call.stream in NULL_STREAM_KINDS else -1, call.stream)
+
+
+def _ops_of_work_calls(trace: Trace) -> dict[int, DeviceOp]:
+    """The op each work call made, by the call's index in the stream calls. The runtime numbers its calls
+    in the order they are made (correlation ids), so the i-th op of a family (kernels, copies, memsets) is
+    the i-th work call's of that family, where their counts agree: a call that failed made no op, a graph's
+    launch many, and a synchronous copy is no work call (record_consistency.cpp pairs them alike)."""
+    if any(op.graph_id for op in trace.ops):
+        return {}
+    pairs = {}
+    for family in ("kernel", "copy", "memset"):
+        ops = sorted((op for op in trace.ops if _family_of_op(op) == family), key=lambda op: op.correlation_id)
+        calls = [
+            index
+            for index, call in enumerate(trace.stream_calls)
+            if call.call == "work" and _family_made_by(call.function) == family
+        ]
+        if len(ops) == len(calls):
+            pairs.update(zip(calls, ops))
+    return pairs
+
+
+def _family_of_op(op: DeviceOp) -> str:
+    return "copy" if op.kind.startswith("memcpy_") else op.kind  # "kernel", "memset"
+
+
+def _family_made_by(function: str) -> str:
+    """The family of ops a runtime function makes ("" for none)."""
+    if function.startswith("cudaLaunch") and function != "cudaLaunchHostFunc":
+        return "kernel"
+    for prefix, family in (("cudaMemcpy", "copy"), ("cudaMemset", "memset")):
+        if function.startswith(prefix):
+            return family
+    return ""
+
+
+def _rows_of_streams(trace: Trace, op_of_call: dict[int, DeviceOp]) -> dict[tuple[int, int], str]:
+    """The row (by stream) of each stream the calls name: that of the ops its work calls made; a NULL
+    stream's is that of its ops, where it ran any."""
+    several = len({op.device for op in trace.ops}) > 1
+    rows = {}
+    for index, op in op_of_call.items():
+        rows[_stream_key(trace.stream_calls[index])] = _on_gpu(op.device, _stream_row(op), several)
+    for op in trace.ops:
+        handle = next((h for h, kind in NULL_STREAM_KINDS.items() if kind == op.stream_kind), None)
+        if handle is not None:
+            rows.setdefault((op.device, handle), _on_gpu(op.device, _stream_row(op), several))
+    return rows
 
 
 def _rows_in_order(bars: Sequence[Bar]) -> list[str]:
@@ -467,8 +651,9 @@ def _draw_marks(ax: Any, trace: Trace) -> None:
         name.set_in_layout(False)
 
 
-def _add_kind_legend(fig: Any, kinds: Sequence[str], modelled: bool = False) -> None:
-    """One legend entry per op kind present, below the plots."""
+def _add_kind_legend(fig: Any, kinds: Sequence[str], modelled: bool = False, events: bool = False) -> None:
+    """One legend entry per op kind present, below the plots, and the marks of events where they are drawn."""
+    from matplotlib.lines import Line2D
     from matplotlib.patches import Patch
 
     handles = [
@@ -478,6 +663,9 @@ def _add_kind_legend(fig: Any, kinds: Sequence[str], modelled: bool = False) -> 
     ]
     if modelled:
         handles.append(Patch(facecolor="white", edgecolor="black", hatch=MODELLED_HATCH, label="modelled"))
+    if events:
+        handles.append(Line2D([], [], linestyle="none", label=EVENT_RECORD_NAME, **EVENT_MARK))
+        handles.append(Line2D([0, 1], [0, 0], color=WAIT_COLOR, linewidth=2, marker=">", label=EVENT_WAIT_NAME))
     fig.legend(handles=handles, loc="outside lower center", ncols=len(handles), frameon=False)
 
 

@@ -25,6 +25,17 @@ OP_KINDS = ("kernel", "memcpy_h2d", "memcpy_d2h", "memcpy_d2d", "memcpy_p2p", "m
 STREAM_KINDS = ("created", "legacy_null", "per_thread_default")
 RANGE_CATEGORY = "nvtx"  # the "cat" of an NVTX range's "X" event
 HOST_MEMORY_KINDS = ("not_applicable", "pageable", "pinned", "managed", "device", "unknown")
+# What a runtime call that queues or orders stream work does (RECORD_FORMAT.md, stream_calls).
+STREAM_CALL_KINDS = (
+    "work",
+    "event_record",
+    "stream_wait_event",
+    "stream_synchronize",
+    "event_synchronize",
+    "device_synchronize",
+    "stream_query",
+    "implicit_sync",
+)
 
 # What each file kind is called in messages ("not a streamlab trace ...").
 FORMAT_DESCRIPTIONS = {
@@ -98,16 +109,32 @@ class HostRange:
     thread: int = 0  # the host thread that opened it
 
 
+@dataclass(frozen=True)
+class StreamCall:
+    """A runtime call that queued or ordered stream work, as the host made it (a record's
+    stream_calls): streams and events are named by their handles, not by the trace's stream ids."""
+
+    call: str  # one of STREAM_CALL_KINDS
+    function: str  # "cudaEventRecord", ...
+    stream: int  # the stream's handle (0: the legacy NULL stream, 2: the per-thread default stream)
+    event: int  # the event's handle, or 0
+    time_ns: int  # when the host made the call, on the trace's clock
+    device: int = 0  # the GPU current on the calling thread
+
+
 @dataclass
 class Trace:
     """A recorded timeline: device operations sorted by start, host marks sorted by
-    time, the file's ``otherData`` block as ``metadata``, and the program's NVTX
-    ranges sorted by start (none in files recorded without them)."""
+    time, the file's ``otherData`` block as ``metadata``, the program's NVTX
+    ranges sorted by start (none in files recorded without them), and the runtime
+    calls that queued or ordered its stream work, in call order (only in a trace taken
+    from a record: ``otherData.stream_calls``)."""
 
     ops: list[DeviceOp]
     marks: list[HostMark]
     metadata: dict[str, Any]
     ranges: list[HostRange] = field(default_factory=list)
+    stream_calls: list[StreamCall] = field(default_factory=list)
 
     @property
     def program(self) -> str:
@@ -205,7 +232,33 @@ def parse_trace(obj: Any) -> Trace:
     ops.sort(key=lambda op: (op.start_ns, op.end_ns, op.stream))
     marks.sort(key=lambda mark: mark.time_ns)
     ranges.sort(key=lambda item: item.start_ns)
-    return Trace(ops=ops, marks=marks, metadata=metadata, ranges=ranges)
+    calls = _parse_stream_calls(metadata)
+    return Trace(ops=ops, marks=marks, metadata=metadata, ranges=ranges, stream_calls=calls)
+
+
+def _parse_stream_calls(metadata: dict[str, Any]) -> list[StreamCall]:
+    """The optional ``otherData.stream_calls``, checked; [] where the file has none."""
+    if "stream_calls" not in metadata:
+        return []
+    calls = _get(metadata, "stream_calls", "array", prefix="otherData.")
+    return [_parse_stream_call(call, f" in otherData.stream_calls[{index}]") for index, call in enumerate(calls)]
+
+
+def _parse_stream_call(call: Any, where: str) -> StreamCall:
+    if not isinstance(call, dict):
+        raise TraceError(f"a stream call is {_json_type(call)}, not an object{where}")
+
+    def count(key: str) -> int:
+        return _count(_get(call, key, "integer", context=where), key, where)
+
+    return StreamCall(
+        call=_one_of(_get(call, "call", "string", context=where), STREAM_CALL_KINDS, "stream call", where),
+        function=_get(call, "function", "string", context=where),
+        stream=count("stream"),
+        event=count("event"),
+        time_ns=count("time_ns"),
+        device=count("device") if "device" in call else 0,  # records made before GPUs were told apart: GPU 0
+    )
 
 
 def _check_pid(event: dict[str, Any], expected: int, what: str, where: str) -> None:

@@ -211,6 +211,22 @@ BAD_INPUTS = {
     "unknown op kind": (trace_with(lambda obj: first_op_args(obj).update(op="teleport")), "unknown op kind"),
     "unsupported version": (trace_with(lambda obj: obj["otherData"].update(version=99)), "unsupported"),
     "no ops": (trace_with(lambda obj: obj.update(traceEvents=[])), "no device operations"),
+    "unknown stream call": (
+        trace_with(
+            lambda obj: obj["otherData"].update(
+                stream_calls=[{"call": "teleport", "function": "f", "stream": 1, "event": 0, "time_ns": 0}]
+            )
+        ),
+        "unknown stream call",
+    ),
+    "stream call without time": (
+        trace_with(
+            lambda obj: obj["otherData"].update(
+                stream_calls=[{"call": "work", "function": "f", "stream": 1, "event": 0}]
+            )
+        ),
+        "missing key time_ns in otherData.stream_calls[0]",
+    ),
     "bandwidth without gbps": (
         json.dumps(
             {**json.loads(BANDWIDTH.read_text()), "points": [{"bytes": 4096, "direction": "H2D", "memory": "pinned"}]}
