@@ -18,6 +18,14 @@ output); either way the number must round to it ("about 14 ms" from 14.04).
 holds the transcripts' "(lab NN is worth P of the course's T points, over L
 labs)" to the points the labs' lab.cmake declare.
 
+A committed picture is a measurement too: every picture a lab README names
+(labs/NN-topic/*.png, common/reference/*.png) has an entry whose "picture" is
+its path, whose "date" its PNG's metadata names (the plot tool writes the run's
+date there), holding the figures its titles print and the rows it draws
+("rows": the names a caption must give, "stream 15"); and the README quotes
+those figures in its caption, naming each of those rows. `picture_problems`
+finds the pictures that are not so, so a picture and its text cannot drift apart.
+
     python3 tools/quoted_numbers.py fill RESULT.json [RESULT.json ...]
     python3 tools/quoted_numbers.py unquoted     # list the numbers no quote or transcript covers
 
@@ -36,7 +44,9 @@ from __future__ import annotations
 import argparse
 import json
 import re
+import struct
 import sys
+import zlib
 from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
 
@@ -54,6 +64,9 @@ MEASURED = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)(?:\s?(ms|µs|GB/s)(?![A-Za-z0-
 TRANSCRIPT_NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)?")
 QUOTING_FILES = ("README.md", "labs/*/README.md", "slides/*.md")
 KOREAN_FILES = ("README.ko.md", "labs/*/README.ko.md", "slides/ko/*.md")
+# A picture a README names: its file name beside the README, or its path from the root.
+PICTURE_NAME = re.compile(r"[\w./-]+\.png")
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 # What `course check` prints under a lab's total (tools/coursecli/labs.py).
 POINTS_LINE = re.compile(r"\(lab (\d+) is worth (\d+) of the course's (\d+) points, over (\d+) labs?\)")
 
@@ -243,6 +256,74 @@ def points_problems(root: Path = ROOT) -> list[str]:
     return found
 
 
+def png_text(path: Path) -> dict[str, str]:
+    """The text chunks (tEXt, zTXt, iTXt) of the PNG at `path`, by keyword: the metadata the plot tool
+    wrote (Title, Description: the device and date of the run it draws)."""
+    data = path.read_bytes()
+    if not data.startswith(PNG_SIGNATURE):
+        return {}
+    texts, at = {}, len(PNG_SIGNATURE)
+    while at + 8 <= len(data):
+        length, kind = struct.unpack(">I4s", data[at : at + 8])
+        body = data[at + 8 : at + 8 + length]
+        at += 12 + length  # length, type, data, CRC
+        keyword, _, rest = body.partition(b"\0")
+        if kind == b"tEXt":
+            texts[keyword.decode("latin-1")] = rest.decode("latin-1")
+        elif kind == b"zTXt":
+            texts[keyword.decode("latin-1")] = zlib.decompress(rest[1:]).decode("latin-1")
+        elif kind == b"iTXt":  # compressed?, method, language, translated keyword, then the text
+            compressed, text = rest[0], rest[2:].split(b"\0", 2)[2]
+            texts[keyword.decode("latin-1")] = (zlib.decompress(text) if compressed else text).decode("utf-8")
+    return texts
+
+
+def named_pictures(root: Path = ROOT) -> list[tuple[str, str]]:
+    """(README, picture) for each committed picture a lab README names, both as paths from `root`."""
+    found = []
+    for readme in sorted(root.glob("labs/*/README.md")):
+        for name in dict.fromkeys(PICTURE_NAME.findall(readme.read_text())):
+            if name.startswith(("build/", ".")):
+                continue  # what `course run` draws on the student's machine
+            picture = next((p for p in (readme.parent / name, root / name) if p.is_file()), None)
+            if picture is not None:
+                found.append((readme.relative_to(root).as_posix(), picture.relative_to(root).as_posix()))
+    return found
+
+
+def picture_problems(reference: Path = REFERENCE, root: Path = ROOT) -> list[str]:
+    """'README: ...' for each picture a lab README names whose figures are not a measurement of the reference
+    file made from that picture's run, or that the README's quotes do not show with its rows' names."""
+    data = json.loads(reference.read_text())
+    found = []
+    for readme, picture in named_pictures(root):
+        entries = {name: m for name, m in data["measurements"].items() if m and m.get("picture") == picture}
+        if not entries:
+            found.append(
+                f'{readme}: {picture} has no measurement of its figures in {reference.name} ("picture": its path)'
+            )
+        described = png_text(root / picture).get("Description", "")
+        for name, measurement in entries.items():
+            quotes = [q["text"] for q in data["quotes"] if q["file"] == readme and "{" + name + "." in q["text"]]
+            if not quotes:
+                found.append(f"{readme}: no quote shows {picture}'s figures ({name}): its caption must say them")
+            if measurement["date"] not in described:
+                found.append(f"{readme}: {picture} draws a run that {name}'s date {measurement['date']} is not")
+            for row in measurement.get("rows", []):
+                if not any(_names_row(quote, row) for quote in quotes):
+                    found.append(f"{readme}: no caption of {picture} names its row {row!r} as the picture does")
+    return found
+
+
+def _names_row(text: str, row: str) -> bool:
+    """Whether `text` names the row `row` as the picture does: "stream 26" by the word stream and its
+    number ("stream 26 to 29", "stream 25, 26 and 27" name stream 26 too), any other row by its name."""
+    number = re.fullmatch(r"stream (\d+)", row)
+    if number is None:
+        return row in text
+    return "stream" in text and re.search(rf"(?<![\w.]){number.group(1)}(?![\w.])", text) is not None
+
+
 def _lab_transcripts(path: Path, root: Path) -> list[str]:
     """A slide deck presents its lab (slides/05-three-chunks.md: labs/05-three-chunks), and the
     overview every lab: the transcripts of those READMEs."""
@@ -261,10 +342,14 @@ def main(argv: list[str]) -> int:
     sub = parser.add_subparsers(dest="command", required=True)
     fill_parser = sub.add_parser("fill", help="store measurement results and write their numbers into the quotes")
     fill_parser.add_argument("results", nargs="+", type=Path)
-    sub.add_parser("unquoted", help="list measured numbers in READMEs and slides that no quote or transcript covers")
+    sub.add_parser(
+        "unquoted",
+        help="list measured numbers in READMEs and slides that no quote or transcript covers, "
+        "and pictures whose captions do not show their figures",
+    )
     args = parser.parse_args(argv)
     if args.command == "unquoted":
-        found = all_unquoted_numbers() + points_problems()
+        found = all_unquoted_numbers() + points_problems() + picture_problems()
         for line in found:
             print(f"quoted_numbers: {line}")
         return 1 if found else 0

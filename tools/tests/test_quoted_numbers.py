@@ -209,3 +209,44 @@ def test_the_three_chunk_speedups_are_computed_as_the_program_computes_them():
     assert stage_sum["stages_ms"] == round(sum(printed), 2)
     assert run["speedup"] == round(run["serial_ms"] / run["pipelined_ms"], 2)
     assert run["model_speedup"] == round(stage_sum["stages_ms"] / run["model_ms"], 2)
+
+
+def test_every_picture_a_lab_readme_names_shows_its_own_figures_and_rows():
+    """lab 05's timeline-h200.png printed 14.00 / 8.10 ms beside a text that said 14.70 / 8.38; lab 01's
+    barrier picture 6.08 ms and rows 'stream 15/16' where the text said 5.97 and A/B/C."""
+    assert quoted_numbers.picture_problems() == []
+
+
+def test_picture_problems_finds_a_caption_that_does_not_show_its_picture(tmp_path):
+    lab = tmp_path / "labs" / "01-topic"
+    lab.mkdir(parents=True)
+    shutil.copy(ROOT / "labs" / "01-null-stream" / "barrier-h200.png", lab / "barrier-h200.png")
+    readme = lab / "README.md"
+    readme.write_text("The barrier demo, `barrier-h200.png`: blocking 6.08 ms in stream 15.\n")
+    reference = tmp_path / "numbers.json"
+    quote = {"file": "labs/01-topic/README.md", "text": "blocking {pic.blocking_ms:.2f} ms in stream 15"}
+    entry = {"device": "NVIDIA H200", "date": "2026-12-03T10:24:29Z", "picture": "labs/01-topic/barrier-h200.png"}
+
+    def problems(measurements, quotes):
+        reference.write_text(json.dumps({"measurements": measurements, "quotes": quotes}))
+        return quoted_numbers.picture_problems(reference, tmp_path)
+
+    assert problems({}, []) == [
+        "labs/01-topic/README.md: labs/01-topic/barrier-h200.png has no measurement of its figures in numbers.json "
+        '("picture": its path)'
+    ]
+    good = {**entry, "blocking_ms": 6.08, "rows": ["stream 15"]}
+    assert problems({"pic": good}, [quote]) == []
+    assert "no quote shows" in problems({"pic": good}, [])[0]
+    assert "is not" in problems({"pic": {**good, "date": "2026-11-30"}}, [quote])[0]
+    assert problems({"pic": {**good, "rows": ["stream 15", "stream 16"]}}, [quote]) == [
+        "labs/01-topic/README.md: no caption of labs/01-topic/barrier-h200.png names its row 'stream 16' "
+        "as the picture does"
+    ]
+
+
+def test_a_pngs_metadata_is_read_with_the_standard_library():
+    texts = quoted_numbers.png_text(ROOT / "labs" / "05-three-chunks" / "timeline-h200.png")
+    assert texts["Title"] == "timeline-h200"
+    assert "recorded 2026-11-30T12:10:14Z" in texts["Description"]
+    assert quoted_numbers.png_text(REFERENCE) == {}
