@@ -24,7 +24,9 @@ its path, whose "date" its PNG's metadata names (the plot tool writes the run's
 date there), holding the figures its titles print and the rows it draws
 ("rows": the names a caption must give, "stream 15"); and the README quotes
 those figures in its caption, naming each of those rows. `picture_problems`
-finds the pictures that are not so, so a picture and its text cannot drift apart.
+finds the pictures that are not so, so a picture and its text cannot drift apart;
+it holds every committed picture of a lab folder (labs/NN-topic/*.png and the
+reference pictures `course check` shows), so one that no README names is a problem too.
 
     python3 tools/quoted_numbers.py fill RESULT.json [RESULT.json ...]
     python3 tools/quoted_numbers.py unquoted     # list the numbers no quote or transcript covers
@@ -51,6 +53,7 @@ from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
 
 from coursecli.lab_cmake import declared_labs
+from coursecli.reference_pictures import PICTURES
 from korean_twins import twin_of
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -291,11 +294,33 @@ def named_pictures(root: Path = ROOT) -> list[tuple[str, str]]:
     return found
 
 
+def committed_pictures(root: Path = ROOT) -> list[str]:
+    """Every committed picture of a lab folder, as a path from `root`: each labs/NN-topic/*.png and each
+    reference picture `course check` shows (coursecli/reference_pictures.py) that is there."""
+    found = set(root.glob("labs/*/*.png"))
+    for number, pictures in PICTURES.items():
+        for folder in root.glob(f"labs/{number}-*"):
+            found.update(folder / picture.name for picture in pictures if (folder / picture.name).is_file())
+    return sorted(path.relative_to(root).as_posix() for path in found)
+
+
 def picture_problems(reference: Path = REFERENCE, root: Path = ROOT) -> list[str]:
     """'README: ...' for each picture a lab README names whose figures are not a measurement of the reference
-    file made from that picture's run, or that the README's quotes do not show with its rows' names."""
+    file made from that picture's run, or that the README's quotes do not show with its rows' names; and
+    'PICTURE: ...' for each committed picture of a lab folder that no lab README names."""
     data = json.loads(reference.read_text())
+    named = {picture for _, picture in named_pictures(root)}
+    measured = {m.get("picture") for m in data["measurements"].values() if m}
     found = []
+    for picture in committed_pictures(root):
+        if picture in named:
+            continue  # its README's caption is checked below
+        found.append(
+            f"{picture}: no lab README names it: show it in {picture.rsplit('/', 1)[0]}/README.md with a caption "
+            "that quotes its figures and rows"
+        )
+        if picture not in measured:
+            found.append(f'{picture}: no measurement of its figures in {reference.name} ("picture": its path)')
     for readme, picture in named_pictures(root):
         entries = {name: m for name, m in data["measurements"].items() if m and m.get("picture") == picture}
         if not entries:

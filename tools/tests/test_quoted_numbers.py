@@ -10,6 +10,7 @@ import shutil
 
 import pytest
 import quoted_numbers
+from coursecli.reference_pictures import PICTURES
 from quoted_numbers import REFERENCE, ROOT, fill, measured_text, pending_text
 
 DATA = json.loads(REFERENCE.read_text())
@@ -250,3 +251,37 @@ def test_a_pngs_metadata_is_read_with_the_standard_library():
     assert texts["Title"] == "timeline-h200"
     assert "recorded 2026-11-30T12:10:14Z" in texts["Description"]
     assert quoted_numbers.png_text(REFERENCE) == {}
+
+
+def test_a_committed_picture_that_no_readme_names_is_a_problem(tmp_path):
+    """labs 03, 07 and 09 held pictures (timeline-h200.png, graph-h200.png, ...) that no README named,
+    so no caption said their figures and the check above did not see them."""
+    lab = tmp_path / "labs" / "01-topic"
+    lab.mkdir(parents=True)
+    shutil.copy(ROOT / "labs" / "01-null-stream" / "barrier-h200.png", lab / "barrier-h200.png")
+    (lab / "README.md").write_text("The barrier demo shows blocking streams.\n")
+    reference = tmp_path / "numbers.json"
+    unnamed = "labs/01-topic/barrier-h200.png: no lab README names it: show it in labs/01-topic/README.md"
+
+    def problems(measurements):
+        reference.write_text(json.dumps({"measurements": measurements, "quotes": []}))
+        return quoted_numbers.picture_problems(reference, tmp_path)
+
+    assert problems({}) == [
+        f"{unnamed} with a caption that quotes its figures and rows",
+        'labs/01-topic/barrier-h200.png: no measurement of its figures in numbers.json ("picture": its path)',
+    ]
+    entry = {"date": "2026-12-03T10:24:29Z", "picture": "labs/01-topic/barrier-h200.png", "blocking_ms": 6.08}
+    assert problems({"pic": entry}) == [f"{unnamed} with a caption that quotes its figures and rows"]
+
+
+def test_every_reference_picture_course_check_shows_is_committed_and_named():
+    committed = quoted_numbers.committed_pictures()
+    named = {picture for _, picture in quoted_numbers.named_pictures()}
+    for number, pictures in PICTURES.items():
+        for folder in ROOT.glob(f"labs/{number}-*"):
+            for picture in pictures:
+                path = (folder / picture.name).relative_to(ROOT).as_posix()
+                if (ROOT / path).is_file():
+                    assert path in committed and path in named, path
+    assert "labs/07-dependencies-and-graphs/priority-h200.png" in named
