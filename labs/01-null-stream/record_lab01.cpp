@@ -10,6 +10,7 @@
 
 #include "demo_buffers.hpp"
 #include "lab01.hpp"
+#include "lab01_record.hpp"
 #include "streamlab/handles.hpp"
 #include "streamlab/recording.hpp"
 #include "streamlab/workload.hpp"
@@ -20,10 +21,8 @@ using namespace streamlab;
 using streamlab::record::Scenario;
 using streamlab::recording::Session;
 
-/// Task 1's job: 64 MiB through H2D, the kernel and D2H (a little less, bound to the run: Session::salted_elements).
-constexpr std::size_t kSerialElements = std::size_t{16} << 20;
-/// Each of the barrier demo's three kernels reads and writes this many floats.
-constexpr std::size_t kDemoElements = std::size_t{1} << 20;
+using lab01::course::kDemoElements;
+using lab01::course::kSerialElements;
 
 /// A device buffer's floats, copied to the host.
 std::vector<float> on_host(const DeviceBuffer<float>& buffer) {

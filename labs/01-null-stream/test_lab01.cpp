@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "lab01_record.hpp"
 #include "streamlab/analysis.hpp"
 #include "streamlab/answers.hpp"
 #include "streamlab/judging.hpp"
@@ -21,23 +22,23 @@ namespace {
 using namespace streamlab;
 using namespace streamlab::grading;
 
-/// What every real run of record_lab01.cpp leaves: the serial job's output (SerialRun::kElements floats,
-/// bound to the job salt) with the set-up's iterations, and kernel A's of the barrier demo (2^20 floats)
-/// with the set-up's demo_iterations.
+using lab01::course::kDemoElements;
+using lab01::course::kSerialElements;
+
+/// What every real run of record_lab01.cpp leaves: the serial job's output (kSerialElements floats,
+/// bound to the job salt) with the set-up's iterations, and kernel A's of the barrier demo (kDemoElements
+/// floats) with the set-up's demo_iterations.
 [[maybe_unused]] const bool kRunsDeclared = judge_records_of(
-    {{{"serial", 1, record::fixed_elements(std::size_t{16} << 20, /*salted=*/true)},
-      {"barrier_blocking", 1, record::fixed_elements(std::size_t{1} << 20, /*salted=*/false), {"demo_iterations"}},
-      {"barrier_nonblocking",
-       1,
-       record::fixed_elements(std::size_t{1} << 20, /*salted=*/false),
-       {"demo_iterations"}}}});
+    {{{"serial", 1, record::fixed_elements(kSerialElements, /*salted=*/true)},
+      {"barrier_blocking", 1, record::fixed_elements(kDemoElements, /*salted=*/false), {"demo_iterations"}},
+      {"barrier_nonblocking", 1, record::fixed_elements(kDemoElements, /*salted=*/false), {"demo_iterations"}}}});
 
 // ---------------------------------------------------------------- task 1
 
 /// The serial run on 64 MiB, with a kernel about as long as one copy: the record's scenario "serial".
 class SerialRun : public RecordTest {
 protected:
-    static constexpr std::size_t kElements = std::size_t{16} << 20;
+    static constexpr std::size_t kElements = kSerialElements;
 
     /// The job's bytes in this record: a little fewer than kElements floats, bound to its job salt.
     [[nodiscard]] std::uint64_t job_bytes() const {

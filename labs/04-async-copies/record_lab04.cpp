@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "lab04.hpp"
+#include "lab04_record.hpp"
 #include "streamlab/batches.hpp"
 #include "streamlab/recording.hpp"
 #include "streamlab/workload.hpp"
@@ -23,10 +24,8 @@ using lab04::WaitWith;
 using streamlab::record::Scenario;
 using streamlab::recording::Session;
 
-/// Three batches of about 16 MiB (test_lab04.cpp judges these).
-constexpr int kBatches = 3;
-/// A batch's usual floats: each batch holds a little fewer, bound to the run (Session::salted_elements).
-constexpr std::size_t kElements = std::size_t{4} << 20;
+using lab04::course::kBatches;
+using lab04::course::kElements;
 
 void record_lab04(Session& session) {
     const DeviceFacts& facts = session.facts();

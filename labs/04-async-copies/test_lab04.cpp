@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "lab04.hpp"
+#include "lab04_record.hpp"
 #include "streamlab/analysis.hpp"
 #include "streamlab/answers.hpp"
 #include "streamlab/batches.hpp"
@@ -24,17 +25,20 @@ using namespace streamlab;
 using namespace streamlab::grading;
 using lab04::WaitWith;
 
-/// What every real run of record_lab04.cpp leaves: the pinned run's output, BatchTest::kBatches batches of
-/// BatchTest::kElements floats each (bound to the job salt) in one chunk each, with the set-up's iterations.
+/// What every real run of record_lab04.cpp leaves: the pinned run's output, lab04::course::kBatches batches
+/// of lab04::course::kElements floats each (bound to the job salt) in one chunk each, with the set-up's iterations.
 [[maybe_unused]] const bool kRunsDeclared =
-    judge_records_of({{{"pinned", 3, record::fixed_elements(std::size_t{4} << 20, /*salted=*/true, /*times=*/3)}}});
+    judge_records_of({{{"pinned", lab04::course::kBatches,
+                        record::fixed_elements(lab04::course::kElements,
+                                               /*salted=*/true,
+                                               /*times=*/lab04::course::kBatches)}}});
 
 /// Three batches of 16 MiB, with a kernel about as long as one batch's H2D copy:
 /// the record's scenarios (record_lab04.cpp).
 class BatchTest : public RecordTest {
 protected:
-    static constexpr int kBatches = 3;
-    static constexpr std::size_t kElements = std::size_t{4} << 20;
+    static constexpr int kBatches = lab04::course::kBatches;
+    static constexpr std::size_t kElements = lab04::course::kElements;
 
     /// A batch's bytes in this record: a little fewer than kElements floats, bound to its job salt.
     [[nodiscard]] std::uint64_t batch_bytes() const {
