@@ -23,7 +23,8 @@ import io
 import tarfile
 from pathlib import Path
 
-from .make_grading_samples import plant, student_files, write_folder
+from .rewriting import plant
+from .sample_files import student_files, write_folder
 
 LAB01 = "labs/01-null-stream/null_stream.cu"
 ANCHOR = "float run_serial(const float* input, float* output, std::size_t n, int iterations) {\n"

@@ -28,18 +28,15 @@ Standard library only.
 from __future__ import annotations
 
 import argparse
-import io
 import json
 import shutil
 import sys
-import tarfile
-import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
 from coursecli.shell import ROOT
-from coursecli.submissions import course_labs
 
+from .isolation_samples import make_isolation_samples
 from .lab09_samples import (
     catalogue_lab09_allocate_before_the_loop,
     catalogue_lab09_chooses_blocking_sync,
@@ -49,7 +46,8 @@ from .lab09_samples import (
     catalogue_lab09_polls_an_event,
     catalogue_lab09_waits_per_chunk,
 )
-from .rewriting import replace_once, rewrite_function
+from .rewriting import plant, replace_once, rewrite_function
+from .sample_files import student_files, write_folder, write_tar_gz, write_zip
 
 SYNTAX_ERROR = "\nthis line is not C++ at all\n"
 NEVER_ENDING_KERNEL = """
@@ -202,46 +200,6 @@ def make_cheats(out: Path) -> list[str]:
     return [cheat.name for cheat in CHEATS]
 
 
-def student_files(variant: str) -> dict[str, str]:
-    """labs/NN-topic/file -> text, for every lab's student sources and answer files (a prediction),
-    from the starters or the solutions."""
-    source_root = ROOT / ("labs" if variant == "starter" else "solutions")
-    return {
-        f"labs/{lab.folder}/{name}": (source_root / lab.folder / name).read_text()
-        for lab in course_labs(ROOT)
-        for name in lab.files + lab.answers
-    }
-
-
-def plant(files: dict[str, str], path: str, anchor: str, insert: str, before: bool = True) -> None:
-    """Inserts `insert` before (or after) `anchor` in files[path]; fails loudly when the anchor moved."""
-    text = files[path]
-    if text.count(anchor) != 1:
-        raise SystemExit(f"make_grading_samples: cannot find where to plant the fault in {path}")
-    files[path] = text.replace(anchor, insert + anchor if before else anchor + insert)
-
-
-def write_folder(folder: Path, files: dict[str, str]) -> None:
-    for name, text in files.items():
-        (folder / name).parent.mkdir(parents=True, exist_ok=True)
-        (folder / name).write_text(text)
-
-
-def write_zip(path: Path, files: dict[str, str]) -> None:
-    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
-        for name, text in files.items():
-            archive.writestr(name, text)
-
-
-def write_tar_gz(path: Path, files: dict[str, str]) -> None:
-    with tarfile.open(path, "w:gz") as archive:
-        for name, text in files.items():
-            data = text.encode()
-            info = tarfile.TarInfo(name)
-            info.size = len(data)
-            archive.addfile(info, io.BytesIO(data))
-
-
 def hanging_submission() -> dict[str, str]:
     """Every lab's solution, lab 01's barrier demo launching a kernel that never ends before it waits."""
     hang = student_files("solution")
@@ -277,8 +235,6 @@ def make_samples(out: Path) -> list[str]:
     edited = student_files("starter")
     edited["labs/01-null-stream/test_lab01.cpp"] = ALWAYS_PASSING_TEST
     write_folder(out / "edits-a-test", edited)
-
-    from .isolation_samples import make_isolation_samples  # it needs this module's helpers above
 
     make_isolation_samples(out)
     return sorted(p.name for p in out.iterdir())

@@ -26,7 +26,8 @@ from coursecli.grade_settings import DEFAULT_TIMEOUT_S
 from coursecli.gradebook import load_grade, student_folder
 from coursecli.scoring import FAILED
 
-from .make_grading_samples import hanging_submission, student_files, write_folder
+from .make_grading_samples import hanging_submission
+from .sample_files import student_files, write_folder
 from .timed_grading import timed_grade
 
 LABS = ["01", "02", "03", "04", "05", "06", "07"]

@@ -21,7 +21,7 @@ from pathlib import Path
 from coursecli.batch import default_jobs
 from coursecli.sandbox import choose_isolation
 
-from .make_grading_samples import student_files, write_folder
+from .sample_files import student_files, write_folder
 from .timed_grading import timed_grade
 
 

@@ -19,3 +19,8 @@ def rewrite_function(files: dict[str, str], path: str, signature: str, new_funct
     if start < 0 or end < 0 or text.count(signature) != 1:
         raise SystemExit(f"make_grading_samples: cannot find {signature!r} in {path}")
     files[path] = text[:start] + new_function.rstrip("\n") + text[end + 2 :]
+
+
+def plant(files: dict[str, str], path: str, anchor: str, insert: str, before: bool = True) -> None:
+    """Inserts `insert` before (or after) `anchor` in files[path]; fails loudly when the anchor moved."""
+    replace_once(files, path, anchor, insert + anchor if before else anchor + insert)
