@@ -21,7 +21,7 @@ STREAMLAB_CMAKE = ROOT / "cmake" / "StreamLab.cmake"
 CPP_LAB, PYTHON_LAB = "streamlab_add_lab", "streamlab_add_python_lab"
 # The keywords a declaration cannot do without (CMake itself would build a broken lab without them).
 REQUIRED = {
-    CPP_LAB: ("NUMBER", "TOPIC", "STUDENT_SOURCES", "PROGRAM", "TEST_SOURCE", "TESTS"),
+    CPP_LAB: ("NUMBER", "TOPIC", "STUDENT_SOURCES", "PROGRAM", "RECORDER", "TEST_SOURCE", "TESTS"),
     PYTHON_LAB: ("NUMBER", "TOPIC", "STUDENT_SOURCES", "RECORDER"),
 }
 # What a Python track cannot declare: it has no tests of its own, the C++ track's judges grade its record.
@@ -68,12 +68,12 @@ class LabCmake:
     python: Track | None
     answer_files: tuple[str, ...]  # the student's answers (prediction.txt): read by a graded test, never compiled
     program: str
+    recorder: str  # RECORDER: the recording program, whose record the judges of TEST_SOURCE read
     gpus: int  # GPUs the graded tests need at once (GPUS N; 1 when absent, as in CMake)
     sanitize_points: int  # what a clean compute-sanitizer run earns in `course grade --sanitize` (0: feedback only)
     allow_symbols: tuple[str, ...]  # what the lab's objects may call beyond the course's list (objcheck)
     allow_asm: bool  # whether the student's code may use inline asm
     python_bindings: tuple[str, ...] = ()  # what the lab adds to the module (BINDINGS): register file first
-    recorder: str = ""  # RECORDER: the recording program of a lab recorded once and judged outside ("": none)
     # The Python track's RECORDER (python/record_labNN.py): its record is judged by the C++ track's judges,
     # whose tests are then `python.tests` too ("": the lab has no Python track).
     python_recorder: str = ""
@@ -197,21 +197,18 @@ def read_lab_cmake(path: Path) -> LabCmake:
         python = _declaration(text, PYTHON_LAB, required=False)
         assert cpp is not None  # required
         cpp_track = _track(cpp, CPP_LAB)
-        python_recorder = python["RECORDER"][0] if python else ""  # required
-        if python_recorder and not cpp.get("RECORDER"):
-            raise ValueError(f"{PYTHON_LAB}: RECORDER needs the C++ lab recorded once too (its RECORDER)")
         return LabCmake(
             cpp=cpp_track,
             python=_python_track(python, cpp_track) if python else None,
             answer_files=tuple(cpp.get("ANSWER_FILES", [])),
             program=cpp["PROGRAM"][0],
+            recorder=cpp["RECORDER"][0],
             gpus=_number(cpp, "GPUS", 1, low=1, high=MAX_GPUS),
             sanitize_points=_number(cpp, "SANITIZE_POINTS", 0),
             allow_symbols=tuple(cpp.get("ALLOW_SYMBOLS", [])),
             allow_asm="ALLOW_ASM" in cpp,
             python_bindings=tuple(python.get("BINDINGS", [])) if python else (),
-            recorder=cpp.get("RECORDER", [""])[0],
-            python_recorder=python_recorder,
+            python_recorder=python["RECORDER"][0] if python else "",
             drawn_scenario=cpp.get("DRAWN_SCENARIO", [DEFAULT_DRAWN_SCENARIO])[0],
         )
     except OSError as error:

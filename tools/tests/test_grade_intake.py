@@ -17,7 +17,7 @@ from coursecli.submissions import (
 )
 
 LAB_CMAKE = (
-    "streamlab_add_lab(NUMBER 09 TOPIC demo STUDENT_SOURCES work.cu more.cu PROGRAM run.cu "
+    "streamlab_add_lab(NUMBER 09 TOPIC demo STUDENT_SOURCES work.cu more.cu PROGRAM run.cu RECORDER rec.cpp "
     "TEST_SOURCE test_lab09.cpp TESTS A.B gpu 1)\n"
 )
 

@@ -101,19 +101,6 @@ void run_code_under_test(Work&& work) {
         ::streamlab::grading::note_gpu_seen();                                               \
     } while (false)
 
-/// Skips the current test, with the reason, where no CUDA device is usable
-/// (SL_REQUIRE_GPU) or fewer than `count` are: `not graded: needs two GPUs
-/// (this machine has 1)`, which the grader counts neither for nor against.
-#define SL_REQUIRE_GPUS(count)                                                   \
-    do {                                                                         \
-        SL_REQUIRE_GPU();                                                        \
-        int sl_devices = 0;                                                      \
-        SL_CHECK(cudaGetDeviceCount(&sl_devices));                               \
-        if (sl_devices < (count)) {                                              \
-            GTEST_SKIP() << ::streamlab::needs_gpus_reason((count), sl_devices); \
-        }                                                                        \
-    } while (false)
-
 /// Records the GPU's timeline while the lambda (`...`) runs and assigns it to
 /// `timeline_var` (an existing streamlab::Timeline). Skips the current test,
 /// with the reason, when there is no GPU or the tracer cannot start (under
@@ -143,26 +130,6 @@ void run_code_under_test(Work&& work) {
         }                                                                                                \
         (timeline_var) = sl_tracer->finish();                                                            \
     } while (false)
-
-namespace streamlab::grading {
-
-/// The base of every lab's timeline tests: a test starts only on a machine with
-/// a usable GPU (otherwise it is skipped with the reason) and knows the device's
-/// facts (copy engines, memory). A lab's fixture derives from it and adds the
-/// recordings its tests share; a fixture with its own SetUp starts with
-/// `SL_STEP(TimelineTest::SetUp());`.
-class TimelineTest : public ::testing::Test {
-protected:
-    /// Skips the test where no GPU is usable; otherwise reads the device's facts.
-    void SetUp() override {
-        SL_REQUIRE_GPU();
-        facts_ = query_device_facts(0);
-    }
-
-    DeviceFacts facts_;  ///< The device the test runs on (device 0).
-};
-
-}  // namespace streamlab::grading
 
 /// Runs one step of a test (a recording, a SetUp of the base fixture, a helper)
 /// and ends the current function there when the step skipped the test (no GPU,
