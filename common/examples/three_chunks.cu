@@ -5,9 +5,9 @@
 // Work in different streams may run at the same time, so while K_0 runs, H2D_1
 // can already copy the next chunk: copies and kernels overlap.
 //
-// Record its timeline (from the repository root, with PYTHONPATH=tools), then
-// open three_chunks.json in ui.perfetto.dev or plot it:
-//   python3 -m streamlab_tools.trace_cmd --inject BUILD/common/inject/libstreamlab_inject.so
+// Record its timeline (from the repository root, with the Python `./course setup` makes),
+// then open three_chunks.json in ui.perfetto.dev or plot it:
+//   .venv/bin/python -m streamlab_tools.trace_cmd --inject BUILD/common/inject/libstreamlab_inject.so
 //           -o three_chunks.json -- BUILD/common/examples/three_chunks_example
 //
 // The chunk labels (OpLabel) show as NVTX ranges in Nsight Systems; they reach

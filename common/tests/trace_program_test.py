@@ -4,7 +4,7 @@
     trace_program_test.py --inject LIB --analyze EXE --expect pipeline|copies \\
         -o TRACE.json -- PROGRAM ARGS...
 
-It runs ``python3 -m streamlab_tools.trace_cmd`` (PYTHONPATH must reach tools/),
+It runs ``python3 -m streamlab_tools.trace_cmd`` (tools/ on its import path: the test's CMakeLists.txt),
 then ``streamlab_analyze TRACE.json``, and checks what the program is known to do:
 
 * ``pipeline``: three chunks in three streams (three_chunks_example): 9 ops,

@@ -671,7 +671,7 @@ class SubmissionGrader:
         """The plot tool's environment. matplotlib keeps a font cache in its config folder: each step starts
         from a copy of the one the batch warmed (prepare_plotting), instead of rebuilding it (about 1 s a plot)."""
         env = {
-            "PYTHONPATH": str(self.settings.course_root / "tools"),
+            **environment.import_path([self.settings.course_root / "tools"]),
             "MPLBACKEND": "Agg",
             "STREAMLAB_MODULE_DIR": str(course_build_folder(self.settings) / "python"),  # the batch's own build
         }

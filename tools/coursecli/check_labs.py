@@ -1,4 +1,4 @@
-"""Keeps starters and solutions in step: `python3 -m coursecli.check_labs` (tools/ on PYTHONPATH).
+"""Keeps starters and solutions in step: `.venv/bin/python -m coursecli.check_labs` (from `course setup`).
 
 For every lab (labs/NN-topic with a lab.cmake):
   - solutions/NN-topic holds exactly the lab's STUDENT_SOURCES and ANSWER_FILES, and so does the starter;

@@ -13,11 +13,12 @@ import re
 import shutil
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 from . import apt
+from .python_module import python_path
 from .shell import COURSE_ERROR, ROOT, CommandFailed, run, say
 
 VENV = ROOT / ".venv"
@@ -366,8 +367,73 @@ def tools_python() -> str | None:
     return None
 
 
-# How the course runs its own Python tools: from tools/, drawing to files only.
-TOOLS_ENV = {"PYTHONPATH": str(ROOT / "tools"), "MPLBACKEND": "Agg"}
+# The course's Python, the project of tools/pyproject.toml: the tools' packages (tools/: coursecli,
+# streamlab_tools, selfgrading) and the Python labs' helpers beside the module streamlab (python/:
+# lab_program, cuda_check, and streamlab_notebook, what the labs' notebooks import).
+COURSE_PYTHON_FOLDERS = (ROOT / "tools", ROOT / "python")
+# What `course setup` writes into .venv's site-packages: the file an editable install of the project writes,
+# one line per folder, which Python's `site` puts on the import path of every program .venv's Python runs.
+EDITABLE_INSTALL = "streamlab_course.pth"
+# The one name of Python's import path in the environment of a process: every program the course starts
+# with folders of its own on that path gets them from import_path here.
+IMPORT_PATH = "PYTHONPATH"
+
+
+def import_path(folders: Iterable[Path | str]) -> dict[str, str]:
+    """The environment that puts `folders` first on the import path of a Python the course starts."""
+    return {IMPORT_PATH: os.pathsep.join(map(str, folders))}
+
+
+def import_path_folders(env: dict[str, str]) -> list[str]:
+    """The folders the environment `env` puts first on Python's import path, in order."""
+    return env[IMPORT_PATH].split(os.pathsep) if env.get(IMPORT_PATH) else []
+
+
+def python_lab_environment(student: Path, lab_python: Path, course_root: Path, build: Path) -> dict[str, str]:
+    """How a Python lab's program imports: the student's folder first, then the lab's own files (`lab_python`),
+    the module streamlab of the `build` folder and the course's helpers (python/ of `course_root`).
+
+    PYTHONSAFEPATH keeps Python from putting the program's own folder (the lab's, which holds the starter
+    files) ahead of the student's; no bytecode is written into the lab's folders."""
+    return {
+        **import_path([student, lab_python, *python_path(course_root, build)]),
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "PYTHONSAFEPATH": "1",
+    }
+
+
+def notebook_environment(lab_environment: dict[str, str]) -> dict[str, str]:
+    """A Python lab's notebook's: the import path of the lab's program (`lab_environment`, as
+    python_lab_environment gives it), then the course's Python, for the notebook's helper (streamlab_notebook)
+    and the tools it draws with; drawing to files only."""
+    path = dict.fromkeys([*import_path_folders(lab_environment), *map(str, COURSE_PYTHON_FOLDERS)])
+    return {**lab_environment, **import_path(path), "MPLBACKEND": "Agg"}
+
+
+def venv_site_packages() -> Path | None:
+    """.venv's site-packages (a virtual environment's lib/pythonX.Y/site-packages), where its Python looks for
+    .pth files; None where there is no .venv."""
+    return next(iter(sorted(VENV.glob("lib/python3*/site-packages"))), None)
+
+
+def install_course_python() -> bool:
+    """Installs the course's Python into .venv, editable (its files stay where they are and are imported from
+    there): writes EDITABLE_INSTALL, as `pip install -e` does for a project whose packages lie in its folders,
+    with no build backend, no network and no pip needed. False where there is no .venv: there the tools run
+    with TOOLS_ENV's import path instead."""
+    site_packages = venv_site_packages()
+    if site_packages is None:
+        return False
+    lines = "".join(f"{folder}\n" for folder in COURSE_PYTHON_FOLDERS)
+    installed = site_packages / EDITABLE_INSTALL
+    if not installed.is_file() or installed.read_text() != lines:  # missing, or the course has moved
+        installed.write_text(lines)
+    return True
+
+
+# How the course runs its own Python tools: drawing to files only, with the course's Python on the import path
+# (what .venv has from install_course_python, and what a Python without .venv, as on a GPU machine, needs).
+TOOLS_ENV = {**import_path(COURSE_PYTHON_FOLDERS), "MPLBACKEND": "Agg"}
 
 
 def draw(module: str, arguments: list, image: Path, what: str, folder: Path) -> bool:
@@ -402,6 +468,7 @@ def setup(quiet_if_ready: bool = False) -> int:
 
     if tools_python() is None and not _install_python_packages():
         return COURSE_ERROR
+    install_course_python()
     headers_were_there = python_headers_present()
     if not headers_were_there and not _install_headers():
         return COURSE_ERROR

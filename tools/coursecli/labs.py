@@ -14,7 +14,7 @@ from . import environment, lab_checks, lab_cmake, records, reference_pictures, s
 from .batch import Log
 from .build import build
 from .gpu import NO_GPU_EXIT, gpu_presence
-from .python_module import TARGET, module_python, python_path
+from .python_module import TARGET, module_python
 from .results import TestOutcome, points_of, read_junit, read_labels
 from .scoring import NEEDS_GPUS
 from .shell import COURSE_ERROR, FAILING, ROOT, CommandFailed, CourseError, run, run_logged, say
@@ -157,16 +157,10 @@ def python_student_folder(number: str, variant: str) -> Path:
 
 
 def python_lab_environment(number: str, variant: str, folder: Path) -> dict[str, str]:
-    """PYTHONPATH for a Python lab: the student's folder first, then the lab's own files, the module, the helpers.
-
-    PYTHONSAFEPATH keeps Python from putting the program's own folder (the lab's, which
-    holds the starter files) ahead of the student's."""
-    path = [python_student_folder(number, variant), lab_folder(number) / "python", *python_path(ROOT, folder)]
-    return {
-        "PYTHONPATH": os.pathsep.join(str(p) for p in path),
-        "PYTHONDONTWRITEBYTECODE": "1",
-        "PYTHONSAFEPATH": "1",
-    }
+    """How lab NN's Python program imports the student's (or the solution's) files, with the module of the build
+    `folder` (environment.python_lab_environment)."""
+    student = python_student_folder(number, variant)
+    return environment.python_lab_environment(student, lab_folder(number) / "python", ROOT, folder)
 
 
 def _run_python_lab(number: str, preset: str, variant: str) -> int:

@@ -193,12 +193,7 @@ def cmd_test(args: argparse.Namespace) -> int:
     pytest = run(
         [python, "-m", "pytest", "-q", "-rs", *parallel, f"--junitxml={pytest_junit}", "tools/tests"],
         check=False,
-        env={
-            "PYTHONPATH": str(ROOT / "tools"),
-            "MPLBACKEND": "Agg",
-            "STREAMLAB_MODULE_DIR": str(folder / "python"),
-            **tested,
-        },
+        env={**environment.TOOLS_ENV, "STREAMLAB_MODULE_DIR": str(folder / "python"), **tested},
     )
     add_pytest_junit(tally, pytest_junit)
     if pytest.returncode != 0:
@@ -302,7 +297,7 @@ def cmd_trace(args: argparse.Namespace) -> int:
     return run(
         [python, "-m", "streamlab_tools.trace_cmd", "--inject", inject, *output, *no_gpu, "--", *trace_args],
         check=False,
-        env={"PYTHONPATH": str(ROOT / "tools")},
+        env=environment.TOOLS_ENV,
     ).returncode
 
 

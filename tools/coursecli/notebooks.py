@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import base64
+import os
 import sys
 import tempfile
 from pathlib import Path
@@ -22,8 +23,6 @@ from . import environment, labs
 from .shell import COURSE_ERROR, FAILING, CommandFailed, run, say
 
 CELL_TIMEOUT_S = 600  # a cell that runs the lab on a GPU, or `course check` building the module
-# `course notebook NN --solution` sets it to 1: the notebook then runs and checks the reference solution.
-SOLUTION_VARIABLE = "STREAMLAB_NOTEBOOK_SOLUTION"
 
 
 def notebook_path(number: str, korean: bool = False) -> Path:
@@ -31,9 +30,10 @@ def notebook_path(number: str, korean: bool = False) -> Path:
     return labs.lab_folder(number) / "python" / ("notebook.ko.py" if korean else "notebook.py")
 
 
-def execute(notebook: Any, folder: Path, timeout_s: float = CELL_TIMEOUT_S) -> None:
-    """Runs `notebook` (jupytext.read's) top to bottom in a fresh kernel started in `folder`, filling in
-    its outputs in place; nothing is written. A failing cell raises nbclient's CellExecutionError."""
+def execute(notebook: Any, folder: Path, timeout_s: float = CELL_TIMEOUT_S, env: dict[str, str] | None = None) -> None:
+    """Runs `notebook` (jupytext.read's) top to bottom in a fresh kernel started in `folder`, with `env` added to
+    this process's environment (by default the course's Python on its import path), filling in its outputs in
+    place; nothing is written. A failing cell raises nbclient's CellExecutionError."""
     import nbclient
     from jupyter_client.manager import KernelManager
 
@@ -44,7 +44,7 @@ def execute(notebook: Any, folder: Path, timeout_s: float = CELL_TIMEOUT_S) -> N
         client = nbclient.NotebookClient(
             notebook, km=kernel, timeout=timeout_s, resources={"metadata": {"path": str(folder)}}
         )
-        client.execute()
+        client.execute(env={**os.environ, **(env or environment.TOOLS_ENV)})
 
 
 def outputs_text(notebook: Any) -> str:
@@ -66,6 +66,17 @@ def pictures(notebook: Any) -> list[bytes]:
     ]
 
 
+def kernel_environment(notebook: Path, build: Path, solution: bool) -> dict[str, str]:
+    """What the kernel of a lab's `notebook` runs with: it imports as the lab's program does (the student's files,
+    or with `solution` the solution's, first; the module of the `build` folder), then the course's Python (the
+    notebook's helper, streamlab_notebook, and the tools it draws with)."""
+    from streamlab_notebook import SOLUTION_VARIABLE
+
+    number = notebook.resolve().parent.parent.name[:2]
+    lab = labs.python_lab_environment(number, "solution" if solution else "yours", build)
+    return {**environment.notebook_environment(lab), SOLUTION_VARIABLE: str(int(solution))}
+
+
 def main(argv: list[str]) -> int:
     """Runs a notebook and writes it with its outputs (and its pictures beside it); the exit status."""
     import jupytext
@@ -75,10 +86,12 @@ def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="notebooks", description=__doc__.split("\n")[0])
     parser.add_argument("notebook", type=Path, help="a lab's notebook.py or notebook.ko.py")
     parser.add_argument("-o", "--output", type=Path, required=True, help="the .ipynb to write, with outputs")
+    parser.add_argument("--build", type=Path, required=True, help="the build folder of the module it imports")
+    parser.add_argument("--solution", action="store_true", help="run it on the reference solution")
     args = parser.parse_args(argv)
     notebook, status = jupytext.read(args.notebook), 0
     try:
-        execute(notebook, args.notebook.parent)
+        execute(notebook, args.notebook.parent, env=kernel_environment(args.notebook, args.build, args.solution))
     except nbclient.exceptions.CellExecutionError as error:  # written all the same, up to the failing cell
         status = FAILING
         print(f"notebooks: a cell failed: {error.ename}: {error.evalue}", file=sys.stderr)
@@ -108,12 +121,9 @@ def run_notebook(number: str, preset: str, solution: bool, korean: bool) -> int:
         return COURSE_ERROR
     output = folder / "notebooks" / f"lab{number.zfill(2)}{'-solution' * solution}{'.ko' * korean}.ipynb"
     output.unlink(missing_ok=True)  # an earlier run's must not pass for this one's
-    env = {
-        **environment.TOOLS_ENV,
-        "STREAMLAB_MODULE_DIR": str(folder / "python"),
-        SOLUTION_VARIABLE: str(int(solution)),
-    }
-    command = [environment.tools_python(), "-m", "coursecli.notebooks", source, "-o", output]
+    env = {**environment.TOOLS_ENV, "STREAMLAB_MODULE_DIR": str(folder / "python")}
+    command = [environment.tools_python(), "-m", "coursecli.notebooks", source, "-o", output, "--build", folder]
+    command += ["--solution"] * solution
     status = run(command, check=False, env=env).returncode
     if output.exists():
         say(f"the notebook with its outputs: {output} (open it in Jupyter); its pictures beside it")

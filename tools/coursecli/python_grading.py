@@ -23,8 +23,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from . import judging, recording
-from .python_module import module_python, python_path
+from . import environment, judging, recording
+from .python_module import module_python
 from .results import GtestReport, TestOutcome, points_of
 from .sandbox import TIMED_OUT
 from .scoring import LabGrade, grade_test
@@ -48,12 +48,8 @@ def declared_python_points(labels: dict[str, list[str]], number: str) -> list[tu
 
 def python_environment(staged: Path, course_root: Path, course_build: Path, lab: LabSources) -> dict[str, str]:
     """The student's folder first, then the lab's interface, the module, the course's helpers."""
-    path = [staged, course_root.joinpath("labs", lab.folder, "python"), *python_path(course_root, course_build)]
-    return {
-        "PYTHONPATH": ":".join(map(str, path)),
-        "PYTHONDONTWRITEBYTECODE": "1",
-        "PYTHONSAFEPATH": "1",
-    }
+    lab_python = course_root.joinpath("labs", lab.folder, "python")
+    return environment.python_lab_environment(staged, lab_python, course_root, course_build)
 
 
 def verdict_of(status: int) -> str:

@@ -2,8 +2,10 @@
 """What recording in-process from Python costs: lab 05's Python pipeline on the host clock,
 without and with `streamlab.record`, on the same data, as the C++ benchmark measures it.
 
-    PYTHONPATH=solutions/05-three-chunks/python:labs/05-three-chunks/python:build/python:python \\
-        python3 tools/examples/python_record_overhead.py [--runs 15] [--chunks 3 64 256]
+    python3 tools/examples/python_record_overhead.py [--runs 15] [--chunks 3 64 256]
+
+with the import path of lab 05's Python program on the solution (the solution's folder, the lab's, the
+module's, python/: coursecli/environment.py's python_lab_environment), as tools/gpu_parts/tour.sh runs it.
 
 Three ways, each in turn for every chunk count (streamlab.measure_tracer_overheads): nothing
 recorded, CUPTI's activity records alone, and the course's recorder; once a process has

@@ -7,11 +7,11 @@ process, with the Python module streamlab: no preloaded library, no injection, j
 
 then writes the trace file and prints what the GPU recorded:
 
-    PYTHONPATH=tools python3 tools/examples/record_in_process.py -o section3.json
+    .venv/bin/python tools/examples/record_in_process.py -o section3.json
     ./course plot section3.json
 
 The module is found where `./course build` puts it (build/python, build-ci/python),
-or on PYTHONPATH; the course's tools (streamlab_tools) through PYTHONPATH=tools. Exit status:
+or on the import path; the course's tools (streamlab_tools) as `course setup` installs them. Exit status:
 0 with the trace written; 1 when the copies failed; 2 when the module is not built
 (./course build makes it); 77 when cuda-python or a GPU is missing (nothing to record).
 """

@@ -26,10 +26,10 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from coursecli import judging, recording
+from coursecli import environment, judging, recording
 from coursecli.gpu import gpu_presence
 from coursecli.lab_cmake import read_lab_cmake
-from coursecli.python_module import module_python, python_path
+from coursecli.python_module import module_python
 from coursecli.shell import COURSE_ERROR, ROOT
 
 from .selfgrade import copy_kept_record
@@ -171,16 +171,10 @@ def record_of(junit: Path) -> Path:
 def run_tests(lab: str, student: Path, build: Path, junit: Path) -> tuple[dict[str, str], str]:
     """(test name -> "passed", "failed" or "skipped", the C++ track's judges' verdicts on the record of
     the lab's Python track run on `student`; "" or, when there is no record, why). The recording
-    program runs from the student's folder, with the lab's folder after it on PYTHONPATH, so that the
+    program runs from the student's folder, with the lab's folder after it on the import path, so that the
     student's modules are imported, not the starter files."""
     lab_python = ROOT / "labs" / lab / "python"
-    path = [student, lab_python, *python_path(ROOT, build)]
-    env = {
-        **os.environ,
-        "PYTHONPATH": os.pathsep.join(map(str, path)),
-        "PYTHONDONTWRITEBYTECODE": "1",
-        "PYTHONSAFEPATH": "1",
-    }
+    env = {**os.environ, **environment.python_lab_environment(student, lab_python, ROOT, build)}
     declared = read_lab_cmake(ROOT / "labs" / lab / "lab.cmake")
     record = record_of(junit)
     recorder = lab_python / declared.python_recorder

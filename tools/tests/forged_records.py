@@ -6,7 +6,7 @@ not apply to that record. test_forged_records.py judges each with the real judge
 A forged output is recomputed from the record's seed as a judge recomputes it (record.hpp's sample_indices,
 workload.hpp's input_element and workload_reference), so that the output check alone would pass it.
 
-    PYTHONPATH=tools python tools/tests/forged_records.py OUT    writes every forgery of lab 05's records into OUT
+    .venv/bin/python tools/tests/forged_records.py OUT    writes every forgery of lab 05's records into OUT
 """
 
 from __future__ import annotations

@@ -225,7 +225,7 @@ def course_test_run(tmp_path, monkeypatch):
     def fake_run(command, check=True, env=None, **kw):
         is_pytest = [str(c) for c in command[1:3]] == ["-m", "pytest"]
         if command[1:3] == ["-m", "coursecli.check_labs"]:
-            assert env and env["PYTHONPATH"] == str(ROOT / "tools")  # the module is found by its package's name
+            assert env == environment.TOOLS_ENV  # the module is found by its package's name
         step = "pytest" if is_pytest else "ctest" if command[0] == "ctest" else command[2].split(".")[-1]
         order.append(step)
         envs[step] = env

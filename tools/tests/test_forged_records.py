@@ -12,6 +12,7 @@ import subprocess
 import sys
 
 import pytest
+from coursecli import environment
 from coursecli.shell import ROOT
 from forged_records import (
     LAB05,
@@ -138,7 +139,7 @@ def test_a_solutions_record_with_what_the_harness_observed_keeps_every_verdict(n
 
 
 def test_the_script_writes_every_forgery_of_lab05(tmp_path):
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "tools")}
+    env = {**os.environ, **environment.TOOLS_ENV}
     subprocess.run([sys.executable, ROOT / "tools/tests/forged_records.py", tmp_path], check=True, env=env)
     written = sorted(path.name for path in tmp_path.iterdir())
     assert written == sorted(f"forged-{name}.record.jsonl" for name in LAB05_FORGERIES)

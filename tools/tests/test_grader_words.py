@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from coursecli import grader_words, labs, results, scoring
+from coursecli import environment, grader_words, labs, results, scoring
 from coursecli.grader_words import HEADER, NEEDED, GraderWordsError, grader_skips, read_words
 from coursecli.results import GtestReport
 
@@ -115,6 +115,6 @@ def test_the_module_offers_the_headers_words(course_build):
     if not next(build_python.glob("streamlab*.so"), None):
         pytest.skip(f"the course's Python module is not built in {course_build}")
     code = "import json, streamlab; print(json.dumps({k: v for k, v in vars(streamlab.words).items() if k.isupper()}))"
-    env = {**os.environ, "PYTHONPATH": str(build_python)}
+    env = {**os.environ, **environment.import_path([build_python])}
     printed = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True).stdout
     assert json.loads(printed) == read_words()

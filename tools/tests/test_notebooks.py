@@ -71,7 +71,7 @@ def test_the_twin_check_compares_a_notebooks_code_byte_for_byte_and_its_markdown
 def test_a_notebook_runs_top_to_bottom_without_a_gpu_and_says_its_pictures_are_modelled(path, monkeypatch):
     import jupytext
     from coursecli import notebooks
-    from coursecli.lab_notebook import MODELLED_INSTEAD
+    from streamlab_notebook import MODELLED_INSTEAD
 
     monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "")  # the kernel inherits it: no GPU, even on a machine with one
     monkeypatch.setenv("STREAMLAB_MODULE_DIR", str(MODULES[0].parent))
@@ -102,20 +102,19 @@ def test_a_notebook_runs_top_to_bottom_without_a_gpu_and_says_its_pictures_are_m
 @pytest.mark.skipif(not MODULES, reason=WITHOUT_THE_MODULE)
 def test_with_a_gpu_the_recorded_timeline_is_drawn_and_the_model_beneath_it(monkeypatch, capsys):
     """The GPU cells' other branch, in this process: a timeline recorded on an H200 stands for the run's."""
-    from coursecli import lab_notebook
+    import streamlab_notebook
 
     shown = []
-    monkeypatch.setattr(lab_notebook, "display", shown.append)
-    monkeypatch.setattr(lab_notebook, "gpu_presence", lambda: (True, "NVIDIA H200"))
-    monkeypatch.setattr(sys, "path", list(sys.path))  # the notebook puts the lab's folders first
+    monkeypatch.setattr(streamlab_notebook, "display", shown.append)
+    monkeypatch.setattr(streamlab_notebook, "gpu_presence", lambda: (True, "NVIDIA H200"))
     monkeypatch.setattr(sys, "dont_write_bytecode", sys.dont_write_bytecode)
-    lab = lab_notebook.LabNotebook("05")
+    lab = streamlab_notebook.LabNotebook("05")
     recorded = library.load().read_trace(str(ROOT / "common/tests/fixtures/h200_three_chunks.json"))
     timeline = lab.record(lambda: recorded)
     lab.show_timeline(timeline)
     lab.show_model(timeline)
     out = capsys.readouterr().out
-    assert "Lab 05, your code" in out and "GPU: NVIDIA H200" in out and lab_notebook.MODELLED_INSTEAD not in out
+    assert "Lab 05, your code" in out and "GPU: NVIDIA H200" in out and streamlab_notebook.MODELLED_INSTEAD not in out
     assert [type(picture).__name__ for picture in shown] == ["Image", "Image"]
     assert all(picture.data.startswith(b"\x89PNG") for picture in shown)
     assert "Beneath: the model's schedule" in out

@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from coursecli import environment
 from coursecli.build import NO_COURSE_BUILD, build_under_test
 from coursecli.lab_cmake import read_lab_cmake
 
@@ -61,9 +62,9 @@ def test_the_lab_program_says_no_gpu_in_one_line(tmp_path, course_build):
     if not next(build_python.glob("streamlab*.so"), None):
         pytest.skip(f"the course's Python module is not built in {course_build}")
     lab = ROOT / "labs" / "05-three-chunks" / "python"
-    path = [ROOT / "solutions" / "05-three-chunks" / "python", lab, build_python, ROOT / "python"]
-    # PYTHONSAFEPATH: the program's own folder (the starter's) must not come before the solution's.
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(map(str, path)), "PYTHONSAFEPATH": "1"}
+    solution = ROOT / "solutions" / "05-three-chunks" / "python"
+    # As the course runs it: the program's own folder (the starter's) must not come before the solution's.
+    env = {**os.environ, **environment.python_lab_environment(solution, lab, ROOT, course_build)}
     result = subprocess.run(
         [sys.executable, str(lab / "run_lab05.py"), "--trace", str(tmp_path / "t.json")],
         capture_output=True,
@@ -116,11 +117,11 @@ def registered_environment(name: str) -> dict[str, str]:
 
 @pytest.mark.parametrize("name", [f"lab{lab[:2]}.python-yours.record" for lab in PYTHON_LABS])
 def test_ctests_python_tests_find_the_module_then_the_courses_helpers(name, course_build):
-    environment = registered_environment(name)
-    path = environment["PYTHONPATH"].split(":")
+    registered = registered_environment(name)
+    path = environment.import_path_folders(registered)
     assert path[-2:] == [str(course_build / "python"), str(ROOT / "python")]
     assert not any("without_headers" in entry for entry in path)
-    assert "STREAMLAB_C_LIBRARY" not in environment
+    assert "STREAMLAB_C_LIBRARY" not in registered
 
 
 @pytest.mark.parametrize("lab", PYTHON_LABS)
@@ -130,6 +131,6 @@ def test_a_recorded_python_tracks_judges_read_its_record_and_its_answer_files(la
     recording = registered_python_test(f"lab{number}.python-solution.record")
     assert recording["command"][-1] == str(ROOT / "labs" / lab / "python" / declared.python_recorder)
     for judge in declared.cpp.tests:
-        environment = registered_environment(f"lab{number}.python-solution.{judge.name}")
-        assert environment["STREAMLAB_RECORD"].endswith(f"lab{number}.python-solution.record.jsonl")
-        assert environment["STREAMLAB_ANSWER_DIR"] == str(ROOT / "solutions" / lab / "python")
+        registered = registered_environment(f"lab{number}.python-solution.{judge.name}")
+        assert registered["STREAMLAB_RECORD"].endswith(f"lab{number}.python-solution.record.jsonl")
+        assert registered["STREAMLAB_ANSWER_DIR"] == str(ROOT / "solutions" / lab / "python")

@@ -24,13 +24,7 @@
 # 밝히고, 실행 대신 모델로 그린 그림을 보여 줍니다.
 
 # %%
-import sys
-from pathlib import Path
-
-# The course's tools/, found from wherever in the course Jupyter started (the notebook's folder, as a rule).
-tools = next(p / "tools" for p in (Path.cwd(), *Path.cwd().parents) if (p / "tools" / "coursecli").is_dir())
-sys.path.insert(0, str(tools))
-from coursecli.lab_notebook import LabNotebook  # noqa: E402
+from streamlab_notebook import LabNotebook  # python/streamlab_notebook.py, installed by ./course setup
 
 lab = LabNotebook("04")
 

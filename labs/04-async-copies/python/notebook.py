@@ -23,13 +23,7 @@
 # Without a GPU, every cell that needs one says so and shows the modelled picture instead.
 
 # %%
-import sys
-from pathlib import Path
-
-# The course's tools/, found from wherever in the course Jupyter started (the notebook's folder, as a rule).
-tools = next(p / "tools" for p in (Path.cwd(), *Path.cwd().parents) if (p / "tools" / "coursecli").is_dir())
-sys.path.insert(0, str(tools))
-from coursecli.lab_notebook import LabNotebook  # noqa: E402
+from streamlab_notebook import LabNotebook  # python/streamlab_notebook.py, installed by ./course setup
 
 lab = LabNotebook("04")
 

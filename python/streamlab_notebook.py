@@ -7,12 +7,18 @@ verdict. Where there is no GPU, every GPU cell says so and shows, instead of a r
 timelines recorded on an H200 (the pictures `course check` points at) and the model's schedule for
 stage times measured there (the picture `course demo` draws without a GPU).
 
-    lab = LabNotebook("05")          # in the notebook's first cell, from the lab's python/ folder
+    from streamlab_notebook import LabNotebook
+    lab = LabNotebook("05")          # in the notebook's first cell
     lab.show_function("three_chunks", "run_pipeline")
     timeline = lab.record(run)       # None without a GPU, or when your code failed (said why)
     lab.show_timeline(timeline)
     lab.show_model(timeline)
     lab.check()
+
+It is imported by name: `course setup` installs the course's Python (this folder and tools/) into .venv,
+and `course notebook` gives its kernel the lab's import path. The lab's own files and the student's are
+found the way the lab's program finds them: from the lab's python/ folder, where Jupyter starts the
+notebook (`course notebook NN --solution` puts the solution's folder before it).
 """
 
 from __future__ import annotations
@@ -29,47 +35,59 @@ from pathlib import Path
 from typing import Any
 
 import matplotlib
+from coursecli.build import DEFAULT_PRESET, build_dir
+from coursecli.reference_pictures import PICTURES
 from IPython.display import Code, Image, display
 from streamlab_tools import library, plot
 from streamlab_tools.demo_model import describe, load_stage_times
 from streamlab_tools.timelines import plot_model_schedule
 
-from . import labs, reference_pictures
-from .build import DEFAULT_PRESET, build_dir
-from .gpu import NO_GPU_EXIT, gpu_presence
-from .notebooks import SOLUTION_VARIABLE
-from .shell import COURSE_ERROR, FAILING, ROOT
-
+ROOT = Path(__file__).resolve().parents[1]  # this file is python/streamlab_notebook.py of the course
 # Stage times measured on an H200: what the model is drawn from where there is no GPU (as in `course demo`).
 STAGE_TIMES = ROOT / "common" / "reference" / "h200_stage_times.json"
+# `course notebook NN --solution` sets it to 1: the notebook then runs and checks the reference solution.
+SOLUTION_VARIABLE = "STREAMLAB_NOTEBOOK_SOLUTION"
 # The line every GPU cell prints without a GPU, after the reason; the notebooks' tests look for it.
 MODELLED_INSTEAD = "the pictures below are not your run: they are modelled, or recorded from the solution on an H200"
+# What `course check` says by its exit status, the one every verb of `course` exits with (README, `course --help`).
 VERDICTS = {
     0: "every graded test passed",
-    FAILING: "a check or a graded test failed (above)",
-    COURSE_ERROR: "the course could not check the lab (above)",
-    NO_GPU_EXIT: "not graded here for want of a GPU: not a failing grade",
+    1: "a check or a graded test failed (above)",
+    2: "the course could not check the lab (above)",
+    77: "not graded here for want of a GPU: not a failing grade",
 }
+
+
+def gpu_presence() -> tuple[bool, str]:
+    """(True, the first GPU's name), or (False, why not, in the grader's words: SKIP_NO_GPU first), as the
+    module streamlab finds it."""
+    streamlab = library.load()
+    present, why = streamlab.gpu_presence()
+    return (True, streamlab.device_facts(0).name) if present else (False, streamlab.words.SKIP_NO_GPU + why)
+
+
+def lab_folder(number: str) -> Path:
+    """labs/NN-topic, for lab `number` ("5" or "05")."""
+    found = sorted(ROOT.glob(f"labs/{number.zfill(2)}-*/lab.cmake"))
+    if not found:
+        raise ValueError(f"no lab {number} in {ROOT / 'labs'}")
+    return found[0].parent
 
 
 class LabNotebook:
     """One lab's notebook: where its files are, whether a GPU is here, and the cells' work."""
 
     def __init__(self, number: str) -> None:
-        self.number = labs.lab_folder(number).name[:2]
+        self.lab = lab_folder(number)
+        self.number = self.lab.name[:2]
         self.solution = os.environ.get(SOLUTION_VARIABLE) == "1"
-        variant = "solution" if self.solution else "yours"
-        self.student_folder = labs.python_student_folder(self.number, variant)
+        self.student_folder = ROOT / ("solutions" if self.solution else "labs") / self.lab.name / "python"
+        # The module streamlab of the newest build, loaded once: the cells' `import streamlab` is that module.
+        self.build = Path(library.load().__file__).parent.parent
         self.gpu, self.gpu_words = gpu_presence()
         # Pictures are drawn here, never into the course; removed with the notebook's kernel (Image keeps a copy).
         self._pictures = tempfile.TemporaryDirectory(prefix=f"lab{self.number}-notebook-")
         self.pictures = Path(self._pictures.name)
-        module = library.module_files()
-        if not module:
-            raise library.ModuleMissing("the course's Python module streamlab is not built: run ./course build")
-        self.build = module[0].parent.parent
-        # The import path `course check` gives the lab: the student's files first, then the lab's, the module's.
-        sys.path[:0] = labs.python_lab_environment(self.number, variant, self.build)["PYTHONPATH"].split(os.pathsep)
         sys.dont_write_bytecode = True  # no __pycache__ in the lab's folders
         matplotlib.use("Agg")  # pictures drawn into files and shown as such, never a second time inline
         whose = "the reference solution" if self.solution else "your code"
@@ -110,8 +128,8 @@ class LabNotebook:
         """The recorded timeline, drawn by `course plot`; without one, the solution's pictures from an H200."""
         if timeline is None:
             print("Not your run: the solution's timelines, recorded on an H200.")
-            for picture in reference_pictures.PICTURES.get(self.number, []):
-                path = labs.lab_folder(self.number) / picture.name
+            for picture in PICTURES.get(self.number, []):
+                path = self.lab / picture.name
                 if path.is_file():
                     print(f"{picture.shows} ({path.relative_to(ROOT)}):")
                     display(Image(filename=str(path)))
