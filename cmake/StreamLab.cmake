@@ -188,12 +188,14 @@ endfunction()
 # Where the recording run of a lab's `variant` writes its record: beside the
 # GoogleTest reports where the grader chose a folder for them (its copy of the
 # test list points that folder at each submission's own), else in the build.
+# Its name, labNN.VARIANT.record.jsonl, is the one the tools give a run's record
+# (tools/coursecli/recording.py, record_file).
 function(streamlab_record_file lab variant out_var)
+  set(folder "${CMAKE_BINARY_DIR}/records")
   if(STREAMLAB_GTEST_XML_DIR)
-    set(${out_var} "${STREAMLAB_GTEST_XML_DIR}/${lab}.${variant}.record.jsonl" PARENT_SCOPE)
-  else()
-    set(${out_var} "${CMAKE_BINARY_DIR}/records/${lab}.${variant}.record.jsonl" PARENT_SCOPE)
+    set(folder "${STREAMLAB_GTEST_XML_DIR}")
   endif()
+  set(${out_var} "${folder}/${lab}.${variant}.record.jsonl" PARENT_SCOPE)
 endfunction()
 
 # The recording run of a lab's `variant` (RECORDER of streamlab_add_lab): one ctest

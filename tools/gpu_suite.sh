@@ -18,7 +18,8 @@
 # $WORK/course (WORK defaults to /tmp/streamlab-gpu-work, which the sandbox's user can reach). Every build
 # is incremental: a part that follows another on the same machine finds the build done. Run e after b or
 # c, or it spends its first minutes building. The records a part keeps come back as
-# $OUT/PART/records.tar.gz; unpacked in the repository's root, they land in labs/NN-topic/records/.
+# $OUT/PART/records.tar.gz; unpacked in the repository's root, they land where the course commits them,
+# common/tests/records/NN-topic/ (coursecli/records.py, committed_record).
 set -uo pipefail
 source "$(dirname "$0")/gpu_parts/common.sh"
 out_root=${OUT:-$PWD/build-ci/gpu-out}
@@ -46,10 +47,11 @@ build_ci() {
     'cmake --preset ci && cmake --build --preset ci -j "$(nproc)" "$@"' build_ci "${targets[@]}"
 }
 
-# The records kept under $1 (labs/NN-topic/records/), packed into $log/records.tar.gz.
+# The records kept under $1, laid out as in the repository (selfgrade's --keep-records), packed into
+# $log/records.tar.gz with their paths from $1: unpacked in the repository's root, each lands in its place.
 pack_records() {
-  [ -d "$1/labs" ] || return 0
-  tar -czf "$log/records.tar.gz" -C "$1" labs
+  [ -d "$1" ] || return 0
+  tar -czf "$log/records.tar.gz" -C "$1" .
   note "kept $(find "$1" -name '*.record.jsonl' | wc -l) record(s): $log/records.tar.gz"
 }
 

@@ -577,9 +577,9 @@ class SubmissionGrader:
             verdicts.update(ctest_verdicts(judges_console))
             for lab in labs:
                 if lab.recorded:  # beside the report: `course check NN --record FILE` judges it again
-                    kept = self.folder / f"lab{lab.number}.record.jsonl"
+                    kept = recording.record_file(self.folder, lab.number, "yours")
                     kept.unlink(missing_ok=True)
-                    record = self.xml_reports / f"lab{lab.number}.yours{recording.RECORD_SUFFIX}"
+                    record = recording.record_file(self.xml_reports, lab.number, "yours")
                     if record.is_file():  # a copy of a plain file (fresh_report_folder)
                         shutil.copyfile(record, kept)
             try:
@@ -615,7 +615,7 @@ class SubmissionGrader:
                 old.unlink()
             if lab.recorded:  # the run the judges judged, from its record: no second run of the student's code
                 trace = self.folder / f"lab{lab.number}.json"
-                kept = self.folder / f"lab{lab.number}.record.jsonl"
+                kept = recording.record_file(self.folder, lab.number, "yours")
                 drawn = read_lab_cmake(self.settings.course_root / "labs" / lab.folder / "lab.cmake").drawn_scenario
                 if records.judges_refused(test.reason for test in lab_grade.tests):
                     lab_grade.timeline_note = "No timeline picture: the judges refused the record."

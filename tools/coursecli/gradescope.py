@@ -24,6 +24,7 @@ import zipfile
 from pathlib import Path
 
 from .batch import DEFAULT_TIMEOUT_S
+from .records import COMMITTED_RECORDS
 from .shell import ROOT
 from .submissions import LabSources
 
@@ -118,6 +119,7 @@ fi
 def _course_files(root: Path, labs: list[LabSources]) -> list[Path]:
     """The tracked repository files the autograder needs, relative to `root`."""
     paths = COURSE_PATHS + [f"labs/{lab.folder}" for lab in labs] + ["python"]
+    paths.append(f":(exclude){COMMITTED_RECORDS.as_posix()}")  # the judges' fixtures: no grade reads them
     listed = subprocess.run(["git", "-C", str(root), "ls-files", "-z", "--", *paths], capture_output=True)
     if listed.returncode != 0:
         raise RuntimeError(f"{root} is not a git checkout: the autograder holds the course's tracked files only")

@@ -478,18 +478,18 @@ def _not_graded_here(number: str, labels: dict, prefix: str, verdicts: list[lab_
 
 
 def _point_at_committed_records(number: str) -> None:
-    """Points a student without a GPU at the records committed with the lab: runs made on a GPU that the
-    judges grade here, the solution's and typical mistakes'."""
-    folder = lab_folder(number) / "records"
-    found = sorted(folder.glob("*.record.jsonl"))
+    """Points a student without a GPU at the lab's records committed with the course: runs made on a GPU
+    that the judges grade here, the solution's and typical mistakes'."""
+    found = records.committed_records(ROOT, lab_folder(number).name)
     if not found:
         return
     solution = next((r for r in found if records.committed_whose(r, ROOT) == "solution"), found[0])
     mistakes = [r for r in found if (records.committed_whose(r, ROOT) or "").startswith("wrong-lab")]
+    folder = solution.parent.relative_to(ROOT)
     say(
         f"Without a GPU, the judges can grade runs made on one: ./course check {number} --record "
         f"{solution.relative_to(ROOT)} (the solution's run)"
-        + (f", or one of {len(mistakes)} typical mistakes in {folder.relative_to(ROOT)}/*-wrong-*" if mistakes else "")
+        + (f", or one of {len(mistakes)} typical mistakes in {folder}/*-wrong-*" if mistakes else "")
     )
 
 

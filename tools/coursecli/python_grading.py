@@ -109,7 +109,7 @@ def judge_recorded_run(
     track's judges read the record, copied first to a folder the sandbox never had. Suite.Name ->
     judging.judge_record's verdict. No process that ran the student's code writes a verdict."""
     course_root, course_build = settings.course_root, settings.course_build.folder
-    record = reports / f"lab{lab.number}.python-yours{recording.RECORD_SUFFIX}"
+    record = recording.record_file(reports, lab.number, "python-yours")
     record.unlink(missing_ok=True)
     command = recording.python_recording_command(course_build, lab, course_root, python, record, settings.timeout_s)
     run_step(command, env, staged)  # what happened in it is in the record, which the harness writes

@@ -15,6 +15,13 @@ RECORD_SUFFIX = ".record.jsonl"
 MAX_RECORD_BYTES = 256 << 20  # as the judges' reader (common/support/src/record.cpp)
 
 
+def record_file(folder: Path, number: str, variant: str) -> Path:
+    """Lab `number`'s record of `variant` ("yours", "solution", "python-yours", ...) in `folder`
+    (folder/lab05.yours.record.jsonl): the one name of a run's record, wherever it is written or kept.
+    cmake/StreamLab.cmake's streamlab_record_file gives ctest's recording tests the same name."""
+    return folder / f"lab{number}.{variant}{RECORD_SUFFIX}"
+
+
 def sandboxed_pattern(labs: list[LabSources]) -> str:
     """The ctest tests that run in the submission's sandbox: a lab graded while it runs, all of its
     tests; a lab recorded once, its recording only."""

@@ -1,6 +1,7 @@
 """A recorded lab's record (common/RECORD_FORMAT.md), as the `course` command uses it: where ctest
-writes it, and the trace of one of its scenarios, for drawing. The judges (C++) validate a record;
-this module only finds the part to draw and says plainly when it is not there. Standard library only.
+writes it, where the course's own records are committed, and the trace of one of its scenarios, for
+drawing. The judges (C++) validate a record; this module only finds the part to draw and says plainly
+when it is not there. Standard library only.
 """
 
 from __future__ import annotations
@@ -10,12 +11,30 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from .grader_words import FAIL_RECORD_REFUSED
+from .recording import RECORD_SUFFIX, record_file
+
+# The records committed with the course, made on a GPU (the solutions', the starters' and the catalogue
+# samples'), in one folder per lab (COMMITTED_RECORDS/NN-topic/): the judges' fixtures, outside the
+# student's folder.
+COMMITTED_RECORDS = Path("common") / "tests" / "records"
 
 
 def record_path(build: Path, number: str, variant: str) -> Path:
     """Where ctest's recording test writes lab `number`'s record for `variant` (cmake/StreamLab.cmake,
     streamlab_record_file, when no report folder is set)."""
-    return build / "records" / f"lab{number}.{variant}.record.jsonl"
+    return record_file(build / "records", number, variant)
+
+
+def committed_record(root: Path, lab_folder: str, gpu: str, whose: str) -> Path:
+    """The record of `whose` run of lab `lab_folder` ("05-three-chunks") made on `gpu` ("h200"), committed
+    under `root`: COMMITTED_RECORDS/05-three-chunks/h200-solution.record.jsonl. `whose` is "solution",
+    "starter", "python-solution", "python-starter" or a catalogue sample ("wrong-lab05-stop-without-join")."""
+    return root / COMMITTED_RECORDS / lab_folder / f"{gpu}-{whose}{RECORD_SUFFIX}"
+
+
+def committed_records(root: Path, lab_folder: str) -> list[Path]:
+    """Every record committed for lab `lab_folder` under `root`, by name; [] for a lab with none."""
+    return sorted((root / COMMITTED_RECORDS / lab_folder).glob(f"*-*{RECORD_SUFFIX}"))
 
 
 def record_lab(record: Path) -> str | None:
@@ -31,13 +50,12 @@ def record_lab(record: Path) -> str | None:
 
 
 def committed_whose(record: Path, root: Path) -> str | None:
-    """Whose run a record committed with the course (labs/NN-topic/records/GPU-WHOSE.record.jsonl) is, from
-    its name: "solution", "starter", "python-solution", "python-starter" or a sample of the catalogue
+    """Whose run a record committed with the course (committed_record) is, from its name: "solution",
+    "starter", "python-solution", "python-starter" or a sample of the catalogue
     ("wrong-lab05-stop-without-join"); None for any other file, such as a record of the student's own."""
-    folder = record.resolve().parent
-    if folder.name != "records" or folder.parent.parent != (root / "labs").resolve():
+    if record.resolve().parent.parent != (root / COMMITTED_RECORDS).resolve():
         return None
-    _gpu, _, whose = record.name.removesuffix(".record.jsonl").partition("-")
+    _gpu, _, whose = record.name.removesuffix(RECORD_SUFFIX).partition("-")
     return whose or None
 
 

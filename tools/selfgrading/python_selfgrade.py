@@ -9,9 +9,9 @@ Each variant of a Python track (every one is recorded once: RECORDER in its lab.
 recorded by its recording program under the harness, and its record judged by the C++ track's
 judges; no process that ran the student's code decides a verdict. Exits 77 without a GPU or
 without the built module, 1 when a rule breaks, 0 otherwise. With --keep-records DIR, each catalogue
-sample's record is copied to DIR/labs/NN-topic/records/GPU-SAMPLE.record.jsonl, GPU named for the device
-the record was made on (h100-, h200-: selfgrade.copy_kept_record), which is what is committed for CI's
-judges (tools/tests/test_lab_records.py).
+sample's record is copied to DIR/common/tests/records/NN-topic/GPU-SAMPLE.record.jsonl, GPU named for the
+device the record was made on (h100-, h200-: selfgrade.copy_kept_record), which is where it is committed
+for CI's judges (tools/tests/test_lab_records.py).
 Standard library only.
 """
 
@@ -30,6 +30,7 @@ from coursecli import environment, judging, recording
 from coursecli.gpu import gpu_presence
 from coursecli.lab_cmake import read_lab_cmake
 from coursecli.python_module import module_python
+from coursecli.records import COMMITTED_RECORDS
 from coursecli.shell import COURSE_ERROR, ROOT
 
 from .selfgrade import copy_kept_record
@@ -208,7 +209,7 @@ def main(argv: list[str]) -> int:
         "--keep-records",
         type=Path,
         metavar="DIR",
-        help="copy each catalogue sample's record into DIR/labs/NN-topic/records/",
+        help=f"copy each catalogue sample's record into DIR, laid out as committed (DIR/{COMMITTED_RECORDS}/NN-topic/)",
     )
     args = parser.parse_args(argv)
     args.build = args.build.resolve()  # the tests run from the student's folder: the path must not be relative

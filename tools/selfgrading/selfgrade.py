@@ -23,6 +23,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from coursecli import recording, records
 from coursecli.batch import LOG_LIMIT, GradeSettings, default_cuda_arch, gpu_presence, grade_batch
 from coursecli.gradebook import load_grade, student_folder
 from coursecli.scoring import FAILED, NEEDS_GPUS, NOT_GRADED, PASSED
@@ -146,8 +147,7 @@ def grade_catalogue(
 ) -> list[str]:
     """Grades every catalogue sample (of `labs`, default all) on its own lab only; returns what broke the
     catalogue's rules. With `keep_records`, copies the record of each sample of a lab recorded once there,
-    as labs/NN-topic/records/GPU-SAMPLE.record.jsonl (copy_kept_record; what the CPU tests judge:
-    test_lab_records.py)."""
+    where the course commits it (copy_kept_record; what the CPU tests judge: test_lab_records.py)."""
     samples = work / "catalogue"
     make_catalogue(samples)
     problems = []
@@ -178,7 +178,7 @@ def grade_catalogue(
 
 def keep_record(graded: Path, number: str, sample: str, keep_records: Path) -> None:
     """Copies a sample's record (kept beside its report: lab NN recorded once) into `keep_records`."""
-    record = graded / f"lab{number}.record.jsonl"
+    record = recording.record_file(graded, number, "yours")
     if record.is_file():
         folder = next(lab.folder for lab in course_labs(ROOT) if lab.number == number)
         print(f"selfgrade: kept {copy_kept_record(record, folder, sample, keep_records)}")
@@ -212,10 +212,9 @@ def gpu_slug(name: str) -> str:
 
 def copy_kept_record(record: Path, lab_folder: str, sample: str, keep_records: Path) -> Path:
     """Copies `record` to where the course commits sample `sample`'s record of lab `lab_folder`, under
-    `keep_records` (labs/NN-topic/records/GPU-SAMPLE.record.jsonl, GPU the gpu_slug of the GPU the record
-    was made on: h100-SAMPLE.record.jsonl on an H100), and returns the copy's path."""
-    name = f"{gpu_slug(recorded_gpu(record))}-{sample}.record.jsonl"
-    target = keep_records / "labs" / lab_folder / "records" / name
+    `keep_records` (records.committed_record, named for the gpu_slug of the GPU the record was made on:
+    h100-SAMPLE.record.jsonl on an H100), and returns the copy's path."""
+    target = records.committed_record(keep_records, lab_folder, gpu_slug(recorded_gpu(record)), sample)
     target.parent.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(record, target)
     return target
@@ -234,7 +233,8 @@ def main(argv: list[str]) -> int:
         "--keep-records",
         type=Path,
         metavar="DIR",
-        help="copy the record of each catalogue sample of a lab recorded once into DIR/labs/NN-topic/records/",
+        help="copy the record of each catalogue sample of a lab recorded once into DIR, laid out as committed "
+        f"(DIR/{records.COMMITTED_RECORDS}/NN-topic/)",
     )
     args = parser.parse_args(argv)
     gpu_present, gpu = gpu_presence()

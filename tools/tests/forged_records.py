@@ -1,4 +1,4 @@
-"""Forged records, made from the committed H200 records (labs/NN-topic/records/h200-*.record.jsonl) by the
+"""Forged records, made from the committed H200 records (records.committed_record: h200-*.record.jsonl) by the
 edits a dishonest run could make to the record it writes: each function takes the lines of a committed
 record (JSON objects, as test_lab_records reads them) and returns them edited, or None where the edit does
 not apply to that record. test_forged_records.py judges each with the real judges; every one must be refused.
@@ -17,10 +17,10 @@ import sys
 from pathlib import Path
 
 import numpy as np
+from coursecli.records import committed_record
 from coursecli.shell import ROOT
 from test_lab_records import device_ops, recorded_lines, text_of
 
-LAB05 = ROOT / "labs" / "05-three-chunks" / "records"
 # Lab 05's scenarios that run the student's pipeline, and the chunks each runs (record_lab05.cpp).
 PIPELINE_CHUNKS = {"warm_up": 3, "pipeline": 3, "behind_null_stream": 3, "chunks_1": 1, "chunks_5": 5}
 # The elements a sample spreads over the array besides the chunks' edges (record.cpp's kSpreadSamples).
@@ -30,6 +30,11 @@ MOST_ITERATIONS = 1 << 20
 # How much longer than its trace the harness saw each scenario run, in an honest record's observations:
 # the course's own work around the student's (filling the input, sampling the output).
 WALL_MARGIN_MS = 5.0
+
+
+def lab05_record(whose: str) -> Path:
+    """Lab 05's committed H200 record of `whose` run: "solution", "starter" or a catalogue sample."""
+    return committed_record(ROOT, "05-three-chunks", "h200", whose)
 
 
 def read(path: Path) -> list[dict]:
@@ -340,8 +345,8 @@ def another_runs_job_salt(lines: list[dict]) -> list[dict] | None:
 
 def lab05_forgeries() -> dict[str, str]:
     """Every forgery of lab 05's committed records, by name, as the text of a record."""
-    starter, solution = read(LAB05 / "h200-starter.record.jsonl"), read(LAB05 / "h200-solution.record.jsonl")
-    stop_without_join = read(LAB05 / "h200-wrong-lab05-stop-without-join.record.jsonl")
+    starter, solution = read(lab05_record("starter")), read(lab05_record("solution"))
+    stop_without_join = read(lab05_record("wrong-lab05-stop-without-join"))
     return {
         "pasted-solution-pipelines": text_of(pasted_solution_pipelines(starter, solution)),
         "synthesized-pipelines": text_of(synthesized_pipelines(starter)),

@@ -16,6 +16,7 @@ from coursecli.build import NO_COURSE_BUILD, build_under_test, preset_of
 from coursecli.gpu import NO_GPU_EXIT
 from coursecli.lab_cmake import read_lab_cmake
 from coursecli.main import main
+from coursecli.records import committed_record
 from coursecli.shell import COURSE_ERROR, ROOT
 
 BUILD = build_under_test()
@@ -216,19 +217,22 @@ def test_an_unknown_lab_is_the_courses_own_error(capsys, monkeypatch):
     assert status == 2 and out.startswith("course: no lab 99 (labs: 01, 02, ")
 
 
-RECORDS = ROOT / "labs" / "05-three-chunks" / "records"
+# Lab 05's runs made on an H200, committed with the course.
+SOLUTION = committed_record(ROOT, "05-three-chunks", "h200", "solution")
+STARTER = committed_record(ROOT, "05-three-chunks", "h200", "starter")
+PYTHON_SOLUTION = committed_record(ROOT, "05-three-chunks", "h200", "python-solution")
+PYTHON_STARTER = committed_record(ROOT, "05-three-chunks", "h200", "python-starter")
 
 
 @needs_course_build
 def test_check_judges_a_record_again_without_a_gpu(capsys, no_gpu):
     points = read_lab_cmake(ROOT / "labs" / "05-three-chunks" / "lab.cmake").cpp.points
-    record = RECORDS / "h200-solution.record.jsonl"
-    status, out = check(capsys, "05", "--solution", "--record", str(record), "--preset", PRESET)
+    status, out = check(capsys, "05", "--solution", "--record", str(SOLUTION), "--preset", PRESET)
     assert status == 0, out
     assert re.search(rf"total\s+{points}/{points}", out), out
     assert "no GPU" not in out  # judging a record needs none
 
-    status, out = check(capsys, "05", "--record", str(RECORDS / "h200-starter.record.jsonl"), "--preset", PRESET)
+    status, out = check(capsys, "05", "--record", str(STARTER), "--preset", PRESET)
     assert status == 1
     assert re.search(rf"total\s+0/{points}", out), out
 
@@ -254,7 +258,7 @@ def test_check_says_a_record_made_with_too_few_gpus_is_not_graded(tmp_path, caps
 def test_check_draws_nothing_from_a_record_the_judges_refused(tmp_path, capsys, no_gpu):
     """A truncated record: every test fails with the judges' reason, and no picture claims to be the judged
     run (the first scenarios' lines are whole, but nothing was judged)."""
-    solution = (RECORDS / "h200-solution.record.jsonl").read_text()
+    solution = SOLUTION.read_text()
     cut = solution[: solution.index("\n", solution.index('"scenario":"serial"')) + 200]
     record = tmp_path / "truncated.record.jsonl"
     record.write_text(cut)
@@ -267,9 +271,9 @@ def test_check_draws_nothing_from_a_record_the_judges_refused(tmp_path, capsys, 
 def test_check_record_refuses_what_it_cannot_judge(tmp_path, capsys, no_gpu):
     status, out = check(capsys, "05", "--record", str(tmp_path / "missing.jsonl"))
     assert status == COURSE_ERROR and "no such file" in out
-    status, out = check(capsys, "05", "--sanitize", "--record", str(RECORDS / "h200-solution.record.jsonl"))
+    status, out = check(capsys, "05", "--sanitize", "--record", str(SOLUTION))
     assert status == COURSE_ERROR and "takes no --sanitize" in out
-    status, out = check(capsys, "08", "--python", "--record", str(RECORDS / "h200-solution.record.jsonl"))
+    status, out = check(capsys, "08", "--python", "--record", str(SOLUTION))
     # Every track is recorded once; a lab without a Python version (lab 08) has no Python record.
     assert status == COURSE_ERROR and "has no Python version" in out, out
 
@@ -277,10 +281,8 @@ def test_check_record_refuses_what_it_cannot_judge(tmp_path, capsys, no_gpu):
 @needs_course_build
 def test_check_judges_a_python_tracks_record_with_the_cpp_judges(capsys, no_gpu):
     points = read_lab_cmake(ROOT / "labs" / "05-three-chunks" / "lab.cmake").cpp.points
-    record = RECORDS / "h200-python-solution.record.jsonl"
-    status, out = check(capsys, "05", "--python", "--solution", "--record", str(record), "--preset", PRESET)
+    status, out = check(capsys, "05", "--python", "--solution", "--record", str(PYTHON_SOLUTION), "--preset", PRESET)
     assert status == 0, out
     assert "Lab 05 (solution, Python): graded tests" in out and re.search(rf"total\s+{points}/{points}", out), out
-    starter = RECORDS / "h200-python-starter.record.jsonl"
-    status, out = check(capsys, "05", "--python", "--record", str(starter), "--preset", PRESET)
+    status, out = check(capsys, "05", "--python", "--record", str(PYTHON_STARTER), "--preset", PRESET)
     assert status == 1 and "NotImplementedError" in out, out

@@ -15,8 +15,9 @@ from coursecli.shell import ROOT
 from streamlab_tools import plot, timelines
 from streamlab_tools.trace import DeviceOp, StreamCall, Trace, load_trace
 
-LAB05_RECORDS = ROOT / "labs" / "05-three-chunks" / "records"
-LAB07_RECORDS = ROOT / "labs" / "07-dependencies-and-graphs" / "records"
+LAB05_SOLUTION = records.committed_record(ROOT, "05-three-chunks", "h200", "solution")
+LAB05_STOP_WITHOUT_JOIN = records.committed_record(ROOT, "05-three-chunks", "h200", "wrong-lab05-stop-without-join")
+LAB07_SOLUTION = records.committed_record(ROOT, "07-dependencies-and-graphs", "h200", "solution")
 PIPELINE_FIXTURE = Path(__file__).parent / "fixtures" / "pipeline_3_chunks.json"
 
 
@@ -38,7 +39,7 @@ def last_end_ms(trace: Trace, row: str) -> float:
 
 
 def test_the_solutions_picture_draws_the_join_before_stop(tmp_path):
-    trace = drawn_trace(LAB05_RECORDS / "h200-solution.record.jsonl", "pipeline", tmp_path)
+    trace = drawn_trace(LAB05_SOLUTION, "pipeline", tmp_path)
     links = timelines.event_links(trace)
     stop = links.records[-1]
     joined = joins(links)
@@ -52,7 +53,7 @@ def test_the_solutions_picture_draws_the_join_before_stop(tmp_path):
 
 
 def test_the_forgotten_join_draws_no_wait_into_the_stops_stream(tmp_path):
-    trace = drawn_trace(LAB05_RECORDS / "h200-wrong-lab05-stop-without-join.record.jsonl", "pipeline", tmp_path)
+    trace = drawn_trace(LAB05_STOP_WITHOUT_JOIN, "pipeline", tmp_path)
     links = timelines.event_links(trace)
     assert joins(links) == []
     # Only the fork is drawn: waits for the start's record, made before any op.
@@ -62,7 +63,7 @@ def test_the_forgotten_join_draws_no_wait_into_the_stops_stream(tmp_path):
 
 
 def test_lab07s_stage_streams_draw_every_wait(tmp_path):
-    trace = drawn_trace(LAB07_RECORDS / "h200-solution.record.jsonl", "pipeline", tmp_path)
+    trace = drawn_trace(LAB07_SOLUTION, "pipeline", tmp_path)
     links = timelines.event_links(trace)
     waits = [call for call in trace.stream_calls if call.call == "stream_wait_event"]
     assert len(links.waits) == len(waits) == 16
@@ -92,7 +93,7 @@ def test_a_trace_without_stream_calls_draws_no_events():
 
 def test_the_records_picture_is_drawn_with_its_events(tmp_path, capsys):
     trace_file = tmp_path / "lab05.json"
-    assert records.write_scenario_trace(LAB05_RECORDS / "h200-solution.record.jsonl", trace_file, "pipeline")
+    assert records.write_scenario_trace(LAB05_SOLUTION, trace_file, "pipeline")
     assert json.loads(trace_file.read_text())["otherData"]["stream_calls"]
     image = tmp_path / "lab05.png"
     assert plot.main([str(trace_file), "-o", str(image)]) == 0

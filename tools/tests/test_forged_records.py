@@ -15,7 +15,6 @@ import pytest
 from coursecli import environment
 from coursecli.shell import ROOT
 from forged_records import (
-    LAB05,
     a_kernel_no_call_made,
     another_gpu_than_the_harness_read,
     another_runs_job_salt,
@@ -24,6 +23,7 @@ from forged_records import (
     ended_by_a_signal,
     kernels_ten_times_faster,
     lab05_forgeries,
+    lab05_record,
     ran_longer_than_the_harness_saw,
     read,
     sample_of_other_chunks,
@@ -59,8 +59,9 @@ CHECK_FORGERIES = [
 ]
 
 
-def lab_folder(number: str):
-    return next(record.parent.parent for n, record in committed_records() if n == number)
+def lab_folder(number: str) -> str:
+    """Lab `number`'s folder name ("05-three-chunks"), as its committed records are filed."""
+    return next(record.parent.name for n, record in committed_records() if n == number)
 
 
 def solution_labs() -> list[str]:
@@ -71,7 +72,7 @@ def judged(number: str, text: str, tmp_path) -> dict[str, tuple[str, str]]:
     """Every graded judge's verdict of lab `number` on the record `text`, with the solution's answers."""
     record = tmp_path / "forged.record.jsonl"
     record.write_text(text)
-    answers = ROOT / "solutions" / lab_folder(number).name
+    answers = ROOT / "solutions" / lab_folder(number)
     verdicts = judge(number, record, answers, tmp_path / "judges.xml")
     assert graded_tests(number) <= set(verdicts)
     return {name: verdict for name, verdict in verdicts.items() if name in graded_tests(number)}
@@ -93,7 +94,7 @@ def test_each_forgery_of_the_issue_is_refused_by_every_judge(forgery, tmp_path):
 def test_forged_outputs_are_what_a_judge_recomputes():
     """Recomputed for the solution's own run, a forged output is the one its GPU wrote: the same elements,
     the same values within the judges' tolerance (workload.hpp's matches_reference)."""
-    for line in read(LAB05 / "h200-solution.record.jsonl"):
+    for line in read(lab05_record("solution")):
         if "output" in line:
             real = line["output"]
             forged = correct_output(real["n"], real["iterations"], real["chunks"], real["seed"])
@@ -105,8 +106,8 @@ def test_forged_outputs_are_what_a_judge_recomputes():
 def test_the_forgeries_start_from_records_the_judges_believe(tmp_path):
     """The starter and the failing catalogue sample the forgeries edit are judged, not refused: the
     refusals above come from the edits."""
-    for name in ("h200-starter.record.jsonl", "h200-wrong-lab05-stop-without-join.record.jsonl"):
-        verdicts = judged("05", (LAB05 / name).read_text(), tmp_path)
+    for name in ("starter", "wrong-lab05-stop-without-join"):
+        verdicts = judged("05", lab05_record(name).read_text(), tmp_path)
         assert any(status == "failed" for status, _ in verdicts.values()), name
         assert not any(REFUSED in text for _, text in verdicts.values()), name
 

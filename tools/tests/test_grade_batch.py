@@ -155,5 +155,5 @@ def test_a_lab_recorded_once_is_judged_outside_the_sandbox(tmp_path, grade_witho
     ]
     log = (student_folder(out, "ada") / "grade.log").read_text()
     assert "(the judges, outside the sandbox)" in log
-    record = student_folder(out, "ada") / "lab05.record.jsonl"
+    record = student_folder(out, "ada") / "lab05.yours.record.jsonl"
     assert '"no_gpu"' in record.read_text()

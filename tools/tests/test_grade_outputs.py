@@ -208,6 +208,7 @@ def test_the_autograder_zip_has_the_scripts_and_the_course(tmp_path):
         "tools/coursecli/batch.py",
     } <= set(names)
     assert not any(n.startswith(("solutions/", "labs/02-", "tools/tests/")) or "__pycache__" in n for n in names)
+    assert not any(n.endswith(".record.jsonl") for n in names), "the committed records: no grade reads them"
     with zipfile.ZipFile(tmp_path / "autograder.zip") as archive:
         run = archive.read("run_autograder").decode()
         assert "--labs 01 --timeout 25" in run and "/autograder/results/results.json" in run

@@ -1,16 +1,19 @@
 """A record kept by `selfgrade --keep-records` or `python_selfgrade --keep-records` is named for the GPU it
 was made on (copy_kept_record), as the harness read that GPU itself where the record says, else as its
-set-up names it: an H100's record is not committed as an H200's."""
+set-up names it: an H100's record is not committed as an H200's. Kept under a folder laid out as the
+repository is, it lands where the course commits it (records.committed_record), so that unpacking the kept
+folder in the repository's root (tools/gpu_suite.sh) puts it in place."""
 
 from __future__ import annotations
 
 import json
 
 import pytest
+from coursecli.records import committed_record
 from coursecli.shell import ROOT
 from selfgrading.selfgrade import copy_kept_record, gpu_slug, recorded_gpu
 
-SOLUTION = ROOT / "labs" / "05-three-chunks" / "records" / "h200-solution.record.jsonl"
+SOLUTION = committed_record(ROOT, "05-three-chunks", "h200", "solution")
 
 
 @pytest.mark.parametrize(
@@ -38,8 +41,11 @@ def test_the_harness_reading_names_the_gpu_where_the_record_has_one(tmp_path):
         "end": "complete",
         "observed": {"starts": [], "scenario_wall_ms": {}, "gpus": ["NVIDIA H100 80GB HBM3"]},
     }
-    record = tmp_path / "lab05.record.jsonl"
+    record = tmp_path / "lab05.yours.record.jsonl"
     record.write_text("".join(json.dumps(line) + "\n" for line in lines))
     kept = copy_kept_record(record, "05-three-chunks", "wrong-py-lab05-stop-without-join", tmp_path / "kept")
-    assert kept == tmp_path / "kept/labs/05-three-chunks/records/h100-wrong-py-lab05-stop-without-join.record.jsonl"
+    assert (
+        kept
+        == tmp_path / "kept/common/tests/records/05-three-chunks/h100-wrong-py-lab05-stop-without-join.record.jsonl"
+    )
     assert kept.read_text() == record.read_text()

@@ -1,5 +1,5 @@
 """The judges of the labs recorded once (RECORDER in lab.cmake) on records made on a GPU and committed,
-each named for the GPU it was made on (labs/NN-topic/records/h200-*.record.jsonl, h100-*): the solution's record passes every test, the starter's
+each named for the GPU it was made on (common/tests/records/NN-topic/h200-*.record.jsonl, h100-*): the solution's record passes every test, the starter's
 fewer than all, each catalogue sample's fails exactly the tests the catalogue names; and a record
 corrupted by hand (cut, forged byte counts, ops out of order, times outside the recording) fails every
 test with the reason, never passes, never crashes. A lab that needs more GPUs than the H200 machine has
@@ -18,6 +18,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+from coursecli import records
 from coursecli.build import NO_COURSE_BUILD, build_under_test
 from coursecli.lab_cmake import declared_labs, read_lab_cmake
 from coursecli.scoring import NEEDS_GPUS
@@ -55,13 +56,13 @@ def committed_records() -> list[tuple[str, Path]]:
         (declared.cpp.number, record)
         for folder, declared in declared_labs(ROOT)
         if declared.recorder
-        for record in sorted((folder / "records").glob("*-*.record.jsonl"))
+        for record in records.committed_records(ROOT, folder.name)
     ]
 
 
 def whose(record: Path) -> str:
     """`solution`, `starter` or the catalogue sample a committed record is of, from its name."""
-    return record.name.removesuffix(".record.jsonl").split("-", 1)[1]  # after the GPU's prefix (h200-, h100-)
+    return records.committed_whose(record, ROOT) or ""
 
 
 def judge_path(number: str) -> Path:
@@ -116,6 +117,14 @@ def judge(number: str, record: Path, answers: Path, xml: Path) -> dict[str, tupl
 def graded_tests(number: str) -> set[str]:
     lab = next(folder for folder, declared in declared_labs(ROOT) if declared.cpp.number == number)
     return {test.name for test in read_lab_cmake(lab / "lab.cmake").cpp.tests if test.points > 0}
+
+
+def test_the_committed_records_live_with_the_judges_fixtures_not_in_the_students_folders():
+    """A student's folder holds what the student uses; the records are the judges' fixtures, one folder per
+    lab named as the lab's folder is (records.COMMITTED_RECORDS)."""
+    assert not [path for top in ("labs", "solutions") for path in (ROOT / top).rglob(f"*{records.RECORD_SUFFIX}")]
+    lab_folders = {folder.name for folder, declared in declared_labs(ROOT) if declared.recorder}
+    assert {folder.name for folder in (ROOT / records.COMMITTED_RECORDS).iterdir()} <= lab_folders
 
 
 def test_a_recorded_lab_has_committed_records_of_its_solution_and_starter():
@@ -262,11 +271,9 @@ def test_a_corrupted_record_fails_every_judge_with_the_reason(number, corrupt, r
 
 
 def test_the_scenario_a_recorded_lab_draws_is_in_its_solutions_record_and_ran_on_the_gpu():
-    from coursecli import records
-
     for folder, declared in declared_labs(ROOT):
         if declared.recorder and declared.cpp.number not in AWAITING_RECORDS | NEEDS_MORE_GPUS:
-            solution = folder / "records" / "h200-solution.record.jsonl"
+            solution = records.committed_record(ROOT, folder.name, "h200", SOLUTION)
             traces = records.recorded_traces(solution)
             assert declared.drawn_scenario in traces, f"{folder.name}: DRAWN_SCENARIO {declared.drawn_scenario}"
             assert records.ran_on_the_gpu(traces[declared.drawn_scenario]), folder.name

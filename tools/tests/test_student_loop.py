@@ -18,8 +18,12 @@ from coursecli.main import main
 from coursecli.shell import COURSE_ERROR, ROOT
 from test_student_verbs import LAB, edit
 
-RECORDS_01 = ROOT / "labs" / "01-null-stream" / "records"
-RECORDS_05 = ROOT / "labs" / "05-three-chunks" / "records"
+# Labs 01's and 05's runs made on a GPU, committed with the course.
+RECORDS_01 = records.committed_records(ROOT, "01-null-stream")
+RECORDS_05 = records.committed_records(ROOT, "05-three-chunks")
+SOLUTION_01 = records.committed_record(ROOT, "01-null-stream", "h200", "solution")
+SOLUTION_05 = records.committed_record(ROOT, "05-three-chunks", "h200", "solution")
+STOP_WITHOUT_JOIN_05 = records.committed_record(ROOT, "05-three-chunks", "h200", "wrong-lab05-stop-without-join")
 
 # The course build the tests run on, as `course test` names it (STREAMLAB_BUILD), and its preset.
 BUILD = Path(os.environ["STREAMLAB_BUILD"]) if os.environ.get("STREAMLAB_BUILD") else None
@@ -139,7 +143,7 @@ def test_pack_does_not_compile_again_what_check_vetted(student_course, tmp_path,
 def test_check_record_refuses_a_record_of_another_lab_in_one_line(capsys, monkeypatch):
     monkeypatch.setattr(labs, "build", lambda *args: pytest.fail("nothing is built for a record of another lab"))
     monkeypatch.setattr(course_main, "_setup_or_fail", lambda: None)
-    record = RECORDS_01 / "h200-solution.record.jsonl"
+    record = SOLUTION_01
     status = main(["check", "05", "--record", str(record)])
     out = capsys.readouterr().out
     assert status == COURSE_ERROR
@@ -150,9 +154,10 @@ def test_check_record_refuses_a_record_of_another_lab_in_one_line(capsys, monkey
 
 
 def test_committed_records_are_called_whose_they_are():
-    assert records.whose_words(RECORDS_05 / "h200-solution.record.jsonl", ROOT).startswith("the solution's record")
-    assert records.whose_words(RECORDS_05 / "h200-starter.record.jsonl", ROOT).startswith("the starter's record")
-    mistake = records.whose_words(RECORDS_05 / "h200-wrong-lab05-stop-without-join.record.jsonl", ROOT)
+    starter = records.committed_record(ROOT, "05-three-chunks", "h200", "starter")
+    assert records.whose_words(SOLUTION_05, ROOT).startswith("the solution's record")
+    assert records.whose_words(starter, ROOT).startswith("the starter's record")
+    mistake = records.whose_words(STOP_WITHOUT_JOIN_05, ROOT)
     assert mistake.startswith("the record of a typical mistake (wrong-lab05-stop-without-join,"), mistake
     assert records.whose_words(Path("/tmp/mine.record.jsonl"), ROOT) == "the record /tmp/mine.record.jsonl"
 
@@ -160,8 +165,8 @@ def test_committed_records_are_called_whose_they_are():
 def test_the_no_gpu_message_points_at_the_committed_records(capsys):
     labs._point_at_committed_records("05")
     out = capsys.readouterr().out
-    assert "./course check 05 --record labs/05-three-chunks/records/h200-solution.record.jsonl" in out, out
-    assert "typical mistakes in labs/05-three-chunks/records/*-wrong-*" in out, out
+    assert "./course check 05 --record common/tests/records/05-three-chunks/h200-solution.record.jsonl" in out, out
+    assert "typical mistakes in common/tests/records/05-three-chunks/*-wrong-*" in out, out
 
 
 @needs_course_build
@@ -169,10 +174,9 @@ def test_check_record_of_a_sample_keeps_your_picture_and_record_and_does_not_sco
     monkeypatch.setattr(labs, "gpu_presence", lambda: (False, "no GPU: hidden by the test"))
     monkeypatch.setattr(labs, "build", lambda preset, targets: BUILD)
     monkeypatch.setattr(course_main, "_setup_or_fail", lambda: None)
-    own = BUILD / "records" / "lab05.yours.record.jsonl"
+    own = records.record_path(BUILD, "05", "yours")
     kept = own.read_bytes() if own.is_file() else None
-    sample = RECORDS_05 / "h200-wrong-lab05-stop-without-join.record.jsonl"
-    status = main(["check", "05", "--record", str(sample), "--preset", PRESET])
+    status = main(["check", "05", "--record", str(STOP_WITHOUT_JOIN_05), "--preset", PRESET])
     out = capsys.readouterr().out
     assert status == 1, out
     assert "judging the record of a typical mistake (wrong-lab05-stop-without-join" in out, out
@@ -181,7 +185,7 @@ def test_check_record_of_a_sample_keeps_your_picture_and_record_and_does_not_sco
     assert "Value of:" not in out and "Actual: false" not in out, "GoogleTest's report, not the test's words"
     assert (own.read_bytes() if own.is_file() else None) == kept, "judging a sample replaced your own record"
 
-    status = main(["check", "05", "--record", str(RECORDS_05 / "h200-solution.record.jsonl"), "--preset", PRESET])
+    status = main(["check", "05", "--record", str(SOLUTION_05), "--preset", PRESET])
     out = capsys.readouterr().out
     assert status == 0 and "Lab 05 (solution): judging the solution's record" in out, out  # its own prediction
 
@@ -190,8 +194,10 @@ def test_check_record_of_a_sample_keeps_your_picture_and_record_and_does_not_sco
 
 
 def judged(number: str, record: Path) -> list[results.TestOutcome]:
-    """Lab `number`'s judges on `record`, one outcome per test, with what each printed."""
-    env = {**os.environ, "STREAMLAB_RECORD": str(record), "STREAMLAB_ANSWER_DIR": str(record.parents[1])}
+    """Lab `number`'s judges on `record` (committed), one outcome per test, with what each printed; the
+    answer files are the lab's starter's."""
+    answers = ROOT / "labs" / record.parent.name
+    env = {**os.environ, "STREAMLAB_RECORD": str(record), "STREAMLAB_ANSWER_DIR": str(answers)}
     out = subprocess.run([BUILD / "judges" / f"lab{number}_judge"], env=env, capture_output=True, text=True).stdout
     outcomes = []
     for block in out.split("[ RUN      ] ")[1:]:
@@ -201,9 +207,9 @@ def judged(number: str, record: Path) -> list[results.TestOutcome]:
 
 
 @needs_course_build
-@pytest.mark.parametrize("record", [*sorted(RECORDS_01.glob("*.jsonl")), *sorted(RECORDS_05.glob("*.jsonl"))])
+@pytest.mark.parametrize("record", [*RECORDS_01, *RECORDS_05])
 def test_every_failing_judge_of_labs_01_and_05_says_why_in_its_own_words(record):
-    for outcome in judged(record.parents[1].name[:2], record):
+    for outcome in judged(record.parent.name[:2], record):
         if outcome.status == "failed":
             reason = outcome.failure_reason()
             assert not any(word in reason for word in ("Value of:", "Actual:", "Expected: true")), (
@@ -215,8 +221,7 @@ def test_every_failing_judge_of_labs_01_and_05_says_why_in_its_own_words(record)
 
 @needs_course_build
 def test_a_stop_without_the_join_is_the_reason_and_no_passing_ratio_is_shown():
-    record = RECORDS_05 / "h200-wrong-lab05-stop-without-join.record.jsonl"
-    outcome = next(o for o in judged("05", record) if o.name.endswith("ReportedSpeedupMatchesTimeline"))
+    outcome = next(o for o in judged("05", STOP_WITHOUT_JOIN_05) if o.name.endswith("ReportedSpeedupMatchesTimeline"))
     assert outcome.status == "failed"
     assert outcome.failure_reason().startswith("`stop` does not wait for 6 of the 9 copies and kernels"), outcome
     assert "cudaStreamWaitEvent in the stream of `stop`" in outcome.failure_reason()
