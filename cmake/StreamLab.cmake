@@ -4,42 +4,41 @@
 #       A GoogleTest executable for common/ or tools; its tests are discovered
 #       when ctest runs (one process per test, and the build needs no GPU).
 #
-#   streamlab_add_lab(NUMBER NN TOPIC topic STUDENT_SOURCES ... PROGRAM src
+#   streamlab_add_lab(NUMBER NN TOPIC topic STUDENT_SOURCES ... PROGRAM src RECORDER src
 #                     TEST_SOURCE src TESTS Suite.Name gpu|cpu POINTS ...
-#                     [RECORDER src [DRAWN_SCENARIO name]] [ANSWER_FILES file ...] [ALLOW_SYMBOLS pattern ...] [ALLOW_ASM] [GPUS n]
+#                     [DRAWN_SCENARIO name] [ANSWER_FILES file ...] [ALLOW_SYMBOLS pattern ...] [ALLOW_ASM] [GPUS n]
 #                     [COURSE_SOURCES src ...] [COURSE_LIBRARIES library ...]
 #                     [CPU_TEST test_NAME_cpu.cpp src ...] [JUDGE_SOURCES src ...])
-#       One lab, built twice: against yours, the student's code (labs/NN-topic:
-#       targets labNN_yours_run and labNN_yours_test, tests labNN.yours.*) and
-#       against its solution (solutions/NN-topic: labNN_solution_*). See labs/AUTHORING.md.
-#       RECORDER src: the lab is recorded once and judged outside (common/RECORD_FORMAT.md):
-#       src is the recording program, the only one that links the student's code
-#       (labNN_yours_record, run under streamlab_record by the test labNN.yours.record),
-#       and TEST_SOURCE holds the judges, built once as labNN_judge without the
-#       student's code; each graded test runs one judge on the record. JUDGE_SOURCES
-#       (with RECORDER): the course's sources the judges need besides TEST_SOURCE (the
-#       questions they ask of the record), plain C++ compiled into labNN_judge.
-#       DRAWN_SCENARIO (with RECORDER): the recorded scenario whose timeline `course
+#       One lab, recorded once and judged outside (common/RECORD_FORMAT.md), built
+#       twice: against yours, the student's code (labs/NN-topic: targets
+#       labNN_yours_run and labNN_yours_record, tests labNN.yours.*) and against its
+#       solution (solutions/NN-topic: labNN_solution_*). See labs/AUTHORING.md.
+#       RECORDER src: the recording program, the only one besides the lab's PROGRAM
+#       that links the student's code (labNN_yours_record, run under streamlab_record
+#       by the test labNN.yours.record). TEST_SOURCE holds the judges, built once as
+#       labNN_judge without the student's code; each graded test runs one judge on
+#       the record. JUDGE_SOURCES: the course's sources the judges need besides
+#       TEST_SOURCE (the questions they ask of the record), plain C++ compiled into
+#       labNN_judge. DRAWN_SCENARIO: the recorded scenario whose timeline `course
 #       check` and the grader draw (read by the tools; "pipeline" when absent). ANSWER_FILES
 #       are the student's answers (a prediction) that graded tests read, never
 #       compiled: each test finds their folder in STREAMLAB_ANSWER_DIR. ALLOW_SYMBOLS
 #       and ALLOW_ASM widen what the grader lets graded code call (read by
 #       tools/coursecli/objcheck.py, not by CMake). GPUS n: the GPUs the lab's
 #       tests need at once (1 when absent; lab 08 needs 2). COURSE_SOURCES: the
-#       course's side of the lab (code the program and the tests run beside the
-#       student's, never part of the student's library), built once as the object
-#       library labNN_course_side with COURSE_LIBRARIES. The program and the test
-#       source are built once too: only the student's library differs between the
+#       course's side of the lab (code the programs run beside the student's, never
+#       part of the student's library), built once as the object library
+#       labNN_course_side with COURSE_LIBRARIES. The program and the recording
+#       program are built once too: only the student's library differs between the
 #       two variants. CPU_TEST: the grader's questions asked of made-up records, no
 #       GPU needed: test_NAME_cpu.cpp and the course sources it tests, built as
 #       labNN_NAME_test and run as one ctest test labNN.NAME (see
 #       streamlab_add_lab_cpu_test).
 #
-#   streamlab_link_graded_code(TARGET LIBRARY [TEST] [COURSE course_library ...])
+#   streamlab_link_graded_code(TARGET LIBRARY [COURSE course_library ...])
 #       Links a lab's student library into TARGET after the course's own code
-#       (streamlab_support and streamlab, and for a TEST streamlab_testing and
-#       GoogleTest's main, unless COURSE names others), so that no course symbol
-#       can be replaced by the student's (see below).
+#       (streamlab_support and streamlab, unless COURSE names others), so that no
+#       course symbol can be replaced by the student's (see below).
 
 # A lab's executables are linked from objects (the course's, compiled once, and
 # the student's library): their link line stays one plain command, which the
@@ -109,32 +108,26 @@ function(streamlab_add_test_executable name)
 endfunction()
 
 # The course's code on the link line before the student's: the course's
-# libraries whole (every object loaded), GoogleTest's main, and only then the
-# student's library. A weak (inline, template) symbol both define resolves to
-# the course's, the first one loaded; a strong duplicate is a "multiple
-# definition" link error; a `main` of the student's never replaces GoogleTest's.
+# libraries whole (every object loaded), and only then the student's library.
+# A weak (inline, template) symbol both define resolves to the course's, the
+# first one loaded; a strong duplicate is a "multiple definition" link error.
+# (A `main` of the student's never replaces the program's: that `main` is one of
+# the course's objects, given to the executable itself.)
 # (Raw linker flags rather than $<LINK_LIBRARY:WHOLE_ARCHIVE,...>: CMake refuses
 # a library that appears both whole and plain, as streamlab does through
 # streamlab_support. The plain targets at the end give usage requirements and
 # build order.)
 function(streamlab_link_graded_code target library)
-  cmake_parse_arguments(PARSE_ARGV 2 arg "TEST" "" "COURSE")
-  set(main "")
-  if(arg_TEST)
-    set(main GTest::gtest_main)
-  endif()
+  cmake_parse_arguments(PARSE_ARGV 2 arg "" "" "COURSE")
   if(NOT arg_COURSE)
     set(arg_COURSE streamlab_support streamlab)
-    if(arg_TEST)
-      set(arg_COURSE streamlab_testing streamlab_support streamlab)
-    endif()
   endif()
   set(whole "")
   foreach(course_library IN LISTS arg_COURSE)
     list(APPEND whole "$<TARGET_FILE:${course_library}>")
   endforeach()
   target_link_libraries(${target} PRIVATE "-Wl,--whole-archive" ${whole} "-Wl,--no-whole-archive"
-                        ${main} ${library} ${arg_COURSE})
+                        ${library} ${arg_COURSE})
 endfunction()
 
 # The graded test at `index` of a TESTS list of triples: its name, gpu|cpu and points.
@@ -251,6 +244,10 @@ function(streamlab_add_lab)
   cmake_parse_arguments(PARSE_ARGV 0 arg "ALLOW_ASM" "NUMBER;TOPIC;PROGRAM;TEST_SOURCE;RECORDER;DRAWN_SCENARIO;TIMEOUT;SANITIZE_POINTS;GPUS"
                         "STUDENT_SOURCES;ANSWER_FILES;TESTS;ALLOW_SYMBOLS;COURSE_SOURCES;COURSE_LIBRARIES;CPU_TEST;JUDGE_SOURCES")
   set(lab "lab${arg_NUMBER}")
+  if(NOT arg_RECORDER)
+    message(FATAL_ERROR "${lab}: name its RECORDER, record_lab${arg_NUMBER}.cpp, the recording program that runs "
+                        "the student's code in each scenario the judges of TEST_SOURCE read (labs/AUTHORING.md, Tests)")
+  endif()
   if(NOT DEFINED arg_GPUS)
     set(arg_GPUS 1)
   endif()
@@ -271,36 +268,28 @@ function(streamlab_add_lab)
   endif()
 
   # The course's objects, compiled once for both variants: the program, the
-  # graded tests and the lab's course side. They are added to each executable
-  # as objects (not linked as libraries), so the link order that
-  # streamlab_link_graded_code sets stays the only one.
+  # recording program and the lab's course side. They are added to each
+  # executable as objects (not linked as libraries), so the link order that
+  # streamlab_link_graded_code sets stays the only one. The recording program is
+  # the only one besides the program that links the student's code.
   add_library(${lab}_program_objects OBJECT "${lab_dir}/${arg_PROGRAM}")
   target_link_libraries(${lab}_program_objects PRIVATE streamlab_support streamlab streamlab_census)
-  set(course_objects ${lab}_program_objects)
-  if(arg_RECORDER)
-    # Recorded once, judged outside: the recording program is the only one that
-    # links the student's code; the judges (TEST_SOURCE) are built once and read
-    # the record. See streamlab_add_recorded_tests.
-    add_library(${lab}_recorder_objects OBJECT "${lab_dir}/${arg_RECORDER}")
-    target_link_libraries(${lab}_recorder_objects PRIVATE streamlab_support streamlab)
-    list(APPEND course_objects ${lab}_recorder_objects)
-    add_executable(${lab}_judge "${lab_dir}/${arg_TEST_SOURCE}")
-    target_link_libraries(${lab}_judge PRIVATE streamlab_testing GTest::gtest_main)
-    target_include_directories(${lab}_judge PRIVATE "${lab_dir}")
-    target_compile_features(${lab}_judge PRIVATE cxx_std_17)
-    # Outside the labs' folder, where the grader's copy of the test list keeps pointing at it.
-    set_target_properties(${lab}_judge PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${CMAKE_BINARY_DIR}/judges")
-    # The same judges grade the lab's Python track (streamlab_register_python_labs).
-    set_property(GLOBAL PROPERTY "STREAMLAB_JUDGES_${lab}" ${arg_TIMEOUT} ${arg_TESTS})
-    if(arg_JUDGE_SOURCES)
-      # The course's questions the judges ask of the record (plain C++, no GPU).
-      list(TRANSFORM arg_JUDGE_SOURCES PREPEND "${lab_dir}/")
-      target_sources(${lab}_judge PRIVATE ${arg_JUDGE_SOURCES})
-    endif()
-  else()
-    add_library(${lab}_test_objects OBJECT "${lab_dir}/${arg_TEST_SOURCE}")
-    target_link_libraries(${lab}_test_objects PRIVATE streamlab_testing streamlab_support streamlab GTest::gtest)
-    list(APPEND course_objects ${lab}_test_objects)
+  add_library(${lab}_recorder_objects OBJECT "${lab_dir}/${arg_RECORDER}")
+  target_link_libraries(${lab}_recorder_objects PRIVATE streamlab_support streamlab)
+  set(course_objects ${lab}_program_objects ${lab}_recorder_objects)
+  # The judges (TEST_SOURCE), built once without the student's code: they read the record.
+  add_executable(${lab}_judge "${lab_dir}/${arg_TEST_SOURCE}")
+  target_link_libraries(${lab}_judge PRIVATE streamlab_testing GTest::gtest_main)
+  target_include_directories(${lab}_judge PRIVATE "${lab_dir}")
+  target_compile_features(${lab}_judge PRIVATE cxx_std_17)
+  # Outside the labs' folder, where the grader's copy of the test list keeps pointing at it.
+  set_target_properties(${lab}_judge PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${CMAKE_BINARY_DIR}/judges")
+  # The same judges grade the lab's Python track (streamlab_register_python_labs).
+  set_property(GLOBAL PROPERTY "STREAMLAB_JUDGES_${lab}" ${arg_TIMEOUT} ${arg_TESTS})
+  if(arg_JUDGE_SOURCES)
+    # The course's questions the judges ask of the record (plain C++, no GPU).
+    list(TRANSFORM arg_JUDGE_SOURCES PREPEND "${lab_dir}/")
+    target_sources(${lab}_judge PRIVATE ${arg_JUDGE_SOURCES})
   endif()
   if(arg_COURSE_SOURCES)
     list(TRANSFORM arg_COURSE_SOURCES PREPEND "${lab_dir}/")
@@ -332,7 +321,7 @@ function(streamlab_add_lab)
 
     # The student's code (or the solution), as a library of its own objects
     # only: it sees the core's headers (not the support layer's, which only the
-    # lab's program and tests use) but brings none of the course's code,
+    # lab's programs use) but brings none of the course's code,
     # which streamlab_link_graded_code puts first on the link line.
     add_library(${lab}_${variant} STATIC ${student_files})
     target_include_directories(${lab}_${variant} PUBLIC "${lab_dir}"
@@ -347,60 +336,29 @@ function(streamlab_add_lab)
     streamlab_link_graded_code(${lab}_${variant}_run ${lab}_${variant})
     target_link_libraries(${lab}_${variant}_run PRIVATE streamlab_census ${arg_COURSE_LIBRARIES})
 
-    if(arg_RECORDER)
-      set(graded_exe ${lab}_${variant}_record)
-      add_executable(${graded_exe} $<TARGET_OBJECTS:${lab}_recorder_objects> ${course_side})
-      streamlab_link_graded_code(${graded_exe} ${lab}_${variant})
-      set(test_exe ${lab}_judge)
-    else()
-      set(graded_exe ${lab}_${variant}_test)
-      add_executable(${graded_exe} $<TARGET_OBJECTS:${lab}_test_objects> ${course_side})
-      streamlab_link_graded_code(${graded_exe} ${lab}_${variant} TEST)
-      set(test_exe ${graded_exe})
-    endif()
-    target_link_libraries(${graded_exe} PRIVATE ${arg_COURSE_LIBRARIES})
+    set(recording_exe ${lab}_${variant}_record)
+    add_executable(${recording_exe} $<TARGET_OBJECTS:${lab}_recorder_objects> ${course_side})
+    streamlab_link_graded_code(${recording_exe} ${lab}_${variant})
+    target_link_libraries(${recording_exe} PRIVATE ${arg_COURSE_LIBRARIES})
     # Made of objects only, so CMake cannot tell the link language from a source.
-    set_target_properties(${lab}_${variant}_run ${graded_exe} PROPERTIES LINKER_LANGUAGE CUDA)
-    set(record_file "")
-    if(arg_RECORDER)
-      streamlab_add_record_test(${lab} ${variant} ${arg_TIMEOUT} record_file $<TARGET_FILE:${graded_exe}>)
-    endif()
+    set_target_properties(${lab}_${variant}_run ${recording_exe} PROPERTIES LINKER_LANGUAGE CUDA)
+    streamlab_add_record_test(${lab} ${variant} ${arg_TIMEOUT} record_file $<TARGET_FILE:${recording_exe}>)
 
     # One ctest test per graded test, so each carries its own points label.
     set(declared "")
     set(index 0)
     while(index LESS n_items)
       streamlab_test_triple(arg_TESTS ${index} test_name device points)
-      set(ctest_name "${lab}.${variant}.${test_name}")
       list(APPEND declared ${test_name})
+      streamlab_add_judge_test(${lab}.${variant}.${test_name} ${lab}_judge ${test_name}
+                               "${lab};${variant};${device};pts:${points}" ${arg_TIMEOUT} "${answer_dir}"
+                               "${record_file}" ${lab}.${variant}.record)
       math(EXPR index "${index} + 3")
-      if(record_file)
-        streamlab_add_judge_test(${ctest_name} ${test_exe} ${test_name} "${lab};${variant};${device};pts:${points}"
-                                 ${arg_TIMEOUT} "${answer_dir}" "${record_file}" ${lab}.${variant}.record)
-        continue()
-      endif()
-      set(xml_report "")
-      if(STREAMLAB_GTEST_XML_DIR)
-        set(xml_report "--gtest_output=xml:${STREAMLAB_GTEST_XML_DIR}/${ctest_name}.xml")
-      endif()
-      add_test(NAME ${ctest_name}
-               COMMAND ${test_exe} --gtest_filter=${test_name} --gtest_brief=0 ${xml_report})
-      set_tests_properties(${ctest_name} PROPERTIES
-          LABELS "${lab};${variant};${device};pts:${points}"
-          TIMEOUT ${arg_TIMEOUT}
-          SKIP_REGULAR_EXPRESSION "${STREAMLAB_SKIP_REGEX}"
-          # A filter that matches nothing must fail, not pass.
-          FAIL_REGULAR_EXPRESSION "0 tests from 0 test suites ran"
-          # Where a test finds the lab's answer files (streamlab/answers.hpp).
-          ENVIRONMENT "STREAMLAB_ANSWER_DIR=${answer_dir}")
-      if(device STREQUAL "gpu")
-        set_tests_properties(${ctest_name} PROPERTIES RESOURCE_LOCK gpu)
-      endif()
     endwhile()
 
     # Every test in the source must be declared above (and so carry points).
     add_test(NAME ${lab}.${variant}.all_tests_declared
-             COMMAND ${CMAKE_COMMAND} -DEXE=$<TARGET_FILE:${test_exe}> "-DDECLARED=${declared}"
+             COMMAND ${CMAKE_COMMAND} -DEXE=$<TARGET_FILE:${lab}_judge> "-DDECLARED=${declared}"
                      -P "${PROJECT_SOURCE_DIR}/cmake/check_declared_tests.cmake")
     set_tests_properties(${lab}.${variant}.all_tests_declared PROPERTIES
         LABELS "${lab};${variant};cpu;pts:0" TIMEOUT 60)
@@ -448,7 +406,7 @@ function(streamlab_register_recorded_python_lab python number folder recorder)
   set(lab lab${number})
   get_property(judges GLOBAL PROPERTY "STREAMLAB_JUDGES_${lab}")
   if(NOT judges)
-    message(FATAL_ERROR "${lab} (Python): RECORDER needs the C++ lab recorded once (its RECORDER), whose judges grade it")
+    message(FATAL_ERROR "${lab} (Python): needs the C++ lab (streamlab_add_lab before it), whose judges grade its record")
   endif()
   list(POP_FRONT judges timeout)
   list(LENGTH judges n_items)
