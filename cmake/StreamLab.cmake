@@ -63,15 +63,52 @@ set(STREAMLAB_ANSWER_ROOT "" CACHE PATH "Folder holding the NN-topic folders wit
 # ctest would count the test as passed. (The trailing space keeps "]" away from
 # the "]]" that newer GoogleTest modules write around property values.)
 set(STREAMLAB_SKIP_REGEX "\\[  SKIPPED \\] ")
-# The text of `name`, one of the words the grader trusts (kSkipNoGpu, ...), as
-# common/include/streamlab/grader_words.hpp defines it (its format is stated there).
+# The words the grader trusts (kSkipNoGpu, ...), stated once in common/grader_words.json,
+# which the Python tools read too. CMake reads it with string(JSON).
+set(STREAMLAB_GRADER_WORDS_FILE "${PROJECT_SOURCE_DIR}/common/grader_words.json")
+file(READ "${STREAMLAB_GRADER_WORDS_FILE}" STREAMLAB_GRADER_WORDS)
+set_property(DIRECTORY "${PROJECT_SOURCE_DIR}" APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${STREAMLAB_GRADER_WORDS_FILE}")
+
+# The text of `name`, one of the words the grader trusts.
 function(streamlab_grader_word name out_var)
-  set(header "${PROJECT_SOURCE_DIR}/common/include/streamlab/grader_words.hpp")
-  file(STRINGS "${header}" found REGEX "^inline constexpr char ${name}\\[\\] = \"[^\"\\\\]*\";$")
-  if(NOT found MATCHES "\"([^\"]*)\"")
-    message(FATAL_ERROR "${header} defines no ${name} in its stated format")
-  endif()
-  set(${out_var} "${CMAKE_MATCH_1}" PARENT_SCOPE)
+  string(JSON count LENGTH "${STREAMLAB_GRADER_WORDS}" words)
+  math(EXPR last "${count} - 1")
+  foreach(i RANGE ${last})
+    string(JSON word_name GET "${STREAMLAB_GRADER_WORDS}" words ${i} name)
+    if(word_name STREQUAL name)
+      string(JSON text GET "${STREAMLAB_GRADER_WORDS}" words ${i} text)
+      set(${out_var} "${text}" PARENT_SCOPE)
+      return()
+    endif()
+  endforeach()
+  message(FATAL_ERROR "${STREAMLAB_GRADER_WORDS_FILE} defines no ${name}")
+endfunction()
+
+# Writes the C++ header streamlab/grader_words.hpp (one constant per word, and the
+# table of their Python names) from the words' file into `include_dir`, through
+# the template common/grader_words.hpp.in. Stops where a word breaks the file's
+# stated format, which C++ and Python both rely on.
+function(streamlab_grader_words_header include_dir)
+  string(JSON count LENGTH "${STREAMLAB_GRADER_WORDS}" words)
+  math(EXPR last "${count} - 1")
+  set(GRADER_WORD_CONSTANTS "")
+  set(GRADER_WORD_TABLE "")
+  foreach(i RANGE ${last})
+    string(JSON name GET "${STREAMLAB_GRADER_WORDS}" words ${i} name)
+    string(JSON text GET "${STREAMLAB_GRADER_WORDS}" words ${i} text)
+    string(JSON about GET "${STREAMLAB_GRADER_WORDS}" words ${i} about)
+    if(NOT name MATCHES "^k[A-Z][A-Za-z0-9]*$" OR text MATCHES "[\"\\]")
+      message(FATAL_ERROR "${STREAMLAB_GRADER_WORDS_FILE}: word ${i} (${name}) is not a kCamelCase name "
+                          "with a text of no quote and no backslash")
+    endif()
+    # kSkipNoGpu -> SKIP_NO_GPU (tools/coursecli/grader_words.py names them the same way).
+    string(SUBSTRING "${name}" 1 -1 python_name)
+    string(REGEX REPLACE "([a-z0-9])([A-Z])" "\\1_\\2" python_name "${python_name}")
+    string(TOUPPER "${python_name}" python_name)
+    string(APPEND GRADER_WORD_CONSTANTS "/// ${about}\ninline constexpr char ${name}[] = \"${text}\";\n")
+    string(APPEND GRADER_WORD_TABLE "    {\"${python_name}\", ${name}},\n")
+  endforeach()
+  configure_file("${PROJECT_SOURCE_DIR}/common/grader_words.hpp.in" "${include_dir}/streamlab/grader_words.hpp" @ONLY)
 endfunction()
 
 # Where each lab test writes GoogleTest's own XML report (<dir>/<ctest name>.xml).

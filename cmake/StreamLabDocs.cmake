@@ -30,6 +30,7 @@ set(streamlab_docs_inputs
     "${PROJECT_SOURCE_DIR}/ARCHITECTURE.md"
     "${PROJECT_SOURCE_DIR}/INSTRUCTORS.md"
     "${PROJECT_SOURCE_DIR}/common/include/streamlab"
+    "${PROJECT_BINARY_DIR}/generated/include/streamlab/grader_words.hpp"  # written from common/grader_words.json
     "${PROJECT_SOURCE_DIR}/common/support/include/streamlab"
     ${streamlab_lab_interfaces}
     ${streamlab_lab_readmes}

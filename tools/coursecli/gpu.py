@@ -1,7 +1,7 @@
 """Whether there is a GPU here, asked of the NVIDIA driver itself (no build needed).
 
 Every "no GPU" message of the course starts the same way, `no GPU: ` (SKIP_NO_GPU
-of common/include/streamlab/grader_words.hpp), followed by the detail (no driver,
+of common/grader_words.json), followed by the detail (no driver,
 no device, ...), whichever part of the course says it.
 """
 

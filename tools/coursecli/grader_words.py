@@ -1,21 +1,22 @@
-"""The words the grader trusts, read from the one place that defines them:
-common/include/streamlab/grader_words.hpp. The C++ tests print them from there and
-the module streamlab offers them as streamlab.words; the grader reads the header
-itself, so that the steps that need no build need no module.
+"""The words the grader trusts, read from the one file that states them: common/grader_words.json.
+CMake writes the C++ header streamlab/grader_words.hpp from it and the module streamlab offers them
+as streamlab.words; the grader reads the file itself, so that the steps that need no build need no
+module.
 
-The header states its format, and this reader holds it to it: each constant on a
-line of its own, `inline constexpr char kName[] = "text";`, whose Python name is
-NAME in upper snake case (kSkipNoGpu is SKIP_NO_GPU). A line that begins like a constant but breaks the format, or
-a word the course needs that is missing, stops the import with the header's path.
+A word's Python name is its C++ name in upper snake case, without the k (kSkipNoGpu is SKIP_NO_GPU),
+as CMake names it for the module (cmake/StreamLab.cmake). A word that breaks the file's stated
+format (a kCamelCase name, a text of no quote and no backslash), or a word the course needs that is
+missing, stops the import with the file's path.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
-HEADER = Path(__file__).resolve().parents[2] / "common" / "include" / "streamlab" / "grader_words.hpp"
-# The words the tools use; the header may define more.
+WORDS_FILE = Path(__file__).resolve().parents[2] / "common" / "grader_words.json"
+# The words the tools use; the file may state more.
 NEEDED = (
     "SKIP_NO_GPU",
     "SKIP_TIMELINE_UNAVAILABLE",
@@ -26,33 +27,33 @@ NEEDED = (
     "LINE_NOTE",
     "FAIL_RECORD_REFUSED",
 )
-_START = "inline constexpr"
-_CONSTANT = re.compile(r'inline constexpr char k([A-Z][A-Za-z0-9]*)\[\] = "([^"\\]*)";')
+_CPP_NAME = re.compile(r"k[A-Z][A-Za-z0-9]*")
+_TEXT = re.compile(r'[^"\\]*')
 
 
 class GraderWordsError(RuntimeError):
-    """The header breaks its stated format or lacks a word the tools need."""
+    """The words' file breaks its stated format or lacks a word the tools need."""
 
 
 def python_name(cpp_name: str) -> str:
-    """kSkipNoGpu's Python name without the k: "SkipNoGpu" -> "SKIP_NO_GPU"."""
-    return re.sub(r"(?<!^)(?=[A-Z])", "_", cpp_name).upper()
+    """A word's Python name: "kSkipNoGpu" -> "SKIP_NO_GPU"."""
+    return re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", cpp_name[1:]).upper()
 
 
-def read_words(header: Path = HEADER) -> dict[str, str]:
-    """Every constant of `header` by its Python name; GraderWordsError when one breaks the format or one of
-    NEEDED is missing."""
+def read_words(path: Path = WORDS_FILE) -> dict[str, str]:
+    """Every word of `path` by its Python name, in the file's order; GraderWordsError when one breaks
+    the format or one of NEEDED is missing."""
     words: dict[str, str] = {}
-    for number, line in enumerate(header.read_text().splitlines(), start=1):
-        if not line.strip().startswith(_START):
-            continue
-        match = _CONSTANT.fullmatch(line.strip())
-        if match is None:
-            raise GraderWordsError(f'{header}:{number}: not `inline constexpr char kName[] = "text";`: {line.strip()}')
-        words[python_name(match.group(1))] = match.group(2)
+    for number, word in enumerate(json.loads(path.read_text())["words"]):
+        name, text = word.get("name", ""), word.get("text")
+        if not _CPP_NAME.fullmatch(name) or not isinstance(text, str) or not _TEXT.fullmatch(text):
+            raise GraderWordsError(
+                f"{path}: word {number} is not a kCamelCase name with a text of no quote or backslash: {word}"
+            )
+        words[python_name(name)] = text
     missing = [name for name in NEEDED if name not in words]
     if missing:
-        raise GraderWordsError(f"{header} defines no {', '.join(missing)}")
+        raise GraderWordsError(f"{path} states no {', '.join(missing)}")
     return words
 
 

@@ -22,7 +22,7 @@ from .results import GtestReport, TestOutcome, points_of
 
 PASSED, FAILED, NOT_GRADED = "passed", "failed", "not graded"
 NO_GPU = "not graded (no GPU)"
-# How the course's own skips begin (the kSkip words of common/include/streamlab/grader_words.hpp):
+# How the course's own skips begin (the kSkip words of common/grader_words.json):
 # no GPU, a tracer that could not start before the code under test ran, a device
 # that cannot show what the test measures, and a machine with fewer GPUs than the
 # lab needs (SL_REQUIRE_GPUS: `not graded: needs two GPUs (this machine has 1)`).

@@ -1,6 +1,7 @@
-"""The words the grader trusts are defined once, in common/include/streamlab/grader_words.hpp:
-the reader finds every one, refuses a header that breaks its format, scoring and `course check`
-use what it read, and no other source spells them."""
+"""The words the grader trusts are stated once, in common/grader_words.json: the Python reader
+finds every one and refuses a file that breaks its format, CMake writes the C++ header from it and
+the module offers the same words, scoring and `course check` use what it read, and no other source
+spells them."""
 
 import json
 import os
@@ -11,40 +12,77 @@ from pathlib import Path
 
 import pytest
 from coursecli import environment, grader_words, labs, results, scoring
-from coursecli.grader_words import HEADER, NEEDED, GraderWordsError, grader_skips, read_words
+from coursecli.grader_words import NEEDED, WORDS_FILE, GraderWordsError, grader_skips, read_words
 from coursecli.results import GtestReport
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def test_the_reader_finds_every_constant_of_the_header():
-    declared = [line for line in HEADER.read_text().splitlines() if line.startswith("inline constexpr")]
+def _stated_words() -> list[dict]:
+    return json.loads(WORDS_FILE.read_text())["words"]
+
+
+def test_the_reader_finds_every_word_of_the_file():
     words = read_words()
-    assert len(words) == len(declared) and set(NEEDED) <= set(words)
+    assert list(words) == [grader_words.python_name(word["name"]) for word in _stated_words()]
+    assert set(NEEDED) <= set(words)
     assert words["SKIP_NO_GPU"] == "no GPU: " and words["LINE_MEASURE"] == "STREAMLAB-MEASURE "
-    assert grader_words.python_name("SkipTimelineUnavailable") == "SKIP_TIMELINE_UNAVAILABLE"
+    assert grader_words.python_name("kSkipTimelineUnavailable") == "SKIP_TIMELINE_UNAVAILABLE"
+
+
+def _write_words(path: Path, words: list[dict]) -> Path:
+    path.write_text(json.dumps({"words": words}))
+    return path
 
 
 def test_a_missing_word_stops_the_reader(tmp_path):
-    header = tmp_path / "grader_words.hpp"
-    header.write_text("\n".join(line for line in HEADER.read_text().splitlines() if "kLineNote" not in line))
-    with pytest.raises(GraderWordsError, match="defines no LINE_NOTE"):
-        read_words(header)
+    kept = [word for word in _stated_words() if word["name"] != "kLineNote"]
+    with pytest.raises(GraderWordsError, match="states no LINE_NOTE"):
+        read_words(_write_words(tmp_path / "grader_words.json", kept))
 
 
 @pytest.mark.parametrize(
-    "line",
+    "broken",
     [
-        'inline constexpr const char* kLineNote = "STREAMLAB-NOTE ";',
-        'inline constexpr char kLineNote[] = "STREAMLAB-\\"NOTE ";',
-        'inline constexpr char kLineNote[] = "STREAMLAB-NOTE ";  // a comment after it',
+        {"name": "LineNote", "text": "STREAMLAB-NOTE "},
+        {"name": "kLineNote", "text": 'STREAMLAB-"NOTE '},
+        {"name": "kLineNote", "text": "STREAMLAB-\\NOTE "},
+        {"name": "kLineNote"},
     ],
 )
-def test_a_constant_out_of_format_stops_the_reader(tmp_path, line):
-    header = tmp_path / "grader_words.hpp"
-    header.write_text(re.sub(r"^inline constexpr char kLineNote.*$", line, HEADER.read_text(), flags=re.M))
-    with pytest.raises(GraderWordsError, match=r"grader_words.hpp:\d+: not "):
-        read_words(header)
+def test_a_word_out_of_format_stops_the_reader(tmp_path, broken):
+    words = [broken if word["name"] == "kLineNote" else word for word in _stated_words()]
+    with pytest.raises(GraderWordsError, match=r"grader_words.json: word \d+ is not "):
+        read_words(_write_words(tmp_path / "grader_words.json", words))
+
+
+def test_cmake_writes_the_header_from_the_file(course_build):
+    """The C++ constants are the file's words, under its names (the header CMake wrote when it configured)."""
+    header = course_build / "generated" / "include" / "streamlab" / "grader_words.hpp"
+    if not header.is_file():
+        pytest.skip(f"{course_build} was configured before the header was generated")
+    constants = dict(re.findall(r'^inline constexpr char (k\w+)\[\] = "([^"]*)";$', header.read_text(), flags=re.M))
+    assert constants == {word["name"]: word["text"] for word in _stated_words()}
+    assert not (ROOT / "common" / "include" / "streamlab" / "grader_words.hpp").exists(), "a second header"
+
+
+def test_cmake_reads_a_word_from_the_file(course_build):
+    """streamlab_grader_word: the Python lab programs' tests skip on the file's kSkipNoGpu (python/CMakeLists.txt)."""
+    listing = subprocess.run(
+        ["ctest", "--test-dir", str(course_build), "--show-only=json-v1", "-R", r"\.python-program\.solution$"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    skips = [
+        prop["value"]
+        for test in json.loads(listing)["tests"]
+        for prop in test.get("properties", [])
+        if prop["name"] == "SKIP_REGULAR_EXPRESSION"
+    ]
+    if not skips:
+        pytest.skip(f"{course_build} has no Python lab program tests")
+    assert all(skip == [": " + read_words()["SKIP_NO_GPU"]] for skip in skips), skips
 
 
 def test_scoring_counts_each_skip_word_and_no_other_as_not_graded():
@@ -57,7 +95,7 @@ def test_scoring_counts_each_skip_word_and_no_other_as_not_graded():
         assert (grade.status == scoring.NOT_GRADED) == name.startswith("SKIP_"), (name, grade)
 
 
-def test_course_check_reads_the_lines_the_header_names():
+def test_course_check_reads_the_lines_the_file_names():
     words = read_words()
     output = (
         words["LINE_MEASURE"]
@@ -95,22 +133,22 @@ def _course_sources():
     for top in SOURCES:
         for path in sorted((ROOT / top).rglob("*")):
             relative = path.relative_to(ROOT).as_posix()
-            if path.suffix not in {".cpp", ".hpp", ".cu", ".py", ".txt", ".cmake"} or path == HEADER:
+            if path.suffix not in {".cpp", ".hpp", ".cu", ".py", ".txt", ".cmake"}:
                 continue
             if "/tests/" in f"/{relative}" or "/test_" in relative:
                 continue
             yield relative, path.read_text()
 
 
-def test_no_source_but_the_header_spells_a_grader_word():
+def test_no_source_but_the_words_file_spells_a_grader_word():
     found = []
     for name, text in read_words().items():
         spelled = re.compile(r"[\"'](?:[^\"'\n]{0,2}|\{\w+\}: )" + re.escape(text.strip()))
         found += [f"{relative}: {name}" for relative, source in _course_sources() if spelled.search(source)]
-    assert not found, "spelled outside grader_words.hpp:\n" + "\n".join(found)
+    assert not found, "spelled outside common/grader_words.json:\n" + "\n".join(found)
 
 
-def test_the_module_offers_the_headers_words(course_build):
+def test_the_module_offers_the_files_words(course_build):
     build_python = course_build / "python"
     if not next(build_python.glob("streamlab*.so"), None):
         pytest.skip(f"the course's Python module is not built in {course_build}")
