@@ -111,8 +111,9 @@ function(streamlab_grader_words_header include_dir)
   configure_file("${PROJECT_SOURCE_DIR}/common/grader_words.hpp.in" "${include_dir}/streamlab/grader_words.hpp" @ONLY)
 endfunction()
 
-# Where each lab test writes GoogleTest's own XML report (<dir>/<ctest name>.xml).
-# Empty: no report. The grader sets it: a pass needs that report (scoring.py).
+# Where each judge writes GoogleTest's own XML report (<dir>/<ctest name>.xml) and
+# each recording its record. Empty: the build's judge-reports and records folders.
+# The grader sets it: a pass needs that report (scoring.py).
 set(STREAMLAB_GTEST_XML_DIR "" CACHE PATH "Folder for the lab tests' GoogleTest XML reports (the grader's)")
 # Seconds each test may run (a hung kernel is killed then). A cache variable so
 # that the grader can lower it: `course grade --timeout S`.
@@ -255,12 +256,17 @@ endfunction()
 # One judge of a recorded lab as the ctest test `ctest_name`: `judge` (the lab's
 # judges) filtered to `test_name`, reading `record_file` after the recording (the
 # fixture `fixture`), the answer files in `answer_dir`. It needs no GPU of its own.
+# It writes GoogleTest's XML report, <ctest name>.xml, where the grader chose
+# (STREAMLAB_GTEST_XML_DIR) or else in the build's judge-reports folder: the
+# tools read the verdict's proof and what the judge measured (its hints, its
+# notes: streamlab/testing.hpp) there (tools/coursecli/results.py).
 function(streamlab_add_judge_test ctest_name judge test_name labels timeout answer_dir record_file fixture)
-  set(xml_report "")
+  set(report_folder "${CMAKE_BINARY_DIR}/judge-reports")
   if(STREAMLAB_GTEST_XML_DIR)
-    set(xml_report "--gtest_output=xml:${STREAMLAB_GTEST_XML_DIR}/${ctest_name}.xml")
+    set(report_folder "${STREAMLAB_GTEST_XML_DIR}")
   endif()
-  add_test(NAME ${ctest_name} COMMAND ${judge} --gtest_filter=${test_name} --gtest_brief=0 ${xml_report})
+  add_test(NAME ${ctest_name} COMMAND ${judge} --gtest_filter=${test_name} --gtest_brief=0
+                                      "--gtest_output=xml:${report_folder}/${ctest_name}.xml")
   set_tests_properties(${ctest_name} PROPERTIES
       LABELS "${labels}"
       TIMEOUT ${timeout}

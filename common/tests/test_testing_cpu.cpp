@@ -7,6 +7,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "streamlab/testing.hpp"
@@ -67,4 +68,34 @@ TEST(NoneFound, NoProblemsPassAndSomeFailListingTheFirstFive) {
     EXPECT_EQ(message.find("\n  f"), std::string::npos) << "only the first five are listed: " << message;
     EXPECT_NE(printed.find("STREAMLAB-HINT \"wait first\""), std::string::npos) << printed;
     EXPECT_EQ(printed.find("STREAMLAB-HINT"), printed.rfind("STREAMLAB-HINT")) << "no hint when nothing was found";
+}
+
+namespace {
+/// The properties the running test has recorded (RecordProperty), key -> value, in order.
+std::vector<std::pair<std::string, std::string>> recorded_properties() {
+    const testing::TestResult& result = *testing::UnitTest::GetInstance()->current_test_info()->result();
+    std::vector<std::pair<std::string, std::string>> recorded;
+    for (int i = 0; i < result.test_property_count(); ++i) {
+        recorded.emplace_back(result.GetTestProperty(i).key(), result.GetTestProperty(i).value());
+    }
+    return recorded;
+}
+}  // namespace
+
+TEST(Reports, EachMeasureHintAndNoteIsAPropertyOfTheTestUnderANumberedKey) {
+    using namespace streamlab::grading;
+    testing::internal::CaptureStdout();
+    report_measure("overlap", 0.5, ">=", 0.25, "ms");
+    report_hint("wait first");
+    report_hint("then record");
+    report_note("your prediction", "A < B");
+    const std::string printed = testing::internal::GetCapturedStdout();
+    const std::vector<std::pair<std::string, std::string>> expected{
+        {"streamlab.measure.1", R"({"name":"overlap","op":">=","threshold":0.25,"unit":"ms","value":0.5})"},
+        {"streamlab.hint.1", "wait first"},
+        {"streamlab.hint.2", "then record"},
+        {"streamlab.note.1", R"({"name":"your prediction","text":"A < B"})"},
+    };
+    EXPECT_EQ(recorded_properties(), expected);
+    EXPECT_NE(printed.find("STREAMLAB-HINT \"then record\""), std::string::npos) << "still printed: " << printed;
 }

@@ -1,4 +1,5 @@
-"""Reading what ctest ran: outcomes (JUnit XML), labels and points, and what the tests printed."""
+"""Reading what ctest ran: outcomes (JUnit XML), labels and points, what the tests printed, and GoogleTest's
+own report of each judge (its XML): the verdict's proof and what the judge measured, its hints and its notes."""
 
 from __future__ import annotations
 
@@ -9,12 +10,12 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .grader_words import GRADER_SKIPS, LINE_HINT, LINE_MEASURE, LINE_NOTE, SKIP_NO_GPU
+from .grader_words import GRADER_SKIPS, KEY_HINT, KEY_MEASURE, KEY_NOTE, LINE_HINT, LINE_MEASURE, LINE_NOTE, SKIP_NO_GPU
 
 
 @dataclass
 class Measure:
-    """A measured value a test printed next to its threshold."""
+    """A measured value a test reported next to its threshold."""
 
     name: str
     value: float
@@ -88,51 +89,6 @@ class TestOutcome:
     def is_gpu(self) -> bool:
         return "gpu" in self.labels
 
-    def measures(self) -> list[Measure]:
-        found = []
-        for line in self.output.splitlines():
-            if line.startswith(LINE_MEASURE):
-                try:
-                    data = json.loads(line[len(LINE_MEASURE) :])
-                    found.append(
-                        Measure(
-                            data["name"],
-                            float(data["value"]),
-                            data["op"],
-                            float(data["threshold"]),
-                            data.get("unit", ""),
-                        )
-                    )
-                except (ValueError, KeyError):
-                    continue  # a line we cannot read is not worth failing the report for
-        return found
-
-    def _printed(self, prefix: str) -> list:
-        """The JSON values the test printed on lines that start with `prefix` (unreadable ones left out)."""
-        found = []
-        for line in self.output.splitlines():
-            if line.startswith(prefix):
-                try:
-                    found.append(json.loads(line[len(prefix) :]))
-                except ValueError:
-                    continue
-        return found
-
-    def hints(self) -> list[str]:
-        return [str(hint) for hint in self._printed(LINE_HINT)]
-
-    def notes(self) -> list[str]:
-        """What a test observed in words (a prediction next to what the timeline shows): "name: text"."""
-        return [
-            f"{note['name']}: {note['text']}"
-            for note in self._printed(LINE_NOTE)
-            if isinstance(note, dict) and {"name", "text"} <= note.keys()
-        ]
-
-    def details(self) -> list[str]:
-        """The measured values next to their thresholds, then the notes: shown whatever the verdict."""
-        return [m.describe() for m in self.measures()] + self.notes()
-
     def not_graded(self) -> bool:
         """Skipped for one of the course's own reasons (no GPU, too few GPUs, ...): the grader leaves it out
         of the points. Any other skip scores 0 there (scoring.grade_test), whatever printed it."""
@@ -161,6 +117,8 @@ class TestOutcome:
             if re.search(r":\d+: Failure$", line):
                 following = []
                 for text in lines[i + 1 :]:
+                    # GoogleTest's next line, another failure, or the printed copy of a measure, hint or note
+                    # (read from GoogleTest's report, never from here) ends the message.
                     if text.startswith(("[", LINE_MEASURE, LINE_HINT, LINE_NOTE)) or re.search(r":\d+: Failure$", text):
                         break
                     following.append(text)
@@ -212,10 +170,30 @@ def read_junit(path: Path, labels: dict[str, list[str]]) -> list[TestOutcome]:
 
 @dataclass
 class GtestReport:
-    """What GoogleTest's own XML report (--gtest_output=xml:PATH) says about one test."""
+    """What GoogleTest's own XML report (--gtest_output=xml:PATH) says about one test: its result, and what
+    the test reported besides (streamlab/testing.hpp: one property each, numbered keys streamlab.measure.1, streamlab.hint.1, ...)."""
 
     result: str  # "passed", "failed" or "skipped"
     message: str = ""  # the skip's reason or the first failure, without GoogleTest's "file:line" line
+    measures: list[Measure] = field(default_factory=list)
+    hints: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # "name: text", a prediction next to what the timeline shows
+
+    def details(self) -> list[str]:
+        """The measured values next to their thresholds, then the notes: shown whatever the verdict."""
+        return [m.describe() for m in self.measures] + self.notes
+
+
+def judge_reports(build: Path) -> Path:
+    """Where the judges of the build `build` write GoogleTest's reports when the grader chose no other folder
+    (cmake/StreamLab.cmake, streamlab_add_judge_test): one <ctest name>.xml each."""
+    return build / "judge-reports"
+
+
+def read_gtest_reports(folder: Path, names: list[str]) -> dict[str, GtestReport | None]:
+    """GoogleTest's report of each ctest test of `names` (labNN.variant.Suite.Name), read from
+    `folder`/<ctest name>.xml: by ctest name."""
+    return {name: read_gtest_report(folder / f"{name}.xml", name.split(".", 2)[-1]) for name in names}
 
 
 def read_gtest_report(path: Path, name: str) -> GtestReport | None:
@@ -236,9 +214,52 @@ def read_gtest_report(path: Path, name: str) -> GtestReport | None:
 
     skipped, failure = case.find("skipped"), case.find("failure")
     if failure is not None:
-        return GtestReport("failed", message(failure))
-    if case.get("result") == "skipped" or skipped is not None:
-        return GtestReport("skipped", message(skipped) if skipped is not None else "")
-    if case.get("result", "completed") == "completed":
-        return GtestReport("passed")
-    return None
+        report = GtestReport("failed", message(failure))
+    elif case.get("result") == "skipped" or skipped is not None:
+        report = GtestReport("skipped", message(skipped) if skipped is not None else "")
+    elif case.get("result", "completed") == "completed":
+        report = GtestReport("passed")
+    else:
+        return None
+    report.measures = _measures(_reported(case, KEY_MEASURE))
+    report.hints = _reported(case, KEY_HINT)
+    report.notes = _notes(_reported(case, KEY_NOTE))
+    return report
+
+
+def _reported(case: ET.Element, key: str) -> list[str]:
+    """The values the test recorded under `key`.1, `key`.2, ... (its <properties>), in the order reported."""
+    numbered = re.compile(rf"{re.escape(key)}\.\d+")
+    return [
+        found.get("value", "")
+        for found in case.findall("properties/property")
+        if numbered.fullmatch(found.get("name", ""))
+    ]
+
+
+def _measures(values: list[str]) -> list[Measure]:
+    """The measured values of a report, each a JSON object (an unreadable one is left out: not worth failing
+    the report for)."""
+    found = []
+    for value in values:
+        try:
+            data = json.loads(value)
+            found.append(
+                Measure(data["name"], float(data["value"]), data["op"], float(data["threshold"]), data.get("unit", ""))
+            )
+        except (ValueError, KeyError, TypeError):
+            continue
+    return found
+
+
+def _notes(values: list[str]) -> list[str]:
+    """The notes of a report, each a JSON object {"name", "text"}, as "name: text" (unreadable ones left out)."""
+    found = []
+    for value in values:
+        try:
+            note = json.loads(value)
+        except ValueError:
+            continue
+        if isinstance(note, dict) and {"name", "text"} <= note.keys():
+            found.append(f"{note['name']}: {note['text']}")
+    return found

@@ -4,12 +4,13 @@ Everything here is decided from what the grader's own ctest process recorded:
 its JUnit file (pass, fail, skip, and the test's output), its console lines
 (which say whether a failure was a crash or a timeout), the tests' labels
 (`pts:N`, set in lab.cmake) and GoogleTest's own XML report of each test,
-written where the grader chose. What the student's code prints is shown, never
-believed: a pass needs exit status 0 and that report saying that exactly this
-test ran and passed, so code that ends the process early, or prints
-GoogleTest's lines itself, does not pass. A skip is "not graded" only for a
-reason the course's own checks give (GRADER_SKIPS) or, without a GPU, for any
-GPU test; any other skip scores 0.
+written where the grader chose, which also carries what the test measured,
+its hints and its notes (streamlab/testing.hpp). What the student's code
+prints is shown, never believed: a pass needs exit status 0 and that report
+saying that exactly this test ran and passed, so code that ends the process
+early, or prints GoogleTest's lines itself, does not pass. A skip is "not
+graded" only for a reason the course's own checks give (GRADER_SKIPS) or,
+without a GPU, for any GPU test; any other skip scores 0.
 """
 
 from __future__ import annotations
@@ -132,10 +133,10 @@ class SubmissionGrade:
 def grade_test(
     outcome: TestOutcome, verdict: str, timeout_s: int, gpu_present: bool, report: GtestReport | None
 ) -> TestGrade:
-    """Turns one ctest outcome, ctest's console verdict and GoogleTest's report of the test into points."""
+    """Turns one ctest outcome, ctest's console verdict and GoogleTest's report of the test into points; the
+    report's measured values, notes and hints are shown with them."""
     name = outcome.name.split(".", 2)[-1]
-    measures = outcome.details()
-    grade = TestGrade(name, outcome.points, FAILED, measures=measures)
+    grade = TestGrade(name, outcome.points, FAILED, measures=report.details() if report is not None else [])
     if outcome.status == "skipped":
         if report is None or report.result != "skipped":
             grade.reason = (
@@ -161,7 +162,7 @@ def grade_test(
             )
         return grade
     grade.reason = failure_reason(outcome, verdict, timeout_s)
-    grade.hints = outcome.hints()
+    grade.hints = report.hints if report is not None else []
     return grade
 
 

@@ -1,10 +1,11 @@
 """Points and reasons from recorded ctest output (fixtures/grading: JUnit, console, labels)."""
 
 import json
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
-from coursecli.results import GtestReport, read_gtest_report, read_junit
+from coursecli.results import GtestReport, read_gtest_report, read_gtest_reports, read_junit
 from coursecli.scoring import (
     FAILED,
     NO_GPU,
@@ -34,7 +35,7 @@ def recorded():
 
 def reports_of(outcomes) -> dict:
     """GoogleTest's own reports (fixtures/grading/gtest), by ctest name: none for tests that crashed or exited."""
-    return {o.name: read_gtest_report(FIXTURES / "gtest" / f"{o.name}.xml", o.name.split(".", 2)[-1]) for o in outcomes}
+    return read_gtest_reports(FIXTURES / "gtest", [o.name for o in outcomes])
 
 
 def graded(recorded, gpu_present=True) -> dict[str, TestGrade]:
@@ -109,27 +110,57 @@ def test_a_forged_skip_line_is_not_a_skip(recorded):
 
 
 def test_student_output_cannot_raise_points(recorded):
-    # Printing a measure that "passes" changes nothing: the verdict is ctest's.
+    # Printing a measure that "passes" changes nothing: the verdict is ctest's, the measures GoogleTest's report's.
     labels, outcomes, verdicts = recorded
     failing = next(o for o in outcomes if o.name.endswith("Demo.Fail"))
     failing.output += (
         '\n[       OK ] Demo.Fail (0 ms)\nSTREAMLAB-MEASURE {"name":"x","value":1,"op":">=","threshold":0}\n'
     )
     lab = grade_lab("01", "01-null-stream", [failing], verdicts, TIMEOUT_S, True, reports_of([failing]))
-    assert lab.tests[0].earned == 0
+    assert lab.tests[0].earned == 0 and not any(m.startswith("x:") for m in lab.tests[0].measures)
 
 
-def test_notes_show_next_to_the_measures_whatever_the_verdict(recorded):
+def with_properties(report: Path, properties: dict[str, str], into: Path) -> Path:
+    """A copy of the GoogleTest report `report` whose test recorded `properties` too (RecordProperty)."""
+    tree = ET.parse(report)
+    case = next(tree.getroot().iter("testcase"))
+    found = case.find("properties")
+    holder = found if found is not None else ET.SubElement(case, "properties")
+    for name, value in properties.items():
+        ET.SubElement(holder, "property", {"name": name, "value": value})
+    tree.write(into)
+    return into
+
+
+def test_notes_show_next_to_the_measures_whatever_the_verdict(recorded, tmp_path):
     # A prediction next to what the timeline showed: shown in words, worth nothing by itself.
     labels, outcomes, verdicts = recorded
     failing = next(o for o in outcomes if o.name.endswith("Demo.Fail"))
-    failing.output += (
-        '\nSTREAMLAB-NOTE {"name":"your prediction","text":"A < B < C; the timeline: A+B+C"}'
-        '\nSTREAMLAB-NOTE not json\nSTREAMLAB-NOTE {"name":"no text"}\n'
+    notes = {
+        "streamlab.note.1": '{"name":"your prediction","text":"A < B < C; the timeline: A+B+C"}',
+        "streamlab.note.2": "not json",
+        "streamlab.note.3": '{"name":"no text"}',
+    }
+    report = with_properties(FIXTURES / "gtest" / f"{failing.name}.xml", notes, tmp_path / f"{failing.name}.xml")
+    lab = grade_lab(
+        "01", "01-null-stream", [failing], verdicts, TIMEOUT_S, True, read_gtest_reports(tmp_path, [failing.name])
     )
-    lab = grade_lab("01", "01-null-stream", [failing], verdicts, TIMEOUT_S, True, reports_of([failing]))
-    assert "your prediction: A < B < C; the timeline: A+B+C" in lab.tests[0].measures
+    assert lab.tests[0].measures[-1] == "your prediction: A < B < C; the timeline: A+B+C", report
     assert lab.tests[0].earned == 0 and not any("no text" in m for m in lab.tests[0].measures)
+
+
+def test_what_a_test_reported_is_read_from_its_numbered_properties_in_order(tmp_path):
+    properties = {  # after the fixture's own measure.1
+        "streamlab.hint.2": "then record the event",
+        "streamlab.hint.1": "wait first",  # recorded second: the order reported is the order shown
+        "streamlab.hint": "not numbered",
+        "streamlab.measure.2": '{"name": "late", "value": null, "op": ">=", "threshold": 0, "unit": ""}',  # NaN: left out
+        "streamlab.measure.3": '{"name": "copies", "value": 0.25, "op": ">=", "threshold": 0.5, "unit": "ms"}',
+    }
+    path = with_properties(FIXTURES / "gtest" / "lab01.yours.Demo.Pass.xml", properties, tmp_path / "pass.xml")
+    report = read_gtest_report(path, "Demo.Pass")
+    assert report.hints == ["then record the event", "wait first"]
+    assert report.details() == ["overlap: 0.8  (needs >= 0.5)", "copies: 0.25 ms (needs >= 0.5)"]
 
 
 def test_points_come_from_the_labels(recorded):
@@ -162,13 +193,15 @@ def test_printed_gtest_lines_without_its_report_do_not_pass(recorded):
 
 def test_a_report_must_be_of_exactly_that_test(recorded, tmp_path):
     other = FIXTURES / "gtest" / "lab01.yours.Demo.Pass.xml"
-    assert read_gtest_report(other, "Demo.Pass") == GtestReport("passed")
+    passed = read_gtest_report(other, "Demo.Pass")
+    assert passed.result == "passed" and [m.name for m in passed.measures] == ["overlap"] and not passed.hints
     assert read_gtest_report(other, "Demo.Fail") is None  # a report of another test
     assert read_gtest_report(tmp_path / "missing.xml", "Demo.Pass") is None
     (tmp_path / "broken.xml").write_text("<testsuites><testcase")
     assert read_gtest_report(tmp_path / "broken.xml", "Demo.Pass") is None
     failed = read_gtest_report(FIXTURES / "gtest" / "lab01.yours.Demo.Fail.xml", "Demo.Fail")
     assert failed.result == "failed" and failed.message.startswith("Expected equality")
+    assert failed.hints == ["launch in streams"] and failed.details() == ["overlap: 0.1  (needs >= 0.5)"]
 
 
 @pytest.mark.parametrize(

@@ -8,6 +8,7 @@ import os
 import re
 import subprocess
 import sys
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
@@ -95,22 +96,29 @@ def test_scoring_counts_each_skip_word_and_no_other_as_not_graded():
         assert (grade.status == scoring.NOT_GRADED) == name.startswith("SKIP_"), (name, grade)
 
 
-def test_course_check_reads_the_lines_the_file_names():
+def test_course_check_reads_what_a_test_reported_under_the_keys_the_file_names(tmp_path):
     words = read_words()
-    output = (
-        words["LINE_MEASURE"]
-        + '{"name": "overlap", "value": 0.5, "op": ">=", "threshold": 0.3, "unit": ""}\n'
-        + words["LINE_HINT"]
-        + '"wait first"\n'
-        + words["LINE_NOTE"]
-        + '{"name": "prediction", "text": "right"}\n'
-        + "run_pipeline.py: "
-        + words["SKIP_NO_GPU"]
-        + "no driver\n"
-    )
+    properties = {
+        words["KEY_MEASURE"] + ".1": '{"name": "overlap", "value": 0.5, "op": ">=", "threshold": 0.3, "unit": ""}',
+        words["KEY_HINT"] + ".1": "wait first",
+        words["KEY_NOTE"] + ".1": '{"name": "prediction", "text": "right"}',
+    }
+    case = ET.Element("testcase", name="B", classname="A", status="run", result="completed")
+    holder = ET.SubElement(case, "properties")
+    for name, value in properties.items():
+        ET.SubElement(holder, "property", name=name, value=value)
+    report = tmp_path / "report.xml"
+    ET.ElementTree(case).write(report)
+    read = results.read_gtest_report(report, "A.B")
+    assert [m.name for m in read.measures] == ["overlap"] and read.hints == ["wait first"]
+    assert read.notes == ["prediction: right"]
+
+
+def test_course_check_reads_a_skip_in_the_files_words():
+    words = read_words()
+    output = "run_pipeline.py: " + words["SKIP_NO_GPU"] + "no driver\n"
     outcome = results.TestOutcome("lab05.yours.A.B", "skipped", ["pts:1"], output)
-    assert [m.name for m in outcome.measures()] == ["overlap"] and outcome.hints() == ["wait first"]
-    assert outcome.notes() and outcome.skip_reason() == words["SKIP_NO_GPU"] + "no driver"
+    assert outcome.skip_reason() == words["SKIP_NO_GPU"] + "no driver"
 
 
 def test_course_check_scores_a_skip_as_the_grader_does():
@@ -119,8 +127,8 @@ def test_course_check_scores_a_skip_as_the_grader_does():
     ours = results.TestOutcome("lab05.yours.A.B", "skipped", ["pts:3"], "x.py: " + words["SKIP_NO_GPU"] + "none\n")
     theirs = results.TestOutcome("lab05.yours.A.C", "skipped", ["pts:2"], "t.cu:9: Skipped\nI felt like it\n")
     assert ours.not_graded() and not theirs.not_graded()
-    assert labs._format_outcome(ours)[:2] == ("-/3", "not graded")
-    points, status, details = labs._format_outcome(theirs)
+    assert labs._format_outcome(ours, None)[:2] == ("-/3", "not graded")
+    points, status, details = labs._format_outcome(theirs, None)
     assert (points, status) == ("0/2", "FAIL") and "I felt like it" in details and "as 0" in details
 
 

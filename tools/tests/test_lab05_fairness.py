@@ -7,14 +7,13 @@ that wait) still fail, each with its reason. No GPU: the judges read records onl
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
-from coursecli.grader_words import LINE_HINT, LINE_NOTE
+from coursecli.results import GtestReport, read_gtest_report
 from coursecli.shell import ROOT
 from test_lab_records import device_ops, judge, judge_path, solution_record, text_of
 
@@ -41,11 +40,12 @@ def with_chunk_elements(elements: list[int]) -> list[dict]:
     return lines
 
 
-def run_judge(record: Path, test: str, tmp_path: Path) -> tuple[str, str, str]:
-    """(passed|failed, the failure's text, what the test printed) of one judge of lab 05 on `record`."""
+def run_judge(record: Path, test: str, tmp_path: Path) -> tuple[str, str, GtestReport]:
+    """(passed|failed, the failure's text, GoogleTest's report: its notes and hints) of one judge of lab 05
+    on `record`."""
     env = {**os.environ, "STREAMLAB_RECORD": str(record), "STREAMLAB_ANSWER_DIR": str(ANSWERS)}
     xml = tmp_path / "judge.xml"
-    run = subprocess.run(
+    subprocess.run(
         [judge_path(LAB), f"--gtest_filter={test}", f"--gtest_output=xml:{xml}"],
         env=env,
         capture_output=True,
@@ -54,7 +54,7 @@ def run_judge(record: Path, test: str, tmp_path: Path) -> tuple[str, str, str]:
     )
     case = next(ET.parse(xml).iter("testcase"))
     failures = [failure.get("message", "") for failure in case.iter("failure")]
-    return ("failed" if failures else "passed"), "\n".join(failures), run.stdout
+    return ("failed" if failures else "passed"), "\n".join(failures), read_gtest_report(xml, test)
 
 
 def written(lines: list[dict], tmp_path: Path) -> Path:
@@ -123,23 +123,21 @@ def issued_late(lines: list[dict]) -> list[dict]:
 
 
 def test_a_first_copy_issued_long_after_the_null_stream_kernel_passes_saying_the_record_cannot_tell(tmp_path):
-    status, text, printed = run_judge(written(issued_late(solution_record(LAB)), tmp_path), NULL_STREAM, tmp_path)
+    status, text, report = run_judge(written(issued_late(solution_record(LAB)), tmp_path), NULL_STREAM, tmp_path)
     assert status == "passed", text
-    notes = [line for line in printed.splitlines() if line.startswith(LINE_NOTE)]
-    assert any("828.00 ms after the NULL-stream kernel had ended" in note for note in notes), printed
-    assert any("too late for the record to tell" in note for note in notes), printed
-    assert not any(line.startswith(LINE_HINT) for line in printed.splitlines()), printed
+    assert any("828.00 ms after the NULL-stream kernel had ended" in note for note in report.notes), report
+    assert any("too late for the record to tell" in note for note in report.notes), report
+    assert not report.hints, report
 
 
 def test_a_late_first_copy_from_streams_made_by_cudaStreamCreate_fails_naming_it(tmp_path):
     lines = issued_late(solution_record(LAB))
     calls = scenario(lines, "behind_null_stream")["trace"]["otherData"]["api_calls"]
     calls["cudaStreamCreate"] = calls.pop("cudaStreamCreateWithFlags")
-    status, text, printed = run_judge(written(lines, tmp_path), NULL_STREAM, tmp_path)
+    status, text, report = run_judge(written(lines, tmp_path), NULL_STREAM, tmp_path)
     assert status == "failed"
     assert "too late for the record to tell" in text and "created streams with cudaStreamCreate" in text, text
-    hints = [json.loads(line[len(LINE_HINT) :]) for line in printed.splitlines() if line.startswith(LINE_HINT)]
-    assert any("cudaStreamNonBlocking" in hint for hint in hints), printed
+    assert any("cudaStreamNonBlocking" in hint for hint in report.hints), report
 
 
 def test_a_first_copy_issued_while_the_null_stream_kernel_ran_and_started_after_it_fails_as_waiting(tmp_path):
@@ -149,7 +147,7 @@ def test_a_first_copy_issued_while_the_null_stream_kernel_ran_and_started_after_
     blocker = next(op for op in device_ops(line) if op["args"]["stream_kind"] == "legacy_null")
     first_start = min(op["args"]["start_ns"] for op in device_ops(line) if op["args"]["stream_kind"] == "created")
     lines = moved_later(lines, blocker["args"]["end_ns"] - first_start + 2000, calls_too=False)
-    status, text, printed = run_judge(written(lines, tmp_path), NULL_STREAM, tmp_path)
+    status, text, report = run_judge(written(lines, tmp_path), NULL_STREAM, tmp_path)
     assert status == "failed"
     assert "H2D_1 waited for the kernel in the NULL stream" in text, text
-    assert "cudaStreamNonBlocking" in printed
+    assert any("cudaStreamNonBlocking" in hint for hint in report.hints), report

@@ -3,6 +3,7 @@
 #include <atomic>
 #include <cstdio>
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "streamlab/grader_words.hpp"
 
@@ -10,6 +11,26 @@ namespace streamlab::grading {
 
 namespace {
 std::atomic<bool> gpu_seen{false};
+
+/// Records `value` under the first free key `key`.N of the running test (N counted from 1), so that a
+/// test's hints arrive as streamlab.hint.1, streamlab.hint.2, ... in the order given, and prints it after `line_word`
+/// for whoever reads the test's output. GoogleTest's report (--gtest_output=xml) carries the property.
+void record_and_print(const std::string& key, const std::string& value, const char* line_word,
+                      const std::string& printed) {
+    const std::string numbered = key + ".";
+    int taken = 0;
+    if (const ::testing::TestInfo* test = ::testing::UnitTest::GetInstance()->current_test_info()) {
+        const ::testing::TestResult& result = *test->result();
+        for (int i = 0; i < result.test_property_count(); ++i) {
+            if (std::string(result.GetTestProperty(i).key()).rfind(numbered, 0) == 0) {
+                ++taken;
+            }
+        }
+    }
+    ::testing::Test::RecordProperty(numbered + std::to_string(taken + 1), value);
+    std::printf("%s%s\n", line_word, printed.c_str());
+    std::fflush(stdout);
+}
 }  // namespace
 
 bool gpu_seen_before() noexcept {
@@ -22,15 +43,13 @@ void note_gpu_seen() noexcept {
 
 void report_measure(const std::string& name, double value, const std::string& op, double threshold,
                     const std::string& unit) {
-    const nlohmann::json line = {
-        {"name", name}, {"value", value}, {"op", op}, {"threshold", threshold}, {"unit", unit}};
-    std::printf("%s%s\n", words::kLineMeasure, line.dump().c_str());
-    std::fflush(stdout);
+    const std::string measure =
+        nlohmann::json{{"name", name}, {"value", value}, {"op", op}, {"threshold", threshold}, {"unit", unit}}.dump();
+    record_and_print(words::kKeyMeasure, measure, words::kLineMeasure, measure);
 }
 
 void report_hint(const std::string& hint) {
-    std::printf("%s%s\n", words::kLineHint, nlohmann::json(hint).dump().c_str());
-    std::fflush(stdout);
+    record_and_print(words::kKeyHint, hint, words::kLineHint, nlohmann::json(hint).dump());
 }
 
 ::testing::AssertionResult none_found(const std::vector<std::string>& problems, const std::string& measure,
@@ -59,9 +78,8 @@ void report_hint(const std::string& hint) {
 }
 
 void report_note(const std::string& name, const std::string& text) {
-    const nlohmann::json line = {{"name", name}, {"text", text}};
-    std::printf("%s%s\n", words::kLineNote, line.dump().c_str());
-    std::fflush(stdout);
+    const std::string note = nlohmann::json{{"name", name}, {"text", text}}.dump();
+    record_and_print(words::kKeyNote, note, words::kLineNote, note);
 }
 
 }  // namespace streamlab::grading

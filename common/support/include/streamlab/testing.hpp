@@ -18,20 +18,31 @@
 #include "streamlab/tracer.hpp"
 
 /// Helpers for the graded tests: what `course check` shows next to a test's verdict.
+///
+/// What a test reports besides its verdict (a measured value, a hint, a note) is for display
+/// only: points come from whether the test passed. It travels in GoogleTest's XML report
+/// (--gtest_output=xml:PATH), which `course check` and the grader read: each value is a
+/// property of the test (RecordProperty) under a numbered key, the kKey word of
+/// streamlab/grader_words.hpp, a dot and 1, 2, ... in the order reported
+/// (`streamlab.measure.1`, `streamlab.measure.2`, `streamlab.hint.1`, ...). Each is also
+/// printed on a line of its own that begins with the kLine word, for whoever reads the test's
+/// output (ctest's console).
 namespace streamlab::grading {
 
-/// Prints a measured value next to its threshold in a form `course check` reads:
-/// `STREAMLAB-MEASURE {"name": ..., "value": ..., "threshold": ..., "op": ">=", "unit": ...}`.
-/// It is for display only; points come from whether the test passed.
+/// Reports a measured value next to its threshold: the property `streamlab.measure.N` holds
+/// `{"name": ..., "value": ..., "op": ">=", "threshold": ..., "unit": ...}` (JSON), also
+/// printed after `STREAMLAB-MEASURE `.
 void report_measure(const std::string& name, double value, const std::string& op, double threshold,
                     const std::string& unit);
 
-/// Prints a hint `course check` shows when the test fails.
+/// Reports a hint `course check` shows when the test fails: the property `streamlab.hint.N`
+/// holds its text, printed as a JSON string after `STREAMLAB-HINT `.
 void report_hint(const std::string& hint);
 
-/// Prints an observation in words that `course check` and the grade report show
-/// whatever the verdict, e.g. a prediction next to what the timeline shows:
-/// `STREAMLAB-NOTE {"name": ..., "text": ...}`. For display only.
+/// Reports an observation in words that `course check` and the grade report show
+/// whatever the verdict, e.g. a prediction next to what the timeline shows: the property
+/// `streamlab.note.N` holds `{"name": ..., "text": ...}` (JSON), also printed after
+/// `STREAMLAB-NOTE `.
 void report_note(const std::string& name, const std::string& text);
 
 /// For a test that lists what went wrong, one sentence each: reports their
