@@ -59,6 +59,7 @@ def configured_doxyfile(work: Path, inputs: list[Path]) -> str:
         "PROJECT_VERSION": "0",
         "PROJECT_DESCRIPTION": "tiny",
         "PROJECT_SOURCE_DIR": str(work),
+        "PROJECT_BINARY_DIR": str(work / "build"),
         "STREAMLAB_DOCS_OUTPUT": str(work / "docs"),
         "STREAMLAB_DOCS_INPUT": " ".join(f'"{path}"' for path in inputs),
         "STREAMLAB_DOCS_IMAGE_PATH": "",
