@@ -26,12 +26,14 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from .batch import DEFAULT_TIMEOUT_S, GradeSettings, build_course_only, default_cuda_arch, selected_labs
+from .batch import DEFAULT_TIMEOUT_S, GradeSettings, default_cuda_arch
 from .gpu import NO_GPU_EXIT, gpu_presence
 from .gradebook import NO_GPU_HERE, load_grade, student_folder
+from .grading_build import build_course_only
 from .lab_cmake import read_lab_cmake
 from .scoring import NO_GPU, NOT_GRADED, PASSED
 from .shell import COURSE_ERROR, FAILING, ROOT, say
+from .submissions import selected_labs
 
 COMMAND_GRADER = "classroom-resources/autograding-command-grader@v1"
 REPORTER = "classroom-resources/autograding-grading-reporter@v1"

@@ -483,6 +483,13 @@ def setup(quiet_if_ready: bool = False) -> int:
     return 0
 
 
+def setup_or_exit() -> None:
+    """What a verb does first: installs what is missing, saying nothing where all is there; exits with
+    COURSE_ERROR where it cannot."""
+    if setup(quiet_if_ready=True) != 0:
+        raise SystemExit(COURSE_ERROR)
+
+
 def _install_python_packages() -> bool:
     """Makes .venv where missing and installs PYTHON_PACKAGES into it; True when the tools have their Python."""
     if not (VENV / "bin" / "python").exists():

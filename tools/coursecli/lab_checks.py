@@ -2,7 +2,7 @@
 
 `course check` makes them on every machine, before the graded tests (which
 need a GPU), and the batch records them in each student's report
-(batch.py), so that a machine without a GPU still tells a starter from a
+(submission_grader.py), so that a machine without a GPU still tells a starter from a
 solution:
 
 - C++: each student source compiled alone and vetted, symbol by symbol

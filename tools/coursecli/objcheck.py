@@ -605,7 +605,7 @@ class CourseCompiler:
 
 
 def object_path(work: Path, lab_folder: str, name: str) -> Path:
-    """Where check_lab compiles a student source: the grader links this same object (batch.py)."""
+    """Where check_lab compiles a student source: the grader links this same object (submission_grader.py)."""
     return work / f"{lab_folder}-{name}.o"
 
 

@@ -18,11 +18,21 @@ import tempfile
 import zipfile
 from pathlib import Path
 
-from . import batch, lab_checks
+from . import lab_checks
+from .grade_settings import GradeSettings
+from .grading_build import configure_course
 from .objcheck import CourseCompiler, check_lab, lab_rules
 from .shell import ROOT, say
 from .student_files import already_vetted, committed_text, predictions
-from .submissions import Intake, LabSources, SubmissionRefused, printable, stage, take_student_sources
+from .submissions import (
+    Intake,
+    LabSources,
+    SubmissionRefused,
+    printable,
+    selected_labs,
+    stage,
+    take_student_sources,
+)
 
 
 def write_archive(labs: list[LabSources], output: Path) -> list[str]:
@@ -42,9 +52,9 @@ def write_archive(labs: list[LabSources], output: Path) -> list[str]:
 
 def course_compiler(out: Path) -> CourseCompiler | None:
     """The grader's compile commands: the course configured as `course grade` configures it, in `out`."""
-    settings = batch.GradeSettings(out=out, labs=[], all_labs=[])
+    settings = GradeSettings(out=out, labs=[], all_labs=[])
     say(f"configuring the course as the grader does, in {out} (a minute the first time)")
-    problem = batch.configure_course(settings)
+    problem = configure_course(settings)
     if problem:
         say(problem)
     return settings.compiler
@@ -114,7 +124,7 @@ def pack(numbers: list[str] | None, python: bool, output: Path, work: Path) -> i
     """`course pack`: writes `output` and vets it. 0 when the grader would take every lab as it is and none
     is an untouched starter, else 1. `work` is build/pack of the preset's build, where `course check` keeps
     which sources it vetted."""
-    labs = batch.selected_labs(numbers, python=python)
+    labs = selected_labs(numbers, python=python)
     members = write_archive(labs, output)
     say(f"wrote {output} ({len(members)} files of {len(labs)} labs); checking it as `course grade` will")
     try:

@@ -18,13 +18,11 @@ reasons (no GPU, a tracer that could not start), any other skip scores 0.
 from __future__ import annotations
 
 import signal
-import subprocess
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from . import environment, judging, recording
-from .python_module import module_python
 from .results import GtestReport, TestOutcome, points_of
 from .sandbox import TIMED_OUT
 from .scoring import LabGrade, grade_test
@@ -117,25 +115,3 @@ def judge_recorded_run(
     tests = [name.split(".", 2)[-1] for name in python_test_names(settings.course_labels or {}, lab.number)]
     # The staged folder holds the student's answer files (a recorded track keeps them in its Python folder).
     return judging.judge_record(course_build, lab.number, judged, staged, judged.parent, tests)
-
-
-def the_module_python(course_build: Path) -> tuple[str | None, str]:
-    """(the Python that runs the Python labs, "") or (None, why they cannot be graded): the one the course's
-    module was built for.
-
-    That Python must also have cuda-bindings: without it every recording would fail at its
-    imports, and the students would pay for what the grading machine lacks."""
-    python = module_python(course_build)
-    if python is None:
-        return None, (
-            "the course's Python module `streamlab` was not built (the configure step says what to install), "
-            "so the Python labs cannot be graded"
-        )
-    probe = subprocess.run([python, "-c", "import cuda.bindings.runtime"], capture_output=True, text=True)
-    if probe.returncode != 0:
-        missing = (probe.stderr.strip().splitlines() or ["it could not start"])[-1]
-        return None, (
-            f"{python} lacks what the Python labs need ({missing}); `./course setup` installs "
-            "cuda-bindings, so the Python labs cannot be graded here yet"
-        )
-    return python, ""

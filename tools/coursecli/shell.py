@@ -85,6 +85,31 @@ def run(
     return result
 
 
+LOG_LIMIT = 16 << 20  # bytes of a student's grade.log; later commands are listed without their output
+
+
+class Log:
+    """A log of the commands run for one job, each with its output: a student's grade.log in a batch, the
+    course build's, `course check --sanitize`'s."""
+
+    def __init__(self, path: Path, echo: bool):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.path, self.echo = path, echo
+        self.written = 0
+        path.write_text("")
+
+    def command(self, command: list[str], output: str, returncode: int) -> None:
+        line = f"$ {shlex.join(command)}"
+        if self.echo:
+            print(line, flush=True)
+        if self.written + len(output) > LOG_LIMIT:
+            output = f"[{len(output)} characters of output not kept: the log reached {LOG_LIMIT >> 20} MiB]"
+        text = f"{line}\n{output}\n[exit status {returncode}]\n\n"
+        self.written += len(text)
+        with self.path.open("a", errors="backslashreplace") as stream:
+            stream.write(text)
+
+
 def run_logged(
     command: list, log, timeout_s: float, cwd: Path | None = None, env: dict[str, str] | None = None
 ) -> tuple[int, str]:

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from .lab_cmake import declared_labs
+from .shell import ROOT, CourseError
 
 MAX_SOURCE_BYTES = 1 << 20  # one student source file
 MAX_ARCHIVE_MEMBERS = 50_000
@@ -92,6 +93,20 @@ def course_labs(root: Path) -> list[LabSources]:
         )
         for folder, declared in declared_labs(root)
     ]
+
+
+def selected_labs(numbers: list[str] | None, root: Path = ROOT, python: bool = False) -> list[LabSources]:
+    """The labs asked for (all when None), checked against labs/*/lab.cmake; their Python versions with `python`."""
+    labs = course_python_labs(root) if python else course_labs(root)
+    if not numbers:
+        return labs
+    by_number = {lab.number: lab for lab in labs}
+    wanted = [n.zfill(2) for n in numbers]
+    unknown = [n for n in wanted if n not in by_number]
+    if unknown:
+        which = "labs with a Python version" if python else "labs"
+        raise CourseError(f"no lab {', '.join(unknown)} ({which}: {', '.join(by_number) or 'none'})")
+    return [by_number[n] for n in wanted]
 
 
 @dataclass

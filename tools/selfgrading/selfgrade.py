@@ -24,14 +24,15 @@ import tempfile
 from pathlib import Path
 
 from coursecli import recording, records
-from coursecli.batch import LOG_LIMIT, GradeSettings, default_cuda_arch, gpu_presence, grade_batch
+from coursecli.batch import GradeSettings, default_cuda_arch, gpu_presence, grade_batch
 from coursecli.gradebook import load_grade, student_folder
 from coursecli.scoring import FAILED, NEEDS_GPUS, NOT_GRADED, PASSED
-from coursecli.shell import ROOT
+from coursecli.shell import LOG_LIMIT, ROOT
 from coursecli.submissions import course_labs, find_submissions, student_name
 
 from .isolation_samples import VICTIM, isolation_problems, make_isolation_samples
-from .make_grading_samples import CATALOGUE, CHEATS, make_catalogue, make_cheats, student_files, write_folder
+from .make_grading_samples import CATALOGUE, CHEATS, make_catalogue, make_cheats
+from .sample_files import student_files, write_folder
 
 SKIP = 77
 

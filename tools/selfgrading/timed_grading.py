@@ -8,7 +8,8 @@ import shutil
 import time
 from pathlib import Path
 
-from coursecli.batch import GradeSettings, default_cuda_arch, gpu_presence, grade_batch, selected_labs
+from coursecli.batch import GradeSettings, default_cuda_arch, gpu_presence, grade_batch
+from coursecli.submissions import selected_labs
 
 
 def timed_grade(

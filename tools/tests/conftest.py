@@ -9,9 +9,10 @@ saying so (NO_COURSE_BUILD)."""
 from pathlib import Path
 
 import pytest
-from coursecli import batch
+from coursecli import batch, grading_build
 from coursecli.build import NO_COURSE_BUILD, build_under_test
 from coursecli.shell import ROOT
+from coursecli.submissions import selected_labs
 
 
 def pytest_collection_modifyitems(items):
@@ -44,7 +45,7 @@ def graded_course(tmp_path_factory) -> tuple[Path, Path]:
     build = folder / "build"
     for python in (False, True) if (ROOT / ".venv").exists() else (False,):
         # Both passes name every lab, so that the build's mark (the labs it was built for) covers them all.
-        labs = batch.selected_labs(["01", "05"], course, python=python)
+        labs = selected_labs(["01", "05"], course, python=python)
         settings = batch.GradeSettings(
             out=folder / "log",
             labs=labs,
@@ -54,7 +55,7 @@ def graded_course(tmp_path_factory) -> tuple[Path, Path]:
             course_build_dir=build,
             python=python,
         )
-        if batch.build_course_only(settings) != 0:
+        if grading_build.build_course_only(settings) != 0:
             pytest.fail(f"the course for the grading tests did not build: see {folder / 'log' / '.work'}")
     return course, build
 
@@ -69,7 +70,7 @@ def grade_without_gpu(graded_course, monkeypatch):
     monkeypatch.setattr(batch, "gpu_presence", lambda: (False, "no GPU: hidden by the test"))
 
     def grade(submissions: Path, out: Path, python: bool = False, lab: str = "01") -> int:
-        labs = batch.selected_labs([lab], course, python=python)
+        labs = selected_labs([lab], course, python=python)
         settings = batch.GradeSettings(
             out=out,
             labs=labs,

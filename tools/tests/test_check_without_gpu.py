@@ -44,7 +44,7 @@ def no_gpu(monkeypatch):
     monkeypatch.setattr(labs, "gpu_presence", lambda: NO_GPU)
     monkeypatch.setattr(labs, "build", lambda preset, targets: BUILD)
     monkeypatch.setattr(labs, "build_python_side", lambda preset: BUILD)
-    monkeypatch.setattr(course_main, "_setup_or_fail", lambda: None)
+    monkeypatch.setattr(course_main.environment, "setup_or_exit", lambda: None)
 
 
 def check(capsys, *argv):
@@ -212,7 +212,7 @@ def test_the_course_help_lists_the_exit_statuses(capsys):
 
 
 def test_an_unknown_lab_is_the_courses_own_error(capsys, monkeypatch):
-    monkeypatch.setattr(course_main, "_setup_or_fail", lambda: None)
+    monkeypatch.setattr(course_main.environment, "setup_or_exit", lambda: None)
     status, out = check(capsys, "99")
     assert status == 2 and out.startswith("course: no lab 99 (labs: 01, 02, ")
 

@@ -6,7 +6,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from coursecli import apt, environment, gpu, labs, slides
+from coursecli import apt, developer_tests, environment, gpu, labs, slides
 from coursecli import build as build_module
 from coursecli import main as course_main
 from coursecli.main import main
@@ -134,7 +134,7 @@ def no_gpu_lab(monkeypatch):
     built = []
     monkeypatch.setattr(labs, "gpu_presence", lambda: NO_GPU)
     monkeypatch.setattr(labs, "build", lambda preset, targets: built.append(targets) or ROOT / "build-test")
-    monkeypatch.setattr(course_main, "_setup_or_fail", lambda: None)
+    monkeypatch.setattr(course_main.environment, "setup_or_exit", lambda: None)
     return built
 
 
@@ -187,7 +187,7 @@ def test_building_the_course_alone_needs_no_submissions(tmp_path, capsys, monkey
     (tmp_path / "none").mkdir()
     built = []
     monkeypatch.setattr(course_main, "gpu_presence", lambda: NO_GPU)
-    monkeypatch.setattr(course_main.batch, "build_course_only", lambda settings: built.append(settings) or 0)
+    monkeypatch.setattr(course_main.grading_build, "build_course_only", lambda settings: built.append(settings) or 0)
     argv = ["grade", tmp_path / "none", "-o", tmp_path / "log", "--labs", "01", "--build-course-only"]
     assert course(capsys, *argv, "--course-build", tmp_path / "course") == (0, "", "")
     assert [s.course_build_dir for s in built] == [tmp_path / "course"] and built[0].cuda_arch == "90"
@@ -241,14 +241,14 @@ def course_test_run(tmp_path, monkeypatch):
         order.append("installs" + ("" if slides_too else " without the slides' tools"))
         return False
 
-    monkeypatch.setattr(course_main, "_install_for_tests", installs)
+    monkeypatch.setattr(developer_tests, "_install_for_tests", installs)
     monkeypatch.setattr(environment, "slide_tools_note", lambda: "the slides need pandoc and TeX, not installed here")
-    monkeypatch.setattr(course_main, "architectures_here", lambda: None)
-    monkeypatch.setattr(course_main, "build", lambda preset, architectures=None: order.append(preset) or folder)
-    monkeypatch.setattr(course_main, "run", fake_run)
+    monkeypatch.setattr(developer_tests, "architectures_here", lambda: None)
+    monkeypatch.setattr(developer_tests, "build", lambda preset, architectures=None: order.append(preset) or folder)
+    monkeypatch.setattr(developer_tests, "run", fake_run)
     monkeypatch.setattr(slides, "slides_step", lambda preset: order.append("slides") or True)
-    monkeypatch.setattr(course_main.docs, "docs_step", lambda preset: order.append("docs") or True)
-    monkeypatch.setattr(course_main.formatting, "format_step", lambda: order.append("formatting") or True)
+    monkeypatch.setattr(developer_tests.docs, "docs_step", lambda preset: order.append("docs") or True)
+    monkeypatch.setattr(developer_tests.formatting, "format_step", lambda: order.append("formatting") or True)
     monkeypatch.setattr(environment, "tools_python", lambda: sys.executable)
     return order, envs, folder
 
@@ -297,7 +297,7 @@ def test_course_test_documents_its_flag_and_builds_the_test_preset(capsys):
 
 def test_a_steps_time_is_said_when_the_next_begins_and_all_of_them_at_the_end(capsys):
     times = iter([0.0, 42.4, 302.0, 305.0])
-    steps = course_main.Steps(["install", "build", "tests"], clock=lambda: next(times))
+    steps = developer_tests.Steps(["install", "build", "tests"], clock=lambda: next(times))
     steps.next("install")
     steps.next("build")
     steps.next("tests")
@@ -412,7 +412,7 @@ def test_trace_refuses_a_missing_output_folder_and_makes_none(tmp_path, capsys):
 
 
 def test_course_trace_refuses_a_missing_output_folder_before_building(tmp_path, capsys, monkeypatch):
-    monkeypatch.setattr(course_main, "_setup_or_fail", lambda: pytest.fail("set up and built anyway"))
+    monkeypatch.setattr(course_main.environment, "setup_or_exit", lambda: pytest.fail("set up and built anyway"))
     output = tmp_path / "nonexistent" / "d" / "t.json"
     assert course(capsys, "trace", "-o", output, "--", "true") == (
         2,

@@ -14,11 +14,12 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from coursecli import batch as grade_module
-from coursecli import environment, objcheck
+from coursecli import environment, grading_build, objcheck
 from coursecli.gradebook import load_grade, student_folder
 from coursecli.objcheck import check_lab, lab_rules
 from coursecli.scoring import FAILED, NO_GPU, NOT_GRADED
 from coursecli.shell import ROOT
+from coursecli.submissions import selected_labs
 from selfgrading.make_grading_samples import CHEATS, cheat_files, make_cheats, student_files, write_folder
 
 pytestmark = pytest.mark.skipif(
@@ -59,9 +60,9 @@ def test_a_forged_pass_fails_even_when_the_check_before_linking_misses_it(tmp_pa
 @pytest.mark.builds
 def test_every_starter_and_solution_passes_the_check(tmp_path, monkeypatch):
     """The course's own code is what honest students write: the check must never refuse it."""
-    labs = grade_module.selected_labs(None, ROOT)
+    labs = selected_labs(None, ROOT)
     settings = grade_module.GradeSettings(out=tmp_path / "out", labs=labs, all_labs=labs, cuda_arch="90")
-    assert grade_module.configure_course(settings) == ""
+    assert grading_build.configure_course(settings) == ""
 
     def check(variant, lab):
         return check_lab(

@@ -14,13 +14,13 @@ import signal
 import subprocess
 
 import pytest
-from coursecli import batch as grade_module
 from coursecli import environment
 from coursecli.gradebook import load_grade, student_folder
 from coursecli.lab_cmake import read_lab_cmake
 from coursecli.python_grading import verdict_of
 from coursecli.scoring import FAILED, NO_GPU, NOT_GRADED
 from coursecli.shell import ROOT
+from coursecli.submissions import selected_labs
 
 LAB = "01-null-stream"
 STUDENT_FILE = "null_stream.py"
@@ -56,7 +56,7 @@ def test_a_batch_of_python_submissions(tmp_path, graded_course, grade_without_gp
     (subs / "cpp-only" / LAB).mkdir(parents=True)
     (subs / "cpp-only" / LAB / "null_stream.cu").write_text("// the C++ lab, not the Python one\n")
 
-    labs = grade_module.selected_labs(["01"], course, python=True)
+    labs = selected_labs(["01"], course, python=True)
     assert [lab.source_path(name) for lab in labs for name in lab.files] == [(LAB, "python", STUDENT_FILE)]
     out = tmp_path / "out"
     assert grade_without_gpu(subs, out, python=True) == 0
@@ -95,7 +95,7 @@ def test_a_python_track_recorded_once_is_recorded_in_the_sandbox_and_judged_by_t
     folder.mkdir(parents=True)
     for name in ("three_chunks.py", "prediction.txt"):  # the track keeps its answer file in its own folder
         shutil.copy(ROOT / "solutions" / lab / "python" / name, folder / name)
-    labs = grade_module.selected_labs(["05"], course, python=True)
+    labs = selected_labs(["05"], course, python=True)
     assert [(python_lab.recorded, python_lab.answers) for python_lab in labs] == [(True, ["prediction.txt"])]
     out = tmp_path / "out"
     assert grade_without_gpu(tmp_path / "subs", out, python=True, lab="05") == 0
@@ -108,11 +108,11 @@ def test_a_python_track_recorded_once_is_recorded_in_the_sandbox_and_judged_by_t
 
 
 def test_a_grading_python_without_cuda_bindings_stops_the_batch_with_the_reason(tmp_path, monkeypatch):
-    from coursecli import python_grading
+    from coursecli import python_module
 
     python = tmp_path / "python3"
     python.write_text("#!/bin/sh\necho \"ModuleNotFoundError: No module named 'cuda'\" >&2\nexit 1\n")
     python.chmod(0o755)
-    monkeypatch.setattr(python_grading, "module_python", lambda folder: str(python))
-    found, problem = python_grading.the_module_python(tmp_path)
+    monkeypatch.setattr(python_module, "module_python", lambda folder: str(python))
+    found, problem = python_module.the_module_python(tmp_path)
     assert found is None and "No module named 'cuda'" in problem and "./course setup" in problem

@@ -7,6 +7,7 @@ import time
 from pathlib import Path
 
 from coursecli import batch as grade_module
+from coursecli import grading_build, submission_grader
 from coursecli.course_build import CourseBuild
 from coursecli.gpu_slots import GpuSlots, chosen_devices
 from coursecli.gradebook import save_grade, student_folder
@@ -78,9 +79,9 @@ def test_labs_are_tested_in_groups_by_the_gpus_they_need():
     labs = course_labs(ROOT)
     by_number = {lab.number: lab for lab in labs}
     assert by_number["08"].gpus == 2 and by_number["01"].gpus == 1
-    groups = grade_module.labs_by_gpus([by_number["08"], by_number["01"], by_number["02"]])
+    groups = submission_grader.labs_by_gpus([by_number["08"], by_number["01"], by_number["02"]])
     assert [(gpus, [lab.number for lab in group]) for gpus, group in groups] == [(1, ["01", "02"]), (2, ["08"])]
-    assert grade_module.labs_by_gpus([]) == []
+    assert submission_grader.labs_by_gpus([]) == []
 
 
 def batch(tmp_path, monkeypatch, names, devices, gpus=None):
@@ -219,16 +220,16 @@ def test_a_kept_course_build_serves_one_batch_at_a_time(tmp_path):
     labs = course_labs(ROOT)
     first = grade_module.GradeSettings(out=tmp_path / "a", labs=labs, all_labs=labs, course_build_dir=tmp_path / "c")
     second = grade_module.GradeSettings(out=tmp_path / "b", labs=labs, all_labs=labs, course_build_dir=tmp_path / "c")
-    assert grade_module.course_build_folder(second) == tmp_path / "c"
-    held = grade_module.lock_course_build(first)
+    assert grading_build.course_build_folder(second) == tmp_path / "c"
+    held = grading_build.lock_course_build(first)
     assert held is not None
-    assert grade_module.lock_course_build(second) is None  # the other batch must wait
+    assert grading_build.lock_course_build(second) is None  # the other batch must wait
     held.close()
-    again = grade_module.lock_course_build(second)
+    again = grading_build.lock_course_build(second)
     assert again is not None
     again.close()
     own = grade_module.GradeSettings(out=tmp_path / "a", labs=labs, all_labs=labs)
-    assert grade_module.course_build_folder(own) == tmp_path / "a" / ".work" / ".course"
+    assert grading_build.course_build_folder(own) == tmp_path / "a" / ".work" / ".course"
 
 
 def test_a_prebuilt_course_is_used_as_it_is_by_every_task_at_once(tmp_path, monkeypatch):
@@ -238,7 +239,7 @@ def test_a_prebuilt_course_is_used_as_it_is_by_every_task_at_once(tmp_path, monk
     built = tmp_path / "course"
     built.mkdir()
     (built / "compile_commands.json").write_text("[]")
-    monkeypatch.setattr(grade_module, "read_labels", lambda folder: {})
+    monkeypatch.setattr(grading_build, "read_labels", lambda folder: {})
     monkeypatch.setattr(grade_module, "prepare_course", lambda settings: "built the course again")
     monkeypatch.setattr(grade_module, "gpu_presence", lambda: (False, "no GPU: hidden by the test"))
     graded = []
@@ -262,10 +263,10 @@ def test_a_prebuilt_course_is_used_as_it_is_by_every_task_at_once(tmp_path, monk
         )
         return grade_module.grade_batch(tmp_path / "subs", settings)
 
-    held = grade_module.lock_course_build(  # another task holds it: a prebuilt course needs no lock
+    held = grading_build.lock_course_build(  # another task holds it: a prebuilt course needs no lock
         grade_module.GradeSettings(out=tmp_path / "other", labs=labs, all_labs=labs, course_build_dir=built)
     )
     assert task(0) == 2 and graded == []  # the build job did not mark it built: nothing graded
-    (built / grade_module.BUILT_MARK).write_text("01 02\n")
+    (built / grading_build.BUILT_MARK).write_text("01 02\n")
     assert task(1) == 0 and task(2) == 0 and graded == [built, built]
     held.close()

@@ -8,7 +8,9 @@ import shutil
 from pathlib import Path
 
 import pytest
-from coursecli import batch, environment
+from coursecli import environment
+from coursecli.grade_settings import GradeSettings
+from coursecli.grading_build import configure_course
 from coursecli.objcheck import (
     CourseCompiler,
     LabRules,
@@ -21,7 +23,7 @@ from coursecli.objcheck import (
     own_lines,
 )
 from coursecli.shell import ROOT
-from coursecli.submissions import course_labs
+from coursecli.submissions import course_labs, selected_labs
 from coursecli.symbols import entity
 from selfgrading.make_grading_samples import CATALOGUE, student_files, write_folder
 
@@ -167,9 +169,9 @@ LAB05 = "05-three-chunks"
 def course_compiler(tmp_path_factory) -> CourseCompiler:
     """The course's compile commands, from a course build configured once for this file."""
     out = tmp_path_factory.mktemp("objcheck-course")
-    labs = batch.selected_labs(None, ROOT)
-    settings = batch.GradeSettings(out=out, labs=labs, all_labs=labs, cuda_arch="90")
-    problem = batch.configure_course(settings)
+    labs = selected_labs(None, ROOT)
+    settings = GradeSettings(out=out, labs=labs, all_labs=labs, cuda_arch="90")
+    problem = configure_course(settings)
     assert problem == "", problem
     return settings.compiler
 

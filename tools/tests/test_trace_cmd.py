@@ -44,7 +44,7 @@ def test_course_trace_tells_the_tool_when_there_is_no_gpu(tmp_path, monkeypatch)
 
     (tmp_path / "libstreamlab_inject.so").write_text("")
     ran = []
-    monkeypatch.setattr(course_main, "_setup_or_fail", lambda: None)
+    monkeypatch.setattr(course_main.environment, "setup_or_exit", lambda: None)
     monkeypatch.setattr(course_main, "build", lambda preset, targets: tmp_path)
     monkeypatch.setattr(course_main.environment, "tools_python", lambda: sys.executable)
     monkeypatch.setattr(
