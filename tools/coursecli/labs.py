@@ -14,7 +14,7 @@ from . import environment, lab_checks, lab_cmake, records, reference_pictures, s
 from .build import build
 from .gpu import NO_GPU_EXIT, gpu_presence
 from .python_module import TARGET, module_python
-from .results import TestOutcome, points_of, read_junit, read_labels
+from .results import GtestReport, TestOutcome, judge_reports, points_of, read_gtest_reports, read_junit, read_labels
 from .scoring import NEEDS_GPUS
 from .shell import COURSE_ERROR, FAILING, ROOT, CommandFailed, CourseError, Log, run, run_logged, say
 from .student_files import save_check_without_gpu, save_last_check, save_vetted
@@ -188,8 +188,9 @@ def _run_python_lab(number: str, preset: str, variant: str) -> int:
     )
 
 
-def _format_outcome(outcome: TestOutcome) -> tuple[str, str, str]:
-    """Points column, status column, detail lines for one graded test."""
+def _format_outcome(outcome: TestOutcome, report: GtestReport | None) -> tuple[str, str, str]:
+    """Points column, status column, detail lines for one graded test; what it measured, noted and hinted
+    comes from GoogleTest's `report` of it."""
     points = outcome.points
     if outcome.status == "passed":
         earned = f"{points}/{points}"
@@ -200,7 +201,7 @@ def _format_outcome(outcome: TestOutcome) -> tuple[str, str, str]:
     else:
         earned = f"0/{points}"
         status = "FAIL"
-    details = outcome.details()
+    details = report.details() if report is not None else []
     if outcome.not_graded():
         details.append(outcome.skip_reason())
     elif outcome.status == "skipped":
@@ -209,7 +210,7 @@ def _format_outcome(outcome: TestOutcome) -> tuple[str, str, str]:
         )
     elif outcome.status == "failed":
         details.append(outcome.failure_reason())
-        details += [f"hint: {hint}" for hint in outcome.hints()]
+        details += [f"hint: {hint}" for hint in (report.hints if report is not None else [])]
     return earned, status, "\n".join(details)
 
 
@@ -219,6 +220,9 @@ def _run_graded_tests(preset: str, folder: Path, pattern: str, name: str, judge_
     junit = folder / "results" / f"{name}.xml"
     junit.parent.mkdir(parents=True, exist_ok=True)
     junit.unlink(missing_ok=True)
+    for report in judge_reports(folder).glob("*.xml"):  # an earlier run's reports are not this run's
+        if re.match(pattern, report.stem):
+            report.unlink()
     # Room for every measured value the tests print (ctest keeps 1 KiB of a passed test's output).
     size = ["--test-output-size-passed", "65536", "--test-output-size-failed", "65536"]
     # The recording tests (labNN.*.record) match `pattern` too: left out by name, and never added as fixtures.
@@ -287,10 +291,12 @@ def judge_record(number: str, preset: str, solution: bool, record: Path, python:
         junit = _run_graded_tests(preset, folder, f"^lab{number}\\.{variant}\\.", f"lab{number}-{variant}", True)
     if junit is None:
         return COURSE_ERROR
-    outcomes = [o for o in read_junit(junit, read_labels(folder)) if o.points > 0]
+    outcomes, reports = _graded_outcomes(junit, folder, read_labels(folder))
     if whose is not None and not solution:
         outcomes = _answers_not_scored(outcomes, whose, declared.answer_files)
-    earned, possible = _print_points(number, variant.removeprefix("python-"), outcomes, read_labels(folder), python)
+    earned, possible = _print_points(
+        number, variant.removeprefix("python-"), outcomes, reports, read_labels(folder), python
+    )
     if whose is None and declared.answer_files:
         print(
             f"  ({', '.join(declared.answer_files)} scored as it is now: a record does not hold the answers "
@@ -407,8 +413,8 @@ def check_lab(number: str, preset: str, solution: bool, sanitize_it: bool = Fals
     junit = _run_graded_tests(preset, folder, f"^lab{number}\\.{variant}\\.", f"lab{number}-{variant}")
     if junit is None:
         return COURSE_ERROR
-    outcomes = [o for o in read_junit(junit, read_labels(folder)) if o.points > 0]
-    earned, possible = _print_points(number, variant, outcomes, read_labels(folder))
+    outcomes, reports = _graded_outcomes(junit, folder, read_labels(folder))
+    earned, possible = _print_points(number, variant, outcomes, reports, read_labels(folder))
     if variant == "yours":
         save_last_check(folder, number, False, outcomes)  # for `course list`
     if _wanted_more_gpus(number, outcomes, "this machine"):
@@ -473,6 +479,13 @@ def _not_graded_here(number: str, labels: dict, prefix: str, verdicts: list[lab_
         say(f"exit status {FAILING}: {failed} check(s) above failed; the grader would fail them too")
         return FAILING
     say(f"exit status {NO_GPU_EXIT}: not graded for want of a GPU (not a failing grade)")
+def _graded_outcomes(junit: Path, folder: Path, labels: dict) -> tuple[list[TestOutcome], dict]:
+    """The graded tests (worth points) of a ctest run in the build `folder`, from its JUnit file, and
+    GoogleTest's report of each (ctest name -> GtestReport, or None where the test wrote none)."""
+    outcomes = [o for o in read_junit(junit, labels) if o.points > 0]
+    return outcomes, read_gtest_reports(judge_reports(folder), [o.name for o in outcomes])
+
+
     return NO_GPU_EXIT
 
 
@@ -493,9 +506,10 @@ def _point_at_committed_records(number: str) -> None:
 
 
 def _print_points(
-    number: str, variant: str, outcomes: list[TestOutcome], labels: dict, python: bool = False
+    number: str, variant: str, outcomes: list[TestOutcome], reports: dict, labels: dict, python: bool = False
 ) -> tuple[int, int]:
-    """The table of graded tests `course check` prints; returns (points earned, points possible).
+    """The table of graded tests `course check` prints, with what GoogleTest's `reports` of them say they
+    measured; returns (points earned, points possible).
     The lab's share is of its track's points: the C++ labs' or, with `python`, the Python labs'."""
     print()
     print(f"Lab {number} ({variant}{', Python' if python else ''}): graded tests")
@@ -503,7 +517,7 @@ def _print_points(
     print(f"  {'test':<{name_width}}  {'points':>7}  result")
     earned = possible = graded_possible = 0
     for outcome in outcomes:
-        points_text, status, details = _format_outcome(outcome)
+        points_text, status, details = _format_outcome(outcome, reports.get(outcome.name))
         short_name = outcome.name.split(".", 2)[-1]
         print(f"  {short_name:<{name_width}}  {points_text:>7}  {status}")
         for line in details.splitlines():
@@ -560,8 +574,8 @@ def _check_python_lab(number: str, preset: str, variant: str) -> int:
     junit = _run_graded_tests(preset, folder, f"^lab{number}\\.python-{variant}\\.", f"lab{number}-python-{variant}")
     if junit is None:
         return COURSE_ERROR
-    outcomes = [o for o in read_junit(junit, labels) if o.points > 0]
-    earned, possible = _print_points(number, variant, outcomes, labels, python=True)
+    outcomes, reports = _graded_outcomes(junit, folder, labels)
+    earned, possible = _print_points(number, variant, outcomes, reports, labels, python=True)
     if variant == "yours":
         save_last_check(folder, number, True, outcomes)  # for `course list`
     track = f"python-{variant}"  # the run the judges judged
