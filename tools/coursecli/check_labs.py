@@ -6,9 +6,8 @@ For every lab (labs/NN-topic with a lab.cmake):
   - every starter source has TODO(labNN) blocks, and no solution mentions TODO;
   - outside its TODO blocks a starter is line for line its solution;
   - the lab README has every section the course's READMEs have;
-  - a lab that needs several GPUs (`GPUS N`) asks for them where its code runs: its tests
-    (SL_REQUIRE_GPUS(N)), or for a lab recorded once its recording program
-    (`record_scenarios(argc, argv, ..., /*gpus=*/N)`).
+  - a lab that needs several GPUs (`GPUS N`) asks for them where its code runs, its recording
+    program (`record_scenarios(argc, argv, ..., /*gpus=*/N)`).
 
 A TODO block opens with a line containing `TODO(labNN):` and closes with a
 line containing `TODO(labNN) end`; everything between is the student's.
@@ -140,18 +139,15 @@ def check_lab(lab_dir: Path, solutions_root: Path) -> list[str]:
 
 def gpus_problems(lab_dir: Path, declared: LabCmake) -> list[str]:
     """A lab that needs several GPUs (`GPUS N`, N > 1) must say so where its code runs too, so that
-    where fewer are present the grader counts it as not graded: its tests skip with SL_REQUIRE_GPUS(N);
-    a lab recorded once (RECORDER) passes N to record_scenarios, whose record then says only why, and
-    its judges skip with that reason."""
+    where fewer are present the grader counts it as not graded: its recording program (RECORDER) passes
+    N to record_scenarios, whose record then says only why, and its judges skip with that reason."""
     needed = declared.gpus
     if needed <= 1:
         return []
-    if declared.recorder:
-        source, asks, where = lab_dir / declared.recorder, f"/*gpus=*/{needed})", "its recording program"
-    else:
-        source, asks, where = lab_dir / declared.cpp.test_source, f"SL_REQUIRE_GPUS({needed})", "its test source"
-    if not source.is_file() or asks not in source.read_text():
-        return [f"lab.cmake needs {needed} GPUs (GPUS {needed}), but {where} never asks for them with {asks}"]
+    recorder, asks = lab_dir / declared.recorder, f"/*gpus=*/{needed})"
+    if not recorder.is_file() or asks not in recorder.read_text():
+        needs = f"lab.cmake needs {needed} GPUs (GPUS {needed})"
+        return [f"{needs}, but its recording program never asks for them with {asks}"]
     return []
 
 

@@ -1,7 +1,8 @@
 """The course built once per batch, and each submission's labs linked against it.
 
-A batch configures and builds the course once (its libraries, and each graded
-lab's test and program objects, against the course's own starter). A
+A batch configures and builds the course once (its libraries, each graded
+lab's judges, and its recording program and lab program against the course's
+own starter). A
 submission's lab is then only its student objects, compiled alone by the check
 before linking (objcheck.py), put in an archive that stands where the
 starter's library stood in the course's own link commands: the link order of
@@ -24,17 +25,16 @@ XML_PLACEHOLDER = "student-gtest-xml"
 ANSWERS_PLACEHOLDER = "student-answers"
 
 
-def starter_targets(number: str, recorded: bool = False) -> list[str]:
+def starter_targets(number: str) -> list[str]:
     """The course targets that link a lab's student library (the `yours` variant, which the course build
-    makes from the starter): its test program, or its recording program where the lab is recorded once
-    (RECORDER), and its lab program."""
-    return [f"lab{number}_yours_record" if recorded else f"lab{number}_yours_test", f"lab{number}_yours_run"]
+    makes from the starter): its recording program (RECORDER) and its lab program."""
+    return [f"lab{number}_yours_record", f"lab{number}_yours_run"]
 
 
-def course_targets(number: str, recorded: bool = False) -> list[str]:
-    """What the course build makes for a lab: its starter targets and, where the lab is recorded once, the
-    judges and the recording harness, which never link a student's code and serve every submission."""
-    return starter_targets(number, recorded) + ([f"lab{number}_judge", "streamlab_record"] if recorded else [])
+def course_targets(number: str) -> list[str]:
+    """What the course build makes for a lab: its starter targets, its judges and the recording harness,
+    which never link a student's code and serve every submission."""
+    return [*starter_targets(number), f"lab{number}_judge", "streamlab_record"]
 
 
 def starter_library(number: str) -> str:

@@ -138,19 +138,18 @@ def use_prebuilt_course(settings: GradeSettings) -> str:
 
 def prepare_course(settings: GradeSettings) -> str:
     """Configures the course and builds, once for the batch, what every submission links with: the course's
-    libraries and the graded labs' test and program objects. Returns a problem, or ""."""
+    libraries, the graded labs' judges and their recording and lab programs. Returns a problem, or ""."""
     problem = configure_course(settings)
     if problem:
         return problem
     started = time.monotonic()
     log = Log(settings.out / ".work" / ".course-build.log", settings.verbose)
     if settings.python:
-        # The Python labs need the course's module, and nothing to link; a track recorded once, the harness and
-        # the C++ track's judges too.
-        judging_targets = [f"lab{lab.number}_judge" for lab in settings.labs if lab.recorded]
-        targets = [python_module.TARGET, *judging_targets, *(["streamlab_record"] if judging_targets else [])]
+        # The Python labs need the course's module, and nothing to link; the harness and the C++ track's judges.
+        judging_targets = [f"lab{lab.number}_judge" for lab in settings.labs]
+        targets = [python_module.TARGET, *judging_targets, "streamlab_record"]
     else:
-        targets = [target for lab in settings.labs for target in course_targets(lab.number, lab.recorded)]
+        targets = [target for lab in settings.labs for target in course_targets(lab.number)]
         if (settings.course_root / "python" / "CMakeLists.txt").exists():
             targets.append(python_module.TARGET)  # the plot tool draws the timelines with the module's analysis
     status, _ = run_logged(

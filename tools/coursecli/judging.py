@@ -1,11 +1,10 @@
-"""The grader's judge step for the labs recorded once (RECORDER in lab.cmake; common/RECORD_FORMAT.md).
+"""The grader's judge step (RECORDER in lab.cmake; common/RECORD_FORMAT.md).
 
-A submission's tests run in two steps. In its sandbox, with its GPU (the record step, recording.py): every
-test of a lab graded while it runs, and only the recording of a lab recorded once (labNN.yours.record),
-which leaves one record per lab in the submission's report folder. Then here, outside the sandbox, after every process of the student's
-has ended and without a GPU: that lab's judges (labNN.yours.Suite.Name), course programs that read the
-record, validate it, and write GoogleTest's reports and the verdicts. No process that ran the student's
-code writes a verdict of a recorded lab.
+A submission's tests run in two steps. In its sandbox, with its GPU (the record step, recording.py): only
+each lab's recording (labNN.yours.record), which leaves one record per lab in the submission's report
+folder. Then here, outside the sandbox, after every process of the student's has ended and without a GPU:
+each lab's judges (labNN.yours.Suite.Name), course programs that read the record, validate it, and write
+GoogleTest's reports and the verdicts. No process that ran the student's code writes a verdict.
 """
 
 from __future__ import annotations
@@ -24,10 +23,9 @@ from .submissions import LabSources
 JUDGE_TIMEOUT_S = 60
 
 
-def judged_pattern(labs: list[LabSources]) -> str | None:
-    """The ctest tests of the labs recorded once that run outside the sandbox (their judges), or None."""
-    numbers = [lab.number for lab in labs if lab.recorded]
-    return "^lab(" + "|".join(numbers) + r")\.yours\." if numbers else None
+def judged_pattern(labs: list[LabSources]) -> str:
+    """The ctest tests of the labs that run outside the sandbox: their judges."""
+    return "^lab(" + "|".join(lab.number for lab in labs) + r")\.yours\."
 
 
 def fresh_report_folder(folder: Path) -> list[str]:

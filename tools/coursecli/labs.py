@@ -243,14 +243,11 @@ def _run_graded_tests(preset: str, folder: Path, pattern: str, name: str, judge_
     return junit
 
 
-def _graded_targets(number: str, variant: str, recorded: bool) -> list[str]:
-    """What `course check` builds: the program and the tests, which for a lab recorded once are its
-    recording program, its judges and the harness; and the module, which draws the timeline."""
-    if recorded:
-        tests = [f"lab{number}_{variant}_record", f"lab{number}_judge", "streamlab_record"]
-    else:
-        tests = [f"lab{number}_{variant}_test"]
-    return [*tests, f"lab{number}_{variant}_run", TARGET]
+def _graded_targets(number: str, variant: str) -> list[str]:
+    """What `course check` builds: the recording program, the judges and the harness; the program; and the
+    module, which draws the timeline."""
+    recording = [f"lab{number}_{variant}_record", f"lab{number}_judge", "streamlab_record"]
+    return [*recording, f"lab{number}_{variant}_run", TARGET]
 
 
 def judge_record(number: str, preset: str, solution: bool, record: Path, python: bool = False) -> int:
@@ -261,11 +258,8 @@ def judge_record(number: str, preset: str, solution: bool, record: Path, python:
     lab = lab_folder(number)
     number = lab.name[:2]
     declared = lab_cmake.read_lab_cmake(lab / "lab.cmake")
-    if python and not declared.python_recorder:  # a Python track is always recorded once
+    if python and declared.python is None:
         say(f"lab {number} has no Python version yet (labs/{lab.name}/python)")
-        return COURSE_ERROR
-    if not python and not declared.recorder:
-        say(f"lab {number}: it is graded while it runs, not from a record: --record does not apply to it")
         return COURSE_ERROR
     if not record.is_file():
         say(f"--record {record}: no such file")
@@ -350,7 +344,7 @@ def _answers_not_scored(outcomes: list[TestOutcome], whose: str, answer_files: l
 
 def _wanted_more_gpus(number: str, outcomes: list, machine: str) -> bool:
     """Whether every graded test was not graded for want of GPUs (a lab that needs two, on `machine` with
-    one: SL_REQUIRE_GPUS, or a recording that says so); if so, says it and that this is no failing grade."""
+    one: its recording says so); if so, says it and that this is no failing grade."""
     if not (outcomes and all(o.status == "skipped" and o.skip_reason().startswith(NEEDS_GPUS) for o in outcomes)):
         return False
     say(f"{outcomes[0].skip_reason()}: lab {number} cannot be graded on {machine}")
@@ -392,9 +386,8 @@ def check_lab(number: str, preset: str, solution: bool, sanitize_it: bool = Fals
     variant = "solution" if solution else "yours"
     if python:
         return _check_python_lab(number, preset, variant)
-    recorded = bool(lab_cmake.read_lab_cmake(lab_folder(number) / "lab.cmake").recorder)
     try:
-        folder = build(preset, _graded_targets(number, variant, recorded))
+        folder = build(preset, _graded_targets(number, variant))
     except CommandFailed as failure:
         say(f"lab {number} does not build ({failure}); fix the compiler errors above first.")
         return FAILING
@@ -419,20 +412,9 @@ def check_lab(number: str, preset: str, solution: bool, sanitize_it: bool = Fals
         save_last_check(folder, number, False, outcomes)  # for `course list`
     if _wanted_more_gpus(number, outcomes, "this machine"):
         return NO_GPU_EXIT
-    # The timeline of the student's own run, to look at: for a lab recorded once, the run the judges judged.
+    # The timeline of the student's own run, to look at: the run the judges judged.
+    _draw_recorded_timeline(records.record_path(folder, number, variant), folder, number, variant, outcomes)
     executable = next(folder.rglob(f"lab{number}_{variant}_run"), None)
-    if recorded:
-        _draw_recorded_timeline(records.record_path(folder, number, variant), folder, number, variant, outcomes)
-    elif executable is not None:
-        trace = folder / "traces" / f"lab{number}-{variant}.json"
-        trace.parent.mkdir(parents=True, exist_ok=True)
-        result = run([executable, "--trace", trace], check=False, capture=True)
-        image = folder / "plots" / f"lab{number}-{variant}.png"
-        if result.returncode == 0 and trace.exists() and plot(trace, image, folder):
-            whose = "your" if variant == "yours" else "the solution's"
-            print(f"Timeline of {whose} run: {image}")
-        else:
-            print(f"No timeline picture: the lab program did not produce a trace (exit status {result.returncode}).")
     sanitized_clean = True
     if sanitize_it and executable is not None:
         sanitized = sanitize_lab(number, variant, folder, executable)
@@ -479,13 +461,6 @@ def _not_graded_here(number: str, labels: dict, prefix: str, verdicts: list[lab_
         say(f"exit status {FAILING}: {failed} check(s) above failed; the grader would fail them too")
         return FAILING
     say(f"exit status {NO_GPU_EXIT}: not graded for want of a GPU (not a failing grade)")
-def _graded_outcomes(junit: Path, folder: Path, labels: dict) -> tuple[list[TestOutcome], dict]:
-    """The graded tests (worth points) of a ctest run in the build `folder`, from its JUnit file, and
-    GoogleTest's report of each (ctest name -> GtestReport, or None where the test wrote none)."""
-    outcomes = [o for o in read_junit(junit, labels) if o.points > 0]
-    return outcomes, read_gtest_reports(judge_reports(folder), [o.name for o in outcomes])
-
-
     return NO_GPU_EXIT
 
 
@@ -503,6 +478,13 @@ def _point_at_committed_records(number: str) -> None:
         f"{solution.relative_to(ROOT)} (the solution's run)"
         + (f", or one of {len(mistakes)} typical mistakes in {folder}/*-wrong-*" if mistakes else "")
     )
+
+
+def _graded_outcomes(junit: Path, folder: Path, labels: dict) -> tuple[list[TestOutcome], dict]:
+    """The graded tests (worth points) of a ctest run in the build `folder`, from its JUnit file, and
+    GoogleTest's report of each (ctest name -> GtestReport, or None where the test wrote none)."""
+    outcomes = [o for o in read_junit(junit, labels) if o.points > 0]
+    return outcomes, read_gtest_reports(judge_reports(folder), [o.name for o in outcomes])
 
 
 def _print_points(

@@ -230,7 +230,7 @@ def check_symbols(name: str, symbols: list[tuple[str, str]], rules: LabRules) ->
             continue  # a local symbol: nothing outside the object can see it
         reason = forbidden_reason(what)
         if defined and what == "main":
-            grave.append(f"{name} defines main(): graded code may not replace the test program's main")
+            grave.append(f"{name} defines main(): graded code may not replace the course program's main")
         elif reason:  # a call, or inline code of the forbidden kind compiled into the object (weak)
             grave.append(f"{name} {'uses' if defined else 'calls'} {what}(): {reason}")
         elif kind in STRONG_DEFINITIONS:

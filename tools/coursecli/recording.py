@@ -1,4 +1,4 @@
-"""The grader's record step for the labs recorded once (RECORDER in lab.cmake; common/RECORD_FORMAT.md):
+"""The grader's record step (RECORDER in lab.cmake; common/RECORD_FORMAT.md):
 what runs in the submission's sandbox, on its GPU slot. For a C++ lab, its recording test
 (labNN.yours.record: the recording program under the harness streamlab_record); for a Python track, its
 recording script under the same harness. Either leaves one record per lab, which the judge step
@@ -23,10 +23,8 @@ def record_file(folder: Path, number: str, variant: str) -> Path:
 
 
 def sandboxed_pattern(labs: list[LabSources]) -> str:
-    """The ctest tests that run in the submission's sandbox: a lab graded while it runs, all of its
-    tests; a lab recorded once, its recording only."""
-    parts = [rf"{lab.number}\.yours\.record$" if lab.recorded else rf"{lab.number}\.yours\." for lab in labs]
-    return "^lab(" + "|".join(parts) + ")"
+    """The ctest tests that run in the submission's sandbox: each lab's recording, and nothing else."""
+    return "^lab(" + "|".join(lab.number for lab in labs) + r")\.yours\.record$"
 
 
 def recording_command(build: Path, number: str, record: Path, timeout_s: int, program: list) -> list[str]:

@@ -26,7 +26,7 @@ NO_GPU = "not graded (no GPU)"
 # How the course's own skips begin (the kSkip words of common/grader_words.json):
 # no GPU, a tracer that could not start before the code under test ran, a device
 # that cannot show what the test measures, and a machine with fewer GPUs than the
-# lab needs (SL_REQUIRE_GPUS: `not graded: needs two GPUs (this machine has 1)`).
+# lab needs (its record says `not graded: needs two GPUs (this machine has 1)`).
 NEEDS_GPUS = grader_words.SKIP_NEEDS_GPUS
 GRADER_SKIPS = grader_words.GRADER_SKIPS
 

@@ -28,7 +28,7 @@ from .gradebook import save_grade, student_folder
 from .grading_build import BUILD_TIMEOUT_S, course_build_folder
 from .lab_cmake import read_lab_cmake
 from .objcheck import COMPILE_STOPPED, Refusal, check_lab, lab_rules, object_path
-from .results import read_gtest_report, read_junit
+from .results import read_gtest_reports, read_junit
 from .sandbox import Isolation, Limits, Sandbox, View, build_limits, run_limits
 from .scoring import LabGrade, SubmissionGrade, ctest_verdicts, failed_lab, grade_lab, outcome_points
 from .shell import Log
@@ -278,7 +278,7 @@ class SubmissionGrader:
         return refusals, compile_errors
 
     def _build_lab(self, lab: LabSources) -> tuple[int, str]:
-        """Links the lab's checked student objects after the course's prebuilt code: its test and lab programs."""
+        """Links the lab's checked student objects after the course's prebuilt code: its recording and lab programs."""
         started = time.monotonic()
         try:
             return self._link_lab(lab)
@@ -293,7 +293,7 @@ class SubmissionGrader:
         status, output = self._step(
             ["ar", "qc", library, *objects], BUILD_TIMEOUT_S, build_limits(BUILD_TIMEOUT_S), building=True
         )
-        for target in starter_targets(lab.number, lab.recorded):
+        for target in starter_targets(lab.number):
             if status != 0:
                 break
             folder, command = self.settings.course_build.link_command(target, lab.number, library, labs_folder / target)
@@ -303,9 +303,8 @@ class SubmissionGrader:
         return status, output
 
     def _test(self, labs: list[LabSources], labels: dict[str, list[str]], grade: SubmissionGrade) -> None:
-        """Runs the built labs' tests and grades them from ctest's JUnit files: in the sandbox every test of
-        a lab graded while it runs and the recording of a lab recorded once; then, outside it, that lab's
-        judges on its record (judging.py)."""
+        """Runs the built labs' tests and grades them from ctest's JUnit files: in the sandbox each lab's
+        recording; then, outside it, the lab's judges on its record (judging.py)."""
         timeout = self.settings.timeout_s
         junit = self.work / "ctest-junit.xml"
         junit.unlink(missing_ok=True)
@@ -341,34 +340,30 @@ class SubmissionGrader:
         except ET.ParseError:  # ctest stopped while writing it
             outcomes = []
         judged = judging.judged_pattern(labs)
-        if judged is not None:
-            removed = judging.fresh_report_folder(self.xml_reports)
-            judges_junit = self.work / "judges-junit.xml"
-            judges_junit.unlink(missing_ok=True)
-            judges_status, judges_console = judging.run_judges(self.build, judged, judges_junit, judging.judge_count())
-            note = f"\n(left behind in the sandbox's report folder: {', '.join(removed)})" if removed else ""
-            self.log.command(
-                ["ctest", "-R", judged, "(the judges, outside the sandbox)"], judges_console + note, judges_status
-            )
-            verdicts.update(ctest_verdicts(judges_console))
-            for lab in labs:
-                if lab.recorded:  # beside the report: `course check NN --record FILE` judges it again
-                    kept = recording.record_file(self.folder, lab.number, "yours")
-                    kept.unlink(missing_ok=True)
-                    record = recording.record_file(self.xml_reports, lab.number, "yours")
-                    if record.is_file():  # a copy of a plain file (fresh_report_folder)
-                        shutil.copyfile(record, kept)
-            try:
-                outcomes += read_junit(judges_junit, labels) if judges_junit.is_file() else []
-            except ET.ParseError:
-                pass
+        removed = judging.fresh_report_folder(self.xml_reports)
+        judges_junit = self.work / "judges-junit.xml"
+        judges_junit.unlink(missing_ok=True)
+        judges_status, judges_console = judging.run_judges(self.build, judged, judges_junit, judging.judge_count())
+        note = f"\n(left behind in the sandbox's report folder: {', '.join(removed)})" if removed else ""
+        self.log.command(
+            ["ctest", "-R", judged, "(the judges, outside the sandbox)"], judges_console + note, judges_status
+        )
+        verdicts.update(ctest_verdicts(judges_console))
+        for lab in labs:  # beside the report: `course check NN --record FILE` judges it again
+            kept = recording.record_file(self.folder, lab.number, "yours")
+            kept.unlink(missing_ok=True)
+            record = recording.record_file(self.xml_reports, lab.number, "yours")
+            if record.is_file():  # a copy of a plain file (fresh_report_folder)
+                shutil.copyfile(record, kept)
+        try:
+            outcomes += read_junit(judges_junit, labels) if judges_junit.is_file() else []
+        except ET.ParseError:
+            pass
         for lab_grade in grade.labs:
             if lab_grade.number not in {lab.number for lab in labs}:
                 continue
             mine = [o for o in outcomes if o.name.startswith(f"lab{lab_grade.number}.yours.")]
-            reports = {
-                o.name: read_gtest_report(self.xml_reports / f"{o.name}.xml", o.name.split(".", 2)[-1]) for o in mine
-            }
+            reports = read_gtest_reports(self.xml_reports, [o.name for o in mine])
             graded = grade_lab(lab_grade.number, lab_grade.folder, mine, verdicts, timeout, self.gpu_present, reports)
             lab_grade.tests = graded.tests
             if not mine:
@@ -379,7 +374,8 @@ class SubmissionGrader:
                 lab_grade.problem = problem
 
     def _record_timelines(self, labs: list[LabSources], grade: SubmissionGrade) -> dict[str, list[Path]]:
-        """Runs each lab's program with --trace: the traces it wrote, copied next to the report, by lab."""
+        """Each lab's trace of the run the judges judged, from its record (no second run of the student's
+        code): written where the plot step reads it and copied next to the report, by lab."""
         by_number = {lab.number: lab for lab in grade.labs}
         recorded: dict[str, list[Path]] = {}
         for lab in labs:
@@ -389,32 +385,15 @@ class SubmissionGrader:
                 continue
             for old in self.folder.glob(f"lab{lab.number}*.json"):
                 old.unlink()
-            if lab.recorded:  # the run the judges judged, from its record: no second run of the student's code
-                trace = self.folder / f"lab{lab.number}.json"
-                kept = recording.record_file(self.folder, lab.number, "yours")
-                drawn = read_lab_cmake(self.settings.course_root / "labs" / lab.folder / "lab.cmake").drawn_scenario
-                if records.judges_refused(test.reason for test in lab_grade.tests):
-                    lab_grade.timeline_note = "No timeline picture: the judges refused the record."
-                elif kept.exists() and records.write_scenario_trace(kept, trace, drawn):
-                    recorded[lab.number] = [trace]
-                else:
-                    lab_grade.timeline_note = "No timeline picture: the record holds no recorded scenario to draw."
-                continue
-            program = next(self.build.rglob(f"lab{lab.number}_yours_run"), None)
-            if program is None:
-                continue
             scratch = self.box.writable_folder(self.work / "traces")
-            status, _ = self._step(
-                [program, "--trace", scratch / f"lab{lab.number}.json"],
-                self.settings.timeout_s,
-                run_limits(self.settings.timeout_s),
-            )
-            traces = copy_traces(scratch, f"lab{lab.number}", self.folder)
-            if not traces:
-                why = "timed out" if status == TIMED_OUT else f"exit status {status}"
-                lab_grade.timeline_note = f"No timeline picture: the lab program wrote no trace ({why})."
-                continue
-            recorded[lab.number] = traces
+            kept = recording.record_file(self.folder, lab.number, "yours")
+            drawn = read_lab_cmake(self.settings.course_root / "labs" / lab.folder / "lab.cmake").drawn_scenario
+            if records.judges_refused(test.reason for test in lab_grade.tests):
+                lab_grade.timeline_note = "No timeline picture: the judges refused the record."
+            elif kept.exists() and records.write_scenario_trace(kept, scratch / f"lab{lab.number}.json", drawn):
+                recorded[lab.number] = copy_traces(scratch, f"lab{lab.number}", self.folder)
+            else:
+                lab_grade.timeline_note = "No timeline picture: the record holds no recorded scenario to draw."
         return recorded
 
     def _draw_timelines(self, traces: dict[str, list[Path]], grade: SubmissionGrade) -> None:

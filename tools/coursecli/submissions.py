@@ -54,7 +54,6 @@ class LabSources:
     answers: list[str] = field(default_factory=list)
     subfolder: str = ""  # "python" for a lab's Python version: its files are in labs/NN-topic/python
     gpus: int = 1  # GPUs its graded tests need at once (`GPUS N` in its lab.cmake): the grader holds that many
-    recorded: bool = False  # recorded once and judged outside (RECORDER in its lab.cmake)
 
     @property
     def number(self) -> str:
@@ -71,10 +70,9 @@ def course_python_labs(root: Path) -> list[LabSources]:
         LabSources(
             folder.name,
             list(python.student_sources),
-            # A track judged by the C++ judges reads the lab's answer files, kept in its own folder.
-            list(declared.answer_files) if declared.python_recorder else [],
+            # Judged by the C++ judges, the track reads the lab's answer files, kept in its own folder.
+            list(declared.answer_files),
             subfolder="python",
-            recorded=bool(declared.python_recorder),
         )
         for folder, declared in declared_labs(root)
         if (python := declared.python) and (folder / "python").is_dir()
@@ -89,7 +87,6 @@ def course_labs(root: Path) -> list[LabSources]:
             list(declared.cpp.student_sources),
             list(declared.answer_files),
             gpus=declared.gpus,
-            recorded=bool(declared.recorder),
         )
         for folder, declared in declared_labs(root)
     ]

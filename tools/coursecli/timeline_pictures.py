@@ -14,7 +14,7 @@ from .grade_settings import GradeSettings
 from .grading_build import course_build_folder
 from .sandbox import Sandbox
 
-TRACE_LIMIT = 64 << 20  # bytes of a trace copied from a lab program's scratch folder into the report
+TRACE_LIMIT = 64 << 20  # bytes of a trace, or its picture, copied from the scratch folder into the report
 
 
 def matplotlib_folder(settings: GradeSettings) -> Path:
@@ -58,7 +58,7 @@ def plot_environment(settings: GradeSettings, work: Path, box: Sandbox) -> dict[
 
 
 def copy_traces(scratch: Path, prefix: str, folder: Path) -> list[Path]:
-    """Copies the traces a lab program wrote (regular files only, each at most TRACE_LIMIT) next to the report."""
+    """Copies the traces in `scratch` (regular files only, each at most TRACE_LIMIT) next to the report."""
     copied = []
     for trace in sorted(scratch.glob(f"{prefix}*.json")):
         if sandbox.is_plain_file(trace, TRACE_LIMIT):

@@ -30,7 +30,7 @@ LAB01 = "labs/01-null-stream/null_stream.cu"
 ANCHOR = "float run_serial(const float* input, float* output, std::size_t n, int iterations) {\n"
 VICTIM = "solutions"  # a student of make_grading_samples.py, graded after the "aa-" sample
 
-# Where the grader keeps its output: the test executable runs from OUTDIR/.work/<student>/build/...
+# Where the grader keeps its output: the recording program runs from OUTDIR/.work/<student>/build/...
 HELPERS = r"""#include <dirent.h>
 #include <signal.h>
 #include <unistd.h>

@@ -39,7 +39,7 @@ SKIP = 77
 
 def needs_more_gpus(lab) -> str:
     """The reason, when none of a graded lab's tests could be graded because the machine has fewer GPUs
-    than the lab needs (SL_REQUIRE_GPUS: "not graded: needs two GPUs (this machine has 1)"); else ""."""
+    than the lab needs (its record says "not graded: needs two GPUs (this machine has 1)"); else ""."""
     reasons = {t.reason for t in lab.tests}
     if lab.tests and all(t.status == NOT_GRADED for t in lab.tests) and len(reasons) == 1:
         reason = reasons.pop()

@@ -143,24 +143,24 @@ def test_a_shard_grades_every_kth_listed_submission(tmp_path):
 
 
 def test_a_submission_links_its_own_library_in_the_starters_place(tmp_path):
-    link = tmp_path / "labs" / "CMakeFiles" / "lab01_yours_test.dir" / "link.txt"
+    link = tmp_path / "labs" / "CMakeFiles" / "lab01_yours_record.dir" / "link.txt"
     link.parent.mkdir(parents=True)
     link.write_text(
-        "/usr/bin/c++ -O3 -Wl,--dependency-file=CMakeFiles/lab01_yours_test.dir/link.d "
-        '"CMakeFiles/lab01_yours_test.dir/t.cu.o" -o lab01_yours_test '
+        "/usr/bin/c++ -O3 -Wl,--dependency-file=CMakeFiles/lab01_yours_record.dir/link.d "
+        '"CMakeFiles/lab01_yours_record.dir/record_lab01.cpp.o" -o lab01_yours_record '
         "-Wl,--whole-archive ../common/libstreamlab.a -Wl,--no-whole-archive liblab01_yours.a "
         "../common/libstreamlab.a -lcudart_static\n"
     )
     folder, argv = CourseBuild(tmp_path).link_command(
-        "lab01_yours_test", "01", Path("/w/liblab01_yours.a"), Path("/w/lab01_yours_test")
+        "lab01_yours_record", "01", Path("/w/liblab01_yours.a"), Path("/w/lab01_yours_record")
     )
     assert folder == tmp_path / "labs"
     assert argv == [
         "/usr/bin/c++",
         "-O3",
-        "CMakeFiles/lab01_yours_test.dir/t.cu.o",
+        "CMakeFiles/lab01_yours_record.dir/record_lab01.cpp.o",
         "-o",
-        "/w/lab01_yours_test",
+        "/w/lab01_yours_record",
         "-Wl,--whole-archive",
         "../common/libstreamlab.a",
         "-Wl,--no-whole-archive",
@@ -173,17 +173,24 @@ def test_a_submission_links_its_own_library_in_the_starters_place(tmp_path):
 def test_a_submissions_tests_are_the_courses_pointed_at_its_programs(tmp_path):
     course = CourseBuild(tmp_path / "course")
     (course.folder / "labs").mkdir(parents=True)
+    record = f"{course.xml_placeholder()}/lab01.yours.record.jsonl"
     (course.folder / "labs" / "CTestTestfile.cmake").write_text(
-        f'add_test([=[lab01.yours.A.B]=] "/launcher" "{course.folder}/labs/lab01_yours_test" '
+        f'add_test([=[lab01.yours.record]=] "{course.folder}/bin/streamlab_record" "--out" "{record}" '
+        f'"--" "{course.folder}/labs/lab01_yours_record")\n'
+        f'add_test([=[lab01.yours.A.B]=] "{course.folder}/judges/lab01_judge" '
         f'"--gtest_output=xml:{course.xml_placeholder()}/lab01.yours.A.B.xml")\n'
         f"set_tests_properties([=[lab01.yours.A.B]=] PROPERTIES ENVIRONMENT "
-        f'"STREAMLAB_ANSWER_DIR={course.answers_placeholder()}/01-null-stream")\n'
+        f'"STREAMLAB_ANSWER_DIR={course.answers_placeholder()}/01-null-stream;STREAMLAB_RECORD={record}")\n'
     )
     build = tmp_path / "student" / "build"
     course.write_test_lists(build, tmp_path / "student" / "xml", tmp_path / "student" / "labs")
     text = (build / "labs" / "CTestTestfile.cmake").read_text()
-    assert f'"{build}/labs/lab01_yours_test"' in text
-    assert f"xml:{tmp_path}/student/xml/lab01.yours.A.B.xml" in text and str(course.folder) not in text
+    assert f'"{build}/labs/lab01_yours_record"' in text and f"{course.folder}/labs/" not in text
+    # The harness and the judges, which never link a student's code, stay the course build's.
+    assert f'"{course.folder}/bin/streamlab_record"' in text and f'"{course.folder}/judges/lab01_judge"' in text
+    assert "student-" not in text  # no placeholder left
+    assert f"xml:{tmp_path}/student/xml/lab01.yours.A.B.xml" in text
+    assert text.count(f"{tmp_path}/student/xml/lab01.yours.record.jsonl") == 2  # written there, and read there
     assert f"STREAMLAB_ANSWER_DIR={tmp_path}/student/labs/01-null-stream" in text
     assert (build / "CTestTestfile.cmake").read_text() == 'subdirs("labs")\n'
 

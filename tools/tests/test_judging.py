@@ -8,9 +8,10 @@ import re
 from coursecli import judging, recording, records
 from coursecli.submissions import LabSources
 
-GRADED_WHILE_IT_RUNS = LabSources("01-null-stream", ["null_stream.cu"])
-RECORDED = LabSources("05-three-chunks", ["three_chunks.cu"], recorded=True)
+LAB01 = LabSources("01-null-stream", ["null_stream.cu"])
+LAB05 = LabSources("05-three-chunks", ["three_chunks.cu"])
 TESTS = [
+    "lab01.yours.record",
     "lab01.yours.NullStream.Serializes",
     "lab01.yours.all_tests_declared",
     "lab05.yours.record",
@@ -24,23 +25,24 @@ def matching(pattern: str) -> list[str]:
     return [name for name in TESTS if re.match(pattern, name)]
 
 
-def test_the_sandbox_runs_a_recorded_labs_recording_only():
-    assert matching(recording.sandboxed_pattern([GRADED_WHILE_IT_RUNS, RECORDED])) == [
-        "lab01.yours.NullStream.Serializes",
-        "lab01.yours.all_tests_declared",
-        "lab05.yours.record",
-    ]
+def test_the_sandbox_runs_each_labs_recording_only():
+    assert matching(recording.sandboxed_pattern([LAB01, LAB05])) == ["lab01.yours.record", "lab05.yours.record"]
+    assert matching(recording.sandboxed_pattern([LAB05])) == ["lab05.yours.record"]
 
 
-def test_the_judges_of_a_recorded_lab_run_outside_it():
-    judged = judging.judged_pattern([GRADED_WHILE_IT_RUNS, RECORDED])
-    assert judged is not None
+def test_the_judges_of_each_lab_run_outside_it():
+    judged = judging.judged_pattern([LAB01, LAB05])
     # run_judges leaves the recording out by name (-E \.record$).
     assert [name for name in matching(judged) if not name.endswith(".record")] == [
+        "lab01.yours.NullStream.Serializes",
+        "lab01.yours.all_tests_declared",
         "lab05.yours.ThreeChunks.CopiesOverlapKernels",
         "lab05.yours.all_tests_declared",
     ]
-    assert judging.judged_pattern([GRADED_WHILE_IT_RUNS]) is None
+    assert [name for name in matching(judging.judged_pattern([LAB05])) if not name.endswith(".record")] == [
+        "lab05.yours.ThreeChunks.CopiesOverlapKernels",
+        "lab05.yours.all_tests_declared",
+    ]
 
 
 def test_the_judges_get_a_report_folder_with_the_plain_records_only(tmp_path):
