@@ -345,22 +345,10 @@ def _parse_mark(event: dict[str, Any], where: str) -> HostMark:
 # --- the other files -----------------------------------------------------------------
 
 
-def load_json_file(path: str | Path, expected_format: str) -> dict[str, Any]:
-    """Reads and checks a sweep file (``streamlab-bandwidth`` or ``streamlab-chunks``).
-
-    Returns the parsed JSON object. Raises TraceError with a one-line message starting
-    with the path when the file is missing, is not JSON, is another kind of file, or
-    does not hold the points its format describes.
-    """
-    obj = read_json_object(path)
-    try:
-        return parse_json_file(obj, expected_format)
-    except TraceError as error:
-        raise TraceError(f"{path}: {error}") from None
-
-
 def parse_json_file(obj: Any, expected_format: str) -> dict[str, Any]:
-    """Checks an already parsed sweep file; returns it unchanged. See load_json_file."""
+    """Checks an already parsed sweep file (``streamlab-bandwidth`` or ``streamlab-chunks``); returns it
+    unchanged. Raises TraceError with a one-line message when it is another kind of file or does not hold
+    the points its format describes."""
     if expected_format not in POINT_SCHEMAS:
         raise ValueError(f"no point schema for format {expected_format!r}; use load_trace for traces")
     _check_header(obj, expected_format)

@@ -4,13 +4,13 @@ claim to be, name their device and date, and their summary agrees with their poi
 from pathlib import Path
 
 import pytest
-from streamlab_tools.trace import CHUNKS_FORMAT, load_json_file
+from streamlab_tools.trace import CHUNKS_FORMAT, parse_json_file, read_json_object
 
 REFERENCE = Path(__file__).resolve().parents[2] / "common" / "reference"
 
 
 def test_h200_chunk_sweep_names_device_and_date_and_its_summary_matches_its_points():
-    sweep = load_json_file(REFERENCE / "h200_chunks.json", CHUNKS_FORMAT)
+    sweep = parse_json_file(read_json_object(REFERENCE / "h200_chunks.json"), CHUNKS_FORMAT)
     assert sweep["otherData"]["device"]["name"] == "NVIDIA H200"
     assert sweep["otherData"]["date"].startswith("20")
     points = sweep["points"]

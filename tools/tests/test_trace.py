@@ -9,9 +9,10 @@ from streamlab_tools.trace import (
     CHUNKS_FORMAT,
     DeviceOp,
     TraceError,
-    load_json_file,
     load_trace,
+    parse_json_file,
     parse_trace,
+    read_json_object,
 )
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -82,8 +83,8 @@ def test_graph_ids_are_read_where_present_and_zero_elsewhere():
 
 
 def test_sweep_files_load_with_their_points():
-    assert len(load_json_file(FIXTURES / "bandwidth_sweep.json", BANDWIDTH_FORMAT)["points"]) > 0
-    assert len(load_json_file(FIXTURES / "chunk_sweep.json", CHUNKS_FORMAT)["points"]) > 0
+    assert len(parse_json_file(read_json_object(FIXTURES / "bandwidth_sweep.json"), BANDWIDTH_FORMAT)["points"]) > 0
+    assert len(parse_json_file(read_json_object(FIXTURES / "chunk_sweep.json"), CHUNKS_FORMAT)["points"]) > 0
 
 
 # Each case turns the valid pipeline trace into a broken one, and names words the
@@ -212,12 +213,12 @@ def test_sweep_file_is_not_a_trace():
 
 def test_trace_is_not_a_sweep_file():
     with pytest.raises(TraceError, match="not a streamlab bandwidth sweep"):
-        load_json_file(PIPELINE, BANDWIDTH_FORMAT)
+        parse_json_file(read_json_object(PIPELINE), BANDWIDTH_FORMAT)
 
 
 def test_bandwidth_file_is_not_a_chunk_sweep():
     with pytest.raises(TraceError, match="not a streamlab chunk sweep"):
-        load_json_file(FIXTURES / "bandwidth_sweep.json", CHUNKS_FORMAT)
+        parse_json_file(read_json_object(FIXTURES / "bandwidth_sweep.json"), CHUNKS_FORMAT)
 
 
 def set_point(key, value):
@@ -265,6 +266,6 @@ def test_malformed_sweep_raises_one_line_error(tmp_path, case):
     path.write_text(json.dumps(obj))
     expected_format = json.loads((FIXTURES / name).read_text())["otherData"]["format"]
     with pytest.raises(TraceError) as error:
-        load_json_file(path, expected_format)
+        parse_json_file(read_json_object(path), expected_format)
     assert "\n" not in str(error.value)
     assert expected in str(error.value)
