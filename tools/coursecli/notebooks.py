@@ -47,15 +47,6 @@ def execute(notebook: Any, folder: Path, timeout_s: float = CELL_TIMEOUT_S, env:
         client.execute(env={**os.environ, **(env or environment.TOOLS_ENV)})
 
 
-def outputs_text(notebook: Any) -> str:
-    """Everything its cells printed or returned as text, in order."""
-    parts = []
-    for cell in notebook.cells:
-        for output in cell.get("outputs", []):
-            parts.append(output.get("text", "") + output.get("data", {}).get("text/plain", ""))
-    return "\n".join(parts)
-
-
 def pictures(notebook: Any) -> list[bytes]:
     """The PNG pictures its cells drew, in order."""
     return [

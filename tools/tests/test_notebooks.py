@@ -65,6 +65,15 @@ def test_the_twin_check_compares_a_notebooks_code_byte_for_byte_and_its_markdown
         assert difference is not None and expected in difference
 
 
+def outputs_text(notebook) -> str:
+    """Everything its cells printed or returned as text, in order."""
+    parts = []
+    for cell in notebook.cells:
+        for output in cell.get("outputs", []):
+            parts.append(output.get("text", "") + output.get("data", {}).get("text/plain", ""))
+    return "\n".join(parts)
+
+
 @pytest.mark.skipif(bool(MISSING), reason=f"the notebooks need {', '.join(MISSING)}: ./course setup installs them")
 @pytest.mark.skipif(bool(WITHOUT_THE_MODULE), reason=WITHOUT_THE_MODULE)
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda path: f"{path.parent.parent.name[:2]}-{path.stem}")
@@ -78,7 +87,7 @@ def test_a_notebook_runs_top_to_bottom_without_a_gpu_and_says_its_pictures_are_m
     notebook = jupytext.read(path)
     notebooks.execute(notebook, path.parent, timeout_s=120)  # a failing cell raises, naming it
 
-    text = notebooks.outputs_text(notebook)
+    text = outputs_text(notebook)
     number = path.parent.parent.name[:2]
     assert f"Lab {number}, your code" in text and "no GPU: " in text
     assert text.count(MODELLED_INSTEAD) == 2  # the first cell says so, and the run's cell
