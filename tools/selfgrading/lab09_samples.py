@@ -21,6 +21,8 @@ LAB09_STAGING_DECLARED = (
     "    float* staging = nullptr;\n    SL_CHECK(cudaMallocHost(&staging, job.n * sizeof(float)));\n"
 )
 LAB09_STAGING_SLICE = "        staged[i] = staging + chunk.offset;\n"
+LAB09_STAGING_FREED = "    SL_CHECK(cudaFreeHost(staging));\n"
+LAB09_SLICES_FREED = "    for (float* slice : staged) {\n        SL_CHECK(cudaFreeHost(slice));\n    }\n"
 
 
 def catalogue_lab09_memset_in_null_stream(files: dict[str, str]) -> None:
@@ -37,12 +39,7 @@ def catalogue_lab09_pinned_in_the_loop(files: dict[str, str]) -> None:
     """Known wrong: the lab 09 solution with each chunk's pinned staging allocated in the chunk loop."""
     replace_once(files, LAB09, LAB09_STAGING_DECLARED, "")
     replace_once(files, LAB09, LAB09_STAGING_SLICE, "        SL_CHECK(cudaMallocHost(&staged[i], bytes));\n")
-    replace_once(
-        files,
-        LAB09,
-        "    SL_CHECK(cudaFreeHost(staging));\n",
-        "    for (float* slice : staged) {\n        SL_CHECK(cudaFreeHost(slice));\n    }\n",
-    )
+    replace_once(files, LAB09, LAB09_STAGING_FREED, LAB09_SLICES_FREED)
 
 
 def catalogue_lab09_allocate_before_the_loop(files: dict[str, str]) -> None:
@@ -72,9 +69,8 @@ def catalogue_lab09_allocate_before_the_loop(files: dict[str, str]) -> None:
     replace_once(
         files,
         LAB09,
-        "    SL_CHECK(cudaFreeHost(staging));\n",
-        "    for (float* slice : staged) {\n        SL_CHECK(cudaFreeHost(slice));\n    }\n"
-        "    SL_CHECK(cudaFree(whole_in));\n    SL_CHECK(cudaFree(whole_out));\n",
+        LAB09_STAGING_FREED,
+        LAB09_SLICES_FREED + "    SL_CHECK(cudaFree(whole_in));\n    SL_CHECK(cudaFree(whole_out));\n",
     )
 
 
