@@ -134,22 +134,32 @@ def save_check_without_gpu(build: Path, number: str, python: bool, checks_failed
 
 def _keep_check(build: Path, number: str, python: bool, score: dict) -> None:
     """Writes `score` as lab `number`'s last check of one track into build/results/last-check.json."""
-    path = build / "results" / LAST_CHECK
-    path.parent.mkdir(parents=True, exist_ok=True)
     scores = read_last_checks(build)
     scores.setdefault(number, {})[track_name(python)] = score
+    _write_results(build, LAST_CHECK, scores)
+
+
+def _read_results(build: Path, name: str) -> dict:
+    """The JSON object build/results/`name` holds; {} when none (or unreadable)."""
+    try:
+        kept = json.loads((build / "results" / name).read_text())
+    except (OSError, ValueError):
+        return {}
+    return kept if isinstance(kept, dict) else {}
+
+
+def _write_results(build: Path, name: str, kept: dict) -> None:
+    """Replaces build/results/`name` with `kept`, at once (a reader never sees half of it)."""
+    path = build / "results" / name
+    path.parent.mkdir(parents=True, exist_ok=True)
     partial = path.with_suffix(".tmp")
-    partial.write_text(json.dumps(scores, indent=1, sort_keys=True) + "\n")
+    partial.write_text(json.dumps(kept, indent=1, sort_keys=True) + "\n")
     partial.replace(path)
 
 
 def read_last_checks(build: Path) -> dict:
     """{lab number: {"cpp" | "python": score}} as `course check` left them; {} when none (or unreadable)."""
-    try:
-        scores = json.loads((build / "results" / LAST_CHECK).read_text())
-    except (OSError, ValueError):
-        return {}
-    return scores if isinstance(scores, dict) else {}
+    return _read_results(build, LAST_CHECK)
 
 
 def _vetting_key(relative: str, content: bytes) -> str:
@@ -159,26 +169,14 @@ def _vetting_key(relative: str, content: bytes) -> str:
     return digest.hexdigest()
 
 
-def _read_vetted(build: Path) -> dict:
-    try:
-        vetted = json.loads((build / "results" / VETTED).read_text())
-    except (OSError, ValueError):
-        return {}
-    return vetted if isinstance(vetted, dict) else {}
-
-
 def save_vetted(build: Path, sources: dict[str, bytes]) -> None:
     """Keeps that `course check` vetted `sources` (path under labs/ -> content) and found nothing to refuse."""
-    vetted = _read_vetted(build)
+    vetted = _read_results(build, VETTED)
     vetted.update({relative: _vetting_key(relative, content) for relative, content in sources.items()})
-    path = build / "results" / VETTED
-    path.parent.mkdir(parents=True, exist_ok=True)
-    partial = path.with_suffix(".tmp")
-    partial.write_text(json.dumps(vetted, indent=1, sort_keys=True) + "\n")
-    partial.replace(path)
+    _write_results(build, VETTED, vetted)
 
 
 def already_vetted(build: Path, sources: dict[str, bytes]) -> bool:
     """Whether `course check` vetted every one of `sources` (path under labs/ -> content) as it is now."""
-    vetted = _read_vetted(build)
+    vetted = _read_results(build, VETTED)
     return bool(sources) and all(vetted.get(r) == _vetting_key(r, content) for r, content in sources.items())
