@@ -12,9 +12,16 @@
 #   d1..d3   the Python track: solutions pass, starters fail, each catalogue sample fails exactly its
 #            tests (python_selfgrade), the catalogue's records kept: labs 01-04, 05-07, 09
 #   e        the class: COUNT (default 20) submissions of labs 01-07 graded and timed (measure_batch)
-#   all      every part, one after another
+#   all      every part above, one after another
 #
-# Parts a and d build into build-ci; b, c and e grade through `course grade`, which builds the course in
+# and the grader's own checks, outside `all` (each takes a few minutes; run them side by side on different
+# GPUs with CUDA_VISIBLE_DEVICES; LABS, e.g. "01 02", limits samples and scale to those labs):
+#   samples    the grading samples (make_grading_samples): gradebook, isolation, leftover processes
+#   sandbox    10 submissions of lab 05 with and without the sandbox (measure_sandbox)
+#   sanitizer  the compute-sanitizer samples and their table (check_sanitizer_samples)
+#   scale      COPIES (default 10) submissions of every lab's solution on GPUS (default 1) GPUs
+#
+# Parts a and d build into build-ci; b, c, e and the checks grade through `course grade`, which builds the course in
 # $WORK/course (WORK defaults to /tmp/streamlab-gpu-work, which the sandbox's user can reach). Every build
 # is incremental: a part that follows another on the same machine finds the build done. Run e after b or
 # c, or it spends its first minutes building. The records a part keeps come back as
@@ -25,6 +32,7 @@ source "$(dirname "$0")/gpu_parts/common.sh"
 out_root=${OUT:-$PWD/build-ci/gpu-out}
 work=${WORK:-/tmp/streamlab-gpu-work}
 parts="a b c1 c2 c3 c4 d1 d2 d3 e"
+checks="samples sandbox sanitizer scale"
 
 # Runs a command into $log/NAME.log, then notes its exit status and time and the lines of the log that
 # match PATTERN (an extended regular expression, anchored at the line's start) or say it skipped.
@@ -100,6 +108,54 @@ part_e() {
   step measure_batch "measure_batch:" tools_python -m selfgrading.measure_batch --count "${COUNT:-20}" --work "$work"
 }
 
+# Each student's report under $1/students (which test failed, and why), copied into $log.
+copy_reports() {
+  for report in "$1"/students/*/report.md; do
+    [ -f "$report" ] && cp "$report" "$log/$(basename "$(dirname "$report")").md"
+  done
+}
+
+part_samples() {  # the cheats are graded by selfgrade (part b), on the lab they change
+  tools_python -m selfgrading.make_grading_samples "$work/samples" > "$log/make.log" 2>&1
+  # shellcheck disable=SC2086  # LABS is a list of labs
+  step grade "course: isolation" ./course grade "$work/samples" -o "$work/samples-grades" --regrade \
+    --course-build "$work/course" ${LABS:+--labs $LABS}
+  local status=$?
+  cp "$work/samples-grades/gradebook.csv" "$log/" 2>/dev/null && cat "$log/gradebook.csv" >> "$summary"
+  note "processes of uid 65534 left: $(leftovers | wc -l)"
+  leftovers >> "$summary"
+  copy_reports "$work/samples-grades"
+  return $status
+}
+
+part_sandbox() {
+  step measure_sandbox "measure_sandbox:" \
+    tools_python -m selfgrading.measure_sandbox --copies 10 --lab 05 --work "$work"
+}
+
+part_sanitizer() {
+  tools_python -m selfgrading.make_grading_samples --sanitizer "$work/sanitizer" > "$log/make.log" 2>&1
+  step grade "course:" ./course grade "$work/sanitizer" -o "$work/sanitizer-grades" --sanitize --regrade \
+    --course-build "$work/course"
+  step check_sanitizer_samples "" tools_python -m selfgrading.check_sanitizer_samples \
+    "$work/sanitizer/sanitizer-expected.json" "$work/sanitizer-grades"
+  local status=$?
+  copy_reports "$work/sanitizer-grades"
+  return $status
+}
+
+part_scale() {  # a class of COPIES submissions of every lab's solution, on GPUS GPUs
+  local class="$work/class" gpus=${GPUS:-1} status
+  rm -rf "$class"
+  for i in $(seq -w 1 "${COPIES:-10}"); do mkdir -p "$class/student$i" && cp -r solutions "$class/student$i/labs"; done
+  # shellcheck disable=SC2086  # LABS is a list of labs
+  step grade "course: (grading|isolation|built|[0-9]+ graded)|build per submission" ./course grade "$class" \
+    -o "$work/class-grades-$gpus" --regrade --gpus "$gpus" --course-build "$work/course" ${LABS:+--labs $LABS}
+  status=$?
+  cp "$work/class-grades-$gpus/gradebook.csv" "$log/" 2>/dev/null
+  return $status
+}
+
 run_part() {
   part=$1
   log="$out_root/$part"
@@ -120,6 +176,7 @@ run_part() {
     d2) part_d 05 06 07 ;;
     d3) part_d 09 ;;
     e) part_e ;;
+    samples | sandbox | sanitizer | scale) "part_$part" ;;
   esac
   status=$?
   note "== part $part: exit $status in $(seconds_since "$started") s"
@@ -132,9 +189,9 @@ if [ "$chosen" = all ]; then
   for part in $parts; do run_part "$part" || failed="$failed $part"; done
   echo "tools/gpu_suite.sh all: ${failed:+failed:}${failed:-every part passed}"
   [ -z "$failed" ]
-elif [[ " $parts " == *" $chosen "* ]]; then
+elif [[ " $parts $checks " == *" $chosen "* ]]; then
   run_part "$chosen"
 else
-  echo "tools/gpu_suite.sh: '${chosen}' is no part: name one of $parts, or all" >&2
+  echo "tools/gpu_suite.sh: '${chosen}' is no part: name one of $parts $checks, or all" >&2
   exit 2
 fi

@@ -1,4 +1,4 @@
-# What the GPU scripts share (tools/gpu_suite.sh, tools/grader_gpu_checks.sh, tools/gpu_parts/tour.sh):
+# What the GPU scripts share (tools/gpu_suite.sh, tools/gpu_parts/tour.sh):
 # sourced, never run. Leaves the shell in the repository's root.
 cd "$(dirname "${BASH_SOURCE[0]}")/../.." || exit 1
 export PYTHONUNBUFFERED=1
