@@ -66,18 +66,21 @@ def _cmake_version() -> tuple[int, int] | None:
         return None
 
 
-def find_nvcc() -> str | None:
-    """The CUDA compiler: on PATH, else where the CUDA Toolkit installs it."""
+def find_cuda_program(name: str, *also: str | None) -> str | None:
+    """A program of the CUDA Toolkit: on PATH, else at one of the paths `also` gives, else where the
+    toolkit installs it (the newest version's first)."""
     candidates = [
-        shutil.which("nvcc"),
-        os.environ.get("CUDACXX"),
-        "/usr/local/cuda/bin/nvcc",
-        *sorted(glob.glob("/usr/local/cuda-*/bin/nvcc"), reverse=True),
+        shutil.which(name),
+        *also,
+        f"/usr/local/cuda/bin/{name}",
+        *sorted(glob.glob(f"/usr/local/cuda-*/bin/{name}"), reverse=True),
     ]
-    for candidate in candidates:
-        if candidate and os.access(candidate, os.X_OK):
-            return candidate
-    return None
+    return next((c for c in candidates if c and os.access(c, os.X_OK)), None)
+
+
+def find_nvcc() -> str | None:
+    """The CUDA compiler (or the one CUDACXX names)."""
+    return find_cuda_program("nvcc", os.environ.get("CUDACXX"))
 
 
 def system_requirements() -> list[Requirement]:

@@ -16,8 +16,6 @@ and nothing else happens.
 
 from __future__ import annotations
 
-import glob
-import os
 import re
 import shutil
 import subprocess
@@ -25,6 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .environment import find_cuda_program
 from .sanitizer_reports import (
     AFTER_A_KERNEL_FAULT,
     KERNEL_FAULTS,
@@ -62,17 +61,8 @@ Runner = Callable[[list[str], dict[str, str], float], tuple[int, str]]
 
 
 def find_sanitizer() -> str | None:
-    """compute-sanitizer: on PATH, else where the CUDA Toolkit installs it."""
-    candidates = [
-        shutil.which("compute-sanitizer"),
-        "/usr/local/cuda/bin/compute-sanitizer",
-        *sorted(glob.glob("/usr/local/cuda-*/bin/compute-sanitizer"), reverse=True),
-        "/usr/local/cuda/compute-sanitizer/compute-sanitizer",
-    ]
-    for candidate in candidates:
-        if candidate and os.access(candidate, os.X_OK):
-            return candidate
-    return None
+    """compute-sanitizer (also in the toolkit's own folder of it)."""
+    return find_cuda_program("compute-sanitizer", "/usr/local/cuda/compute-sanitizer/compute-sanitizer")
 
 
 def missing_sanitizer_line() -> str:
