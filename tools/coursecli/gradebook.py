@@ -290,17 +290,19 @@ def gradescope_results(grade: SubmissionGrade) -> dict:
 # ------------------------------------------------------------------ gradebook.csv
 
 
+def _graded_labs(grade: SubmissionGrade, lab_numbers: list[str]) -> list[LabGrade | None]:
+    """The grade's lab of each of `lab_numbers`, in order; None where that lab was not graded."""
+    by_number = {lab.number: lab for lab in grade.labs if lab.graded}
+    return [by_number.get(number) for number in lab_numbers]
+
+
 def gradebook_csv(grades: list[SubmissionGrade], lab_numbers: list[str]) -> str:
     """A row per student, a column per lab (blank where nothing was graded), total and notes."""
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(["student", *(f"lab{n}" for n in lab_numbers), "total", "out_of", "not_graded", "notes"])
     for grade in sorted(grades, key=lambda g: g.student):
-        by_number = {lab.number: lab for lab in grade.labs}
-        cells = []
-        for number in lab_numbers:
-            lab = by_number.get(number)
-            cells.append("" if lab is None or not lab.graded else str(lab.earned))
+        cells = [str(lab.earned) if lab else "" for lab in _graded_labs(grade, lab_numbers)]
         notes = _notes(grade)
         if grade.problem:
             notes.insert(0, grade.problem)
@@ -332,11 +334,7 @@ def summary_table(grades: list[SubmissionGrade], lab_numbers: list[str]) -> str:
     header = f"{'student':<{width}}  " + "  ".join(f"{'lab' + n:>8}" for n in lab_numbers) + f"  {'total':>9}  notes"
     rows = [header, "-" * len(header)]
     for grade in sorted(grades, key=lambda g: g.student):
-        by_number = {lab.number: lab for lab in grade.labs}
-        cells = []
-        for number in lab_numbers:
-            lab = by_number.get(number)
-            cells.append(f"{'-' if lab is None or not lab.graded else f'{lab.earned}/{lab.possible}':>8}")
+        cells = [f"{f'{lab.earned}/{lab.possible}' if lab else '-':>8}" for lab in _graded_labs(grade, lab_numbers)]
         notes = "; ".join(
             _notes(grade)
             + ([grade.problem] if grade.problem else [])
