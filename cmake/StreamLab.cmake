@@ -4,36 +4,20 @@
 #       A GoogleTest executable for common/ or tools; its tests are discovered
 #       when ctest runs (one process per test, and the build needs no GPU).
 #
-#   streamlab_add_lab(NUMBER NN TOPIC topic STUDENT_SOURCES ... PROGRAM src RECORDER src
-#                     TEST_SOURCE src TESTS Suite.Name gpu|cpu POINTS ...
-#                     [DRAWN_SCENARIO name] [ANSWER_FILES file ...] [ALLOW_SYMBOLS pattern ...] [ALLOW_ASM] [GPUS n]
-#                     [COURSE_SOURCES src ...] [COURSE_LIBRARIES library ...]
-#                     [CPU_TEST test_NAME_cpu.cpp src ...] [JUDGE_SOURCES src ...])
-#       One lab, recorded once and judged outside (common/RECORD_FORMAT.md), built
+#   streamlab_add_lab(lab_file)
+#       One lab, as its labs/NN-topic/lab.json declares it (common/lab.schema.json
+#       says what each key means and its default; labs/AUTHORING.md how a lab is
+#       written), recorded once and judged outside (common/RECORD_FORMAT.md), built
 #       twice: against yours, the student's code (labs/NN-topic: targets
 #       labNN_yours_run and labNN_yours_record, tests labNN.yours.*) and against its
-#       solution (solutions/NN-topic: labNN_solution_*). See labs/AUTHORING.md.
-#       RECORDER src: the recording program, the only one besides the lab's PROGRAM
-#       that links the student's code (labNN_yours_record, run under streamlab_record
-#       by the test labNN.yours.record). TEST_SOURCE holds the judges, built once as
-#       labNN_judge without the student's code; each graded test runs one judge on
-#       the record. JUDGE_SOURCES: the course's sources the judges need besides
-#       TEST_SOURCE (the questions they ask of the record), plain C++ compiled into
-#       labNN_judge. DRAWN_SCENARIO: the recorded scenario whose timeline `course
-#       check` and the grader draw (read by the tools; "pipeline" when absent). ANSWER_FILES
-#       are the student's answers (a prediction) that graded tests read, never
-#       compiled: each test finds their folder in STREAMLAB_ANSWER_DIR. ALLOW_SYMBOLS
-#       and ALLOW_ASM widen what the grader lets graded code call (read by
-#       tools/coursecli/objcheck.py, not by CMake). GPUS n: the GPUs the lab's
-#       tests need at once (1 when absent; lab 08 needs 2). COURSE_SOURCES: the
-#       course's side of the lab (code the programs run beside the student's, never
-#       part of the student's library), built once as the object library
-#       labNN_course_side with COURSE_LIBRARIES. The program and the recording
-#       program are built once too: only the student's library differs between the
-#       two variants. CPU_TEST: the grader's questions asked of made-up records, no
-#       GPU needed: test_NAME_cpu.cpp and the course sources it tests, built as
-#       labNN_NAME_test and run as one ctest test labNN.NAME (see
-#       streamlab_add_lab_cpu_test).
+#       solution (solutions/NN-topic: labNN_solution_*). The recording program
+#       (recorder) is the only one besides the lab's program that links the
+#       student's code; the judges (test_source, with judge_sources) are built once,
+#       as labNN_judge, without it, and each graded test runs one judge on the
+#       record. The course's side of the lab (course_sources) is built once too, as
+#       the object library labNN_course_side: only the student's library differs
+#       between the two variants. The lab's Python version (python) is registered
+#       with the module (streamlab_register_python_labs).
 #
 #   streamlab_link_graded_code(TARGET LIBRARY [COURSE course_library ...])
 #       Links a lab's student library into TARGET after the course's own code
@@ -54,7 +38,7 @@ set(STREAMLAB_STARTER_ROOT "${PROJECT_SOURCE_DIR}/labs" CACHE PATH
     "Folder holding the NN-topic folders of the student's sources (the yours variant)")
 set(STREAMLAB_SOLUTION_ROOT "${PROJECT_SOURCE_DIR}/solutions" CACHE PATH
     "Folder holding the NN-topic solution folders")
-# Where the yours tests read the student's answer files (ANSWER_FILES). Empty:
+# Where the yours tests read the student's answer files (answer_files of the lab file). Empty:
 # next to the student's sources. The grader builds the course once per batch and
 # sets a placeholder that each submission's copy of the test list replaces.
 set(STREAMLAB_ANSWER_ROOT "" CACHE PATH "Folder holding the NN-topic folders with the student's answer files")
@@ -109,6 +93,83 @@ function(streamlab_grader_words_header include_dir)
     string(APPEND GRADER_WORD_TABLE "    {\"${python_name}\", ${name}},\n")
   endforeach()
   configure_file("${PROJECT_SOURCE_DIR}/common/grader_words.hpp.in" "${include_dir}/streamlab/grader_words.hpp" @ONLY)
+endfunction()
+
+# What a lab declares (labs/NN-topic/lab.json): every key, what it means and its
+# default, stated once in common/lab.schema.json, which the tools read too
+# (tools/coursecli/lab_declaration.py). CMake reads both with string(JSON).
+set(STREAMLAB_LAB_SCHEMA_FILE "${PROJECT_SOURCE_DIR}/common/lab.schema.json")
+file(READ "${STREAMLAB_LAB_SCHEMA_FILE}" STREAMLAB_LAB_SCHEMA)
+set_property(DIRECTORY "${PROJECT_SOURCE_DIR}" APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${STREAMLAB_LAB_SCHEMA_FILE}")
+
+# Stops configuring where the JSON object `object` (at `where` in the lab file
+# `file`) lacks a member that `rules`, its part of the lab schema, requires,
+# naming the member with what the schema says of it. (The tools hold a lab file
+# to the whole schema; CMake needs its required members.)
+function(streamlab_require_lab_members file where object rules)
+  string(JSON count LENGTH "${rules}" required)
+  math(EXPR last "${count} - 1")
+  foreach(i RANGE ${last})
+    string(JSON key GET "${rules}" required ${i})
+    string(JSON value ERROR_VARIABLE absent GET "${object}" ${key})
+    if(absent)
+      string(JSON about GET "${rules}" properties ${key} description)
+      message(FATAL_ERROR "${file}: ${where}no \"${key}\": ${about}")
+    endif()
+  endforeach()
+endfunction()
+
+# Sets out_var to member `key` of the JSON object `object`, whose part of the lab
+# schema is `rules`; where the object leaves it out, to the default the schema
+# states (empty where it states none). An array becomes a list.
+function(streamlab_lab_member object rules key out_var)
+  set(json "${object}")
+  set(path ${key})
+  string(JSON type ERROR_VARIABLE absent TYPE "${json}" ${path})
+  if(absent)
+    set(json "${rules}")
+    set(path properties ${key} default)
+    string(JSON type ERROR_VARIABLE no_default TYPE "${json}" ${path})
+    if(no_default)
+      set(${out_var} "" PARENT_SCOPE)
+      return()
+    endif()
+  endif()
+  set(value "")
+  if(type STREQUAL "ARRAY")
+    string(JSON count LENGTH "${json}" ${path})
+    math(EXPR last "${count} - 1")
+    if(count GREATER 0)  # (RANGE 0 -1 would count down)
+      foreach(i RANGE ${last})
+        string(JSON item GET "${json}" ${path} ${i})
+        list(APPEND value "${item}")
+      endforeach()
+    endif()
+  else()
+    string(JSON value GET "${json}" ${path})
+  endif()
+  set(${out_var} "${value}" PARENT_SCOPE)
+endfunction()
+
+# Sets out_var to the graded tests the lab file `file` (JSON `lab_json`) declares,
+# as a flat list of triples: Suite.Name gpu|cpu points.
+function(streamlab_lab_tests file lab_json out_var)
+  string(JSON test_rules GET "${STREAMLAB_LAB_SCHEMA}" properties tests items)
+  string(JSON count LENGTH "${lab_json}" tests)
+  if(count EQUAL 0)
+    message(FATAL_ERROR "${file}: \"tests\" lists no test")
+  endif()
+  math(EXPR last "${count} - 1")
+  set(triples "")
+  foreach(i RANGE ${last})
+    string(JSON test GET "${lab_json}" tests ${i})
+    streamlab_require_lab_members("${file}" "tests[${i}]: " "${test}" "${test_rules}")
+    foreach(member IN ITEMS name device points)
+      string(JSON value GET "${test}" ${member})
+      list(APPEND triples "${value}")
+    endforeach()
+  endforeach()
+  set(${out_var} "${triples}" PARENT_SCOPE)
 endfunction()
 
 # Where each judge writes GoogleTest's own XML report (<dir>/<ctest name>.xml) and
@@ -168,7 +229,7 @@ function(streamlab_link_graded_code target library)
                         ${library} ${arg_COURSE})
 endfunction()
 
-# The graded test at `index` of a TESTS list of triples: its name, gpu|cpu and points.
+# The graded test at `index` of a list of triples (streamlab_lab_tests): its name, gpu|cpu and points.
 macro(streamlab_test_triple tests index name device points)
   list(GET ${tests} ${index} ${name})
   math(EXPR streamlab_next "${index} + 1")
@@ -196,7 +257,7 @@ function(streamlab_answer_folder variant folder out_var)
   set(${out_var} "${answer_dir}" PARENT_SCOPE)
 endfunction()
 
-# A lab's CPU test (CPU_TEST of streamlab_add_lab): the grader's questions asked of
+# A lab's CPU test (cpu_test of its lab file): the grader's questions asked of
 # made-up records. `test_source`, named test_NAME_cpu.cpp, and the course sources
 # it tests (`ARGN`, in `lab_dir`) become the executable ${lab}_NAME_test, which may
 # build its ops with common/tests/op_builder.hpp. One ctest test, ${lab}.NAME, for
@@ -204,7 +265,7 @@ endfunction()
 # has no GoogleTest discovery files for executables outside the lab's own tests.
 function(streamlab_add_lab_cpu_test lab lab_dir test_source)
   if(NOT test_source MATCHES "^test_(.+)_cpu\\.cpp$")
-    message(FATAL_ERROR "${lab}: CPU_TEST starts with its test source, test_NAME_cpu.cpp, not '${test_source}'")
+    message(FATAL_ERROR "${lab}: cpu_test starts with its test source, test_NAME_cpu.cpp, not '${test_source}'")
   endif()
   set(name "${CMAKE_MATCH_1}")
   set(sources "${test_source}" ${ARGN})
@@ -229,7 +290,7 @@ function(streamlab_record_file lab variant out_var)
   set(${out_var} "${folder}/${lab}.${variant}.record.jsonl" PARENT_SCOPE)
 endfunction()
 
-# The recording run of a lab's `variant` (RECORDER of streamlab_add_lab): one ctest
+# The recording run of a lab's `variant` (its recorder): one ctest
 # test, ${lab}.${variant}.record, worth no points, that runs the recording program
 # under the harness (common/support/src/record_harness.cpp) and is the fixture
 # every judge of the variant requires. The harness's own deadline is the lab's
@@ -277,38 +338,28 @@ function(streamlab_add_judge_test ctest_name judge test_name labels timeout answ
       FIXTURES_REQUIRED ${fixture})
 endfunction()
 
-function(streamlab_add_lab)
-  # SANITIZE_POINTS N: what a clean compute-sanitizer run earns in `course grade --sanitize`
-  # (read by the grader; without it, the sanitizer's findings are feedback only).
-  # GPUS N: how many GPUs the lab's graded tests need at once (1 when absent); read by
-  # check_labs and the grader, which hands a submission's tests N GPUs together.
-  # The course's tools read lab.cmake with tools/coursecli/lab_cmake.py, which takes the keywords
-  # from this cmake_parse_arguments (and streamlab_add_python_lab's): a keyword added here is known there.
-  cmake_parse_arguments(PARSE_ARGV 0 arg "ALLOW_ASM" "NUMBER;TOPIC;PROGRAM;TEST_SOURCE;RECORDER;DRAWN_SCENARIO;TIMEOUT;SANITIZE_POINTS;GPUS"
-                        "STUDENT_SOURCES;ANSWER_FILES;TESTS;ALLOW_SYMBOLS;COURSE_SOURCES;COURSE_LIBRARIES;CPU_TEST;JUDGE_SOURCES")
-  set(lab "lab${arg_NUMBER}")
-  if(NOT arg_RECORDER)
-    message(FATAL_ERROR "${lab}: name its RECORDER, record_lab${arg_NUMBER}.cpp, the recording program that runs "
-                        "the student's code in each scenario the judges of TEST_SOURCE read (labs/AUTHORING.md, Tests)")
+function(streamlab_add_lab lab_file)
+  get_filename_component(folder "${lab_file}" DIRECTORY)
+  get_filename_component(folder "${folder}" NAME)
+  if(NOT folder MATCHES "^([0-9][0-9])-[a-z0-9][a-z0-9-]*$")
+    message(FATAL_ERROR "${lab_file}: a lab's folder is named NN-topic (05-three-chunks), not '${folder}'")
   endif()
-  if(NOT DEFINED arg_GPUS)
-    set(arg_GPUS 1)
-  endif()
-  if(NOT arg_GPUS MATCHES "^[1-8]$")
-    message(FATAL_ERROR "${lab}: GPUS must be a number of GPUs from 1 to 8, not '${arg_GPUS}'")
-  endif()
-  set(folder "${arg_NUMBER}-${arg_TOPIC}")
+  set(number "${CMAKE_MATCH_1}")
+  set(lab "lab${number}")
   set(lab_dir "${PROJECT_SOURCE_DIR}/labs/${folder}")
+  file(READ "${lab_file}" lab_json)
+  set_property(DIRECTORY "${PROJECT_SOURCE_DIR}" APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${lab_file}")
+  streamlab_require_lab_members("${lab_file}" "" "${lab_json}" "${STREAMLAB_LAB_SCHEMA}")
+  foreach(key IN ITEMS student_sources program recorder test_source judge_sources course_sources
+                       course_libraries cpu_test timeout)
+    string(TOUPPER "${key}" variable)
+    streamlab_lab_member("${lab_json}" "${STREAMLAB_LAB_SCHEMA}" ${key} arg_${variable})
+  endforeach()
   if(NOT arg_TIMEOUT)
     set(arg_TIMEOUT ${STREAMLAB_DEFAULT_TIMEOUT})
   endif()
-
-  # TESTS is a flat list of triples: Suite.Name  gpu|cpu  points
+  streamlab_lab_tests("${lab_file}" "${lab_json}" arg_TESTS)
   list(LENGTH arg_TESTS n_items)
-  math(EXPR n_rem "${n_items} % 3")
-  if(NOT n_rem EQUAL 0)
-    message(FATAL_ERROR "${lab}: TESTS must be triples 'Suite.Name gpu|cpu points'")
-  endif()
 
   # The course's objects, compiled once for both variants: the program, the
   # recording program and the lab's course side. They are added to each
@@ -320,7 +371,7 @@ function(streamlab_add_lab)
   add_library(${lab}_recorder_objects OBJECT "${lab_dir}/${arg_RECORDER}")
   target_link_libraries(${lab}_recorder_objects PRIVATE streamlab_support streamlab)
   set(course_objects ${lab}_program_objects ${lab}_recorder_objects)
-  # The judges (TEST_SOURCE), built once without the student's code: they read the record.
+  # The judges (test_source), built once without the student's code: they read the record.
   add_executable(${lab}_judge "${lab_dir}/${arg_TEST_SOURCE}")
   target_link_libraries(${lab}_judge PRIVATE streamlab_testing GTest::gtest_main)
   target_include_directories(${lab}_judge PRIVATE "${lab_dir}")
@@ -406,51 +457,45 @@ function(streamlab_add_lab)
     set_tests_properties(${lab}.${variant}.all_tests_declared PROPERTIES
         LABELS "${lab};${variant};cpu;pts:0" TIMEOUT 60)
   endforeach()
-endfunction()
 
-# A lab's Python version (labs/NN-topic/python/): the student's module(s) and
-# RECORDER, the course's program that runs them in the C++ lab's scenarios and
-# writes the same record (common/RECORD_FORMAT.md). The C++ lab's judges grade
-# that record, test for test and point for point (ctest tests
-# labNN.python-yours.record, labNN.python-yours.Suite.Name, and the same for
-# python-solution). The recorder imports the module `streamlab`, so its tests are
-# registered by python/CMakeLists.txt, with the module (streamlab_register_python_labs).
-# BINDINGS file ...: what the lab adds to the module `streamlab`, compiled into it
-# from the lab's folder (labs/NN-topic/): first the file that defines
-# `void streamlab::python::register_labNN(nanobind::module_&)`, then the lab's
-# own sources it offers to Python (python/CMakeLists.txt, streamlab_add_lab_bindings).
-function(streamlab_add_python_lab)
-  cmake_parse_arguments(PARSE_ARGV 0 arg "" "NUMBER;TOPIC;RECORDER" "STUDENT_SOURCES;BINDINGS")
-  if(NOT arg_RECORDER)
-    message(FATAL_ERROR "lab${arg_NUMBER} (Python): name its RECORDER, python/record_lab${arg_NUMBER}.py, which runs "
-                        "the student's code in the C++ lab's scenarios and writes the same record; the C++ lab's judges grade it")
-  endif()
-  if(arg_UNPARSED_ARGUMENTS)
-    message(FATAL_ERROR "lab${arg_NUMBER} (Python): unknown arguments '${arg_UNPARSED_ARGUMENTS}' "
-                        "(a Python lab has no tests of its own, no TEST_SOURCE, TESTS or TIMEOUT: the C++ lab's judges grade its record)")
-  endif()
-  set(lab "${arg_NUMBER}-${arg_TOPIC}")
-  set_property(GLOBAL APPEND PROPERTY STREAMLAB_PYTHON_LABS "${lab}")
-  set_property(GLOBAL PROPERTY "STREAMLAB_PYTHON_RECORDER_${lab}" "${arg_RECORDER}")
-  if(arg_BINDINGS)
-    list(TRANSFORM arg_BINDINGS PREPEND "${PROJECT_SOURCE_DIR}/labs/${lab}/")
-    set_property(GLOBAL APPEND PROPERTY STREAMLAB_PYTHON_BINDINGS "${arg_NUMBER}")
-    set_property(GLOBAL PROPERTY "STREAMLAB_PYTHON_BINDINGS_${arg_NUMBER}" ${arg_BINDINGS})
+  string(JSON python_json ERROR_VARIABLE no_python GET "${lab_json}" python)
+  if(NOT no_python)
+    streamlab_add_python_lab("${lab_file}" ${number} ${folder} "${python_json}")
   endif()
 endfunction()
 
-# A Python lab recorded once (RECORDER of streamlab_add_python_lab): per variant,
+# A lab's Python version (labs/NN-topic/python/; `python` of the lab file
+# `lab_file`, JSON `python_json`): the student's module(s) and its recorder, the
+# course's program that runs them in the C++ lab's scenarios and writes the same
+# record (common/RECORD_FORMAT.md). The C++ lab's judges grade that record, test
+# for test and point for point (ctest tests labNN.python-yours.record,
+# labNN.python-yours.Suite.Name, and the same for python-solution). The recorder
+# imports the module `streamlab`, so its tests are registered by
+# python/CMakeLists.txt, with the module (streamlab_register_python_labs), which
+# also compiles in the lab's bindings (streamlab_add_lab_bindings).
+function(streamlab_add_python_lab lab_file number folder python_json)
+  string(JSON rules GET "${STREAMLAB_LAB_SCHEMA}" properties python)
+  streamlab_require_lab_members("${lab_file}" "python: " "${python_json}" "${rules}")
+  streamlab_lab_member("${python_json}" "${rules}" recorder recorder)
+  streamlab_lab_member("${python_json}" "${rules}" bindings bindings)
+  set_property(GLOBAL APPEND PROPERTY STREAMLAB_PYTHON_LABS "${folder}")
+  set_property(GLOBAL PROPERTY "STREAMLAB_PYTHON_RECORDER_${folder}" "${recorder}")
+  if(bindings)
+    list(TRANSFORM bindings PREPEND "${PROJECT_SOURCE_DIR}/labs/${folder}/")
+    set_property(GLOBAL APPEND PROPERTY STREAMLAB_PYTHON_BINDINGS "${number}")
+    set_property(GLOBAL PROPERTY "STREAMLAB_PYTHON_BINDINGS_${number}" ${bindings})
+  endif()
+endfunction()
+
+# A Python lab recorded once (its recorder, streamlab_add_python_lab): per variant,
 # its recording (labNN.python-VARIANT.record: `recorder` run by `python` under the
 # harness, from the student's folder) and the C++ lab's judges on that record
 # (labNN.python-VARIANT.Suite.Name, with the C++ lab's points), so that one judge
-# grades both tracks. The answer files (the C++ lab's ANSWER_FILES) sit in the
+# grades both tracks. The answer files (the C++ lab's answer_files) sit in the
 # Python folder, where a student of that track works.
 function(streamlab_register_recorded_python_lab python number folder recorder)
   set(lab lab${number})
   get_property(judges GLOBAL PROPERTY "STREAMLAB_JUDGES_${lab}")
-  if(NOT judges)
-    message(FATAL_ERROR "${lab} (Python): needs the C++ lab (streamlab_add_lab before it), whose judges grade its record")
-  endif()
   list(POP_FRONT judges timeout)
   list(LENGTH judges n_items)
   foreach(variant IN ITEMS yours solution)

@@ -56,7 +56,7 @@ void bind_recording(nanobind::module_& module);
 /// The words the grader trusts (streamlab/grader_words.hpp), as the submodule `words`.
 void bind_words(nanobind::module_& module);
 
-/// What each lab adds (the BINDINGS of its lab.cmake): calls every lab's
+/// What each lab adds (the bindings of its lab.json): calls every lab's
 /// register_labNN(module), in a file CMake generates (python/CMakeLists.txt).
 void register_labs(nanobind::module_& module);
 

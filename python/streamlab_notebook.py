@@ -68,7 +68,7 @@ def gpu_presence() -> tuple[bool, str]:
 
 def lab_folder(number: str) -> Path:
     """labs/NN-topic, for lab `number` ("5" or "05")."""
-    found = sorted(ROOT.glob(f"labs/{number.zfill(2)}-*/lab.cmake"))
+    found = sorted(ROOT.glob(f"labs/{number.zfill(2)}-*/lab.json"))
     if not found:
         raise ValueError(f"no lab {number} in {ROOT / 'labs'}")
     return found[0].parent

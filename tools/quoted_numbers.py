@@ -16,7 +16,7 @@ quotes), or a transcript of the same file (a ```text block, the program's
 output); either way the number must round to it ("about 14 ms" from 14.04).
 `unquoted_numbers` finds the rest; the test fails on any. `points_problems`
 holds the transcripts' "(lab NN is worth P of the course's T points, over L
-labs)" to the points the labs' lab.cmake declare.
+labs)" to the points the labs' lab.json files declare.
 
 A committed picture is a measurement too: every picture a lab README names
 (labs/NN-topic/*.png, common/reference/*.png) has an entry whose "picture" is
@@ -52,7 +52,7 @@ import zlib
 from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
 
-from coursecli.lab_cmake import declared_labs
+from coursecli.lab_declaration import declared_labs
 from coursecli.reference_pictures import PICTURES
 from korean_twins import twin_of
 
@@ -237,13 +237,13 @@ def all_unquoted_numbers(reference: Path = REFERENCE, root: Path = ROOT) -> list
 
 
 def course_points(root: Path = ROOT) -> dict[str, int]:
-    """Each lab's points ("01": 16), as its lab.cmake's TESTS list them (Suite.Name gpu|cpu points)."""
+    """Each lab's points ("01": 16), the sum of the points its lab.json's tests carry."""
     return {folder.name[:2]: declared.cpp.points for folder, declared in declared_labs(root)}
 
 
 def points_problems(root: Path = ROOT) -> list[str]:
     """'file:line: ...' for each "(lab NN is worth P of the course's T points, over L labs)" in a README
-    or slide deck that the labs' lab.cmake do not give (a transcript gone stale)."""
+    or slide deck that the labs' lab.json files do not give (a transcript gone stale)."""
     points = course_points(root)
     total, labs = sum(points.values()), len(points)
     found = []
@@ -254,7 +254,7 @@ def points_problems(root: Path = ROOT) -> list[str]:
                 expected = f"(lab {lab} is worth {points.get(lab)} of the course's {total} points, over {labs} labs)"
                 if (worth, course, over) != (points.get(lab), total, labs):
                     found.append(
-                        f"{path.relative_to(root).as_posix()}:{number}: {match.group(0)}; lab.cmake: {expected}"
+                        f"{path.relative_to(root).as_posix()}:{number}: {match.group(0)}; lab.json: {expected}"
                     )
     return found
 

@@ -1,4 +1,4 @@
-// Lab 04's batches for the module streamlab (the BINDINGS of lab.cmake), what its
+// Lab 04's batches for the module streamlab (the bindings of lab.json), what its
 // recording program (python/record_lab04.py) sets up around the student's batch
 // loop: the host buffers and their output sampled for the record, the host's marked
 // work, another stream's kernel (streamlab/batches.hpp), at the module's top level.

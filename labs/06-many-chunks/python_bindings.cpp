@@ -1,5 +1,5 @@
-// Lab 06's course side for Python, as the submodule streamlab.lab06 (the BINDINGS
-// of lab.cmake): the graded jobs (graded_jobs.hpp) over the host that fills and
+// Lab 06's course side for Python, as the submodule streamlab.lab06 (the bindings
+// of lab.json): the graded jobs (graded_jobs.hpp) over the host that fills and
 // drains the rings and times every use on the timeline's clock (host_side.hpp),
 // and what a recording puts into a scenario (recorded_runs.hpp). The C++ lab's
 // own files are compiled in, so the Python track's recording program

@@ -1,5 +1,5 @@
-// Lab 07's course side for Python, as the submodule streamlab.lab07 (the BINDINGS
-// of lab.cmake): the host that consumes each chunk's results and times every call
+// Lab 07's course side for Python, as the submodule streamlab.lab07 (the bindings
+// of lab.json): the host that consumes each chunk's results and times every call
 // on the timeline's clock (course_side.hpp), compiled in from the C++ lab, through
 // the consumer the C library offers too (host_consumer.hpp); Task 4's background
 // and urgent kernels (priority_side.hpp); and what the Python track's recording

@@ -1,5 +1,5 @@
-// Lab 09's course side for Python, as the submodule streamlab.lab09 (the BINDINGS
-// of lab.cmake): the C++ lab's own files compiled in, so that both tracks are
+// Lab 09's course side for Python, as the submodule streamlab.lab09 (the bindings
+// of lab.json): the C++ lab's own files compiled in, so that both tracks are
 // graded by the same code; and what the Python track's recording program
 // (python/record_lab09.py) writes into its record as record_lab09.cpp does
 // (lab09_record.hpp). One block per task; register_lab09 calls each.

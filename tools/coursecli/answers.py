@@ -1,4 +1,4 @@
-"""A lab's answer file (`prediction.txt`, ANSWER_FILES in lab.cmake), checked without a GPU.
+"""A lab's answer file (`prediction.txt`, answer_files in lab.json), checked without a GPU.
 
 The graded test that scores a prediction reads the file itself
 (common/support/src/answers.cpp) and then compares each answer with the

@@ -206,7 +206,7 @@ def parser() -> argparse.ArgumentParser:
         type=int,
         metavar="N",
         help="with --sanitize: a clean run earns N points in every lab "
-        "(default: each lab.cmake's SANITIZE_POINTS, none when unset)",
+        "(default: each lab.json's sanitize_points, none when unset)",
     )
     grade_verb.add_argument(
         "--gpus",
@@ -235,7 +235,7 @@ def parser() -> argparse.ArgumentParser:
         type=int,
         metavar="N",
         help="GPUs each array task asks for, as --gres=gpu:N (default: as many as the graded lab that needs "
-        "the most at once, GPUS in its lab.cmake: 2 with lab 08, else 1; 0: none, CPU-only grading)",
+        "the most at once, gpus in its lab.json: 2 with lab 08, else 1; 0: none, CPU-only grading)",
     )
     cluster.add_argument(
         "--tasks",

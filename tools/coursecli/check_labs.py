@@ -1,18 +1,18 @@
 """Keeps starters and solutions in step: `.venv/bin/python -m coursecli.check_labs` (from `course setup`).
 
-For every lab (labs/NN-topic with a lab.cmake):
-  - solutions/NN-topic holds exactly the lab's STUDENT_SOURCES and ANSWER_FILES, and so does the starter;
+For every lab (labs/NN-topic with a lab.json):
+  - solutions/NN-topic holds exactly the lab's student_sources and answer_files, and so does the starter;
   - an answer file of the starter differs from the solution's (the starter's is unanswered);
   - every starter source has TODO(labNN) blocks, and no solution mentions TODO;
   - outside its TODO blocks a starter is line for line its solution;
   - the lab README has every section the course's READMEs have;
-  - a lab that needs several GPUs (`GPUS N`) asks for them where its code runs, its recording
+  - a lab that needs several GPUs (`gpus`) asks for them where its code runs, its recording
     program (`record_scenarios(argc, argv, ..., /*gpus=*/N)`).
 
 A TODO block opens with a line containing `TODO(labNN):` and closes with a
 line containing `TODO(labNN) end`; everything between is the student's.
-Standard library only; `course test` runs it. lab.cmake is read by lab_cmake.py; a malformed one
-is a problem of its lab, said in one line.
+Standard library only; `course test` runs it. lab.json is read by lab_declaration.py, against
+common/lab.schema.json; a malformed one is a problem of its lab, said in one line.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ import re
 import sys
 from pathlib import Path
 
-from .lab_cmake import LabCmake, LabCmakeError, lab_folders, read_lab_cmake
+from .lab_declaration import LAB_FILE, LabDeclaration, LabDeclarationError, lab_folders, read_lab
 from .shell import ROOT
 
 README_SECTIONS = [
@@ -97,8 +97,8 @@ def readme_problems(readme: Path) -> list[str]:
 def check_lab(lab_dir: Path, solutions_root: Path) -> list[str]:
     """Every problem found in one lab, as 'NN-topic: ...' lines."""
     try:
-        declared = read_lab_cmake(lab_dir / "lab.cmake")
-    except LabCmakeError as error:
+        declared = read_lab(lab_dir)
+    except LabDeclarationError as error:
         return [f"{lab_dir.name}: {error}"]
     lab = "lab" + lab_dir.name[:2]
     problems: list[str] = []
@@ -137,16 +137,16 @@ def check_lab(lab_dir: Path, solutions_root: Path) -> list[str]:
     return [f"{lab_dir.name}: {p}" for p in problems]
 
 
-def gpus_problems(lab_dir: Path, declared: LabCmake) -> list[str]:
-    """A lab that needs several GPUs (`GPUS N`, N > 1) must say so where its code runs too, so that
-    where fewer are present the grader counts it as not graded: its recording program (RECORDER) passes
+def gpus_problems(lab_dir: Path, declared: LabDeclaration) -> list[str]:
+    """A lab that needs several GPUs (`gpus` N > 1) must say so where its code runs too, so that
+    where fewer are present the grader counts it as not graded: its recording program (recorder) passes
     N to record_scenarios, whose record then says only why, and its judges skip with that reason."""
     needed = declared.gpus
     if needed <= 1:
         return []
     recorder, asks = lab_dir / declared.recorder, f"/*gpus=*/{needed})"
     if not recorder.is_file() or asks not in recorder.read_text():
-        needs = f"lab.cmake needs {needed} GPUs (GPUS {needed})"
+        needs = f"lab.json needs {needed} GPUs (gpus {needed})"
         return [f"{needs}, but its recording program never asks for them with {asks}"]
     return []
 
@@ -165,7 +165,7 @@ def main(argv: list[str]) -> int:
     orphans = [
         p.name
         for p in (args.root / "solutions").glob("[0-9][0-9]-*")
-        if not (args.root / "labs" / p.name / "lab.cmake").exists()
+        if not (args.root / "labs" / p.name / LAB_FILE).exists()
     ]
     problems += [f"solutions/{name}: no matching lab" for name in orphans]
     for problem in problems:

@@ -7,7 +7,7 @@ and nothing otherwise, and one `autograding-grading-reporter` step that sums the
 The workflow written here grades the checked-out repository once, with `course grade` run from the
 instructor's own checkout of the course on the runner's machine (`--course`, which no push can
 change; the copy of the course inside the student's repository is never run), linking against a
-course build made there beforehand (`--build-course`). Every graded test of lab.cmake then becomes
+course build made there beforehand (`--build-course`). Every graded test of a lab.json then becomes
 one command-grader step worth its points, whose command only reads that grade's verdict for its
 test (`course classroom --result`): exit 0 when it passed, 1 when it failed, and 77 when it was not
 graded (no GPU on the runner). The command-grader knows only pass and fail, so a test that was not
@@ -30,7 +30,7 @@ from .batch import DEFAULT_TIMEOUT_S, GradeSettings, default_cuda_arch
 from .gpu import NO_GPU_EXIT, gpu_presence
 from .gradebook import NO_GPU_HERE, load_grade, student_folder
 from .grading_build import build_course_only
-from .lab_cmake import read_lab_cmake
+from .lab_declaration import read_lab
 from .scoring import NO_GPU, NOT_GRADED, PASSED
 from .shell import COURSE_ERROR, FAILING, ROOT, say
 from .submissions import selected_labs
@@ -47,19 +47,19 @@ BUILD_MINUTES = 10  # the grading step's allowance for compiling and linking the
 
 @dataclass(frozen=True)
 class GradedStep:
-    """One command-grader step: a graded test of one lab, worth its points from lab.cmake."""
+    """One command-grader step: a graded test of one lab, worth its points from lab.json."""
 
     step_id: str  # lab01test3: letters and digits only, as the reporter's `runners` list takes them
     lab: str  # "01"
-    test: str  # the test's name in lab.cmake's TESTS (SerialRun.ResultMatchesCpuReference)
+    test: str  # the test's name in lab.json's tests (SerialRun.ResultMatchesCpuReference)
     points: int
 
 
 def graded_steps(numbers: list[str] | None, python: bool = False, root: Path = ROOT) -> list[GradedStep]:
-    """A step per graded test (points > 0) of the chosen labs, C++ or Python track, in lab.cmake's order."""
+    """A step per graded test (points > 0) of the chosen labs, C++ or Python track, in lab.json's order."""
     steps = []
     for lab in selected_labs(numbers, root, python=python):
-        declared = read_lab_cmake(root / "labs" / lab.folder / "lab.cmake")
+        declared = read_lab(root / "labs" / lab.folder)
         track = declared.python if python else declared.cpp
         graded = [test for test in track.tests if test.points > 0]
         steps += [

@@ -20,14 +20,14 @@ from pathlib import Path
 # The course build's tests write their GoogleTest reports here; each submission's copy of the
 # test list points this folder at its own.
 XML_PLACEHOLDER = "student-gtest-xml"
-# The course build's tests of the student's code (labNN.yours.*) read the answer files (ANSWER_FILES) from here; each
+# The course build's tests of the student's code (labNN.yours.*) read the answer files (answer_files) from here; each
 # submission's copy of the test list points it at the submission's staged labs.
 ANSWERS_PLACEHOLDER = "student-answers"
 
 
 def starter_targets(number: str) -> list[str]:
     """The course targets that link a lab's student library (the `yours` variant, which the course build
-    makes from the starter): its recording program (RECORDER) and its lab program."""
+    makes from the starter): its recording program (recorder) and its lab program."""
     return [f"lab{number}_yours_record", f"lab{number}_yours_run"]
 
 

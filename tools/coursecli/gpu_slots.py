@@ -5,7 +5,7 @@ steps that run their code (tests, timeline programs, the sanitizer) first take
 a free GPU from here and see only that one (CUDA_VISIBLE_DEVICES), so timings
 are never taken while another submission's code shares the GPU. Without a GPU
 there is one slot, which runs those steps one submission at a time as before. A lab
-whose tests need several GPUs at once (`GPUS N` in its lab.cmake) takes N together.
+whose tests need several GPUs at once (`gpus` in its lab.json) takes N together.
 """
 
 from __future__ import annotations

@@ -34,7 +34,7 @@ class GradeSettings:
     verbose: bool = False
     course_root: Path = ROOT
     sanitize: bool = False  # also run each lab's program under compute-sanitizer
-    sanitize_points: int | None = None  # points a clean run earns; None: each lab.cmake's SANITIZE_POINTS
+    sanitize_points: int | None = None  # points a clean run earns; None: each lab.json's sanitize_points
     sandbox: str = "auto"  # auto, bubblewrap, fallback or none (sandbox.MODES)
     bwrap: str | None = None  # bwrap's path, when not on PATH
     isolation: Isolation | None = None  # chosen by grade_batch

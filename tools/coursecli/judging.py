@@ -1,4 +1,4 @@
-"""The grader's judge step (RECORDER in lab.cmake; common/RECORD_FORMAT.md).
+"""The grader's judge step (recorder in lab.json; common/RECORD_FORMAT.md).
 
 A submission's tests run in two steps. In its sandbox, with its GPU (the record step, recording.py): only
 each lab's recording (labNN.yours.record), which leaves one record per lab in the submission's report

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import answers, objcheck, pycheck
-from .lab_cmake import read_lab_cmake
+from .lab_declaration import read_lab
 from .shell import ROOT
 
 PASS, FAIL = "pass", "FAIL"
@@ -68,7 +68,7 @@ def changed_from_starter(names: list[str], folder: Path, starter: Path) -> list[
 def object_verdicts(lab: Path, sources: Path, build: Path, work: Path) -> list[Verdict]:
     """Lab `lab`'s student sources (under `sources`/lab.name) compiled alone with the course build's
     compile commands (`build`/compile_commands.json) and vetted as the grader vets them."""
-    files = list(read_lab_cmake(lab / "lab.cmake").cpp.student_sources)
+    files = list(read_lab(lab).cpp.student_sources)
     if not (build / "compile_commands.json").is_file():
         return [Verdict("the object check", [f"not made: {build} has no compile_commands.json (configure it again)"])]
     compiler = objcheck.CourseCompiler(build, ROOT)
@@ -86,7 +86,7 @@ def object_verdicts(lab: Path, sources: Path, build: Path, work: Path) -> list[V
 
 
 def answer_verdicts(lab: Path, folder: Path) -> list[Verdict]:
-    """Each of the lab's answer files (ANSWER_FILES) in `folder`: every question answered, in a form its
+    """Each of the lab's answer files (answer_files) in `folder`: every question answered, in a form its
     test can score."""
     number = lab.name[:2]
     return [
@@ -94,14 +94,14 @@ def answer_verdicts(lab: Path, folder: Path) -> list[Verdict]:
             f"{name}: every answer given, in a form the grader can score",
             answers.answer_problems(number, name, folder / name),
         )
-        for name in read_lab_cmake(lab / "lab.cmake").answer_files
+        for name in read_lab(lab).answer_files
     ]
 
 
 def python_verdicts(lab: Path, folder: Path) -> list[Verdict]:
     """Each of the lab's Python student files (in `folder`) vetted as the grader vets it."""
     verdicts = []
-    python = read_lab_cmake(lab / "lab.cmake").python
+    python = read_lab(lab).python
     for name in python.student_sources if python else ():
         path = folder / name
         text = path.read_bytes().decode(errors="replace") if path.is_file() else ""

@@ -10,7 +10,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import environment, lab_checks, lab_cmake, records, reference_pictures, sanitize
+from . import environment, lab_checks, lab_declaration, records, reference_pictures, sanitize
 from .build import build
 from .gpu import NO_GPU_EXIT, gpu_presence
 from .python_module import TARGET, module_python
@@ -20,7 +20,7 @@ from .shell import COURSE_ERROR, FAILING, ROOT, CommandFailed, CourseError, Log,
 from .student_files import save_check_without_gpu, save_last_check, save_vetted
 
 SANITIZE_TIMEOUT_S = 900  # per tool: a lab program runs several times slower under compute-sanitizer
-# The graded tests that read the student's answer file (ANSWER_FILES in lab.cmake), by the end of their names:
+# The graded tests that read the student's answer file (answer_files in lab.json), by the end of their names:
 # a record does not hold the answers its run was made with, so these read the student's file as it is now.
 ANSWER_TESTS = ("YourPredictionMatchesTheTimeline", "SuitsAHostWithOtherWork")
 
@@ -39,8 +39,8 @@ class NotScored(TestOutcome):
 
 
 def lab_folders() -> dict[str, Path]:
-    """Lab number ("01") -> labs/01-topic, for every lab that has a lab.cmake."""
-    return {folder.name[:2]: folder for folder in lab_cmake.lab_folders(ROOT)}
+    """Lab number ("01") -> labs/01-topic, for every lab that has a lab.json."""
+    return {folder.name[:2]: folder for folder in lab_declaration.lab_folders(ROOT)}
 
 
 def lab_folder(number: str) -> Path:
@@ -61,7 +61,7 @@ def sanitize_lab(number: str, variant: str, folder: Path, executable: Path) -> s
     """Runs lab NN's program under compute-sanitizer and prints what it found, in the student's words."""
     lab = lab_folder(number)
     sources_root = lab if variant == "yours" else ROOT / "solutions" / lab.name
-    files = list(lab_cmake.read_lab_cmake(lab / "lab.cmake").cpp.student_sources)
+    files = list(lab_declaration.read_lab(lab).cpp.student_sources)
     texts = [(sources_root / name).read_text(errors="replace") for name in files if (sources_root / name).exists()]
     sources = sanitize.lab_sources(lab.name, files, "labs" if variant == "yours" else "solutions")
     work = folder / "sanitize" / f"lab{number}-{variant}"
@@ -257,7 +257,7 @@ def judge_record(number: str, preset: str, solution: bool, record: Path, python:
     is judged as the solution (its answers are the solution's); any other record as yours."""
     lab = lab_folder(number)
     number = lab.name[:2]
-    declared = lab_cmake.read_lab_cmake(lab / "lab.cmake")
+    declared = lab_declaration.read_lab(lab)
     if python and declared.python is None:
         say(f"lab {number} has no Python version yet (labs/{lab.name}/python)")
         return COURSE_ERROR
@@ -361,7 +361,7 @@ def _draw_recorded_timeline(
     name = f"lab{number}-{variant}" if described is None else f"lab{number}-record-{record.name.split('.')[0]}"
     trace = folder / "traces" / f"{name}.json"
     image = folder / "plots" / f"{name}.png"
-    drawn = lab_cmake.read_lab_cmake(lab_folder(number) / "lab.cmake").drawn_scenario
+    drawn = lab_declaration.read_lab(lab_folder(number)).drawn_scenario
     for earlier in (trace, image):  # never a picture of an earlier run under this one's name
         earlier.unlink(missing_ok=True)
     if records.judges_refused(outcome.output for outcome in outcomes):
@@ -425,7 +425,7 @@ def check_lab(number: str, preset: str, solution: bool, sanitize_it: bool = Fals
 def _keep_vetted(folder: Path, lab: Path, sources: Path) -> None:
     """Notes in the build `folder` that the student's sources of `lab` (under `sources`), as they are now,
     passed the object check."""
-    names = lab_cmake.read_lab_cmake(lab / "lab.cmake").cpp.student_sources
+    names = lab_declaration.read_lab(lab).cpp.student_sources
     save_vetted(folder, {f"{lab.name}/{name}": (sources / lab.name / name).read_bytes() for name in names})
 
 

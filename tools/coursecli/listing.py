@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .lab_cmake import read_lab_cmake
+from .lab_declaration import read_lab
 from .student_files import committed_text, lab_files, predictions, read_last_checks, todo_blocks_left, track_name
 
 
@@ -56,7 +56,7 @@ def lab_rows(labs: dict[str, Path], build: Path, ref: str) -> list[list[str]]:
     checks = read_last_checks(build)
     rows = []
     for number, lab in labs.items():
-        declared = read_lab_cmake(lab / "lab.cmake")
+        declared = read_lab(lab)
         python_points = declared.python.points if declared.python else 0
         scores = checks.get(number, {})
         last = [

@@ -6,13 +6,13 @@ batch), and the object's symbols are read with `nm`:
 
 - the source may include headers only by name (no absolute path, no `..`, no
   macro), may not open the course's namespaces (`namespace streamlab`), and may
-  not use inline `asm` unless the lab allows it (ALLOW_ASM in lab.cmake);
+  not use inline `asm` unless the lab allows it (allow_asm in lab.json);
 - its strong global definitions must be the lab's interface, the functions
   its header (labs/NN-topic/*.hpp) declares; `main` is never allowed, weak or
   strong; weak (COMDAT) definitions of inline and template code are normal and
   allowed: the link puts the course's own definitions first (cmake/StreamLab.cmake);
 - what it calls must be on the allowlist in symbols.py, which a lab widens with
-  ALLOW_SYMBOLS in lab.cmake;
+  allow_symbols in lab.json;
 - it runs no code outside the functions the course calls, as its sections,
   symbols and relocations show (`readelf`): no entry in the arrays the C
   library runs before or after main (constructors, global objects that need
@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from pathlib import Path
 
-from .lab_cmake import read_lab_cmake
+from .lab_declaration import read_lab
 from .sandbox import at_build_priority
 from .symbols import ANONYMOUS, allowed, entity, forbidden_reason
 
@@ -133,7 +133,7 @@ def _declared_name(statement: str) -> str | None:
 
 
 def lab_rules(lab_dir: Path, student_files: list[str]) -> LabRules:
-    """A lab's rules, from its headers (every .hpp/.h in the lab folder) and its lab.cmake."""
+    """A lab's rules, from its headers (every .hpp/.h in the lab folder) and its lab.json."""
     rules = LabRules()
     for header in sorted(lab_dir.glob("*.h*")):
         if header.suffix in (".h", ".hpp") and header.name not in student_files:
@@ -141,7 +141,7 @@ def lab_rules(lab_dir: Path, student_files: list[str]) -> LabRules:
             rules.interface |= names
             rules.namespaces |= namespaces
             rules.headers.append(header.name)
-    declared = read_lab_cmake(lab_dir / "lab.cmake")
+    declared = read_lab(lab_dir)
     rules.allow_symbols = list(declared.allow_symbols)
     rules.allow_asm = declared.allow_asm
     return rules
@@ -245,7 +245,7 @@ def check_symbols(name: str, symbols: list[tuple[str, str]], rules: LabRules) ->
             other.append(
                 f"{name} calls {what}, which graded code may not use (the CUDA runtime, streamlab "
                 "and the C and C++ standard libraries' ordinary functions are allowed; a lab "
-                "allows more with ALLOW_SYMBOLS)"
+                "allows more with allow_symbols in its lab.json)"
             )
     return list(dict.fromkeys(grave + other))
 

@@ -3,7 +3,7 @@
 For each submission the grader takes each lab's Python student files
 (labs/NN-topic/python/..., submissions.py) and reads them with the source check
 (pycheck.py: a refusal costs that lab, and nothing of it runs). Every Python
-track is recorded once (RECORDER in its lab.cmake): its recording program runs
+track is recorded once (recorder in its lab.json): its recording program runs
 the student's module once for the whole lab, in the submission's sandbox, from
 the student's staged folder, with the interpreter the course's module
 `streamlab` was built for; then the C++ track's judges read the record, outside

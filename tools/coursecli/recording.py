@@ -1,4 +1,4 @@
-"""The grader's record step (RECORDER in lab.cmake; common/RECORD_FORMAT.md):
+"""The grader's record step (recorder in lab.json; common/RECORD_FORMAT.md):
 what runs in the submission's sandbox, on its GPU slot. For a C++ lab, its recording test
 (labNN.yours.record: the recording program under the harness streamlab_record); for a Python track, its
 recording script under the same harness. Either leaves one record per lab, which the judge step

@@ -106,7 +106,7 @@ def ran_on_the_gpu(trace: dict) -> bool:
 
 
 def scenario_trace(record: Path, scenario: str) -> dict | None:
-    """The trace that `scenario` (the lab's DRAWN_SCENARIO, lab_cmake.py) recorded; where the record has no
+    """The trace that `scenario` (the lab's drawn_scenario, lab_declaration.py) recorded; where the record has no
     such scenario, the last one that ran anything on the GPU; None when there is none."""
     traces = recorded_traces(record)
     if scenario in traces:

@@ -3,7 +3,7 @@
 Everything here is decided from what the grader's own ctest process recorded:
 its JUnit file (pass, fail, skip, and the test's output), its console lines
 (which say whether a failure was a crash or a timeout), the tests' labels
-(`pts:N`, set in lab.cmake) and GoogleTest's own XML report of each test,
+(`pts:N`, set from lab.json) and GoogleTest's own XML report of each test,
 written where the grader chose, which also carries what the test measured,
 its hints and its notes (streamlab/testing.hpp). What the student's code
 prints is shown, never believed: a pass needs exit status 0 and that report

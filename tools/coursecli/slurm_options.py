@@ -44,7 +44,7 @@ def slurm_settings(args: argparse.Namespace) -> slurm.SlurmSettings:
             forwarded += [flag, str(value)]
     forwarded += ["--sanitize"] * args.sanitize + ["--keep-builds"] * args.keep_builds + ["--python"] * args.python
     defaults = slurm.SlurmSettings()
-    # By default each task asks for as many GPUs as the most demanding graded lab needs at once (GPUS N).
+    # By default each task asks for as many GPUs as the most demanding graded lab needs at once (gpus in its lab.json).
     needed = max([lab.gpus for lab in selected_labs(args.labs, python=args.python)] + [defaults.gpus_per_task])
     return slurm.SlurmSettings(
         tasks=args.tasks or defaults.tasks,

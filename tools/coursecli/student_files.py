@@ -1,9 +1,9 @@
 """A student's own files of each lab, and what `course list`, `reset` and `pack` need to know of them.
 
-A lab's files are the ones its lab.cmake names (the lists `coursecli/lab_cmake.py`
+A lab's files are the ones its lab.json names (the lists `coursecli/lab_declaration.py`
 reads, the same the grader takes from a submission): for the C++ track its
-STUDENT_SOURCES and ANSWER_FILES (`prediction.txt`), for the Python track the
-STUDENT_SOURCES of its Python version, in `labs/NN-topic/python/`. The starter
+student_sources and answer_files (`prediction.txt`), for the Python track the
+student_sources of its Python version, in `labs/NN-topic/python/`. The starter
 of a file is its committed version in git: what `course reset` puts back and
 what `course list` compares with to tell an edited file from an untouched one.
 """
@@ -18,7 +18,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from .lab_cmake import read_lab_cmake
+from .lab_declaration import read_lab
 from .results import TestOutcome
 from .shell import ROOT
 
@@ -43,7 +43,7 @@ class LabFile:
 
 def lab_files(lab: Path, python: bool) -> list[LabFile]:
     """The student's files of the lab folder `lab` (labs/NN-topic): the C++ track's or the Python track's."""
-    declared = read_lab_cmake(lab / "lab.cmake")
+    declared = read_lab(lab)
     if python:
         return [LabFile(lab / "python" / name) for name in (declared.python.student_sources if declared.python else ())]
     return [LabFile(lab / name) for name in declared.cpp.student_sources] + [

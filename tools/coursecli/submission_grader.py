@@ -26,7 +26,7 @@ from .gpu_slots import GpuSlots
 from .grade_settings import GradeSettings
 from .gradebook import save_grade, student_folder
 from .grading_build import BUILD_TIMEOUT_S, course_build_folder
-from .lab_cmake import read_lab_cmake
+from .lab_declaration import read_lab
 from .objcheck import COMPILE_STOPPED, Refusal, check_lab, lab_rules, object_path
 from .results import read_gtest_reports, read_junit
 from .sandbox import Isolation, Limits, Sandbox, View, build_limits, run_limits
@@ -172,7 +172,7 @@ class SubmissionGrader:
             grade.labs.append(lab_grade)
         grade.build_seconds = round(self.build_seconds, 1)
         traces: dict[str, list[Path]] = {}
-        # The labs that need one GPU run on one; a lab whose tests need several (GPUS N) holds N together.
+        # The labs that need one GPU run on one; a lab whose tests need several (its gpus) holds them together.
         for gpus, group in labs_by_gpus(built):
             with self.gpu_slots.hold(gpus) as device:
                 self.device = device
@@ -387,7 +387,7 @@ class SubmissionGrader:
                 old.unlink()
             scratch = self.box.writable_folder(self.work / "traces")
             kept = recording.record_file(self.folder, lab.number, "yours")
-            drawn = read_lab_cmake(self.settings.course_root / "labs" / lab.folder / "lab.cmake").drawn_scenario
+            drawn = read_lab(self.settings.course_root / "labs" / lab.folder).drawn_scenario
             if records.judges_refused(test.reason for test in lab_grade.tests):
                 lab_grade.timeline_note = "No timeline picture: the judges refused the record."
             elif kept.exists() and records.write_scenario_trace(kept, scratch / f"lab{lab.number}.json", drawn):
@@ -443,6 +443,6 @@ class SubmissionGrader:
             by_number[lab.number].sanitizer = result.lines()
             points = self.settings.sanitize_points
             if points is None:
-                points = read_lab_cmake(self.settings.course_root / "labs" / lab.folder / "lab.cmake").sanitize_points
+                points = read_lab(self.settings.course_root / "labs" / lab.folder).sanitize_points
             if points > 0:
                 by_number[lab.number].tests.append(sanitize.points_test(result, points))

@@ -2,9 +2,9 @@
 
 A submission is a folder, a `.zip` or a `.tar.gz` named after the student. It
 holds the student's copy of the repository (`.../labs/01-null-stream/...`) or
-of `labs/` (`01-null-stream/...`). From it we take each lab's STUDENT_SOURCES
-and ANSWER_FILES (a prediction, read by a graded test, never compiled; optional),
-the lists `coursecli/lab_cmake.py` reads from lab.cmake, and nothing else:
+of `labs/` (`01-null-stream/...`). From it we take each lab's student_sources
+and answer_files (a prediction, read by a graded test, never compiled; optional),
+the lists `coursecli/lab_declaration.py` reads from lab.json, and nothing else:
 
 - archives are never unpacked: they are read in one pass, each member looked
   at by name and only the files we may take (or compare with the course's)
@@ -26,7 +26,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from .lab_cmake import declared_labs
+from .lab_declaration import declared_labs
 from .shell import ROOT, CourseError
 
 MAX_SOURCE_BYTES = 1 << 20  # one student source file
@@ -53,7 +53,7 @@ class LabSources:
     files: list[str]
     answers: list[str] = field(default_factory=list)
     subfolder: str = ""  # "python" for a lab's Python version: its files are in labs/NN-topic/python
-    gpus: int = 1  # GPUs its graded tests need at once (`GPUS N` in its lab.cmake): the grader holds that many
+    gpus: int = 1  # GPUs its graded tests need at once (`gpus` in its lab.json): the grader holds that many
 
     @property
     def number(self) -> str:
@@ -80,7 +80,7 @@ def course_python_labs(root: Path) -> list[LabSources]:
 
 
 def course_labs(root: Path) -> list[LabSources]:
-    """Every lab of the course at `root` (labs/NN-topic with a lab.cmake), in order."""
+    """Every lab of the course at `root` (labs/NN-topic with a lab.json), in order."""
     return [
         LabSources(
             folder.name,
@@ -93,7 +93,7 @@ def course_labs(root: Path) -> list[LabSources]:
 
 
 def selected_labs(numbers: list[str] | None, root: Path = ROOT, python: bool = False) -> list[LabSources]:
-    """The labs asked for (all when None), checked against labs/*/lab.cmake; their Python versions with `python`."""
+    """The labs asked for (all when None), checked against labs/*/lab.json; their Python versions with `python`."""
     labs = course_python_labs(root) if python else course_labs(root)
     if not numbers:
         return labs

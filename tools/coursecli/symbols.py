@@ -4,7 +4,7 @@ Names are demangled (`nm`, then `c++filt`) and reduced to the entity they name
 (`lab05::run_pipeline`, `std::vector<int>::push_back`, `exit`): see `entity`.
 An undefined symbol is checked against FORBIDDEN first, whose entries carry the
 sentence a student reads, then against ALLOWED (fnmatch patterns), which a lab
-widens with ALLOW_SYMBOLS in its lab.cmake. The list admits what the labs
+widens with allow_symbols in its lab.json. The list admits what the labs
 need: the CUDA runtime, the course's library, the C++ standard library and the
 C library's memory, string, math, time and thread functions, and console output
 through printf, puts, putchar and std::cout; no C FILE stream, no raw file

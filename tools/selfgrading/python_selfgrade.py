@@ -5,7 +5,7 @@ the tests it names, so that a test grades its own idea and nothing else.
 
     python3 -m selfgrading.python_selfgrade [--labs 01 05] [--build build-ci] [--keep-records DIR]
 
-Each variant of a Python track (every one is recorded once: RECORDER in its lab.cmake) is
+Each variant of a Python track (every one is recorded once: recorder in its lab.json) is
 recorded by its recording program under the harness, and its record judged by the C++ track's
 judges; no process that ran the student's code decides a verdict. Exits 77 without a GPU or
 without the built module, 1 when a rule breaks, 0 otherwise. With --keep-records DIR, each catalogue
@@ -28,7 +28,7 @@ from pathlib import Path
 
 from coursecli import environment, judging, recording
 from coursecli.gpu import gpu_presence
-from coursecli.lab_cmake import read_lab_cmake
+from coursecli.lab_declaration import read_lab
 from coursecli.python_module import module_python
 from coursecli.records import COMMITTED_RECORDS
 from coursecli.shell import COURSE_ERROR, ROOT
@@ -176,7 +176,7 @@ def run_tests(lab: str, student: Path, build: Path, junit: Path) -> tuple[dict[s
     student's modules are imported, not the starter files."""
     lab_python = ROOT / "labs" / lab / "python"
     env = {**os.environ, **environment.python_lab_environment(student, lab_python, ROOT, build)}
-    declared = read_lab_cmake(ROOT / "labs" / lab / "lab.cmake")
+    declared = read_lab(ROOT / "labs" / lab)
     record = record_of(junit)
     recorder = lab_python / declared.python_recorder
     command = recording.recording_command(build, lab[:2], record, RECORDING_TIMEOUT_S, [sys.executable, recorder])

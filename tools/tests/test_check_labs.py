@@ -1,17 +1,21 @@
 """The starter/solution consistency check, on small labs made in tmp_path."""
 
+import json
 from pathlib import Path
 
 import pytest
 from coursecli import check_labs
-from coursecli.lab_cmake import read_lab_cmake
+from coursecli.lab_declaration import read_lab
 
 REPO = Path(__file__).resolve().parents[2]
 SECTIONS = "\n".join(f"## {s}\ntext\n" for s in check_labs.README_SECTIONS)
-LAB_CMAKE = (
-    "streamlab_add_lab(NUMBER 09 TOPIC demo STUDENT_SOURCES work.cu PROGRAM run.cu RECORDER rec.cpp "
-    "TEST_SOURCE t.cu TESTS A.B gpu 1)\n"
-)
+LAB = {
+    "student_sources": ["work.cu"],
+    "program": "run.cu",
+    "recorder": "rec.cpp",
+    "test_source": "t.cu",
+    "tests": [{"name": "A.B", "device": "gpu", "points": 1}],
+}
 SOLUTION = "int f() {\n    int x = 1;\n    return x;\n}\n"
 STARTER = "int f() {\n    int x = 1;\n    // TODO(lab09): return x.\n    return 0;\n    // TODO(lab09) end\n}\n"
 
@@ -20,7 +24,7 @@ def make_lab(root: Path, starter: str = STARTER, solution: str = SOLUTION, readm
     lab, sol = root / "labs" / "09-demo", root / "solutions" / "09-demo"
     lab.mkdir(parents=True)
     sol.mkdir(parents=True)
-    (lab / "lab.cmake").write_text(LAB_CMAKE)
+    (lab / "lab.json").write_text(json.dumps(LAB))
     (lab / "README.md").write_text(readme)
     (lab / "work.cu").write_text(starter)
     (sol / "work.cu").write_text(solution)
@@ -65,7 +69,7 @@ def test_this_repository_is_consistent(capsys):
 def test_an_answer_file_must_be_in_both_and_unanswered_in_the_starter(tmp_path, capsys):
     root = make_lab(tmp_path)
     lab, sol = root / "labs" / "09-demo", root / "solutions" / "09-demo"
-    (lab / "lab.cmake").write_text(LAB_CMAKE.replace("PROGRAM run.cu", "ANSWER_FILES prediction.txt PROGRAM run.cu"))
+    (lab / "lab.json").write_text(json.dumps({**LAB, "answer_files": ["prediction.txt"]}))
     (lab / "prediction.txt").write_text("speedup: ?\n")
     assert check_labs.main(["--root", str(root)]) == 1
     assert "answer file missing in solutions" in capsys.readouterr().out
@@ -80,7 +84,7 @@ def test_a_lab_that_needs_two_gpus_asks_for_them_where_its_code_runs(tmp_path, c
     root = make_lab(tmp_path)
     lab = root / "labs" / "09-demo"
     # The recording program asks for them, its judges never run code that could.
-    (lab / "lab.cmake").write_text(LAB_CMAKE.replace("TEST_SOURCE", "GPUS 2 TEST_SOURCE"))
+    (lab / "lab.json").write_text(json.dumps({**LAB, "gpus": 2}))
     (lab / "rec.cpp").write_text("int main(int c, char** v) { return record_scenarios(c, v, record_demo); }\n")
     assert check_labs.main(["--root", str(root)]) == 1
     assert "its recording program never asks for them with /*gpus=*/2)" in capsys.readouterr().out
@@ -88,22 +92,21 @@ def test_a_lab_that_needs_two_gpus_asks_for_them_where_its_code_runs(tmp_path, c
         "int main(int c, char** v) { return record_scenarios(c, v, record_demo, /*gpus=*/2); }\n"
     )
     assert check_labs.main(["--root", str(root)]) == 0
-    (lab / "lab.cmake").write_text(LAB_CMAKE.replace("TEST_SOURCE", "GPUS many TEST_SOURCE"))
+    (lab / "lab.json").write_text(json.dumps({**LAB, "gpus": 9}))
     assert check_labs.main(["--root", str(root)]) == 1
-    assert "GPUS must be a whole number from 1 to 8, not 'many'" in capsys.readouterr().out
+    assert "gpus must be from 1 to 8, not 9" in capsys.readouterr().out
 
 
-def test_a_malformed_lab_cmake_is_its_labs_problem_in_one_line(tmp_path, capsys):
+def test_a_malformed_lab_json_is_its_labs_problem_in_one_line(tmp_path, capsys):
     root = make_lab(tmp_path)
-    (root / "labs" / "09-demo" / "lab.cmake").write_text(LAB_CMAKE.replace("A.B gpu 1", "A.B gpu"))
+    (root / "labs" / "09-demo" / "lab.json").write_text(
+        json.dumps({**LAB, "tests": [{"name": "A.B", "device": "gpu"}]})
+    )
     assert check_labs.main(["--root", str(root)]) == 1
     out = capsys.readouterr().out.splitlines()
-    assert out == [
-        f"check_labs: 09-demo: {root}/labs/09-demo/lab.cmake: streamlab_add_lab: TESTS must be triples "
-        "'Name gpu|cpu points', and 2 words are not"
-    ]
+    assert out == [f"check_labs: 09-demo: {root}/labs/09-demo/lab.json: tests[0]: no points"]
 
 
 def test_lab_08_needs_two_gpus():
-    assert read_lab_cmake(REPO / "labs" / "08-two-gpus" / "lab.cmake").gpus == 2
-    assert read_lab_cmake(REPO / "labs" / "07-dependencies-and-graphs" / "lab.cmake").gpus == 1
+    assert read_lab(REPO / "labs" / "08-two-gpus").gpus == 2
+    assert read_lab(REPO / "labs" / "07-dependencies-and-graphs").gpus == 1

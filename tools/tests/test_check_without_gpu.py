@@ -14,7 +14,7 @@ from coursecli import answers, environment, labs
 from coursecli import main as course_main
 from coursecli.build import NO_COURSE_BUILD, build_under_test, preset_of
 from coursecli.gpu import NO_GPU_EXIT
-from coursecli.lab_cmake import read_lab_cmake
+from coursecli.lab_declaration import read_lab
 from coursecli.main import main
 from coursecli.records import committed_record
 from coursecli.shell import COURSE_ERROR, ROOT
@@ -133,9 +133,9 @@ def test_a_refused_python_file_stops_the_check_with_the_graders_words(tmp_path, 
 
 
 def answer_files():
-    """(lab folder, answer file name) for each ANSWER_FILES entry of every lab.cmake."""
+    """(lab folder, answer file name) for each answer_files entry of every lab.json."""
     return sorted(
-        (lab.parent, name) for lab in (ROOT / "labs").glob("*/lab.cmake") for name in read_lab_cmake(lab).answer_files
+        (lab.parent, name) for lab in (ROOT / "labs").glob("*/lab.json") for name in read_lab(lab.parent).answer_files
     )
 
 
@@ -226,7 +226,7 @@ PYTHON_STARTER = committed_record(ROOT, "05-three-chunks", "h200", "python-start
 
 @needs_course_build
 def test_check_judges_a_record_again_without_a_gpu(capsys, no_gpu):
-    points = read_lab_cmake(ROOT / "labs" / "05-three-chunks" / "lab.cmake").cpp.points
+    points = read_lab(ROOT / "labs" / "05-three-chunks").cpp.points
     status, out = check(capsys, "05", "--solution", "--record", str(SOLUTION), "--preset", PRESET)
     assert status == 0, out
     assert re.search(rf"total\s+{points}/{points}", out), out
@@ -280,7 +280,7 @@ def test_check_record_refuses_what_it_cannot_judge(tmp_path, capsys, no_gpu):
 
 @needs_course_build
 def test_check_judges_a_python_tracks_record_with_the_cpp_judges(capsys, no_gpu):
-    points = read_lab_cmake(ROOT / "labs" / "05-three-chunks" / "lab.cmake").cpp.points
+    points = read_lab(ROOT / "labs" / "05-three-chunks").cpp.points
     status, out = check(capsys, "05", "--python", "--solution", "--record", str(PYTHON_SOLUTION), "--preset", PRESET)
     assert status == 0, out
     assert "Lab 05 (solution, Python): graded tests" in out and re.search(rf"total\s+{points}/{points}", out), out

@@ -1,4 +1,4 @@
-"""`course classroom`: the GitHub Classroom workflow it writes (a step per graded test, worth its lab.cmake
+"""`course classroom`: the GitHub Classroom workflow it writes (a step per graded test, worth its lab.json
 points), checked against GitHub's schema of workflow files and by actionlint where it is installed, and its
 steps' commands run as a self-hosted runner runs them, on a copy of a student's repository, on a machine
 without a GPU."""
@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from coursecli import classroom, environment
 from coursecli.gradebook import save_grade, student_folder
-from coursecli.lab_cmake import read_lab_cmake
+from coursecli.lab_declaration import read_lab
 from coursecli.main import main
 from coursecli.scoring import FAILED, NO_GPU, NOT_GRADED, PASSED, LabGrade, SubmissionGrade, TestGrade
 from coursecli.shell import ROOT
@@ -41,7 +41,7 @@ def test_a_step_per_graded_test_worth_its_points_and_a_reporter_that_sums_them(t
     assert job["runs-on"] == ["self-hosted", "gpu", "h200"]
     expected = []
     for folder in ("01-null-stream", "02-streams"):
-        declared = read_lab_cmake(ROOT / "labs" / folder / "lab.cmake")
+        declared = read_lab(ROOT / "labs" / folder)
         track = declared.python if python else declared.cpp
         expected += [(f"lab{folder[:2]} {test.name}", test.points) for test in track.tests if test.points]
     steps = graders(workflow)

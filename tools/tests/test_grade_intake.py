@@ -1,6 +1,7 @@
 """Taking in submissions: folders, zips, tar.gz, repository or labs/ copies; what is ignored or refused."""
 
 import io
+import json
 import os
 import tarfile
 import zipfile
@@ -16,10 +17,13 @@ from coursecli.submissions import (
     take_student_sources,
 )
 
-LAB_CMAKE = (
-    "streamlab_add_lab(NUMBER 09 TOPIC demo STUDENT_SOURCES work.cu more.cu PROGRAM run.cu RECORDER rec.cpp "
-    "TEST_SOURCE test_lab09.cpp TESTS A.B gpu 1)\n"
-)
+LAB = {
+    "student_sources": ["work.cu", "more.cu"],
+    "program": "run.cu",
+    "recorder": "rec.cpp",
+    "test_source": "test_lab09.cpp",
+    "tests": [{"name": "A.B", "device": "gpu", "points": 1}],
+}
 
 
 @pytest.fixture
@@ -28,7 +32,7 @@ def course(tmp_path) -> Path:
     root = tmp_path / "course"
     lab = root / "labs" / "09-demo"
     lab.mkdir(parents=True)
-    (lab / "lab.cmake").write_text(LAB_CMAKE)
+    (lab / "lab.json").write_text(json.dumps(LAB))
     (lab / "work.cu").write_text("starter work\n")
     (lab / "more.cu").write_text("starter more\n")
     (lab / "test_lab09.cpp").write_text("the course's test\n")
@@ -50,7 +54,7 @@ def make_folder(folder: Path, files: dict[str, str]) -> Path:
 STUDENT = {"work.cu": "my work\n", "more.cu": "my more\n"}
 
 
-def test_course_labs_come_from_lab_cmake(course):
+def test_course_labs_come_from_lab_json(course):
     assert [(lab.number, lab.folder, lab.files) for lab in course_labs(course)] == [
         ("09", "09-demo", ["work.cu", "more.cu"])
     ]
@@ -216,7 +220,7 @@ def test_reading_a_submission_has_a_time_limit(course, tmp_path, monkeypatch):
 def course_with_answers(course) -> Path:
     """The same lab with an answer file, prediction.txt (never compiled; optional in a submission)."""
     lab = course / "labs" / "09-demo"
-    (lab / "lab.cmake").write_text(LAB_CMAKE.replace("PROGRAM run.cu", "ANSWER_FILES prediction.txt PROGRAM run.cu"))
+    (lab / "lab.json").write_text(json.dumps({**LAB, "answer_files": ["prediction.txt"]}))
     (lab / "prediction.txt").write_text("speedup: ?\n")
     return course
 

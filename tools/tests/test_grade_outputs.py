@@ -204,7 +204,7 @@ def test_the_autograder_zip_has_the_scripts_and_the_course(tmp_path):
         "course",
         "CMakeLists.txt",
         "cmake/StreamLab.cmake",
-        "labs/01-null-stream/lab.cmake",
+        "labs/01-null-stream/lab.json",
         "tools/coursecli/batch.py",
     } <= set(names)
     assert not any(n.startswith(("solutions/", "labs/02-", "tools/tests/")) or "__pycache__" in n for n in names)
@@ -257,13 +257,13 @@ def test_the_autograder_zip_holds_tracked_files_only(tmp_path):
     lab = root / "labs" / "01-null-stream"
     lab.mkdir(parents=True)
     (root / "CMakeLists.txt").write_text("project(x)\n")
-    (lab / "lab.cmake").write_text("tracked\n")
+    (lab / "lab.json").write_text("tracked\n")
     subprocess.run(["git", "init", "-q", str(root)], check=True)
     subprocess.run(["git", "-C", str(root), "add", "."], check=True)
     (lab / "answers.txt").write_text("an untracked file that merely lies on disk\n")
     labs = [lab for lab in course_labs(ROOT) if lab.number == "01"]
     names = build_autograder(tmp_path / "autograder.zip", labs, root=root)
-    assert {"CMakeLists.txt", "labs/01-null-stream/lab.cmake"} <= set(names)
+    assert {"CMakeLists.txt", "labs/01-null-stream/lab.json"} <= set(names)
     assert "labs/01-null-stream/answers.txt" not in names
     with pytest.raises(RuntimeError, match="not a git checkout"):
         build_autograder(tmp_path / "other.zip", labs, root=tmp_path / "nowhere")

@@ -16,7 +16,7 @@ import subprocess
 import pytest
 from coursecli import environment
 from coursecli.gradebook import load_grade, student_folder
-from coursecli.lab_cmake import read_lab_cmake
+from coursecli.lab_declaration import read_lab
 from coursecli.python_grading import verdict_of
 from coursecli.scoring import FAILED, NO_GPU, NOT_GRADED
 from coursecli.shell import ROOT
@@ -101,7 +101,7 @@ def test_a_python_track_recorded_once_is_recorded_in_the_sandbox_and_judged_by_t
     assert grade_without_gpu(tmp_path / "subs", out, python=True, lab="05") == 0
 
     graded = load_grade(student_folder(out, "honest")).labs[0]
-    judges = [test.name for test in read_lab_cmake(ROOT / "labs" / lab / "lab.cmake").cpp.tests if test.points]
+    judges = [test.name for test in read_lab(ROOT / "labs" / lab).cpp.tests if test.points]
     assert [test.name for test in graded.tests] == judges  # the C++ track's tests, with their points
     # The recording ran (in the sandbox) and found no GPU; its judges (outside) say so: not graded, never passed.
     assert all(test.status == NOT_GRADED and test.reason == NO_GPU for test in graded.tests), graded.tests

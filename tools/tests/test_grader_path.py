@@ -29,7 +29,7 @@ STEPS = [
 DRIVERS = {"batch", "grading_build", "timeline_pictures", "submission_grader", "python_grading"}
 PLUMBING = {
     "shell",
-    "lab_cmake",
+    "lab_declaration",
     "grader_words",
     "sandbox",
     "output_cap",

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from coursecli.lab_cmake import read_lab_cmake
+from coursecli.lab_declaration import read_lab
 from coursecli.scoring import FAILED, NOT_GRADED, PASSED, LabGrade, SubmissionGrade, TestGrade
 from coursecli.shell import ROOT
 from selfgrading.make_grading_samples import CATALOGUE, main, student_files
@@ -13,9 +13,9 @@ from selfgrading.selfgrade import catalogue_problems, catalogue_verdict, lab_pro
 
 
 def declared_tests(lab: str) -> set[str]:
-    """The Suite.Name tests lab NN's lab.cmake declares."""
-    cmake = next(ROOT.glob(f"labs/{lab}-*/lab.cmake"))
-    return {test.name for test in read_lab_cmake(cmake).cpp.tests}
+    """The Suite.Name tests lab NN's lab.json declares."""
+    folder = next(ROOT.glob(f"labs/{lab}-*/lab.json")).parent
+    return {test.name for test in read_lab(folder).cpp.tests}
 
 
 def test_each_sample_rewrites_its_own_lab_only(tmp_path):

@@ -1,17 +1,17 @@
-"""A lab's Python bindings live in its folder and are registered from its lab.cmake (BINDINGS):
+"""A lab's Python bindings live in its folder and are registered from its lab.json (bindings):
 nothing under python/ or common/ names a lab, and the module's registration is generated."""
 
 import re
 from pathlib import Path
 
 import pytest
-from coursecli.lab_cmake import read_lab_cmake
+from coursecli.lab_declaration import read_lab
 
 ROOT = Path(__file__).resolve().parents[2]
 NAMES_A_LAB = re.compile(r"\b[Ll]ab ?\d\d\b|labs/\d\d-")
 TEXT = {".cpp", ".hpp", ".cu", ".py", ".txt", ".cmake", ".md"}
 LABS_WITH_BINDINGS = sorted(
-    path.parent for path in ROOT.glob("labs/*/lab.cmake") if read_lab_cmake(path).python_bindings
+    path.parent for path in ROOT.glob("labs/*/lab.json") if read_lab(path.parent).python_bindings
 )
 
 
@@ -34,7 +34,7 @@ def test_the_labs_declare_their_bindings():
 
 @pytest.mark.parametrize("lab", LABS_WITH_BINDINGS, ids=lambda lab: lab.name)
 def test_each_labs_first_binding_file_defines_its_register_function(lab):
-    files = read_lab_cmake(lab / "lab.cmake").python_bindings
+    files = read_lab(lab).python_bindings
     assert all((lab / name).is_file() for name in files), files
     number = lab.name[:2]
     assert f"void register_lab{number}(nb::module_& module) {{" in (lab / files[0]).read_text()

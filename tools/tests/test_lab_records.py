@@ -1,9 +1,9 @@
-"""The judges of the labs recorded once (RECORDER in lab.cmake) on records made on a GPU and committed,
+"""The judges of the labs recorded once (recorder in lab.json) on records made on a GPU and committed,
 each named for the GPU it was made on (common/tests/records/NN-topic/h200-*.record.jsonl, h100-*): the solution's record passes every test, the starter's
 fewer than all, each catalogue sample's fails exactly the tests the catalogue names; and a record
 corrupted by hand (cut, forged byte counts, ops out of order, times outside the recording) fails every
 test with the reason, never passes, never crashes. A lab that needs more GPUs than the H200 machine has
-(GPUS N) has no committed records (NEEDS_MORE_GPUS); its judges are checked on the record a machine with
+(gpus N) has no committed records (NEEDS_MORE_GPUS); its judges are checked on the record a machine with
 too few GPUs leaves: every test not graded, with the reason. No GPU: the judges read records only.
 
 The judges are those of the build `course test` made (conftest.py: STREAMLAB_BUILD).
@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 from coursecli import records
 from coursecli.build import NO_COURSE_BUILD, build_under_test
-from coursecli.lab_cmake import declared_labs, read_lab_cmake
+from coursecli.lab_declaration import declared_labs, read_lab
 from coursecli.scoring import NEEDS_GPUS
 from coursecli.shell import ROOT
 from selfgrading.make_grading_samples import CATALOGUE, make_catalogue
@@ -32,7 +32,7 @@ PYTHON_STARTER, PYTHON_SOLUTION = "python-starter", "python-solution"
 # Python tracks recorded once whose H200 records are still to be made on the GPU (a record cannot be made
 # without one); their judges are those of the C++ track, whose records are committed.
 PYTHON_RECORDS_TO_MAKE: set[str] = set()
-# Recorded labs whose recording needs more GPUs at once (GPUS N in lab.cmake) than the one machine that
+# Recorded labs whose recording needs more GPUs at once (gpus in lab.json) than the one machine that
 # makes the committed records, a single H200: there their recording records only "not graded: needs two
 # GPUs (this machine has 1)", so there is no run of the solution or the starter to commit and judge. Their
 # judges are checked on such a record instead (test_too_few_gpus_leave_every_judge_not_graded_with_the_reason).
@@ -116,7 +116,7 @@ def judge(number: str, record: Path, answers: Path, xml: Path) -> dict[str, tupl
 
 def graded_tests(number: str) -> set[str]:
     lab = next(folder for folder, declared in declared_labs(ROOT) if declared.cpp.number == number)
-    return {test.name for test in read_lab_cmake(lab / "lab.cmake").cpp.tests if test.points > 0}
+    return {test.name for test in read_lab(lab).cpp.tests if test.points > 0}
 
 
 def test_the_committed_records_live_with_the_judges_fixtures_not_in_the_students_folders():
@@ -275,7 +275,7 @@ def test_the_scenario_a_recorded_lab_draws_is_in_its_solutions_record_and_ran_on
         if declared.recorder and declared.cpp.number not in AWAITING_RECORDS | NEEDS_MORE_GPUS:
             solution = records.committed_record(ROOT, folder.name, "h200", SOLUTION)
             traces = records.recorded_traces(solution)
-            assert declared.drawn_scenario in traces, f"{folder.name}: DRAWN_SCENARIO {declared.drawn_scenario}"
+            assert declared.drawn_scenario in traces, f"{folder.name}: drawn_scenario {declared.drawn_scenario}"
             assert records.ran_on_the_gpu(traces[declared.drawn_scenario]), folder.name
 
 

@@ -19,7 +19,7 @@ import korean_twins
 import pytest
 from coursecli import reference_pictures
 from coursecli.build import NO_COURSE_BUILD, build_under_test
-from coursecli.lab_cmake import read_lab_cmake
+from coursecli.lab_declaration import read_lab
 from coursecli.shell import ROOT
 from streamlab_tools import library
 
@@ -97,7 +97,7 @@ def test_a_notebook_runs_top_to_bottom_without_a_gpu_and_says_its_pictures_are_m
     committed = [p for p in reference_pictures.PICTURES[number] if (path.parent.parent / p.name).is_file()]
     assert len(notebooks.pictures(notebook)) == len(committed) + 1
     assert f"$ ./course check {number} --python" in text
-    declared = read_lab_cmake(path.parent.parent / "lab.cmake")
+    declared = read_lab(path.parent.parent)
     if declared.python_recorder and declared.answer_files:
         # The starter's answer file is still unanswered: a check that fails, as in the C++ track.
         assert "exit status 1: a check or a graded test failed" in text and declared.answer_files[0] in text

@@ -1,4 +1,4 @@
-"""A lab that asks for a prediction (ANSWER_FILES in its lab.cmake) asks it before its README shows what
+"""A lab that asks for a prediction (answer_files in its lab.json) asks it before its README shows what
 answers it: the first line that names the answer file (where the README tells the student to write it)
 comes before every figure or sentence that gives the answer away, in English and in Korean; and the
 README does show the answer after the ask, for the student to check the prediction against. The figures
@@ -9,6 +9,7 @@ import re
 from pathlib import Path
 
 import pytest
+from coursecli.lab_declaration import declared_labs
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -86,13 +87,10 @@ ANSWERS = {
 
 
 def answer_files() -> dict[str, list[str]]:
-    """Each lab folder whose lab.cmake names ANSWER_FILES -> those files."""
-    found = {}
-    for cmake in sorted((ROOT / "labs").glob("*/lab.cmake")):
-        declared = re.search(r"^\s*ANSWER_FILES\s+(.+)$", cmake.read_text(), re.MULTILINE)
-        if declared:
-            found[cmake.parent.name] = declared.group(1).split()
-    return found
+    """Each lab folder whose lab.json names answer_files -> those files."""
+    return {
+        folder.name: list(declared.answer_files) for folder, declared in declared_labs(ROOT) if declared.answer_files
+    }
 
 
 def first_ask(text: str, files: list[str]) -> int:

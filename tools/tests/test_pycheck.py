@@ -4,7 +4,7 @@ import ast
 from pathlib import Path
 
 import pytest
-from coursecli.lab_cmake import read_lab_cmake
+from coursecli.lab_declaration import read_lab
 from coursecli.pycheck import ALLOWED_NAMES, RUNTIME_ENUMS, check_python_source, lab_rules
 from selfgrading.python_selfgrade import PYTHON_CATALOGUE
 
@@ -13,8 +13,8 @@ PYTHON_LABS = sorted(path.parent for path in (ROOT / "labs").glob("*/python"))
 
 
 def student_sources(lab: Path) -> tuple[str, ...]:
-    """The Python files a student edits in `lab` (its lab.cmake's student sources)."""
-    return read_lab_cmake(lab / "lab.cmake").python.student_sources
+    """The Python files a student edits in `lab` (its lab.json's student sources)."""
+    return read_lab(lab).python.student_sources
 
 
 def honest_files() -> list[tuple[str, str, str]]:
@@ -377,7 +377,7 @@ def imported_modules(tree: ast.AST) -> list[tuple[ast.AST, str]]:
 def test_a_recorder_imports_the_students_modules_only_once_its_session_exists(lab):
     """A student module's top-level code runs when it is imported: only inside the scenarios function, which
     record_scenarios calls once the Session is set up, and never through the course modules it imports first."""
-    declared = read_lab_cmake(lab / "lab.cmake")
+    declared = read_lab(lab)
     students = {Path(name).stem for name in declared.python.student_sources}
     recorder = ast.parse((lab / "python" / declared.python_recorder).read_text())
     inside = set(ast.walk(scenarios_function(recorder)))

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from coursecli import environment
 from coursecli.build import NO_COURSE_BUILD, build_under_test
-from coursecli.lab_cmake import read_lab_cmake
+from coursecli.lab_declaration import read_lab
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -22,19 +22,19 @@ PYTHON_LABS = sorted(path.parent.name for path in (ROOT / "labs").glob("*/python
 
 @pytest.mark.parametrize("lab", PYTHON_LABS)
 def test_the_cpp_labs_declaration_is_read_without_the_python_one(lab):
-    sources = read_lab_cmake(ROOT / "labs" / lab / "lab.cmake").cpp.student_sources
+    sources = read_lab(ROOT / "labs" / lab).cpp.student_sources
     assert sources and all(name.endswith((".cu", ".cpp")) for name in sources)
 
 
 def test_every_python_track_is_recorded_once_and_judged_by_the_cpp_judges():
     # A Python track has no tests of its own: a recording program, and the C++ track's judges.
     assert PYTHON_LABS
-    assert all(read_lab_cmake(ROOT / "labs" / lab / "lab.cmake").python_recorder for lab in PYTHON_LABS)
+    assert all(read_lab(ROOT / "labs" / lab).python_recorder for lab in PYTHON_LABS)
 
 
 @pytest.mark.parametrize("lab", PYTHON_LABS)
 def test_a_recorded_python_track_is_graded_by_the_cpp_tracks_tests_and_keeps_its_answer_files(lab):
-    declared = read_lab_cmake(ROOT / "labs" / lab / "lab.cmake")
+    declared = read_lab(ROOT / "labs" / lab)
     assert declared.python.tests == declared.cpp.tests
     assert (ROOT / "labs" / lab / "python" / declared.python_recorder).is_file()
     assert not list((ROOT / "labs" / lab / "python").glob("test_lab*.py")), "its judges are the C++ track's"
@@ -126,7 +126,7 @@ def test_ctests_python_tests_find_the_module_then_the_courses_helpers(name, cour
 
 @pytest.mark.parametrize("lab", PYTHON_LABS)
 def test_a_recorded_python_tracks_judges_read_its_record_and_its_answer_files(lab):
-    declared = read_lab_cmake(ROOT / "labs" / lab / "lab.cmake")
+    declared = read_lab(ROOT / "labs" / lab)
     number = lab[:2]
     recording = registered_python_test(f"lab{number}.python-solution.record")
     assert recording["command"][-1] == str(ROOT / "labs" / lab / "python" / declared.python_recorder)

@@ -4,7 +4,7 @@ outcomes as they should, and without a GPU it says so and exits 77."""
 import sys
 
 import pytest
-from coursecli.lab_cmake import read_lab_cmake
+from coursecli.lab_declaration import read_lab
 from coursecli.pycheck import check_python_source, lab_rules
 from selfgrading import python_selfgrade as selfgrade
 from selfgrading.python_selfgrade import PYTHON_CATALOGUE, ROOT, judge
@@ -20,7 +20,7 @@ def test_every_mistake_replaces_a_line_the_solution_has(sample):
     # A sample is graded by its tests, never stopped by the source check (which would score it 0).
     assert check_python_source(mistake.file, changed, lab_rules(mistake.lab[:2])) == []
     # Graded by the C++ track's judges: the names are theirs.
-    declared = read_lab_cmake(ROOT / "labs" / mistake.lab / "lab.cmake")
+    declared = read_lab(ROOT / "labs" / mistake.lab)
     assert mistake.must_fail <= {test.name for test in declared.python.tests}
 
 

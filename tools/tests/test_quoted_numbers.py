@@ -155,16 +155,19 @@ def test_a_korean_page_is_held_to_its_english_twins_quotes():
 def _lab(root, number, tests):
     folder = root / "labs" / f"{number}-topic"
     folder.mkdir(parents=True)
-    lines = "\n".join(f"    Suite.Test{i} gpu {points}" for i, points in enumerate(tests))
-    (folder / "lab.cmake").write_text(
-        f"streamlab_add_lab(\n  NUMBER {number}\n  TOPIC topic\n  STUDENT_SOURCES a.cu\n  PROGRAM run.cu\n"
-        f"  TEST_SOURCE t.cu\n  RECORDER r.cpp\n  TESTS\n{lines}\n)\n"
-        f"streamlab_add_python_lab(\n  NUMBER {number}\n  TOPIC topic\n  STUDENT_SOURCES a.py\n  RECORDER r.py\n)\n"
-    )
+    declared = {
+        "student_sources": ["a.cu"],
+        "program": "run.cu",
+        "test_source": "t.cu",
+        "recorder": "r.cpp",
+        "tests": [{"name": f"Suite.Test{i}", "device": "gpu", "points": points} for i, points in enumerate(tests)],
+        "python": {"student_sources": ["a.py"], "recorder": "r.py"},
+    }
+    (folder / "lab.json").write_text(json.dumps(declared))
     return folder
 
 
-def test_the_points_a_transcript_prints_come_from_lab_cmake(tmp_path):
+def test_the_points_a_transcript_prints_come_from_lab_json(tmp_path):
     _lab(tmp_path, "01", [2, 3])
     readme = _lab(tmp_path, "02", [4]) / "README.md"
     assert quoted_numbers.course_points(tmp_path) == {"01": 5, "02": 4}
@@ -174,12 +177,12 @@ def test_the_points_a_transcript_prints_come_from_lab_cmake(tmp_path):
     (readme.parent / "README.ko.md").write_text(readme.read_text())
     assert quoted_numbers.points_problems(tmp_path) == [
         f"labs/02-topic/{name}:3: (lab 02 is worth 4 of the course's 7 points, over 1 lab); "
-        "lab.cmake: (lab 02 is worth 4 of the course's 9 points, over 2 labs)"
+        "lab.json: (lab 02 is worth 4 of the course's 9 points, over 2 labs)"
         for name in ("README.ko.md", "README.md")
     ]
 
 
-def test_every_transcripts_course_points_agree_with_lab_cmake():
+def test_every_transcripts_course_points_agree_with_lab_json():
     assert quoted_numbers.points_problems() == []
 
 

@@ -84,7 +84,7 @@ def test_list_shows_points_progress_and_the_last_checked_score(course_copy, caps
     listing.print_labs({"01": lab}, build)
     row = row_of(capsys.readouterr().out, "01")
     assert row.split()[:2] == ["01", "null-stream"]
-    assert "16 / 16" in row  # lab.cmake's points: the C++ tests', the Python track's (the same judges)
+    assert "16 / 16" in row  # lab.json's points: the C++ tests', the Python track's (the same judges)
     assert row.count("untouched") == 2 and "0/2 answered" in row and "C++ not checked" in row
 
     edit(lab / "null_stream.cu", "(void)input", "(void)bytes, (void)input")

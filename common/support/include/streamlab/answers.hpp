@@ -5,7 +5,7 @@
 /// The format, for people: one answer per line, `key: value`; `#` starts a comment;
 /// a value of `?` (the template's) means not answered yet. The grader reads the
 /// file itself, from the folder the lab's ctest tests get in `STREAMLAB_ANSWER_DIR`
-/// (lab.cmake's ANSWER_FILES); nothing the student's program prints is used.
+/// (the answer_files of lab.json); nothing the student's program prints is used.
 #pragma once
 
 #include <cstdint>

@@ -27,7 +27,7 @@ void expect_output_matches_reference(const record::Scenario& scenario, const std
 /// A number of the record as the whole number a judge compares (record.hpp).
 using record::whole_number;
 
-/// The environment variable that names the record a judge reads (lab.cmake's tests set it).
+/// The environment variable that names the record a judge reads (the lab's ctest tests set it).
 inline constexpr const char* kRecordVariable = "STREAMLAB_RECORD";
 
 /// Declares, once in a lab's test file, what every real run of the lab's recording program leaves

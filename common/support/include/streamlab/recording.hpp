@@ -145,7 +145,7 @@ struct RecordedPipeline {
 /// The `main` of a lab's recording program. Reads the harness's command line
 /// (`--record-fd N --seed S --job-salt K [--after SCENARIO | --at SCENARIO] [--setup KEY=VALUE ...]`), and
 /// where the `gpus` GPUs the scenarios use at once (devices 0 to gpus - 1: the
-/// lab's GPUS in lab.cmake) are usable, calls `scenarios` (which calls
+/// lab's gpus in lab.json) are usable, calls `scenarios` (which calls
 /// Session::scenario for each); where none is, or fewer are, sends only why, in
 /// the grader's words (words::kSkipNoGpu; needs_gpus_reason), which the judges
 /// give as their reason for not grading. Returns the process's exit status; before
