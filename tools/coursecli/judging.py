@@ -12,20 +12,17 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 
 from . import sandbox
 from .recording import MAX_RECORD_BYTES, RECORD_SUFFIX
 from .results import GtestReport, read_gtest_report
-from .submissions import LabSources
 
 # Every judge reads one record and nothing else: seconds enough for the largest, on a busy machine.
 JUDGE_TIMEOUT_S = 60
-
-
-def judged_pattern(labs: list[LabSources]) -> str:
-    """The ctest tests of the labs that run outside the sandbox: their judges."""
-    return "^lab(" + "|".join(lab.number for lab in labs) + r")\.yours\."
+COMMAND_NOT_RUN = 127  # as a shell says of a program it could not start
 
 
 def fresh_report_folder(folder: Path) -> list[str]:
@@ -46,36 +43,6 @@ def fresh_report_folder(folder: Path) -> list[str]:
         else:
             left.append(entry.name)
     return left
-
-
-def run_judges(build: Path, pattern: str, junit: Path, judges: int) -> tuple[int, str]:
-    """Runs the judges matching `pattern` in the submission's test folder `build`, never their recordings
-    (already run, in the sandbox): ctest's status and console. Their JUnit file is `junit`."""
-    command = [
-        "ctest",
-        "--test-dir",
-        str(build),
-        "-R",
-        pattern,
-        "-E",
-        r"\.record$",
-        "--fixture-exclude-setup",
-        ".*",
-        "--output-junit",
-        str(junit),
-        "--no-tests=error",
-        "--parallel",
-        str(max(1, judges)),
-        "--test-output-size-passed",
-        "262144",
-        "--test-output-size-failed",
-        "262144",
-    ]
-    try:
-        done = subprocess.run(command, capture_output=True, text=True, timeout=JUDGE_TIMEOUT_S * 4, check=False)
-    except subprocess.TimeoutExpired as stopped:
-        return 124, f"the judges did not finish within {stopped.timeout} s"
-    return done.returncode, done.stdout + done.stderr
 
 
 def judge_count() -> int:
@@ -99,22 +66,37 @@ def judge_binary(build: Path, number: str) -> Path:
     return build / "judges" / f"lab{number}_judge"
 
 
-def judge_record(
-    build: Path, number: str, record: Path, answers: Path, folder: Path, tests: list[str]
-) -> dict[str, tuple[GtestReport | None, int, str]]:
-    """Runs each of lab NN's judges `tests` (Suite.Name) on `record`, here, with no GPU and no student
-    code, one process each: test -> (GoogleTest's own report, or None when it wrote none; the exit
-    status; the console). `answers` holds the answer files; `folder` gets the reports."""
-    judged = {}
+@dataclass
+class Judged:
+    """One judge process as it ended: its exit status and GoogleTest's own report of its test."""
+
+    test: str  # Suite.Name
+    status: int  # the exit status; TIMED_OUT when it was stopped, minus the signal's number when one ended it
+    report: GtestReport | None  # None when it wrote none that shows exactly this test run to its end
+    output: str  # what it printed, for the log (never read for a verdict; also kept in its .log file)
+
+
+def run_judges(build: Path, number: str, record: Path, answers: Path, folder: Path, tests: list[str]) -> list[Judged]:
+    """Runs each of lab NN's judges `tests` (Suite.Name) on `record`, here, with no GPU and no student code,
+    one process each, as ctest's test labNN.VARIANT.Suite.Name runs it (cmake/StreamLab.cmake,
+    streamlab_add_judge_test): how each ended, in the order of `tests`. `answers` holds the answer files;
+    `folder` gets each judge's report (labNN.Suite.Name.xml) and what it printed (labNN.Suite.Name.log)."""
+    folder.mkdir(parents=True, exist_ok=True)
     env = {**os.environ, "STREAMLAB_RECORD": str(record), "STREAMLAB_ANSWER_DIR": str(answers)}
-    for test in tests:
-        xml = folder / f"{test}.xml"
+
+    def judge(test: str) -> Judged:
+        xml, log = folder / f"lab{number}.{test}.xml", folder / f"lab{number}.{test}.log"
         xml.unlink(missing_ok=True)
         command = [str(judge_binary(build, number)), f"--gtest_filter={test}", f"--gtest_output=xml:{xml}"]
         try:
             done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=JUDGE_TIMEOUT_S)
-            status, console = done.returncode, done.stdout + done.stderr
+            status, output = done.returncode, done.stdout + done.stderr
         except subprocess.TimeoutExpired:
-            status, console = 124, f"the judge did not finish within {JUDGE_TIMEOUT_S} s"
-        judged[test] = (read_gtest_report(xml, test), status, console)
-    return judged
+            status, output = sandbox.TIMED_OUT, f"the judge did not finish within {JUDGE_TIMEOUT_S} s"
+        except OSError as problem:  # no judge program: nothing was judged
+            status, output = COMMAND_NOT_RUN, f"the judge could not start: {problem}"
+        log.write_text(output)
+        return Judged(test, status, read_gtest_report(xml, test), output)
+
+    with ThreadPoolExecutor(judge_count()) as pool:
+        return list(pool.map(judge, tests))

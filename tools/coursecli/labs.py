@@ -4,18 +4,15 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
-from collections.abc import Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import replace
 from pathlib import Path
 
 from . import environment, lab_checks, lab_declaration, records, reference_pictures, sanitize
 from .build import build
 from .gpu import NO_GPU_EXIT, gpu_presence
 from .python_module import TARGET, module_python
-from .results import GtestReport, TestOutcome, judge_reports, points_of, read_gtest_reports, read_junit, read_labels
-from .scoring import NEEDS_GPUS
+from .results import points_of, read_labels
+from .scoring import NEEDS_GPUS, NOT_GRADED, PASSED, LabGrade, TestGrade, grade_record, graded_tests
 from .shell import COURSE_ERROR, FAILING, ROOT, CommandFailed, CourseError, Log, run, run_logged, say
 from .student_files import save_check_without_gpu, save_last_check, save_vetted
 
@@ -23,19 +20,6 @@ SANITIZE_TIMEOUT_S = 900  # per tool: a lab program runs several times slower un
 # The graded tests that read the student's answer file (answer_files in lab.json), by the end of their names:
 # a record does not hold the answers its run was made with, so these read the student's file as it is now.
 ANSWER_TESTS = ("YourPredictionMatchesTheTimeline", "SuitsAHostWithOtherWork")
-
-
-@dataclass
-class NotScored(TestOutcome):
-    """A graded test left out of the points, saying why: an answer test on a run made with others' answers."""
-
-    reason: str = ""
-
-    def not_graded(self) -> bool:
-        return True
-
-    def skip_reason(self) -> str:
-        return self.reason
 
 
 def lab_folders() -> dict[str, Path]:
@@ -188,59 +172,44 @@ def _run_python_lab(number: str, preset: str, variant: str) -> int:
     )
 
 
-def _format_outcome(outcome: TestOutcome, report: GtestReport | None) -> tuple[str, str, str]:
-    """Points column, status column, detail lines for one graded test; what it measured, noted and hinted
-    comes from GoogleTest's `report` of it."""
-    points = outcome.points
-    if outcome.status == "passed":
-        earned = f"{points}/{points}"
-        status = "pass"
-    elif outcome.not_graded():
-        earned = f"-/{points}"
-        status = "not graded"
-    else:
-        earned = f"0/{points}"
-        status = "FAIL"
-    details = report.details() if report is not None else []
-    if outcome.not_graded():
-        details.append(outcome.skip_reason())
-    elif outcome.status == "skipped":
-        details.append(
-            f"skipped: {outcome.skip_reason()}; the grader scores a skip for any reason but the course's own as 0"
-        )
-    elif outcome.status == "failed":
-        details.append(outcome.failure_reason())
-        details += [f"hint: {hint}" for hint in (report.hints if report is not None else [])]
-    return earned, status, "\n".join(details)
+def _format_test(test: TestGrade) -> tuple[str, str, str]:
+    """Points column, status column, detail lines for one graded test: what its judge measured and noted,
+    and for a failure or a skip its own words (and its hints)."""
+    points = test.points
+    if test.status == PASSED:
+        return f"{points}/{points}", "pass", "\n".join(test.measures)
+    if test.status == NOT_GRADED:
+        return f"-/{points}", "not graded", "\n".join([*test.measures, test.shown])
+    return f"0/{points}", "FAIL", "\n".join([*test.measures, test.shown, *(f"hint: {hint}" for hint in test.hints)])
 
 
-def _run_graded_tests(preset: str, folder: Path, pattern: str, name: str, judge_only: bool = False) -> Path | None:
-    """Runs the ctest tests matching `pattern`; their JUnit file, or None (said why) when ctest wrote none.
-    With `judge_only`, no recording runs first: the judges read the record already in place."""
-    junit = folder / "results" / f"{name}.xml"
-    junit.parent.mkdir(parents=True, exist_ok=True)
-    junit.unlink(missing_ok=True)
-    for report in judge_reports(folder).glob("*.xml"):  # an earlier run's reports are not this run's
-        if re.match(pattern, report.stem):
-            report.unlink()
-    # Room for every measured value the tests print (ctest keeps 1 KiB of a passed test's output).
-    size = ["--test-output-size-passed", "65536", "--test-output-size-failed", "65536"]
-    # The recording tests (labNN.*.record) match `pattern` too: left out by name, and never added as fixtures.
-    no_recording = ["-E", r"\.record$", "--fixture-exclude-setup", ".*"] if judge_only else []
-    command = ["ctest", "--preset", preset, "-R", pattern, "--output-junit", junit, *size, *no_recording]
-    ran = run(command, check=False, capture=True)
-    # ctest's own lines, one per test; what each test printed (GoogleTest's report included) goes to a log:
-    # the table below says each failure's reason in the test's words.
-    log = junit.with_suffix(".log")
+def _record(preset: str, folder: Path, number: str, track: str) -> Path:
+    """Course check's record step: lab NN's recording of `track` ("yours", "python-solution", ...), its ctest
+    test labNN.TRACK.record, run here on the GPU; where the record is, whatever became of it (the judges
+    say so when it is missing or refused). ctest's lines are shown; what the harness printed goes to a log."""
+    log = folder / "results" / f"lab{number}-{track}.record.log"
+    log.parent.mkdir(parents=True, exist_ok=True)
+    ran = run(["ctest", "--preset", preset, "-R", f"^lab{number}\\.{track}\\.record$"], check=False, capture=True)
     log.write_text(ran.stdout + ran.stderr)
-    for line in ran.stdout.splitlines():
+    for line in ran.stdout.splitlines():  # shown, never read for a verdict
         if re.match(r"\s*\d+/\d+ Test\s+#|\d+% tests passed|Total Test time", line):
             print(line)
-    print(f"(every test's full output: {log})")
-    if not junit.exists():
-        say(f"ctest wrote no results (its messages are in {log})")
-        return None
-    return junit
+    print(f"(the recording's full output: {log})")
+    return records.record_path(folder, number, track)
+
+
+def _grade(number: str, variant: str, python: bool, folder: Path, record: Path, labels: dict) -> LabGrade:
+    """Lab NN's `record` graded by the build `folder`'s judges (scoring.grade_record, as the batch grades a
+    submission), against the answer files of `variant` ("yours" or "solution") of the C++ lab or, with
+    `python`, of its Python track."""
+    lab = lab_folder(number)
+    track = f"python-{variant}" if python else variant
+    answers = python_student_folder(number, variant) if python else student_root(variant) / lab.name
+    reports = folder / "results" / f"lab{number}-{track}"
+    tests = graded_tests(labels, number, track)
+    graded = grade_record(folder, number, lab.name, record, answers, reports, tests)
+    print(f"(every judge's full output: {reports}/*.log)")
+    return graded
 
 
 def _graded_targets(number: str, variant: str) -> list[str]:
@@ -281,79 +250,53 @@ def judge_record(number: str, preset: str, solution: bool, record: Path, python:
         return COURSE_ERROR
     described = records.whose_words(record, ROOT)
     print(f"Lab {number} ({variant}): judging {described}")
-    with _judged_in_place_of(records.record_path(folder, number, variant), record):
-        junit = _run_graded_tests(preset, folder, f"^lab{number}\\.{variant}\\.", f"lab{number}-{variant}", True)
-    if junit is None:
-        return COURSE_ERROR
-    outcomes, reports = _graded_outcomes(junit, folder, read_labels(folder))
+    labels = read_labels(folder)
+    graded = _grade(number, variant.removeprefix("python-"), python, folder, record, labels)
     if whose is not None and not solution:
-        outcomes = _answers_not_scored(outcomes, whose, declared.answer_files)
-    earned, possible = _print_points(
-        number, variant.removeprefix("python-"), outcomes, reports, read_labels(folder), python
-    )
+        graded.tests = _answers_not_scored(graded.tests, whose, declared.answer_files)
+    earned, possible = _print_points(number, variant.removeprefix("python-"), graded, labels, python)
     if whose is None and declared.answer_files:
         print(
             f"  ({', '.join(declared.answer_files)} scored as it is now: a record does not hold the answers "
             "its run was made with)"
         )
-    if _wanted_more_gpus(number, outcomes, "the machine that made this record"):
+    if _wanted_more_gpus(number, graded.tests, "the machine that made this record"):
         return NO_GPU_EXIT
-    _draw_recorded_timeline(record, folder, number, variant, outcomes, described)
-    return 0 if outcomes and earned == possible else FAILING
+    _draw_recorded_timeline(record, folder, number, variant, graded.tests, described)
+    return 0 if graded.tests and earned == possible else FAILING
 
 
-@contextmanager
-def _judged_in_place_of(judged: Path, record: Path) -> Iterator[None]:
-    """Puts `record` where the judges read it (`judged`, the build's record of the lab) for the time of the
-    judging, then puts back the build's own record: judging a sample never replaces your last run."""
-    if judged.resolve() == record.resolve():
-        yield
-        return
-    judged.parent.mkdir(parents=True, exist_ok=True)
-    kept = judged.with_name(judged.name + ".own")
-    if judged.exists():
-        judged.replace(kept)
-    try:
-        shutil.copyfile(record, judged)
-        yield
-    finally:
-        judged.unlink(missing_ok=True)
-        if kept.exists():
-            kept.replace(judged)
-
-
-def _answers_not_scored(outcomes: list[TestOutcome], whose: str, answer_files: list[str]) -> list[TestOutcome]:
-    """`outcomes` with every answer test left out of the points: the committed run of `whose` was made with
+def _answers_not_scored(tests: list[TestGrade], whose: str, answer_files: list[str]) -> list[TestGrade]:
+    """`tests` with every answer test left out of the points: the committed run of `whose` was made with
     its own answers, which a record does not hold; what the test found of yours against that run stays shown."""
     maker = "the starter's" if whose.endswith("starter") else "the sample's"
     yours = " and ".join(answer_files) or "answers"
-    kept: list[TestOutcome] = []
-    for outcome in outcomes:
-        if not outcome.name.endswith(ANSWER_TESTS):
-            kept.append(outcome)
+    kept: list[TestGrade] = []
+    for test in tests:
+        if not test.name.endswith(ANSWER_TESTS):
+            kept.append(test)
             continue
-        found = "agrees with" if outcome.status == "passed" else "does not agree with"
+        found = "agrees with" if test.status == PASSED else "does not agree with"
         reason = (
             f"not scored: this run was made with {maker} answers, which a record does not hold; "
-            f"your {yours} {found} its timeline"
-            + ("" if outcome.status == "passed" else f" ({outcome.failure_reason()})")
+            f"your {yours} {found} its timeline" + ("" if test.status == PASSED else f" ({test.shown})")
         )
-        kept.append(NotScored(outcome.name, "skipped", outcome.labels, outcome.output, reason))
+        kept.append(replace(test, status=NOT_GRADED, reason=reason, shown=reason, hints=[]))
     return kept
 
 
-def _wanted_more_gpus(number: str, outcomes: list, machine: str) -> bool:
+def _wanted_more_gpus(number: str, tests: list[TestGrade], machine: str) -> bool:
     """Whether every graded test was not graded for want of GPUs (a lab that needs two, on `machine` with
     one: its recording says so); if so, says it and that this is no failing grade."""
-    if not (outcomes and all(o.status == "skipped" and o.skip_reason().startswith(NEEDS_GPUS) for o in outcomes)):
+    if not (tests and all(t.status == NOT_GRADED and t.shown.startswith(NEEDS_GPUS) for t in tests)):
         return False
-    say(f"{outcomes[0].skip_reason()}: lab {number} cannot be graded on {machine}")
+    say(f"{tests[0].shown}: lab {number} cannot be graded on {machine}")
     say(f"exit status {NO_GPU_EXIT}: not run for want of GPUs (not a failing grade)")
     return True
 
 
 def _draw_recorded_timeline(
-    record: Path, folder: Path, number: str, variant: str, outcomes: list, described: str | None = None
+    record: Path, folder: Path, number: str, variant: str, tests: list[TestGrade], described: str | None = None
 ) -> None:
     """Draws the timeline the judges judged, from the record: the lab's pipeline as it ran for grading. A
     record `described` (judged with --record) gets a picture named after its file, never your run's name.
@@ -364,7 +307,7 @@ def _draw_recorded_timeline(
     drawn = lab_declaration.read_lab(lab_folder(number)).drawn_scenario
     for earlier in (trace, image):  # never a picture of an earlier run under this one's name
         earlier.unlink(missing_ok=True)
-    if records.judges_refused(outcome.output for outcome in outcomes):
+    if records.judges_refused(test.reason for test in tests):
         print("No timeline picture: the judges refused the record (the reason is above).")
     elif not records.write_scenario_trace(record, trace, drawn):
         print("No timeline picture: the record holds no recorded scenario to draw.")
@@ -403,23 +346,22 @@ def check_lab(number: str, preset: str, solution: bool, sanitize_it: bool = Fals
         if variant == "yours":
             save_check_without_gpu(folder, number, False, sum(not v.passed for v in verdicts))  # for `course list`
         return _not_graded_here(number, read_labels(folder), f"lab{number}.{variant}.", verdicts)
-    junit = _run_graded_tests(preset, folder, f"^lab{number}\\.{variant}\\.", f"lab{number}-{variant}")
-    if junit is None:
-        return COURSE_ERROR
-    outcomes, reports = _graded_outcomes(junit, folder, read_labels(folder))
-    earned, possible = _print_points(number, variant, outcomes, reports, read_labels(folder))
+    record = _record(preset, folder, number, variant)
+    labels = read_labels(folder)
+    graded = _grade(number, variant, False, folder, record, labels)
+    earned, possible = _print_points(number, variant, graded, labels)
     if variant == "yours":
-        save_last_check(folder, number, False, outcomes)  # for `course list`
-    if _wanted_more_gpus(number, outcomes, "this machine"):
+        save_last_check(folder, number, False, graded.tests)  # for `course list`
+    if _wanted_more_gpus(number, graded.tests, "this machine"):
         return NO_GPU_EXIT
     # The timeline of the student's own run, to look at: the run the judges judged.
-    _draw_recorded_timeline(records.record_path(folder, number, variant), folder, number, variant, outcomes)
+    _draw_recorded_timeline(record, folder, number, variant, graded.tests)
     executable = next(folder.rglob(f"lab{number}_{variant}_run"), None)
     sanitized_clean = True
     if sanitize_it and executable is not None:
         sanitized = sanitize_lab(number, variant, folder, executable)
         sanitized_clean = sanitized.clean or bool(sanitized.problem)  # a missing tool changes nothing
-    return 0 if outcomes and earned == possible and sanitized_clean else FAILING
+    return 0 if graded.tests and earned == possible and sanitized_clean else FAILING
 
 
 def _keep_vetted(folder: Path, lab: Path, sources: Path) -> None:
@@ -480,38 +422,23 @@ def _point_at_committed_records(number: str) -> None:
     )
 
 
-def _graded_outcomes(junit: Path, folder: Path, labels: dict) -> tuple[list[TestOutcome], dict]:
-    """The graded tests (worth points) of a ctest run in the build `folder`, from its JUnit file, and
-    GoogleTest's report of each (ctest name -> GtestReport, or None where the test wrote none)."""
-    outcomes = [o for o in read_junit(junit, labels) if o.points > 0]
-    return outcomes, read_gtest_reports(judge_reports(folder), [o.name for o in outcomes])
-
-
-def _print_points(
-    number: str, variant: str, outcomes: list[TestOutcome], reports: dict, labels: dict, python: bool = False
-) -> tuple[int, int]:
-    """The table of graded tests `course check` prints, with what GoogleTest's `reports` of them say they
-    measured; returns (points earned, points possible).
-    The lab's share is of its track's points: the C++ labs' or, with `python`, the Python labs'."""
+def _print_points(number: str, variant: str, graded: LabGrade, labels: dict, python: bool = False) -> tuple[int, int]:
+    """The table of graded tests `course check` prints, with what their judges measured; returns (points
+    earned, points possible). The lab's share is of its track's points: the C++ labs' or, with `python`,
+    the Python labs'."""
     print()
     print(f"Lab {number} ({variant}{', Python' if python else ''}): graded tests")
-    name_width = max([len(o.name.split(".", 2)[-1]) for o in outcomes] + [4])
+    name_width = max([len(test.name) for test in graded.tests] + [4])
     print(f"  {'test':<{name_width}}  {'points':>7}  result")
-    earned = possible = graded_possible = 0
-    for outcome in outcomes:
-        points_text, status, details = _format_outcome(outcome, reports.get(outcome.name))
-        short_name = outcome.name.split(".", 2)[-1]
-        print(f"  {short_name:<{name_width}}  {points_text:>7}  {status}")
+    for test in graded.tests:
+        points_text, status, details = _format_test(test)
+        print(f"  {test.name:<{name_width}}  {points_text:>7}  {status}")
         for line in details.splitlines():
             print(f"  {'':<{name_width}}  {'':>7}    {line}")
-        possible += outcome.points
-        if not outcome.not_graded():
-            graded_possible += outcome.points
-        if outcome.status == "passed":
-            earned += outcome.points
+    possible = sum(test.points for test in graded.tests)
     print(
-        f"  {'total':<{name_width}}  {earned:>3}/{possible:<3}"
-        + ("" if graded_possible == possible else f"  ({possible - graded_possible} points not graded)")
+        f"  {'total':<{name_width}}  {graded.earned:>3}/{possible:<3}"
+        + ("" if not graded.not_graded else f"  ({graded.not_graded} points not graded)")
     )
     track = ".python-yours." if python else ".yours."
     course_points = sum(points_of(lab_labels) for name, lab_labels in labels.items() if track in name)
@@ -519,7 +446,7 @@ def _print_points(
     whose = "the Python track's" if python else "the course's"
     labs_word = "lab" if lab_count == 1 else "labs"
     print(f"  (lab {number} is worth {possible} of {whose} {course_points} points, over {lab_count} {labs_word})")
-    return earned, possible
+    return graded.earned, possible
 
 
 def build_python_side(preset: str) -> Path:
@@ -528,7 +455,7 @@ def build_python_side(preset: str) -> Path:
 
 
 def _check_python_lab(number: str, preset: str, variant: str) -> int:
-    """`course check NN --python`: the lab's Python version, graded alike (by ctest: recorded, then judged)."""
+    """`course check NN --python`: the lab's Python version, graded alike (recorded, then judged)."""
     if not (lab_folder(number) / "python").is_dir():
         say(f"lab {number} has no Python version yet (labs/{lab_folder(number).name}/python)")
         return COURSE_ERROR
@@ -553,16 +480,14 @@ def _check_python_lab(number: str, preset: str, variant: str) -> int:
         if variant == "yours":
             save_check_without_gpu(folder, number, True, sum(not v.passed for v in verdicts))  # for `course list`
         return _not_graded_here(number, labels, prefix, verdicts)
-    junit = _run_graded_tests(preset, folder, f"^lab{number}\\.python-{variant}\\.", f"lab{number}-python-{variant}")
-    if junit is None:
-        return COURSE_ERROR
-    outcomes, reports = _graded_outcomes(junit, folder, labels)
-    earned, possible = _print_points(number, variant, outcomes, reports, labels, python=True)
+    track = f"python-{variant}"
+    record = _record(preset, folder, number, track)
+    graded = _grade(number, variant, True, folder, record, labels)
+    earned, possible = _print_points(number, variant, graded, labels, python=True)
     if variant == "yours":
-        save_last_check(folder, number, True, outcomes)  # for `course list`
-    track = f"python-{variant}"  # the run the judges judged
-    _draw_recorded_timeline(records.record_path(folder, number, track), folder, number, track, outcomes)
-    return 0 if outcomes and earned == possible else FAILING
+        save_last_check(folder, number, True, graded.tests)  # for `course list`
+    _draw_recorded_timeline(record, folder, number, track, graded.tests)  # the run the judges judged
+    return 0 if graded.tests and earned == possible else FAILING
 
 
 def lab_numbers() -> list[str]:

@@ -1,5 +1,6 @@
-"""Reading what ctest ran: outcomes (JUnit XML), labels and points, what the tests printed, and GoogleTest's
-own report of each judge (its XML): the verdict's proof and what the judge measured, its hints and its notes."""
+"""Reading what the tests say: GoogleTest's own report of each judge (its XML: the verdict's proof, the
+failure in the test's own words, what the judge measured, its hints and its notes), the tests' labels and
+points; and, for `course test`'s summary, ctest's outcomes (JUnit XML) and what the tests printed."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .grader_words import GRADER_SKIPS, KEY_HINT, KEY_MEASURE, KEY_NOTE, LINE_HINT, LINE_MEASURE, LINE_NOTE, SKIP_NO_GPU
+from .grader_words import GRADER_SKIPS, KEY_HINT, KEY_MEASURE, KEY_NOTE, SKIP_NO_GPU
 
 
 @dataclass
@@ -64,6 +65,14 @@ def shortened(text: str) -> str:
     return (cut[: end + 1] if end > LONGEST_REASON // 2 else cut[: cut.rfind(" ")]) + " ..."
 
 
+def failure_words(message: str) -> str:
+    """A failed test's reason in its own words, from its first failure's message in GoogleTest's report:
+    GoogleTest's account of the assertion (the expression and its values) left out where the test says more."""
+    lines = message.splitlines()
+    words = own_words(lines) or [text.strip() for text in lines if text.strip()]
+    return shortened(" ".join(words))
+
+
 def points_of(labels: list[str]) -> int:
     """A test's points, from its `pts:N` label (0 when it has none)."""
     for label in labels:
@@ -74,25 +83,12 @@ def points_of(labels: list[str]) -> int:
 
 @dataclass
 class TestOutcome:
-    """One ctest test as it ran."""
+    """One ctest test as it ran (`course test`; a lab's grade is scoring.py's, from the judges' reports)."""
 
     name: str
     status: str  # "passed", "failed", "skipped"
     labels: list[str] = field(default_factory=list)
     output: str = ""
-
-    @property
-    def points(self) -> int:
-        return points_of(self.labels)
-
-    @property
-    def is_gpu(self) -> bool:
-        return "gpu" in self.labels
-
-    def not_graded(self) -> bool:
-        """Skipped for one of the course's own reasons (no GPU, too few GPUs, ...): the grader leaves it out
-        of the points. Any other skip scores 0 there (scoring.grade_test), whatever printed it."""
-        return self.status == "skipped" and self.skip_reason().startswith(GRADER_SKIPS)
 
     def skip_reason(self) -> str:
         """GoogleTest prints 'file:line: Skipped' and the reason on the next line(s)."""
@@ -108,27 +104,6 @@ class TestOutcome:
             if f": {SKIP_NO_GPU}" in line:  # a lab program's own word (python/lab_program.py), ctest's skip pattern
                 return SKIP_NO_GPU + line.split(f": {SKIP_NO_GPU}", 1)[1].strip()
         return "skipped"
-
-    def failure_reason(self) -> str:
-        """The first failure message GoogleTest printed, in the test's own words: GoogleTest's report of the
-        assertion (the expression and its values) left out where the test says more."""
-        lines = self.output.splitlines()
-        for i, line in enumerate(lines):
-            if re.search(r":\d+: Failure$", line):
-                following = []
-                for text in lines[i + 1 :]:
-                    # GoogleTest's next line, another failure, or the printed copy of a measure, hint or note
-                    # (read from GoogleTest's report, never from here) ends the message.
-                    if text.startswith(("[", LINE_MEASURE, LINE_HINT, LINE_NOTE)) or re.search(r":\d+: Failure$", text):
-                        break
-                    following.append(text)
-                words = own_words(following) or [text.strip() for text in following if text.strip()]
-                return shortened(" ".join(words))
-            if "Exit code" in line or "exception" in line.lower():
-                return line.strip()[:300]
-        if "Timeout" in self.output or not self.output:
-            return "no result: the test crashed or ran out of time"
-        return lines[-1].strip()[:300] if lines else "failed"
 
 
 def read_labels(build_dir: Path) -> dict[str, list[str]]:
@@ -182,18 +157,6 @@ class GtestReport:
     def details(self) -> list[str]:
         """The measured values next to their thresholds, then the notes: shown whatever the verdict."""
         return [m.describe() for m in self.measures] + self.notes
-
-
-def judge_reports(build: Path) -> Path:
-    """Where the judges of the build `build` write GoogleTest's reports when the grader chose no other folder
-    (cmake/StreamLab.cmake, streamlab_add_judge_test): one <ctest name>.xml each."""
-    return build / "judge-reports"
-
-
-def read_gtest_reports(folder: Path, names: list[str]) -> dict[str, GtestReport | None]:
-    """GoogleTest's report of each ctest test of `names` (labNN.variant.Suite.Name), read from
-    `folder`/<ctest name>.xml: by ctest name."""
-    return {name: read_gtest_report(folder / f"{name}.xml", name.split(".", 2)[-1]) for name in names}
 
 
 def read_gtest_report(path: Path, name: str) -> GtestReport | None:

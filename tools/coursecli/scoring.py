@@ -1,25 +1,26 @@
-"""Points from ctest's verdicts: one graded test, one lab, one student.
+"""Points from the judges: one graded test, one lab, one student.
 
-Everything here is decided from what the grader's own ctest process recorded:
-its JUnit file (pass, fail, skip, and the test's output), its console lines
-(which say whether a failure was a crash or a timeout), the tests' labels
-(`pts:N`, set from lab.json) and GoogleTest's own XML report of each test,
-written where the grader chose, which also carries what the test measured,
-its hints and its notes (streamlab/testing.hpp). What the student's code
-prints is shown, never believed: a pass needs exit status 0 and that report
-saying that exactly this test ran and passed, so code that ends the process
-early, or prints GoogleTest's lines itself, does not pass. A skip is "not
-graded" only for a reason the course's own checks give (GRADER_SKIPS) or,
-without a GPU, for any GPU test; any other skip scores 0.
+`grade_record` grades a lab from its record: each graded test judged by its own judge process
+(judging.py), then scored here. A verdict is decided from what the grader itself saw of each judge: its
+exit status (which says whether it crashed or was stopped), the test's points and whether it needs a GPU
+(its ctest labels `pts:N` and `gpu`, set from lab.json), and GoogleTest's own XML report of the test,
+written where the grader chose, which also carries what the test measured, its hints and its notes
+(streamlab/testing.hpp). What any process prints is shown, never believed: a pass needs exit status 0 and
+that report saying that exactly this test ran and passed. A skip is "not graded" only for a reason the
+course's own checks give (GRADER_SKIPS) or, without a GPU, for any GPU test; any other skip scores 0.
+The one result, LabGrade, is what `course check` prints and what the batch's reports, gradebook,
+Gradescope and GitHub Classroom read.
 """
 
 from __future__ import annotations
 
 import re
+import signal
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 
-from . import grader_words
-from .results import GtestReport, TestOutcome, points_of
+from . import grader_words, judging, sandbox
+from .results import failure_words, points_of
 
 PASSED, FAILED, NOT_GRADED = "passed", "failed", "not graded"
 NO_GPU = "not graded (no GPU)"
@@ -29,19 +30,6 @@ NO_GPU = "not graded (no GPU)"
 # lab needs (its record says `not graded: needs two GPUs (this machine has 1)`).
 NEEDS_GPUS = grader_words.SKIP_NEEDS_GPUS
 GRADER_SKIPS = grader_words.GRADER_SKIPS
-
-# "3/7 Test #3: lab01.yours.Demo.Segv ....***Exception: SegFault  0.01 sec"
-_CONSOLE_LINE = re.compile(r"Test\s+#\d+: (\S+) \.*\s*(?:\*\*\*)?(.+?)\s+[\d.]+ sec\s*$")
-
-
-def ctest_verdicts(console: str) -> dict[str, str]:
-    """Test name -> ctest's verdict ("Passed", "Failed", "Timeout", "Exception: SegFault", ...)."""
-    verdicts = {}
-    for line in console.splitlines():
-        match = _CONSOLE_LINE.search(line)
-        if match:
-            verdicts[match.group(1)] = match.group(2).strip()
-    return verdicts
 
 
 @dataclass
@@ -56,6 +44,9 @@ class TestGrade:
     reason: str = ""  # why it failed or was not graded
     measures: list[str] = field(default_factory=list)  # "name: value (needs op threshold)", for information
     hints: list[str] = field(default_factory=list)
+    # The line `course check` shows for a failure or a skip: the judge's own words, without the kind of failure
+    # `reason` names for the reports. Not kept in grade.json (SubmissionGrade.to_json).
+    shown: str = field(default="", compare=False)
 
     @property
     def earned(self) -> int:
@@ -122,7 +113,11 @@ class SubmissionGrade:
         return sum(lab.not_graded for lab in self.labs)
 
     def to_json(self) -> dict:
-        return asdict(self)
+        data = asdict(self)
+        for lab in data["labs"]:
+            for test in lab["tests"]:
+                del test["shown"]
+        return data
 
     @classmethod
     def from_json(cls, data: dict) -> SubmissionGrade:
@@ -130,92 +125,108 @@ class SubmissionGrade:
         return cls(**{**data, "labs": labs})
 
 
-def grade_test(
-    outcome: TestOutcome, verdict: str, timeout_s: int, gpu_present: bool, report: GtestReport | None
-) -> TestGrade:
-    """Turns one ctest outcome, ctest's console verdict and GoogleTest's report of the test into points; the
+@dataclass(frozen=True)
+class GradedTest:
+    """A test of a lab worth points, as lab.json declares it (read back from its ctest labels)."""
+
+    name: str  # Suite.Name
+    points: int
+    gpu: bool  # labelled `gpu`: without a GPU, its skip is not graded, whatever the reason
+
+
+def graded_tests(labels: dict[str, list[str]], number: str, variant: str) -> list[GradedTest]:
+    """Lab NN's tests worth points of `variant` ("yours", "solution", "python-yours", ...): its judges, in
+    the course's order, from the ctest tests labNN.VARIANT.Suite.Name and their labels."""
+    prefix = f"lab{number}.{variant}."
+    return [
+        GradedTest(name[len(prefix) :], points_of(test_labels), "gpu" in test_labels)
+        for name, test_labels in labels.items()
+        if name.startswith(prefix) and points_of(test_labels) > 0
+    ]
+
+
+def grade_record(
+    build: Path,
+    number: str,
+    folder: str,
+    record: Path,
+    answers: Path,
+    reports: Path,
+    tests: list[GradedTest],
+    gpu_present: bool = True,
+) -> LabGrade:
+    """Lab NN (`folder`, "05-three-chunks") graded from `record`: each of `tests` judged by its own process
+    of the build's judges (judging.run_judges; `answers` holds the answer files, `reports` gets the judges'
+    reports and output), then scored. `gpu_present`: whether the record was made where a GPU was."""
+    judged = judging.run_judges(build, number, record, answers, reports, [test.name for test in tests])
+    return LabGrade(number, folder, [score(test, run, gpu_present) for test, run in zip(tests, judged)])
+
+
+def score(test: GradedTest, judged: judging.Judged, gpu_present: bool) -> TestGrade:
+    """One judge's verdict, from how its process ended and GoogleTest's report of its test, in points; the
     report's measured values, notes and hints are shown with them."""
-    name = outcome.name.split(".", 2)[-1]
-    grade = TestGrade(name, outcome.points, FAILED, measures=report.details() if report is not None else [])
-    if outcome.status == "skipped":
-        if report is None or report.result != "skipped":
-            grade.reason = (
-                "the test printed a skip, but the test framework's own report (GoogleTest's) "
-                "shows none (output forged?)"
-            )
-        elif not gpu_present and outcome.is_gpu:
+    report = judged.report
+    grade = TestGrade(test.name, test.points, FAILED, measures=report.details() if report is not None else [])
+    if judged.status == 0 and report is not None and report.result == "skipped":
+        if not gpu_present and test.gpu:
             grade.status, grade.reason = NOT_GRADED, NO_GPU
+            grade.shown = report.message
         elif report.message.startswith(GRADER_SKIPS):
             reason = report.message if report.message.startswith(NEEDS_GPUS) else f"not graded: {report.message}"
-            grade.status, grade.reason = NOT_GRADED, reason
+            grade.status, grade.reason, grade.shown = NOT_GRADED, reason, report.message
         else:
             grade.reason = f"skipped for a reason the course's checks did not give: {report.message}"[:300]
+            grade.shown = (
+                f"skipped: {report.message}; the grader scores a skip for any reason but the course's own as 0"
+            )
         return grade
-    if outcome.status == "passed":
+    if judged.status == 0:
         if report is not None and report.result == "passed":
             grade.status = PASSED
         else:
-            grade.reason = (
+            grade.reason = grade.shown = (
                 "no report from the test framework (GoogleTest) that this test "
                 "passed: the process ended before the test did (does the code end the process, or print "
                 "the framework's lines itself?)"
             )
         return grade
-    grade.reason = failure_reason(outcome, verdict, timeout_s)
+    grade.reason, grade.shown = failure_reason(judged)
     grade.hints = report.hints if report is not None else []
     return grade
 
 
-def failure_reason(outcome: TestOutcome, verdict: str, timeout_s: int) -> str:
-    """Why a test failed, in words: timeout, crash, CUDA error or wrong result."""
-    if verdict == "Timeout":
-        return f"timed out after {timeout_s} s and was stopped (a kernel or a host loop that never ends?)"
-    if verdict.startswith("Exception:"):
-        kind = verdict.split(":", 1)[1].strip()
-        what = {
-            "SegFault": "segmentation fault (an invalid host pointer?)",
-            "Child aborted": "aborted (an uncaught error or assert)",
-            "Illegal": "illegal instruction",
-            "Bus error": "bus error",
-            "Numerical": "arithmetic exception",
-        }.get(kind, kind)
-        return f"crashed: {what}"
-    exception = re.search(r'C\+\+ exception with description "(.*)" thrown', outcome.output)
+SIGNALS = {
+    signal.SIGSEGV: "segmentation fault (an invalid host pointer?)",
+    signal.SIGABRT: "aborted (an uncaught error or assert)",
+    signal.SIGILL: "illegal instruction",
+    signal.SIGBUS: "bus error",
+    signal.SIGFPE: "arithmetic exception",
+}
+
+
+def failure_reason(judged: judging.Judged) -> tuple[str, str]:
+    """Why a judge failed its test, in words: (for the reports, naming the kind: a timeout, a crash, an
+    exception or a wrong result; for `course check`, the judge's own words where it had any)."""
+    if judged.status == sandbox.TIMED_OUT:
+        reason = f"timed out after {judging.JUDGE_TIMEOUT_S} s and was stopped"
+        return reason, reason
+    if judged.status < 0:
+        number = -judged.status
+        reason = f"crashed: {SIGNALS.get(number, f'signal {number}')}"
+        return reason, reason
+    if judged.report is None or judged.report.result != "failed":
+        reason = f"no result: the judge ended with status {judged.status} and no report of its test"
+        return reason, reason
+    words = failure_words(judged.report.message)
+    exception = re.search(r'C\+\+ exception with description "(.*)" thrown', judged.report.message)
     if exception:
         message = exception.group(1)
         kind = "CUDA error" if re.search(r"\bcuda\w*Error|cudaError\w+", message) else "exception"
-        return f"{kind}: {message}"[:300]
-    if verdict not in ("", "Failed") and not re.search(r":\d+: Failure$", outcome.output, re.M):
-        return f"ctest: {verdict}"
-    return f"wrong result: {outcome.failure_reason()}"
+        return f"{kind}: {message}"[:300], words
+    return f"wrong result: {words}", words
 
 
-def grade_lab(
-    number: str,
-    folder: str,
-    outcomes: list[TestOutcome],
-    verdicts: dict[str, str],
-    timeout_s: int,
-    gpu_present: bool,
-    reports: dict[str, GtestReport | None],
-) -> LabGrade:
-    """The lab's graded tests (those worth points) from one ctest run; `reports` by ctest test name."""
-    lab = LabGrade(number, folder)
-    for outcome in outcomes:
-        if outcome.points > 0:
-            lab.tests.append(
-                grade_test(outcome, verdicts.get(outcome.name, ""), timeout_s, gpu_present, reports.get(outcome.name))
-            )
-    return lab
-
-
-def failed_lab(number: str, folder: str, declared: list[tuple[str, int]], problem: str, details: str = "") -> LabGrade:
+def failed_lab(number: str, folder: str, declared: list[GradedTest], problem: str, details: str = "") -> LabGrade:
     """A lab none of whose tests could run: every test scores 0 with the lab's problem as the reason."""
-    tests = [TestGrade(name, points, FAILED, reason=problem) for name, points in declared if points > 0]
+    tests = [TestGrade(test.name, test.points, FAILED, reason=problem, shown=problem) for test in declared]
     return LabGrade(number, folder, tests, problem=problem, details=details)
-
-
-def outcome_points(labels: dict[str, list[str]], lab_number: str) -> list[tuple[str, int]]:
-    """(Suite.Name, points) of lab NN's graded tests of the student's code (labNN.yours.*), from the tests' labels."""
-    prefix = f"lab{lab_number}.yours."
-    return [(name[len(prefix) :], points_of(labels[name])) for name in labels if name.startswith(prefix)]

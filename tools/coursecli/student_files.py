@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .lab_declaration import read_lab
-from .results import TestOutcome
+from .scoring import NOT_GRADED, TestGrade
 from .shell import ROOT
 
 LAST_CHECK = "last-check.json"  # in the build folder's results/: `course check`'s latest score of each lab
@@ -112,13 +112,13 @@ def track_name(python: bool) -> str:
     return "python" if python else "cpp"
 
 
-def save_last_check(build: Path, number: str, python: bool, outcomes: list[TestOutcome]) -> None:
+def save_last_check(build: Path, number: str, python: bool, tests: list[TestGrade]) -> None:
     """Keeps `course check NN`'s score of the student's code in build/results/last-check.json for `course list`."""
-    graded = [o for o in outcomes if not o.not_graded()]
+    graded = [test for test in tests if test.status != NOT_GRADED]
     score = {
-        "earned": sum(o.points for o in outcomes if o.status == "passed"),
-        "possible": sum(o.points for o in outcomes),
-        "not_graded": sum(o.points for o in outcomes if o.not_graded()),
+        "earned": sum(test.earned for test in tests),
+        "possible": sum(test.points for test in tests),
+        "not_graded": sum(test.points for test in tests if test.status == NOT_GRADED),
         "graded_tests": len(graded),
         "when": time.strftime("%Y-%m-%d %H:%M"),
     }

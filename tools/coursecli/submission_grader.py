@@ -4,9 +4,10 @@ Take its student sources (submissions.py), compile each lab's sources alone
 with the course's compile commands and check them symbol by symbol
 (objcheck.py: a compile error or a refusal costs that lab only, and nothing of
 a refused lab runs), link those same objects after the course's prebuilt code
-(grading_build.py, course_build.py), run the labs' tests with ctest under a
-timeout, and score ctest's verdicts with GoogleTest's own reports (scoring.py);
-the Python labs are checked, recorded and judged by python_grading.py. Every
+(grading_build.py, course_build.py), record each lab with its recording test
+under ctest and a timeout, then judge and score each record outside the
+sandbox (scoring.grade_record); the Python labs are checked, recorded and
+judged by python_grading.py. Every
 step runs in the submission's sandbox (sandbox.py) and is written into its
 grade.log; its timelines are drawn from its records (timeline_pictures.py).
 """
@@ -17,7 +18,6 @@ import re
 import shutil
 import sys
 import time
-import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from . import environment, judging, lab_checks, python_grading, recording, records, sandbox, sanitize
@@ -28,9 +28,8 @@ from .gradebook import save_grade, student_folder
 from .grading_build import BUILD_TIMEOUT_S, course_build_folder
 from .lab_declaration import read_lab
 from .objcheck import COMPILE_STOPPED, Refusal, check_lab, lab_rules, object_path
-from .results import read_gtest_reports, read_junit
 from .sandbox import Isolation, Limits, Sandbox, View, build_limits, run_limits
-from .scoring import LabGrade, SubmissionGrade, ctest_verdicts, failed_lab, grade_lab, outcome_points
+from .scoring import FAILED, LabGrade, SubmissionGrade, failed_lab, grade_record, graded_tests
 from .shell import Log
 from .submissions import Intake, LabSources, SubmissionRefused, printable, stage, student_name, take_student_sources
 from .timeline_pictures import TRACE_LIMIT, copy_traces, plot_environment
@@ -147,7 +146,7 @@ class SubmissionGrader:
         self.box.writable_folder(self.build, tree=True)
         built: list[LabSources] = []
         for lab in settings.labs:
-            declared = outcome_points(labels, lab.number)
+            declared = graded_tests(labels, lab.number, "yours")
             if lab.number in intake.missing:
                 grade.labs.append(
                     failed_lab(
@@ -192,7 +191,7 @@ class SubmissionGrader:
         runnable: list[LabSources] = []
         checks: dict[str, list[lab_checks.Verdict]] = {}
         for lab in self.settings.labs:
-            declared = python_grading.declared_python_points(labels, lab.number)
+            declared = graded_tests(labels, lab.number, "python-yours")
             staged = self.staging.joinpath(*lab.source_path(""))
             if lab.number in intake.missing:
                 missing = "missing file(s): " + ", ".join(f"python/{name}" for name in intake.missing[lab.number])
@@ -303,75 +302,39 @@ class SubmissionGrader:
         return status, output
 
     def _test(self, labs: list[LabSources], labels: dict[str, list[str]], grade: SubmissionGrade) -> None:
-        """Runs the built labs' tests and grades them from ctest's JUnit files: in the sandbox each lab's
-        recording; then, outside it, the lab's judges on its record (judging.py)."""
+        """Grades the built labs: in the sandbox, each lab's recording (its ctest test labNN.yours.record);
+        then, outside it, each lab's judges on its record (scoring.grade_record)."""
         timeout = self.settings.timeout_s
-        junit = self.work / "ctest-junit.xml"
-        junit.unlink(missing_ok=True)
-        shutil.rmtree(self.xml_reports, ignore_errors=True)  # only this run's reports count
+        shutil.rmtree(self.xml_reports, ignore_errors=True)  # only this run's records count
         self.box.writable_folder(self.xml_reports)
         pattern = recording.sandboxed_pattern(labs)
         count = sum(1 for name in labels if re.match(pattern, name))
-        command = [
-            "ctest",
-            "--test-dir",
-            self.build,
-            "-R",
-            pattern,
-            "--timeout",
-            str(timeout),
-            "--output-junit",
-            junit,
-            "--no-tests=error",
-            "--parallel",
-            "2",
-            # Keep the end of long outputs: GoogleTest's closing lines decide a pass.
-            "--test-output-size-passed",
-            "262144",
-            "--test-output-size-failed",
-            "262144",
-            "--test-output-truncation",
-            "middle",
-        ]
-        status, console = self._step(command, count * (timeout + 15) + 120, run_limits(timeout))
-        verdicts = ctest_verdicts(console)
-        try:
-            outcomes = read_junit(junit, labels) if sandbox.is_plain_file(junit, 64 << 20) else []
-        except ET.ParseError:  # ctest stopped while writing it
-            outcomes = []
-        judged = judging.judged_pattern(labs)
+        command = ["ctest", "--test-dir", self.build, "-R", pattern, "--timeout", str(timeout)]
+        self._step([*command, "--no-tests=error", "--parallel", "2"], count * (timeout + 15) + 120, run_limits(timeout))
         removed = judging.fresh_report_folder(self.xml_reports)
-        judges_junit = self.work / "judges-junit.xml"
-        judges_junit.unlink(missing_ok=True)
-        judges_status, judges_console = judging.run_judges(self.build, judged, judges_junit, judging.judge_count())
-        note = f"\n(left behind in the sandbox's report folder: {', '.join(removed)})" if removed else ""
-        self.log.command(
-            ["ctest", "-R", judged, "(the judges, outside the sandbox)"], judges_console + note, judges_status
-        )
-        verdicts.update(ctest_verdicts(judges_console))
-        for lab in labs:  # beside the report: `course check NN --record FILE` judges it again
-            kept = recording.record_file(self.folder, lab.number, "yours")
-            kept.unlink(missing_ok=True)
-            record = recording.record_file(self.xml_reports, lab.number, "yours")
-            if record.is_file():  # a copy of a plain file (fresh_report_folder)
-                shutil.copyfile(record, kept)
-        try:
-            outcomes += read_junit(judges_junit, labels) if judges_junit.is_file() else []
-        except ET.ParseError:
-            pass
+        if removed:
+            self.log.command(["the sandbox's report folder"], f"left behind: {', '.join(removed)}", 0)
+        course_build = self.settings.course_build.folder
         for lab_grade in grade.labs:
-            if lab_grade.number not in {lab.number for lab in labs}:
+            lab = next((lab for lab in labs if lab.number == lab_grade.number), None)
+            if lab is None:
                 continue
-            mine = [o for o in outcomes if o.name.startswith(f"lab{lab_grade.number}.yours.")]
-            reports = read_gtest_reports(self.xml_reports, [o.name for o in mine])
-            graded = grade_lab(lab_grade.number, lab_grade.folder, mine, verdicts, timeout, self.gpu_present, reports)
+            record = recording.record_file(self.xml_reports, lab.number, "yours")  # a copy of a plain file
+            kept = recording.record_file(self.folder, lab.number, "yours")  # `course check NN --record FILE`
+            kept.unlink(missing_ok=True)
+            if record.is_file():
+                shutil.copyfile(record, kept)
+            tests = graded_tests(labels, lab.number, "yours")
+            answers = self.staging / lab.folder
+            graded = grade_record(
+                course_build, lab.number, lab.folder, record, answers, self.xml_reports, tests, self.gpu_present
+            )
             lab_grade.tests = graded.tests
-            if not mine:
-                problem = "the test run was stopped" if status == TIMED_OUT else "ctest reported no results"
-                lab_grade.tests = failed_lab(
-                    lab_grade.number, lab_grade.folder, outcome_points(labels, lab_grade.number), problem
-                ).tests
-                lab_grade.problem = problem
+            self.log.command(
+                ["judge", record.name, "(the judges, outside the sandbox)"],
+                "\n".join(f"{test.name}: {test.status} {test.reason}".rstrip() for test in graded.tests),
+                0 if all(test.status != FAILED for test in graded.tests) else 1,
+            )
 
     def _record_timelines(self, labs: list[LabSources], grade: SubmissionGrade) -> dict[str, list[Path]]:
         """Each lab's trace of the run the judges judged, from its record (no second run of the student's

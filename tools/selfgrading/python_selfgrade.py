@@ -184,8 +184,8 @@ def run_tests(lab: str, student: Path, build: Path, junit: Path) -> tuple[dict[s
     if not record.is_file():
         return {}, f"the recording harness wrote no record: {ended.stdout + ended.stderr}"
     tests = [test.name for test in declared.cpp.tests]
-    verdicts = judging.judge_record(build, lab[:2], record, student, junit.parent, tests)
-    return {test: report.result if report else "failed" for test, (report, _, _) in verdicts.items()}, ""
+    judged = judging.run_judges(build, lab[:2], record, student, junit.parent, tests)
+    return {j.test: j.report.result if j.report else "failed" for j in judged}, ""
 
 
 def judge(name: str, outcomes: dict[str, str], must_fail: frozenset[str] | None) -> str:

@@ -1,11 +1,13 @@
-"""Points and reasons from recorded ctest output (fixtures/grading: JUnit, console, labels)."""
+"""Points and reasons from how each judge ended and GoogleTest's own report of it (fixtures/grading)."""
 
 import json
 import xml.etree.ElementTree as ET
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from coursecli.results import GtestReport, read_gtest_report, read_gtest_reports, read_junit
+from coursecli.judging import JUDGE_TIMEOUT_S
+from coursecli.results import GtestReport, read_gtest_report
 from coursecli.scoring import (
     FAILED,
     NO_GPU,
@@ -14,42 +16,29 @@ from coursecli.scoring import (
     LabGrade,
     SubmissionGrade,
     TestGrade,
-    ctest_verdicts,
     failed_lab,
-    grade_lab,
-    outcome_points,
+    graded_tests,
+    score,
 )
+from judged_fixture import FIXTURES, fixture_judged, fixture_labels
 
-FIXTURES = Path(__file__).parent / "fixtures" / "grading"
 ROOT = Path(__file__).resolve().parents[2]
-TIMEOUT_S = 3
 
 
 @pytest.fixture(scope="module")
 def recorded():
-    labels = json.loads((FIXTURES / "ctest-labels.json").read_text())
-    outcomes = read_junit(FIXTURES / "ctest-junit.xml", labels)
-    verdicts = ctest_verdicts((FIXTURES / "ctest-console.txt").read_text())
-    return labels, outcomes, verdicts
-
-
-def reports_of(outcomes) -> dict:
-    """GoogleTest's own reports (fixtures/grading/gtest), by ctest name: none for tests that crashed or exited."""
-    return read_gtest_reports(FIXTURES / "gtest", [o.name for o in outcomes])
+    return {test.name: test for test in graded_tests(fixture_labels(), "01", "yours")}, fixture_judged()
 
 
 def graded(recorded, gpu_present=True) -> dict[str, TestGrade]:
-    labels, outcomes, verdicts = recorded
-    lab = grade_lab("01", "01-null-stream", outcomes, verdicts, TIMEOUT_S, gpu_present, reports_of(outcomes))
-    return {test.name: test for test in lab.tests}
+    tests, judged = recorded
+    return {name: score(test, judged[name], gpu_present) for name, test in tests.items()}
 
 
-def test_console_verdicts_name_crashes_and_timeouts(recorded):
-    _, _, verdicts = recorded
-    assert verdicts["lab01.yours.Demo.Segv"] == "Exception: SegFault"
-    assert verdicts["lab01.yours.Demo.Hang"] == "Timeout"
-    assert verdicts["lab01.yours.Demo.Pass"] == "Passed"
-    assert verdicts["lab01.yours.Demo.Skip"] == "Skipped"
+def scored(recorded, name: str, **ended) -> TestGrade:
+    """Test `name` scored as if its judge had ended otherwise (`ended`: Judged's fields)."""
+    tests, judged = recorded
+    return score(tests[name], replace(judged[name], **ended), True)
 
 
 def test_a_passing_test_earns_its_points_and_shows_its_measure(recorded):
@@ -62,6 +51,7 @@ def test_a_wrong_result_costs_the_points_with_the_message_and_hint(recorded):
     test = graded(recorded)["Demo.Fail"]
     assert (test.status, test.earned) == (FAILED, 0)
     assert test.reason == "wrong result: kernels ran in 1 stream"  # the test's words, not GoogleTest's report
+    assert test.shown == "kernels ran in 1 stream"  # what `course check` shows under it
     assert test.hints == ["launch in streams"]
     assert "0.1" in test.measures[0]
 
@@ -73,7 +63,7 @@ def test_a_crash_is_named(recorded):
 
 def test_a_hang_is_a_timeout(recorded):
     test = graded(recorded)["Demo.Hang"]
-    assert test.earned == 0 and test.reason.startswith(f"timed out after {TIMEOUT_S} s")
+    assert test.earned == 0 and test.reason.startswith(f"timed out after {JUDGE_TIMEOUT_S} s")
 
 
 def test_a_cuda_error_is_named(recorded):
@@ -82,9 +72,8 @@ def test_a_cuda_error_is_named(recorded):
 
 
 def test_exit_zero_halfway_through_a_test_does_not_pass(recorded):
-    # ctest saw exit status 0, but GoogleTest never finished the test.
-    labels, outcomes, _ = recorded
-    assert next(o for o in outcomes if o.name.endswith("EarlyExit")).status == "passed"
+    # The process ended with status 0, but GoogleTest never finished the test.
+    assert fixture_judged()["Demo.EarlyExit"].status == 0
     test = graded(recorded)["Demo.EarlyExit"]
     assert test.status == FAILED and "no report from the test framework" in test.reason
 
@@ -102,22 +91,17 @@ def test_a_skip_on_a_gpu_keeps_its_reason(recorded):
 
 
 def test_a_forged_skip_line_is_not_a_skip(recorded):
-    labels, outcomes, verdicts = recorded
-    skip = next(o for o in outcomes if o.name.endswith("Demo.Skip"))
-    skip.output = "[ RUN      ] Demo.Skip\n[  SKIPPED ] printed by the student\n"
-    lab = grade_lab("01", "01-null-stream", [skip], verdicts, TIMEOUT_S, True, {})
-    assert lab.tests[0].status == FAILED
-
-
-def test_student_output_cannot_raise_points(recorded):
-    # Printing a measure that "passes" changes nothing: the verdict is ctest's, the measures GoogleTest's report's.
-    labels, outcomes, verdicts = recorded
-    failing = next(o for o in outcomes if o.name.endswith("Demo.Fail"))
-    failing.output += (
-        '\n[       OK ] Demo.Fail (0 ms)\nSTREAMLAB-MEASURE {"name":"x","value":1,"op":">=","threshold":0}\n'
+    test = scored(
+        recorded, "Demo.Skip", report=None, output="[ RUN      ] Demo.Skip\n[  SKIPPED ] printed by the student\n"
     )
-    lab = grade_lab("01", "01-null-stream", [failing], verdicts, TIMEOUT_S, True, reports_of([failing]))
-    assert lab.tests[0].earned == 0 and not any(m.startswith("x:") for m in lab.tests[0].measures)
+    assert test.status == FAILED
+
+
+def test_printed_output_cannot_raise_points(recorded):
+    # Printing a measure that "passes" changes nothing: the verdict is the exit status and GoogleTest's report's.
+    output = '\n[       OK ] Demo.Fail (0 ms)\nSTREAMLAB-MEASURE {"name":"x","value":1,"op":">=","threshold":0}\n'
+    test = scored(recorded, "Demo.Fail", output=output)
+    assert test.earned == 0 and not any(m.startswith("x:") for m in test.measures)
 
 
 def with_properties(report: Path, properties: dict[str, str], into: Path) -> Path:
@@ -134,19 +118,15 @@ def with_properties(report: Path, properties: dict[str, str], into: Path) -> Pat
 
 def test_notes_show_next_to_the_measures_whatever_the_verdict(recorded, tmp_path):
     # A prediction next to what the timeline showed: shown in words, worth nothing by itself.
-    labels, outcomes, verdicts = recorded
-    failing = next(o for o in outcomes if o.name.endswith("Demo.Fail"))
     notes = {
         "streamlab.note.1": '{"name":"your prediction","text":"A < B < C; the timeline: A+B+C"}',
         "streamlab.note.2": "not json",
         "streamlab.note.3": '{"name":"no text"}',
     }
-    report = with_properties(FIXTURES / "gtest" / f"{failing.name}.xml", notes, tmp_path / f"{failing.name}.xml")
-    lab = grade_lab(
-        "01", "01-null-stream", [failing], verdicts, TIMEOUT_S, True, read_gtest_reports(tmp_path, [failing.name])
-    )
-    assert lab.tests[0].measures[-1] == "your prediction: A < B < C; the timeline: A+B+C", report
-    assert lab.tests[0].earned == 0 and not any("no text" in m for m in lab.tests[0].measures)
+    report = with_properties(FIXTURES / "gtest" / "lab01.yours.Demo.Fail.xml", notes, tmp_path / "fail.xml")
+    test = scored(recorded, "Demo.Fail", report=read_gtest_report(report, "Demo.Fail"))
+    assert test.measures[-1] == "your prediction: A < B < C; the timeline: A+B+C", report
+    assert test.earned == 0 and not any("no text" in m for m in test.measures)
 
 
 def test_what_a_test_reported_is_read_from_its_numbered_properties_in_order(tmp_path):
@@ -163,32 +143,30 @@ def test_what_a_test_reported_is_read_from_its_numbered_properties_in_order(tmp_
     assert report.details() == ["overlap: 0.8  (needs >= 0.5)", "copies: 0.25 ms (needs >= 0.5)"]
 
 
-def test_points_come_from_the_labels(recorded):
-    labels, _, _ = recorded
-    declared = dict(outcome_points(labels, "01"))
-    assert declared["Demo.Pass"] == 2 and len(declared) == 7
-    lab = failed_lab("01", "01-null-stream", list(declared.items()), "does not compile", "x.cu:3: error: y")
+def test_points_come_from_the_labels():
+    declared = graded_tests(fixture_labels(), "01", "yours")
+    assert [(t.points, t.gpu) for t in declared if t.name == "Demo.Pass"] == [(2, True)] and len(declared) == 7
+    lab = failed_lab("01", "01-null-stream", declared, "does not compile", "x.cu:3: error: y")
     assert lab.earned == 0 and lab.possible == 14 and all(t.reason == "does not compile" for t in lab.tests)
 
 
 def test_a_grade_survives_its_json_round_trip(recorded):
-    lab = grade_lab("01", "01-null-stream", recorded[1], recorded[2], TIMEOUT_S, False, reports_of(recorded[1]))
+    lab = LabGrade("01", "01-null-stream", list(graded(recorded, gpu_present=False).values()))
     grade = SubmissionGrade("ada", [lab], ignored=["a.txt: ignored"], gpu="none")
-    again = SubmissionGrade.from_json(json.loads(json.dumps(grade.to_json())))
+    stored = json.loads(json.dumps(grade.to_json()))
+    again = SubmissionGrade.from_json(stored)
     assert again == grade and again.earned == grade.earned
+    assert "shown" not in stored["labs"][0]["tests"][0]  # `course check`'s words: not part of the grade
 
 
 def test_printed_gtest_lines_without_its_report_do_not_pass(recorded):
-    # A static initialiser that prints GoogleTest's lines and calls _Exit(0): ctest sees a pass.
-    labels, outcomes, verdicts = recorded
-    forged = next(o for o in outcomes if o.name.endswith("Demo.Fail"))
-    forged.status = "passed"
-    forged.output = (
+    # A process that prints GoogleTest's lines and exits with status 0: no report, no pass.
+    output = (
         "[ RUN      ] Demo.Fail\n[       OK ] Demo.Fail (1 ms)\n"
         "[==========] 1 test from 1 test suite ran. (1 ms total)\n[  PASSED  ] 1 test.\n"
     )
-    lab = grade_lab("01", "01-null-stream", [forged], verdicts, TIMEOUT_S, True, {forged.name: None})
-    assert lab.tests[0].status == FAILED and "no report from the test framework" in lab.tests[0].reason
+    test = scored(recorded, "Demo.Fail", status=0, report=None, output=output)
+    assert test.status == FAILED and "no report from the test framework" in test.reason
 
 
 def test_a_report_must_be_of_exactly_that_test(recorded, tmp_path):
@@ -216,13 +194,14 @@ def test_a_report_must_be_of_exactly_that_test(recorded, tmp_path):
     ],
 )
 def test_on_a_gpu_only_the_courses_own_skips_are_not_graded(recorded, message, status):
-    labels, outcomes, verdicts = recorded
-    skip = next(o for o in outcomes if o.name.endswith("Demo.Skip"))
-    lab = grade_lab(
-        "01", "01-null-stream", [skip], verdicts, TIMEOUT_S, True, {skip.name: GtestReport("skipped", message)}
-    )
-    assert lab.tests[0].status == status and message in lab.tests[0].reason
-    assert not lab.tests[0].reason.startswith("not graded: not graded")  # said once
+    test = scored(recorded, "Demo.Skip", report=GtestReport("skipped", message))
+    assert test.status == status and message in test.reason and message in test.shown
+    assert not test.reason.startswith("not graded: not graded")  # said once
+
+
+def test_a_judge_that_could_not_start_scores_nothing(recorded):
+    test = scored(recorded, "Demo.Pass", status=127, report=None, output="the judge could not start")
+    assert test.status == FAILED and "ended with status 127" in test.reason
 
 
 def test_a_skipped_tests_reason_is_read_from_what_it_printed():

@@ -19,7 +19,17 @@ from coursecli.gradebook import (
     write_gradebook,
 )
 from coursecli.gradescope import build_autograder
-from coursecli.scoring import FAILED, NO_GPU, NOT_GRADED, PASSED, LabGrade, SubmissionGrade, TestGrade, failed_lab
+from coursecli.scoring import (
+    FAILED,
+    NO_GPU,
+    NOT_GRADED,
+    PASSED,
+    GradedTest,
+    LabGrade,
+    SubmissionGrade,
+    TestGrade,
+    failed_lab,
+)
 from coursecli.shell import ROOT
 from coursecli.submissions import course_labs, course_python_labs
 
@@ -38,7 +48,7 @@ def sample_grades() -> list[SubmissionGrade]:
     lab02 = failed_lab(
         "02",
         "02-streams",
-        [("Streams.A", 2), ("Streams.B", 2)],
+        [GradedTest("Streams.A", 2, gpu=True), GradedTest("Streams.B", 2, gpu=True)],
         "does not compile",
         "labs/02-streams/streams.cu(3): error: expected a ';'",
     )

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from coursecli import environment, grader_words, labs, results, scoring
 from coursecli.grader_words import NEEDED, WORDS_FILE, GraderWordsError, grader_skips, read_words
+from coursecli.judging import Judged
 from coursecli.results import GtestReport
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -90,9 +91,10 @@ def test_scoring_counts_each_skip_word_and_no_other_as_not_graded():
     words = read_words()
     assert scoring.GRADER_SKIPS == grader_skips(words) and len(scoring.GRADER_SKIPS) == 4
     assert scoring.NEEDS_GPUS == words["SKIP_NEEDS_GPUS"]
-    skipped = results.TestOutcome("lab01.yours.Demo.Skip", "skipped", ["gpu", "pts:2"], "")
+    test = scoring.GradedTest("Demo.Skip", 2, gpu=True)
     for name, text in words.items():
-        grade = scoring.grade_test(skipped, "Passed", 60, True, GtestReport("skipped", text + "why"))
+        skipped = Judged("Demo.Skip", 0, GtestReport("skipped", text + "why"), "")
+        grade = scoring.score(test, skipped, gpu_present=True)
         assert (grade.status == scoring.NOT_GRADED) == name.startswith("SKIP_"), (name, grade)
 
 
@@ -124,12 +126,12 @@ def test_course_check_reads_a_skip_in_the_files_words():
 def test_course_check_scores_a_skip_as_the_grader_does():
     """Only the course's own skips are "not graded" in `course check`; any other skip is 0, as in the grade."""
     words = read_words()
-    ours = results.TestOutcome("lab05.yours.A.B", "skipped", ["pts:3"], "x.py: " + words["SKIP_NO_GPU"] + "none\n")
-    theirs = results.TestOutcome("lab05.yours.A.C", "skipped", ["pts:2"], "t.cu:9: Skipped\nI felt like it\n")
-    assert ours.not_graded() and not theirs.not_graded()
-    assert labs._format_outcome(ours, None)[:2] == ("-/3", "not graded")
-    points, status, details = labs._format_outcome(theirs, None)
-    assert (points, status) == ("0/2", "FAIL") and "I felt like it" in details and "as 0" in details
+    test = scoring.GradedTest("A.B", 3, gpu=True)
+    ours = scoring.score(test, Judged("A.B", 0, GtestReport("skipped", words["SKIP_NO_GPU"] + "none"), ""), True)
+    theirs = scoring.score(test, Judged("A.B", 0, GtestReport("skipped", "I felt like it"), ""), True)
+    assert labs._format_test(ours) == ("-/3", "not graded", words["SKIP_NO_GPU"] + "none")
+    points, status, details = labs._format_test(theirs)
+    assert (points, status) == ("0/3", "FAIL") and "I felt like it" in details and "as 0" in details
 
 
 # The course's code that prints or reads the words, tests aside. A string that begins with a word's text (after at most

@@ -4,9 +4,17 @@ report folder the judges get, which nothing left by the student's code can reach
 import json
 import os
 import re
+from pathlib import Path
 
+import pytest
 from coursecli import judging, recording, records
+from coursecli.shell import ROOT
 from coursecli.submissions import LabSources
+
+BUILD = Path(os.environ.get("STREAMLAB_BUILD", ROOT / "build-ci"))
+needs_course_build = pytest.mark.skipif(
+    not (BUILD / "judges" / "lab05_judge").is_file(), reason="needs the course's build (lab05_judge)"
+)
 
 LAB01 = LabSources("01-null-stream", ["null_stream.cu"])
 LAB05 = LabSources("05-three-chunks", ["three_chunks.cu"])
@@ -30,19 +38,20 @@ def test_the_sandbox_runs_each_labs_recording_only():
     assert matching(recording.sandboxed_pattern([LAB05])) == ["lab05.yours.record"]
 
 
-def test_the_judges_of_each_lab_run_outside_it():
-    judged = judging.judged_pattern([LAB01, LAB05])
-    # run_judges leaves the recording out by name (-E \.record$).
-    assert [name for name in matching(judged) if not name.endswith(".record")] == [
-        "lab01.yours.NullStream.Serializes",
-        "lab01.yours.all_tests_declared",
-        "lab05.yours.ThreeChunks.CopiesOverlapKernels",
-        "lab05.yours.all_tests_declared",
-    ]
-    assert [name for name in matching(judging.judged_pattern([LAB05])) if not name.endswith(".record")] == [
-        "lab05.yours.ThreeChunks.CopiesOverlapKernels",
-        "lab05.yours.all_tests_declared",
-    ]
+@needs_course_build
+def test_each_judge_is_a_process_of_its_own_that_writes_its_report_and_output(tmp_path):
+    record = ROOT / "common/tests/records/05-three-chunks/h200-wrong-lab05-stop-without-join.record.jsonl"
+    tests = ["ThreeChunks.CopiesOverlapKernels", "ThreeChunks.ReportedSpeedupMatchesTimeline"]
+    judged = judging.run_judges(BUILD, "05", record, ROOT / "labs/05-three-chunks", tmp_path, tests)
+    assert [(j.test, j.status, j.report.result) for j in judged] == [(tests[0], 0, "passed"), (tests[1], 1, "failed")]
+    assert (tmp_path / f"lab05.{tests[1]}.xml").is_file() and "Failure" in (
+        tmp_path / f"lab05.{tests[1]}.log"
+    ).read_text()
+
+
+def test_a_judge_that_cannot_start_has_no_report(tmp_path):
+    judged = judging.run_judges(tmp_path / "no-build", "05", tmp_path / "none.jsonl", tmp_path, tmp_path, ["A.B"])
+    assert [(j.status, j.report) for j in judged] == [(judging.COMMAND_NOT_RUN, None)]
 
 
 def test_the_judges_get_a_report_folder_with_the_plain_records_only(tmp_path):

@@ -7,14 +7,14 @@ made with; the no-GPU message points at the committed records."""
 
 import os
 import re
-import subprocess
 from pathlib import Path
 
 import pytest
 import test_student_verbs
-from coursecli import build, judging, labs, listing, pack, records, results, student_files
+from coursecli import build, labs, listing, pack, records, results, student_files
 from coursecli import main as course_main
 from coursecli.main import main
+from coursecli.scoring import FAILED, TestGrade, grade_record, graded_tests
 from coursecli.shell import COURSE_ERROR, ROOT
 from test_student_verbs import LAB, edit
 
@@ -193,39 +193,31 @@ def test_check_record_of_a_sample_keeps_your_picture_and_record_and_does_not_sco
 # --- the judges' reasons, in the student's words --------------------------------------------------
 
 
-def judged(number: str, record: Path) -> list[results.TestOutcome]:
-    """Lab `number`'s judges on `record` (committed), one outcome per test, with what each printed; the
-    answer files are the lab's starter's."""
+def judged(number: str, record: Path, folder: Path) -> list[TestGrade]:
+    """Lab `number`'s graded tests on `record` (committed), judged and scored as `course check` and the
+    grader do (scoring.grade_record); the answer files are the lab's starter's."""
     answers = ROOT / "labs" / record.parent.name
-    env = {**os.environ, "STREAMLAB_RECORD": str(record), "STREAMLAB_ANSWER_DIR": str(answers)}
-    out = subprocess.run([BUILD / "judges" / f"lab{number}_judge"], env=env, capture_output=True, text=True).stdout
-    outcomes = []
-    for block in out.split("[ RUN      ] ")[1:]:
-        status = "failed" if "[  FAILED  ]" in block else "passed"
-        outcomes.append(results.TestOutcome(block.splitlines()[0], status, [], block))
-    return outcomes
+    labels = results.read_labels(BUILD)
+    tests = graded_tests(labels, number, "yours")
+    return grade_record(BUILD, number, record.parent.name, record, answers, folder, tests).tests
 
 
 @needs_course_build
 @pytest.mark.parametrize("record", [*RECORDS_01, *RECORDS_05])
-def test_every_failing_judge_of_labs_01_and_05_says_why_in_its_own_words(record):
-    for outcome in judged(record.parent.name[:2], record):
-        if outcome.status == "failed":
-            reason = outcome.failure_reason()
-            assert not any(word in reason for word in ("Value of:", "Actual:", "Expected: true")), (
-                outcome.name,
-                reason,
-            )
+def test_every_failing_judge_of_labs_01_and_05_says_why_in_its_own_words(record, tmp_path):
+    for test in judged(record.parent.name[:2], record, tmp_path):
+        if test.status == FAILED:
+            reason = test.shown
+            assert not any(word in reason for word in ("Value of:", "Actual:", "Expected: true")), (test.name, reason)
             assert len(reason) <= 404 and (reason.endswith((".", ")", "...", "`")) or reason[-1].isalnum())
 
 
 @needs_course_build
 def test_a_stop_without_the_join_is_the_reason_and_no_passing_ratio_is_shown(tmp_path):
-    outcome = next(o for o in judged("05", STOP_WITHOUT_JOIN_05) if o.name.endswith("ReportedSpeedupMatchesTimeline"))
-    assert outcome.status == "failed"
-    assert outcome.failure_reason().startswith("`stop` does not wait for 6 of the 9 copies and kernels"), outcome
-    assert "cudaStreamWaitEvent in the stream of `stop`" in outcome.failure_reason()
-    answers = ROOT / "labs" / STOP_WITHOUT_JOIN_05.parent.name
-    judged_alone = judging.judge_record(BUILD, "05", STOP_WITHOUT_JOIN_05, answers, tmp_path, [outcome.name])
-    report = judged_alone[outcome.name][0]
-    assert report.result == "failed" and report.measures == [], "a ratio within its threshold reads as a pass"
+    test = next(
+        t for t in judged("05", STOP_WITHOUT_JOIN_05, tmp_path) if t.name.endswith("ReportedSpeedupMatchesTimeline")
+    )
+    assert test.status == FAILED
+    assert test.shown.startswith("`stop` does not wait for 6 of the 9 copies and kernels"), test
+    assert "cudaStreamWaitEvent in the stream of `stop`" in test.shown
+    assert test.measures == [], "a ratio within its threshold reads as a pass"

@@ -1,7 +1,6 @@
 """The verbs a student works with besides run and check: `course list`, `course reset NN`, `course pack`;
 the labs in `run`/`check --help`; `course plot --help`; and the score `course check` keeps for `list`."""
 
-import json
 import shutil
 import subprocess
 import sys
@@ -9,14 +8,14 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from coursecli import labs, listing, pack, reset, student_files
+from coursecli import judging, labs, listing, pack, reset, student_files
 from coursecli.main import main
-from coursecli.results import read_junit
+from coursecli.scoring import graded_tests, score
 from coursecli.submissions import course_labs, take_student_sources
+from judged_fixture import fixture_judged, fixture_labels
 from test_course_cli import course
 
 ROOT = Path(__file__).resolve().parents[2]
-FIXTURES = Path(__file__).parent / "fixtures" / "grading"
 LAB = "01-null-stream"
 
 
@@ -41,10 +40,11 @@ def edit(path: Path, old: str, new: str) -> None:
     path.write_text(text.replace(old, new, 1))
 
 
-def fixture_outcomes():
-    """The recorded ctest run of fixtures/grading: 7 tests of lab 01 at 2 points, 2 passed, 1 skipped."""
-    labels = json.loads((FIXTURES / "ctest-labels.json").read_text())
-    return labels, read_junit(FIXTURES / "ctest-junit.xml", labels)
+def fixture_grades():
+    """The judged fixture of fixtures/grading scored on a GPU: 7 tests of lab 01 at 2 points, 1 passed, 1
+    not graded (the course's own skip)."""
+    judged = fixture_judged()
+    return [score(test, judged[test.name], True) for test in graded_tests(fixture_labels(), "01", "yours")]
 
 
 # --- help ----------------------------------------------------------------------------------
@@ -89,27 +89,32 @@ def test_list_shows_points_progress_and_the_last_checked_score(course_copy, caps
 
     edit(lab / "null_stream.cu", "(void)input", "(void)bytes, (void)input")
     edit(lab / "prediction.txt", "blocking: ?", "blocking: A < B < C")
-    _, outcomes = fixture_outcomes()
-    student_files.save_last_check(build, "01", False, outcomes)
+    student_files.save_last_check(build, "01", False, fixture_grades())
     listing.print_labs({"01": lab}, build)
     row = row_of(capsys.readouterr().out, "01")
     assert "edited" in row and "untouched" in row  # the C++ source edited, the Python one not
     assert "1/2 answered" in row
-    assert "C++ 4/14, 2 not graded (" in row
+    assert "C++ 2/14, 2 not graded (" in row
 
 
 def test_course_check_keeps_the_score_of_your_code_for_list(tmp_path, monkeypatch, capsys):
-    labels, _ = fixture_outcomes()
+    judged = fixture_judged()
     monkeypatch.setattr(labs, "gpu_presence", lambda: (True, "a GPU"))
     monkeypatch.setattr(labs, "build", lambda preset, targets: tmp_path)
-    monkeypatch.setattr(labs, "_run_graded_tests", lambda *a: FIXTURES / "ctest-junit.xml")
-    monkeypatch.setattr(labs, "read_labels", lambda folder: labels)
+    monkeypatch.setattr(labs, "_record", lambda preset, folder, number, track: tmp_path / "lab01.record.jsonl")
+    monkeypatch.setattr(labs, "read_labels", lambda folder: fixture_labels())
+    monkeypatch.setattr(
+        judging, "run_judges", lambda build, number, record, answers, folder, tests: [judged[t] for t in tests]
+    )
     assert labs.check_lab("01", "ci", solution=False) == 1
-    assert "Lab 01 (yours): graded tests" in capsys.readouterr().out
-    score = student_files.read_last_checks(tmp_path)["01"]["cpp"]
-    assert (score["earned"], score["possible"], score["not_graded"]) == (4, 14, 2)
+    out = capsys.readouterr().out
+    assert (
+        "Lab 01 (yours): graded tests" in out and "kernels ran in 1 stream" in out and "hint: launch in streams" in out
+    )
+    kept = student_files.read_last_checks(tmp_path)["01"]["cpp"]
+    assert (kept["earned"], kept["possible"], kept["not_graded"]) == (2, 14, 2)
     labs.check_lab("01", "ci", solution=True)  # the solution's score is not yours: nothing kept
-    assert student_files.read_last_checks(tmp_path)["01"]["cpp"] == score
+    assert student_files.read_last_checks(tmp_path)["01"]["cpp"] == kept
 
 
 def test_predictions_counts_answers_and_ignores_comments():
