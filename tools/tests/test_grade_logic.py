@@ -222,7 +222,8 @@ def test_a_skipped_tests_reason_is_read_from_what_it_printed():
 
 def test_the_skip_for_too_few_gpus_is_worded_as_the_grader_reads_it():
     """The reason for too few GPUs (needs_gpus_reason, streamlab/device.hpp, device.cpp: a recording's) begins
-    as GRADER_SKIPS and `course check` expect it to, and the lab that needs two GPUs asks for them (its recording program passes GPUS to record_scenarios)."""
+    as GRADER_SKIPS and `course check` expect it to, and the lab that needs two GPUs asks for them (its
+    recording program passes lab.json's `gpus` to record_scenarios)."""
     from coursecli.labs import NEEDS_GPUS
     from coursecli.scoring import GRADER_SKIPS
 
