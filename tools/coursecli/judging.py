@@ -89,7 +89,10 @@ def run_judges(build: Path, number: str, record: Path, answers: Path, folder: Pa
         xml.unlink(missing_ok=True)
         command = [str(judge_binary(build, number)), f"--gtest_filter={test}", f"--gtest_output=xml:{xml}"]
         try:
-            done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=JUDGE_TIMEOUT_S)
+            # errors="replace": a judge may quote the record, whose bytes the student's process wrote.
+            done = subprocess.run(
+                command, env=env, capture_output=True, text=True, errors="replace", timeout=JUDGE_TIMEOUT_S
+            )
             status, output = done.returncode, done.stdout + done.stderr
         except subprocess.TimeoutExpired:
             status, output = sandbox.TIMED_OUT, f"the judge did not finish within {JUDGE_TIMEOUT_S} s"
