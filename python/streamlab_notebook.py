@@ -35,8 +35,6 @@ from pathlib import Path
 from typing import Any
 
 import matplotlib
-from coursecli.build import DEFAULT_PRESET, build_dir
-from coursecli.reference_pictures import PICTURES
 from IPython.display import Code, Image, display
 from streamlab_tools import library, plot
 from streamlab_tools.demo_model import describe, load_stage_times
@@ -45,6 +43,8 @@ from streamlab_tools.timelines import plot_model_schedule
 ROOT = Path(__file__).resolve().parents[1]  # this file is python/streamlab_notebook.py of the course
 # Stage times measured on an H200: what the model is drawn from where there is no GPU (as in `course demo`).
 STAGE_TIMES = ROOT / "common" / "reference" / "h200_stage_times.json"
+# Each lab's pictures of the solution recorded on an H200, the ones `course check` points at (its list too).
+REFERENCE_PICTURES = ROOT / "common" / "reference" / "reference_pictures.json"
 # `course notebook NN --solution` sets it to 1: the notebook then runs and checks the reference solution.
 SOLUTION_VARIABLE = "STREAMLAB_NOTEBOOK_SOLUTION"
 # The line every GPU cell prints without a GPU, after the reason; the notebooks' tests look for it.
@@ -128,10 +128,10 @@ class LabNotebook:
         """The recorded timeline, drawn by `course plot`; without one, the solution's pictures from an H200."""
         if timeline is None:
             print("Not your run: the solution's timelines, recorded on an H200.")
-            for picture in PICTURES.get(self.number, []):
-                path = self.lab / picture.name
+            for picture in json.loads(REFERENCE_PICTURES.read_text()).get(self.number, []):
+                path = self.lab / picture["name"]
                 if path.is_file():
-                    print(f"{picture.shows} ({path.relative_to(ROOT)}):")
+                    print(f"{picture['shows']} ({path.relative_to(ROOT)}):")
                     display(Image(filename=str(path)))
             return
         self._draw(timeline, "timeline.png")
@@ -159,9 +159,9 @@ class LabNotebook:
 
     def check(self) -> None:
         """Runs `course check NN --python` (with the build the notebook's module comes from) and shows it."""
-        presets = json.loads((ROOT / "CMakePresets.json").read_text())["configurePresets"]
-        preset = next((p["name"] for p in presets if build_dir(p["name"]) == self.build), DEFAULT_PRESET)
-        command = ["./course", "check", self.number, "--python", "--preset", preset, *["--solution"] * self.solution]
+        preset = library.preset_of(self.build)  # None for a module of no preset's build: `course check`'s default
+        options = (["--preset", preset] if preset else []) + ["--solution"] * self.solution
+        command = ["./course", "check", self.number, "--python", *options]
         print("$ " + " ".join(command))
         done = subprocess.run([sys.executable, *command], cwd=ROOT, capture_output=True, text=True, check=False)
         print(done.stdout + done.stderr)

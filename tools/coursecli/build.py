@@ -3,12 +3,13 @@ tests are run on."""
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import shutil
 import subprocess
 from pathlib import Path
+
+from streamlab_tools.library import preset_build_folders
 
 from . import environment
 from .shell import ROOT, CourseError, run, say
@@ -23,21 +24,11 @@ NO_COURSE_BUILD = f"no course build: run ./course test (or name a built one in {
 
 
 def build_dir(preset: str) -> Path:
-    """The binaryDir CMakePresets.json gives `preset`."""
-    presets = json.loads((ROOT / "CMakePresets.json").read_text())
-    by_name = {p["name"]: p for p in presets["configurePresets"]}
-    if preset not in by_name:
-        raise CourseError(f"no configure preset named {preset!r} (have: {', '.join(by_name)})")
-    entry = by_name[preset]
-    while "binaryDir" not in entry and "inherits" in entry:
-        entry = by_name[entry["inherits"]]
-    return Path(entry["binaryDir"].replace("${sourceDir}", str(ROOT)))
-
-
-def preset_of(folder: Path) -> str | None:
-    """The configure preset that builds in `folder`, None where none does."""
-    presets = json.loads((ROOT / "CMakePresets.json").read_text())["configurePresets"]
-    return next((p["name"] for p in presets if build_dir(p["name"]) == folder.resolve()), None)
+    """The folder CMakePresets.json has `preset` build in."""
+    folders = preset_build_folders()
+    if preset not in folders:
+        raise CourseError(f"no configure preset named {preset!r} (have: {', '.join(folders)})")
+    return folders[preset]
 
 
 def build_under_test() -> Path | None:

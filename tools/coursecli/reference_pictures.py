@@ -5,13 +5,17 @@ tools/record_reference_pictures.py records them all again on a GPU machine.
 Each picture is drawn by `course plot` from the traces the lab's program writes
 (`labNN_solution_run --trace labNN-solution.json` writes labNN-solution.json and,
 for a task of its own, labNN-solution-VARIANT.json); the plot tool stores the
-device and the date of recording in the PNG's Description.
+device and the date of recording in the PNG's Description. Which pictures a lab has is listed in
+common/reference/reference_pictures.json.
 """
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from pathlib import Path
+
+from .shell import ROOT
 
 
 @dataclass(frozen=True)
@@ -37,71 +41,26 @@ class ReferencePicture:
         return [first, *(["--compare", compare[0]] if compare else []), *self.options, "-o", image]
 
 
-PICTURES: dict[str, list[ReferencePicture]] = {
-    "01": [
-        ReferencePicture("timeline-h200.png", "Task 1: run_serial, the whole job in the NULL stream"),
-        ReferencePicture(
-            "barrier-h200.png",
-            "Task 2: the barrier demo, blocking streams above non-blocking ones",
-            ("blocking", "nonblocking"),
-            ("--labels", "blocking", "non-blocking"),
-        ),
-    ],
-    "02": [
-        ReferencePicture("timeline-h200.png", "Task 1: run_in_streams, one stream per kernel"),
-        ReferencePicture("null-stream-h200.png", "Task 2: run_in_null_stream, the same kernels in turn", ("null",)),
-    ],
-    "03": [
-        ReferencePicture("timeline-h200.png", "Tasks 1 and 2: one copy each way, pageable then pinned"),
-        ReferencePicture("bandwidth-h200.png", "Task 3: the bandwidth sweep, pageable against pinned", ("bandwidth",)),
-    ],
-    "04": [
-        ReferencePicture(
-            "timeline-h200.png",
-            "Tasks 2 and 3: the batches from pinned memory above those from pageable memory",
-            ("", "pageable"),
-            ("--labels", "pinned", "pageable"),
-        ),
-    ],
-    "05": [
-        ReferencePicture(
-            "timeline-h200.png",
-            "Tasks 1 to 3: the serial reference above your three-chunk pipeline",
-            ("serial", ""),
-            ("--labels", "serial", "three chunks"),
-        ),
-        ReferencePicture("model-vs-measured-h200.png", "Task 4: the pipeline above the model's", options=("--model",)),
-    ],
-    "06": [ReferencePicture("timeline-h200.png", "Tasks 1 to 3: run_stream, 16 chunks through the ring")],
-    "07": [
-        ReferencePicture("timeline-h200.png", "Task 1: one stream per stage, joined by events"),
-        ReferencePicture(
-            "host-consumer-h200.png",
-            "Task 2: the host consumes each chunk in the copy-out stream, above a hand-off to a consumer thread",
-            ("host-consumer", "host-consumer-hand-off"),
-            ("--labels", "in the stream", "handed off"),
-        ),
-        ReferencePicture("graph-h200.png", "Task 3: the pipeline as a CUDA graph, launched 4 times", ("graph",)),
-        ReferencePicture(
-            "priority-h200.png",
-            "Task 4: the urgent kernel in a stream of default priority above one of greater priority",
-            ("urgent-default", "urgent-high"),
-            ("--labels", "default priority", "high priority"),
-        ),
-    ],
-    "08": [
-        ReferencePicture("timeline-h200x2.png", "Task 2: the pipeline split over two GPUs"),
-        ReferencePicture("handoff-h200x2.png", "Task 3: a hand-off from GPU 0 to GPU 1", ("handoff",)),
-    ],
-    "09": [
-        ReferencePicture(
-            "timeline-h200.png",
-            "Task 1: the serial reference above the four-chunk pipeline freed of its hidden waits",
-            ("serial", ""),
-            ("--labels", "serial", "four chunks"),
-        ),
-    ],
-}
+# Lab -> its pictures, in the order they are shown. A data file rather than code: the notebooks' helper
+# (python/streamlab_notebook.py), which never imports the course command, reads the same list.
+LISTED = ROOT / "common" / "reference" / "reference_pictures.json"
+
+
+def read_pictures() -> dict[str, list[ReferencePicture]]:
+    """The pictures LISTED: each entry a ReferencePicture's fields (traces and options as lists)."""
+    listed = json.loads(LISTED.read_text())
+    return {
+        number: [
+            ReferencePicture(
+                **{key: tuple(value) if isinstance(value, list) else value for key, value in entry.items()}
+            )
+            for entry in entries
+        ]
+        for number, entries in listed.items()
+    }
+
+
+PICTURES = read_pictures()
 
 
 def describe(number: str, lab: Path, root: Path) -> list[str]:

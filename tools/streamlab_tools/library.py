@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import importlib.machinery
 import importlib.util
+import json
 import os
 import sys
 from collections.abc import Sequence
@@ -29,6 +30,24 @@ BUILD_FOLDERS = ("build", "build-ci", "build-debug")
 
 class ModuleMissing(Exception):
     """The module is not built for this Python, or does not load; the message (one line) says to build it."""
+
+
+def preset_build_folders() -> dict[str, Path]:
+    """Each configure preset of CMakePresets.json by name, with the folder it builds in: its binaryDir, or
+    that of the preset it inherits from."""
+    presets = {p["name"]: p for p in json.loads((ROOT / "CMakePresets.json").read_text())["configurePresets"]}
+
+    def folder(preset: dict[str, Any]) -> Path:
+        while "binaryDir" not in preset and "inherits" in preset:
+            preset = presets[preset["inherits"]]
+        return Path(preset["binaryDir"].replace("${sourceDir}", str(ROOT)))
+
+    return {name: folder(preset) for name, preset in presets.items()}
+
+
+def preset_of(build: Path) -> str | None:
+    """The configure preset that builds in the folder `build`, None where none does."""
+    return next((name for name, folder in preset_build_folders().items() if folder == build.resolve()), None)
 
 
 def module_folders() -> list[Path]:

@@ -12,12 +12,13 @@ import shutil
 import pytest
 from coursecli import answers, environment, labs
 from coursecli import main as course_main
-from coursecli.build import NO_COURSE_BUILD, build_under_test, preset_of
+from coursecli.build import NO_COURSE_BUILD, build_under_test
 from coursecli.gpu import NO_GPU_EXIT
 from coursecli.lab_declaration import read_lab
 from coursecli.main import main
 from coursecli.records import committed_record
 from coursecli.shell import COURSE_ERROR, ROOT
+from streamlab_tools.library import preset_of
 
 BUILD = build_under_test()
 PRESET = preset_of(BUILD) if BUILD else None

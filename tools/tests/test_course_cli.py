@@ -12,6 +12,7 @@ from coursecli import main as course_main
 from coursecli.main import main
 from coursecli.shell import ROOT
 from coursecli.tally import Tally, add_pytest_junit
+from streamlab_tools import library
 
 NO_GPU = (False, "no GPU: hidden by the test")
 
@@ -343,7 +344,7 @@ def test_a_test_finds_the_build_course_test_names(monkeypatch, tmp_path):
     assert build_module.build_under_test() is None
     monkeypatch.setenv("STREAMLAB_BUILD", str(tmp_path))
     assert build_module.build_under_test() == tmp_path
-    assert build_module.preset_of(ROOT / "build-ci") == "ci" and build_module.preset_of(tmp_path) is None
+    assert library.preset_of(ROOT / "build-ci") == "ci" and library.preset_of(tmp_path) is None
 
 
 # --- installs --------------------------------------------------------------------------------

@@ -5,7 +5,8 @@ a later step's nor a driver (batch.py, python_grading.py); imports made for type
 
 Around it, the layers of the tools: no import cycle among tools/' modules (a deferred import inside a
 function counts); the student's verbs reach nothing of the batch grader; nothing under labs/ imports the
-course command, nor the course command anything under labs/."""
+course command, nor the course command anything under labs/; the student-facing package (python/: the labs'
+helpers and the notebooks') imports neither the course command nor its self-checks."""
 
 from __future__ import annotations
 
@@ -234,6 +235,16 @@ def test_nothing_under_labs_imports_the_course_command():
     and the labs' helpers (python/), never the command's internals nor its self-checks."""
     for path in python_files(ROOT / "labs", ROOT / "solutions"):
         reached = top_level_imports(path) & set(PACKAGES) - {"streamlab_tools"}
+        assert not reached, f"{path.relative_to(ROOT)} imports {sorted(reached)}"
+
+
+def test_the_student_facing_package_imports_nothing_of_the_course_command():
+    """python/ (lab_program, cuda_check, streamlab_notebook) is what a lab's program and notebook import: it
+    reads what it shares with the course command from data files (common/reference/), never from its code."""
+    helpers = python_files(ROOT / "python")
+    assert {path.stem for path in helpers} >= {"lab_program", "cuda_check", "streamlab_notebook"}
+    for path in helpers:
+        reached = top_level_imports(path) & {"coursecli", "selfgrading"}
         assert not reached, f"{path.relative_to(ROOT)} imports {sorted(reached)}"
 
 
