@@ -296,7 +296,7 @@ def named_pictures(root: Path = ROOT) -> list[tuple[str, str]]:
 
 def committed_pictures(root: Path = ROOT) -> list[str]:
     """Every committed picture of a lab folder, as a path from `root`: each labs/NN-topic/*.png and each
-    reference picture `course check` shows (coursecli/reference_pictures.py) that is there."""
+    reference picture `course check` shows (common/reference/reference_pictures.json) that is there."""
     found = set(root.glob("labs/*/*.png"))
     for number, pictures in PICTURES.items():
         for folder in root.glob(f"labs/{number}-*"):

@@ -4,7 +4,7 @@
     python3 tools/record_reference_pictures.py [--preset default] [--labs 01 07] [--into DIR]
 
 Builds each lab's solution program, runs it once with `--trace` (the traces go to
-BUILD/reference-traces/), and draws each picture that coursecli/reference_pictures.py
+BUILD/reference-traces/), and draws each picture that common/reference/reference_pictures.json
 lists with `course plot` into labs/NN-topic/ (or DIR/NN-topic/ with --into, to look
 before committing). The plot tool stores the device and the time of recording in
 each PNG's Description; this prints it for each picture written. A lab whose
