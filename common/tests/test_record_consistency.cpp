@@ -383,6 +383,21 @@ TEST(RecordConsistency, AGpuTheHarnessDidNotReadIsRefused) {
     EXPECT_EQ(why_not_a_real_run(record, kRuns), "");
 }
 
+TEST(RecordConsistency, ARecordThatFoundNoGpuWhereTheHarnessReadOneIsNotBelieved) {
+    Record record = honest_record();  // the harness read an NVIDIA H200
+    record.gpu = false;               // and the recording says there was none: no verdict is judged, none lost
+    record.no_gpu_reason = "no GPU: cudaGetDeviceCount found none";
+    record.gpus.clear();
+    record.scenarios.clear();
+    EXPECT_EQ(why_no_gpu_is_not_believed(record),
+              "the recording says it found no GPU (no GPU: cudaGetDeviceCount found none), but the harness "
+              "read this machine's GPUs as NVIDIA H200: this record was not made by a real run");
+    record.observed->gpus.clear();  // a machine without one, or where CUDA_VISIBLE_DEVICES hid them all
+    record.observed->gpu_reading = "CUDA_VISIBLE_DEVICES hides every GPU from this run";
+    EXPECT_EQ(why_no_gpu_is_not_believed(record), "");
+    EXPECT_EQ(why_no_gpu_is_not_believed(honest_record()), "");  // a record with its GPU is checked elsewhere
+}
+
 TEST(RecordConsistency, AScenarioFromAnotherGpuOrAChipLargerThanItsKindIsRefused) {
     Record record = honest_record();
     timeline(record).device.name = "NVIDIA H100 80GB HBM3";

@@ -332,6 +332,14 @@ def another_gpu_than_the_harness_read(lines: list[dict]) -> list[dict]:
     return lines
 
 
+def found_no_gpu_where_the_harness_read_one(lines: list[dict]) -> list[dict]:
+    """A recording that says it found no GPU (which the judges would skip as "not graded" rather than fail)
+    on a machine where the harness read one: the set-up of a run without a GPU, the observations kept."""
+    lines = with_observations(lines)
+    no_gpu = {"setup": {"no_gpu": "no GPU: no CUDA-capable device is detected"}}
+    return [header(lines), no_gpu, end_line(lines)]
+
+
 def another_runs_job_salt(lines: list[dict]) -> list[dict] | None:
     """A job salt in the header that the run's element counts do not follow: the record of another run
     (where the run samples an output, whose elements follow the salt)."""

@@ -12,7 +12,9 @@ import subprocess
 import sys
 
 import pytest
-from coursecli import environment
+from coursecli import environment, results, scoring
+from coursecli.build import NO_COURSE_BUILD, build_under_test
+from coursecli.scoring import FAILED, PASSED, grade_record
 from coursecli.shell import ROOT
 from forged_records import (
     a_kernel_no_call_made,
@@ -21,6 +23,7 @@ from forged_records import (
     copies_ten_times_faster,
     correct_output,
     ended_by_a_signal,
+    found_no_gpu_where_the_harness_read_one,
     kernels_ten_times_faster,
     lab05_forgeries,
     lab05_record,
@@ -56,6 +59,7 @@ CHECK_FORGERIES = [
     (ran_longer_than_the_harness_saw, "but the harness saw it run for 1 ms"),
     (another_gpu_than_the_harness_read, "but the harness read this machine's GPUs as NVIDIA H100"),
     (another_runs_job_salt, ("job salt", "elements; its run had")),
+    (found_no_gpu_where_the_harness_read_one, "says it found no GPU (no GPU: no CUDA-capable device is detected)"),
 ]
 
 
@@ -145,3 +149,28 @@ def test_the_script_writes_every_forgery_of_lab05(tmp_path):
     written = sorted(path.name for path in tmp_path.iterdir())
     assert written == sorted(f"forged-{name}.record.jsonl" for name in LAB05_FORGERIES)
     assert read(tmp_path / "forged-synthesized-pipelines.record.jsonl")[0]["format"] == "streamlab-record"
+
+
+def test_forged_records_score_nothing_where_every_front_end_grades(tmp_path):
+    """Through the one grading path of `course check`, `course grade` and the Python track
+    (scoring.grade_record: a process per judge, then points): a forgery the issue found passing, and a
+    recording that says it found no GPU on a machine where the harness read one, each score 0 on every
+    graded test, never "not graded"; the solution's own record, with its observations, scores full."""
+    build = build_under_test()
+    if build is None:
+        pytest.skip(NO_COURSE_BUILD)
+    tests = scoring.graded_tests(results.read_labels(build), "05", "yours")
+    answers = ROOT / "solutions" / lab_folder("05")
+    solution = read(lab05_record("solution"))
+    records = {
+        "synthesized-pipelines": lab05_forgeries()["synthesized-pipelines"],
+        "no-gpu": text_of(found_no_gpu_where_the_harness_read_one(solution)),
+        "solution": text_of(with_observations(solution)),
+    }
+    for name, text in records.items():
+        record = tmp_path / f"{name}.record.jsonl"
+        record.write_text(text)
+        grade = grade_record(build, "05", lab_folder("05"), record, answers, tmp_path / name, tests)
+        expected = PASSED if name == "solution" else FAILED
+        assert [test.status for test in grade.tests] == [expected] * len(tests), (name, grade.tests)
+        assert grade.earned == (grade.possible if name == "solution" else 0) and grade.possible > 0, name

@@ -24,10 +24,11 @@ struct LoadedRecord {
 };
 
 /// Why no real run of the lab could have written `record` (record_consistency.hpp), in the words of
-/// a refusal; "" where it could, or where it holds no GPU's run to cross-check.
+/// a refusal; "" where it could. A record whose recording found no GPU is believed unless the harness read one.
 std::string refusal_of_unreal(const record::Record& record, const std::string& path) {
     if (!record.gpu) {
-        return "";
+        const std::string why = record::why_no_gpu_is_not_believed(record);
+        return why.empty() ? "" : std::string(words::kFailRecordRefused) + path + ": " + why;
     }
     if (!declared_runs()) {
         return "the lab's judges declare no real runs to cross-check the record with (judge_records_of)";

@@ -57,6 +57,15 @@ std::string in_scenario(const Scenario& scenario) {
 
 // ------------------------------------------------------------------ the device and the harness's reading
 
+/// The names of the GPUs the harness read itself, in one line.
+std::string gpus_the_harness_read(const Record& record) {
+    std::string names;
+    for (const std::string& name : record.observed->gpus) {
+        names += (names.empty() ? "" : ", ") + name;
+    }
+    return names;
+}
+
 bool names_a_gpu_of(const Record& record, const std::string& name) {
     return std::any_of(record.gpus.begin(), record.gpus.end(),
                        [&](const DeviceFacts& gpu) { return gpu.name == name; });
@@ -85,11 +94,8 @@ std::string check_device(const Record& record) {
     const std::vector<std::string>& read = record.observed->gpus;
     for (const DeviceFacts& gpu : record.gpus) {
         if (std::find(read.begin(), read.end(), gpu.name) == read.end()) {
-            std::string names;
-            for (const std::string& name : read) {
-                names += (names.empty() ? "" : ", ") + name;
-            }
-            return "the record names an " + gpu.name + ", but the harness read this machine's GPUs as " + names;
+            return "the record names an " + gpu.name + ", but the harness read this machine's GPUs as " +
+                   gpus_the_harness_read(record);
         }
     }
     return "";
@@ -633,6 +639,14 @@ ElementCount fixed_elements(std::uint64_t usual, bool salted, std::uint64_t time
 
 IterationCount scenario_iterations(const std::string& key) {
     return IterationCount{key, true};
+}
+
+std::string why_no_gpu_is_not_believed(const Record& record) {
+    if (record.gpu || !record.observed || record.observed->gpus.empty()) {
+        return "";
+    }
+    return "the recording says it found no GPU (" + record.no_gpu_reason +
+           "), but the harness read this machine's GPUs as " + gpus_the_harness_read(record) + kNotARealRun;
 }
 
 std::string why_not_a_real_run(const Record& record, const RecordedRuns& runs) {

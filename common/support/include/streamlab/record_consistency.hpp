@@ -67,4 +67,9 @@ struct RecordedRuns {
 /// what was found, or "" where everything the course can cross-check agrees. `record` holds a usable GPU.
 [[nodiscard]] std::string why_not_a_real_run(const Record& record, const RecordedRuns& runs);
 
+/// Why a record that says its recording found no GPU is not believed: the harness, which the student's
+/// code never runs in, read GPUs on this machine that the recording was free to use (record_harness.cpp
+/// lists none where CUDA_VISIBLE_DEVICES hid them all). "" where it is, or where `record` holds a GPU.
+[[nodiscard]] std::string why_no_gpu_is_not_believed(const Record& record);
+
 }  // namespace streamlab::record
