@@ -1,39 +1,15 @@
 #!/usr/bin/env python3
 """Renders the slide decks (slides/NN-topic.md) to PDF with pandoc's Beamer output.
 
-Code on a slide is never pasted by hand. A deck says where it comes from, on a
-line of its own:
+slides/README.md says how a deck names its code (`<!-- include FILE:FUNCTION from="..." to="..." -->`):
+the line is replaced, at every render, by a fenced code block cut from that file (extract), and a region
+that cannot be found stops the render naming the deck line, so a slide never shows code the solution no
+longer has. The render then reads the LaTeX log and the PDF for anything that runs off a slide (an
+overfull box, a word past the page's edge): any of them fails it. The Korean decks (slides/ko/) are set
+with xelatex in KOREAN_FONT, since pdflatex has no Hangul, and fail on a character the font lacks, which
+xelatex only notes in its log.
 
-    <!-- include solutions/01-null-stream/null_stream.cu:run_serial -->
-    <!-- include solutions/05-three-chunks/three_chunks.cu:run_pipeline from="start.record" to="stop.record" -->
-    <!-- include solutions/04-async-copies/async_copies.cu:run_batches from="for (std::size_t b" -->
-
-and the line is replaced, every time the deck is rendered, with a fenced code
-block cut from that file:
-
-- `FILE:NAME` alone: the whole definition of function NAME, signature to
-  closing brace;
-- `from="TEXT"`: inside NAME, from the first line containing TEXT, to the end
-  of the block (or the statement) that line opens;
-- with `to="TEXT"` as well: up to the first line after it containing TEXT;
-- with `through="TEXT"` instead: up to the end of the block (or statement)
-  that opens on the first line after it containing TEXT.
-
-A region that cannot be found stops the render with a message naming the deck
-line, so a slide can never show code the solution no longer has.
-
-The render writes NAME.tex and NAME.pdf into the output folder, then reads the
-LaTeX log and the PDF for anything that runs off a slide: an overfull box
-(text or code wider than the slide, a frame taller than the page) or a word
-placed past the page's edge. Any of them fails the render.
-
-The Korean decks (slides/ko/NN-topic.md) render the same way with xelatex
-instead of pdflatex, set in a Korean OpenType font (KOREAN_FONT, from Debian's
-fonts-noto-cjk): pdflatex has no Hangul. The render also fails on a character
-the font lacks, which xelatex only notes in its log.
-
-Standard library only. The CMake target `slides` and `./course slides` run it;
-run it yourself with `python3 tools/slides.py slides/01-null-stream.md --out-dir /tmp/slides`.
+Standard library only. The CMake target `slides` and `./course slides` run it.
 """
 
 from __future__ import annotations
@@ -55,6 +31,17 @@ HEADER = Path("slides") / "beamer-header.tex"
 OVERFULL_TOLERANCE_PT = 1.0
 # The Korean decks' font (Debian: fonts-noto-cjk); it has Latin letters and the decks' symbols too.
 KOREAN_FONT = "Noto Sans CJK KR"
+# 16:9 Beamer slides, one per `##` heading, with no section title pages.
+PANDOC_OPTIONS = ["--from=markdown", "--to=beamer", "--standalone", "--slide-level=2", "--highlight-style=tango"]
+PANDOC_OPTIONS += ["--variable=aspectratio:169", "--variable=fontsize:10pt", "--variable=section-titles:false"]
+LATEX_OPTIONS = ["-interaction=nonstopmode", "-halt-on-error", "-file-line-error"]
+# The programs a render runs (each an option naming it) and what each is for.
+TOOL_USES = {
+    "pandoc": "",
+    "pdflatex": "",
+    "xelatex": ", for the Korean decks in slides/ko/",
+    "pdftotext": ", for the check of words past a page's edge (without it only the LaTeX log is checked)",
+}
 
 INCLUDE_LINE = re.compile(r"^\s*<!--\s*include\s+(?P<target>\S+)(?P<options>.*?)-->\s*$")
 INCLUDE_OPTION = re.compile(r'(\w+)="([^"]*)"')
@@ -257,11 +244,6 @@ def missing_characters(log_text: str) -> list[str]:
     return sorted({f"{char} (font {font})" for char, font in found})
 
 
-def is_korean(deck: Path) -> bool:
-    """A deck in slides/ko/ is Korean."""
-    return deck.parent.name == "ko"
-
-
 def font_installed(family: str, fc_list: str | None = None) -> bool:
     """Whether fontconfig knows a font of `family` (the Korean decks need KOREAN_FONT)."""
     fc_list = fc_list or shutil.which("fc-list")
@@ -280,13 +262,9 @@ def words_off_page(pdf: Path, pdftotext: str) -> list[str]:
     page_pattern = re.compile(r'<page width="([\d.]+)" height="([\d.]+)">(.*?)</page>', re.S)
     word_pattern = re.compile(r'<word xMin="([-\d.]+)" yMin="([-\d.]+)" xMax="([-\d.]+)" yMax="([-\d.]+)">(.*?)</word>')
     for number, (width, height, body) in enumerate(page_pattern.findall(result.stdout), start=1):
-        for x_min, y_min, x_max, y_max, word in word_pattern.findall(body):
-            if (
-                float(x_min) < 0
-                or float(y_min) < 0
-                or float(x_max) > float(width) + 0.5
-                or float(y_max) > float(height) + 0.5
-            ):
+        for *box, word in word_pattern.findall(body):
+            x_min, y_min, x_max, y_max = map(float, box)
+            if min(x_min, y_min) < 0 or x_max > float(width) + 0.5 or y_max > float(height) + 0.5:
                 found.append(f"page {number}: {word}")
     return found
 
@@ -321,12 +299,12 @@ def render(
     """Renders one deck to out_dir/NAME.pdf and checks that nothing runs off a slide.
 
     Image paths in a deck are relative to the repository root, where LaTeX
-    runs. A Korean deck (is_korean) is set with xelatex in KOREAN_FONT. Raises
+    runs. A Korean deck (slides/ko/) is set with xelatex in KOREAN_FONT. Raises
     SlideError for a missing include region, a failing or missing tool, a
     character the font lacks or an overflowing slide.
     """
     fonts, latex = [], pdflatex
-    if is_korean(deck):
+    if deck.parent.name == "ko":  # a Korean deck
         if not xelatex or not font_installed(KOREAN_FONT):
             raise SlideError(
                 f"{deck}: a Korean deck needs xelatex and the {KOREAN_FONT} font "
@@ -342,39 +320,11 @@ def render(
         source_name = str(deck)
     expanded.write_text(expand_includes(deck.read_text(), root, source_name))
 
-    _run(
-        [
-            pandoc,
-            expanded,
-            "--from=markdown",
-            "--to=beamer",
-            "--standalone",
-            "--slide-level=2",
-            f"--include-in-header={root / HEADER}",
-            "--highlight-style=tango",
-            "--variable=aspectratio:169",
-            "--variable=fontsize:10pt",
-            "--variable=section-titles:false",
-            *fonts,
-            f"--output={tex}",
-        ],
-        root,
-        f"pandoc on {source_name}",
-    )
+    header = f"--include-in-header={root / HEADER}"
+    _run([pandoc, expanded, *PANDOC_OPTIONS, header, *fonts, f"--output={tex}"], root, f"pandoc on {source_name}")
     # Twice: the first run writes the frame count and navigation the second one shows.
     for _ in range(2):
-        _run(
-            [
-                latex,
-                "-interaction=nonstopmode",
-                "-halt-on-error",
-                "-file-line-error",
-                f"-output-directory={out_dir}",
-                tex,
-            ],
-            root,
-            f"{Path(latex).name} on {tex.name}",
-        )
+        _run([latex, *LATEX_OPTIONS, f"-output-directory={out_dir}", tex], root, f"{Path(latex).name} on {tex.name}")
 
     pdf = out_dir / f"{deck.stem}.pdf"
     log = (out_dir / f"{deck.stem}.log").read_text(errors="replace")
@@ -402,19 +352,8 @@ def main(argv: list[str]) -> int:
         help="where the .tex and .pdf files go (default: build/slides)",
     )
     parser.add_argument("--root", type=Path, default=ROOT, help="the repository root (include paths start here)")
-    parser.add_argument("--pandoc", default=shutil.which("pandoc"), help="pandoc executable (default: on PATH)")
-    parser.add_argument("--pdflatex", default=shutil.which("pdflatex"), help="pdflatex executable (default: on PATH)")
-    parser.add_argument(
-        "--xelatex",
-        default=shutil.which("xelatex"),
-        help="xelatex executable, for the Korean decks in slides/ko/ (default: on PATH)",
-    )
-    parser.add_argument(
-        "--pdftotext",
-        default=shutil.which("pdftotext"),
-        help="pdftotext executable, for the check of words past a page's edge (default: on PATH; "
-        "without it only the LaTeX log is checked)",
-    )
+    for tool, use in TOOL_USES.items():
+        parser.add_argument(f"--{tool}", default=shutil.which(tool), help=f"{tool} executable{use} (default: on PATH)")
     parser.add_argument(
         "--expand-only", action="store_true", help="print the decks with their code included, render nothing"
     )
@@ -430,15 +369,8 @@ def main(argv: list[str]) -> int:
             print(f"slides: {' and '.join(missing)} not found; ./course slides installs them", file=sys.stderr)
             return 1
         for deck in args.decks:
-            pdf = render(
-                deck,
-                args.out_dir.resolve(),
-                root=args.root.resolve(),
-                pandoc=args.pandoc,
-                pdflatex=args.pdflatex,
-                pdftotext=args.pdftotext,
-                xelatex=args.xelatex,
-            )
+            tools = {tool: getattr(args, tool) for tool in TOOL_USES}
+            pdf = render(deck, args.out_dir.resolve(), root=args.root.resolve(), **tools)
             print(f"slides: {pdf}")
         if not args.pdftotext:
             print("slides: pdftotext (poppler-utils) not found: checked the LaTeX log only", file=sys.stderr)

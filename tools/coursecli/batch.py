@@ -112,14 +112,11 @@ def grade_batch(submissions: Path, settings: GradeSettings) -> int:
         shutil.rmtree(settings.out / ".work", ignore_errors=True)
     print()
     print(summary_table(grades, numbers))
-    if build_seconds and settings.python:  # nothing of a Python submission is built
-        print(f"\ncourse: {len(build_seconds)} graded in {time.monotonic() - started:.0f} s (wall)")
-    elif build_seconds:
-        print(
-            f"\ncourse: {len(build_seconds)} graded in {time.monotonic() - started:.0f} s (wall); build per "
-            f"submission (compile alone + link): mean {sum(build_seconds) / len(build_seconds):.1f} s, "
-            f"max {max(build_seconds):.1f} s"
-        )
+    if build_seconds:
+        wall = f"\ncourse: {len(build_seconds)} graded in {time.monotonic() - started:.0f} s (wall)"
+        mean = sum(build_seconds) / len(build_seconds)
+        builds = f"; build per submission (compile alone + link): mean {mean:.1f} s, max {max(build_seconds):.1f} s"
+        print(wall + ("" if settings.python else builds))  # nothing of a Python submission is built
     print(f"\ncourse: gradebook {settings.out / 'gradebook.csv'}; reports in {settings.out / 'students'}")
     return 0
 

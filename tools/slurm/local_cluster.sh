@@ -20,14 +20,16 @@ MARK="# written by tools/slurm/local_cluster.sh"
 say() { echo "local_cluster: $*"; }
 fail() { say "$*" >&2; exit 1; }
 
+running() {  # pid file
+    [ -s "$1" ] && kill -0 "$(cat "$1")" 2>/dev/null
+}
+
 need_root() {
     [ "$(id -u)" = 0 ] || fail "run as root: the Slurm and munge daemons start as root"
 }
 
 install_packages() {
-    if command -v slurmctld >/dev/null && command -v slurmd >/dev/null && command -v munged >/dev/null; then
-        return
-    fi
+    command -v slurmctld >/dev/null && command -v slurmd >/dev/null && command -v munged >/dev/null && return
     command -v apt-get >/dev/null || fail "slurm-wlm and munge are missing and there is no apt-get to install them"
     local started=$SECONDS
     say "installing slurm-wlm and munge with apt-get"
@@ -83,9 +85,7 @@ EOF
 }
 
 start_munge() {
-    if [ -s /run/munge/munged.pid ] && kill -0 "$(cat /run/munge/munged.pid)" 2>/dev/null; then
-        return
-    fi
+    running /run/munge/munged.pid && return
     mkdir -p /etc/munge /run/munge /var/lib/munge /var/log/munge
     if [ ! -s /etc/munge/munge.key ]; then
         dd if=/dev/urandom of=/etc/munge/munge.key bs=1024 count=1 status=none
@@ -116,12 +116,8 @@ start() {
     install_packages
     write_config
     start_munge
-    if ! { [ -s "$STATE/slurmctld.pid" ] && kill -0 "$(cat "$STATE/slurmctld.pid")" 2>/dev/null; }; then
-        slurmctld
-    fi
-    if ! { [ -s "$STATE/slurmd.pid" ] && kill -0 "$(cat "$STATE/slurmd.pid")" 2>/dev/null; }; then
-        slurmd
-    fi
+    running "$STATE/slurmctld.pid" || slurmctld
+    running "$STATE/slurmd.pid" || slurmd
     wait_for_node
     say "a one-node cluster runs on $(hostname -s) (partition local); ready in $((SECONDS - started)) s"
 }

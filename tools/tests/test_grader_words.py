@@ -38,8 +38,8 @@ def _write_words(path: Path, words: list[dict]) -> Path:
 
 
 def test_a_missing_word_stops_the_reader(tmp_path):
-    kept = [word for word in _stated_words() if word["name"] != "kLineNote"]
-    with pytest.raises(GraderWordsError, match="states no LINE_NOTE"):
+    kept = [word for word in _stated_words() if word["name"] != "kKeyNote"]
+    with pytest.raises(GraderWordsError, match="states no KEY_NOTE"):
         read_words(_write_words(tmp_path / "grader_words.json", kept))
 
 
