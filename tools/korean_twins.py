@@ -1,26 +1,20 @@
 #!/usr/bin/env python3
-"""Keeps every Korean page (README.ko.md, slides/ko/NN-topic.md) in step with its English twin.
+"""Keeps every Korean page (README.ko.md, slides/ko/NN-topic.md, notebook.ko.py) in step with its English twin.
 
-The Korean pages say the same things in Korean; what a reader compares between the
-two must be identical. For each pair this checks, outside fenced code blocks unless
-said otherwise:
+The Korean pages say the same things in Korean; what a reader compares between the two must be identical
+(labs/AUTHORING.md, "The Korean README"). For each pair this checks, outside fenced code blocks:
 
 - the headings: the same number, in the same order, each at the same level;
-- the fenced code blocks, byte for byte (code and its comments are never translated),
-  and a slide deck's `<!-- include ... -->` lines, which become code when it is rendered;
-- the figures: the same image targets (`![...](PATH)`, `<img src="PATH">`) in the same order;
-- the numbers, section by section: every number with its unit (`3.69 ms`, `64 MiB`, `1.72x`,
-  `10%`, `2`) as often in the Korean section as in the English one; a Korean `1.72배`
-  counts as `1.72x`, and so does an English `1.72 times`; `1,000` counts as `1000`;
-- the collapsed hint blocks: the same number of `<details>` in each section;
-- the in-page links of the Korean page (`[...](#anchor)`) lead to one of its own headings.
+- the fenced code blocks byte for byte (code and its comments are never translated), and a slide
+  deck's `<!-- include ... -->` lines, which become code when it is rendered;
+- the figures: the same image targets in the same order;
+- the numbers with their units, section by section, as often in each (see NUMBER);
+- the same number of collapsed hint blocks (`<details>`) in each section;
+- the Korean page's in-page links (`[...](#anchor)`) lead to one of its own headings.
 
-A lab's notebook (labs/NN-topic/python/notebook.py, Jupytext's percent format) has its twin
-notebook.ko.py: its Markdown cells are compared as a page is, and every code cell, as a fenced block,
-byte for byte (notebook_page).
-
-The top-level README.ko.md translates the whole of README.md (the instructors' guide,
-INSTRUCTORS.md, is in English only). Every lab README must have a twin.
+A lab's notebook (Jupytext's percent format) is compared as notebook_page makes it a page. The
+top-level README.ko.md translates the whole of README.md (INSTRUCTORS.md is in English only); every
+lab README, notebook and slide deck must have a twin.
 
     python3 tools/korean_twins.py          # checks every pair; prints the first difference of each
 
@@ -148,14 +142,13 @@ def compare(english_text: str, korean_text: str, english_name: str, korean_name:
     where = f"{korean_name} (twin of {english_name})"
     levels_e = [s.level for s in english.headings]
     levels_k = [s.level for s in korean.headings]
+    difference = _first_difference(levels_e, levels_k)  # never None where the counts differ
     if len(levels_e) != len(levels_k):
-        difference = _first_difference(levels_e, levels_k)
-        at = difference[0] if difference else min(len(levels_e), len(levels_k))
+        at = difference[0]
         return (
             f"{where}: {len(levels_k)} headings, the English page has {len(levels_e)}; first difference at "
             f"heading {at + 1}: English '{_heading_at(english, at)}', Korean '{_heading_at(korean, at)}'"
         )
-    difference = _first_difference(levels_e, levels_k)
     if difference:
         at = difference[0]
         return (
@@ -185,7 +178,7 @@ def compare(english_text: str, korean_text: str, english_name: str, korean_name:
         if section_e.details != section_k.details:
             return f"{where}: {name}: {section_k.details} <details> blocks, the English section has {section_e.details}"
 
-    anchors = {github_anchor(s.heading) for s in parse(korean_text).headings}
+    anchors = {github_anchor(s.heading) for s in korean.headings}
     for link in korean.in_page_links:
         if link not in anchors:
             return f"{where}: the link to #{link} leads to no heading of the page"

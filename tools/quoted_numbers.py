@@ -4,41 +4,25 @@
 common/reference/h200_quoted_numbers.json holds every measurement a README or
 slide quotes (each with its device and date) and, under "quotes", where each is
 quoted: a file and a text in which {measurement.key} (optionally {key:.2f})
-stands for the number. tools/tests/test_quoted_numbers.py checks that every
-quote appears in its file with the reference's number. A measurement not yet
-taken is null; its quotes then read [[H200: measurement.key]] in the file.
+stands for the number; a measurement not yet taken is null, and its quotes read
+[[H200: measurement.key]]. tools/tests/test_quoted_numbers.py holds the pages to it:
 
-Every measured number in the prose of the READMEs and slides, English and
-Korean (outside code blocks: a number in ms, µs or GB/s, a decimal speedup such
-as 1.72x, a decimal percentage such as 97.4%) must come from one of
-two places: a quote above (in a Korean page: a number of its English twin's
-quotes), or a transcript of the same file (a ```text block, the program's
-output); either way the number must round to it ("about 14 ms" from 14.04).
-`unquoted_numbers` finds the rest; the test fails on any. `points_problems`
-holds the transcripts' "(lab NN is worth P of the course's T points, over L
-labs)" to the points the labs' lab.json files declare.
-
-A committed picture is a measurement too: every picture a lab README names
-(labs/NN-topic/*.png, common/reference/*.png) has an entry whose "picture" is
-its path, whose "date" its PNG's metadata names (the plot tool writes the run's
-date there), holding the figures its titles print and the rows it draws
-("rows": the names a caption must give, "stream 15"); and the README quotes
-those figures in its caption, naming each of those rows. `picture_problems`
-finds the pictures that are not so, so a picture and its text cannot drift apart;
-it holds every committed picture of a lab folder (labs/NN-topic/*.png and the
-reference pictures `course check` shows), so one that no README names is a problem too.
+- every quote appears in its file with the reference's number;
+- every measured number in the prose of the READMEs and slides, English and
+  Korean, comes from a quote (in a Korean page: of its English twin) or a
+  transcript (a ```text block) and rounds to it: `unquoted_numbers`;
+- the transcripts' "(lab NN is worth P of ... points, over L labs)" are what the
+  labs' lab.json files declare: `points_problems`;
+- every committed picture of a lab folder is named by its README, whose caption
+  quotes the figures and rows of the picture's measurement, made from the run
+  its PNG metadata dates: `picture_problems` (a picture and its text cannot drift apart).
 
     python3 tools/quoted_numbers.py fill RESULT.json [RESULT.json ...]
     python3 tools/quoted_numbers.py unquoted     # list the numbers no quote or transcript covers
 
-stores each result a measurement program wrote (pageable_overlap --json,
-host_allocation_costs --json: their "program" names the measurement) in the
-reference file and writes its numbers into the quoting files, and into their
-Korean twins (README.ko.md, slides/ko/), where the same fields are pending.
-tools/korean_twins.py also holds each Korean page to its English twin's numbers,
-section by section.
-
-Standard library only.
+`fill` stores each result a measurement program wrote (its "program" names the
+measurement) and writes its numbers into the quoting files and their Korean
+twins where the same fields are pending. Standard library only.
 """
 
 from __future__ import annotations
@@ -88,16 +72,10 @@ def lookup(measurements: dict, key: str):
 
 def measured_text(template: str, measurements: dict) -> str | None:
     """The quote with the reference's numbers, or None when one of them is pending."""
-    missing = False
-
-    def number(match: re.Match) -> str:
-        nonlocal missing
-        value = lookup(measurements, match.group(1))
-        missing = missing or value is None
-        return "" if value is None else format(value, match.group(2) or "")
-
-    text = FIELD.sub(number, template)
-    return None if missing else text
+    values = {key: lookup(measurements, key) for key, _ in FIELD.findall(template)}
+    if None in values.values():
+        return None
+    return FIELD.sub(lambda match: format(values[match.group(1)], match.group(2) or ""), template)
 
 
 def pending_text(template: str) -> str:
@@ -174,7 +152,12 @@ def unquoted_numbers(
     `quotes` (the file's quotes with their numbers) nor rounds from a number of one of the quotes, of
     `twin_quotes` (a Korean page's: its English twin's quotes), of one of its transcripts or of
     `more_transcripts` (a slide deck's: its lab README's)."""
-    covered = [(start, start + len(quote)) for quote in quotes for start in _occurrences(text, quote)]
+    covered = [
+        (found.start(), found.start() + len(quote))
+        for quote in quotes
+        if quote
+        for found in re.finditer(f"(?={re.escape(quote)})", text)  # a lookahead: overlapping quotes count too
+    ]
     prose, transcripts = _prose_and_transcripts(text)
     shown = {
         number
@@ -199,14 +182,6 @@ def _rounds_to(number: str, quoted: str) -> bool:
     """Whether `number`, as printed, rounds (half up, as people round) to `quoted`'s decimals."""
     places = Decimal(1).scaleb(-len(quoted.partition(".")[2]))
     return Decimal(number).quantize(places, rounding=ROUND_HALF_UP) == Decimal(quoted)
-
-
-def _occurrences(text: str, part: str) -> list[int]:
-    starts, start = [], text.find(part)
-    while part and start >= 0:
-        starts.append(start)
-        start = text.find(part, start + 1)
-    return starts
 
 
 def all_unquoted_numbers(reference: Path = REFERENCE, root: Path = ROOT) -> list[str]:

@@ -14,22 +14,25 @@ stderr starting with "demo_model: ", and exit status 2.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 from . import library
 from .figures import PlotError, check_output_path
 from .timelines import plot_model_schedule
 
+# What each field's type (a string here: annotations are not evaluated) takes from JSON.
+JSON_KINDS = {"str": str, "int": int, "float": (int, float)}
+
 
 class StageTimesError(Exception):
     """A stage-times file is missing, unreadable or incomplete; the message is one line."""
 
 
-@dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True)
 class ReferenceStageTimes:
     """Stage times measured on one GPU (ms, whole data), and what they were measured on."""
 
@@ -53,22 +56,14 @@ def load_stage_times(path: str | Path) -> ReferenceStageTimes:
         raise StageTimesError(f"{path} is not JSON ({error.msg}, line {error.lineno})") from None
     if not isinstance(obj, dict):
         raise StageTimesError(f"{path} does not hold a JSON object")
-    kinds = {
-        "device": str,
-        "date": str,
-        "copy_engines": int,
-        "chunks": int,
-        "bytes": int,
-        "h2d_ms": (int, float),
-        "kernel_ms": (int, float),
-        "d2h_ms": (int, float),
-    }
-    for key, kind in kinds.items():
-        if key not in obj:
-            raise StageTimesError(f"{path} has no {key!r}")
-        if not isinstance(obj[key], kind) or isinstance(obj[key], bool):
-            raise StageTimesError(f"{path}: {key!r} has the wrong type ({type(obj[key]).__name__})")
-    times = ReferenceStageTimes(**{key: obj[key] for key in kinds})
+    fields = dataclasses.fields(ReferenceStageTimes)
+    for field in fields:
+        if field.name not in obj:
+            raise StageTimesError(f"{path} has no {field.name!r}")
+        value = obj[field.name]
+        if not isinstance(value, JSON_KINDS[field.type]) or isinstance(value, bool):
+            raise StageTimesError(f"{path}: {field.name!r} has the wrong type ({type(value).__name__})")
+    times = ReferenceStageTimes(**{field.name: obj[field.name] for field in fields})
     if min(times.copy_engines, times.chunks, times.bytes) < 1:
         raise StageTimesError(f"{path}: copy_engines, chunks and bytes must be at least 1")
     if min(times.h2d_ms, times.kernel_ms, times.d2h_ms) <= 0:

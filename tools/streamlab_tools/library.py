@@ -10,6 +10,7 @@ folder to look in first. Where there is none, ModuleMissing says to build it.
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.machinery
 import importlib.util
 import json
@@ -93,28 +94,15 @@ def load() -> ModuleType:
 
 
 def to_module_ops(ops: Sequence[DeviceOp]) -> list[Any]:
-    """The module's DeviceOp for each op read by streamlab_tools.trace."""
+    """The module's DeviceOp for each op read by streamlab_tools.trace (whose ``name`` is what a viewer shows:
+    the module's is the kernel's own name)."""
     streamlab = load()
-    return [
-        streamlab.DeviceOp(
-            kind=op.kind,
-            start_ns=op.start_ns,
-            end_ns=op.end_ns,
-            stream=op.stream,
-            stream_kind=op.stream_kind,
-            bytes=op.bytes,
-            name=op.kernel_name,
-            label=op.label,
-            host_memory=op.host_memory,
-            correlation_id=op.correlation_id,
-            graph_id=op.graph_id,
-            graph_node_id=op.graph_node_id,
-            device=op.device,
-            source_device=op.source_device,
-            destination_device=op.destination_device,
-        )
-        for op in ops
-    ]
+    made = []
+    for op in ops:
+        fields = {field.name: getattr(op, field.name) for field in dataclasses.fields(op)}
+        fields["name"] = fields.pop("kernel_name")
+        made.append(streamlab.DeviceOp(**fields))
+    return made
 
 
 def summarize(ops: Sequence[DeviceOp]) -> dict[str, Any]:

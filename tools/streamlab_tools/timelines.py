@@ -43,7 +43,6 @@ BAR_TEXT_SIZES = (13, 11, 9)  # tried in turn until the text fits its bar
 MIN_TEXT_BAR_PX = 12  # narrower bars get no text at all
 MODELLED_HATCH = "//"
 MAX_ROW_NAMES = 12
-MIN_FIT_SIZE = 9  # points: the smallest a title is shrunk to so that it fits (see fit_texts)
 MAX_PHASE_PANELS = 6  # more phases than this are listed, and drawn one at a time with --phase
 HOST_ROW = "host"
 
@@ -77,9 +76,7 @@ class Bar:
 
 @dataclass(frozen=True)
 class EventRecord:
-    """An event record (cudaEventRecord) on its stream's row, at the time its stream reached it, in ms from
-    the first op: when the work queued in that stream before it, and every wait before it, were done (or when
-    the host made the call, if later)."""
+    """An event record (cudaEventRecord) on its stream's row, where its stream reached it (see event_links)."""
 
     row: str
     at: float
@@ -89,7 +86,7 @@ class EventRecord:
 @dataclass(frozen=True)
 class EventWait:
     """A stream that waits for an event (cudaStreamWaitEvent): from the event's latest record before the
-    wait, on its row, to the waiting stream's row, at the time the wait was over (ms from the first op)."""
+    wait to the waiting stream's row, where the wait was over."""
 
     from_row: str
     from_at: float
@@ -128,21 +125,19 @@ def plot_trace(
     """
     if not trace.ops:
         raise PlotError("the trace has no device operations to draw")
-    stats = summarize(trace.ops)
     heading = title if title is not None else describe_trace(trace)
     with slide_figure(path, panels=2 if model else 1, sources=[trace.metadata]) as (fig, axes):
-        measured_ax = axes[0]
-        placed = {measured_ax: _draw_trace(measured_ax, trace, by)}
+        placed = {axes[0]: _draw_trace(axes[0], trace, by)}
         if model:
-            measured_ax.set_title("measured", loc="left")
-            model_ax = axes[1]
-            placed[model_ax] = _draw_trace_model(model_ax, trace, by)
-        _draw_marks(measured_ax, trace)  # after every panel: where names go depends on the whole time axis
+            axes[0].set_title("measured", loc="left")
+            bars, model_title = trace_model_bars(trace, by)
+            placed[axes[1]] = _draw_bars(axes[1], _rows_in_order(bars), bars, modelled=True)
+            axes[1].set_title(model_title, loc="left")
+        _draw_marks(axes[0], trace)  # after every panel: where names go depends on the whole time axis
         events = _draws_events(trace, by)
         axes[-1].set_xlabel(_time_axis_label(events))
-        fig.suptitle(f"{heading}\n{stats_line(stats)}")
-        _add_kind_legend(fig, [p.bar.kind for bars in placed.values() for p in bars], modelled=model, events=events)
-        _write_bar_texts(fig, placed)
+        fig.suptitle(f"{heading}\n{stats_line(summarize(trace.ops))}")
+        _finish(fig, placed, modelled=model, events=events)
 
 
 def plot_stacked(
@@ -164,23 +159,9 @@ def plot_stacked(
     for trace, label in zip(traces, labels):
         if not trace.ops:
             raise PlotError(f"the trace {label!r} has no device operations to draw")
-    row_counts = [len(_rows_and_bars(trace.ops, by, trace.ops[0].start_ns)[0]) for trace in traces]
-    height_ratios = [min(count, MAX_ROW_NAMES) + 1 for count in row_counts]
-    with slide_figure(path, panels=len(traces), height_ratios=height_ratios, sources=[t.metadata for t in traces]) as (
-        fig,
-        axes,
-    ):
-        placed = {}
-        for ax, trace, label in zip(axes, traces, labels):
-            placed[ax] = _draw_trace(ax, trace, by)
-            ax.set_title(f"{label}: {stats_line(summarize(trace.ops), short=True)}", loc="left")
-        for ax, trace in zip(axes, traces):
-            _draw_marks(ax, trace)
-        events = any(_draws_events(trace, by) for trace in traces)
-        axes[-1].set_xlabel(_time_axis_label(events))
-        fig.suptitle(title if title is not None else f"Timelines on {traces[0].device_name or 'an unnamed device'}")
-        _add_kind_legend(fig, [p.bar.kind for bars in placed.values() for p in bars], events=events)
-        _write_bar_texts(fig, placed)
+    titles = [f"{label}: {stats_line(summarize(trace.ops), short=True)}" for trace, label in zip(traces, labels)]
+    heading = title if title is not None else f"Timelines on {traces[0].device_name or 'an unnamed device'}"
+    _plot_panels(path, traces, titles, by, heading, sources=[trace.metadata for trace in traces])
 
 
 def plot_phases(
@@ -190,38 +171,52 @@ def plot_phases(
     own time axis from its first op, titled with its own makespan and overlap."""
     if not phases:
         raise PlotError("the trace has no device operations to draw")
-    traces = [phase_trace(trace, phase) for phase in phases]
+    parts = [phase_trace(trace, phase) for phase in phases]
     origin_ns = trace.ops[0].start_ns
-    row_counts = [len(_rows_and_bars(t.ops, by, t.ops[0].start_ns)[0]) + bool(t.marks) for t in traces]
+    titles = [
+        f"{phase.title}, at {format_ms((phase.start_ns - origin_ns) / 1e6)}: "
+        f"{stats_line(summarize(part.ops), short=True)}"
+        for phase, part in zip(phases, parts)
+    ]
+    named = sum(bool(phase.name) for phase in phases)
+    cut = (
+        "at the program's NVTX ranges"
+        if named == len(phases)
+        else "at NVTX ranges and idle gaps"
+        if named
+        else "where the GPU was idle"
+    )
+    whole = format_ms(summarize(trace.ops)["makespan_ns"] / 1e6)
+    heading = (
+        f"{title if title is not None else describe_trace(trace)}\n{len(phases)} phases, cut {cut} ({whole} in all)"
+    )
+    own_axes = "time since the phase's first operation (ms)"
+    _plot_panels(path, parts, titles, by, heading, sources=[trace.metadata], own_time_axes=own_axes)
+
+
+def _plot_panels(
+    path: str | Path,
+    traces: Sequence[Trace],
+    titles: Sequence[str],
+    by: str,
+    heading: str,
+    sources: Sequence[dict[str, Any]],
+    own_time_axes: str = "",
+) -> None:
+    """``traces`` one above the other, each in a panel of its own titled with ``titles``: on one time axis,
+    or each on its own where ``own_time_axes`` names them."""
+    heights = [min(len(_rows_and_bars(t.ops, by, 0)[0]) + bool(t.marks), MAX_ROW_NAMES) + 1 for t in traces]
     with slide_figure(
-        path,
-        panels=len(phases),
-        height_ratios=[min(count, MAX_ROW_NAMES) + 1 for count in row_counts],
-        sources=[trace.metadata],
-        share_time_axis=False,
+        path, panels=len(traces), height_ratios=heights, sources=sources, share_time_axis=not own_time_axes
     ) as (fig, axes):
-        placed = {}
-        for ax, phase, part in zip(axes, phases, traces):
-            placed[ax] = _draw_trace(ax, part, by)
-            _draw_marks(ax, part)
-            at = (phase.start_ns - origin_ns) / 1e6
-            ax.set_title(
-                f"{phase.title}, at {format_ms(at)}: {stats_line(summarize(part.ops), short=True)}", loc="left"
-            )
-        axes[-1].set_xlabel("time since the phase's first operation (ms)")
-        heading = title if title is not None else describe_trace(trace)
-        whole = format_ms(summarize(trace.ops)["makespan_ns"] / 1e6)
-        named = sum(bool(phase.name) for phase in phases)
-        cut = (
-            "at the program's NVTX ranges"
-            if named == len(phases)
-            else "at NVTX ranges and idle gaps"
-            if named
-            else "where the GPU was idle"
-        )
-        fig.suptitle(f"{heading}\n{len(phases)} phases, cut {cut} ({whole} in all)")
-        _add_kind_legend(fig, [p.bar.kind for bars in placed.values() for p in bars])
-        _write_bar_texts(fig, placed)
+        placed = {ax: _draw_trace(ax, trace, by) for ax, trace in zip(axes, traces)}
+        for ax, trace, panel_title in zip(axes, traces, titles):
+            _draw_marks(ax, trace)  # after every panel: where names go depends on the whole time axis
+            ax.set_title(panel_title, loc="left")
+        events = any(_draws_events(trace, by) for trace in traces)
+        axes[-1].set_xlabel(own_time_axes or _time_axis_label(events))
+        fig.suptitle(heading)
+        _finish(fig, placed, events=events)
 
 
 def plot_model_schedule(
@@ -270,8 +265,7 @@ def plot_model_schedule(
         heading = title if title is not None else "Modelled timelines"
         stages = f"stage times H2D {format_ms(h2d)}, kernel {format_ms(kernel)}, D2H {format_ms(d2h)}"
         fig.suptitle(f"{heading}\n{stages} (modelled, not measured)")
-        _add_kind_legend(fig, [bar.kind for bar in serial_bars + pipelined_bars], modelled=True)
-        _write_bar_texts(fig, placed)
+        _finish(fig, placed, modelled=True)
 
 
 def schedule_caption(copy_engines: int, order: str) -> str:
@@ -340,14 +334,6 @@ def _draw_events(ax: Any, links: EventLinks, rows: Sequence[str]) -> None:
             zorder=5,
             **EVENT_MARK,
         )
-
-
-def _draw_trace_model(ax: Any, trace: Trace, by: str) -> list[_PlacedBar]:
-    """Draws, on ``ax``, the modelled schedule of the workload ``trace`` recorded."""
-    bars, title = trace_model_bars(trace, by)
-    placed = _draw_bars(ax, _rows_in_order(bars), bars, modelled=True)
-    ax.set_title(title, loc="left")
-    return placed
 
 
 def trace_model_bars(trace: Trace, by: str) -> tuple[list[Bar], str]:
@@ -521,12 +507,10 @@ def _family_of_op(op: DeviceOp) -> str:
 
 def _family_made_by(function: str) -> str:
     """The family of ops a runtime function makes ("" for none)."""
-    if function.startswith("cudaLaunch") and function != "cudaLaunchHostFunc":
-        return "kernel"
-    for prefix, family in (("cudaMemcpy", "copy"), ("cudaMemset", "memset")):
-        if function.startswith(prefix):
-            return family
-    return ""
+    if function == "cudaLaunchHostFunc":  # runs a host function: no op on the GPU
+        return ""
+    prefixes = (("cudaLaunch", "kernel"), ("cudaMemcpy", "copy"), ("cudaMemset", "memset"))
+    return next((family for prefix, family in prefixes if function.startswith(prefix)), "")
 
 
 def _rows_of_streams(trace: Trace, op_of_call: dict[int, DeviceOp]) -> dict[tuple[int, int], str]:
@@ -606,13 +590,10 @@ def _assign_lanes(bars: Sequence[Bar]) -> list[int]:
     lane_ends: list[float] = []  # when the last bar in each lane ends
     lanes = []
     for bar in bars:
-        free = [lane for lane, end in enumerate(lane_ends) if end <= bar.start]
-        if free:
-            lane = free[0]
-            lane_ends[lane] = bar.end
-        else:  # every lane is busy: open a new one
-            lane = len(lane_ends)
+        lane = next((lane for lane, end in enumerate(lane_ends) if end <= bar.start), len(lane_ends))
+        if lane == len(lane_ends):  # every lane is busy: open a new one
             lane_ends.append(bar.end)
+        lane_ends[lane] = bar.end
         lanes.append(lane)
     return lanes
 
@@ -651,11 +632,13 @@ def _draw_marks(ax: Any, trace: Trace) -> None:
         name.set_in_layout(False)
 
 
-def _add_kind_legend(fig: Any, kinds: Sequence[str], modelled: bool = False, events: bool = False) -> None:
-    """One legend entry per op kind present, below the plots, and the marks of events where they are drawn."""
+def _finish(fig: Any, placed: dict[Any, list[_PlacedBar]], modelled: bool = False, events: bool = False) -> None:
+    """Below the plots, one legend entry per kind of bar drawn, and the marks of events where they are drawn;
+    then the bars' texts."""
     from matplotlib.lines import Line2D
     from matplotlib.patches import Patch
 
+    kinds = {p.bar.kind for bars in placed.values() for p in bars}
     handles = [
         Patch(facecolor=BAR_COLORS[kind], edgecolor="black", label=BAR_KIND_NAMES[kind])
         for kind in BAR_KINDS
@@ -667,6 +650,7 @@ def _add_kind_legend(fig: Any, kinds: Sequence[str], modelled: bool = False, eve
         handles.append(Line2D([], [], linestyle="none", label=EVENT_RECORD_NAME, **EVENT_MARK))
         handles.append(Line2D([0, 1], [0, 0], color=WAIT_COLOR, linewidth=2, marker=">", label=EVENT_WAIT_NAME))
     fig.legend(handles=handles, loc="outside lower center", ncols=len(handles), frameon=False)
+    _write_bar_texts(fig, placed)
 
 
 def _write_bar_texts(fig: Any, placed: dict[Any, list[_PlacedBar]]) -> None:

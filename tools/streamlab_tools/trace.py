@@ -124,17 +124,13 @@ class StreamCall:
 
 @dataclass
 class Trace:
-    """A recorded timeline: device operations sorted by start, host marks sorted by
-    time, the file's ``otherData`` block as ``metadata``, the program's NVTX
-    ranges sorted by start (none in files recorded without them), and the runtime
-    calls that queued or ordered its stream work, in call order (only in a trace taken
-    from a record: ``otherData.stream_calls``)."""
+    """A recorded timeline, each list sorted by time (the stream calls in call order)."""
 
     ops: list[DeviceOp]
     marks: list[HostMark]
-    metadata: dict[str, Any]
-    ranges: list[HostRange] = field(default_factory=list)
-    stream_calls: list[StreamCall] = field(default_factory=list)
+    metadata: dict[str, Any]  # the file's otherData block
+    ranges: list[HostRange] = field(default_factory=list)  # none in files recorded without NVTX ranges
+    stream_calls: list[StreamCall] = field(default_factory=list)  # only in a trace taken from a record
 
     @property
     def program(self) -> str:
@@ -154,11 +150,8 @@ class Trace:
 
 
 def read_json_object(path: str | Path) -> dict[str, Any]:
-    """The JSON object stored in the file at ``path``.
-
-    Raises TraceError, its message starting with the path, when the file is missing,
-    unreadable, empty, not JSON, or holds JSON that is not an object.
-    """
+    """The JSON object stored in the file at ``path``; TraceError, its message starting with the path, where
+    there is none."""
     try:
         data = Path(path).read_bytes()
     except FileNotFoundError:
@@ -194,11 +187,7 @@ def file_format(obj: dict[str, Any]) -> str:
 
 
 def load_trace(path: str | Path) -> Trace:
-    """Reads and checks the trace file at ``path``.
-
-    Raises TraceError with a one-line message starting with the path when the file
-    is missing, is not JSON, or is not a valid streamlab trace.
-    """
+    """Reads and checks the trace file at ``path``; TraceError, its message starting with the path."""
     obj = read_json_object(path)
     try:
         return parse_trace(obj)
@@ -207,10 +196,7 @@ def load_trace(path: str | Path) -> Trace:
 
 
 def parse_trace(obj: Any) -> Trace:
-    """Checks an already parsed trace (a dict from ``json.load``) and returns it as a Trace.
-
-    Raises TraceError with a one-line message naming the first problem found.
-    """
+    """An already parsed trace (a dict from ``json.load``), checked; TraceError names the first problem."""
     metadata = _check_header(obj, TRACE_FORMAT)
     events = _get(obj, "traceEvents", "array")
     ops: list[DeviceOp] = []
@@ -232,123 +218,101 @@ def parse_trace(obj: Any) -> Trace:
     ops.sort(key=lambda op: (op.start_ns, op.end_ns, op.stream))
     marks.sort(key=lambda mark: mark.time_ns)
     ranges.sort(key=lambda item: item.start_ns)
-    calls = _parse_stream_calls(metadata)
-    return Trace(ops=ops, marks=marks, metadata=metadata, ranges=ranges, stream_calls=calls)
+    return Trace(ops=ops, marks=marks, metadata=metadata, ranges=ranges, stream_calls=_parse_stream_calls(metadata))
 
 
 def _parse_stream_calls(metadata: dict[str, Any]) -> list[StreamCall]:
     """The optional ``otherData.stream_calls``, checked; [] where the file has none."""
-    if "stream_calls" not in metadata:
-        return []
-    calls = _get(metadata, "stream_calls", "array", prefix="otherData.")
+    calls = _get(metadata, "stream_calls", "array", prefix="otherData.") if "stream_calls" in metadata else []
     return [_parse_stream_call(call, f" in otherData.stream_calls[{index}]") for index, call in enumerate(calls)]
 
 
 def _parse_stream_call(call: Any, where: str) -> StreamCall:
     if not isinstance(call, dict):
         raise TraceError(f"a stream call is {_json_type(call)}, not an object{where}")
-
-    def count(key: str) -> int:
-        return _count(_get(call, key, "integer", context=where), key, where)
-
     return StreamCall(
         call=_one_of(_get(call, "call", "string", context=where), STREAM_CALL_KINDS, "stream call", where),
         function=_get(call, "function", "string", context=where),
-        stream=count("stream"),
-        event=count("event"),
-        time_ns=count("time_ns"),
-        device=count("device") if "device" in call else 0,  # records made before GPUs were told apart: GPU 0
+        stream=_count(call, "stream", where),
+        event=_count(call, "event", where),
+        time_ns=_count(call, "time_ns", where),
+        device=_count(call, "device", where)
+        if "device" in call
+        else 0,  # records made before GPUs were told apart: GPU 0
     )
 
 
-def _check_pid(event: dict[str, Any], expected: int, what: str, where: str) -> None:
-    pid = _count(_get(event, "pid", "integer", context=where), "pid", where)
-    if pid != expected:
-        raise TraceError(f"{what} with pid {pid}{where}; it must be {expected}")
+def _span(args: dict[str, Any], what: str, where: str) -> tuple[int, int]:
+    """``args.start_ns`` and ``args.end_ns``, checked to be in that order."""
+    start_ns, end_ns = _count(args, "start_ns", where, "args."), _count(args, "end_ns", where, "args.")
+    if end_ns < start_ns:
+        raise TraceError(f"{what} ends before it starts{where} (end_ns {end_ns} < start_ns {start_ns})")
+    return start_ns, end_ns
 
 
 def _parse_range(event: dict[str, Any], where: str) -> HostRange:
-    _check_pid(event, 0, "an NVTX range", where)
+    pid = _count(event, "pid", where)
+    if pid != 0:
+        raise TraceError(f"an NVTX range with pid {pid}{where}; it must be 0")
     name = _get(event, "name", "string", context=where)
-    thread = _count(_get(event, "tid", "integer", context=where), "tid", where)
-    args = _get(event, "args", "object", context=where)
-    start_ns = _count(_get(args, "start_ns", "integer", prefix="args.", context=where), "args.start_ns", where)
-    end_ns = _count(_get(args, "end_ns", "integer", prefix="args.", context=where), "args.end_ns", where)
-    if end_ns < start_ns:
-        raise TraceError(f"NVTX range ends before it starts{where} (end_ns {end_ns} < start_ns {start_ns})")
+    thread = _count(event, "tid", where)
+    start_ns, end_ns = _span(_get(event, "args", "object", context=where), "NVTX range", where)
     return HostRange(name=name, start_ns=start_ns, end_ns=end_ns, thread=thread)
 
 
 def _parse_op(event: dict[str, Any], where: str) -> DeviceOp:
-    pid = _count(_get(event, "pid", "integer", context=where), "pid", where)
+    pid = _count(event, "pid", where)
     if pid == 0:
         raise TraceError(f"a device op with pid 0{where}; it must be 1 + the GPU's device id (1 for GPU 0)")
     name = _get(event, "name", "string", context=where)
     args = _get(event, "args", "object", context=where)
 
-    def arg(key: str, expected: str) -> Any:
-        return _get(args, key, expected, prefix="args.", context=where)
+    def text(key: str) -> str:
+        return _get(args, key, "string", prefix="args.", context=where)
 
-    kind = _one_of(arg("op", "string"), OP_KINDS, "op kind", where)
-    stream_kind = _one_of(arg("stream_kind", "string"), STREAM_KINDS, "stream kind", where)
-    start_ns = _count(arg("start_ns", "integer"), "args.start_ns", where)
-    end_ns = _count(arg("end_ns", "integer"), "args.end_ns", where)
-    if end_ns < start_ns:
-        raise TraceError(f"event ends before it starts{where} (end_ns {end_ns} < start_ns {start_ns})")
+    def count(key: str, present: bool = True) -> int:
+        return _count(args, key, where, "args.") if present else 0
 
+    kind = _one_of(text("op"), OP_KINDS, "op kind", where)
+    stream_kind = _one_of(text("stream_kind"), STREAM_KINDS, "stream kind", where)
+    start_ns, end_ns = _span(args, "event", where)
     # Copies always say how much they moved and from where; memsets how much they set.
     is_copy = kind.startswith("memcpy_")
-    if is_copy or kind == "memset":
-        size = _count(arg("bytes", "integer"), "args.bytes", where)
-    else:
-        size = _count(args.get("bytes", 0), "args.bytes", where)
-    if is_copy:
-        host_memory = arg("host_memory", "string")
-    else:
-        host_memory = args.get("host_memory", "not_applicable")
+    size = count("bytes", present=is_copy or kind == "memset" or "bytes" in args)
+    host_memory = text("host_memory") if is_copy else args.get("host_memory", "not_applicable")
     host_memory = _one_of(host_memory, HOST_MEMORY_KINDS, "host memory kind", where)
-
+    graphed, p2p = "graph_id" in args, kind == "memcpy_p2p"  # only ops a graph launch ran carry graph ids
     return DeviceOp(
         kind=kind,
         name=name,
-        label=arg("label", "string"),
-        stream=_count(arg("stream", "integer"), "args.stream", where),
+        label=text("label"),
+        stream=count("stream"),
         stream_kind=stream_kind,
         start_ns=start_ns,
         end_ns=end_ns,
         bytes=size,
         host_memory=host_memory,
-        correlation_id=_count(arg("correlation_id", "integer"), "args.correlation_id", where),
-        kernel_name=arg("kernel_name", "string") if kind == "kernel" else "",
-        # Only ops that a graph launch ran carry these (older files never do).
-        graph_id=_count(arg("graph_id", "integer"), "args.graph_id", where) if "graph_id" in args else 0,
-        graph_node_id=_count(arg("graph_node_id", "integer"), "args.graph_node_id", where) if "graph_id" in args else 0,
+        correlation_id=count("correlation_id"),
+        kernel_name=text("kernel_name") if kind == "kernel" else "",
+        graph_id=count("graph_id", graphed),
+        graph_node_id=count("graph_node_id", graphed),
         device=pid - 1,
-        source_device=_count(arg("source_device", "integer"), "args.source_device", where)
-        if kind == "memcpy_p2p"
-        else 0,
-        destination_device=(
-            _count(arg("destination_device", "integer"), "args.destination_device", where)
-            if kind == "memcpy_p2p"
-            else 0
-        ),
+        source_device=count("source_device", p2p),
+        destination_device=count("destination_device", p2p),
     )
 
 
 def _parse_mark(event: dict[str, Any], where: str) -> HostMark:
     name = _get(event, "name", "string", context=where)
     args = _get(event, "args", "object", context=where)
-    time_ns = _get(args, "time_ns", "integer", prefix="args.", context=where)
-    return HostMark(name=name, time_ns=_count(time_ns, "args.time_ns", where))
+    return HostMark(name=name, time_ns=_count(args, "time_ns", where, "args."))
 
 
 # --- the other files -----------------------------------------------------------------
 
 
 def parse_json_file(obj: Any, expected_format: str) -> dict[str, Any]:
-    """Checks an already parsed sweep file (``streamlab-bandwidth`` or ``streamlab-chunks``); returns it
-    unchanged. Raises TraceError with a one-line message when it is another kind of file or does not hold
-    the points its format describes."""
+    """An already parsed sweep file (``streamlab-bandwidth`` or ``streamlab-chunks``), checked, unchanged."""
     if expected_format not in POINT_SCHEMAS:
         raise ValueError(f"no point schema for format {expected_format!r}; use load_trace for traces")
     _check_header(obj, expected_format)
@@ -418,7 +382,7 @@ def _check_header(obj: Any, expected_format: str) -> dict[str, Any]:
     device = _get(other, "device", "object", prefix="otherData.")
     _get(device, "name", "string", prefix="otherData.device.")
     if "copy_engines" in device:
-        _count(_get(device, "copy_engines", "integer", prefix="otherData.device."), "otherData.device.copy_engines", "")
+        _count(device, "copy_engines", prefix="otherData.device.")
     return other
 
 
@@ -432,11 +396,8 @@ _JSON_TYPES = {
 
 
 def _get(obj: dict[str, Any], key: str, expected: str, prefix: str = "", context: str = "") -> Any:
-    """``obj[key]``, checked to be of the JSON type ``expected``.
-
-    ``prefix`` and ``context`` place the key in messages, e.g. ``args.`` and `` in event 3``
-    make "missing key args.start_ns in event 3".
-    """
+    """``obj[key]``, checked to be of the JSON type ``expected``; ``prefix`` and ``context`` place the key in
+    messages: ``args.`` and `` in event 3`` make "missing key args.start_ns in event 3"."""
     if key not in obj:
         raise TraceError(f"missing key {prefix}{key}{context}")
     value = obj[key]
@@ -445,12 +406,11 @@ def _get(obj: dict[str, Any], key: str, expected: str, prefix: str = "", context
     return value
 
 
-def _count(value: Any, what: str, where: str) -> int:
-    """``value`` checked to be a non-negative integer (a time, an id, a size)."""
-    if not _JSON_TYPES["integer"](value):
-        raise TraceError(f"{what}{where} must be an integer, not {_json_type(value)}")
+def _count(obj: dict[str, Any], key: str, where: str = "", prefix: str = "") -> int:
+    """``obj[key]``, checked to be a non-negative integer (a time, an id, a size)."""
+    value = _get(obj, key, "integer", prefix=prefix, context=where)
     if value < 0:
-        raise TraceError(f"{what}{where} must not be negative, not {value}")
+        raise TraceError(f"{prefix}{key}{where} must not be negative, not {value}")
     return value
 
 
@@ -466,10 +426,8 @@ def _json_type(value: Any) -> str:
         return "null"
     if isinstance(value, bool):
         return "a boolean"
-    for name in ("integer", "number", "string", "object", "array"):
-        if _JSON_TYPES[name](value):
-            return _with_article(name)
-    return type(value).__name__
+    name = next((name for name, is_one in _JSON_TYPES.items() if is_one(value)), None)
+    return _with_article(name) if name else type(value).__name__
 
 
 def _with_article(name: str) -> str:
