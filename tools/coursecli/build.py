@@ -53,12 +53,11 @@ def architectures_here() -> str | None:
     return ";".join(found) or None
 
 
-def cached_architectures(folder: Path) -> str | None:
-    """CMAKE_CUDA_ARCHITECTURES as the build in `folder` was configured, None before its first configure."""
+def cached(folder: Path, variable: str) -> str | None:
+    """The value of the cache `variable` of the build in `folder`, None where it has none (or no cache yet)."""
     cache = folder / "CMakeCache.txt"
-    if not cache.is_file():
-        return None
-    found = re.search(r"^CMAKE_CUDA_ARCHITECTURES:\w+=(.*)$", cache.read_text(errors="replace"), re.M)
+    text = cache.read_text(errors="replace") if cache.is_file() else ""
+    found = re.search(rf"^{variable}:\w+=(.*)$", text, re.M)
     return found[1] if found else None
 
 
@@ -66,14 +65,11 @@ def forget_other_course_folder(folder: Path) -> None:
     """Where the build in `folder` was configured for the course in another folder (this one was moved or
     copied with its build), says so and removes its build system and objects, which name that folder: CMake
     would refuse the cache, and make would build the other folder's sources. Results and traces stay."""
-    cache = folder / "CMakeCache.txt"
-    if not cache.is_file():
-        return
-    found = re.search(r"^CMAKE_HOME_DIRECTORY:INTERNAL=(.*)$", cache.read_text(errors="replace"), re.M)
-    if not found or Path(found[1]).resolve() == ROOT.resolve():
+    home = cached(folder, "CMAKE_HOME_DIRECTORY")
+    if home is None or Path(home).resolve() == ROOT.resolve():
         return
     say(
-        f"{folder} was configured for the course in {found[1]} (this course folder was moved or copied): "
+        f"{folder} was configured for the course in {home} (this course folder was moved or copied): "
         "configuring it again for this folder, so everything is compiled once more"
     )
     for build_system in list(folder.rglob("CMakeFiles")):
@@ -88,7 +84,7 @@ def configure(preset: str, architectures: str | None = None) -> Path:
     build folder."""
     folder = build_dir(preset)
     forget_other_course_folder(folder)
-    other_architectures = architectures is not None and cached_architectures(folder) != architectures
+    other_architectures = architectures is not None and cached(folder, "CMAKE_CUDA_ARCHITECTURES") != architectures
     if other_architectures or not any((folder / name).exists() for name in ("Makefile", "build.ninja")):
         command = ["cmake", "--preset", preset]
         if architectures is not None:

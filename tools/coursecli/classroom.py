@@ -28,7 +28,7 @@ from pathlib import Path
 
 from .batch import DEFAULT_TIMEOUT_S, GradeSettings, default_cuda_arch
 from .gpu import NO_GPU_EXIT, gpu_presence
-from .gradebook import NO_GPU_HERE, load_grade, student_folder
+from .gradebook import NO_GPU_HERE, load_grade, student_folder, test_details
 from .grading_build import build_course_only
 from .lab_declaration import read_lab
 from .scoring import NO_GPU, NOT_GRADED, PASSED
@@ -186,7 +186,7 @@ def report_result(grades: Path, lab: str, test: str) -> int:
         return COURSE_ERROR
     earned = graded.earned if graded.status != NOT_GRADED else "-"
     say(f"lab{lab} {test}: {graded.status}, {earned}/{graded.points} points")
-    for line in [*graded.measures, *([graded.reason] if graded.reason else []), *graded.hints]:
+    for line in test_details(graded):
         print(f"  {line}")
     if graded.status == PASSED:
         return 0

@@ -106,18 +106,17 @@ def system_requirements() -> list[Requirement]:
     ]
 
 
-def docs_requirements() -> list[Requirement]:
-    """What the API documentation needs: Doxygen, and Graphviz for its graphs.
-    Nothing else in the course needs them."""
-    return [
-        Requirement("Doxygen", "doxygen", shutil.which("doxygen") is not None),
-        Requirement("Graphviz", "graphviz", shutil.which("dot") is not None),
-    ]
+def _on_path(name: str, debian_package: str, program: str | None = None) -> Requirement:
+    """A requirement met by a program (`program`, else `name`) on PATH."""
+    return Requirement(name, debian_package, shutil.which(program or name) is not None)
 
 
 def install_docs_tools() -> list[Requirement]:
-    """Installs Doxygen and Graphviz where missing (see install_optional); returns what is still missing."""
-    return install_optional("the API docs", docs_requirements)
+    """Installs what the API documentation alone needs where missing (see install_optional): Doxygen, and
+    Graphviz for its graphs; returns what is still missing."""
+    return install_optional(
+        "the API docs", lambda: [_on_path("Doxygen", "doxygen"), _on_path("Graphviz", "graphviz", "dot")]
+    )
 
 
 # The purposes whose install this command has tried: `course test` installs everything first, and its later
@@ -142,29 +141,21 @@ def install_optional(purpose: str, requirements: Callable[[], list[Requirement]]
     return [r for r in requirements() if not r.present]
 
 
-def sandbox_requirements() -> list[Requirement]:
-    """What grading in a sandbox needs: bubblewrap (without it, `course grade` uses a weaker fallback)."""
-    return [
-        Requirement(
-            "bubblewrap", "bubblewrap", shutil.which("bwrap") is not None or bool(os.environ.get("STREAMLAB_BWRAP"))
-        )
-    ]
-
-
 def install_sandbox_tools() -> list[Requirement]:
-    """Installs bubblewrap where missing (see install_optional)."""
-    return install_optional("grading in a sandbox", sandbox_requirements)
+    """Installs bubblewrap where missing (see install_optional): without it, `course grade` uses a weaker fallback."""
 
+    def bubblewrap() -> list[Requirement]:  # or where STREAMLAB_BWRAP (sandbox.BWRAP_VARIABLE) says it is
+        present = shutil.which("bwrap") is not None or bool(os.environ.get("STREAMLAB_BWRAP"))
+        return [Requirement("bubblewrap", "bubblewrap", present)]
 
-def compile_cache_requirements() -> list[Requirement]:
-    """ccache: with it (CMakeLists.txt uses it where found), a grader's build of the course, the tests' builds
-    and a second build folder compile each of the course's files once. Everything builds without it."""
-    return [Requirement("ccache", "ccache", shutil.which("ccache") is not None)]
+    return install_optional("grading in a sandbox", bubblewrap)
 
 
 def install_compile_cache() -> list[Requirement]:
-    """Installs ccache where missing (see install_optional)."""
-    return install_optional("compiling each unchanged file once", compile_cache_requirements)
+    """Installs ccache where missing (see install_optional): with it (CMakeLists.txt uses it where found), a
+    grader's build of the course, the tests' builds and a second build folder compile each of the course's
+    files once. Everything builds without it."""
+    return install_optional("compiling each unchanged file once", lambda: [_on_path("ccache", "ccache")])
 
 
 def _pip_into_venv(packages: list[str], needed_for: str, without: str = "", options: tuple[str, ...] = ()) -> None:
@@ -218,15 +209,10 @@ CLANG_FORMAT = "clang-format-19"
 RUFF_VERSION = "0.17.5"
 
 
-def format_requirements() -> list[Requirement]:
-    """What the formatting check needs from the system: clang-format at the course's version."""
-    return [Requirement(CLANG_FORMAT, CLANG_FORMAT, shutil.which(CLANG_FORMAT) is not None)]
-
-
 def install_format_tools() -> list[Requirement]:
     """Installs clang-format (apt) and ruff (pip, into .venv) where missing; returns what is still missing.
     Never raises: a machine that reaches no package registry reports them missing."""
-    missing = install_optional("the formatting check", format_requirements)
+    missing = install_optional("the formatting check", lambda: [_on_path(CLANG_FORMAT, CLANG_FORMAT)])
     if ruff_python() is None and (VENV / "bin" / "python").exists():
         _pip_into_venv([f"ruff=={RUFF_VERSION}"], "the formatting check")
     if ruff_python() is None:
@@ -282,15 +268,15 @@ def slides_requirements() -> list[Requirement]:
     """What rendering the slides needs: pandoc, and pdflatex with Beamer and the
     TeX packages the decks use. Nothing else in the course needs them."""
     return [
-        Requirement("pandoc", "pandoc", shutil.which("pandoc") is not None),
-        Requirement("pdflatex", "texlive-latex-recommended", shutil.which("pdflatex") is not None),
+        _on_path("pandoc", "pandoc"),
+        _on_path("pdflatex", "texlive-latex-recommended"),
         Requirement("Beamer", "texlive-latex-recommended", _tex_has("beamer.cls")),
         Requirement("fvextra", "texlive-latex-extra", _tex_has("fvextra.sty")),
         Requirement("TikZ", "texlive-pictures", _tex_has("tikz.sty")),
         Requirement("the recommended TeX fonts", "texlive-fonts-recommended", _tex_has("uhvr8t.tfm")),
         Requirement("Latin Modern", "lmodern", _tex_has("lmodern.sty")),
         # Finds words past a page's edge, which the LaTeX log does not always report.
-        Requirement("pdftotext", "poppler-utils", shutil.which("pdftotext") is not None),
+        _on_path("pdftotext", "poppler-utils"),
     ]
 
 
@@ -302,7 +288,7 @@ def korean_slides_requirements() -> list[Requirement]:
         subprocess.run([fc_list, "Noto Sans CJK KR", "family"], capture_output=True, text=True).stdout.strip()
     )
     return [
-        Requirement("xelatex", "texlive-xetex", shutil.which("xelatex") is not None),
+        _on_path("xelatex", "texlive-xetex"),
         Requirement("the Noto Sans CJK KR font", "fonts-noto-cjk", font),
     ]
 
@@ -341,10 +327,6 @@ def _probe(python: str | Path, code: str) -> bool:
     return subprocess.run([str(python), "-c", code], capture_output=True).returncode == 0
 
 
-def _python_has_packages(python: str | Path) -> bool:
-    return _probe(python, "import " + ", ".join(PYTHON_PACKAGES.values()))
-
-
 def pip_requirements() -> list[str]:
     """What pip installs into .venv: PYTHON_PACKAGES, cuda-bindings of the installed CUDA Toolkit's major version."""
     nvcc = find_nvcc()
@@ -362,12 +344,11 @@ def python_headers_present() -> bool:
 def tools_python() -> str | None:
     """The Python that runs the tools (plots, pytest) and builds the module streamlab: .venv's,
     or python3 if it has every one of PYTHON_PACKAGES."""
+    imports = "import " + ", ".join(PYTHON_PACKAGES.values())
     venv_python = VENV / "bin" / "python"
-    if venv_python.exists() and _python_has_packages(venv_python):
+    if venv_python.exists() and _probe(venv_python, imports):
         return str(venv_python)
-    if _python_has_packages(sys.executable):
-        return sys.executable
-    return None
+    return sys.executable if _probe(sys.executable, imports) else None
 
 
 # The course's Python, the project of tools/pyproject.toml: the tools' packages (tools/: coursecli,
@@ -496,10 +477,8 @@ def setup_or_exit() -> None:
 def _install_python_packages() -> bool:
     """Makes .venv where missing and installs PYTHON_PACKAGES into it; True when the tools have their Python."""
     if not (VENV / "bin" / "python").exists():
-        if (
-            subprocess.run([sys.executable, "-m", "venv", "--help"], capture_output=True).returncode != 0
-            or not _venv_works()
-        ):
+        # Debian's python3 has the venv module but not ensurepip unless python3-venv is installed.
+        if not _probe(sys.executable, "import venv, ensurepip"):
             if not apt.install(["python3-venv"], "the Python tools' virtual environment"):
                 return False
         run([sys.executable, "-m", "venv", str(VENV)])
@@ -532,8 +511,3 @@ def _install_headers() -> bool:
         )
         return False
     return True
-
-
-def _venv_works() -> bool:
-    """Debian's python3 has the venv module but not ensurepip unless python3-venv is installed."""
-    return subprocess.run([sys.executable, "-c", "import ensurepip"], capture_output=True).returncode == 0

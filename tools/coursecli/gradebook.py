@@ -171,14 +171,26 @@ def check_lines(lab: LabGrade) -> list[str]:
     return lines
 
 
+def test_details(test) -> list[str]:
+    """What a report says of one graded test (scoring.TestGrade): measured values, its reason, its hints."""
+    return [*test.measures, *([test.reason] if test.reason else []), *(f"hint: {hint}" for hint in test.hints)]
+
+
 def _notes(grade: SubmissionGrade) -> list[str]:
-    """The notes of a student's row: each lab's problem, or, where its GPU tests were not graded, its checks."""
-    notes = [f"lab{lab.number}: {lab.problem}" for lab in grade.labs if lab.problem]
+    """The notes of a student's row: the submission's problem, each lab's, or, where a lab's GPU tests were not
+    graded, its checks; edited course files; the points not graded."""
+    notes = [grade.problem] if grade.problem else []
+    notes += [f"lab{lab.number}: {lab.problem}" for lab in grade.labs if lab.problem]
     notes += [
         f"lab{lab.number}: {checks_passed(lab)} checks without a GPU passed"
         for lab in grade.labs
         if lab.not_graded and lab.checks
     ]
+    edited = sum("edited course file" in entry for entry in grade.ignored)
+    if edited:
+        notes.append(f"{edited} edited course file(s) ignored")
+    if grade.not_graded:
+        notes.append(not_graded_note(grade.not_graded))
     return notes
 
 
@@ -216,8 +228,7 @@ def report_markdown(grade: SubmissionGrade) -> str:
         lines += ["| test | points | result | details |", "|---|---|---|---|"]
         for test in lab.tests:
             points = f"{test.earned}/{test.points}" if test.status != NOT_GRADED else f"-/{test.points}"
-            details = [*test.measures, *([test.reason] if test.reason else []), *(f"hint: {h}" for h in test.hints)]
-            lines.append(f"| {test.name} | {points} | {test.status} | {_cell(chr(10).join(details))} |")
+            lines.append(f"| {test.name} | {points} | {test.status} | {_cell(chr(10).join(test_details(test)))} |")
         if lab.timelines:
             lines.append("")
             lines += [f"![timeline of lab {lab.number}: {image}]({image})" for image in lab.timelines]
@@ -261,9 +272,7 @@ def gradescope_results(grade: SubmissionGrade) -> dict:
                 "name": f"Lab {lab.number}: {test.name}",
                 "score": test.earned,
                 "max_score": test.points if test.status != NOT_GRADED else 0,
-                "output": "\n".join(
-                    [*test.measures, *([test.reason] if test.reason else []), *(f"hint: {h}" for h in test.hints)]
-                ),
+                "output": "\n".join(test_details(test)),
             }
             if test.status == NOT_GRADED:
                 entry["name"] += f" - {test.reason or NOT_GRADED}"
@@ -303,15 +312,8 @@ def gradebook_csv(grades: list[SubmissionGrade], lab_numbers: list[str]) -> str:
     writer.writerow(["student", *(f"lab{n}" for n in lab_numbers), "total", "out_of", "not_graded", "notes"])
     for grade in sorted(grades, key=lambda g: g.student):
         cells = [str(lab.earned) if lab else "" for lab in _graded_labs(grade, lab_numbers)]
-        notes = _notes(grade)
-        if grade.problem:
-            notes.insert(0, grade.problem)
-        edited = sum("edited course file" in entry for entry in grade.ignored)
-        if edited:
-            notes.append(f"{edited} edited course file(s) ignored")
-        if grade.not_graded:
-            notes.append(not_graded_note(grade.not_graded))
-        writer.writerow([grade.student, *cells, grade.earned, grade.possible, grade.not_graded, "; ".join(notes)])
+        notes = "; ".join(_notes(grade))
+        writer.writerow([grade.student, *cells, grade.earned, grade.possible, grade.not_graded, notes])
     return buffer.getvalue()
 
 
@@ -335,12 +337,6 @@ def summary_table(grades: list[SubmissionGrade], lab_numbers: list[str]) -> str:
     rows = [header, "-" * len(header)]
     for grade in sorted(grades, key=lambda g: g.student):
         cells = [f"{f'{lab.earned}/{lab.possible}' if lab else '-':>8}" for lab in _graded_labs(grade, lab_numbers)]
-        notes = "; ".join(
-            _notes(grade)
-            + ([grade.problem] if grade.problem else [])
-            + ([not_graded_note(grade.not_graded)] if grade.not_graded else [])
-        )
-        rows.append(
-            f"{grade.student:<{width}}  " + "  ".join(cells) + f"  {f'{grade.earned}/{grade.possible}':>9}  {notes}"
-        )
+        total = f"{grade.earned}/{grade.possible}"
+        rows.append(f"{grade.student:<{width}}  " + "  ".join(cells) + f"  {total:>9}  {'; '.join(_notes(grade))}")
     return "\n".join(rows)

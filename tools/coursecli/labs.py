@@ -95,32 +95,33 @@ def run_lab(number: str, preset: str, solution: bool, sanitize_it: bool = False,
     With `python`, the lab's Python program (labs/NN-topic/python/run_labNN.py) on the Python version."""
     number = lab_folder(number).name[:2]
     variant = "solution" if solution else "yours"
-    if python:
-        return _run_python_lab(number, preset, variant)
-    target = f"lab{number}_{variant}_run"
+    program = lab_folder(number) / "python" / f"run_lab{number}.py"
+    if python and not program.exists():
+        say(f"lab {number} has no Python program yet ({program.relative_to(ROOT)})")
+        return COURSE_ERROR
+    target = TARGET if python else f"lab{number}_{variant}_run"
     if not gpu_presence()[0]:
         return _without_gpu(number, preset, [target], f"Lab {number}'s program runs on the GPU")
-    folder = build(preset, [target, TARGET])  # the module: the picture's analysis
-    trace = folder / "traces" / f"lab{number}-{variant}.json"
+    # The module streamlab builds in either case: the picture's analysis.
+    folder = build_python_side(preset) if python else build(preset, [target, TARGET])
+    name = f"lab{number}-python-{variant}" if python else f"lab{number}-{variant}"
+    trace, image = folder / "traces" / f"{name}.json", folder / "plots" / f"{name}.png"
     trace.parent.mkdir(parents=True, exist_ok=True)
-    executable = next(folder.rglob(target), None)
-    if executable is None:
-        say(f"built {target} but cannot find it under {folder}")
+    env = python_lab_environment(number, variant, folder) if python else None
+    program_runner = module_python(folder) if python else next(folder.rglob(target), None)
+    if program_runner is None:
+        say(
+            "the Python module streamlab is not built here: run ./course build"
+            if python
+            else f"built {target} but cannot find it under {folder}"
+        )
         return COURSE_ERROR
-    if sanitize_it:
-        result = sanitize_lab(number, variant, folder, executable)
+    if sanitize_it and not python:
+        result = sanitize_lab(number, variant, folder, program_runner)
         if result.runs:
             print(f"\nThe program's own output (under {result.runs[0].tool}):\n{result.runs[0].program_output}")
         return 0 if result.clean or result.problem else 1
-    image = folder / "plots" / f"lab{number}-{variant}.png"
-    return _run_and_draw(number, [executable, "--trace", trace], folder, trace, image)
-
-
-def _run_and_draw(
-    number: str, command: list, folder: Path, trace: Path, image: Path, env: dict[str, str] | None = None
-) -> int:
-    """Runs a lab program of the build `folder` that writes `trace`, then draws the trace into `image`;
-    the program's exit status."""
+    command = [program_runner, program, "--trace", trace] if python else [program_runner, "--trace", trace]
     result = run(command, check=False, env=env)
     if result.returncode != 0:
         say(f"the lab {number} program exited with status {result.returncode}")
@@ -144,32 +145,6 @@ def python_lab_environment(number: str, variant: str, folder: Path) -> dict[str,
     `folder` (environment.python_lab_environment)."""
     student = python_student_folder(number, variant)
     return environment.python_lab_environment(student, lab_folder(number) / "python", ROOT, folder)
-
-
-def _run_python_lab(number: str, preset: str, variant: str) -> int:
-    """`course run NN --python`: the lab's Python program on the student's (or the solution's) Python code."""
-    program = lab_folder(number) / "python" / f"run_lab{number}.py"
-    if not program.exists():
-        say(f"lab {number} has no Python program yet ({program.relative_to(ROOT)})")
-        return COURSE_ERROR
-    if not gpu_presence()[0]:
-        return _without_gpu(number, preset, [TARGET], f"Lab {number}'s program runs on the GPU")
-    folder = build_python_side(preset)
-    python = module_python(folder)
-    if python is None:
-        say("the Python module streamlab is not built here: run ./course build")
-        return COURSE_ERROR
-    trace = folder / "traces" / f"lab{number}-python-{variant}.json"
-    trace.parent.mkdir(parents=True, exist_ok=True)
-    image = folder / "plots" / f"lab{number}-python-{variant}.png"
-    return _run_and_draw(
-        number,
-        [python, program, "--trace", trace],
-        folder,
-        trace,
-        image,
-        python_lab_environment(number, variant, folder),
-    )
 
 
 def _format_test(test: TestGrade) -> tuple[str, str, str]:
@@ -325,43 +300,74 @@ def check_lab(number: str, preset: str, solution: bool, sanitize_it: bool = Fals
     `sanitize_it`, then the lab's program under compute-sanitizer (findings make the check fail).
     With `python`, the lab's Python version (labs/NN-topic/python) instead: recorded once, graded by the
     C++ version's judges."""
-    number = lab_folder(number).name[:2]
+    lab = lab_folder(number)
+    number = lab.name[:2]
     variant = "solution" if solution else "yours"
-    if python:
-        return _check_python_lab(number, preset, variant)
+    track = f"python-{variant}" if python else variant
+    checked = _python_checks(lab, preset, variant) if python else _cpp_checks(lab, preset, variant)
+    if isinstance(checked, int):
+        return checked
+    folder, labels, verdicts = checked
+    first = "what the Python labs import builds" if python else f"lab {number} builds"
+    stop = _print_verdicts(number, f"{variant}, Python" if python else variant, verdicts, first)
+    if stop is not None:
+        return stop
+    if not gpu_presence()[0]:
+        if variant == "yours":
+            save_check_without_gpu(folder, number, python, sum(not v.passed for v in verdicts))  # for `course list`
+        return _not_graded_here(number, labels, f"lab{number}.{track}.", verdicts)
+    record = _record(preset, folder, number, track)
+    graded = _grade(number, variant, python, folder, record, labels)
+    earned, possible = _print_points(number, variant, graded, labels, python)
+    if variant == "yours":
+        save_last_check(folder, number, python, graded.tests)  # for `course list`
+    if _wanted_more_gpus(number, graded.tests, "this machine"):
+        return NO_GPU_EXIT
+    # The timeline of the student's own run, to look at: the run the judges judged.
+    _draw_recorded_timeline(record, folder, number, track, graded.tests)
+    executable = next(folder.rglob(f"lab{number}_{variant}_run"), None) if sanitize_it and not python else None
+    if executable is not None:
+        sanitized = sanitize_lab(number, variant, folder, executable)
+        if not (sanitized.clean or sanitized.problem):  # a missing tool changes nothing
+            return FAILING
+    return 0 if graded.tests and earned == possible else FAILING
+
+
+def _cpp_checks(lab: Path, preset: str, variant: str) -> tuple[Path, dict, list[lab_checks.Verdict]] | int:
+    """What `course check` does before the GPU, C++ track: builds the recording, the judges and the program,
+    checks the student's objects and answer files. The build folder, the tests' labels and the verdicts, or
+    the exit status where the lab does not build."""
+    number = lab.name[:2]
     try:
         folder = build(preset, _graded_targets(number, variant))
     except CommandFailed as failure:
         say(f"lab {number} does not build ({failure}); fix the compiler errors above first.")
         return FAILING
-    lab, sources = lab_folder(number), student_root(variant)
+    sources = student_root(variant)
     verdicts = lab_checks.object_verdicts(lab, sources, folder, folder / "objcheck" / f"lab{number}-{variant}")
     if variant == "yours" and all(verdict.passed for verdict in verdicts):
         _keep_vetted(folder, lab, sources)  # `course pack` need not compile them again
-    verdicts += lab_checks.answer_verdicts(lab, sources / lab.name)
-    stop = _print_verdicts(number, variant, verdicts, f"lab {number} builds")
-    if stop is not None:
-        return stop
-    if not gpu_presence()[0]:
-        if variant == "yours":
-            save_check_without_gpu(folder, number, False, sum(not v.passed for v in verdicts))  # for `course list`
-        return _not_graded_here(number, read_labels(folder), f"lab{number}.{variant}.", verdicts)
-    record = _record(preset, folder, number, variant)
+    return folder, read_labels(folder), verdicts + lab_checks.answer_verdicts(lab, sources / lab.name)
+
+
+def _python_checks(lab: Path, preset: str, variant: str) -> tuple[Path, dict, list[lab_checks.Verdict]] | int:
+    """The same for the Python track: builds the module and, as the track is recorded once and judged by the
+    C++ track's judges, the judges and the harness; checks the student's Python and answer files."""
+    number = lab.name[:2]
+    if not (lab / "python").is_dir():
+        say(f"lab {number} has no Python version yet (labs/{lab.name}/python)")
+        return COURSE_ERROR
+    try:
+        folder = build(preset, [TARGET, f"lab{number}_judge", "streamlab_record"])
+    except CommandFailed as failure:
+        say(f"the course's Python module does not build ({failure})")
+        return COURSE_ERROR
     labels = read_labels(folder)
-    graded = _grade(number, variant, False, folder, record, labels)
-    earned, possible = _print_points(number, variant, graded, labels)
-    if variant == "yours":
-        save_last_check(folder, number, False, graded.tests)  # for `course list`
-    if _wanted_more_gpus(number, graded.tests, "this machine"):
-        return NO_GPU_EXIT
-    # The timeline of the student's own run, to look at: the run the judges judged.
-    _draw_recorded_timeline(record, folder, number, variant, graded.tests)
-    executable = next(folder.rglob(f"lab{number}_{variant}_run"), None)
-    sanitized_clean = True
-    if sanitize_it and executable is not None:
-        sanitized = sanitize_lab(number, variant, folder, executable)
-        sanitized_clean = sanitized.clean or bool(sanitized.problem)  # a missing tool changes nothing
-    return 0 if graded.tests and earned == possible and sanitized_clean else FAILING
+    if not any(name.startswith(f"lab{number}.python-{variant}.") for name in labels):
+        say("the Python labs' tests are not registered in this build: no Python was found (the configure step says so)")
+        return COURSE_ERROR
+    student = python_student_folder(number, variant)  # its answer files sit in the Python folder too
+    return folder, labels, lab_checks.python_verdicts(lab, student) + lab_checks.answer_verdicts(lab, student)
 
 
 def _keep_vetted(folder: Path, lab: Path, sources: Path) -> None:
@@ -452,46 +458,6 @@ def _print_points(number: str, variant: str, graded: LabGrade, labels: dict, pyt
 def build_python_side(preset: str) -> Path:
     """Builds what the Python labs import: the module streamlab."""
     return build(preset, [TARGET])
-
-
-def _check_python_lab(number: str, preset: str, variant: str) -> int:
-    """`course check NN --python`: the lab's Python version, graded alike (recorded, then judged)."""
-    if not (lab_folder(number) / "python").is_dir():
-        say(f"lab {number} has no Python version yet (labs/{lab_folder(number).name}/python)")
-        return COURSE_ERROR
-    # The track is recorded once and judged by the C++ track's judges: they and the harness are built too.
-    try:
-        folder = build(preset, [TARGET, f"lab{number}_judge", "streamlab_record"])
-    except CommandFailed as failure:
-        say(f"the course's Python module does not build ({failure})")
-        return COURSE_ERROR
-    labels = read_labels(folder)
-    prefix = f"lab{number}.python-{variant}."
-    if not any(name.startswith(prefix) for name in labels):
-        say("the Python labs' tests are not registered in this build: no Python was found (the configure step says so)")
-        return COURSE_ERROR
-    verdicts = lab_checks.python_verdicts(lab_folder(number), python_student_folder(number, variant))
-    # Its answer files sit in the Python folder.
-    verdicts += lab_checks.answer_verdicts(lab_folder(number), python_student_folder(number, variant))
-    stop = _print_verdicts(number, f"{variant}, Python", verdicts, "what the Python labs import builds")
-    if stop is not None:
-        return stop
-    if not gpu_presence()[0]:
-        if variant == "yours":
-            save_check_without_gpu(folder, number, True, sum(not v.passed for v in verdicts))  # for `course list`
-        return _not_graded_here(number, labels, prefix, verdicts)
-    track = f"python-{variant}"
-    record = _record(preset, folder, number, track)
-    graded = _grade(number, variant, True, folder, record, labels)
-    earned, possible = _print_points(number, variant, graded, labels, python=True)
-    if variant == "yours":
-        save_last_check(folder, number, True, graded.tests)  # for `course list`
-    _draw_recorded_timeline(record, folder, number, track, graded.tests)  # the run the judges judged
-    return 0 if graded.tests and earned == possible else FAILING
-
-
-def lab_numbers() -> list[str]:
-    return list(lab_folders())
 
 
 def cpu_count() -> int:

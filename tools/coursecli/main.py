@@ -45,66 +45,17 @@ def cmd_setup(args: argparse.Namespace) -> int:
 
 
 def cmd_build(args: argparse.Namespace) -> int:
-    environment.setup_or_exit()
     build(args.preset)
     return 0
 
 
-def cmd_test(args: argparse.Namespace) -> int:
-    return developer_tests.run_course_test(args.preset, slides_too=not args.no_slides)
-
-
-def cmd_format(args: argparse.Namespace) -> int:
-    environment.setup_or_exit()  # ruff goes into .venv, which setup makes
-    return formatting.run_format(args.check)
-
-
-def cmd_docs(args: argparse.Namespace) -> int:
-    environment.setup_or_exit()
-    return docs.run_docs(args.preset)
-
-
-def cmd_slides(args: argparse.Namespace) -> int:
-    environment.setup_or_exit()
-    return slides.run_slides(args.preset)
-
-
-def cmd_demo(args: argparse.Namespace) -> int:
-    environment.setup_or_exit()
-    return demo.run_demo(args.preset)
-
-
-def cmd_bench(args: argparse.Namespace) -> int:
-    environment.setup_or_exit()
-    return bench.run_bench(args.preset, args.repeats, args.lab)
-
-
-def cmd_run(args: argparse.Namespace) -> int:
-    environment.setup_or_exit()
-    return labs.run_lab(args.lab, args.preset, args.solution, args.sanitize, args.python)
-
-
 def cmd_check(args: argparse.Namespace) -> int:
-    environment.setup_or_exit()
     if args.record:
         if args.sanitize:
             say("--record judges a record: it runs nothing, so it takes no --sanitize")
             return COURSE_ERROR
         return labs.judge_record(args.lab, args.preset, args.solution, Path(args.record), args.python)
     return labs.check_lab(args.lab, args.preset, args.solution, args.sanitize, args.python)
-
-
-def cmd_notebook(args: argparse.Namespace) -> int:
-    environment.setup_or_exit()
-    return notebooks.run_notebook(args.lab, args.preset, args.solution, args.korean)
-
-
-def cmd_list(args: argparse.Namespace) -> int:
-    return listing.print_labs(labs.lab_folders(), build_dir(args.preset))
-
-
-def cmd_reset(args: argparse.Namespace) -> int:
-    return reset.reset_lab(labs.lab_folder(args.lab), args.python, args.source)
 
 
 def cmd_pack(args: argparse.Namespace) -> int:
@@ -287,23 +238,26 @@ def cmd_classroom(args: argparse.Namespace) -> int:
 COMMANDS = {
     "setup": cmd_setup,
     "build": cmd_build,
-    "test": cmd_test,
-    "format": cmd_format,
-    "docs": cmd_docs,
-    "slides": cmd_slides,
-    "demo": cmd_demo,
-    "bench": cmd_bench,
-    "run": cmd_run,
+    "test": lambda args: developer_tests.run_course_test(args.preset, slides_too=not args.no_slides),
+    "format": lambda args: formatting.run_format(args.check),
+    "docs": lambda args: docs.run_docs(args.preset),
+    "slides": lambda args: slides.run_slides(args.preset),
+    "demo": lambda args: demo.run_demo(args.preset),
+    "bench": lambda args: bench.run_bench(args.preset, args.repeats, args.lab),
+    "run": lambda args: labs.run_lab(args.lab, args.preset, args.solution, args.sanitize, args.python),
     "check": cmd_check,
-    "notebook": cmd_notebook,
-    "list": cmd_list,
-    "reset": cmd_reset,
+    "notebook": lambda args: notebooks.run_notebook(args.lab, args.preset, args.solution, args.korean),
+    "list": lambda args: listing.print_labs(labs.lab_folders(), build_dir(args.preset)),
+    "reset": lambda args: reset.reset_lab(labs.lab_folder(args.lab), args.python, args.source),
     "pack": cmd_pack,
     "trace": cmd_trace,
     "grade": cmd_grade,
     "gradescope": cmd_gradescope,
     "classroom": cmd_classroom,
 }
+# The verbs that first install what is missing, saying nothing where all is there (`format`: ruff goes into
+# .venv, which setup makes). `trace` does so itself, after checking its arguments.
+SET_UP_FIRST = {"build", "format", "docs", "slides", "demo", "bench", "run", "check", "notebook"}
 
 
 def main(argv: list[str]) -> int:
@@ -313,6 +267,8 @@ def main(argv: list[str]) -> int:
     if unknown:  # the verb's own usage, not the top level's
         args.verb_parser.error(f"unrecognized arguments: {' '.join(unknown)}")
     try:
+        if args.verb in SET_UP_FIRST:
+            environment.setup_or_exit()
         return COMMANDS[args.verb](args)
     except (CommandFailed, CourseError, RuntimeError) as problem:
         say(str(problem))

@@ -184,9 +184,22 @@ def read_gtest_report(path: Path, name: str) -> GtestReport | None:
         report = GtestReport("passed")
     else:
         return None
-    report.measures = _measures(_reported(case, KEY_MEASURE))
     report.hints = _reported(case, KEY_HINT)
-    report.notes = _notes(_reported(case, KEY_NOTE))
+    for measure in _json_objects(_reported(case, KEY_MEASURE)):
+        try:
+            report.measures.append(
+                Measure(
+                    measure["name"],
+                    float(measure["value"]),
+                    measure["op"],
+                    float(measure["threshold"]),
+                    measure.get("unit", ""),
+                )
+            )
+        except (ValueError, KeyError, TypeError):
+            continue  # an unreadable measure is left out: not worth failing the report for
+    notes = [note for note in _json_objects(_reported(case, KEY_NOTE)) if {"name", "text"} <= note.keys()]
+    report.notes = [f"{note['name']}: {note['text']}" for note in notes]  # "name: text"
     return report
 
 
@@ -200,29 +213,12 @@ def _reported(case: ET.Element, key: str) -> list[str]:
     ]
 
 
-def _measures(values: list[str]) -> list[Measure]:
-    """The measured values of a report, each a JSON object (an unreadable one is left out: not worth failing
-    the report for)."""
+def _json_objects(values: list[str]) -> list[dict]:
+    """The values of a report that are JSON objects (measures, notes); an unreadable one is left out."""
     found = []
     for value in values:
         try:
-            data = json.loads(value)
-            found.append(
-                Measure(data["name"], float(data["value"]), data["op"], float(data["threshold"]), data.get("unit", ""))
-            )
-        except (ValueError, KeyError, TypeError):
-            continue
-    return found
-
-
-def _notes(values: list[str]) -> list[str]:
-    """The notes of a report, each a JSON object {"name", "text"}, as "name: text" (unreadable ones left out)."""
-    found = []
-    for value in values:
-        try:
-            note = json.loads(value)
+            found.append(json.loads(value))
         except ValueError:
             continue
-        if isinstance(note, dict) and {"name", "text"} <= note.keys():
-            found.append(f"{note['name']}: {note['text']}")
-    return found
+    return [data for data in found if isinstance(data, dict)]

@@ -170,25 +170,11 @@ def choose_isolation(mode: str = "auto", bwrap: str | None = None) -> Isolation:
 
 
 def _namespace_options() -> list[str]:
-    return [
-        "--unshare-all",
-        "--unshare-user",
-        "--uid",
-        str(NOBODY),
-        "--gid",
-        str(NOBODY),
-        "--die-with-parent",
-        "--new-session",
-        "--ro-bind",
-        "/",
-        "/",
-        "--dev",
-        "/dev",
-        "--proc",
-        "/proc",
-        "--tmpfs",
-        "/tmp",
-    ]
+    """bwrap's options for every step: new namespaces of every kind, as uid 65534, `/` read-only, a private /tmp."""
+    return (
+        f"--unshare-all --unshare-user --uid {NOBODY} --gid {NOBODY} --die-with-parent --new-session "
+        "--ro-bind / / --dev /dev --proc /proc --tmpfs /tmp"
+    ).split()
 
 
 @dataclass

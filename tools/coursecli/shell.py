@@ -70,10 +70,7 @@ def run(
 ) -> subprocess.CompletedProcess:
     """Prints `command` as a shell line, runs it, and raises CommandFailed on failure."""
     print(f"$ {shlex.join(str(part) for part in command)}", flush=True)
-    full_env = None
-    if env:
-        full_env = dict(os.environ)
-        full_env.update(env)
+    full_env = {**os.environ, **env} if env else None
     result = subprocess.run(
         [str(part) for part in command], cwd=cwd or ROOT, env=full_env, text=True, capture_output=capture
     )

@@ -63,10 +63,6 @@ class SlurmSettings:
     forwarded: list[str] = field(default_factory=list)  # `course grade` options each job passes on
 
 
-def _directives(options: list[tuple[str, str]]) -> str:
-    return "".join(f"#SBATCH --{name}={value}\n" for name, value in options)
-
-
 def _resources(settings: SlurmSettings, gpus: int) -> list[tuple[str, str]]:
     """The directives that ask for a job's GPUs, partition, CPUs and memory."""
     options = [("gres", f"gpu:{gpus}")] if gpus > 0 else []
@@ -87,45 +83,31 @@ def _course(*arguments: str) -> str:
     return shlex.join([str(ROOT / "course"), *arguments])
 
 
-def _script(comment: str, options: list[tuple[str, str]], command: str) -> str:
-    return (
-        f"#!/bin/bash\n# Written by `course grade --slurm`: {comment}\n"
-        + _directives(options)
-        + f"set -eu\n{command}\n"
-    )
+def _script(out: Path, comment: str, name: str, options: list[tuple[str, str]], log: str, command: str) -> str:
+    """A job's script: the job `name` asking for `options`, its output in OUTDIR/slurm/logs/`log`, running
+    `command` in its place."""
+    options = [("job-name", name), ("ntasks", "1"), *options, ("output", str(out / FOLDER / LOGS / log))]
+    directives = "".join(f"#SBATCH --{option}={value}\n" for option, value in options)
+    return f"#!/bin/bash\n# Written by `course grade --slurm`: {comment}\n{directives}set -eu\nexec {command}\n"
 
 
 def build_script(submissions: Path, out: Path, settings: SlurmSettings) -> str:
     """The job that builds the course once, for every array task (one GPU: the default architecture is its)."""
-    options = [
-        ("job-name", "course-grade-build"),
-        ("ntasks", "1"),
-        *_resources(settings, min(1, settings.gpus_per_task)),
-    ]
-    options += [("time", "01:00:00"), ("output", str(out / FOLDER / LOGS / "build-%j.out"))]
-    command = _course(
-        "grade",
-        str(submissions),
-        "-o",
-        str(out / FOLDER),
-        "--course-build",
-        str(course_build_folder(out)),
-        "--build-course-only",
-        *settings.forwarded,
-    )
-    return _script(f"builds the course once into {course_build_folder(out)}.", options, f"exec {command}")
+    built = str(course_build_folder(out))
+    options = [*_resources(settings, min(1, settings.gpus_per_task)), ("time", "01:00:00")]
+    arguments = ["-o", str(out / FOLDER), "--course-build", built, "--build-course-only", *settings.forwarded]
+    command = _course("grade", str(submissions), *arguments)
+    return _script(out, f"builds the course once into {built}.", "course-grade-build", options, "build-%j.out", command)
 
 
 def array_script(submissions: Path, out: Path, settings: SlurmSettings, tasks: int) -> str:
     """The job array: task SLURM_ARRAY_TASK_ID grades its shard of the listed submissions."""
-    options = [("job-name", "course-grade"), ("array", f"0-{tasks - 1}"), ("ntasks", "1")]
-    options += _resources(settings, settings.gpus_per_task)
-    options += [("time", settings.time), ("output", str(out / FOLDER / LOGS / "grade-%A_%a.out"))]
+    options = [("array", f"0-{tasks - 1}"), *_resources(settings, settings.gpus_per_task), ("time", settings.time)]
     shard_folder = f'{shlex.quote(str(out / SHARDS))}/"$SLURM_ARRAY_TASK_ID"'
     todo = shlex.quote(str(out / FOLDER / TODO))
     built = shlex.quote(str(course_build_folder(out)))
     command = (
-        f"exec {_course('grade', str(submissions))} -o {shard_folder} --todo {todo} "
+        f"{_course('grade', str(submissions))} -o {shard_folder} --todo {todo} "
         f'--shard "$SLURM_ARRAY_TASK_ID/{tasks}" --course-build {built} --course-prebuilt'
         + (f" {shlex.join(settings.forwarded)}" if settings.forwarded else "")
     )
@@ -134,17 +116,15 @@ def array_script(submissions: Path, out: Path, settings: SlurmSettings, tasks: i
         f"# i, i+{tasks}, i+{2 * tasks}, ... (counted from 0) of {out / FOLDER / TODO}, into {out / SHARDS}/i,\n"
         f"# linked against the course the build job built in {course_build_folder(out)}."
     )
-    return _script(comment, options, command)
+    return _script(out, comment, "course-grade", options, "grade-%A_%a.out", command)
 
 
 def merge_script(submissions: Path, out: Path, settings: SlurmSettings, labs: list[str]) -> str:
-    """The job that merges the shards into OUTDIR once the array has ended."""
-    options = [("job-name", "course-grade-merge"), ("ntasks", "1")]
-    if settings.partition:
-        options.append(("partition", settings.partition))
-    options += [("time", "00:30:00"), ("output", str(out / FOLDER / LOGS / "merge-%j.out"))]
+    """The job that merges the shards into OUTDIR once the array has ended (no GPU, CPUs or memory of its own)."""
+    options = [("partition", settings.partition)] if settings.partition else []
     command = _course("grade", str(submissions), "-o", str(out), "--merge-shards", "--labs", *labs)
-    return _script("merges the shards' grades into one gradebook.", options, f"exec {command}")
+    comment = "merges the shards' grades into one gradebook."
+    return _script(out, comment, "course-grade-merge", [*options, ("time", "00:30:00")], "merge-%j.out", command)
 
 
 def submit_script(out: Path) -> str:

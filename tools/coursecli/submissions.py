@@ -64,37 +64,25 @@ class LabSources:
         return (self.folder, self.subfolder, name) if self.subfolder else (self.folder, name)
 
 
-def course_python_labs(root: Path) -> list[LabSources]:
-    """Every lab of the course at `root` that has a Python version (labs/NN-topic/python), in order."""
+def course_labs(root: Path, python: bool = False) -> list[LabSources]:
+    """Every lab of the course at `root` (labs/NN-topic with a lab.json), in order; with `python`, every one
+    that has a Python version (labs/NN-topic/python). Judged by the C++ judges, the Python track reads the
+    lab's answer files too, kept in its own folder."""
+    if python:
+        return [
+            LabSources(folder.name, list(declared.python.student_sources), list(declared.answer_files), "python")
+            for folder, declared in declared_labs(root)
+            if declared.python and (folder / "python").is_dir()
+        ]
     return [
-        LabSources(
-            folder.name,
-            list(python.student_sources),
-            # Judged by the C++ judges, the track reads the lab's answer files, kept in its own folder.
-            list(declared.answer_files),
-            subfolder="python",
-        )
-        for folder, declared in declared_labs(root)
-        if (python := declared.python) and (folder / "python").is_dir()
-    ]
-
-
-def course_labs(root: Path) -> list[LabSources]:
-    """Every lab of the course at `root` (labs/NN-topic with a lab.json), in order."""
-    return [
-        LabSources(
-            folder.name,
-            list(declared.cpp.student_sources),
-            list(declared.answer_files),
-            gpus=declared.gpus,
-        )
+        LabSources(folder.name, list(declared.cpp.student_sources), list(declared.answer_files), gpus=declared.gpus)
         for folder, declared in declared_labs(root)
     ]
 
 
 def selected_labs(numbers: list[str] | None, root: Path = ROOT, python: bool = False) -> list[LabSources]:
     """The labs asked for (all when None), checked against labs/*/lab.json; their Python versions with `python`."""
-    labs = course_python_labs(root) if python else course_labs(root)
+    labs = course_labs(root, python)
     if not numbers:
         return labs
     by_number = {lab.number: lab for lab in labs}

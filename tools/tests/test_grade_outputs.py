@@ -31,7 +31,7 @@ from coursecli.scoring import (
     failed_lab,
 )
 from coursecli.shell import ROOT
-from coursecli.submissions import course_labs, course_python_labs
+from coursecli.submissions import course_labs
 
 
 def sample_grades() -> list[SubmissionGrade]:
@@ -236,7 +236,7 @@ def test_the_autograder_zip_has_the_scripts_and_the_course(tmp_path):
 
 
 def test_the_python_autograder_grades_the_python_labs_and_builds_the_module(tmp_path):
-    labs = [lab for lab in course_python_labs(ROOT) if lab.number == "05"]
+    labs = [lab for lab in course_labs(ROOT, python=True) if lab.number == "05"]
     names = build_autograder(tmp_path / "autograder.zip", labs, cuda_version="13-0", python=True)
     assert {
         "python/CMakeLists.txt",
