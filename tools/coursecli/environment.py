@@ -394,18 +394,13 @@ def notebook_environment(lab_environment: dict[str, str]) -> dict[str, str]:
     return {**lab_environment, **import_path(path), "MPLBACKEND": "Agg"}
 
 
-def venv_site_packages() -> Path | None:
-    """.venv's site-packages (a virtual environment's lib/pythonX.Y/site-packages), where its Python looks for
-    .pth files; None where there is no .venv."""
-    return next(iter(sorted(VENV.glob("lib/python3*/site-packages"))), None)
-
-
 def install_course_python() -> bool:
     """Installs the course's Python into .venv, editable (its files stay where they are and are imported from
     there): writes EDITABLE_INSTALL, as `pip install -e` does for a project whose packages lie in its folders,
     with no build backend, no network and no pip needed. False where there is no .venv: there the tools run
     with TOOLS_ENV's import path instead."""
-    site_packages = venv_site_packages()
+    # .venv's site-packages (lib/pythonX.Y/site-packages), where its Python looks for .pth files.
+    site_packages = next(iter(sorted(VENV.glob("lib/python3*/site-packages"))), None)
     if site_packages is None:
         return False
     lines = "".join(f"{folder}\n" for folder in COURSE_PYTHON_FOLDERS)

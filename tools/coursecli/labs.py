@@ -187,13 +187,6 @@ def _grade(number: str, variant: str, python: bool, folder: Path, record: Path, 
     return graded
 
 
-def _graded_targets(number: str, variant: str) -> list[str]:
-    """What `course check` builds: the recording program, the judges and the harness; the program; and the
-    module, which draws the timeline."""
-    recording = [f"lab{number}_{variant}_record", f"lab{number}_judge", "streamlab_record"]
-    return [*recording, f"lab{number}_{variant}_run", TARGET]
-
-
 def judge_record(number: str, preset: str, solution: bool, record: Path, python: bool = False) -> int:
     """`course check NN --record FILE`: the lab's judges on a record made earlier (here or on another
     machine), without a GPU and without running anyone's code: points, measured values, hints. With
@@ -339,7 +332,9 @@ def _cpp_checks(lab: Path, preset: str, variant: str) -> tuple[Path, dict, list[
     the exit status where the lab does not build."""
     number = lab.name[:2]
     try:
-        folder = build(preset, _graded_targets(number, variant))
+        # The recording program, the judges and the harness; the program; the module, which draws the timeline.
+        recording = [f"lab{number}_{variant}_record", f"lab{number}_judge", "streamlab_record"]
+        folder = build(preset, [*recording, f"lab{number}_{variant}_run", TARGET])
     except CommandFailed as failure:
         say(f"lab {number} does not build ({failure}); fix the compiler errors above first.")
         return FAILING

@@ -88,16 +88,13 @@ def recorded_traces(record: Path) -> dict[str, dict]:
         except ValueError:
             continue
         if isinstance(line, dict) and line.get("outcome") == "recorded" and isinstance(line.get("trace"), dict):
-            traces[str(line.get("scenario"))] = with_stream_calls(line["trace"], line.get("stream_calls"))
+            trace, calls = line["trace"], line.get("stream_calls")
+            # The scenario's stream calls go into the trace's otherData (TRACE_FORMAT.md), so that its
+            # picture draws the event records and the waits for them.
+            if isinstance(calls, list) and isinstance(trace.get("otherData"), dict):
+                trace["otherData"]["stream_calls"] = calls
+            traces[str(line.get("scenario"))] = trace
     return traces
-
-
-def with_stream_calls(trace: dict, calls: object) -> dict:
-    """The trace with its scenario's stream calls in its otherData (TRACE_FORMAT.md), so that its picture
-    draws the event records and the waits for them."""
-    if isinstance(calls, list) and isinstance(trace.get("otherData"), dict):
-        trace["otherData"]["stream_calls"] = calls
-    return trace
 
 
 def ran_on_the_gpu(trace: dict) -> bool:

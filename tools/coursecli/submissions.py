@@ -142,7 +142,11 @@ class _Budget:
         self.archive, self.deadline, self.read = archive, time.monotonic() + MAX_INTAKE_S, 0
 
     def check(self, count: int, total: int) -> None:
-        _within_limits(self.archive, count, total)
+        """Refuses an archive with too many entries or too many bytes once unpacked, or too slow to read."""
+        if count > MAX_ARCHIVE_MEMBERS:
+            raise SubmissionRefused(f"{self.archive.name}: more than {MAX_ARCHIVE_MEMBERS} entries")
+        if total > MAX_ARCHIVE_BYTES:
+            raise SubmissionRefused(f"{self.archive.name}: more than {MAX_ARCHIVE_BYTES >> 20} MiB unpacked")
         if time.monotonic() > self.deadline:
             raise SubmissionRefused(f"{self.archive.name}: reading it took more than {MAX_INTAKE_S} s")
 
@@ -181,14 +185,6 @@ def _folder_members(folder: Path, refused: list[str]) -> list[Member]:
                 continue
             members.append(Member(relative, info.st_size, lambda p=path: _read_capped(lambda: p.open("rb"))))
     return members
-
-
-def _within_limits(archive: Path, count: int, total: int) -> None:
-    """Refuses an archive with too many entries or too many bytes once unpacked."""
-    if count > MAX_ARCHIVE_MEMBERS:
-        raise SubmissionRefused(f"{archive.name}: more than {MAX_ARCHIVE_MEMBERS} entries")
-    if total > MAX_ARCHIVE_BYTES:
-        raise SubmissionRefused(f"{archive.name}: more than {MAX_ARCHIVE_BYTES >> 20} MiB unpacked")
 
 
 @dataclass
