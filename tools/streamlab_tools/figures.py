@@ -9,8 +9,6 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from .trace import Trace
-
 OUTPUT_SUFFIXES = (".png", ".svg", ".pdf")
 FIGURE_SIZE = (12, 6.75)  # inches: 16:9, the shape of a slide
 DPI = 150
@@ -124,10 +122,6 @@ def check_output_path(path: str | Path) -> None:
         raise PlotError(f"cannot write {path}: there is no folder {folder}")
 
 
-def describe_trace(trace: Trace) -> str:
-    return describe_metadata(trace.metadata)
-
-
 def describe_metadata(metadata: dict[str, Any]) -> str:
     program, device = metadata.get("program", ""), metadata.get("device", {}).get("name", "")
     return f"{program} on {device}" if program and device else program or device
@@ -153,6 +147,3 @@ def format_ms(value: float) -> str:
 
 def plural(count: int, noun: str) -> str:
     return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
-
-
-# --- command line ------------------------------------------------------------------

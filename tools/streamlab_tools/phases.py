@@ -63,11 +63,8 @@ def outermost_ranges(ranges: Sequence[HostRange]) -> list[HostRange]:
 def split_phases(
     ops: Sequence[DeviceOp], gap_fraction: float = IDLE_GAP_FRACTION, ranges: Sequence[HostRange] = ()
 ) -> list[Phase]:
-    """``ops`` (sorted by start) cut into phases: one per outermost NVTX range in ``ranges``
-    that ops started in, named after it; the ops outside every range cut wherever the GPU is
-    idle for more than ``gap_fraction`` of the whole timeline and longer than the longest op.
-    Numbered in order of start. One phase when there is no range and no such gap; none
-    without ops."""
+    """``ops`` (sorted by start) cut into phases as the module's text says, numbered in order of start: one
+    when there is no range and no long gap; none without ops."""
     if not ops:
         return []
     outer = outermost_ranges(ranges)

@@ -12,13 +12,9 @@ The kind of file is read from its ``otherData.format``::
     python -m streamlab_tools.plot bandwidth.json -o bandwidth.pdf
     python -m streamlab_tools.plot chunks.json -o chunks.png
 
-A timeline in which the GPU sat idle between stretches of work (experiments run one
-after another, with host checks between them) is cut into phases there, and at the
-program's outermost NVTX ranges where it has them (each phase named after its range):
-each is drawn in a panel of its own and described in a line of its own (phases.py).
-
-A timeline's measures and its modelled schedule come from the course's C++ library,
-through the module streamlab that `./course build` makes (library.py).
+A timeline cut into phases (at idle gaps and NVTX ranges: phases.py) is drawn a panel
+and described a line per phase. Its measures and modelled schedule come from the
+course's C++ library, through the module streamlab that `./course build` makes (library.py).
 
 Figures are 16:9 with large fonts, so they read on a slide. A file that cannot be
 drawn, or a timeline without the module, gives one line on stderr, starting with
@@ -32,7 +28,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from .figures import PlotError, check_output_path, describe_trace, plural
+from .figures import PlotError, check_output_path, describe_metadata, plural
 from .library import ModuleMissing
 from .phases import describe_phase, find_phase, in_window, phase_trace, split_phases
 from .sweeps import plot_bandwidth, plot_chunks
@@ -125,49 +121,41 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 0
 
 
+SWEEP_PLOTS = {BANDWIDTH_FORMAT: plot_bandwidth, CHUNKS_FORMAT: plot_chunks}
+
+
+def _used_options(args: argparse.Namespace, options: Sequence[str]) -> list[str]:
+    """Which of ``options`` the command line gave a value other than its default."""
+    parser = build_parser()
+    return [option for option in options if getattr(args, option[2:]) != parser.get_default(option[2:])]
+
+
 def _plot_file(args: argparse.Namespace, output: Path) -> None:
     obj = read_json_object(args.file)
     try:
         kind = file_format(obj)
-        if kind == TRACE_FORMAT:
-            data: Any = parse_trace(obj)
-        elif kind in (BANDWIDTH_FORMAT, CHUNKS_FORMAT):
-            data = parse_json_file(obj, kind)
-        else:
-            known = ", ".join((TRACE_FORMAT, BANDWIDTH_FORMAT, CHUNKS_FORMAT))
+        if kind not in (TRACE_FORMAT, *SWEEP_PLOTS):
+            known = ", ".join((TRACE_FORMAT, *SWEEP_PLOTS))
             raise TraceError(f"cannot draw otherData.format {kind!r} (known: {known})")
+        data: Any = parse_trace(obj) if kind == TRACE_FORMAT else parse_json_file(obj, kind)
     except TraceError as error:
         raise TraceError(f"{args.file}: {error}") from None
 
-    if kind != TRACE_FORMAT:
-        for option, used in (
-            ("--model", args.model),
-            ("--compare", args.compare),
-            ("--labels", args.labels),
-            ("--by", args.by != "stream"),
-            ("--phase", args.phase is not None),
-            ("--window", args.window is not None),
-        ):
-            if used:
-                raise PlotError(f"{option} applies to traces only, and {args.file} is a {kind} file")
-    if kind == BANDWIDTH_FORMAT:
-        plot_bandwidth(data, output, title=args.title)
-    elif kind == CHUNKS_FORMAT:
-        plot_chunks(data, output, title=args.title)
+    if kind in SWEEP_PLOTS:
+        used = _used_options(args, ("--model", "--compare", "--labels", "--by", "--phase", "--window"))
+        if used:
+            raise PlotError(f"{used[0]} applies to traces only, and {args.file} is a {kind} file")
+        SWEEP_PLOTS[kind](data, output, title=args.title)
     elif args.compare:
-        for option, used in (
-            ("--model", args.model),
-            ("--phase", args.phase is not None),
-            ("--window", args.window is not None),
-        ):
-            if used:
-                raise PlotError(f"{option} and --compare cannot be combined")
+        used = _used_options(args, ("--model", "--phase", "--window"))
+        if used:
+            raise PlotError(f"{used[0]} and --compare cannot be combined")
         other = load_trace(args.compare)
         labels = args.labels or [data.program or args.file, other.program or args.compare]
         plot_stacked([data, other], labels, output, by=args.by, title=args.title)
+    elif args.labels:
+        raise PlotError("--labels applies to --compare only")
     else:
-        if args.labels:
-            raise PlotError("--labels applies to --compare only")
         _plot_timeline(data, args, output)
 
 
@@ -186,7 +174,7 @@ def _plot_timeline(trace: Trace, args: argparse.Namespace, output: Path) -> None
                 f"(choose 1 to {len(phases)}{' or one of ' + ', '.join(names) if names else ''})"
             )
         trace = phase_trace(trace, chosen)
-        title = title if title is not None else f"{describe_trace(trace)}, {chosen.title}"
+        title = title if title is not None else f"{describe_metadata(trace.metadata)}, {chosen.title}"
     elif args.window is not None:
         start, end = args.window
         if not 0 <= start < end:
@@ -194,15 +182,14 @@ def _plot_timeline(trace: Trace, args: argparse.Namespace, output: Path) -> None
         trace = in_window(trace, start, end)
         if not trace.ops:
             raise PlotError(f"--window {start:g} {end:g}: no operation runs between {start:g} and {end:g} ms")
-        title = title if title is not None else f"{describe_trace(trace)}, {start:g} to {end:g} ms"
+        title = title if title is not None else f"{describe_metadata(trace.metadata)}, {start:g} to {end:g} ms"
     elif len(phases) > MAX_PHASE_PANELS:
         lines.append(
             f"plot: {len(phases)} phases are too many to draw one above the other: "
             "the whole timeline is drawn; draw one with --phase K"
         )
-    elif len(phases) > 1:
-        if args.model:
-            raise PlotError(f"--model describes one pipeline, and the trace has {len(phases)} phases: add --phase K")
+    elif len(phases) > 1 and args.model:
+        raise PlotError(f"--model describes one pipeline, and the trace has {len(phases)} phases: add --phase K")
     if args.phase is None and args.window is None and 1 < len(phases) <= MAX_PHASE_PANELS:
         plot_phases(trace, phases, output, by=args.by, title=title)
     else:

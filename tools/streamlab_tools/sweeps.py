@@ -49,6 +49,16 @@ def plot_bandwidth(sweep: dict[str, Any], path: str | Path, title: str | None = 
         fig.suptitle(title if title is not None else f"Copy bandwidth on {device or 'an unnamed device'}")
 
 
+# The lines of a chunk sweep, one of each per intensity: the time the speedup over serial divides by, the
+# legend's name and the line's style.
+CHUNK_LINES = (
+    ("makespan_ms", "measured", {"marker": "o", "linewidth": 2.5}),
+    ("model_ms", "model", {"linestyle": "--", "linewidth": 2}),
+    ("link_model_ms", "model, interference between directions", {"linestyle": "-.", "linewidth": 1.5}),
+    ("bound_ms", "bound", {"linestyle": ":", "linewidth": 2}),
+)
+
+
 def plot_chunks(sweep: dict[str, Any], path: str | Path, title: str | None = None) -> None:
     """Draws a chunk sweep: speedup over serial against the number of chunks.
 
@@ -63,21 +73,14 @@ def plot_chunks(sweep: dict[str, Any], path: str | Path, title: str | None = Non
     intensities = list(dict.fromkeys(point["intensity"] for point in points))
     colors = matplotlib.colormaps["tab10"]
     has_link_model = all("link_model_ms" in point for point in points)
+    lines = [line for line in CHUNK_LINES if has_link_model or line[0] != "link_model_ms"]
     with slide_figure(path, sources=[sweep["otherData"]]) as (fig, axes):
         ax = axes[0]
         for index, intensity in enumerate(intensities):
             rows = sorted((p for p in points if p["intensity"] == intensity), key=lambda p: p["chunks"])
-            chunks = [p["chunks"] for p in rows]
-            color = colors(index % 10)
-
-            def speedups(key: str, rows: list[dict[str, Any]] = rows) -> list[float]:
-                return [p["serial_ms"] / p[key] for p in rows]
-
-            ax.plot(chunks, speedups("makespan_ms"), color=color, marker="o", linewidth=2.5)
-            ax.plot(chunks, speedups("model_ms"), color=color, linestyle="--", linewidth=2)
-            if has_link_model:
-                ax.plot(chunks, speedups("link_model_ms"), color=color, linestyle="-.", linewidth=1.5)
-            ax.plot(chunks, speedups("bound_ms"), color=color, linestyle=":", linewidth=2)
+            for key, _, style in lines:
+                speedups = [p["serial_ms"] / p[key] for p in rows]
+                ax.plot([p["chunks"] for p in rows], speedups, color=colors(index % 10), **style)
         ax.axhline(1.0, color="0.4", linewidth=1)
         ax.set_xscale("log", base=2)
         ticks = sorted({point["chunks"] for point in points})
@@ -92,14 +95,7 @@ def plot_chunks(sweep: dict[str, Any], path: str | Path, title: str | None = Non
             Line2D([], [], color=colors(index % 10), linewidth=2.5, label=intensity)
             for index, intensity in enumerate(intensities)
         ]
-        handles += [
-            Line2D([], [], color="black", marker="o", linewidth=2.5, label="measured"),
-            Line2D([], [], color="black", linestyle="--", linewidth=2, label="model"),
-        ]
-        if has_link_model:
-            label = "model, interference between directions"
-            handles.append(Line2D([], [], color="black", linestyle="-.", linewidth=1.5, label=label))
-        handles.append(Line2D([], [], color="black", linestyle=":", linewidth=2, label="bound"))
+        handles += [Line2D([], [], color="black", label=label, **style) for _, label, style in lines]
         ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.02, 1.0))
         fig.suptitle(title if title is not None else f"Chunked pipeline: {describe_metadata(sweep['otherData'])}")
 

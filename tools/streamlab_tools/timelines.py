@@ -19,7 +19,7 @@ from .figures import (
     BAR_KINDS,
     BAR_TEXT_COLORS,
     PlotError,
-    describe_trace,
+    describe_metadata,
     format_ms,
     plural,
     slide_figure,
@@ -61,6 +61,14 @@ EVENTS_CAPTION = (
     "An event record is drawn where its stream reached it: after the work queued in that stream before it "
     "(the trace holds no GPU time for events)."
 )
+
+# What each issue order of a modelled schedule means (simulate_pipeline refuses any other).
+ISSUE_ORDER_CAPTIONS = {
+    "chunk": "Chunk order: the host issues chunk 1's H2D, kernel and D2H, then chunk 2's, and so on "
+    "(stage order: every H2D first, then every kernel, then every D2H).",
+    "stage": "Stage order: the host issues every chunk's H2D first, then every kernel, then every D2H "
+    "(chunk order: chunk 1's three, then chunk 2's, and so on).",
+}
 
 
 @dataclass(frozen=True)
@@ -125,7 +133,7 @@ def plot_trace(
     """
     if not trace.ops:
         raise PlotError("the trace has no device operations to draw")
-    heading = title if title is not None else describe_trace(trace)
+    heading = title if title is not None else describe_metadata(trace.metadata)
     with slide_figure(path, panels=2 if model else 1, sources=[trace.metadata]) as (fig, axes):
         placed = {axes[0]: _draw_trace(axes[0], trace, by)}
         if model:
@@ -187,9 +195,7 @@ def plot_phases(
         else "where the GPU was idle"
     )
     whole = format_ms(summarize(trace.ops)["makespan_ns"] / 1e6)
-    heading = (
-        f"{title if title is not None else describe_trace(trace)}\n{len(phases)} phases, cut {cut} ({whole} in all)"
-    )
+    heading = f"{title if title is not None else describe_metadata(trace.metadata)}\n{len(phases)} phases, cut {cut} ({whole} in all)"
     own_axes = "time since the phase's first operation (ms)"
     _plot_panels(path, parts, titles, by, heading, sources=[trace.metadata], own_time_axes=own_axes)
 
@@ -278,17 +284,7 @@ def schedule_caption(copy_engines: int, order: str) -> str:
         )
     else:
         copies = "One copy engine: every copy, H2D or D2H, queues behind the copy issued before it."
-    if order == "chunk":
-        issued = (
-            "Chunk order: the host issues chunk 1's H2D, kernel and D2H, then chunk 2's, and so on "
-            "(stage order: every H2D first, then every kernel, then every D2H)."
-        )
-    else:
-        issued = (
-            "Stage order: the host issues every chunk's H2D first, then every kernel, then every D2H "
-            "(chunk order: chunk 1's three, then chunk 2's, and so on)."
-        )
-    return f"{copies}\n{issued}"
+    return f"{copies}\n{ISSUE_ORDER_CAPTIONS[order]}"
 
 
 def _draw_trace(ax: Any, trace: Trace, by: str) -> list[_PlacedBar]:
@@ -347,8 +343,8 @@ def trace_model_bars(trace: Trace, by: str) -> tuple[list[Bar], str]:
     streams = min(chunks, len({op.stream for op in trace.ops}))  # chunks beyond one per stream stay idle
     # A device without a copy engine count on record is assumed to have two (one per direction).
     engines = max(1, trace.copy_engines if trace.copy_engines is not None else 2)
-    order = _issue_order(trace.ops)
     streamlab = library.load()
+    order = streamlab.issue_order(library.to_module_ops(trace.ops))  # "stage" where every H2D came first
     schedule = streamlab.simulate_pipeline(
         stage_ns["h2d"] / 1e6, stage_ns["compute"] / 1e6, stage_ns["d2h"] / 1e6, chunks, streams, engines, order
     )
@@ -365,18 +361,6 @@ def trace_model_bars(trace: Trace, by: str) -> tuple[list[Bar], str]:
         f"{plural(engines, 'copy engine')}, {order} order: {format_ms(streamlab.simulated_makespan(schedule))}"
     )
     return bars, title
-
-
-def _issue_order(ops: Sequence[DeviceOp]) -> str:
-    """ "stage" when the program issued every H2D copy before any kernel, else "chunk".
-
-    Correlation ids number API calls in the order the host made them.
-    """
-    h2d = [op.correlation_id for op in ops if op.kind == "memcpy_h2d"]
-    kernels = [op.correlation_id for op in ops if op.kind == "kernel"]
-    if len(h2d) > 1 and kernels and max(h2d) < min(kernels):
-        return "stage"
-    return "chunk"
 
 
 def _rows_and_bars(ops: Sequence[DeviceOp], by: str, origin_ns: int) -> tuple[list[str], list[Bar]]:
