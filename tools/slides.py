@@ -21,7 +21,6 @@ import shutil
 import subprocess
 import sys
 import textwrap
-from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -46,12 +45,9 @@ TOOL_USES = {
 INCLUDE_LINE = re.compile(r"^\s*<!--\s*include\s+(?P<target>\S+)(?P<options>.*?)-->\s*$")
 INCLUDE_OPTION = re.compile(r'(\w+)="([^"]*)"')
 KNOWN_OPTIONS = {"from", "to", "through"}
+# A code block's language, by the suffix of the file it is cut from.
 LANGUAGES = {
-    ".cu": "cpp",
-    ".cuh": "cpp",
-    ".cpp": "cpp",
-    ".hpp": "cpp",
-    ".h": "cpp",
+    **dict.fromkeys([".cu", ".cuh", ".cpp", ".hpp", ".h"], "cpp"),
     ".py": "python",
     ".cmake": "cmake",
     ".sh": "bash",
@@ -60,16 +56,6 @@ LANGUAGES = {
 
 class SlideError(Exception):
     """A deck that cannot be rendered: a missing region, a failed tool, or a slide that overflows."""
-
-
-@dataclass(frozen=True)
-class Excerpt:
-    """Lines cut from a source file: the text and where it came from (1-based, inclusive)."""
-
-    path: str
-    first_line: int
-    last_line: int
-    text: str
 
 
 # ------------------------------------------------------------------ finding code
@@ -142,8 +128,8 @@ def find_function(lines: list[str], name: str) -> tuple[int, int] | None:
     return None
 
 
-def extract(root: Path, target: str, options: dict[str, str]) -> Excerpt:
-    """The excerpt that `target` (FILE:NAME) and its from/to options name; SlideError if absent."""
+def extract(root: Path, target: str, options: dict[str, str]) -> str:
+    """The code block of what `target` (FILE:NAME) and its from/to options name; SlideError if absent."""
     unknown = set(options) - KNOWN_OPTIONS
     if unknown:
         raise SlideError(f"unknown include option(s) {', '.join(sorted(unknown))} (known: from, to, through)")
@@ -181,18 +167,14 @@ def extract(root: Path, target: str, options: dict[str, str]) -> Excerpt:
                 end = _statement_end(lines, end)
         first, last = start, end
 
-    text = textwrap.dedent("\n".join(lines[first : last + 1]))
-    return Excerpt(path_text, first + 1, last + 1, text)
+    return code_block(path_text, first + 1, last + 1, textwrap.dedent("\n".join(lines[first : last + 1])))
 
 
-def code_block(excerpt: Excerpt) -> str:
-    """Markdown for an excerpt: a fenced code block and a small note saying where it is from."""
-    language = LANGUAGES.get(Path(excerpt.path).suffix, "")
-    fence = "~~~~"
-    return (
-        f"{fence} {language}\n{excerpt.text}\n{fence}\n\n"
-        f"\\codesource{{{excerpt.path}}}{{{excerpt.first_line}}}{{{excerpt.last_line}}}\n"
-    )
+def code_block(path: str, first_line: int, last_line: int, text: str) -> str:
+    """Markdown for lines cut from `path` (1-based, inclusive): a fenced code block and a small note saying
+    where it is from."""
+    language = LANGUAGES.get(Path(path).suffix, "")
+    return f"~~~~ {language}\n{text}\n~~~~\n\n\\codesource{{{path}}}{{{first_line}}}{{{last_line}}}\n"
 
 
 def expand_includes(text: str, root: Path, source: str = "<deck>") -> str:
@@ -208,7 +190,7 @@ def expand_includes(text: str, root: Path, source: str = "<deck>") -> str:
         try:
             if leftover:
                 raise SlideError(f'cannot read {leftover!r} (write options as name="text")')
-            out.append(code_block(extract(root, match.group("target"), options)))
+            out.append(extract(root, match.group("target"), options))
         except SlideError as problem:
             raise SlideError(f"{source}:{number}: include {match.group('target')}: {problem}") from None
     return "\n".join(out) + "\n"

@@ -71,11 +71,10 @@ def differences_outside_blocks(starter: list[str], solution: list[str], blocks: 
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
         if tag == "equal":
             continue
-        starter_lines = range(i1, i2) if i2 > i1 else [i1 - 1, i1]  # an insertion sits between two lines
         if i2 > i1:
-            ok = all(inside(i) for i in starter_lines)
-        else:
-            ok = any(inside(i) for i in starter_lines)
+            ok = all(inside(i) for i in range(i1, i2))
+        else:  # an insertion sits between two lines
+            ok = inside(i1 - 1) or inside(i1)
         if not ok:
             where = f"starter line {i1 + 1}" + (f"-{i2}" if i2 > i1 + 1 else "")
             sample = (solution[j1] if j2 > j1 else starter[i1]).strip()
@@ -111,17 +110,15 @@ def check_lab(lab_dir: Path, solutions_root: Path) -> list[str]:
         problems.append(
             f"solutions/{lab_dir.name} holds {solution_files}, the lab's student files are {sorted(sources + answers)}"
         )
-    for name in answers:  # the starter ships the unanswered template, the solution the answer
-        if not (lab_dir / name).is_file() or not (solution_dir / name).is_file():
-            problems.append(
-                f"{name}: answer file missing in {'labs' if not (lab_dir / name).is_file() else 'solutions'}"
-            )
-        elif (lab_dir / name).read_text() == (solution_dir / name).read_text():
-            problems.append(f"{name}: the starter's answer file is the solution's (it must be unanswered)")
-    for name in sources:
+    for name in answers + sources:
         starter_path, solution_path = lab_dir / name, solution_dir / name
-        if not starter_path.exists() or not solution_path.exists():
-            problems.append(f"{name}: missing in {'labs' if not starter_path.exists() else 'solutions'}")
+        if not starter_path.is_file() or not solution_path.is_file():
+            kind = "answer file " if name in answers else ""
+            problems.append(f"{name}: {kind}missing in {'labs' if not starter_path.is_file() else 'solutions'}")
+            continue
+        if name in answers:  # the starter ships the unanswered template, the solution the answer
+            if starter_path.read_text() == solution_path.read_text():
+                problems.append(f"{name}: the starter's answer file is the solution's (it must be unanswered)")
             continue
         starter = starter_path.read_text().splitlines()
         solution = solution_path.read_text().splitlines()
@@ -153,12 +150,7 @@ def gpus_problems(lab_dir: Path, declared: LabDeclaration) -> list[str]:
 
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument(
-        "--root",
-        type=Path,
-        default=ROOT,
-        help="repository root (default: this checkout)",
-    )
+    parser.add_argument("--root", type=Path, default=ROOT, help="repository root (default: this checkout)")
     args = parser.parse_args(argv)
     labs = lab_folders(args.root)
     problems = [p for lab_dir in labs for p in check_lab(lab_dir, args.root / "solutions")]

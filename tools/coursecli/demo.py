@@ -3,8 +3,6 @@ where no timeline can be recorded, what the model predicts from committed stage 
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from . import environment, labs
 from .build import build
 from .python_module import TARGET
@@ -38,13 +36,7 @@ def run_demo(preset: str) -> int:
             "no timeline was recorded here, so the picture shows what the model predicts "
             f"from stage times measured on an H200 ({REFERENCE_STAGE_TIMES.relative_to(ROOT)})"
         )
-        drawn = draw_modelled(image, folder)
+        drawn = environment.draw("demo_model", [REFERENCE_STAGE_TIMES, "-o", image], image, "the picture", folder)
     if drawn:
         say(f"picture: {image}")
     return 0 if drawn else 1
-
-
-def draw_modelled(image: Path, folder: Path) -> bool:
-    """Draws the modelled serial and three-chunk timelines into `image` with the module of the build `folder`.
-    True on success."""
-    return environment.draw("demo_model", [REFERENCE_STAGE_TIMES, "-o", image], image, "the picture", folder)

@@ -1,11 +1,7 @@
-"""One test process per GPU: each submission's tests take a GPU of their own for as long as they run.
-
-Submissions are graded several at a time; their builds overlap freely, but the
-steps that run their code (tests, timeline programs, the sanitizer) first take
-a free GPU from here and see only that one (CUDA_VISIBLE_DEVICES), so timings
-are never taken while another submission's code shares the GPU. Without a GPU
-there is one slot, which runs those steps one submission at a time as before. A lab
-whose tests need several GPUs at once (`gpus` in its lab.json) takes N together.
+"""One test process per GPU: the steps of a submission that run its code (tests, timeline programs, the
+sanitizer) each take a free GPU from here and see only that one (CUDA_VISIBLE_DEVICES), so that no timing
+is taken while another submission's code shares the GPU; their builds overlap freely. Without a GPU there
+is one slot, which runs those steps one submission at a time.
 """
 
 from __future__ import annotations
@@ -54,10 +50,7 @@ class GpuSlots:
             taken, self._free = self._free[:wanted], self._free[wanted:]
             self._changed.notify_all()  # the next in line may find enough free GPUs too
         try:
-            if taken == [None]:
-                yield {}
-            else:
-                yield {"CUDA_VISIBLE_DEVICES": ",".join(str(device) for device in taken)}
+            yield {} if taken == [None] else {"CUDA_VISIBLE_DEVICES": ",".join(taken)}
         finally:
             with self._changed:
                 self._free += taken

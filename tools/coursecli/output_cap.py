@@ -19,12 +19,12 @@ import os
 import signal
 import subprocess
 import sys
-from typing import BinaryIO
+from io import BufferedReader
 
 CHUNK = 1 << 16
 
 
-def copy_capped(source: BinaryIO, keep, limit: int) -> int:
+def copy_capped(source: BufferedReader, keep, limit: int) -> int:
     """Reads `source` to its end and gives keep(bytes) at most about `limit` bytes of it: the first three
     quarters as they come, then a note of what was dropped, then the last quarter (where GoogleTest
     prints its verdict). Returns the number of bytes dropped."""
@@ -32,7 +32,7 @@ def copy_capped(source: BinaryIO, keep, limit: int) -> int:
     head = total = 0
     tail = bytearray()
     while True:
-        chunk = source.read1(CHUNK) if hasattr(source, "read1") else source.read(CHUNK)
+        chunk = source.read1(CHUNK)
         if not chunk:
             break
         total += len(chunk)

@@ -1,14 +1,7 @@
-"""`course grade --python`: the labs' Python versions, graded like the C++ ones.
-
-For each submission the grader takes each lab's Python student files
-(labs/NN-topic/python/..., submissions.py) and reads them with the source check
-(pycheck.py: a refusal costs that lab, and nothing of it runs). Every Python
-track is recorded once (recorder in its lab.json): its recording program runs
-the student's module once for the whole lab, in the submission's sandbox, from
-the student's staged folder, with the interpreter the course's module
-`streamlab` was built for; then the C++ track's judges read the record, outside
-the sandbox (scoring.grade_record, as for a C++ lab), so no process that ran
-the student's code decides a verdict.
+"""`course grade --python`: the labs' Python versions, graded like the C++ ones. The student's Python files
+(submissions.py) pass the source check first (pycheck.py: a refusal costs that lab, and nothing of it runs);
+each track is then recorded once with the interpreter the course's module `streamlab` was built for, and
+the C++ track's judges grade the record (grade_python_lab).
 """
 
 from __future__ import annotations
@@ -25,12 +18,6 @@ if TYPE_CHECKING:
     from .grade_settings import GradeSettings
 
 
-def python_environment(staged: Path, course_root: Path, course_build: Path, lab: LabSources) -> dict[str, str]:
-    """The student's folder first, then the lab's interface, the module, the course's helpers."""
-    lab_python = course_root.joinpath("labs", lab.folder, "python")
-    return environment.python_lab_environment(staged, lab_python, course_root, course_build)
-
-
 def grade_python_lab(
     lab: LabSources,
     settings: GradeSettings,
@@ -45,7 +32,9 @@ def grade_python_lab(
     once for the whole lab; then, here, after that step has ended and without a GPU, the C++ track's judges
     grade the record (scoring.grade_record), copied first to a folder the sandbox never had."""
     course_root, course_build = settings.course_root, settings.course_build.folder
-    env = python_environment(staged, course_root, course_build, lab)
+    # Imports the student's folder first, then the lab's interface, the module, the course's helpers.
+    lab_python = course_root.joinpath("labs", lab.folder, "python")
+    env = environment.python_lab_environment(staged, lab_python, course_root, course_build)
     record = recording.record_file(reports, lab.number, "python-yours")
     record.unlink(missing_ok=True)
     command = recording.python_recording_command(course_build, lab, course_root, python, record, settings.timeout_s)

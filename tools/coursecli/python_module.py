@@ -12,16 +12,12 @@ from pathlib import Path
 TARGET = "streamlab_python"
 
 
-def module_built(folder: Path) -> bool:
-    """Whether the build `folder` holds the module."""
-    return next((folder / "python").glob("streamlab*.so"), None) is not None
-
-
 def module_python(folder: Path) -> str | None:
     """The Python the module of the build `folder` was built for, which runs the Python labs
     (CMake's cache); None when the module was not built there."""
     cache = folder / "CMakeCache.txt"
-    if not module_built(folder) or not cache.exists():
+    built = next((folder / "python").glob("streamlab*.so"), None) is not None
+    if not built or not cache.exists():
         return None
     found = re.search(r"^STREAMLAB_MODULE_PYTHON:INTERNAL=(.+)$", cache.read_text(), re.M)
     return found.group(1) if found else None

@@ -26,14 +26,8 @@ def shard_problem(args: argparse.Namespace) -> str:
 
 def slurm_settings(args: argparse.Namespace) -> slurm.SlurmSettings:
     """The job array's settings, and the `course grade` options its tasks pass on."""
-    forwarded = [
-        "--labs",
-        *[lab.number for lab in selected_labs(args.labs, python=args.python)],
-        "--timeout",
-        str(args.timeout),
-        "--sandbox",
-        args.sandbox,
-    ]
+    labs = selected_labs(args.labs, python=args.python)
+    forwarded = ["--labs", *[lab.number for lab in labs], "--timeout", str(args.timeout), "--sandbox", args.sandbox]
     for flag, value in (
         ("--cuda-arch", args.cuda_arch),
         ("--bwrap", args.bwrap),
@@ -45,7 +39,7 @@ def slurm_settings(args: argparse.Namespace) -> slurm.SlurmSettings:
     forwarded += ["--sanitize"] * args.sanitize + ["--keep-builds"] * args.keep_builds + ["--python"] * args.python
     defaults = slurm.SlurmSettings()
     # By default each task asks for as many GPUs as the most demanding graded lab needs at once (gpus in its lab.json).
-    needed = max([lab.gpus for lab in selected_labs(args.labs, python=args.python)] + [defaults.gpus_per_task])
+    needed = max([lab.gpus for lab in labs] + [defaults.gpus_per_task])
     return slurm.SlurmSettings(
         tasks=args.tasks or defaults.tasks,
         gpus_per_task=needed if args.gpus_per_task is None else args.gpus_per_task,
