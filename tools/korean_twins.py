@@ -28,6 +28,7 @@ import re
 import sys
 from collections import Counter
 from dataclasses import dataclass, field
+from itertools import zip_longest
 from pathlib import Path
 
 from doxygen_markdown import github_anchor  # GitHub's heading ids; Hangul is a word character too
@@ -122,12 +123,8 @@ def numbers_in(line: str) -> list[str]:
 
 
 def _first_difference(english: list, korean: list) -> tuple[int, object, object] | None:
-    for index in range(max(len(english), len(korean))):
-        left = english[index] if index < len(english) else "(nothing)"
-        right = korean[index] if index < len(korean) else "(nothing)"
-        if left != right:
-            return index, left, right
-    return None
+    pairs = enumerate(zip_longest(english, korean, fillvalue="(nothing)"))
+    return next(((index, left, right) for index, (left, right) in pairs if left != right), None)
 
 
 def _shorten(text: object, width: int = 120) -> str:

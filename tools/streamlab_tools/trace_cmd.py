@@ -105,16 +105,14 @@ def main(argv: list[str]) -> int:
 
     if status < 0:  # killed by a signal: report it the way a shell does
         status = 128 - status
-    if not output.is_file() and args.no_gpu:
-        return fail(
-            f"no trace was written to {output}: {args.no_gpu}, so nothing ran on a GPU to record "
-            f"(the program exited with status {status})"
-        )
-    if not output.is_file():
-        return fail(
-            f"no trace was written to {output} (the program exited with status {status}; "
-            "it may not use CUDA, there may be no GPU, or another CUPTI tool is attached)"
-        )
+    if not output.is_file():  # said plainly where the caller knows there is no GPU
+        exited = f"the program exited with status {status}"
+        if args.no_gpu:
+            return fail(
+                f"no trace was written to {output}: {args.no_gpu}, so nothing ran on a GPU to record ({exited})"
+            )
+        why = "it may not use CUDA, there may be no GPU, or another CUPTI tool is attached"
+        return fail(f"no trace was written to {output} ({exited}; {why})")
     print(f"trace: timeline written to {output}", file=sys.stderr)
     return status
 
