@@ -59,13 +59,8 @@ class Progress:
             if self.live:
                 self._show()
             else:
-                estimate = self.estimate()
-                print(
-                    f"course: grading {student} ({self.done}/{self.total} done"
-                    + (f", about {estimate} left)" if estimate else ")"),
-                    file=self.stream,
-                    flush=True,
-                )
+                left = f", about {self.estimate()} left" if self.graded_seconds else ""
+                print(f"course: grading {student} ({self.done}/{self.total} done{left})", file=self.stream, flush=True)
 
     def finish(self, student: str, message: str, graded_seconds: float | None) -> None:
         """A student is done: their result line, then (on a terminal) the updated status line."""

@@ -46,21 +46,14 @@ class ReferencePicture:
 LISTED = ROOT / "common" / "reference" / "reference_pictures.json"
 
 
-def read_pictures() -> dict[str, list[ReferencePicture]]:
-    """The pictures LISTED: each entry a ReferencePicture's fields (traces and options as lists)."""
-    listed = json.loads(LISTED.read_text())
-    return {
-        number: [
-            ReferencePicture(
-                **{key: tuple(value) if isinstance(value, list) else value for key, value in entry.items()}
-            )
-            for entry in entries
-        ]
-        for number, entries in listed.items()
-    }
+def _picture(fields: dict) -> ReferencePicture:
+    """A picture as LISTED gives its fields (traces and options as lists)."""
+    return ReferencePicture(
+        **{key: tuple(value) if isinstance(value, list) else value for key, value in fields.items()}
+    )
 
 
-PICTURES = read_pictures()
+PICTURES = {number: list(map(_picture, listed)) for number, listed in json.loads(LISTED.read_text()).items()}
 
 
 def describe(number: str, lab: Path, root: Path) -> list[str]:
