@@ -156,16 +156,14 @@ def check_source(name: str, text: str, rules: LabRules) -> list[str]:
         if not directive:
             continue
         target = re.match(r'"([^"]*)"|<([^>]*)>', directive.group(2).strip())
+        path = (target.group(1) or target.group(2) or "").replace("\\", "/") if target else ""
         if target is None:
-            findings.append(
-                f"{name}:{number} includes a file named by a macro: graded code may include headers only by name"
-            )
+            how = "named by a macro"
+        elif path.startswith("/") or re.match(r"[A-Za-z]:", path) or ".." in path.split("/"):
+            how = "by its path"
+        else:
             continue
-        path = (target.group(1) or target.group(2) or "").replace("\\", "/")
-        if path.startswith("/") or re.match(r"[A-Za-z]:", path) or ".." in path.split("/"):
-            findings.append(
-                f"{name}:{number} includes a file by its path: graded code may include headers only by name"
-            )
+        findings.append(f"{name}:{number} includes a file {how}: graded code may include headers only by name")
     return findings + check_code(name, strip_comments_and_literals(text), rules)
 
 
@@ -195,10 +193,14 @@ def own_lines(preprocessed: str, source: Path) -> str:
     return "\n".join(lines)
 
 
+def _output_lines(argv: list[str], given: str | None = None) -> list[str]:
+    """The lines a binutils program (nm, readelf, c++filt) prints, `given` on its input."""
+    done = subprocess.run(argv, input=given, capture_output=True, text=True, errors="replace", check=True)
+    return done.stdout.splitlines()
+
+
 def _demangle(names: list[str]) -> list[str]:
-    demangled = subprocess.run(
-        ["c++filt"], input="\n".join(names), capture_output=True, text=True, errors="replace", check=True
-    ).stdout.splitlines()
+    demangled = _output_lines(["c++filt"], "\n".join(names))
     return demangled if len(demangled) == len(names) else names  # never expected; then check the raw names
 
 
@@ -208,8 +210,7 @@ def read_symbols(obj: Path) -> list[tuple[str, str]]:
     nvcc's host stub of a kernel, `__device_stub__<kernel's mangled name>`, is
     given the kernel's own name: it is checked as the kernel is.
     """
-    listing = subprocess.run(["nm", "-P", str(obj)], capture_output=True, text=True, errors="replace", check=True)
-    rows = [line.split() for line in listing.stdout.splitlines() if len(line.split()) >= 2]
+    rows = [line.split() for line in _output_lines(["nm", "-P", str(obj)]) if len(line.split()) >= 2]
     names = _demangle([row[0] for row in rows])
     stubs = [i for i, name in enumerate(names) if name.startswith(DEVICE_STUB)]
     kernels = _demangle(["_" + names[i][len(DEVICE_STUB) :].split("(")[0] for i in stubs])
@@ -306,14 +307,9 @@ class ObjectCode:
         symbol = relocation.symbol
         if symbol.kind != "SECTION":
             return symbol
-        bias = (
-            4
-            if relocation.kind.startswith("R_X86_64_") and ("PC" in relocation.kind or "PLT" in relocation.kind)
-            else 0
-        )
-        return (
-            self.symbol_at(int(symbol.section), symbol.value + relocation.addend + bias, ("FUNC", "OBJECT")) or symbol
-        )
+        pc_relative = relocation.kind.startswith("R_X86_64_") and ("PC" in relocation.kind or "PLT" in relocation.kind)
+        place = symbol.value + relocation.addend + (4 if pc_relative else 0)
+        return self.symbol_at(int(symbol.section), place, ("FUNC", "OBJECT")) or symbol
 
     def symbol_at(self, section: int, offset: int, kinds: tuple[str, ...]) -> Symbol | None:
         """The function (or object) of `kinds` that covers `offset` in section `section`."""
@@ -337,30 +333,23 @@ RELOCATIONS_HEADER = re.compile(r"Relocation section '[^']*' at offset (0x[0-9a-
 RELOCATION_ROW = re.compile(r"([0-9a-f]+)\s+([0-9a-f]+)\s+(R_\S+)\s+[0-9a-f]+\s+\S+\s+([+-])\s+([0-9a-f]+)")
 
 
-def _readelf(option: str, obj: Path) -> list[str]:
-    listing = subprocess.run(
-        ["readelf", option, str(obj)], capture_output=True, text=True, errors="replace", check=True
-    )
-    return listing.stdout.splitlines()
-
-
 def read_object_code(obj: Path) -> ObjectCode:
     """An object file's sections, symbols and relocations, as `readelf -SW`, `-sW` and `-rW` list them."""
     sections = [
         Section(int(m[1]), m[2], m[3], int(m[4], 16), int(m[5], 16), int(m[6]))
-        for m in map(SECTION_ROW.fullmatch, _readelf("-SW", obj))
+        for m in map(SECTION_ROW.fullmatch, _output_lines(["readelf", "-SW", str(obj)]))
         if m
     ]
     symbols = [
         Symbol(int(m[1]), m[7] or "", int(m[2], 16), int(m[3], 0), m[4], m[5], m[6])
-        for m in map(SYMBOL_ROW.fullmatch, _readelf("-sW", obj))
+        for m in map(SYMBOL_ROW.fullmatch, _output_lines(["readelf", "-sW", str(obj)]))
         if m
     ]
     by_index = {symbol.index: symbol for symbol in symbols}
     by_offset = {section.offset: section for section in sections if section.kind in ("RELA", "REL")}
     relocations: dict[int, list[Relocation]] = {}
     patched: list[Relocation] = []
-    for line in _readelf("-rW", obj):
+    for line in _output_lines(["readelf", "-rW", str(obj)]):
         header = RELOCATIONS_HEADER.match(line)
         row = RELOCATION_ROW.fullmatch(line.strip())
         if header:
@@ -468,7 +457,7 @@ def _entry_finding(name: str, when: str, entry: Symbol | None) -> str:
     what, instead = (
         ("a constructor", "set things up in them") if when == "before" else ("a destructor", "clean up in them")
     )
-    return f"{name} runs code {when} main ({what}: {entity(_demangle([entry.name])[0])}): {RUN_ONLY_INSIDE}; {instead}"
+    return f"{name} runs code {when} main ({what}: {_shown(entry)}): {RUN_ONLY_INSIDE}; {instead}"
 
 
 def startup_arrays(name: str, code: ObjectCode) -> tuple[list[str], set[Symbol]]:
@@ -503,7 +492,7 @@ def at_exit_registrations(name: str, code: ObjectCode, allowed: set[Symbol]) -> 
             site = code.symbol_at(section_index, relocation.offset, ("FUNC",))
             if site in allowed:
                 continue
-            where = entity(_demangle([site.name])[0]) if site else "data"
+            where = _shown(site) if site else "data"
             if site and site.name.startswith(GLOBAL_INITIALISER):
                 where = "the set-up of its global objects"
             findings.append(
@@ -572,19 +561,15 @@ class CourseCompiler:
         if entry is None:
             raise RuntimeError(f"the course build has no compile command for labs/{lab_folder}/{file_name}")
         argv = shlex.split(entry["command"])
-        out, skip = [], 0
+        out, skip_value = [], False  # the output and dependency files are the build's, not this compile's
         for arg in argv:
-            if skip:
-                skip -= 1
-                continue
-            if arg in ("-o", "-MT", "-MF"):
-                skip = 1
-                continue
-            if arg in ("-MD", "-MMD"):
-                continue
-            if arg == "-c":
-                arg = step
-            out.append(str(source) if Path(entry["directory"], arg).resolve() == starter else arg)
+            if skip_value or arg in ("-MD", "-MMD"):
+                skip_value = False
+            elif arg in ("-o", "-MT", "-MF"):
+                skip_value = True
+            else:
+                arg = step if arg == "-c" else arg
+                out.append(str(source) if Path(entry["directory"], arg).resolve() == starter else arg)
         return Path(entry["directory"]), [*out, "-o", str(obj)]
 
     def compile(self, lab_folder: str, file_name: str, source: Path, obj: Path, step: str = "-c") -> tuple[int, str]:

@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -123,23 +124,17 @@ LISTED_IN_FULL = 8
 
 # Built-ins through which code builds or runs code, opens files, or reaches objects it was not given.
 FORBIDDEN_BUILTINS = {
+    **dict.fromkeys(("getattr", "setattr", "delattr"), "may not reach attributes by name"),
+    **dict.fromkeys(("globals", "locals", "vars"), "may not reach the interpreter's tables"),
+    **dict.fromkeys(("eval", "exec"), "may not run code it builds"),
+    **dict.fromkeys(("exit", "quit"), "may not end the process"),
     "__import__": "may not import by name",
     "breakpoint": "may not stop the process",
     "compile": "may not build code",
-    "delattr": "may not reach attributes by name",
-    "eval": "may not run code it builds",
-    "exec": "may not run code it builds",
-    "exit": "may not end the process",
-    "getattr": "may not reach attributes by name",
-    "globals": "may not reach the interpreter's tables",
     "input": "may not read input",
-    "locals": "may not reach the interpreter's tables",
     "memoryview": "may not reach raw memory",
     "open": "may not open files",
-    "quit": "may not end the process",
-    "setattr": "may not reach attributes by name",
     "type": "may not make or inspect types",
-    "vars": "may not reach the interpreter's tables",
 }
 
 
@@ -187,16 +182,8 @@ ALLOWED_METHODS = {
 }  # fmt: skip
 # Attributes that lead to a running frame, and from it to any global of the program.
 FRAME_ATTRIBUTES = {
-    "ag_frame",
-    "cr_frame",
-    "f_back",
-    "f_builtins",
-    "f_globals",
-    "f_locals",
-    "gi_frame",
-    "tb_frame",
-    "tb_next",
-}
+    "ag_frame", "cr_frame", "f_back", "f_builtins", "f_globals", "f_locals", "gi_frame", "tb_frame", "tb_next",
+}  # fmt: skip
 
 
 @cache
@@ -332,96 +319,86 @@ def _identifiers(node: ast.AST) -> list[tuple[str, str]]:
     return []
 
 
-def _dunder_refusals(tree: ast.AST) -> list[tuple[ast.AST, str]]:
-    """(node, what) for each __dunder__ name the file holds, and each string or bytes constant with `__` in it.
+Refusals = Iterator[tuple[ast.AST, str]]  # (node, what it does, in a refusal's words)
+
+
+def _dunder_refusals(tree: ast.AST) -> Refusals:
+    """Each __dunder__ name the file holds, and each string or bytes constant with `__` in it.
 
     A string is refused for `__` alone, not only for a whole dunder: a student's file never needs one, and
     pieces ("__impo" + "rt__") make a dunder as well as the whole. No string the file builds can be looked
     up by name, though: getattr, vars, format and the modules that would are refused on their own."""
-    found: list[tuple[ast.AST, str]] = []
     for node in ast.walk(tree):
         for name, words in _identifiers(node):
             if _is_dunder(name):
-                found.append((node, f"{words}: graded code may not name a __dunder__ (Python's way to its machinery)"))
+                yield node, f"{words}: graded code may not name a __dunder__ (Python's way to its machinery)"
         if isinstance(node, ast.Constant) and isinstance(node.value, (str, bytes)):
             text = node.value if isinstance(node.value, str) else node.value.decode("latin-1")
             if "__" in text:
                 shown = repr(node.value) if len(repr(node.value)) <= 40 else repr(node.value)[:37] + "..."
-                found.append(
-                    (
-                        node,
-                        f"has a string with __ in it ({shown}): graded code needs none, and a __dunder__ name "
-                        "looked up by a string reaches the interpreter's machinery; write it without __",
-                    )
+                what = (
+                    f"has a string with __ in it ({shown}): graded code needs none, and a __dunder__ name "
+                    "looked up by a string reaches the interpreter's machinery; write it without __"
                 )
-    return found
+                yield node, what
 
 
-def _import_refusals(tree: ast.AST, rules: PythonRules) -> list[tuple[ast.AST, str]]:
-    """(node, what) for each import of a module, or of a name of one, that the labs do not need."""
-    found: list[tuple[ast.AST, str]] = []
+def _import_refusals(tree: ast.AST, rules: PythonRules) -> Refusals:
+    """Each import of a module, or of a name of one, that the labs do not need."""
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             for alias in node.names:
                 if not rules.is_module(alias.name) and not _is_dunder(alias.name):
-                    found.append((node, f"imports {alias.name}: graded code may import only the lab's API"))
+                    yield node, f"imports {alias.name}: graded code may import only the lab's API"
         elif isinstance(node, ast.ImportFrom):
             module = "." * node.level + (node.module or "")
             if node.level or not rules.is_module(module):
-                found.append((node, f"imports from {module}: graded code may import only the lab's API"))
+                yield node, f"imports from {module}: graded code may import only the lab's API"
             elif any(alias.name == "*" for alias in node.names):
                 # `from lab09 import *` binds lab09's ctypes, `from enum import *` enum's getattr-giver,
                 # under names the rest of the check never sees come from a module.
-                found.append((node, f"imports every name of {module} (*): graded code names what it imports"))
+                yield node, f"imports every name of {module} (*): graded code names what it imports"
             else:
                 for alias in node.names:
                     if alias.name not in rules.names_of(module) and not _is_dunder(alias.name):
-                        found.append(
-                            (node, f"imports {module}.{alias.name}: of {module}, graded code may use only "
-                             f"{rules.which_names(module)}")
-                        )  # fmt: skip
-    return found
+                        what = (
+                            f"imports {module}.{alias.name}: of {module}, graded code may use only "
+                            f"{rules.which_names(module)}"
+                        )
+                        yield node, what
 
 
-def _name_refusals(tree: ast.AST) -> list[tuple[ast.AST, str]]:
-    """(node, what) for each built-in the labs do not need (a dunder is refused as one)."""
-    found: list[tuple[ast.AST, str]] = []
+def _name_refusals(tree: ast.AST) -> Refusals:
+    """Each built-in the labs do not need (a dunder is refused as one)."""
     for node in ast.walk(tree):
         if not isinstance(node, ast.Name) or _is_dunder(node.id):
             continue
         if node.id in FORBIDDEN_BUILTINS:
-            found.append((node, f"uses {node.id}: graded code {FORBIDDEN_BUILTINS[node.id]}"))
+            yield node, f"uses {node.id}: graded code {FORBIDDEN_BUILTINS[node.id]}"
         elif node.id in BUILTIN_NAMES and node.id not in ALLOWED_BUILTINS:
-            found.append((node, f"uses {node.id}, a built-in the labs do not need: graded code may use only theirs"))
-    return found
+            yield node, f"uses {node.id}, a built-in the labs do not need: graded code may use only theirs"
 
 
-def _attribute_refusals(tree: ast.AST, paths: dict[str, str], rules: PythonRules) -> list[tuple[ast.AST, str]]:
-    """(node, what) for each attribute the labs do not need, judged by what it is an attribute of."""
-    found: list[tuple[ast.AST, str]] = []
+def _attribute_refusals(tree: ast.AST, paths: dict[str, str], rules: PythonRules) -> Refusals:
+    """Each attribute the labs do not need, judged by what it is an attribute of."""
     for node in ast.walk(tree):
         if not isinstance(node, ast.Attribute) or _is_dunder(node.attr):
             continue
         owner = _path_of(node.value, paths)
         if node.attr in FRAME_ATTRIBUTES:
-            found.append((node, f"uses .{node.attr}: graded code may not reach a running frame"))
+            yield node, f"uses .{node.attr}: graded code may not reach a running frame"
         elif attribute_allowed(node.attr, owner, rules):
             continue
         elif owner is not None and rules.is_module(owner):
-            found.append(
-                (node, f"uses {owner}.{node.attr}: of {owner}, graded code may use only {rules.which_names(owner)}")
-            )
+            yield node, f"uses {owner}.{node.attr}: of {owner}, graded code may use only {rules.which_names(owner)}"
         elif owner in RUNTIME_ENUM_PATHS:
-            found.append((node, f"uses {owner}.{node.attr}: of the runtime's enum, graded code may use only a member"))
+            yield node, f"uses {owner}.{node.attr}: of the runtime's enum, graded code may use only a member"
         else:
-            found.append(
-                (
-                    node,
-                    f"uses .{node.attr}: graded code may use only the attributes the labs need (a list's or a "
-                    f"dict's methods, the fields and methods of {rules.interface}'s classes, a module's allowed names)",
-                )
+            what = (
+                f"uses .{node.attr}: graded code may use only the attributes the labs need (a list's or a "
+                f"dict's methods, the fields and methods of {rules.interface}'s classes, a module's allowed names)"
             )
-    return found
+            yield node, what
 
 
 def _bound_name(node: ast.AST) -> str | None:
@@ -430,61 +407,60 @@ def _bound_name(node: ast.AST) -> str | None:
         return node.id
     if isinstance(node, ast.arg):
         return node.arg
-    if isinstance(node, ast.FunctionDef):
-        return node.name
-    if isinstance(node, ast.ExceptHandler):
+    if isinstance(node, (ast.FunctionDef, ast.ExceptHandler)):
         return node.name
     return None
 
 
-def _import_use_refusals(
-    tree: ast.AST, bindings: list[Binding], paths: dict[str, str], rules: PythonRules
-) -> list[tuple[ast.AST, str]]:
-    """(node, what) for each use of an import that would hide from the check what a name is: a module used
-    other than as `module.name` (kept in a variable or passed on, it would reach everything it holds), a name
-    two imports bind, an imported name bound again, and anything of an import assigned to (the recording
-    program reads the same modules: `cudart.cudaEventElapsedTime = ...` would change its calls too)."""
-    found: list[tuple[ast.AST, str]] = []
+def _import_use_refusals(tree: ast.AST, bindings: list[Binding], paths: dict[str, str], rules: PythonRules) -> Refusals:
+    """Each use of an import that would hide from the check what a name is: a module used other than as
+    `module.name` (kept in a variable or passed on, it would reach everything it holds), a name two imports
+    bind, an imported name bound again, and anything of an import assigned to (the recording program reads
+    the same modules: `cudart.cudaEventElapsedTime = ...` would change its calls too)."""
     parents = {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
     imported = {binding.name: binding.path for binding in bindings}
     for binding in bindings:
         if paths.get(binding.name) != binding.path:
             named = "" if binding.path.endswith(f".{binding.name}") else f" as {binding.name}"
-            found.append((binding.node, f"imports {binding.path}{named}, a name another import binds: graded "
-                                        "code gives each import its own name"))  # fmt: skip
+            what = (
+                f"imports {binding.path}{named}, a name another import binds: graded code gives each import its "
+                "own name"
+            )
+            yield binding.node, what
     for node in ast.walk(tree):
         name = _bound_name(node)
         if name in imported:
-            found.append((node, f"binds {name} again, which its import binds to {imported[name]}: graded code "
-                                "keeps an imported name for what it imports"))  # fmt: skip
+            what = (
+                f"binds {name} again, which its import binds to {imported[name]}: graded code keeps an imported "
+                "name for what it imports"
+            )
+            yield node, what
         if isinstance(node, (ast.Attribute, ast.Subscript)) and isinstance(node.ctx, ast.Store):
             owner = _path_of(node.value, paths)
             if owner is not None:
-                found.append((node, f"assigns to something of {owner}: graded code may not change what it imports "
-                                    "(the recording program uses it too)"))  # fmt: skip
+                what = (
+                    f"assigns to something of {owner}: graded code may not change what it imports (the recording "
+                    "program uses it too)"
+                )
+                yield node, what
         if not isinstance(node, (ast.Name, ast.Attribute)) or isinstance(node.ctx, ast.Store):
             continue
         path = _path_of(node, paths)
         parent = parents.get(node)
         if path and rules.is_module(path) and not (isinstance(parent, ast.Attribute) and parent.value is node):
-            found.append((node, f"uses the module {path} itself, not one of its names: graded code may import "
-                                "only the lab's API"))  # fmt: skip
-    return found
+            what = f"uses the module {path} itself, not one of its names: graded code may import only the lab's API"
+            yield node, what
 
 
-def _syntax_refusals(tree: ast.AST) -> list[tuple[ast.AST, str]]:
-    """(node, what) for each construct outside ALLOWED_SYNTAX, and each decorator."""
-    found: list[tuple[ast.AST, str]] = []
+def _syntax_refusals(tree: ast.AST) -> Refusals:
+    """Each construct outside ALLOWED_SYNTAX, and each decorator."""
     for node in ast.walk(tree):
         kind = type(node).__name__
         if kind not in ALLOWED_SYNTAX:
             reason = SYNTAX_REASONS.get(kind, "the labs do not need it")
-            found.append(
-                (node, f"uses the construct {kind} ({reason}): graded code may use only the syntax the labs need")
-            )
+            yield node, f"uses the construct {kind} ({reason}): graded code may use only the syntax the labs need"
         elif isinstance(node, ast.FunctionDef) and node.decorator_list:
-            found.append((node, "decorates a function (a decorator runs code of its own when the function is defined)"))
-    return found
+            yield node, "decorates a function (a decorator runs code of its own when the function is defined)"
 
 
 def check_python_source(name: str, text: str, rules: PythonRules) -> list[str]:
