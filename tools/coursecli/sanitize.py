@@ -120,23 +120,18 @@ def _read_addr2line(output: str, sources: Sources) -> dict[str, tuple[str, int, 
     address, the innermost place in the student's files, else the innermost place."""
     places: dict[str, tuple[str, int, str]] = {}
     address, chain = "", []
-    lines = output.splitlines() + ["0x"]  # a sentinel closes the last group
-    i = 0
-    while i < len(lines):
-        line = lines[i].strip()
-        if re.fullmatch(r"0x[0-9a-fA-F]*", line):
+    lines = iter(output.splitlines() + ["0x"])  # a sentinel closes the last group
+    for line in lines:
+        if re.fullmatch(r"0x[0-9a-fA-F]*", line.strip()):
             if address and chain:
                 mine = [place for place in chain if sources.name_of(place[0])]
                 places[address] = (mine or chain)[0]
-            address, chain = (f"0x{int(line, 16):x}" if len(line) > 2 else ""), []
-            i += 1
+            address, chain = (f"0x{int(line, 16):x}" if len(line.strip()) > 2 else ""), []
             continue
-        function = line
-        location = lines[i + 1].strip() if i + 1 < len(lines) else "??:0"
+        function, location = line.strip(), next(lines, "??:0").strip()  # each function is followed by its place
         file, _, number = location.split(" (")[0].rpartition(":")
         if file and file != "??" and number.isdigit() and int(number) > 0:
             chain.append((file, int(number), function))
-        i += 2
     return places
 
 
@@ -211,25 +206,10 @@ def run_tool(
     xml, log, census = work / f"{tool}.xml", work / f"{tool}.log", work / f"{tool}-census.jsonl"
     for old in (xml, log, census):
         old.unlink(missing_ok=True)
-    command = [
-        sanitizer,
-        "--tool",
-        TOOL_OF_CHECK.get(tool, tool),
-        *TOOL_OPTIONS[tool],
-        "--xml",
-        "--save",
-        str(xml),
-        "--log-file",
-        str(log),
-        "--print-limit",
-        str(PRINT_LIMIT),
-        "--strip-paths",
-        "no",
-        "--check-exit-code",
-        "no",
-        str(program),
-        "--no-trace",
-    ]
+    tool_name = TOOL_OF_CHECK.get(tool, tool)
+    command = [sanitizer, "--tool", tool_name, *TOOL_OPTIONS[tool], "--xml", "--save", str(xml), "--log-file", str(log)]
+    command += ["--print-limit", str(PRINT_LIMIT), "--strip-paths", "no", "--check-exit-code", "no"]
+    command += [str(program), "--no-trace"]
     env = {"STREAMLAB_LEAK_REPORT": str(census)} if tool == "memcheck" else {}
     status, output = runner(command, env, timeout_s)
     text = log.read_text(errors="replace") if log.exists() else ""
@@ -242,9 +222,9 @@ def run_tool(
     if problem or (result.errors_counted is None and not xml.exists()):
         result.problem = problem or _last_line(text or output) or f"exit status {status}, no report"
         return result
-    text_records = parse_text(text, TOOL_OF_CHECK.get(tool, tool))
+    text_records = parse_text(text, tool_name)
     try:
-        records = parse_xml(xml.read_text(errors="replace"), TOOL_OF_CHECK.get(tool, tool))
+        records = parse_xml(xml.read_text(errors="replace"), tool_name)
         merge_text_details(records, text_records)
     except (OSError, ValueError):
         records = text_records  # no XML, or a broken one: the text says the same
@@ -322,12 +302,5 @@ def sanitize_submission_lab(
         for name in files
         if (staging / lab_folder / name).exists()
     ]
-    return sanitize_program(
-        program,
-        lab_sources(lab_folder, files),
-        tools_for(texts),
-        work,
-        timeout_s * GRADE_TIMEOUT_FACTOR,
-        runner=runner,
-        gpu=gpu,
-    )
+    sources, timeout_s = lab_sources(lab_folder, files), timeout_s * GRADE_TIMEOUT_FACTOR
+    return sanitize_program(program, sources, tools_for(texts), work, timeout_s, runner, gpu)

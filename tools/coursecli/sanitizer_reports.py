@@ -80,11 +80,10 @@ def parse_xml(text: str, tool: str) -> list[Record]:
         return (node.findtext(name) or "").strip() if node is not None else ""
 
     for element in root.iter("record"):
-        what = element.find("what")
-        where = element.find("where")
+        what, where = element.find("what"), element.find("where")
         record = Record(
             tool=tool,
-            kind=(element.findtext("kind") or "").strip(),
+            kind=get(element, "kind"),
             text=get(what, "text"),
             api=get(what, "api"),
             error=get(what, "error"),
@@ -94,14 +93,7 @@ def parse_xml(text: str, tool: str) -> list[Record]:
             device_file=get(where, "path"),
             device_line=_int(get(where, "line")),
         )
-        for frame in element.iter("frame"):
-            record.frames.append(
-                Frame(
-                    function=(frame.findtext("func") or "").strip(),
-                    module=(frame.findtext("module") or "").strip(),
-                    pc=(frame.findtext("pc") or "").strip(),
-                )
-            )
+        record.frames = [Frame(get(f, "func"), get(f, "module"), get(f, "pc")) for f in element.iter("frame")]
         records.append(record)
     return records
 

@@ -51,27 +51,24 @@ def lab_files(lab: Path, python: bool) -> list[LabFile]:
     ]
 
 
-def committed_text(path: Path, ref: str) -> str | None:
-    """The file's text as committed in `ref` (git show REF:PATH), or None where git has no such version."""
-    relative = path.relative_to(ROOT).as_posix()
+def _git_output(*arguments: str) -> str | None:
+    """What `git ARGUMENTS` prints in the repository, or None where it fails (or git is missing)."""
     try:
-        shown = subprocess.run(["git", "-C", str(ROOT), "show", f"{ref}:{relative}"], capture_output=True, timeout=60)
+        shown = subprocess.run(["git", "-C", str(ROOT), *arguments], capture_output=True, timeout=60)
     except (OSError, subprocess.TimeoutExpired):
         return None
     return shown.stdout.decode(errors="replace") if shown.returncode == 0 else None
 
 
+def committed_text(path: Path, ref: str) -> str | None:
+    """The file's text as committed in `ref` (git show REF:PATH), or None where git has no such version."""
+    return _git_output("show", f"{ref}:{path.relative_to(ROOT).as_posix()}")
+
+
 def commit_name(ref: str) -> str | None:
     """`ref` as its short hash and date ("a0ebae0 (2026-12-03)"), or None when git does not know it."""
-    try:
-        shown = subprocess.run(
-            ["git", "-C", str(ROOT), "log", "-1", "--date=short", "--format=%h (%ad)", ref, "--"],
-            capture_output=True,
-            timeout=60,
-        )
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    return shown.stdout.decode(errors="replace").strip() if shown.returncode == 0 and shown.stdout else None
+    shown = _git_output("log", "-1", "--date=short", "--format=%h (%ad)", ref, "--")
+    return shown.strip() if shown else None
 
 
 def predictions(text: str) -> tuple[int, int]:
