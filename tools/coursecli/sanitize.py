@@ -3,11 +3,9 @@
 The lab's program runs with `--no-trace` (CUPTI, which the timeline tracer
 uses, allows one tool at a time) once per tool: memcheck with `--leak-check
 full`, initcheck, and, when the student's sources define kernels of their own,
-racecheck and synccheck. Each run leaves an XML file of records (`--xml
---save`), a text log (`--log-file`) and, for memcheck, the program's census of
-streams, events and pinned-in-place memory left behind. sanitizer_reports.py
-reads them; addr2line turns each host frame into the file and line of the
-student's source (the labs are built with -g and -lineinfo for this).
+racecheck and synccheck. sanitizer_reports.py reads what each run leaves (its
+docstring says which files); addr2line turns each host frame into the file and
+line of the student's source (the labs are built with -g and -lineinfo for this).
 
 Used by `course check NN --sanitize`, `course run NN --sanitize` and
 `course grade --sanitize`. Without compute-sanitizer or a GPU, one line says so
