@@ -19,12 +19,9 @@ student's files or grade; leave no process behind; let the batch finish.
 
 from __future__ import annotations
 
-import io
-import tarfile
 from pathlib import Path
 
-from .rewriting import plant
-from .sample_files import student_files, write_folder
+from .sample_files import plant, student_files, write_folder, write_tar_gz
 
 LAB01 = "labs/01-null-stream/null_stream.cu"
 ANCHOR = "float run_serial(const float* input, float* output, std::size_t n, int iterations) {\n"
@@ -89,14 +86,6 @@ ATTACKS = {
 MANY_MEMBERS = 2000
 
 
-def _tar_gz(path: Path, files: dict[str, bytes]) -> None:
-    with tarfile.open(path, "w:gz", format=tarfile.GNU_FORMAT, encoding="utf-8", errors="surrogateescape") as archive:
-        for name, data in files.items():
-            info = tarfile.TarInfo(name)
-            info.size = len(data)
-            archive.addfile(info, io.BytesIO(data))
-
-
 def make_isolation_samples(out: Path) -> None:
     """Writes the samples above into `out`."""
     for name, attack in ATTACKS.items():
@@ -110,8 +99,8 @@ def make_isolation_samples(out: Path) -> None:
     many = dict(solutions)
     for i in range(MANY_MEMBERS - len(solutions)):
         many[f"notes/{i:04d}.txt"] = b"a note\n"
-    _tar_gz(out / "many-members.tar.gz", many)
-    _tar_gz(out / "non-utf8-name.tar.gz", {**solutions, "labs/01-null-stream/caf\udce9-notes.txt": b"not UTF-8\n"})
+    write_tar_gz(out / "many-members.tar.gz", many)
+    write_tar_gz(out / "non-utf8-name.tar.gz", {**solutions, "labs/01-null-stream/caf\udce9-notes.txt": b"not UTF-8\n"})
 
 
 def isolation_problems(out: Path, students: list[str], log_limit: int) -> list[str]:

@@ -28,27 +28,11 @@ from coursecli.scoring import FAILED
 
 from .make_grading_samples import hanging_submission
 from .sample_files import student_files, write_folder
+from .selfgrade import lab_problems
 from .timed_grading import timed_grade
 
 LABS = ["01", "02", "03", "04", "05", "06", "07"]
 HANG_LAB = "01"
-
-
-def grade(submissions: Path, out: Path, labs: list[str], jobs: int, course: Path) -> float:
-    """Seconds to grade `submissions` into a fresh `out`."""
-    return timed_grade(submissions, out, labs, jobs, course)[0]
-
-
-def score_problems(out: Path, students: dict[str, bool]) -> list[str]:
-    """Solutions (True) below full points, starters (False) at full points, or without a grade."""
-    problems = []
-    for student, solution in students.items():
-        graded = load_grade(student_folder(out, student))
-        if graded is None:
-            problems.append(f"{student}: no grade")
-        elif solution != (graded.earned == graded.possible):
-            problems.append(f"{student}: {graded.earned}/{graded.possible}")
-    return problems
 
 
 def hang_problems(out: Path, student: str) -> list[str]:
@@ -84,11 +68,10 @@ def main(argv: list[str]) -> int:
     work = args.work or Path(tempfile.mkdtemp(prefix="measure-batch-"))
     work.mkdir(parents=True, exist_ok=True)
     work.chmod(0o755)  # the sandbox's fallback user must reach it
-    course = work / "course"
 
     warm = work / "warm"
     write_folder(warm / "solution", student_files("solution"))
-    built = grade(warm, work / "grades-warm", args.labs, args.jobs, course)
+    built = timed_grade(warm, work / "grades-warm", args.labs, args.jobs)[0]
     print(f"measure_batch: the course built and one solution graded, not timed: {built:.1f} s", flush=True)
 
     submissions = work / "submissions"
@@ -96,7 +79,7 @@ def main(argv: list[str]) -> int:
     students = {f"student{i:02d}": i % 4 != 3 for i in range(args.count)}  # True: the solutions
     for student, solution in students.items():
         write_folder(submissions / student, student_files("solution" if solution else "starter"))
-    seconds = grade(submissions, work / "grades", args.labs, args.jobs, course)
+    seconds = timed_grade(submissions, work / "grades", args.labs, args.jobs)[0]
     each = [load_grade(student_folder(work / "grades", s)) for s in students]
     per_submission = statistics.median(g.seconds for g in each if g)
     building = statistics.median(g.build_seconds for g in each if g)
@@ -106,15 +89,19 @@ def main(argv: list[str]) -> int:
         f"of which building {building:.1f} s",
         flush=True,
     )
-    problems = score_problems(work / "grades", students)
+    problems = [
+        problem
+        for student, solution in students.items()
+        for problem in lab_problems(student, load_grade(student_folder(work / "grades", student)), solution)
+    ]
 
     pair = work / "hang"
     shutil.rmtree(pair, ignore_errors=True)
     write_folder(pair / "honest", student_files("solution"))
-    honest = grade(pair, work / "grades-honest", [HANG_LAB], 1, course)
+    honest = timed_grade(pair, work / "grades-honest", [HANG_LAB], 1)[0]
     shutil.rmtree(pair / "honest")
     write_folder(pair / "never-returns", hanging_submission())
-    hanging = grade(pair, work / "grades-hang", [HANG_LAB], 1, course)
+    hanging = timed_grade(pair, work / "grades-hang", [HANG_LAB], 1)[0]
     print(
         f"measure_batch: lab {HANG_LAB} of a submission that never returns: {hanging:.1f} s, against "
         f"{honest:.1f} s for a solution's (the grader's timeout: {DEFAULT_TIMEOUT_S} s)"

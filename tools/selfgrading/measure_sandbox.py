@@ -27,7 +27,7 @@ from .timed_grading import timed_grade
 
 def grade_once(submissions: Path, out: Path, lab: str, sandbox: str, jobs: int) -> float:
     """Seconds to grade `submissions` into a fresh `out` under `sandbox`."""
-    seconds, console = timed_grade(submissions, out, [lab], jobs, out.parent / "course", sandbox)
+    seconds, console = timed_grade(submissions, out, [lab], jobs, sandbox)
     isolation = next((line for line in console.splitlines() if "isolation:" in line), "")
     print(f"measure_sandbox: {sandbox:>5}: {seconds:7.1f} s  {isolation}", flush=True)
     return seconds

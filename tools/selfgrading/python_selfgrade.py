@@ -5,20 +5,16 @@ the tests it names, so that a test grades its own idea and nothing else.
 
     python3 -m selfgrading.python_selfgrade [--labs 01 05] [--build build-ci] [--keep-records DIR]
 
-Each variant of a Python track (every one is recorded once: recorder in its lab.json) is
-recorded by its recording program under the harness, and its record judged by the C++ track's
-judges; no process that ran the student's code decides a verdict. Exits 77 without a GPU or
-without the built module, 1 when a rule breaks, 0 otherwise. With --keep-records DIR, each catalogue
-sample's record is copied to DIR/common/tests/records/NN-topic/GPU-SAMPLE.record.jsonl, GPU named for the
-device the record was made on (h100-, h200-: selfgrade.copy_kept_record), which is where it is committed
-for CI's judges (tools/tests/test_lab_records.py).
-Standard library only.
+Each variant is recorded once by its lab's recording program under the harness and its record judged
+by the C++ track's judges, as `course grade --python` grades a submission (python_grading.py): no
+process that ran the student's code decides a verdict. Exits 77 without a GPU, 2 without the built
+module, 1 when a rule breaks, 0 otherwise. --keep-records keeps each catalogue sample's record where it
+is committed for CI's judges (selfgrade.copy_kept_record; tools/tests/test_lab_records.py).
 """
 
 from __future__ import annotations
 
 import argparse
-import os
 import shutil
 import subprocess
 import sys
@@ -26,16 +22,20 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from coursecli import environment, judging, recording
+from coursecli import recording
+from coursecli.course_build import CourseBuild
 from coursecli.gpu import gpu_presence
-from coursecli.lab_declaration import read_lab
+from coursecli.grade_settings import GradeSettings
+from coursecli.python_grading import grade_python_lab
 from coursecli.python_module import module_python
 from coursecli.records import COMMITTED_RECORDS
+from coursecli.results import read_labels
+from coursecli.scoring import FAILED, NOT_GRADED, PASSED
 from coursecli.shell import COURSE_ERROR, ROOT
+from coursecli.submissions import LabSources, selected_labs
 
-from .selfgrade import copy_kept_record
+from .selfgrade import SKIP, copy_kept_record
 
-SKIP = 77
 RECORDING_TIMEOUT_S = 120  # the harness's deadline for a whole recording: the labs' default ctest timeout
 
 
@@ -159,39 +159,27 @@ PYTHON_CATALOGUE = {
 }
 
 
-def python_labs(numbers: list[str] | None) -> list[str]:
-    labs = sorted(path.parent.name for path in (ROOT / "labs").glob("[0-9][0-9]-*/python"))
-    return [lab for lab in labs if numbers is None or lab[:2] in numbers]
+def grade_variant(lab: LabSources, student: Path, settings: GradeSettings, reports: Path) -> tuple[dict[str, str], str]:
+    """(test name -> PASSED, FAILED or NOT_GRADED, "" or, when the harness wrote no record, why): lab `lab`'s
+    Python track recorded on `student` and judged as `course grade --python` grades it
+    (python_grading.grade_python_lab), the recording run here rather than in a sandbox."""
+    printed = []
 
+    def run_step(command: list, env: dict[str, str], cwd: Path) -> tuple[int, str]:
+        ended = subprocess.run(command, env=env, cwd=cwd, capture_output=True, text=True)
+        printed.append(ended.stdout + ended.stderr)
+        return ended.returncode, printed[-1]
 
-def record_of(junit: Path) -> Path:
-    """Where run_tests has the harness write the record whose judges' report is `junit`."""
-    return junit.with_suffix(recording.RECORD_SUFFIX)
-
-
-def run_tests(lab: str, student: Path, build: Path, junit: Path) -> tuple[dict[str, str], str]:
-    """(test name -> "passed", "failed" or "skipped", the C++ track's judges' verdicts on the record of
-    the lab's Python track run on `student`; "" or, when there is no record, why). The recording
-    program runs from the student's folder, with the lab's folder after it on the import path, so that the
-    student's modules are imported, not the starter files."""
-    lab_python = ROOT / "labs" / lab / "python"
-    env = {**os.environ, **environment.python_lab_environment(student, lab_python, ROOT, build)}
-    declared = read_lab(ROOT / "labs" / lab)
-    record = record_of(junit)
-    recorder = lab_python / declared.python_recorder
-    command = recording.recording_command(build, lab[:2], record, RECORDING_TIMEOUT_S, [sys.executable, recorder])
-    ended = subprocess.run(command, env=env, cwd=student, capture_output=True, text=True)
-    if not record.is_file():
-        return {}, f"the recording harness wrote no record: {ended.stdout + ended.stderr}"
-    tests = [test.name for test in declared.cpp.tests]
-    judged = judging.run_judges(build, lab[:2], record, student, junit.parent, tests)
-    return {j.test: j.report.result if j.report else "failed" for j in judged}, ""
+    graded = grade_python_lab(lab, settings, settings.module_python, True, run_step, student, reports)
+    record = recording.record_file(reports, lab.number, "python-yours")
+    ended = "" if record.is_file() else f"the recording harness wrote no record: {''.join(printed)}"
+    return {test.name: test.status for test in graded.tests}, ended
 
 
 def judge(name: str, outcomes: dict[str, str], must_fail: frozenset[str] | None) -> str:
     """ "" when `outcomes` keep the rule for this variant, else what breaks it. must_fail None: a starter."""
-    failed = {test for test, status in outcomes.items() if status == "failed"}
-    skipped = {test for test, status in outcomes.items() if status == "skipped"}
+    failed = {test for test, status in outcomes.items() if status == FAILED}
+    skipped = {test for test, status in outcomes.items() if status == NOT_GRADED}
     if not outcomes:
         return f"{name}: no test ran"
     if must_fail is None:
@@ -213,7 +201,8 @@ def main(argv: list[str]) -> int:
     )
     args = parser.parse_args(argv)
     args.build = args.build.resolve()  # the tests run from the student's folder: the path must not be relative
-    if module_python(args.build) is None:
+    python = module_python(args.build)
+    if python is None:
         print(f"python_selfgrade: the course's Python module is not built in {args.build}: run ./course build")
         return COURSE_ERROR
     present, why = gpu_presence()  # asked of the driver: the module itself is loaded by each test's own process
@@ -223,15 +212,18 @@ def main(argv: list[str]) -> int:
     problems = []
     with tempfile.TemporaryDirectory(prefix="python-selfgrade-") as work:
         work_dir = Path(work)
-        for lab in python_labs(args.labs):
-            variants = [
-                ("starter", ROOT / "labs" / lab / "python", None),
-                ("solution", ROOT / "solutions" / lab / "python", frozenset()),
-            ]
+        labels = read_labels(args.build)
+        settings = GradeSettings(work_dir, [], [], RECORDING_TIMEOUT_S, course_labels=labels, module_python=python)
+        settings.course_build = CourseBuild(args.build)
+        for lab in selected_labs(None, python=True):
+            if args.labs and lab.number not in args.labs:
+                continue
+            solution = ROOT / "solutions" / lab.folder / "python"
+            variants = [("starter", ROOT / "labs" / lab.folder / "python", None), ("solution", solution, frozenset())]
             for sample, mistake in PYTHON_CATALOGUE.items():
-                if mistake.lab == lab:
+                if mistake.lab == lab.folder:
                     folder = work_dir / sample
-                    shutil.copytree(ROOT / "solutions" / lab / "python", folder)
+                    shutil.copytree(solution, folder)
                     text = (folder / mistake.file).read_text()
                     if mistake.old not in text:
                         problems.append(f"{sample}: the solution no longer has the line the mistake replaces")
@@ -239,16 +231,16 @@ def main(argv: list[str]) -> int:
                     (folder / mistake.file).write_text(text.replace(mistake.old, mistake.new, 1))
                     variants.append((sample, folder, mistake.must_fail))
             for name, folder, must_fail in variants:
-                junit = work_dir / f"{lab}-{name}.xml"
-                outcomes, ended = run_tests(lab, folder, args.build, junit)
-                if args.keep_records is not None and name in PYTHON_CATALOGUE and record_of(junit).is_file():
-                    kept = copy_kept_record(record_of(junit), lab, name, args.keep_records)
-                    print(f"python_selfgrade: kept {kept}")
-                problem = judge(f"lab {lab[:2]} {name}", outcomes, must_fail)
+                reports = work_dir / f"{lab.folder}-{name}"
+                outcomes, ended = grade_variant(lab, folder, settings, reports)
+                record = recording.record_file(reports, lab.number, "python-yours")
+                if args.keep_records is not None and name in PYTHON_CATALOGUE and record.is_file():
+                    print(f"python_selfgrade: kept {copy_kept_record(record, lab.folder, name, args.keep_records)}")
+                problem = judge(f"lab {lab.number} {name}", outcomes, must_fail)
                 if ended:
                     problem = f"{problem}: {ended}"
-                passed = sum(status == "passed" for status in outcomes.values())
-                print(f"python_selfgrade: lab {lab[:2]} {name}: {passed}/{len(outcomes)} passed: {problem or 'ok'}")
+                passed = sum(status == PASSED for status in outcomes.values())
+                print(f"python_selfgrade: lab {lab.number} {name}: {passed}/{len(outcomes)} passed: {problem or 'ok'}")
                 if problem:
                     problems.append(problem)
     for problem in problems:

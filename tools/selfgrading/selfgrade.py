@@ -24,15 +24,17 @@ import tempfile
 from pathlib import Path
 
 from coursecli import recording, records
-from coursecli.batch import GradeSettings, default_cuda_arch, gpu_presence, grade_batch
+from coursecli.batch import gpu_presence, grade_batch
 from coursecli.gradebook import load_grade, student_folder
 from coursecli.scoring import FAILED, NEEDS_GPUS, NOT_GRADED, PASSED
 from coursecli.shell import LOG_LIMIT, ROOT
-from coursecli.submissions import course_labs, find_submissions, student_name
+from coursecli.submissions import course_labs, find_submissions, selected_labs, student_name
 
+from .catalogue import CATALOGUE, make_catalogue
 from .isolation_samples import VICTIM, isolation_problems, make_isolation_samples
-from .make_grading_samples import CATALOGUE, CHEATS, make_catalogue, make_cheats
+from .make_grading_samples import CHEATS, make_cheats
 from .sample_files import student_files, write_folder
+from .timed_grading import regrade_settings
 
 SKIP = 77
 
@@ -66,20 +68,10 @@ def lab_problems(student: str, grade, want_full_points: bool) -> list[str]:
     return problems
 
 
-def regrade_settings(out: Path, numbers: set[str] | None, jobs: int, gpu_present: bool) -> GradeSettings:
-    """Grading labs `numbers` (every lab when None) again, `jobs` at a time, into `out`."""
-    labs = course_labs(ROOT)
-    graded = labs if numbers is None else [lab for lab in labs if lab.number in numbers]
-    # Every batch links against one course build beside the output folders, brought up to date by each.
-    return GradeSettings(
-        out=out,
-        labs=graded,
-        all_labs=labs,
-        jobs=jobs,
-        regrade=True,
-        cuda_arch=default_cuda_arch(gpu_present),
-        course_build_dir=out.parent / "course",
-    )
+def graded_batch(submissions: Path, out: Path, numbers: list[str] | None, jobs: int) -> Path | None:
+    """Grades labs `numbers` (all when None) of `submissions` again into `out`; `out`, or None when the
+    batch did not finish."""
+    return out if grade_batch(submissions, regrade_settings(out, numbers, jobs)) == 0 else None
 
 
 def isolation_batch(work: Path, jobs: int) -> list[str]:
@@ -89,11 +81,11 @@ def isolation_batch(work: Path, jobs: int) -> list[str]:
     submissions.mkdir(parents=True)
     make_isolation_samples(submissions)
     write_folder(submissions / VICTIM, student_files("solution"))
-    settings = regrade_settings(work / "isolation-grades", {"01"}, jobs, gpu_present=True)
-    if grade_batch(submissions, settings) != 0:
+    out = graded_batch(submissions, work / "isolation-grades", ["01"], jobs)
+    if out is None:
         return ["the batch of attacking samples did not finish"]
     students = [student_name(p) for p in find_submissions(submissions)]
-    return isolation_problems(settings.out, students, LOG_LIMIT)
+    return isolation_problems(out, students, LOG_LIMIT)
 
 
 def cheat_problems(out: Path) -> list[str]:
@@ -143,9 +135,7 @@ def catalogue_verdict(problems: list[str], grade, lab_number: str) -> str:
     return f"not checked here ({unchecked})" if unchecked else "ok"
 
 
-def grade_catalogue(
-    work: Path, gpu_present: bool, jobs: int, labs: set[str] | None = None, keep_records: Path | None = None
-) -> list[str]:
+def grade_catalogue(work: Path, jobs: int, labs: set[str] | None = None, keep_records: Path | None = None) -> list[str]:
     """Grades every catalogue sample (of `labs`, default all) on its own lab only; returns what broke the
     catalogue's rules. With `keep_records`, copies the record of each sample of a lab recorded once there,
     where the course commits it (copy_kept_record; what the CPU tests judge: test_lab_records.py)."""
@@ -153,36 +143,30 @@ def grade_catalogue(
     make_catalogue(samples)
     problems = []
     for number in sorted(
-        {lab for _, lab, _ in CATALOGUE.values()} & (labs or {lab.folder[:2] for lab in course_labs(ROOT)})
+        {lab for _, lab, _ in CATALOGUE.values()} & (labs or {lab.number for lab in course_labs(ROOT)})
     ):
+        names = [name for name, (_, lab, _) in CATALOGUE.items() if lab == number]
         batch = work / f"catalogue-lab{number}"
         shutil.rmtree(batch, ignore_errors=True)
-        for name, (_, lab, _) in CATALOGUE.items():
-            if lab == number:
-                shutil.copytree(samples / name, batch / name)
-        settings = regrade_settings(work / "catalogue-grades", {number}, jobs, gpu_present)
-        if grade_batch(batch, settings) != 0:
+        for name in names:
+            shutil.copytree(samples / name, batch / name)
+        out = graded_batch(batch, work / "catalogue-grades", [number], jobs)
+        if out is None:
             return [f"grading the catalogue's lab {number} samples failed"]
-        for name, (_, lab, must_fail) in CATALOGUE.items():
-            if lab == number:
-                grade = load_grade(student_folder(settings.out, name))
-                found = catalogue_problems(name, must_fail, grade, number)
-                if keep_records is not None:
-                    keep_record(student_folder(settings.out, name), number, name, keep_records)
-                problems += found
-                print(
-                    f"selfgrade: catalogue {name}: must fail {', '.join(must_fail) or 'nothing'}: "
-                    f"{catalogue_verdict(found, grade, number)}"
-                )
+        for name in names:
+            must_fail = CATALOGUE[name].fails
+            grade = load_grade(student_folder(out, name))
+            found = catalogue_problems(name, must_fail, grade, number)
+            record = recording.record_file(student_folder(out, name), number, "yours")  # lab NN recorded once
+            if keep_records is not None and record.is_file():
+                folder = selected_labs([number])[0].folder
+                print(f"selfgrade: kept {copy_kept_record(record, folder, name, keep_records)}")
+            problems += found
+            print(
+                f"selfgrade: catalogue {name}: must fail {', '.join(must_fail) or 'nothing'}: "
+                f"{catalogue_verdict(found, grade, number)}"
+            )
     return problems
-
-
-def keep_record(graded: Path, number: str, sample: str, keep_records: Path) -> None:
-    """Copies a sample's record (kept beside its report: lab NN recorded once) into `keep_records`."""
-    record = recording.record_file(graded, number, "yours")
-    if record.is_file():
-        folder = next(lab.folder for lab in course_labs(ROOT) if lab.number == number)
-        print(f"selfgrade: kept {copy_kept_record(record, folder, sample, keep_records)}")
 
 
 def recorded_gpu(record: Path) -> str:
@@ -245,7 +229,7 @@ def main(argv: list[str]) -> int:
 
     work = args.work or Path(tempfile.mkdtemp(prefix="selfgrade-"))
     if args.catalogue_only:
-        problems = grade_catalogue(work, gpu_present, args.jobs, set(args.catalogue_only), args.keep_records)
+        problems = grade_catalogue(work, args.jobs, set(args.catalogue_only), args.keep_records)
         for problem in problems:
             print(f"selfgrade: {problem}")
         return 1 if problems else 0
@@ -255,21 +239,21 @@ def main(argv: list[str]) -> int:
         shutil.rmtree(work / "submissions", ignore_errors=True)
         write_folder(work / "submissions" / "solutions", student_files("solution"))
         write_folder(work / "submissions" / "starters", student_files("starter"))
-        settings = regrade_settings(work / "grades", None, args.jobs, gpu_present)
-        if grade_batch(work / "submissions", settings) != 0:
+        out = graded_batch(work / "submissions", work / "grades", None, args.jobs)
+        if out is None:
             return 1
         for student, full in (("solutions", True), ("starters", False)):
-            problems += lab_problems(student, load_grade(student_folder(settings.out, student)), full)
+            problems += lab_problems(student, load_grade(student_folder(out, student)), full)
     # The catalogue of cheats, lab 01 only (the lab they change).
     shutil.rmtree(work / "cheats", ignore_errors=True)
     make_cheats(work / "cheats")
-    cheats = regrade_settings(work / "cheat-grades", {"01"}, args.jobs, gpu_present)
-    if grade_batch(work / "cheats", cheats) != 0:
+    out = graded_batch(work / "cheats", work / "cheat-grades", ["01"], args.jobs)
+    if out is None:
         return 1
-    problems += cheat_problems(cheats.out)
+    problems += cheat_problems(out)
     problems += isolation_batch(work, args.jobs)
     if not (args.no_catalogue or args.cheats_only):
-        problems += grade_catalogue(work, gpu_present, args.jobs, keep_records=args.keep_records)
+        problems += grade_catalogue(work, args.jobs, keep_records=args.keep_records)
     for problem in problems:
         print(f"selfgrade: {problem}")
     if problems:

@@ -8,7 +8,8 @@ import json
 from coursecli.lab_declaration import read_lab
 from coursecli.scoring import FAILED, NOT_GRADED, PASSED, LabGrade, SubmissionGrade, TestGrade
 from coursecli.shell import ROOT
-from selfgrading.make_grading_samples import CATALOGUE, main, student_files
+from selfgrading.catalogue import CATALOGUE
+from selfgrading.make_grading_samples import main, student_files
 from selfgrading.selfgrade import catalogue_problems, catalogue_verdict, lab_problems
 
 

@@ -23,7 +23,7 @@ from coursecli.build import NO_COURSE_BUILD, build_under_test
 from coursecli.lab_declaration import declared_labs, read_lab
 from coursecli.scoring import NEEDS_GPUS
 from coursecli.shell import ROOT
-from selfgrading.make_grading_samples import CATALOGUE, make_catalogue
+from selfgrading.catalogue import CATALOGUE, make_catalogue
 from selfgrading.python_selfgrade import PYTHON_CATALOGUE
 
 STARTER, SOLUTION = "starter", "solution"

@@ -25,7 +25,8 @@ from coursecli.objcheck import (
 from coursecli.shell import ROOT
 from coursecli.submissions import course_labs, selected_labs
 from coursecli.symbols import entity
-from selfgrading.make_grading_samples import CATALOGUE, student_files, write_folder
+from selfgrading.catalogue import CATALOGUE
+from selfgrading.make_grading_samples import student_files, write_folder
 
 HEADER = """
 #pragma once

@@ -4,8 +4,13 @@ outcomes as they should, and without a GPU it says so and exits 77."""
 import sys
 
 import pytest
+from coursecli.course_build import CourseBuild
+from coursecli.grade_settings import GradeSettings
 from coursecli.lab_declaration import read_lab
 from coursecli.pycheck import check_python_source, lab_rules
+from coursecli.results import read_labels
+from coursecli.scoring import NOT_GRADED, PASSED, graded_tests
+from coursecli.submissions import selected_labs
 from selfgrading import python_selfgrade as selfgrade
 from selfgrading.python_selfgrade import PYTHON_CATALOGUE, ROOT, judge
 
@@ -31,7 +36,21 @@ def test_the_rules():
     assert judge("x", {"test_a": "passed"}, frozenset()) == ""
     assert judge("x", outcomes, None) == ""  # a starter fails something
     assert "failed no test" in judge("x", {"test_a": "passed"}, None)
-    assert "not graded" in judge("x", {"test_a": "skipped"}, frozenset())
+    assert "not graded" in judge("x", {"test_a": NOT_GRADED}, frozenset())
+
+
+def test_a_variant_is_recorded_and_judged_as_the_batch_grades_it(course_build, tmp_path):
+    """Without a GPU (and, in this build, without the module) the recording runs all the same, and every
+    graded test of the lab's Python track is judged from its record: none passes, none is left out."""
+    lab = selected_labs(["01"], python=True)[0]
+    settings = GradeSettings(
+        tmp_path, [], [], 120, course_labels=read_labels(course_build), module_python=sys.executable
+    )
+    settings.course_build = CourseBuild(course_build)
+    outcomes, ended = selfgrade.grade_variant(lab, ROOT / "solutions" / lab.folder / "python", settings, tmp_path / "r")
+    assert ended == ""
+    assert list(outcomes) == [test.name for test in graded_tests(settings.course_labels, "01", "python-yours")]
+    assert outcomes and PASSED not in outcomes.values()
 
 
 def test_without_the_module_it_says_to_build_it(capsys, tmp_path):
