@@ -1,0 +1,64 @@
+/// @file memory.hpp
+/// @brief The simulated GPU's memory registry: which addresses are "device" memory, which host memory is
+/// page-locked, and everything else is pageable.
+///
+/// Device memory is ordinary host memory the simulator allocates (so kernels' CPU references and copies
+/// can use it); the registry is what tells it apart, as unified virtual addressing lets the real runtime
+/// tell a pointer's kind (cudaPointerGetAttributes).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+
+namespace streamlab::simgpu {
+
+/// What a pointer points into.
+enum class MemoryKind {
+    Pageable,        ///< Host memory the runtime does not know (malloc, new, the stack).
+    PinnedHost,      ///< Page-locked host memory the runtime allocated (cudaMallocHost, cudaHostAlloc).
+    RegisteredHost,  ///< Host memory the program page-locked (cudaHostRegister).
+    Device,          ///< Device memory (cudaMalloc, cudaMallocAsync).
+};
+
+/// One range the registry knows.
+struct MemoryRange {
+    std::uintptr_t begin = 0;
+    std::size_t bytes = 0;
+    MemoryKind kind = MemoryKind::Pageable;
+};
+
+/// The address ranges the runtime allocated or registered.
+class MemoryRegistry {
+public:
+    MemoryRegistry() = default;
+    ~MemoryRegistry();
+    MemoryRegistry(const MemoryRegistry&) = delete;
+    MemoryRegistry& operator=(const MemoryRegistry&) = delete;
+
+    /// New memory of `kind` (Device or PinnedHost), zero-filled, 256-byte aligned as cudaMalloc's is; null
+    /// where the host has none left.
+    void* allocate(std::size_t bytes, MemoryKind kind);
+    /// Releases memory `allocate` returned with this `kind`; false where `pointer` is not the start of such
+    /// an allocation (freed already, never allocated, another kind).
+    bool release(void* pointer, MemoryKind kind);
+    /// Marks host memory page-locked (cudaHostRegister); false where it overlaps a known range.
+    bool register_host(void* pointer, std::size_t bytes);
+    /// Unmarks it; false where `pointer` does not start a registered range.
+    bool unregister_host(void* pointer);
+
+    /// The range holding `pointer`, or a Pageable range of 0 bytes where the registry knows none.
+    [[nodiscard]] MemoryRange find(const void* pointer) const;
+    /// Whether [pointer, pointer + bytes) lies inside one range of `kind`.
+    [[nodiscard]] bool holds(const void* pointer, std::size_t bytes, MemoryKind kind) const;
+    /// Bytes of device memory allocated now (cudaMemGetInfo).
+    [[nodiscard]] std::uint64_t device_bytes_in_use() const;
+
+    /// Frees everything (reset_for_tests).
+    void clear();
+
+private:
+    std::map<std::uintptr_t, MemoryRange> ranges_;  ///< By start address.
+};
+
+}  // namespace streamlab::simgpu
