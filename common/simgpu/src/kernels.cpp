@@ -1,0 +1,317 @@
+// The kernel registry and the models of the course's kernels (see kernels.hpp).
+//
+// Every kernel the course launches has its model here, in the simulator's own sources, so that no lab's code
+// changes for the simulated build: streamlab::workload_kernel and the tracer's warm-up kernel (common/src),
+// lab 09's faulty_workload_kernel and lab 07's background_kernel (each in its lab's course-side .cu file).
+// A model does what the kernel's device code does, element by element, on the CPU, and times it from the
+// model GPU's figures.
+#include "kernels.hpp"
+
+#include <cxxabi.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "machine.hpp"
+#include "streamlab/workload.hpp"
+
+namespace streamlab::simgpu {
+
+namespace {
+
+// ---------------------------------------------------------------- the registry
+
+/// What the registry holds: nvcc's host stubs and the course's models, behind one lock (registration runs
+/// before main, launches on any thread).
+struct Registry {
+    std::mutex lock;
+    std::map<const void*, std::string> device_name_by_host_function;  ///< From __cudaRegisterFunction.
+    std::map<std::string, KernelModel> model_by_readable_name;        ///< From register_kernel.
+};
+
+void register_course_kernels(Registry& registry);
+
+/// The one registry, made on first use (nvcc's registration code runs in static constructors, in an order
+/// no one chooses) and never destroyed (nvcc's unregistration runs from atexit, in an order no one chooses
+/// either).
+Registry& registry() {
+    static Registry* const made = [] {
+        auto* fresh = new Registry;
+        register_course_kernels(*fresh);
+        return fresh;
+    }();
+    return *made;
+}
+
+// ---------------------------------------------------------------- what every model shares
+
+/// Compute capability 9.0 (Hopper, the H100 and H200), from the CUDA Programming Guide's table of technical
+/// specifications per compute capability: the most threads and the most blocks one SM holds at once, and
+/// the most threads of one block.
+constexpr unsigned int kMaxThreadsPerSm = 2048;
+constexpr unsigned int kMaxBlocksPerSm = 32;
+constexpr unsigned int kMaxThreadsPerBlock = 1024;
+
+/// The shortest a kernel lasts on the GPU's clock however little it does: launching its blocks and waiting
+/// for the last to retire. An estimate (a few microseconds, what CUPTI shows for the smallest kernels on
+/// recent GPUs), not yet measured by the course; the fidelity table (issue 55) is where it will be.
+constexpr std::uint64_t kShortestKernelNs = 2'000;
+
+/// The argument `index` of a launch, as the kernel's parameter type (`args` holds a pointer to each).
+template <typename T>
+T argument(void** args, int index) {
+    return *static_cast<T*>(args[index]);
+}
+
+/// The share of the model GPU's SMs a grid holds: its blocks over what all SMs hold at once (1 at most).
+double grid_share(unsigned int grid_blocks, unsigned int block_threads, const GpuModel& model) {
+    const int per_sm = resident_blocks_per_sm(block_threads);
+    if (per_sm == 0 || model.sm_count <= 0) {
+        return 1.0;
+    }
+    const double resident = static_cast<double>(model.sm_count) * per_sm;
+    return std::min(1.0, static_cast<double>(grid_blocks) / resident);
+}
+
+/// How long a grid-stride loop over `n` elements of `iterations` workload steps each lasts: every thread
+/// does ceil(n / threads) elements one after another, at the pace one thread gets when the whole GPU is
+/// busy (the model's rate spread over every thread the SMs hold), so a grid that holds few SMs takes as
+/// long as its threads' share of the work, not less.
+std::uint64_t grid_stride_ns(std::size_t n, int iterations, unsigned int grid_blocks, unsigned int block_threads,
+                             const GpuModel& model) {
+    const double threads = static_cast<double>(grid_blocks) * block_threads;
+    const double resident_threads = static_cast<double>(model.sm_count) * kMaxThreadsPerSm;
+    // Threads beyond what the SMs hold wait for a later wave; their elements are counted as more per thread.
+    const double running = std::min(threads, resident_threads);
+    const double elements_per_running_thread = std::ceil(static_cast<double>(n) / running);
+    const double per_thread_rate = model.workload_element_iterations_per_ns / resident_threads;
+    const double ns = elements_per_running_thread * std::max(iterations, 0) / per_thread_rate;
+    return std::max(kShortestKernelNs, static_cast<std::uint64_t>(ns));
+}
+
+/// Whether the GPU can reach [address, address + bytes): device memory, or page-locked host memory, which
+/// unified virtual addressing maps into the GPU's address space (the Runtime API's cudaHostAlloc and
+/// cudaHostRegister: with unified addressing, the device pointer of page-locked memory is its host pointer).
+/// Called from a launch, with the machine's lock held.
+bool device_can_access(const void* address, std::size_t bytes) {
+    const MemoryRegistry& memory = Machine::instance().memory();
+    return memory.holds(address, bytes, MemoryKind::Device) || memory.holds(address, bytes, MemoryKind::PinnedHost) ||
+           memory.holds(address, bytes, MemoryKind::RegisteredHost);
+}
+
+/// Why a kernel that touches `count` elements of T from `address` faults, or "" if the GPU can reach them all.
+template <typename T>
+std::string unreachable(const std::string& what, const T* address, std::size_t count) {
+    if (count == 0 || device_can_access(address, count * sizeof(T))) {
+        return "";
+    }
+    char text[160];
+    std::snprintf(text, sizeof text, "%s (%p, %zu bytes) is neither device memory nor page-locked host memory",
+                  what.c_str(), static_cast<const void*>(address), count * sizeof(T));
+    return text;
+}
+
+/// streamlab::workload_element(x, iterations) for many x, each distinct x computed once. A lab's arrays hold
+/// up to 2^26 elements of several hundred steps each, which the CPU would take tens of seconds to compute
+/// one by one; but fill_input gives at most 2^17 distinct values, so the steps of each are done once. The
+/// results are the reference's own, bit for bit.
+class WorkloadMemo {
+public:
+    explicit WorkloadMemo(int iterations) : iterations_(iterations), keys_(kSlots), values_(kSlots), used_(kSlots) {}
+
+    float operator()(float x) {
+        std::uint32_t bits = 0;
+        std::memcpy(&bits, &x, sizeof bits);
+        // Open addressing with linear probing over a multiplicative hash of the value's bits.
+        for (std::size_t slot = (bits * 2654435761U) >> (32 - kSlotBits);; slot = (slot + 1) & (kSlots - 1)) {
+            if (used_[slot] == 0) {
+                const float value = workload_element(x, iterations_);
+                // A table three quarters full probes long: further values are computed each time instead.
+                if (stored_ < kSlots / 4 * 3) {
+                    used_[slot] = 1;
+                    keys_[slot] = bits;
+                    values_[slot] = value;
+                    ++stored_;
+                }
+                return value;
+            }
+            if (keys_[slot] == bits) {
+                return values_[slot];
+            }
+        }
+    }
+
+private:
+    static constexpr int kSlotBits = 19;
+    static constexpr std::size_t kSlots = std::size_t{1} << kSlotBits;
+    int iterations_;
+    std::vector<std::uint32_t> keys_;
+    std::vector<float> values_;
+    std::vector<std::uint8_t> used_;
+    std::size_t stored_ = 0;
+};
+
+// ---------------------------------------------------------------- streamlab::workload_kernel (common/src/workload.cu)
+
+/// workload_kernel(const float* in, float* out, std::size_t n, int iterations): out[i] = f(in[i]) for i < n.
+std::string run_workload(void** args, unsigned int /*grid_blocks*/, unsigned int /*block_threads*/) {
+    const auto* in = argument<const float*>(args, 0);
+    auto* out = argument<float*>(args, 1);
+    const auto n = argument<std::size_t>(args, 2);
+    const int iterations = argument<int>(args, 3);
+    for (const std::string& why : {unreachable("in", in, n), unreachable("out", out, n)}) {
+        if (!why.empty()) {
+            return why;
+        }
+    }
+    WorkloadMemo element(iterations);
+    for (std::size_t i = 0; i < n; ++i) {
+        out[i] = element(in[i]);
+    }
+    return "";
+}
+
+std::uint64_t workload_ns(void** args, unsigned int grid_blocks, unsigned int block_threads, const GpuModel& model) {
+    return grid_stride_ns(argument<std::size_t>(args, 2), argument<int>(args, 3), grid_blocks, block_threads, model);
+}
+
+// ---------------------------------------------------------------- the tracer's warm-up kernel
+// (common/src/tracer_warm_up.cu)
+
+/// tracer_warm_up_kernel(): an empty kernel, so that CUPTI's first records come before the program's.
+std::string run_nothing(void** /*args*/, unsigned int /*grid_blocks*/, unsigned int /*block_threads*/) {
+    return "";
+}
+
+std::uint64_t shortest_ns(void** /*args*/, unsigned int /*grid_blocks*/, unsigned int /*block_threads*/,
+                          const GpuModel& /*model*/) {
+    return kShortestKernelNs;
+}
+
+// ---------------------------------------------------------------- lab 09's faulty_workload_kernel
+// (labs/09-.../faulty_workload.cu)
+
+/// lab09.hpp's kTripwire: the input value whose thread writes through `wild` instead of into `out`. Stated
+/// again here because the simulator is built before, and without, any lab.
+constexpr float kLab09Tripwire = 2.0F;
+
+/// faulty_workload_kernel(const float* in, float* out, std::size_t n, int iterations, float* wild): the
+/// workload, except that the element equal to the tripwire is written through `wild` (address 0, which
+/// nothing maps), so the kernel faults with cudaErrorIllegalAddress.
+std::string run_faulty_workload(void** args, unsigned int /*grid_blocks*/, unsigned int /*block_threads*/) {
+    const auto* in = argument<const float*>(args, 0);
+    auto* out = argument<float*>(args, 1);
+    const auto n = argument<std::size_t>(args, 2);
+    const int iterations = argument<int>(args, 3);
+    auto* wild = argument<float*>(args, 4);
+    for (const std::string& why : {unreachable("in", in, n), unreachable("out", out, n)}) {
+        if (!why.empty()) {
+            return why;
+        }
+    }
+    // Threads run in no set order on a GPU; here every element before the faulting one is written, which is
+    // one of the orders a GPU may take.
+    WorkloadMemo element(iterations);
+    for (std::size_t i = 0; i < n; ++i) {
+        float* target = out + i;
+        if (in[i] == kLab09Tripwire) {  // the bug
+            target = wild;
+            const std::string why = unreachable("the target of element " + std::to_string(i), target, 1);
+            if (!why.empty()) {
+                return why;
+            }
+        }
+        *target = element(in[i]);
+    }
+    return "";
+}
+
+// ---------------------------------------------------------------- lab 07's background_kernel
+// (labs/07-.../priority_side.cu)
+
+/// background_kernel(std::uint64_t block_ns, unsigned int* started): every block holds its room on an SM for
+/// block_ns; the first block sets *started = 1 (page-locked host memory the host polls).
+std::string run_background(void** args, unsigned int /*grid_blocks*/, unsigned int /*block_threads*/) {
+    auto* started = argument<unsigned int*>(args, 1);
+    const std::string why = unreachable("started", started, 1);
+    if (!why.empty()) {
+        return why;
+    }
+    *started = 1;
+    return "";
+}
+
+/// As many waves of block_ns as it takes for every block to get its room.
+std::uint64_t background_ns(void** args, unsigned int grid_blocks, unsigned int block_threads, const GpuModel& model) {
+    const auto block_ns = argument<std::uint64_t>(args, 0);
+    const std::uint64_t resident =
+        static_cast<std::uint64_t>(std::max(model.sm_count, 1)) * std::max(resident_blocks_per_sm(block_threads), 1);
+    const std::uint64_t waves = (grid_blocks + resident - 1) / resident;
+    return std::max(kShortestKernelNs, waves * block_ns);
+}
+
+void register_course_kernels(Registry& registry) {
+    const auto add = [&registry](const char* mangled_name, const KernelModel& model) {
+        registry.model_by_readable_name[readable_kernel_name(mangled_name)] = model;
+    };
+    // The mangled names g++ gives the same declarations; nvcc's differ only in how it names an anonymous
+    // namespace, which demangles the same (kernels.hpp).
+    add("_ZN9streamlab15workload_kernelEPKfPfmi", {run_workload, workload_ns, grid_share});
+    add("_ZN9streamlab6detail12_GLOBAL__N_121tracer_warm_up_kernelEv", {run_nothing, shortest_ns, grid_share});
+    add("_ZN5lab0912_GLOBAL__N_122faulty_workload_kernelEPKfPfmiS3_", {run_faulty_workload, workload_ns, grid_share});
+    add("_ZN5lab076course12_GLOBAL__N_117background_kernelEmPj", {run_background, background_ns, grid_share});
+}
+
+}  // namespace
+
+int resident_blocks_per_sm(unsigned int block_threads) {
+    if (block_threads == 0 || block_threads > kMaxThreadsPerBlock) {
+        return 0;
+    }
+    return static_cast<int>(std::min(kMaxBlocksPerSm, kMaxThreadsPerSm / block_threads));
+}
+
+std::string readable_kernel_name(const std::string& mangled_name) {
+    int status = 0;
+    const std::unique_ptr<char, decltype(&std::free)> readable(
+        abi::__cxa_demangle(mangled_name.c_str(), nullptr, nullptr, &status), &std::free);
+    return status == 0 && readable ? std::string(readable.get()) : mangled_name;
+}
+
+void remember_host_function(const void* host_function, const char* mangled_name) {
+    Registry& known = registry();
+    const std::lock_guard<std::mutex> hold(known.lock);
+    known.device_name_by_host_function[host_function] = mangled_name;
+}
+
+std::optional<KnownKernel> kernel_for_host_function(const void* host_function) {
+    Registry& known = registry();
+    const std::lock_guard<std::mutex> hold(known.lock);
+    const auto found = known.device_name_by_host_function.find(host_function);
+    if (found == known.device_name_by_host_function.end()) {
+        return std::nullopt;
+    }
+    KnownKernel kernel{found->second, readable_kernel_name(found->second), std::nullopt};
+    const auto model = known.model_by_readable_name.find(kernel.readable_name);
+    if (model != known.model_by_readable_name.end()) {
+        kernel.model = model->second;
+    }
+    return kernel;
+}
+
+void register_kernel(const std::string& mangled_name, const KernelModel& model) {
+    Registry& known = registry();
+    const std::lock_guard<std::mutex> hold(known.lock);
+    known.model_by_readable_name[readable_kernel_name(mangled_name)] = model;
+}
+
+}  // namespace streamlab::simgpu
