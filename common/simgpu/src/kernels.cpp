@@ -82,19 +82,20 @@ double grid_share(unsigned int grid_blocks, unsigned int block_threads, const Gp
     return std::min(1.0, static_cast<double>(grid_blocks) / resident);
 }
 
-/// How long a grid-stride loop over `n` elements of `iterations` workload steps each lasts: every thread
-/// does ceil(n / threads) elements one after another, at the pace one thread gets when the whole GPU is
-/// busy (the model's rate spread over every thread the SMs hold), so a grid that holds few SMs takes as
-/// long as its threads' share of the work, not less.
+/// How long a grid-stride loop over `n` elements of `iterations` workload steps each lasts. Every thread does
+/// ceil(n / threads) elements one after another, at the pace one thread gets when the whole GPU is busy (the
+/// model's rate spread over every thread the SMs hold). A grid that the SMs hold at once lasts as long as one
+/// thread's elements; a larger one runs in waves of blocks, which the GPU hands out as room frees, so its
+/// threads' elements are spread over all the SMs' threads (the model's rate was measured so, on a grid of
+/// 262144 blocks).
 std::uint64_t grid_stride_ns(std::size_t n, int iterations, unsigned int grid_blocks, unsigned int block_threads,
                              const GpuModel& model) {
     const double threads = static_cast<double>(grid_blocks) * block_threads;
     const double resident_threads = static_cast<double>(model.sm_count) * kMaxThreadsPerSm;
-    // Threads beyond what the SMs hold wait for a later wave; their elements are counted as more per thread.
-    const double running = std::min(threads, resident_threads);
-    const double elements_per_running_thread = std::ceil(static_cast<double>(n) / running);
+    const double elements_per_thread = std::ceil(static_cast<double>(n) / threads);
     const double per_thread_rate = model.workload_element_iterations_per_ns / resident_threads;
-    const double ns = elements_per_running_thread * std::max(iterations, 0) / per_thread_rate;
+    const double elements_per_resident_thread = elements_per_thread * threads / std::min(threads, resident_threads);
+    const double ns = elements_per_resident_thread * std::max(iterations, 0) / per_thread_rate;
     return std::max(kShortestKernelNs, static_cast<std::uint64_t>(ns));
 }
 

@@ -11,6 +11,8 @@
 //  - cudaGraphInstantiate makes an executable graph, which stays valid after the graph is destroyed;
 //  - cudaGraphLaunch runs the whole graph in a stream: after the stream's work so far, and before its later
 //    work, each node after the nodes it depends on (so nodes of different branches may run at once).
+// As CUPTI shows a graph's launch, its nodes run in streams of the runtime's own, not in the stream it was
+// launched in: here one per stream the capture recorded from (a "lane"), made when the graph is instantiated.
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
@@ -34,6 +36,7 @@ struct CapturedNode {
     OpRequest request;               ///< The op as its stream issued it.
     std::vector<std::size_t> after;  ///< The nodes it waits for (indices of earlier nodes).
     OpWork work;                     ///< Its CPU work, done at each launch (none for markers).
+    std::size_t lane = 0;            ///< The capture's stream it came from, by order of joining (origin: 0).
 };
 
 /// A capture in progress: the nodes so far, and for every stream in it, the nodes its next node waits for.
@@ -42,6 +45,8 @@ struct Capture {
     std::vector<CapturedNode> nodes;
     /// Per stream in the capture: the nodes its next node waits for (its "capture dependencies").
     std::map<cudaStream_t, std::vector<std::size_t>> frontier;
+    /// Per stream in the capture: its lane (CapturedNode::lane).
+    std::map<cudaStream_t, std::size_t> lane;
     /// Per event recorded in the capture: the point of its last record (what a wait for it waits for).
     std::map<cudaEvent_t, std::vector<std::size_t>> event_points;
     /// The CPU work that the next node recorded takes (defer_to_capture, then Machine::enqueue).
@@ -91,6 +96,7 @@ void record_node(Stream& stream, OpRequest request) {
     request.extra_dependencies.clear();
     node.request = std::move(request);
     node.work = std::exchange(capture->pending_work, nullptr);
+    node.lane = capture->lane.emplace(stream.handle, capture->lane.size()).first->second;
     capture->nodes.push_back(std::move(node));
     capture->frontier[stream.handle] = {capture->nodes.size() - 1};
 }
@@ -152,14 +158,9 @@ bool is_live(Object* object) {
     return object != nullptr && live<Object>().count(object) != 0;
 }
 
-/// Numbers graphs and their nodes as CUPTI does: one id per executable graph, one per node of it, the same at
-/// every launch.
+/// Numbers executable graphs as CUPTI does, the same id at every launch.
 std::uint32_t next_graph_id() {
     static std::uint32_t last = 0;
-    return ++last;
-}
-std::uint64_t next_node_id() {
-    static std::uint64_t last = 0;
     return ++last;
 }
 
@@ -196,13 +197,15 @@ bool capture_stream_wait(Stream& stream, const Event& event) {
 /// A graph made by capture (driver_types.h declares the type; the runtime defines it).
 struct CUgraph_st {
     std::vector<streamlab::simgpu::CapturedNode> nodes;
+    std::size_t lanes = 1;  ///< The streams the capture recorded from.
 };
 
-/// An executable graph: its nodes with the ids CUPTI would give them.
+/// An executable graph: its nodes, the ids CUPTI would give them, and the streams they run in.
 struct CUgraphExec_st {
     std::vector<streamlab::simgpu::CapturedNode> nodes;
     std::vector<std::uint64_t> node_ids;
     std::uint32_t graph_id = 0;
+    std::vector<cudaStream_t> lanes;  ///< Non-blocking streams of the runtime's own, one per lane.
 };
 
 using namespace streamlab::simgpu;
@@ -266,6 +269,7 @@ cudaError_t cudaStreamEndCapture(cudaStream_t handle, cudaGraph_t* graph) {
     }
     auto made = std::make_unique<CUgraph_st>();
     made->nodes = std::move(capture->nodes);
+    made->lanes = std::max<std::size_t>(1, capture->lane.size());
     *graph = made.get();
     live<CUgraph_st>()[made.get()] = std::move(made);
     return call.result(cudaSuccess);
@@ -304,7 +308,11 @@ cudaError_t instantiate(ApiCall& call, cudaGraphExec_t* executable, cudaGraph_t 
     made->nodes = graph->nodes;  // the executable graph outlives the graph it was made from
     made->graph_id = next_graph_id();
     for (std::size_t i = 0; i < made->nodes.size(); ++i) {
-        made->node_ids.push_back(next_node_id());
+        // CUPTI's node ids: the graph's id in the upper 32 bits, the node's index in the lower.
+        made->node_ids.push_back((std::uint64_t{made->graph_id} << 32) | i);
+    }
+    for (std::size_t lane = 0; lane < graph->lanes; ++lane) {
+        made->lanes.push_back(call.machine().create_stream(cudaStreamNonBlocking, 0).handle);
     }
     *executable = made.get();
     live<CUgraphExec_st>()[made.get()] = std::move(made);
@@ -371,13 +379,15 @@ cudaError_t cudaGraphLaunch(cudaGraphExec_t executable, cudaStream_t handle) {
         }
         request.graph_id = executable->graph_id;
         request.graph_node_id = executable->node_ids[i];
+        // The node's lane, or the launch's stream where the lane is gone (reset_for_tests).
+        Stream* lane = machine.find_stream(executable->lanes[node.lane]);
         if (node.work) {
             const std::string why = node.work(request);
             if (fault.empty()) {
                 fault = why;
             }
         }
-        node_ops.push_back(machine.enqueue(*stream, std::move(request)));
+        node_ops.push_back(machine.enqueue(lane != nullptr ? *lane : *stream, std::move(request)));
     }
     // The stream's later work waits for every node: a join marker becomes its tail.
     OpRequest join;
@@ -396,8 +406,17 @@ cudaError_t cudaGraphExecDestroy(cudaGraphExec_t executable) {
     if (!call.permitted()) {
         return call.result(cudaErrorNotPermitted);
     }
-    // Launches already issued still run: their ops were issued at launch.
-    return call.result(live<CUgraphExec_st>().erase(executable) == 1 ? cudaSuccess : cudaErrorInvalidValue);
+    if (!is_live(executable)) {
+        return call.result(cudaErrorInvalidValue);
+    }
+    // Launches already issued still run: their ops were issued at launch, and a destroyed stream's work runs.
+    for (const cudaStream_t lane : executable->lanes) {
+        if (call.machine().find_stream(lane) != nullptr) {
+            call.machine().destroy_stream(lane);
+        }
+    }
+    live<CUgraphExec_st>().erase(executable);
+    return call.result(cudaSuccess);
 }
 
 cudaError_t cudaGraphDestroy(cudaGraph_t graph) {

@@ -23,6 +23,7 @@
 
 #include "kernels.hpp"
 #include "machine.hpp"
+#include "runtime.hpp"
 #include "runtime_graphs.hpp"
 
 namespace streamlab::simgpu {
@@ -186,8 +187,9 @@ cudaError_t launch(const void* function, dim3 grid, dim3 block, void** args, std
              " is registered (simgpu::register_kernel), so the simulated GPU cannot run it");
         return call.result(cudaErrorNotSupported);
     }
-    machine.log_stream_call(OrderingCall::Work, "cudaLaunchKernel", reinterpret_cast<std::uintptr_t>(stream->handle),
-                            0);
+    // A null stream in a _ptsz call is the thread's default stream, as the tracer counts it.
+    const cudaStream_t named = handle == nullptr && per_thread_default ? cudaStreamPerThread : handle;
+    machine.log_stream_call(OrderingCall::Work, "cudaLaunchKernel", stream_key(named), 0);
 
     const KernelModel model = *kernel->model;
     const auto grid_blocks = static_cast<unsigned int>(1ULL * grid.x * grid.y * grid.z);
@@ -309,10 +311,12 @@ cudaError_t cudaLaunchKernel_ptsz(const void* function, dim3 grid, dim3 block, v
     return launch(function, grid, block, args, shared_bytes, stream, true);
 }
 
-cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int* blocks, const void* function, int block_threads,
-                                                                   std::size_t /*dynamic_shared_bytes*/,
-                                                                   unsigned int /*flags*/) {
-    streamlab::simgpu::ApiCall call("cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags");
+namespace {
+
+/// cudaOccupancyMaxActiveBlocksPerMultiprocessor(WithFlags) under the name `function`: how many blocks of
+/// `block_threads` threads of the kernel one SM holds at once.
+cudaError_t blocks_per_sm(const char* function_name, int* blocks, const void* function, int block_threads) {
+    streamlab::simgpu::ApiCall call(function_name);
     if (!call.permitted()) {
         return call.result(cudaErrorNotPermitted);
     }
@@ -327,10 +331,17 @@ cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int* blocks, 
     return call.result(cudaSuccess);
 }
 
+}  // namespace
+
 cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int* blocks, const void* function, int block_threads,
-                                                          std::size_t dynamic_shared_bytes) {
-    return cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(blocks, function, block_threads, dynamic_shared_bytes,
-                                                                  cudaOccupancyDefault);
+                                                          std::size_t /*dynamic_shared_bytes*/) {
+    return blocks_per_sm("cudaOccupancyMaxActiveBlocksPerMultiprocessor", blocks, function, block_threads);
+}
+
+cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int* blocks, const void* function, int block_threads,
+                                                                   std::size_t /*dynamic_shared_bytes*/,
+                                                                   unsigned int /*flags*/) {
+    return blocks_per_sm("cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags", blocks, function, block_threads);
 }
 
 cudaError_t cudaLaunchHostFunc(cudaStream_t handle, cudaHostFn_t function, void* user_data) {
