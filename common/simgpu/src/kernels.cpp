@@ -127,37 +127,44 @@ std::string unreachable(const std::string& what, const T* address, std::size_t c
 /// results are the reference's own, bit for bit.
 class WorkloadMemo {
 public:
-    explicit WorkloadMemo(int iterations) : iterations_(iterations), keys_(kSlots), values_(kSlots), used_(kSlots) {}
+    explicit WorkloadMemo(int iterations) : iterations_(iterations), slots_(kSlots, Slot{kEmpty, 0.0F}) {}
 
     float operator()(float x) {
         std::uint32_t bits = 0;
         std::memcpy(&bits, &x, sizeof bits);
-        // Open addressing with linear probing over a multiplicative hash of the value's bits.
-        for (std::size_t slot = (bits * 2654435761U) >> (32 - kSlotBits);; slot = (slot + 1) & (kSlots - 1)) {
-            if (used_[slot] == 0) {
+        if (bits == kEmpty) {
+            return workload_element(x, iterations_);
+        }
+        // Open addressing with linear probing over a multiplicative hash of the value's bits; a key and its
+        // value side by side, so that a look-up touches one cache line.
+        for (std::size_t index = (bits * 2654435761U) >> (32 - kSlotBits);; index = (index + 1) & (kSlots - 1)) {
+            Slot& slot = slots_[index];
+            if (slot.key == bits) {
+                return slot.value;
+            }
+            if (slot.key == kEmpty) {
                 const float value = workload_element(x, iterations_);
                 // A table three quarters full probes long: further values are computed each time instead.
                 if (stored_ < kSlots / 4 * 3) {
-                    used_[slot] = 1;
-                    keys_[slot] = bits;
-                    values_[slot] = value;
+                    slot = Slot{bits, value};
                     ++stored_;
                 }
                 return value;
-            }
-            if (keys_[slot] == bits) {
-                return values_[slot];
             }
         }
     }
 
 private:
-    static constexpr int kSlotBits = 19;
+    struct Slot {
+        std::uint32_t key;
+        float value;
+    };
+    static constexpr int kSlotBits = 18;
     static constexpr std::size_t kSlots = std::size_t{1} << kSlotBits;
+    /// A NaN's bits that marks a free slot (an input with these very bits is computed every time).
+    static constexpr std::uint32_t kEmpty = 0xFFFFFFFFU;
     int iterations_;
-    std::vector<std::uint32_t> keys_;
-    std::vector<float> values_;
-    std::vector<std::uint8_t> used_;
+    std::vector<Slot> slots_;
     std::size_t stored_ = 0;
 };
 
