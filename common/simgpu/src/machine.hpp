@@ -30,58 +30,23 @@
 #include <vector>
 
 #include "memory.hpp"
+#include "scheduler.hpp"
 #include "streamlab/simgpu.hpp"
 #include "streamlab/timeline.hpp"
 
 namespace streamlab::simgpu {
 
-/// An op's index in the machine's list of every op it ran (1-based; 0 means "none").
-using OpId = std::uint64_t;
-
-/// What an op occupies while it runs.
-enum class Resource {
-    None,           ///< Nothing shared: markers, host functions (they run on a thread of the runtime's own).
-    CopyEngineH2D,  ///< The copy engine that carries host-to-device copies.
-    CopyEngineD2H,  ///< The one that carries device-to-host copies (the same one where the GPU has one).
-    CopyEngineAny,  ///< Whichever copy engine is free (device-to-device copies).
-    Compute,        ///< A share of the SMs (OpRequest::compute_share): kernels, memsets.
-};
-
-/// An op a runtime call asks the machine to run on a stream.
-struct OpRequest {
-    /// False for markers (event records, stream waits, joins): they order work but the GPU runs nothing, so
-    /// neither CUPTI nor the log shows them.
-    bool visible = true;
-    OpKind kind = OpKind::Kernel;                        ///< Shown as DeviceOp::kind.
-    std::string name;                                    ///< Demangled kernel name, or "" for a copy or memset.
-    std::uint64_t bytes = 0;                             ///< Bytes copied or set.
-    HostMemory host_memory = HostMemory::NotApplicable;  ///< For copies: the host side's kind.
-    std::uint64_t duration_ns = 0;                       ///< How long it runs once started (from the model).
-    Resource resource = Resource::None;                  ///< What it occupies while it runs.
-    double compute_share = 1.0;                          ///< For Resource::Compute: the share of the SMs.
-    std::uint32_t graph_id = 0;                          ///< The graph launch that runs it, or 0.
-    std::uint64_t graph_node_id = 0;                     ///< Its graph node, or 0.
-    /// Ops it waits for besides the stream's own order (graph edges, a join's branches).
-    std::vector<OpId> extra_dependencies;
-    /// Whether it waits for the stream's work so far (false for a graph's inner nodes, which wait for the
-    /// graph's start marker through extra_dependencies instead).
-    bool follows_stream = true;
-    /// Whether the stream's later work waits for it (false for a graph's inner nodes: the graph's join
-    /// marker becomes the tail).
-    bool becomes_tail = true;
-};
-
 /// A stream: the program's or one of the runtime's default streams.
 struct Stream {
-    std::uint32_t id = 0;                          ///< The id CUPTI would give it (DeviceOp::stream_id).
-    cudaStream_t handle = nullptr;                 ///< The handle the program holds.
-    StreamKind kind = StreamKind::Created;          ///< NULL, per-thread default or created.
+    std::uint32_t id = 0;                   ///< The id CUPTI would give it (DeviceOp::stream_id).
+    cudaStream_t handle = nullptr;          ///< The handle the program holds.
+    StreamKind kind = StreamKind::Created;  ///< NULL, per-thread default or created.
     /// Whether it synchronizes with the legacy NULL stream (created without cudaStreamNonBlocking).
     bool blocking = true;
-    unsigned int flags = cudaStreamDefault;        ///< As created (cudaStreamGetFlags).
-    int priority = 0;                              ///< Lower numbers first (cudaStreamGetPriority).
-    OpId tail = 0;                                 ///< The last op issued to it, or 0.
-    std::uint64_t barriers_seen = 0;               ///< The last device barrier its work already waits for.
+    unsigned int flags = cudaStreamDefault;  ///< As created (cudaStreamGetFlags).
+    int priority = 0;                        ///< Lower numbers first (cudaStreamGetPriority).
+    OpId tail = 0;                           ///< The last op issued to it, or 0.
+    std::uint64_t barriers_seen = 0;         ///< The last device barrier its work already waits for.
     /// The capture this stream records into while cudaStreamBeginCapture is in effect (runtime_graphs.cpp
     /// owns what it points to), or null.
     std::shared_ptr<void> capture;
@@ -89,21 +54,9 @@ struct Stream {
 
 /// An event and its last record.
 struct Event {
-    cudaEvent_t handle = nullptr;       ///< The handle the program holds.
-    unsigned int flags = 0;             ///< As created (cudaEventDisableTiming, cudaEventBlockingSync...).
-    OpId recorded = 0;                  ///< The marker of its last cudaEventRecord, or 0: never recorded.
-};
-
-/// One op as the machine keeps it: what the log shows and what the scheduler needs.
-struct Op {
-    DeviceOp shown;                   ///< Times are on the host clock once it has started.
-    OpRequest request;                ///< What was asked (resource, duration, visibility).
-    std::vector<OpId> dependencies;   ///< Every op that must end before it starts.
-    std::uint64_t earliest_start_ns;  ///< No sooner than its call returned plus the launch latency.
-    int priority = 0;                 ///< Its stream's priority when issued.
-    bool started = false;
-    bool ended = false;               ///< Ended at or before the simulated time the scheduler reached.
-    int engine = -1;                  ///< The copy engine it ran on, where it ran on one.
+    cudaEvent_t handle = nullptr;  ///< The handle the program holds.
+    unsigned int flags = 0;        ///< As created (cudaEventDisableTiming, cudaEventBlockingSync...).
+    OpId recorded = 0;             ///< The marker of its last cudaEventRecord, or 0: never recorded.
 };
 
 /// The one simulated GPU of the process. Every member is called with its lock held (through an ApiCall).
@@ -189,8 +142,12 @@ public:
 private:
     friend class ApiCall;
     Machine();
-    // ... the scheduler's state lives in machine.cpp's members below.
-    struct State;
+    ~Machine();
+    /// Where a call begins and ends on the host clock (ApiCall).
+    void begin_call(const char* function);
+    void end_call();
+
+    struct State;  // Streams, events, the scheduler, the clock, the log: machine.cpp.
     std::unique_ptr<State> state_;
     MemoryRegistry memory_;
     std::recursive_mutex mutex_;

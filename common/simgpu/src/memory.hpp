@@ -26,6 +26,7 @@ struct MemoryRange {
     std::uintptr_t begin = 0;
     std::size_t bytes = 0;
     MemoryKind kind = MemoryKind::Pageable;
+    unsigned int flags = 0;  ///< cudaHostAlloc's or cudaHostRegister's flags (cudaHostGetFlags).
 };
 
 /// The address ranges the runtime allocated or registered.
@@ -36,14 +37,14 @@ public:
     MemoryRegistry(const MemoryRegistry&) = delete;
     MemoryRegistry& operator=(const MemoryRegistry&) = delete;
 
-    /// New memory of `kind` (Device or PinnedHost), zero-filled, 256-byte aligned as cudaMalloc's is; null
-    /// where the host has none left.
-    void* allocate(std::size_t bytes, MemoryKind kind);
+    /// New memory of `kind` (Device or PinnedHost) of at least one byte, zero-filled and page-aligned (so
+    /// 256-byte aligned, as cudaMalloc's is); null where the host has none left.
+    void* allocate(std::size_t bytes, MemoryKind kind, unsigned int flags = 0);
     /// Releases memory `allocate` returned with this `kind`; false where `pointer` is not the start of such
     /// an allocation (freed already, never allocated, another kind).
     bool release(void* pointer, MemoryKind kind);
     /// Marks host memory page-locked (cudaHostRegister); false where it overlaps a known range.
-    bool register_host(void* pointer, std::size_t bytes);
+    bool register_host(void* pointer, std::size_t bytes, unsigned int flags);
     /// Unmarks it; false where `pointer` does not start a registered range.
     bool unregister_host(void* pointer);
 

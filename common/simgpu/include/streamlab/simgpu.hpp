@@ -33,21 +33,28 @@ namespace streamlab::simgpu {
 
 /// The GPU a simulated run is modelled on, and where each of its figures comes from.
 struct GpuModel {
-    std::string name;                    ///< As cudaGetDeviceProperties names it, e.g. "NVIDIA H200".
-    int compute_capability_major = 0;    ///< e.g. 9.
-    int compute_capability_minor = 0;    ///< e.g. 0.
-    int sm_count = 0;                    ///< Streaming multiprocessors.
-    int copy_engines = 0;                ///< cudaDevAttrAsyncEngineCount.
+    std::string name;                  ///< As cudaGetDeviceProperties names it, e.g. "NVIDIA H200".
+    int compute_capability_major = 0;  ///< e.g. 9.
+    int compute_capability_minor = 0;  ///< e.g. 0.
+    int sm_count = 0;                  ///< Streaming multiprocessors.
+    int copy_engines = 0;              ///< cudaDevAttrAsyncEngineCount.
     std::uint64_t total_memory_bytes = 0;
-    double h2d_pinned_gb_per_s = 0;      ///< A copy from pinned host memory to the device, GB/s (1e9 bytes).
-    double d2h_pinned_gb_per_s = 0;      ///< From the device to pinned host memory.
-    double h2d_pageable_gb_per_s = 0;    ///< From pageable host memory (staged through a pinned buffer).
-    double d2h_pageable_gb_per_s = 0;    ///< To pageable host memory.
-    double d2d_gb_per_s = 0;             ///< Within the device's memory.
-    double memset_gb_per_s = 0;          ///< cudaMemset(Async).
+    double h2d_pinned_gb_per_s = 0;    ///< A copy from pinned host memory to the device, GB/s (1e9 bytes).
+    double d2h_pinned_gb_per_s = 0;    ///< From the device to pinned host memory.
+    double h2d_pageable_gb_per_s = 0;  ///< From pageable host memory (staged through a pinned buffer).
+    double d2h_pageable_gb_per_s = 0;  ///< To pageable host memory.
+    double d2d_gb_per_s = 0;           ///< Within the device's memory.
+    double memset_gb_per_s = 0;        ///< cudaMemset(Async).
     /// The course's workload kernel (streamlab::workload_kernel): element-iterations per ns with the whole
     /// GPU, so a kernel over n elements with i iterations takes n * i / rate ns.
     double workload_element_iterations_per_ns = 0;
+    /// What page-locking host memory costs the host, ns per byte: allocating it (cudaMallocHost,
+    /// cudaHostAlloc) and releasing it (cudaFreeHost), registering memory the program has (cudaHostRegister)
+    /// and unregistering it (cudaHostUnregister).
+    double pinned_alloc_ns_per_byte = 0;
+    double pinned_free_ns_per_byte = 0;
+    double host_register_ns_per_byte = 0;
+    double host_unregister_ns_per_byte = 0;
     std::uint64_t launch_latency_ns = 0;  ///< From a launch call's return to the earliest its work can start.
     std::uint64_t api_call_ns = 0;        ///< What one runtime call costs the host.
     std::string source;                   ///< Where the figures come from (files, device, date).
@@ -68,10 +75,10 @@ struct Log {
     /// relative to any origin), labels (set_thread_label), stream ids and kinds, host memory kinds, bytes,
     /// correlation ids, graph ids and device ids filled as CUPTI fills them.
     std::vector<DeviceOp> ops;
-    std::map<std::string, std::uint64_t> api_calls;           ///< By function name, as Timeline::api_calls.
+    std::map<std::string, std::uint64_t> api_calls;              ///< By function name, as Timeline::api_calls.
     std::map<std::uint64_t, std::uint64_t> api_calls_by_thread;  ///< As Timeline::api_calls_by_thread.
-    std::vector<StreamCall> stream_calls;                     ///< As Timeline::stream_calls, times on the host clock.
-    std::vector<std::uint32_t> devices;                       ///< Devices the calls ran in.
+    std::vector<StreamCall> stream_calls;  ///< As Timeline::stream_calls, times on the host clock.
+    std::vector<std::uint32_t> devices;    ///< Devices the calls ran in.
 };
 
 /// What the simulator logged from `since_ns` (host clock) on: calls made at or after it, ops that ended

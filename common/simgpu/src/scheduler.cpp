@@ -1,0 +1,208 @@
+#include "scheduler.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <stdexcept>
+
+namespace streamlab::simgpu {
+
+namespace {
+
+// Shares are fractions of the SMs; a little slack so that four quarters make a whole.
+constexpr double kShareSlack = 1e-9;
+
+}  // namespace
+
+Scheduler::Scheduler(int copy_engines) : copy_engine_busy_(static_cast<std::size_t>(std::max(copy_engines, 1))) {}
+
+OpId Scheduler::add(Op op) {
+    // An op can never start before the time already simulated: those decisions are taken.
+    op.earliest_start_ns = std::max(op.earliest_start_ns, now_ns_);
+    ops_.push_back(std::move(op));
+    const OpId id = ops_.size();
+    waiting_.push_back(id);
+    return id;
+}
+
+bool Scheduler::dependencies_ended(const Op& op) const {
+    return std::all_of(op.dependencies.begin(), op.dependencies.end(),
+                       [this](OpId dependency) { return dependency == 0 || this->op(dependency).ended; });
+}
+
+std::uint64_t Scheduler::ready_time(const Op& op) const {
+    std::uint64_t ready = op.earliest_start_ns;
+    for (const OpId dependency : op.dependencies) {
+        if (dependency != 0) {
+            ready = std::max(ready, this->op(dependency).shown.end_ns);
+        }
+    }
+    return ready;
+}
+
+bool Scheduler::try_start(Op& op) {
+    const OpRequest& request = op.request;
+    const std::size_t engines = copy_engine_busy_.size();
+    switch (request.resource) {
+        case Resource::None:
+            break;
+        case Resource::Compute: {
+            // Kernels run side by side while their shares of the SMs fit (the Programming Guide's
+            // concurrent kernel execution); one that does not fit waits for SMs to free up.
+            const double share = std::clamp(request.compute_share, 0.0, 1.0);
+            if (compute_in_use_ > kShareSlack && compute_in_use_ + share > 1.0 + kShareSlack) {
+                return false;
+            }
+            compute_in_use_ += share;
+            break;
+        }
+        case Resource::CopyEngineH2D:
+        case Resource::CopyEngineD2H: {
+            // With two or more copy engines, one carries each direction, so a host-to-device and a
+            // device-to-host copy overlap (cudaDevAttrAsyncEngineCount); with one, copies take turns.
+            const std::size_t engine = request.resource == Resource::CopyEngineH2D ? 0 : 1 % engines;
+            if (copy_engine_busy_[engine]) {
+                return false;
+            }
+            copy_engine_busy_[engine] = true;
+            op.engine = static_cast<int>(engine);
+            break;
+        }
+        case Resource::CopyEngineAny: {
+            const auto free_engine = std::find(copy_engine_busy_.begin(), copy_engine_busy_.end(), false);
+            if (free_engine == copy_engine_busy_.end()) {
+                return false;
+            }
+            *free_engine = true;
+            op.engine = static_cast<int>(free_engine - copy_engine_busy_.begin());
+            break;
+        }
+    }
+    op.started = true;
+    op.shown.start_ns = now_ns_;
+    op.shown.end_ns = now_ns_ + request.duration_ns;
+    return true;
+}
+
+void Scheduler::release(const Op& op) {
+    if (op.request.resource == Resource::Compute) {
+        compute_in_use_ = std::max(0.0, compute_in_use_ - std::clamp(op.request.compute_share, 0.0, 1.0));
+    } else if (op.engine >= 0) {
+        copy_engine_busy_[static_cast<std::size_t>(op.engine)] = false;
+    }
+}
+
+void Scheduler::process_now() {
+    bool changed = true;
+    while (changed) {
+        changed = false;
+        // What ends now frees its engine before anything is dispatched at the same moment.
+        for (auto it = running_.begin(); it != running_.end();) {
+            Op& op = ops_[*it - 1];
+            if (op.shown.end_ns <= now_ns_) {
+                op.ended = true;
+                release(op);
+                it = running_.erase(it);
+                changed = true;
+            } else {
+                ++it;
+            }
+        }
+        // The ops that may start now, highest priority first, then in the order they were issued.
+        std::vector<OpId> ready;
+        for (const OpId id : waiting_) {
+            const Op& op = ops_[id - 1];
+            if (dependencies_ended(op) && ready_time(op) <= now_ns_) {
+                ready.push_back(id);
+            }
+        }
+        std::stable_sort(ready.begin(), ready.end(),
+                         [this](OpId a, OpId b) { return ops_[a - 1].priority < ops_[b - 1].priority; });
+        for (const OpId id : ready) {
+            if (try_start(ops_[id - 1])) {
+                waiting_.erase(std::find(waiting_.begin(), waiting_.end(), id));
+                running_.push_back(id);
+                changed = true;
+            }
+        }
+    }
+}
+
+bool Scheduler::next_event_time(std::uint64_t& time_ns) const {
+    std::uint64_t next = std::numeric_limits<std::uint64_t>::max();
+    for (const OpId id : running_) {
+        next = std::min(next, ops_[id - 1].shown.end_ns);
+    }
+    // Ops waiting for their earliest start (their dependencies done); those ready now but without an
+    // engine start when a running op ends, which the loop above already counts.
+    for (const OpId id : waiting_) {
+        const Op& op = ops_[id - 1];
+        if (dependencies_ended(op)) {
+            const std::uint64_t ready = ready_time(op);
+            if (ready > now_ns_) {
+                next = std::min(next, ready);
+            }
+        }
+    }
+    if (next == std::numeric_limits<std::uint64_t>::max()) {
+        return false;
+    }
+    time_ns = next;
+    return true;
+}
+
+void Scheduler::advance_to(std::uint64_t time_ns) {
+    process_now();
+    std::uint64_t next = 0;
+    while (next_event_time(next) && next <= time_ns) {
+        now_ns_ = next;
+        process_now();
+    }
+    now_ns_ = std::max(now_ns_, time_ns);
+}
+
+std::uint64_t Scheduler::run_until_ended(OpId id) {
+    if (id == 0) {
+        return now_ns_;
+    }
+    process_now();
+    std::uint64_t next = 0;
+    while (!op(id).ended) {
+        if (!next_event_time(next)) {
+            // Every op depends only on ops added before it, so this cannot happen; say so if it does.
+            throw std::logic_error("simulated GPU: an op waits for something that never ends");
+        }
+        now_ns_ = next;
+        process_now();
+    }
+    return op(id).shown.end_ns;
+}
+
+std::uint64_t Scheduler::run_until_idle() {
+    process_now();
+    std::uint64_t next = 0;
+    while (!waiting_.empty() || !running_.empty()) {
+        if (!next_event_time(next)) {
+            throw std::logic_error("simulated GPU: an op waits for something that never ends");
+        }
+        now_ns_ = next;
+        process_now();
+    }
+    return now_ns_;
+}
+
+std::vector<OpId> Scheduler::unfinished() const {
+    std::vector<OpId> ids = waiting_;
+    ids.insert(ids.end(), running_.begin(), running_.end());
+    return ids;
+}
+
+void Scheduler::clear() {
+    ops_.clear();
+    waiting_.clear();
+    running_.clear();
+    std::fill(copy_engine_busy_.begin(), copy_engine_busy_.end(), false);
+    compute_in_use_ = 0.0;
+    now_ns_ = 0;
+}
+
+}  // namespace streamlab::simgpu
