@@ -254,6 +254,17 @@ void __cudaRegisterFunction(void** /*handle*/, const char* host_function, char* 
     streamlab::simgpu::remember_host_function(host_function, device_name);
 }
 
+// A file's __device__ and __managed__ variables are registered too. No course kernel has one; a program's own
+// kernel that uses one has no model either, so its launch is refused with a message (launch above). Taking
+// the registration lets such a program link and say so, rather than fail to link.
+void __cudaRegisterVar(void** /*handle*/, char* /*host_variable*/, char* /*device_address*/,
+                       const char* /*device_name*/, int /*ext*/, std::size_t /*size*/, int /*constant*/,
+                       int /*global*/) {}
+
+void __cudaRegisterManagedVar(void** /*handle*/, void** /*host_variable_address*/, char* /*device_address*/,
+                              const char* /*device_name*/, int /*ext*/, std::size_t /*size*/, int /*constant*/,
+                              int /*global*/) {}
+
 char __cudaInitModule(void** /*handle*/) {
     return 1;  // nothing to load: success
 }
