@@ -1,0 +1,290 @@
+// Copies, memsets and allocation on the simulated GPU: when the host gets control back, which copies run at
+// the same time, which calls separate the streams' work, and that the data arrives. Each test states the rule
+// of NVIDIA's documentation it checks ("API synchronization behavior"; the Programming Guide's "Implicit
+// Synchronization", "Concurrent Data Transfers" and "Stream-Ordered Memory Allocator").
+#include <cuda_runtime_api.h>
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstring>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "simgpu_test.hpp"
+#include "streamlab/handles.hpp"
+#include "streamlab/workload.hpp"
+
+namespace streamlab::simgpu::testing {
+namespace {
+
+using HostBlocking = SimGpuTest;
+
+// API synchronization behavior: cudaMemcpy from the device to host memory returns only once the copy has
+// completed.
+TEST_F(HostBlocking, SynchronousCopyToTheHostReturnsAfterTheCopy) {
+    const DeviceBuffer<char> device(kCopyBytes);
+    std::vector<char> pageable(kCopyBytes);
+    const std::uint64_t returned_ns = copy("D2H", pageable.data(), device.data(), kCopyBytes, cudaMemcpyDeviceToHost);
+    EXPECT_GE(returned_ns, op("D2H").end_ns);
+}
+
+// API synchronization behavior: cudaMemcpy from pinned host memory to the device is synchronous with respect to
+// the host.
+TEST_F(HostBlocking, SynchronousCopyFromPinnedMemoryReturnsAfterTheCopy) {
+    const DeviceBuffer<char> device(kCopyBytes);
+    const PinnedBuffer<char> pinned(kCopyBytes);
+    const std::uint64_t returned_ns = copy("H2D", device.data(), pinned.data(), kCopyBytes, cudaMemcpyHostToDevice);
+    EXPECT_GE(returned_ns, op("H2D").end_ns);
+}
+
+// cudaMemcpy is issued to the legacy NULL stream: it waits for the work already queued in blocking streams, so a
+// synchronous copy between two streams' kernels ends their overlap (lab 05's first classic mistake).
+TEST_F(HostBlocking, SynchronousCopyWaitsForBlockingStreams) {
+    const Stream stream(cudaStreamDefault);
+    const DeviceBuffer<char> device(kCopyBytes);
+    std::vector<char> pageable(kCopyBytes);
+    busy("kernel", stream.get());
+    const std::uint64_t returned_ns = copy("D2H", pageable.data(), device.data(), kCopyBytes, cudaMemcpyDeviceToHost);
+    EXPECT_GE(op("D2H").start_ns, op("kernel").end_ns);
+    EXPECT_GE(returned_ns, op("D2H").end_ns);
+}
+
+// API synchronization behavior: for a copy from device memory to device memory, no host-side synchronization
+// is performed, even by cudaMemcpy.
+TEST_F(HostBlocking, SynchronousDeviceToDeviceCopyDoesNotBlockTheHost) {
+    const DeviceBuffer<char> from(kCopyBytes);
+    const DeviceBuffer<char> to(kCopyBytes);
+    busy("kernel", nullptr);  // the copy queues behind it in the NULL stream
+    const std::uint64_t returned_ns = copy("D2D", to.data(), from.data(), kCopyBytes, cudaMemcpyDeviceToDevice);
+    ASSERT_CUDA_OK(cudaDeviceSynchronize());
+    EXPECT_LT(returned_ns, op("D2D").end_ns);
+}
+
+// API synchronization behavior: cudaMemcpyAsync between the device and pinned host memory is asynchronous: it
+// returns before the copy has even started when the copy waits for a kernel in its stream.
+TEST_F(HostBlocking, PinnedAsyncCopiesReturnAtOnce) {
+    const Stream stream(cudaStreamNonBlocking);
+    const DeviceBuffer<char> device(kCopyBytes);
+    const PinnedBuffer<char> pinned(kCopyBytes);
+    busy("kernel", stream.get());
+    const std::uint64_t h2d_returned_ns =
+        copy_async("H2D", device.data(), pinned.data(), kCopyBytes, cudaMemcpyHostToDevice, stream.get());
+    const std::uint64_t d2h_returned_ns =
+        copy_async("D2H", pinned.data(), device.data(), kCopyBytes, cudaMemcpyDeviceToHost, stream.get());
+    ASSERT_CUDA_OK(cudaStreamSynchronize(stream.get()));
+
+    EXPECT_LT(h2d_returned_ns, op("H2D").start_ns);
+    EXPECT_LT(d2h_returned_ns, op("D2H").start_ns);
+    EXPECT_GE(op("H2D").start_ns, op("kernel").end_ns);  // and they still run in stream order
+}
+
+// API synchronization behavior: cudaMemcpyAsync from the device to pageable host memory returns only once the
+// copy has completed.
+TEST_F(HostBlocking, PageableAsyncCopyToTheHostReturnsAfterTheCopy) {
+    const Stream stream(cudaStreamNonBlocking);
+    const DeviceBuffer<char> device(kCopyBytes);
+    std::vector<char> pageable(kCopyBytes);
+    busy("kernel", stream.get());
+    const std::uint64_t returned_ns =
+        copy_async("D2H", pageable.data(), device.data(), kCopyBytes, cudaMemcpyDeviceToHost, stream.get());
+    EXPECT_GE(returned_ns, op("D2H").end_ns);
+    EXPECT_GE(op("D2H").start_ns, op("kernel").end_ns);
+}
+
+// API synchronization behavior: when pageable memory must first be staged to pinned memory, the driver may
+// synchronize with the stream and stage the copy: the host gets control back only once the stream's earlier
+// work is done and the buffer is staged. The copy itself is logged as one from pageable memory.
+TEST_F(HostBlocking, PageableAsyncCopyFromTheHostReturnsAfterStaging) {
+    const Stream stream(cudaStreamNonBlocking);
+    const DeviceBuffer<char> device(kCopyBytes);
+    std::vector<char> pageable(kCopyBytes);
+    busy("kernel", stream.get());
+    const std::uint64_t returned_ns =
+        copy_async("H2D", device.data(), pageable.data(), kCopyBytes, cudaMemcpyHostToDevice, stream.get());
+    ASSERT_CUDA_OK(cudaStreamSynchronize(stream.get()));
+
+    EXPECT_GE(returned_ns, op("kernel").end_ns);
+    EXPECT_EQ(op("H2D").host_memory, HostMemory::Pageable);
+    EXPECT_EQ(op("H2D").kind, OpKind::MemcpyH2D);
+}
+
+using CopyEngines = SimGpuTest;
+
+// Programming Guide, "Concurrent Data Transfers": a device with two copy engines (asyncEngineCount 2, as the
+// H200) runs a copy to the device and a copy from it at the same time, when both use pinned memory and
+// different streams. Both copies are held back by one event, so they are ready at the same moment.
+TEST_F(CopyEngines, CopiesInBothDirectionsRunAtOnceWithTwoEngines) {
+    int engines = 0;
+    ASSERT_CUDA_OK(cudaDeviceGetAttribute(&engines, cudaDevAttrAsyncEngineCount, 0));
+    ASSERT_GE(engines, 2) << "the model has one copy engine: this rule does not apply";
+
+    const Stream gate(cudaStreamNonBlocking);
+    const Stream up(cudaStreamNonBlocking);
+    const Stream down(cudaStreamNonBlocking);
+    const Event open(cudaEventDisableTiming);
+    const DeviceBuffer<char> device_in(kCopyBytes);
+    const DeviceBuffer<char> device_out(kCopyBytes);
+    const PinnedBuffer<char> pinned_in(kCopyBytes);
+    const PinnedBuffer<char> pinned_out(kCopyBytes);
+    busy("gate", gate.get());
+    ASSERT_CUDA_OK(cudaEventRecord(open.get(), gate.get()));
+    ASSERT_CUDA_OK(cudaStreamWaitEvent(up.get(), open.get(), 0));
+    ASSERT_CUDA_OK(cudaStreamWaitEvent(down.get(), open.get(), 0));
+    copy_async("H2D", device_in.data(), pinned_in.data(), kCopyBytes, cudaMemcpyHostToDevice, up.get());
+    copy_async("D2H", pinned_out.data(), device_out.data(), kCopyBytes, cudaMemcpyDeviceToHost, down.get());
+    ASSERT_CUDA_OK(cudaDeviceSynchronize());
+
+    EXPECT_TRUE(overlap(op("H2D"), op("D2H")));
+}
+
+// Programming Guide, "Overlap of Data Transfer and Kernel Execution": a copy between pinned host memory and the
+// device runs while a kernel of another stream runs.
+TEST_F(CopyEngines, PinnedCopyOverlapsAKernelOfAnotherStream) {
+    const Stream compute(cudaStreamNonBlocking);
+    const Stream transfer(cudaStreamNonBlocking);
+    const DeviceBuffer<char> device(kCopyBytes);
+    const PinnedBuffer<char> pinned(kCopyBytes);
+    busy("kernel", compute.get(), 1.0);
+    copy_async("H2D", device.data(), pinned.data(), kCopyBytes, cudaMemcpyHostToDevice, transfer.get());
+    ASSERT_CUDA_OK(cudaDeviceSynchronize());
+
+    EXPECT_TRUE(overlap(op("kernel"), op("H2D")));
+}
+
+// Programming Guide, "Implicit Synchronization": two commands from different streams cannot run concurrently
+// when the host issues, between them, a page-locked host memory allocation, a device memory allocation or a
+// device memory set; and ("Stream-Ordered Memory Allocator") cudaFree synchronizes across all streams. Each
+// call is issued between two kernels of two non-blocking streams, so that the legacy NULL stream's barrier
+// plays no part.
+// (What the calls allocate is left to the simulator's reset after the test.)
+struct ImplicitSyncCall {
+    std::string name;
+    cudaError_t (*issue)(void* device);
+};
+
+// Names the call in GoogleTest's messages.
+void PrintTo(const ImplicitSyncCall& call, std::ostream* out) {
+    *out << call.name;
+}
+
+class ImplicitSync : public SimGpuTest, public ::testing::WithParamInterface<ImplicitSyncCall> {};
+
+TEST_P(ImplicitSync, SeparatesTheWorkOfTwoNonBlockingStreams) {
+    const Stream one(cudaStreamNonBlocking);
+    const Stream two(cudaStreamNonBlocking);
+    void* device = nullptr;
+    ASSERT_CUDA_OK(cudaMalloc(&device, 1024));
+
+    busy("before", one.get());
+    ASSERT_CUDA_OK(GetParam().issue(device));
+    busy("after", two.get());
+    ASSERT_CUDA_OK(cudaDeviceSynchronize());
+
+    EXPECT_FALSE(overlap(op("before"), op("after")));
+    EXPECT_GE(op("after").start_ns, op("before").end_ns);
+}
+
+cudaError_t allocate_device(void* /*device*/) {
+    void* made = nullptr;
+    return cudaMalloc(&made, 1024);
+}
+cudaError_t allocate_pinned(void* /*device*/) {
+    void* made = nullptr;
+    return cudaMallocHost(&made, 1024);
+}
+cudaError_t set_device(void* device) {
+    return cudaMemset(device, 0, 1024);
+}
+cudaError_t free_device(void* device) {
+    return cudaFree(device);
+}
+
+INSTANTIATE_TEST_SUITE_P(Calls, ImplicitSync,
+                         ::testing::Values(ImplicitSyncCall{"cudaMalloc", allocate_device},
+                                           ImplicitSyncCall{"cudaMallocHost", allocate_pinned},
+                                           ImplicitSyncCall{"cudaMemset", set_device},
+                                           ImplicitSyncCall{"cudaFree", free_device}),
+                         [](const ::testing::TestParamInfo<ImplicitSyncCall>& info) { return info.param.name; });
+
+// The control for the tests above: without such a call between them, the same two kernels overlap.
+TEST_F(HostBlocking, WithoutAnImplicitSynchronizationTheTwoKernelsOverlap) {
+    const Stream one(cudaStreamNonBlocking);
+    const Stream two(cudaStreamNonBlocking);
+    busy("before", one.get(), 0.25);
+    busy("after", two.get(), 0.25);
+    ASSERT_CUDA_OK(cudaDeviceSynchronize());
+
+    EXPECT_TRUE(overlap(op("before"), op("after")));
+}
+
+using Results = SimGpuTest;
+
+// A copy is a copy: bytes sent to the device, copied within it and brought back are the bytes sent, through
+// pinned and pageable memory alike.
+TEST_F(Results, CopiesMoveTheBytes) {
+    const std::size_t bytes = 1 << 20;
+    std::vector<unsigned char> sent(bytes);
+    for (std::size_t i = 0; i < bytes; ++i) {
+        sent[i] = static_cast<unsigned char>(i * 7 + 3);
+    }
+    const PinnedBuffer<unsigned char> pinned(bytes);
+    std::memcpy(pinned.data(), sent.data(), bytes);
+    const DeviceBuffer<unsigned char> first(bytes);
+    const DeviceBuffer<unsigned char> second(bytes);
+    const Stream stream(cudaStreamNonBlocking);
+    std::vector<unsigned char> received(bytes, 0);
+
+    ASSERT_CUDA_OK(cudaMemcpyAsync(first.data(), pinned.data(), bytes, cudaMemcpyHostToDevice, stream.get()));
+    ASSERT_CUDA_OK(cudaMemcpyAsync(second.data(), first.data(), bytes, cudaMemcpyDeviceToDevice, stream.get()));
+    ASSERT_CUDA_OK(cudaMemcpyAsync(received.data(), second.data(), bytes, cudaMemcpyDeviceToHost, stream.get()));
+    ASSERT_CUDA_OK(cudaStreamSynchronize(stream.get()));
+    EXPECT_EQ(received, sent);
+
+    std::vector<unsigned char> again(bytes, 0);
+    ASSERT_CUDA_OK(cudaMemcpy(first.data(), received.data(), bytes, cudaMemcpyHostToDevice));
+    ASSERT_CUDA_OK(cudaMemcpy(again.data(), first.data(), bytes, cudaMemcpyDefault));
+    EXPECT_EQ(again, sent);
+}
+
+// cudaMemset: sets each byte of the range to the value, and nothing beyond it.
+TEST_F(Results, MemsetSetsTheBytesOfItsRange) {
+    const std::size_t bytes = 4096;
+    const DeviceBuffer<unsigned char> device(bytes);
+    ASSERT_CUDA_OK(cudaMemset(device.data(), 0x11, bytes));
+    ASSERT_CUDA_OK(cudaMemset(device.data(), 0xAB, bytes / 2));
+    std::vector<unsigned char> back(bytes, 0);
+    ASSERT_CUDA_OK(cudaMemcpy(back.data(), device.data(), bytes, cudaMemcpyDeviceToHost));
+
+    EXPECT_EQ(back.front(), 0xAB);
+    EXPECT_EQ(back[bytes / 2 - 1], 0xAB);
+    EXPECT_EQ(back[bytes / 2], 0x11);
+    EXPECT_EQ(back.back(), 0x11);
+}
+
+// The course's workload kernel computes, element by element, what its CPU reference computes.
+TEST_F(Results, WorkloadKernelGivesItsCpuReference) {
+    const std::size_t n = 100'000;
+    const int iterations = 20;
+    const PinnedBuffer<float> input(n);
+    const PinnedBuffer<float> output(n);
+    fill_input(input.data(), n, 7);
+    fill_poison(output.data(), n);
+    const DeviceBuffer<float> device_in(n);
+    const DeviceBuffer<float> device_out(n);
+    const Stream stream(cudaStreamNonBlocking);
+
+    ASSERT_CUDA_OK(
+        cudaMemcpyAsync(device_in.data(), input.data(), n * sizeof(float), cudaMemcpyHostToDevice, stream.get()));
+    launch_workload(device_in.data(), device_out.data(), n, iterations, stream.get());
+    ASSERT_CUDA_OK(
+        cudaMemcpyAsync(output.data(), device_out.data(), n * sizeof(float), cudaMemcpyDeviceToHost, stream.get()));
+    ASSERT_CUDA_OK(cudaStreamSynchronize(stream.get()));
+
+    const ResultCheck check = check_workload_output(input.data(), output.data(), n, iterations);
+    EXPECT_TRUE(check.ok) << check.message();
+    EXPECT_GT(check.compared, 0U);
+}
+
+}  // namespace
+}  // namespace streamlab::simgpu::testing
