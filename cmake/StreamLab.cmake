@@ -358,6 +358,11 @@ function(streamlab_add_lab lab_file)
   if(NOT arg_TIMEOUT)
     set(arg_TIMEOUT ${STREAMLAB_DEFAULT_TIMEOUT})
   endif()
+  if(STREAMLAB_SIMULATED_GPU)
+    # Nothing links CUPTI in the simulated build (StreamLabSimulatedGpu.cmake): a
+    # lab's course side reads the tracer's clock through streamlab::trace_clock_ns.
+    list(REMOVE_ITEM arg_COURSE_LIBRARIES CUDA::cupti)
+  endif()
   streamlab_lab_tests("${lab_file}" "${lab_json}" arg_TESTS)
   list(LENGTH arg_TESTS n_items)
 

@@ -2,14 +2,10 @@
 
 #include <cuda_runtime_api.h>
 #include <cupti.h>
-#include <cxxabi.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
-#include <ctime>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -517,17 +513,6 @@ void CUPTIAPI on_api_call(void* /*userdata*/, CUpti_CallbackDomain domain, CUpti
     }
 }
 
-std::string demangle(const std::string& name) {
-    int status = 0;
-    char* readable = abi::__cxa_demangle(name.c_str(), nullptr, nullptr, &status);
-    if (status != 0 || readable == nullptr) {
-        return name;  // extern "C" kernels are not mangled
-    }
-    std::string result(readable);
-    std::free(readable);
-    return result;
-}
-
 // Undoes what start() did so far; used when a later step of start() fails.
 void undo_start(CUpti_SubscriberHandle subscriber) noexcept {
     for (const CUpti_ActivityKind kind : kRecordedKinds) {
@@ -649,9 +634,7 @@ ActivityRecorder::ActivityRecorder() {
     {
         const std::lock_guard<std::mutex> lock(s.mutex);
         if (s.recording) {
-            throw std::logic_error(
-                "streamlab: a timeline is already being recorded in this process; "
-                "finish that Tracer before starting another");
+            throw_already_recording();
         }
     }
     attach_once(s);
@@ -772,26 +755,10 @@ Timeline ActivityRecorder::collect() const {
         op.end_ns = relative(raw.end);
         recording.ops.push_back(std::move(op));
     }
-    std::sort(recording.ops.begin(), recording.ops.end(), [](const DeviceOp& a, const DeviceOp& b) {
-        return std::tie(a.start_ns, a.end_ns, a.correlation_id) < std::tie(b.start_ns, b.end_ns, b.correlation_id);
-    });
-
+    sort_ops(recording.ops);
     recording.ranges = pair_markers(markers, origin_ns_);
-    for (HostMark& mark : recording.marks) {
-        mark.time_ns = relative(mark.time_ns);
-    }
-    std::stable_sort(recording.marks.begin(), recording.marks.end(),
-                     [](const HostMark& a, const HostMark& b) { return a.time_ns < b.time_ns; });
+    recording.marks = relative_marks(std::move(recording.marks), origin_ns_);
     return recording;
-}
-
-std::string utc_now_iso8601() {
-    const std::time_t now = std::time(nullptr);
-    std::tm utc{};
-    gmtime_r(&now, &utc);
-    char text[32] = {};
-    std::strftime(text, sizeof(text), "%Y-%m-%dT%H:%M:%SZ", &utc);
-    return text;
 }
 
 void mark_now(const std::string& name) {
@@ -807,14 +774,20 @@ const std::string* exchange_thread_label(const std::string* label) noexcept {
     return std::exchange(t_label, label);
 }
 
-}  // namespace streamlab::detail
-
-namespace streamlab {
-
-// Here rather than in tracer.cpp: the injection library counts calls by thread
-// too, and links this file without the Tracer.
-std::uint64_t host_thread_id() noexcept {
-    return static_cast<std::uint64_t>(::syscall(SYS_gettid));
+const char* recorder_name() noexcept {
+    return "CUPTI";
 }
 
-}  // namespace streamlab
+std::uint64_t recorder_clock_ns() {
+    std::uint64_t now = 0;
+    if (cuptiGetTimestamp(&now) != CUPTI_SUCCESS) {
+        throw std::runtime_error("cuptiGetTimestamp failed: no clock to time the host's work on");
+    }
+    return now;
+}
+
+void flush_activity_records() noexcept {
+    cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+}
+
+}  // namespace streamlab::detail

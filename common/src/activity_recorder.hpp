@@ -4,6 +4,11 @@
 // It never calls the CUDA runtime, so the injection library can use it while
 // the driver is still initializing. Everything that needs the runtime
 // (synchronizing, device facts) is the caller's job.
+//
+// Two files implement it: activity_recorder.cpp with CUPTI, and, in the
+// simulated build (STREAMLAB_SIMULATED_GPU), activity_recorder_sim.cpp from the
+// simulated GPU's log. What both share (the date, the thread id) is in
+// recording_host.cpp.
 #pragma once
 
 #include <cstdint>
@@ -77,12 +82,40 @@ inline constexpr const char* kLabelDomain = "streamlab labels";
 /// std::logic_error once a recorder has started (its callbacks are on for good).
 void enable_activity_records_only();
 
+/// Now, on the clock the recorder stamps its records with (CUPTI's, or the
+/// simulated host clock): what streamlab::trace_clock_ns reads while tracing.
+/// Throws std::runtime_error where the clock cannot be read.
+[[nodiscard]] std::uint64_t recorder_clock_ns();
+
+/// Hands over every record still buffered, complete or not (what
+/// ActivityRecorder::flush does, without a recorder and without failing).
+void flush_activity_records() noexcept;
+
+/// Who recorded a timeline, as a program's report names it: "CUPTI", or the
+/// simulated GPU in the simulated build.
+[[nodiscard]] const char* recorder_name() noexcept;
+
 /// Launches a tiny kernel in a stream of its own and waits for it (needs the
 /// CUDA runtime, so the Tracer uses it and the injection library does not).
 void warm_up_recording();
 
 /// The current UTC time as ISO 8601, e.g. "2026-11-30T12:00:00Z".
 [[nodiscard]] std::string utc_now_iso8601();
+
+/// Refuses a recorder while another is active (std::logic_error, naming what to do).
+[[noreturn]] void throw_already_recording();
+
+/// Sorts a recording's ops as every recorder gives them: by start, then end,
+/// then correlation id (the order the host issued ops that start together).
+void sort_ops(std::vector<DeviceOp>& ops);
+
+/// `marks` on the clock of a recording that began at `origin_ns` (a mark taken
+/// before it at 0), sorted by time.
+[[nodiscard]] std::vector<HostMark> relative_marks(std::vector<HostMark> marks, std::uint64_t origin_ns);
+
+/// A kernel's name as its source spells it ("streamlab::workload_kernel(...)")
+/// from the mangled name a record carries; an unmangled name as it is.
+[[nodiscard]] std::string demangle(const std::string& name);
 
 /// Records a host mark in the active recording; does nothing without one.
 void mark_now(const std::string& name);

@@ -1,7 +1,6 @@
 #include "streamlab/tracer.hpp"
 
 #include <cuda_runtime_api.h>
-#include <cupti.h>
 #include <nvtx3/nvToolsExt.h>
 
 #include <atomic>
@@ -195,11 +194,7 @@ std::uint64_t trace_clock_ns() {
             std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
                 .count());
     }
-    std::uint64_t now = 0;
-    if (cuptiGetTimestamp(&now) != CUPTI_SUCCESS) {
-        throw std::runtime_error("cuptiGetTimestamp failed: no clock to time the host's work on");
-    }
-    return now;
+    return detail::recorder_clock_ns();
 }
 
 TracerOverhead measure_tracer_overhead(const std::string& program, int repeats, const std::function<double()>& run) {
@@ -226,11 +221,11 @@ std::vector<TracerOverhead> measure_tracer_overheads(const std::string& program,
     // for and the records flushed after, none of it timed.
     detail::enable_activity_records_only();
     const auto activity_only_run = [](const std::function<double()>& run) {
-        cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+        detail::flush_activity_records();
         detail::warm_up_recording();
         const double ms = run();
         SL_CHECK(cudaDeviceSynchronize());
-        cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+        detail::flush_activity_records();
         return ms;
     };
     (void)activity_only_run(runs.front());  // CUPTI's one-time set-up

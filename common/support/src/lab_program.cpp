@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <exception>
 
+#include "activity_recorder.hpp"
 #include "streamlab/analysis.hpp"
 #include "streamlab/device.hpp"
 #include "streamlab/grader_words.hpp"
@@ -88,7 +89,8 @@ void report_timeline(const Timeline& timeline, const std::string& title, const L
         return;
     }
     const TimelineSummary s = summarize(timeline.ops);
-    std::printf("%s (timeline recorded by CUPTI on %s):\n", title.c_str(), timeline.device.name.c_str());
+    std::printf("%s (timeline recorded by %s on %s):\n", title.c_str(), detail::recorder_name(),
+                timeline.device.name.c_str());
     std::printf("  %zu ops in %zu stream(s), %zu in the NULL stream; makespan %.3f ms\n", s.op_count,
                 s.distinct_streams, s.null_stream_ops, ms(s.makespan_ns));
     std::printf("  busy: H2D %.3f ms, compute %.3f ms, D2H %.3f ms\n", ms(s.busy_h2d_ns), ms(s.busy_compute_ns),

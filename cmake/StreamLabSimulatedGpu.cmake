@@ -1,0 +1,48 @@
+# Which CUDA runtime the course links: NVIDIA's, or the simulated GPU's.
+#
+#   STREAMLAB_SIMULATED_GPU (option, preset `sim`, binary dir build-sim)
+#       OFF: every program links NVIDIA's CUDA runtime (CUDA::cudart) and the
+#            tracer records with CUPTI, as on a machine with a GPU.
+#       ON:  every program links streamlab_simgpu (common/simgpu) in its place: a
+#            stand-in runtime that does the work on the CPU and schedules it on a
+#            model of a GPU, so that a student without an NVIDIA GPU sees the
+#            timeline their own stream code would give. Nothing links CUPTI: the
+#            tracer reads the simulator's log (common/src/activity_recorder_sim.cpp).
+#
+#   STREAMLAB_CUDA_RUNTIME
+#       The target that provides the cuda... functions: CUDA::cudart or
+#       streamlab_simgpu. Link it where CUDA::cudart would be linked.
+#
+# nvcc still compiles every .cu file in the simulated build: its host code calls
+# the runtime's functions, and the kernel launches it emits (the fat binary's
+# registration, the launch configuration, cudaLaunchKernel) are what the
+# simulator implements.
+
+option(STREAMLAB_SIMULATED_GPU
+       "Link the simulated GPU (common/simgpu) in place of the CUDA runtime, and trace from its log, not CUPTI" OFF)
+
+if(STREAMLAB_SIMULATED_GPU)
+  set(STREAMLAB_CUDA_RUNTIME streamlab_simgpu)
+  # CMake links NVIDIA's runtime (static, by default) into every target with CUDA
+  # code of its own accord; None leaves the simulator the only runtime on the line.
+  set(CMAKE_CUDA_RUNTIME_LIBRARY None)
+  message(STATUS "Simulated GPU: the course links streamlab_simgpu, not the CUDA runtime, and records no CUPTI")
+else()
+  set(STREAMLAB_CUDA_RUNTIME CUDA::cudart)
+endif()
+
+# The simulated build's own check (ctest test simgpu.lab05.overlap, label simgpu):
+# on the simulated GPU, lab 05's solution overlaps its copies with its kernels and
+# the starter (labs/, as the course ships it) does not. Where lab 05 is missing
+# (a grader's copy of the course), there is nothing to check.
+function(streamlab_add_simulated_gpu_checks)
+  if(NOT TARGET lab05_solution_run OR NOT TARGET lab05_yours_run)
+    return()
+  endif()
+  add_test(NAME simgpu.lab05.overlap
+           COMMAND ${CMAKE_COMMAND} -DSOLUTION=$<TARGET_FILE:lab05_solution_run>
+                   -DSTARTER=$<TARGET_FILE:lab05_yours_run> -DANALYZE=$<TARGET_FILE:streamlab_analyze>
+                   "-DWORK=${CMAKE_BINARY_DIR}/simgpu-checks"
+                   -P "${PROJECT_SOURCE_DIR}/cmake/check_simulated_overlap.cmake")
+  set_tests_properties(simgpu.lab05.overlap PROPERTIES LABELS "simgpu;cpu" TIMEOUT 120)
+endfunction()
