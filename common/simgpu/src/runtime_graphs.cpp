@@ -39,6 +39,14 @@ struct CapturedNode {
     std::size_t lane = 0;            ///< The capture's stream it came from, by order of joining (origin: 0).
 };
 
+/// Where an event was recorded in a capture.
+struct CapturePoint {
+    std::vector<std::size_t> nodes;  ///< What a wait for the event waits for.
+    /// The event's last record outside any capture when it was recorded here (Event::recorded): a record
+    /// made outside since then is the one a wait names.
+    OpId outside_record = 0;
+};
+
 /// A capture in progress: the nodes so far, and for every stream in it, the nodes its next node waits for.
 struct Capture {
     cudaStream_t origin = nullptr;  ///< The stream that began it: the one stream that may end it.
@@ -48,7 +56,7 @@ struct Capture {
     /// Per stream in the capture: its lane (CapturedNode::lane).
     std::map<cudaStream_t, std::size_t> lane;
     /// Per event recorded in the capture: the point of its last record (what a wait for it waits for).
-    std::map<cudaEvent_t, std::vector<std::size_t>> event_points;
+    std::map<cudaEvent_t, CapturePoint> event_points;
     /// The CPU work that the next node recorded takes (defer_to_capture, then Machine::enqueue).
     OpWork pending_work;
 };
@@ -79,14 +87,14 @@ void add_to_frontier(std::vector<std::size_t>& frontier, const std::vector<std::
 void record_node(Stream& stream, OpRequest request) {
     const std::shared_ptr<Capture> capture = capture_of(stream);
     if (request.marker == Marker::EventRecord && request.event != nullptr) {
-        capture->event_points[request.event->handle] = capture->frontier[stream.handle];
+        capture->event_points[request.event->handle] = {capture->frontier[stream.handle], request.event->recorded};
         return;
     }
     if (request.marker == Marker::EventWait && request.event != nullptr) {
         // An event recorded outside the capture orders nothing inside the graph.
         const auto point = capture->event_points.find(request.event->handle);
         if (point != capture->event_points.end()) {
-            add_to_frontier(capture->frontier[stream.handle], point->second);
+            add_to_frontier(capture->frontier[stream.handle], point->second.nodes);
         }
         return;
     }
@@ -178,7 +186,11 @@ bool capture_stream_wait(Stream& stream, const Event& event) {
     // The latest capture that recorded the event, if one is open.
     for (auto each = open_captures().rbegin(); each != open_captures().rend(); ++each) {
         const std::shared_ptr<Capture> capture = each->lock();
-        if (!capture || capture->event_points.count(event.handle) == 0) {
+        if (!capture) {
+            continue;
+        }
+        const auto point = capture->event_points.find(event.handle);
+        if (point == capture->event_points.end() || point->second.outside_record != event.recorded) {
             continue;
         }
         std::vector<std::size_t>& frontier = capture->frontier[stream.handle];
@@ -186,7 +198,7 @@ bool capture_stream_wait(Stream& stream, const Event& event) {
             stream.capture = capture;  // the stream joins the capture: its later work is recorded
             frontier.clear();
         }
-        add_to_frontier(frontier, capture->event_points.at(event.handle));
+        add_to_frontier(frontier, point->second.nodes);
         return true;
     }
     return false;
