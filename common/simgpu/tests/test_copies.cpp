@@ -109,6 +109,29 @@ TEST_F(HostBlocking, PageableAsyncCopyFromTheHostReturnsAfterStaging) {
     EXPECT_EQ(op("H2D").kind, OpKind::MemcpyH2D);
 }
 
+// cudaHostRegister page-locks an existing host range: copies from it behave as copies from pinned memory (the
+// async one returns at once) until cudaHostUnregister makes it pageable again.
+TEST_F(HostBlocking, RegisteredMemoryIsPinnedUntilUnregistered) {
+    const Stream stream(cudaStreamNonBlocking);
+    const DeviceBuffer<char> device(kCopyBytes);
+    std::vector<char> host(kCopyBytes);
+    ASSERT_CUDA_OK(cudaHostRegister(host.data(), kCopyBytes, cudaHostRegisterDefault));
+    busy("first kernel", stream.get());
+    const std::uint64_t registered_returned_ns =
+        copy_async("registered", device.data(), host.data(), kCopyBytes, cudaMemcpyHostToDevice, stream.get());
+    ASSERT_CUDA_OK(cudaStreamSynchronize(stream.get()));
+    ASSERT_CUDA_OK(cudaHostUnregister(host.data()));
+    busy("second kernel", stream.get());
+    const std::uint64_t unregistered_returned_ns =
+        copy_async("unregistered", device.data(), host.data(), kCopyBytes, cudaMemcpyHostToDevice, stream.get());
+    ASSERT_CUDA_OK(cudaStreamSynchronize(stream.get()));
+
+    EXPECT_EQ(op("registered").host_memory, HostMemory::Pinned);
+    EXPECT_LT(registered_returned_ns, op("registered").start_ns);
+    EXPECT_EQ(op("unregistered").host_memory, HostMemory::Pageable);
+    EXPECT_GE(unregistered_returned_ns, op("second kernel").end_ns);
+}
+
 using CopyEngines = SimGpuTest;
 
 // Programming Guide, "Concurrent Data Transfers": a device with two copy engines (asyncEngineCount 2, as the
@@ -213,6 +236,22 @@ TEST_F(HostBlocking, WithoutAnImplicitSynchronizationTheTwoKernelsOverlap) {
     const Stream two(cudaStreamNonBlocking);
     busy("before", one.get(), 0.25);
     busy("after", two.get(), 0.25);
+    ASSERT_CUDA_OK(cudaDeviceSynchronize());
+
+    EXPECT_TRUE(overlap(op("before"), op("after")));
+}
+
+// Programming Guide, "Stream-Ordered Memory Allocator": cudaMallocAsync and cudaFreeAsync order allocation
+// with the work of their stream instead of synchronizing all streams as cudaMalloc and cudaFree do, so the
+// same two kernels still overlap.
+TEST_F(HostBlocking, StreamOrderedAllocationDoesNotSeparateTheStreams) {
+    const Stream one(cudaStreamNonBlocking);
+    const Stream two(cudaStreamNonBlocking);
+    busy("before", one.get());
+    void* device = nullptr;
+    ASSERT_CUDA_OK(cudaMallocAsync(&device, 1024, one.get()));
+    ASSERT_CUDA_OK(cudaFreeAsync(device, one.get()));
+    busy("after", two.get());
     ASSERT_CUDA_OK(cudaDeviceSynchronize());
 
     EXPECT_TRUE(overlap(op("before"), op("after")));
