@@ -117,14 +117,14 @@ std::size_t parameter_bytes(const std::string& type) {
     return found == scalars.end() ? 0 : found->second;
 }
 
-/// A copy of the arguments `args` holds for the kernel `readable_name`, or nullopt where its parameter types
+/// A copy of the arguments `args` holds for the kernel `readable_name`, or null where its parameter types
 /// cannot be read from the name: an extern "C" kernel's name has none, and a parameter of a type of the
 /// program's own has no size the name tells. The real runtime reads the sizes from the device code, which
 /// the simulator never has.
-std::optional<std::shared_ptr<KeptArguments>> keep_arguments(const std::string& readable_name, void** args) {
+std::shared_ptr<KeptArguments> keep_arguments(const std::string& readable_name, void** args) {
     const std::size_t open = readable_name.rfind('(');
     if (open == std::string::npos || readable_name.back() != ')') {
-        return std::nullopt;
+        return nullptr;
     }
     auto kept = std::make_shared<KeptArguments>();
     const std::string list = readable_name.substr(open + 1, readable_name.size() - open - 2);
@@ -144,14 +144,14 @@ std::optional<std::shared_ptr<KeptArguments>> keep_arguments(const std::string& 
         depth += c == '<' ? 1 : c == '>' ? -1 : 0;
         if (c == ',' && depth == 0) {
             if (!keep()) {
-                return std::nullopt;
+                return nullptr;
             }
         } else if (c != ' ' || !type.empty()) {
             type += c;
         }
     }
     if (!list.empty() && !keep()) {
-        return std::nullopt;
+        return nullptr;
     }
     for (auto& value : kept->values) {
         kept->pointers.push_back(value.data());
@@ -204,8 +204,8 @@ cudaError_t launch(const void* function, dim3 grid, dim3 block, void** args, std
     // In a capture the kernel runs at each graph launch, on a copy of its arguments. Where they cannot be
     // copied (see keep_arguments), its CPU work is done now, once, and the graph replays only its time.
     if (stream->capture) {
-        if (const auto kept = keep_arguments(kernel->readable_name, args)) {
-            defer_to_capture(*stream, [model, kept = *kept, grid_blocks, block_threads,
+        if (const std::shared_ptr<KeptArguments> kept = keep_arguments(kernel->readable_name, args)) {
+            defer_to_capture(*stream, [model, kept, grid_blocks, block_threads,
                                        name = kernel->readable_name](OpRequest& /*request*/) {
                 return run_kernel(model, kept->pointers.data(), grid_blocks, block_threads, name);
             });
