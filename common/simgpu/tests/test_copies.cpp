@@ -132,6 +132,35 @@ TEST_F(HostBlocking, RegisteredMemoryIsPinnedUntilUnregistered) {
     EXPECT_GE(unregistered_returned_ns, op("second kernel").end_ns);
 }
 
+// API synchronization behavior: the memset functions are asynchronous with respect to the host (except when
+// they set pinned host memory): cudaMemset and cudaMemsetAsync queue the memset behind a stream's work and
+// return at once.
+TEST_F(HostBlocking, MemsetsOfDeviceMemoryReturnAtOnce) {
+    const Stream stream(cudaStreamNonBlocking);
+    const DeviceBuffer<char> device(kCopyBytes);
+    busy("kernel in the stream", stream.get());
+    std::uint64_t async_returned_ns = 0;
+    {
+        const Labelled labelled("cudaMemsetAsync");
+        ASSERT_CUDA_OK(cudaMemsetAsync(device.data(), 1, kCopyBytes, stream.get()));
+        async_returned_ns = host_now_ns();
+    }
+    busy("kernel in the NULL stream", nullptr);
+    std::uint64_t returned_ns = 0;
+    {
+        const Labelled labelled("cudaMemset");
+        ASSERT_CUDA_OK(cudaMemset(device.data(), 2, kCopyBytes));
+        returned_ns = host_now_ns();
+    }
+    ASSERT_CUDA_OK(cudaDeviceSynchronize());
+
+    EXPECT_GE(op("cudaMemsetAsync").start_ns, op("kernel in the stream").end_ns);
+    EXPECT_LT(async_returned_ns, op("cudaMemsetAsync").start_ns);
+    EXPECT_GE(op("cudaMemset").start_ns, op("kernel in the NULL stream").end_ns);
+    EXPECT_LT(returned_ns, op("cudaMemset").start_ns);
+    EXPECT_EQ(op("cudaMemset").kind, OpKind::Memset);
+}
+
 using CopyEngines = SimGpuTest;
 
 // Programming Guide, "Concurrent Data Transfers": a device with two copy engines (asyncEngineCount 2, as the

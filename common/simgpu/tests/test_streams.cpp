@@ -95,6 +95,25 @@ TEST_F(LegacyNullStream, CudaStreamLegacyIsTheSameBarrier) {
     EXPECT_GE(op("k_2").start_ns, op("k_1").end_ns);
 }
 
+using PerThreadDefaultStream = SimGpuTest;
+
+// Stream synchronization behavior: the per-thread default stream (cudaStreamPerThread) synchronizes with the
+// legacy default stream like any blocking stream, and with nothing else: work of a created stream runs beside
+// it.
+TEST_F(PerThreadDefaultStream, SynchronizesWithTheLegacyStreamOnly) {
+    const Stream created(cudaStreamDefault);
+    busy("per-thread", cudaStreamPerThread);
+    busy("created", created.get());
+    busy("legacy", nullptr);
+    ASSERT_CUDA_OK(cudaDeviceSynchronize());
+
+    EXPECT_TRUE(overlap(op("per-thread"), op("created")));
+    EXPECT_GE(op("legacy").start_ns, op("per-thread").end_ns);
+    EXPECT_EQ(op("per-thread").stream_kind, StreamKind::PerThreadDefault);
+    EXPECT_EQ(op("legacy").stream_kind, StreamKind::LegacyNull);
+    EXPECT_EQ(op("created").stream_kind, StreamKind::Created);
+}
+
 using Priorities = SimGpuTest;
 
 // cudaStreamCreateWithPriority: priorities are a hint to run pending work of higher priority first when
