@@ -73,6 +73,16 @@ TEST_F(InvalidHandles, StreamCreationRefusesUnknownFlags) {
     EXPECT_EQ(cudaStreamCreateWithFlags(nullptr, cudaStreamNonBlocking), cudaErrorInvalidValue);
 }
 
+using Launches = SimGpuTest;
+
+// cudaLaunchKernel: cudaErrorInvalidConfiguration for a grid of no blocks, and the launch queues nothing.
+TEST_F(Launches, AnEmptyGridIsRefused) {
+    const Stream stream(cudaStreamNonBlocking);
+    EXPECT_EQ(launch_busy(stream.get(), kLongKernelNs, 0), cudaErrorInvalidConfiguration);
+    ASSERT_CUDA_OK(cudaStreamSynchronize(stream.get()));
+    EXPECT_TRUE(ops().empty());
+}
+
 using CopyKinds = SimGpuTest;
 
 // cudaMemcpy: cudaErrorInvalidMemcpyDirection when the kind is not one of cudaMemcpyKind's values.

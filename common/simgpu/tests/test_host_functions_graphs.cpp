@@ -45,6 +45,22 @@ TEST_F(HostFunctions, RunInStreamOrderOnTheRuntimesThread) {
     EXPECT_GE(op("after").start_ns, op("before").end_ns);
 }
 
+// What a CUDA call made from a host function returned.
+void call_cuda_from_host_function(void* result) {
+    *static_cast<cudaError_t*>(result) = cudaStreamQuery(nullptr);
+}
+
+// cudaLaunchHostFunc: a host function must not make CUDA calls; the runtime may refuse them with
+// cudaErrorNotPermitted, and the simulator always does, so that the mistake shows.
+TEST_F(HostFunctions, CudaCallsFromAHostFunctionAreRefused) {
+    const Stream stream(cudaStreamNonBlocking);
+    cudaError_t result = cudaSuccess;
+    ASSERT_CUDA_OK(cudaLaunchHostFunc(stream.get(), call_cuda_from_host_function, &result));
+    ASSERT_CUDA_OK(cudaStreamSynchronize(stream.get()));
+
+    EXPECT_EQ(result, cudaErrorNotPermitted);
+}
+
 using Graphs = SimGpuTest;
 
 // cudaStreamBeginCapture: work issued to a capturing stream is not run but appended to a graph
