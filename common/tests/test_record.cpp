@@ -367,6 +367,17 @@ TEST(Record, ARecordMadeBeforeTheJobSaltAndTheObservationsHasNeither) {
     EXPECT_EQ(record_text(pipeline_scenario()).find("observed"), std::string::npos);
 }
 
+TEST(Record, ARecordOfTheSimulatedGpuSaysSo) {
+    const std::string end = end_line("complete", two_starts_observed());
+    EXPECT_TRUE(parse_record(with_header_and_end(header_line("05", "p", "d", kSeed, 7, true), end)).simulated);
+    const std::string real = header_line("05", "p", "d", kSeed, 7);
+    EXPECT_EQ(real.find("simulated"), std::string::npos);  // a real build's harness writes no such key
+    EXPECT_FALSE(parse_record(with_header_and_end(real, end)).simulated);
+    std::string header = header_line("05", "p", "d", kSeed, 7, true);
+    header.replace(header.find("true"), 4, "\"yes\"");
+    EXPECT_NE(refusal(with_header_and_end(header, end)).find("\"simulated\" is not true or false"), std::string::npos);
+}
+
 TEST(Record, RefusesAJobSaltOutOfRange) {
     const std::string end = end_line("complete", two_starts_observed());
     for (const std::string salt : {"0", "4096", "-3", "12.5", "\"7\""}) {

@@ -24,6 +24,7 @@ from forged_records import (
     correct_output,
     ended_by_a_signal,
     found_no_gpu_where_the_harness_read_one,
+    header,
     kernels_ten_times_faster,
     lab05_forgeries,
     lab05_record,
@@ -174,3 +175,13 @@ def test_forged_records_score_nothing_where_every_front_end_grades(tmp_path):
         expected = PASSED if name == "solution" else FAILED
         assert [test.status for test in grade.tests] == [expected] * len(tests), (name, grade.tests)
         assert grade.earned == (grade.possible if name == "solution" else 0) and grade.possible > 0, name
+
+
+@pytest.mark.parametrize("number", solution_labs())
+def test_a_record_of_the_simulated_gpu_is_refused_by_the_judges_of_a_real_build(number, tmp_path):
+    """The simulated GPU's harness marks its records (the header's "simulated"): a preview, never a grade.
+    A solution's record so marked fails every judge of a build for real GPUs, with that reason."""
+    lines = with_observations(solution_record(number))
+    header(lines)["simulated"] = True
+    for name, (status, text) in judged(number, text_of(lines), tmp_path).items():
+        assert status == "failed" and REFUSED in text and "recorded on the simulated GPU" in text, (name, text)

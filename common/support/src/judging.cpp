@@ -52,6 +52,13 @@ const LoadedRecord& loaded_record() {
             result.problem = std::string(words::kFailRecordRefused) + error.what();
             return result;
         }
+        if (result.record->simulated && !record::kSimulatedBuild) {
+            result.problem = std::string(words::kFailRecordRefused) + path +
+                             ": it was recorded on the simulated GPU, a preview of what a GPU would show; "
+                             "only a recording on a real GPU is graded";
+            result.record.reset();
+            return result;
+        }
         result.problem = refusal_of_unreal(*result.record, path);
         if (!result.problem.empty()) {
             result.record.reset();

@@ -587,6 +587,12 @@ Record parse_record(const std::string& text) {
             if (line.contains("job_salt")) {  // optional: records made before it have none
                 record.job_salt = read_job_salt(line, place);
             }
+            if (line.contains("simulated")) {  // optional: only the simulated build's harness writes it
+                if (!line.at("simulated").is_boolean()) {
+                    throw place.error("\"simulated\" is not true or false");
+                }
+                record.simulated = line.at("simulated").get<bool>();
+            }
             header = true;
         } else if (line.contains("setup")) {
             if (!started.empty()) {
@@ -673,7 +679,7 @@ Record read_record(const std::string& path) {
 }
 
 std::string header_line(const std::string& lab, const std::string& program, const std::string& date, std::uint32_t seed,
-                        std::optional<std::uint32_t> job_salt) {
+                        std::optional<std::uint32_t> job_salt, bool simulated) {
     ordered_json header{{"format", kRecordFormatName},
                         {"version", kRecordVersion},
                         {"lab", lab},
@@ -682,6 +688,9 @@ std::string header_line(const std::string& lab, const std::string& program, cons
                         {"seed", seed}};
     if (job_salt) {
         header["job_salt"] = *job_salt;
+    }
+    if (simulated) {
+        header["simulated"] = true;
     }
     return one_line(header);
 }

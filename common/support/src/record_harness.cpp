@@ -419,8 +419,8 @@ int main(int argc, char** argv) {
                                              streamlab::record::kMinJobSalt, streamlab::record::kMaxJobSalt)(entropy);
     Run run;
     read_gpu_names(run.observed);
-    run.lines.push_back(
-        streamlab::record::header_line(options.lab, options.program.front(), utc_now(), seed, job_salt));
+    run.lines.push_back(streamlab::record::header_line(options.lab, options.program.front(), utc_now(), seed, job_salt,
+                                                       streamlab::record::kSimulatedBuild));
     const Clock::time_point deadline =
         Clock::now() + std::chrono::milliseconds(static_cast<long long>(options.timeout_s * 1000));
 

@@ -145,6 +145,15 @@ struct HarnessObservations {
     std::string gpu_reading;        ///< Why the harness could not read them; empty when it could.
 };
 
+/// Whether this is the simulated GPU's build (CMake option STREAMLAB_SIMULATED_GPU): its harness marks
+/// every record "simulated", and its judges are the only ones that judge such a record (as a preview,
+/// never a grade); the judges of a build for real GPUs refuse it.
+#ifdef STREAMLAB_SIMULATED_GPU
+inline constexpr bool kSimulatedBuild = true;
+#else
+inline constexpr bool kSimulatedBuild = false;
+#endif
+
 /// A whole record.
 struct Record {
     std::string lab;         ///< "05".
@@ -165,6 +174,9 @@ struct Record {
     std::optional<std::uint32_t> job_salt;
     /// What the harness observed itself (the end line's "observed"). Absent in records made before it.
     std::optional<HarnessObservations> observed;
+    /// Recorded on the simulated GPU (the header's "simulated", which the harness of the simulated build
+    /// writes): a preview of what a GPU would show, which the judges of a real build refuse to grade.
+    bool simulated = false;
 
     /// The scenario named `name`, or nullptr when the run never reached it.
     [[nodiscard]] const Scenario* find(const std::string& name) const;
@@ -196,9 +208,11 @@ void discount_closing_synchronize(Timeline& timeline, std::uint64_t thread);
 
 // ---------------------------------------------------------------- writing, line by line
 
-/// The record's first line, written by the harness (with the run's job salt; without, as records made before it).
+/// The record's first line, written by the harness (with the run's job salt; without, as records made before it),
+/// saying "simulated" where the harness belongs to the simulated build (Record::simulated).
 [[nodiscard]] std::string header_line(const std::string& lab, const std::string& program, const std::string& date,
-                                      std::uint32_t seed, std::optional<std::uint32_t> job_salt = std::nullopt);
+                                      std::uint32_t seed, std::optional<std::uint32_t> job_salt = std::nullopt,
+                                      bool simulated = false);
 /// The set-up's line, written by the recording program before any scenario:
 /// the device (GPU 0), the values every scenario shares and, for a recording on
 /// several GPUs at once, the facts of GPU 1, 2, ... (`more_gpus`, in order).
