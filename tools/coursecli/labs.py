@@ -19,6 +19,16 @@ from .student_files import save_check_without_gpu, save_last_check, save_vetted
 SANITIZE_TIMEOUT_S = 900  # per tool: a lab program runs several times slower under compute-sanitizer
 # The graded tests that read the student's answer file (answer_files in lab.json), by the end of their names:
 # a record does not hold the answers its run was made with, so these read the student's file as it is now.
+# The simulated GPU (common/simgpu): the build that runs a lab on it, the GPU it models, and the labs whose
+# verdicts on it were found equal to the H200's for both the solution and the starter (every graded test of
+# the committed H200 records, judged alike), where `course check` without a GPU previews them.
+SIMULATED_PRESET = "sim"
+SIMULATED_GPU = "NVIDIA H200"
+SIMULATED_LABS = ("01", "02", "03", "05")
+SIMULATED_LABS_NOT_COVERED = (
+    "the simulated GPU previews labs " + ", ".join(SIMULATED_LABS) + " only, where its verdicts were found "
+    "equal to an H200's; the others need what it does not model yet"
+)
 ANSWER_TESTS = ("YourPredictionMatchesTheTimeline", "SuitsAHostWithOtherWork")
 
 
@@ -283,7 +293,8 @@ def _draw_recorded_timeline(
         print(f"Timeline of the judged run, {described}: {image}")
     elif image.exists():
         whose = "your" if variant.endswith("yours") else "the solution's"
-        print(f"Timeline of {whose} graded run: {image}")
+        run_of = "run on the simulated GPU (a preview)" if variant.startswith("simulated-") else "graded run"
+        print(f"Timeline of {whose} {run_of}: {image}")
     else:
         print("No timeline picture: the plot tool could not draw the judged run (its message is above).")
 
@@ -308,7 +319,9 @@ def check_lab(number: str, preset: str, solution: bool, sanitize_it: bool = Fals
     if not gpu_presence()[0]:
         if variant == "yours":
             save_check_without_gpu(folder, number, python, sum(not v.passed for v in verdicts))  # for `course list`
-        return _not_graded_here(number, labels, f"lab{number}.{track}.", verdicts)
+        status = _not_graded_here(number, labels, f"lab{number}.{track}.", verdicts)
+        _preview_on_the_simulated_gpu(number, variant, python)
+        return status  # a preview never changes the exit status: it is no grade
     record = _record(preset, folder, number, track)
     graded = _grade(number, variant, python, folder, record, labels)
     earned, possible = _print_points(number, variant, graded, labels, python)
@@ -324,6 +337,31 @@ def check_lab(number: str, preset: str, solution: bool, sanitize_it: bool = Fals
         if not (sanitized.clean or sanitized.problem):  # a missing tool changes nothing
             return FAILING
     return 0 if graded.tests and earned == possible else FAILING
+
+
+def _preview_on_the_simulated_gpu(number: str, variant: str, python: bool) -> None:
+    """Without a GPU: lab NN's recording run on the simulated GPU (the build of preset `sim`, whose programs
+    link common/simgpu's stand-in CUDA runtime) and judged by that build's judges, with the timeline drawn:
+    what a GPU would most likely say of the student's own code. A preview, never a grade: the record says it
+    is simulated, and the judges of a real build refuse it."""
+    if python:
+        print("No preview on the simulated GPU for the Python track yet: it runs the C++ track only.")
+        return
+    if number not in SIMULATED_LABS:
+        print(f"No preview on the simulated GPU for lab {number}: {SIMULATED_LABS_NOT_COVERED}.")
+        return
+    print()
+    print(f"Preview on the simulated GPU (a model of an {SIMULATED_GPU}): a preview, not your grade")
+    try:
+        folder = build(SIMULATED_PRESET, [f"lab{number}_{variant}_record", f"lab{number}_judge", "streamlab_record"])
+    except CommandFailed as failure:
+        say(f"no preview: the simulated GPU's build failed ({failure})")
+        return
+    record = _record(SIMULATED_PRESET, folder, number, variant)
+    labels = read_labels(folder)
+    graded = _grade(number, variant, False, folder, record, labels)
+    _print_points(number, f"{variant}, simulated {SIMULATED_GPU}: a preview", graded, labels)
+    _draw_recorded_timeline(record, folder, number, f"simulated-{variant}", graded.tests)
 
 
 def _cpp_checks(lab: Path, preset: str, variant: str) -> tuple[Path, dict, list[lab_checks.Verdict]] | int:

@@ -82,17 +82,23 @@ def recorded_traces(record: Path) -> dict[str, dict]:
     except OSError:
         return {}
     traces = {}
+    simulated = False
     for text in lines:
         try:
             line = json.loads(text)
         except ValueError:
             continue
+        if isinstance(line, dict) and line.get("format") == "streamlab-record":
+            simulated = line.get("simulated") is True  # a run on the simulated GPU (RECORD_FORMAT.md)
         if isinstance(line, dict) and line.get("outcome") == "recorded" and isinstance(line.get("trace"), dict):
             trace, calls = line["trace"], line.get("stream_calls")
             # The scenario's stream calls go into the trace's otherData (TRACE_FORMAT.md), so that its
             # picture draws the event records and the waits for them.
             if isinstance(calls, list) and isinstance(trace.get("otherData"), dict):
                 trace["otherData"]["stream_calls"] = calls
+            device = trace.get("otherData", {}).get("device") if isinstance(trace.get("otherData"), dict) else None
+            if simulated and isinstance(device, dict) and isinstance(device.get("name"), str):
+                device["name"] += " (simulated)"  # so that no picture of it passes for a GPU's own
             traces[str(line.get("scenario"))] = trace
     return traces
 

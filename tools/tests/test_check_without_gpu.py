@@ -45,6 +45,8 @@ def no_gpu(monkeypatch):
     monkeypatch.setattr(labs, "gpu_presence", lambda: NO_GPU)
     monkeypatch.setattr(labs, "build", lambda preset, targets: BUILD)
     monkeypatch.setattr(labs, "build_python_side", lambda preset: BUILD)
+    # The preview on the simulated GPU needs a build of its own (test_simulated_preview.py runs it).
+    monkeypatch.setattr(labs, "_preview_on_the_simulated_gpu", lambda number, variant, python: None)
     monkeypatch.setattr(course_main.environment, "setup_or_exit", lambda: None)
 
 

@@ -11,7 +11,9 @@
 ///  - no copy beats the fastest link this kind of GPU has, and no kernel does its work faster than
 ///    the set-up calibrated (or than this kind of GPU can);
 ///  - what the harness saw itself (how each start of the program ended, each scenario's wall time, the
-///    GPUs' names) and what it chose (the job salt every element count follows) agree with the rest.
+///    GPUs' names) and what it chose (the job salt every element count follows) agree with the rest (a
+///    simulated record's times are its model's, so its wall times are not compared; only the simulated
+///    build's judges judge such a record at all).
 #pragma once
 
 #include <cstdint>
