@@ -351,7 +351,7 @@ function(streamlab_add_lab lab_file)
   set_property(DIRECTORY "${PROJECT_SOURCE_DIR}" APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${lab_file}")
   streamlab_require_lab_members("${lab_file}" "" "${lab_json}" "${STREAMLAB_LAB_SCHEMA}")
   foreach(key IN ITEMS student_sources program recorder test_source judge_sources course_sources
-                       course_libraries cpu_test timeout)
+                       course_libraries cpu_test timeout simulated_kernels)
     string(TOUPPER "${key}" variable)
     streamlab_lab_member("${lab_json}" "${STREAMLAB_LAB_SCHEMA}" ${key} arg_${variable})
   endforeach()
@@ -406,6 +406,9 @@ function(streamlab_add_lab lab_file)
   if(arg_COURSE_SOURCES)
     set(course_side "$<TARGET_OBJECTS:${lab}_course_side>")
   endif()
+  # The simulated GPU's models of the lab's own kernels, for the programs that launch them (none outside the
+  # simulated build: StreamLabSimulatedGpu.cmake).
+  streamlab_add_simulated_kernels(${lab} "${lab_dir}" simulated_kernels ${arg_SIMULATED_KERNELS})
   if(arg_CPU_TEST)
     streamlab_add_lab_cpu_test(${lab} "${lab_dir}" ${arg_CPU_TEST})
   endif()
@@ -431,12 +434,14 @@ function(streamlab_add_lab lab_file)
     # line of each finding. Neither changes the code the compiler generates.
     target_compile_options(${lab}_${variant} PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-lineinfo -g> $<$<COMPILE_LANGUAGE:CXX>:-g>)
 
-    add_executable(${lab}_${variant}_run $<TARGET_OBJECTS:${lab}_program_objects> ${course_side})
+    add_executable(${lab}_${variant}_run $<TARGET_OBJECTS:${lab}_program_objects> ${course_side}
+                   ${simulated_kernels})
     streamlab_link_graded_code(${lab}_${variant}_run ${lab}_${variant})
     target_link_libraries(${lab}_${variant}_run PRIVATE streamlab_census ${arg_COURSE_LIBRARIES})
 
     set(recording_exe ${lab}_${variant}_record)
-    add_executable(${recording_exe} $<TARGET_OBJECTS:${lab}_recorder_objects> ${course_side})
+    add_executable(${recording_exe} $<TARGET_OBJECTS:${lab}_recorder_objects> ${course_side}
+                   ${simulated_kernels})
     streamlab_link_graded_code(${recording_exe} ${lab}_${variant})
     target_link_libraries(${recording_exe} PRIVATE ${arg_COURSE_LIBRARIES})
     # Made of objects only, so CMake cannot tell the link language from a source.

@@ -46,3 +46,25 @@ function(streamlab_add_simulated_gpu_checks)
                    -P "${PROJECT_SOURCE_DIR}/cmake/check_simulated_overlap.cmake")
   set_tests_properties(simgpu.lab05.overlap PROPERTIES LABELS "simgpu;cpu" TIMEOUT 120)
 endfunction()
+
+# The simulated GPU's models of a lab's own kernels (simulated_kernels in its
+# lab.json), in the simulated build only. The simulator (common/) knows no lab:
+# a lab whose course side launches kernels of its own brings their models, each
+# registered before main (streamlab::simgpu::register_kernel). They become the
+# object library ${lab}_simulated_kernels, and out_var the objects to put on the
+# link line of each program that launches those kernels: objects, not a library,
+# since a linker leaves out a library's object that nothing calls, registration
+# and all. Outside the simulated build, or without models, out_var is empty.
+function(streamlab_add_simulated_kernels lab lab_dir out_var)
+  set(${out_var} "" PARENT_SCOPE)
+  if(NOT STREAMLAB_SIMULATED_GPU OR NOT ARGN)
+    return()
+  endif()
+  set(sources ${ARGN})
+  list(TRANSFORM sources PREPEND "${lab_dir}/")
+  add_library(${lab}_simulated_kernels OBJECT ${sources})
+  target_link_libraries(${lab}_simulated_kernels PRIVATE streamlab_simgpu)
+  target_include_directories(${lab}_simulated_kernels PRIVATE "${lab_dir}")
+  target_compile_features(${lab}_simulated_kernels PRIVATE cxx_std_17)
+  set(${out_var} "$<TARGET_OBJECTS:${lab}_simulated_kernels>" PARENT_SCOPE)
+endfunction()

@@ -82,7 +82,7 @@ def test_what_a_lab_leaves_out_is_the_schemas_default(tmp_path):
 
 def test_every_key_of_the_schema_is_read_by_cmake_or_the_tools():
     read_by_the_tools = set(LabDeclaration.__dataclass_fields__) | {"student_sources", "test_source", "tests", "python"}
-    only_cmake = {"judge_sources", "course_sources", "course_libraries", "cpu_test", "timeout"}
+    only_cmake = {"judge_sources", "course_sources", "course_libraries", "cpu_test", "timeout", "simulated_kernels"}
     assert set(lab_schema()["properties"]) - read_by_the_tools == only_cmake | {"$schema", "about"}
     cmake = (ROOT / "cmake" / "StreamLab.cmake").read_text()
     assert all(re.search(rf"\b{key}\b", cmake) for key in only_cmake)

@@ -1,10 +1,10 @@
 // The kernel registry and the models of the course's kernels (see kernels.hpp).
 //
-// Every kernel the course launches has its model here, in the simulator's own sources, so that no lab's code
-// changes for the simulated build: streamlab::workload_kernel and the tracer's warm-up kernel (common/src),
-// lab 09's faulty_workload_kernel and lab 07's background_kernel (each in its lab's course-side .cu file).
-// A model does what the kernel's device code does, element by element, on the CPU, and times it from the
-// model GPU's figures.
+// The kernels of common/ have their models here, in the simulator's own sources: streamlab::workload_kernel
+// and the tracer's warm-up kernel (common/src). A kernel that lives elsewhere in the course has its model
+// beside it, registered with register_kernel and written with what simgpu_kernel_model.hpp offers, which is
+// defined here. A model does what the kernel's device code does, element by element, on the CPU, and times it
+// from the model GPU's figures.
 #include "kernels.hpp"
 
 #include <cxxabi.h>
@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "machine.hpp"
+#include "streamlab/simgpu_kernel_model.hpp"
 #include "streamlab/workload.hpp"
 
 namespace streamlab::simgpu {
@@ -62,44 +63,6 @@ constexpr unsigned int kMaxThreadsPerSm = 2048;
 constexpr unsigned int kMaxBlocksPerSm = 32;
 constexpr unsigned int kMaxThreadsPerBlock = 1024;
 
-/// The shortest a kernel lasts on the GPU's clock however little it does: launching its blocks and waiting
-/// for the last to retire. An estimate (a few microseconds, what CUPTI shows for the smallest kernels on
-/// recent GPUs), not yet measured by the course; the fidelity table (issue 55) is where it will be.
-constexpr std::uint64_t kShortestKernelNs = 2'000;
-
-/// The argument `index` of a launch, as the kernel's parameter type (`args` holds a pointer to each).
-template <typename T>
-T argument(void** args, int index) {
-    return *static_cast<T*>(args[index]);
-}
-
-/// The share of the model GPU's SMs a grid holds: its blocks over what all SMs hold at once (1 at most).
-double grid_share(unsigned int grid_blocks, unsigned int block_threads, const GpuModel& model) {
-    const int per_sm = resident_blocks_per_sm(block_threads);
-    if (per_sm == 0 || model.sm_count <= 0) {
-        return 1.0;
-    }
-    const double resident = static_cast<double>(model.sm_count) * per_sm;
-    return std::min(1.0, static_cast<double>(grid_blocks) / resident);
-}
-
-/// How long a grid-stride loop over `n` elements of `iterations` workload steps each lasts. Every thread does
-/// ceil(n / threads) elements one after another, at the pace one thread gets when the whole GPU is busy (the
-/// model's rate spread over every thread the SMs hold). A grid that the SMs hold at once lasts as long as one
-/// thread's elements; a larger one runs in waves of blocks, which the GPU hands out as room frees, so its
-/// threads' elements are spread over all the SMs' threads (the model's rate was measured so, on a grid of
-/// 262144 blocks).
-std::uint64_t grid_stride_ns(std::size_t n, int iterations, unsigned int grid_blocks, unsigned int block_threads,
-                             const GpuModel& model) {
-    const double threads = static_cast<double>(grid_blocks) * block_threads;
-    const double resident_threads = static_cast<double>(model.sm_count) * kMaxThreadsPerSm;
-    const double elements_per_thread = std::ceil(static_cast<double>(n) / threads);
-    const double per_thread_rate = model.workload_element_iterations_per_ns / resident_threads;
-    const double elements_per_resident_thread = elements_per_thread * threads / std::min(threads, resident_threads);
-    const double ns = elements_per_resident_thread * std::max(iterations, 0) / per_thread_rate;
-    return std::max(kShortestKernelNs, static_cast<std::uint64_t>(ns));
-}
-
 /// Whether the GPU can reach [address, address + bytes): device memory, or page-locked host memory, which
 /// unified virtual addressing maps into the GPU's address space (the Runtime API's cudaHostAlloc and
 /// cudaHostRegister: with unified addressing, the device pointer of page-locked memory is its host pointer).
@@ -108,18 +71,6 @@ bool device_can_access(const void* address, std::size_t bytes) {
     const MemoryRegistry& memory = Machine::instance().memory();
     return memory.holds(address, bytes, MemoryKind::Device) || memory.holds(address, bytes, MemoryKind::PinnedHost) ||
            memory.holds(address, bytes, MemoryKind::RegisteredHost);
-}
-
-/// Why a kernel that touches `count` elements of T from `address` faults, or "" if the GPU can reach them all.
-template <typename T>
-std::string unreachable(const std::string& what, const T* address, std::size_t count) {
-    if (count == 0 || device_can_access(address, count * sizeof(T))) {
-        return "";
-    }
-    char text[160];
-    std::snprintf(text, sizeof text, "%s (%p, %zu bytes) is neither device memory nor page-locked host memory",
-                  what.c_str(), static_cast<const void*>(address), count * sizeof(T));
-    return text;
 }
 
 /// streamlab::workload_element(x, iterations) for many x, each distinct x computed once. A lab's arrays hold
@@ -169,34 +120,6 @@ private:
     std::size_t stored_ = 0;
 };
 
-/// Computes out[i] = workload_element(in[i], iterations) for i < n, skipping `skipped` (an index, or n for
-/// none), split over the CPU's cores as a GPU splits it over its SMs: each core its own slice and memo. The
-/// simulator's time does not depend on it (the host clock leaves out the CPU's time in a call); the
-/// student's wait does.
-void compute_workload(const float* in, float* out, std::size_t n, int iterations, std::size_t skipped) {
-    // Below this, starting threads costs more than it saves.
-    constexpr std::size_t kElementsWorthAThread = std::size_t{1} << 20;
-    const std::size_t cores = std::max(1U, std::thread::hardware_concurrency());
-    const std::size_t workers = std::min(cores, std::max<std::size_t>(1, n / kElementsWorthAThread));
-    const auto slice = [&](std::size_t begin, std::size_t end) {
-        WorkloadMemo element(iterations);
-        for (std::size_t i = begin; i < end; ++i) {
-            if (i != skipped) {
-                out[i] = element(in[i]);
-            }
-        }
-    };
-    std::vector<std::thread> helpers;
-    const std::size_t per_worker = (n + workers - 1) / workers;
-    for (std::size_t w = 1; w < workers; ++w) {
-        helpers.emplace_back(slice, std::min(n, w * per_worker), std::min(n, (w + 1) * per_worker));
-    }
-    slice(0, std::min(n, per_worker));
-    for (std::thread& helper : helpers) {
-        helper.join();
-    }
-}
-
 // ---------------------------------------------------------------- streamlab::workload_kernel (common/src/workload.cu)
 
 /// workload_kernel(const float* in, float* out, std::size_t n, int iterations): out[i] = f(in[i]) for i < n.
@@ -205,7 +128,8 @@ std::string run_workload(void** args, unsigned int /*grid_blocks*/, unsigned int
     auto* out = argument<float*>(args, 1);
     const auto n = argument<std::size_t>(args, 2);
     const int iterations = argument<int>(args, 3);
-    for (const std::string& why : {unreachable("in", in, n), unreachable("out", out, n)}) {
+    const std::size_t bytes = n * sizeof(float);
+    for (const std::string& why : {unreachable("in", in, bytes), unreachable("out", out, bytes)}) {
         if (!why.empty()) {
             return why;
         }
@@ -231,67 +155,6 @@ std::uint64_t shortest_ns(void** /*args*/, unsigned int /*grid_blocks*/, unsigne
     return kShortestKernelNs;
 }
 
-// ---------------------------------------------------------------- lab 09's faulty_workload_kernel
-// (labs/09-.../faulty_workload.cu)
-
-/// lab09.hpp's kTripwire: the input value whose thread writes through `wild` instead of into `out`. Stated
-/// again here because the simulator is built before, and without, any lab.
-constexpr float kLab09Tripwire = 2.0F;
-
-/// faulty_workload_kernel(const float* in, float* out, std::size_t n, int iterations, float* wild): the
-/// workload, except that the element equal to the tripwire is written through `wild` (address 0, which
-/// nothing maps), so the kernel faults with cudaErrorIllegalAddress.
-std::string run_faulty_workload(void** args, unsigned int /*grid_blocks*/, unsigned int /*block_threads*/) {
-    const auto* in = argument<const float*>(args, 0);
-    auto* out = argument<float*>(args, 1);
-    const auto n = argument<std::size_t>(args, 2);
-    const int iterations = argument<int>(args, 3);
-    auto* wild = argument<float*>(args, 4);
-    for (const std::string& why : {unreachable("in", in, n), unreachable("out", out, n)}) {
-        if (!why.empty()) {
-            return why;
-        }
-    }
-    // The first element that trips the bug (the course plants one); its thread writes through `wild`.
-    const std::size_t tripped = static_cast<std::size_t>(std::find(in, in + n, kLab09Tripwire) - in);
-    // Threads run in no set order on a GPU, and a fault stops the kernel at no set point; here every other
-    // element is written, one of the outcomes a GPU may give.
-    compute_workload(in, out, n, iterations, tripped);
-    if (tripped == n) {
-        return "";
-    }
-    const std::string why = unreachable("the target of element " + std::to_string(tripped), wild, 1);
-    if (!why.empty()) {
-        return why;
-    }
-    *wild = workload_element(in[tripped], iterations);
-    return "";
-}
-
-// ---------------------------------------------------------------- lab 07's background_kernel
-// (labs/07-.../priority_side.cu)
-
-/// background_kernel(std::uint64_t block_ns, unsigned int* started): every block holds its room on an SM for
-/// block_ns; the first block sets *started = 1 (page-locked host memory the host polls).
-std::string run_background(void** args, unsigned int /*grid_blocks*/, unsigned int /*block_threads*/) {
-    auto* started = argument<unsigned int*>(args, 1);
-    const std::string why = unreachable("started", started, 1);
-    if (!why.empty()) {
-        return why;
-    }
-    *started = 1;
-    return "";
-}
-
-/// As many waves of block_ns as it takes for every block to get its room.
-std::uint64_t background_ns(void** args, unsigned int grid_blocks, unsigned int block_threads, const GpuModel& model) {
-    const auto block_ns = argument<std::uint64_t>(args, 0);
-    const std::uint64_t resident =
-        static_cast<std::uint64_t>(std::max(model.sm_count, 1)) * std::max(resident_blocks_per_sm(block_threads), 1);
-    const std::uint64_t waves = (grid_blocks + resident - 1) / resident;
-    return std::max(kShortestKernelNs, waves * block_ns);
-}
-
 void register_course_kernels(Registry& registry) {
     const auto add = [&registry](const char* mangled_name, const KernelModel& model) {
         registry.model_by_readable_name[readable_kernel_name(mangled_name)] = model;
@@ -300,17 +163,79 @@ void register_course_kernels(Registry& registry) {
     // namespace, which demangles the same (kernels.hpp).
     add("_ZN9streamlab15workload_kernelEPKfPfmi", {run_workload, workload_ns, grid_share});
     add("_ZN9streamlab6detail12_GLOBAL__N_121tracer_warm_up_kernelEv", {run_nothing, shortest_ns, grid_share});
-    add("_ZN5lab0912_GLOBAL__N_122faulty_workload_kernelEPKfPfmiS3_", {run_faulty_workload, workload_ns, grid_share});
-    add("_ZN5lab076course12_GLOBAL__N_117background_kernelEmPj", {run_background, background_ns, grid_share});
 }
 
 }  // namespace
+
+// ---------------------------------------------------------------- simgpu_kernel_model.hpp
+
+std::string unreachable(const std::string& what, const void* address, std::size_t bytes) {
+    if (bytes == 0 || device_can_access(address, bytes)) {
+        return "";
+    }
+    char text[160];
+    std::snprintf(text, sizeof text, "%s (%p, %zu bytes) is neither device memory nor page-locked host memory",
+                  what.c_str(), address, bytes);
+    return text;
+}
+
+// Split over the CPU's cores as a GPU splits it over its SMs: each core its own slice and memo. The
+// simulator's time does not depend on it (the host clock leaves out the CPU's time in a call); the student's
+// wait does.
+void compute_workload(const float* in, float* out, std::size_t n, int iterations, std::size_t skipped) {
+    // Below this, starting threads costs more than it saves.
+    constexpr std::size_t kElementsWorthAThread = std::size_t{1} << 20;
+    const std::size_t cores = std::max(1U, std::thread::hardware_concurrency());
+    const std::size_t workers = std::min(cores, std::max<std::size_t>(1, n / kElementsWorthAThread));
+    const auto slice = [&](std::size_t begin, std::size_t end) {
+        WorkloadMemo element(iterations);
+        for (std::size_t i = begin; i < end; ++i) {
+            if (i != skipped) {
+                out[i] = element(in[i]);
+            }
+        }
+    };
+    std::vector<std::thread> helpers;
+    const std::size_t per_worker = (n + workers - 1) / workers;
+    for (std::size_t w = 1; w < workers; ++w) {
+        helpers.emplace_back(slice, std::min(n, w * per_worker), std::min(n, (w + 1) * per_worker));
+    }
+    slice(0, std::min(n, per_worker));
+    for (std::thread& helper : helpers) {
+        helper.join();
+    }
+}
 
 int resident_blocks_per_sm(unsigned int block_threads) {
     if (block_threads == 0 || block_threads > kMaxThreadsPerBlock) {
         return 0;
     }
     return static_cast<int>(std::min(kMaxBlocksPerSm, kMaxThreadsPerSm / block_threads));
+}
+
+double grid_share(unsigned int grid_blocks, unsigned int block_threads, const GpuModel& model) {
+    const int per_sm = resident_blocks_per_sm(block_threads);
+    if (per_sm == 0 || model.sm_count <= 0) {
+        return 1.0;
+    }
+    const double resident = static_cast<double>(model.sm_count) * per_sm;
+    return std::min(1.0, static_cast<double>(grid_blocks) / resident);
+}
+
+// Every thread does ceil(n / threads) elements one after another, at the pace one thread gets when the whole
+// GPU is busy (the model's rate spread over every thread the SMs hold). A grid that the SMs hold at once lasts
+// as long as one thread's elements; a larger one runs in waves of blocks, which the GPU hands out as room
+// frees, so its threads' elements are spread over all the SMs' threads (the model's rate was measured so, on a
+// grid of 262144 blocks).
+std::uint64_t grid_stride_ns(std::size_t n, int iterations, unsigned int grid_blocks, unsigned int block_threads,
+                             const GpuModel& model) {
+    const double threads = static_cast<double>(grid_blocks) * block_threads;
+    const double resident_threads = static_cast<double>(model.sm_count) * kMaxThreadsPerSm;
+    const double elements_per_thread = std::ceil(static_cast<double>(n) / threads);
+    const double per_thread_rate = model.workload_element_iterations_per_ns / resident_threads;
+    const double elements_per_resident_thread = elements_per_thread * threads / std::min(threads, resident_threads);
+    const double ns = elements_per_resident_thread * std::max(iterations, 0) / per_thread_rate;
+    return std::max(kShortestKernelNs, static_cast<std::uint64_t>(ns));
 }
 
 std::string readable_kernel_name(const std::string& mangled_name) {

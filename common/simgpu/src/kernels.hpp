@@ -16,6 +16,7 @@
 #include <string>
 
 #include "streamlab/simgpu.hpp"
+#include "streamlab/simgpu_kernel_model.hpp"  // resident_blocks_per_sm, for the occupancy query
 
 namespace streamlab::simgpu {
 
@@ -37,10 +38,5 @@ void remember_host_function(const void* host_function, const char* mangled_name)
 /// `mangled_name` as a C++ programmer writes it ("streamlab::workload_kernel(float const*, float*, unsigned
 /// long, int)"), or itself where it is no mangled C++ name (an extern "C" kernel).
 [[nodiscard]] std::string readable_kernel_name(const std::string& mangled_name);
-
-/// The blocks of `block_threads` threads one SM holds at once for the course's kernels, which use few
-/// registers and no shared memory, so that threads are what limits them (what
-/// cudaOccupancyMaxActiveBlocksPerMultiprocessor answers); 0 for a block no SM can hold.
-[[nodiscard]] int resident_blocks_per_sm(unsigned int block_threads);
 
 }  // namespace streamlab::simgpu
