@@ -25,7 +25,7 @@ GpuModel h200() {
     // Pinned copies: common/reference/h200_stage_times.json, 256 MiB each way in 4.854 ms.
     model.h2d_pinned_gb_per_s = kStageBytes / 4.854e6;
     model.d2h_pinned_gb_per_s = kStageBytes / 4.854e6;
-    // Pageable copies: common/reference/h200_quoted_numbers.json, bandwidth_256mib_events (lab 03's probe).
+    // Pageable copies: common/reference/h200_quoted_numbers.json, bandwidth_256mib_events (pinned-memory probe).
     model.h2d_pageable_gb_per_s = 8.2;
     model.d2h_pageable_gb_per_s = 13.9;
     // Not measured by the course: an estimate from the H200's 4.8 TB/s of memory bandwidth (NVIDIA's data
@@ -38,7 +38,7 @@ GpuModel h200() {
     model.pinned_free_ns_per_byte = 23.83e6 / kStageBytes;
     model.host_register_ns_per_byte = 77.19e6 / kStageBytes;
     model.host_unregister_ns_per_byte = 12.0e6 / kStageBytes;
-    // The workload kernel: common/tests/records/05-three-chunks/h200-right-lab05-stage-by-stage.record.jsonl,
+    // The workload kernel: the H200 record of the stage-by-stage solution in common/tests/records/05-three-chunks/,
     // its serial scenario's kernel: 67108864 elements x 513 iterations in 5.021634 ms.
     model.workload_element_iterations_per_ns = 67108864.0 * 513.0 / 5021634.0;
     // The same record: its serial scenario's cudaLaunchKernel call began at 4.949581 ms and the kernel at
@@ -51,7 +51,7 @@ GpuModel h200() {
         "(bandwidth_256mib_events); page-locking costs: common/reference/h200_quoted_numbers.json "
         "(host_allocation_costs); device-to-device copies and memsets: estimated from the H200's 4.8 TB/s "
         "data sheet bandwidth, not measured; workload kernel, launch latency and call cost: "
-        "common/tests/records/05-three-chunks/h200-right-lab05-stage-by-stage.record.jsonl (2026-12-04)";
+        "the H200 record of the stage-by-stage solution in common/tests/records/05-three-chunks/ (2026-12-04)";
     return model;
 }
 

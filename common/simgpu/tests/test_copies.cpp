@@ -39,7 +39,7 @@ TEST_F(HostBlocking, SynchronousCopyFromPinnedMemoryReturnsAfterTheCopy) {
 }
 
 // cudaMemcpy is issued to the legacy NULL stream: it waits for the work already queued in blocking streams, so a
-// synchronous copy between two streams' kernels ends their overlap (lab 05's first classic mistake).
+// synchronous copy between two streams' kernels ends their overlap (a first pipeline's classic mistake).
 TEST_F(HostBlocking, SynchronousCopyWaitsForBlockingStreams) {
     const Stream stream(cudaStreamDefault);
     const DeviceBuffer<char> device(kCopyBytes);
