@@ -27,6 +27,10 @@ std::uint64_t real_ns(std::chrono::steady_clock::time_point when = std::chrono::
 
 thread_local int t_call_depth = 0;  // Runtime calls in progress on this thread (nested: > 1).
 thread_local bool t_on_host_function_thread = false;
+// On the host-function thread, while a host function runs: where the simulated clock stood when it began,
+// and the real time it began.
+thread_local std::uint64_t t_host_function_start_ns = 0;
+thread_local std::uint64_t t_host_function_real_start_ns = 0;
 thread_local const std::string* t_label = nullptr;  // exchange_thread_label.
 thread_local cudaError_t t_last_error = cudaSuccess;
 
@@ -67,12 +71,14 @@ private:
 /// thread of its own, not the caller's, one at a time.
 class HostFunctionThread {
 public:
-    /// Runs `function` on the thread, waits for it and returns how long it ran, in ns.
-    std::uint64_t run(const std::function<void()>& function) {
+    /// Runs `function` on the thread, its simulated clock starting at `start_ns`, waits for it and returns
+    /// how long it ran, in ns.
+    std::uint64_t run(const std::function<void()>& function, std::uint64_t start_ns) {
         std::unique_lock<std::mutex> lock(mutex_);
         if (!thread_.joinable()) {
             thread_ = std::thread([this] { serve(); });
         }
+        job_start_ns_ = start_ns;
         job_ = &function;
         cv_.notify_all();
         cv_.wait(lock, [this] { return job_ == nullptr; });
@@ -86,6 +92,8 @@ private:
         for (;;) {
             cv_.wait(lock, [this] { return job_ != nullptr; });
             const auto start = std::chrono::steady_clock::now();
+            t_host_function_start_ns = job_start_ns_;
+            t_host_function_real_start_ns = real_ns(start);
             try {
                 (*job_)();
             } catch (...) {
@@ -103,6 +111,7 @@ private:
     std::mutex mutex_;
     std::condition_variable cv_;
     const std::function<void()>* job_ = nullptr;
+    std::uint64_t job_start_ns_ = 0;
     std::uint64_t last_duration_ns_ = 0;
     std::thread thread_;
 };
@@ -327,8 +336,8 @@ void Machine::device_barrier() {
     ++state_->barrier_generation;
 }
 
-std::uint64_t Machine::run_host_function(const std::function<void()>& function) {
-    return state_->host_functions.run(function);
+std::uint64_t Machine::run_host_function(const std::function<void()>& function, std::uint64_t start_ns) {
+    return state_->host_functions.run(function, start_ns);
 }
 
 void Machine::set_capture_recorder(CaptureRecorder recorder) {
@@ -362,6 +371,11 @@ std::uint64_t Machine::end_ns(OpId op) const {
 // --- The clock and the log ------------------------------------------------------------------------------------
 
 std::uint64_t Machine::host_now_ns() const {
+    if (t_on_host_function_thread) {
+        // A host function runs when its stream reaches it on the simulated GPU, which is when its clock
+        // starts (HostFunctionThread::run), not when the simulator happens to run it.
+        return t_host_function_start_ns + (real_ns() - t_host_function_real_start_ns);
+    }
     return t_call_depth > 0 ? state_->call_host_ns : state_->clock.now();
 }
 
@@ -444,7 +458,7 @@ ApiCall::ApiCall(const char* function) : function_(function) {
         // cudaLaunchHostFunc's documentation: a host function must not make CUDA API calls. The call is
         // counted (the graders look for such calls) and refused, without the machine's lock, which the
         // call that runs the host function holds.
-        machine.state_->calls.count(function, this_thread_id(), machine.state_->clock.now());
+        machine.state_->calls.count(function, this_thread_id(), machine.host_now_ns());
         permitted_ = false;
         return;
     }

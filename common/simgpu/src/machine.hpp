@@ -6,9 +6,10 @@
 ///  1. An entry point opens an ApiCall: it takes the machine's lock, counts the call, gives it a correlation
 ///     id and moves the simulated host clock by the call's cost when it returns.
 ///  2. It checks its arguments and does the work on the CPU at once (a copy copies, a kernel runs its CPU
-///     reference), then enqueues an op on a stream: what it is, how long the model says it takes, which
-///     engine it needs, and what it waits for (the stream's previous command, the legacy NULL stream's
-///     barrier, an event, a graph node).
+///     reference; a host function alone waits until its stream reaches it: OpRequest::run_at_start), then
+///     enqueues an op on a stream: what it is, how long the model says it takes, which engine it needs,
+///     and what it waits for (the stream's previous command, the legacy NULL stream's barrier, an event, a
+///     graph node).
 ///  3. The scheduler (a discrete-event simulation) decides when each op starts and ends on the model's
 ///     engines. It only ever advances to the host's current time: an op the host has not issued yet cannot
 ///     start before the host issues it, so every decision it takes is final. When the host waits (a
@@ -95,10 +96,11 @@ public:
     /// on, to any stream, starts after all work issued before.
     void device_barrier();
 
-    /// Runs `function` on the runtime's own host-function thread and waits for it (in real time, not on the
-    /// simulated clock); returns how long it ran, in ns. Host functions run one at a time in the order
-    /// their streams reach them, as the runtime runs them; a CUDA call from one fails (ApiCall).
-    std::uint64_t run_host_function(const std::function<void()>& function);
+    /// Runs `function` on the runtime's own host-function thread and waits for it (in real time); returns how
+    /// long it ran, in ns. The scheduler calls it when the host function's op starts, at `start_ns`: on that
+    /// thread, the simulated host clock reads `start_ns` plus the real time the function has run so far. A
+    /// CUDA call from a host function fails (ApiCall).
+    std::uint64_t run_host_function(const std::function<void()>& function, std::uint64_t start_ns);
 
     /// Where a stream being captured sends its ops instead of running them (runtime_graphs.cpp sets it).
     using CaptureRecorder = std::function<void(Stream& stream, OpRequest request)>;

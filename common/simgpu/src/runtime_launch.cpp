@@ -13,6 +13,7 @@
 // defines them, so the program's own object files launch on the simulated GPU unchanged.
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <map>
@@ -159,6 +160,14 @@ std::shared_ptr<KeptArguments> keep_arguments(const std::string& readable_name, 
     return kept;
 }
 
+/// How many waves of blocks a grid runs in on an idle GPU: its blocks over what all SMs hold at once (for the
+/// course's kernels, their threads decide how many blocks an SM holds: resident_blocks_per_sm), rounded up.
+std::uint32_t grid_waves(unsigned int grid_blocks, unsigned int block_threads, const GpuModel& model) {
+    const std::uint64_t resident = static_cast<std::uint64_t>(std::max(model.sm_count, 1)) *
+                                   static_cast<std::uint64_t>(std::max(resident_blocks_per_sm(block_threads), 1));
+    return static_cast<std::uint32_t>(std::max<std::uint64_t>(1, (grid_blocks + resident - 1) / resident));
+}
+
 /// The launch, once its configuration is known: what cudaLaunchKernel, __cudaLaunchKernel and their _ptsz
 /// versions all do. `per_thread_default`: a null stream names the thread's default stream (_ptsz).
 cudaError_t launch(const void* function, dim3 grid, dim3 block, void** args, std::size_t shared_bytes,
@@ -200,6 +209,7 @@ cudaError_t launch(const void* function, dim3 grid, dim3 block, void** args, std
     request.duration_ns = model.duration_ns(args, grid_blocks, block_threads, machine.model());
     request.resource = Resource::Compute;
     request.compute_share = model.share(grid_blocks, block_threads, machine.model());
+    request.waves = grid_waves(grid_blocks, block_threads, machine.model());
 
     // In a capture the kernel runs at each graph launch, on a copy of its arguments. Where they cannot be
     // copied (see keep_arguments), its CPU work is done now, once, and the graph replays only its time.
@@ -373,12 +383,14 @@ cudaError_t cudaLaunchHostFunc(cudaStream_t handle, cudaHostFn_t function, void*
     // it to return: an invisible op that lasts as long as the function ran, on no engine.
     OpRequest request;
     request.marker = Marker::HostFunction;
-    request.resource = Resource::None;
-    // It runs on the runtime's own thread, one host function at a time, in the order the streams reach them
-    // (the Runtime API on cudaLaunchHostFunc); the simulator reaches them in the order they were issued, which
-    // honours every stream's order.
+    request.resource = Resource::HostFunctionThread;
+    // The runtime calls it once the work issued to the stream before it has completed (the Runtime API on
+    // cudaLaunchHostFunc), on a thread of its own, one host function at a time: so it runs when the
+    // simulation reaches the op, its clock reading that moment, and lasts as long as it ran.
     OpWork work = [function, user_data](OpRequest& op) {
-        op.duration_ns = Machine::instance().run_host_function([function, user_data] { function(user_data); });
+        op.run_at_start = [function, user_data](std::uint64_t start_ns) {
+            return Machine::instance().run_host_function([function, user_data] { function(user_data); }, start_ns);
+        };
         return std::string();
     };
     if (!defer_to_capture(*stream, work)) {

@@ -11,6 +11,13 @@ namespace {
 // Shares are fractions of the SMs; a little slack so that four quarters make a whole.
 constexpr double kShareSlack = 1e-9;
 
+// The least a kernel holds while it runs, whatever share its model gives: one block on one SM is some room.
+constexpr double kSmallestShare = 1e-6;
+
+double wave_width(const OpRequest& request) {
+    return std::max(std::clamp(request.compute_share, 0.0, 1.0), kSmallestShare);
+}
+
 }  // namespace
 
 Scheduler::Scheduler(int copy_engines) : copy_engine_busy_(static_cast<std::size_t>(std::max(copy_engines, 1))) {}
@@ -18,6 +25,9 @@ Scheduler::Scheduler(int copy_engines) : copy_engine_busy_(static_cast<std::size
 OpId Scheduler::add(Op op) {
     // An op can never start before the time already simulated: those decisions are taken.
     op.earliest_start_ns = std::max(op.earliest_start_ns, now_ns_);
+    if (op.request.resource == Resource::Compute) {
+        op.blocks_left = wave_width(op.request) * std::max(op.request.waves, 1U);
+    }
     ops_.push_back(std::move(op));
     const OpId id = ops_.size();
     waiting_.push_back(id);
@@ -44,17 +54,14 @@ bool Scheduler::try_start(Op& op) {
     const std::size_t engines = copy_engine_busy_.size();
     switch (request.resource) {
         case Resource::None:
+        case Resource::Compute:  // Kernels start through dispatch_blocks.
             break;
-        case Resource::Compute: {
-            // Kernels run side by side while their shares of the SMs fit (the Programming Guide's
-            // concurrent kernel execution); one that does not fit waits for SMs to free up.
-            const double share = std::clamp(request.compute_share, 0.0, 1.0);
-            if (compute_in_use_ > kShareSlack && compute_in_use_ + share > 1.0 + kShareSlack) {
+        case Resource::HostFunctionThread:
+            if (host_function_thread_busy_) {
                 return false;
             }
-            compute_in_use_ += share;
+            host_function_thread_busy_ = true;
             break;
-        }
         case Resource::CopyEngineH2D:
         case Resource::CopyEngineD2H: {
             // With two or more copy engines, one carries each direction, so a host-to-device and a
@@ -77,37 +84,85 @@ bool Scheduler::try_start(Op& op) {
             break;
         }
     }
+    if (request.run_at_start) {
+        // Work that happens when the op is reached (a host function) decides how long it lasts.
+        op.request.duration_ns = request.run_at_start(now_ns_);
+    }
     op.started = true;
     op.shown.start_ns = now_ns_;
-    op.shown.end_ns = now_ns_ + request.duration_ns;
+    op.shown.end_ns = now_ns_ + op.request.duration_ns;
+    return true;
+}
+
+bool Scheduler::dispatch_blocks(OpId id) {
+    Op& op = ops_[id - 1];
+    // As many blocks as the free room holds, never more than one wave of the grid at once (a grid holds no
+    // more room than its blocks), never more than are left.
+    const double room = 1.0 - compute_in_use_;
+    const double take = std::min({room, op.blocks_left, wave_width(op.request) - op.share_held});
+    if (take <= kShareSlack) {
+        return false;
+    }
+    // Blocks handed out together run for one wave's time, however few of them there are.
+    const std::uint64_t end_ns = now_ns_ + op.request.duration_ns / std::max(op.request.waves, 1U);
+    blocks_running_.push_back({id, take, end_ns});
+    compute_in_use_ += take;
+    op.share_held += take;
+    op.blocks_left = op.blocks_left - take <= kShareSlack ? 0.0 : op.blocks_left - take;
+    if (!op.started) {
+        op.started = true;
+        op.shown.start_ns = now_ns_;
+    }
+    op.shown.end_ns = std::max(op.shown.end_ns, end_ns);
     return true;
 }
 
 void Scheduler::release(const Op& op) {
-    if (op.request.resource == Resource::Compute) {
-        compute_in_use_ = std::max(0.0, compute_in_use_ - std::clamp(op.request.compute_share, 0.0, 1.0));
+    if (op.request.resource == Resource::HostFunctionThread) {
+        host_function_thread_busy_ = false;
     } else if (op.engine >= 0) {
         copy_engine_busy_[static_cast<std::size_t>(op.engine)] = false;
     }
 }
 
+bool Scheduler::end_what_ends_now() {
+    bool any = false;
+    // Blocks that end give their room back...
+    for (auto it = blocks_running_.begin(); it != blocks_running_.end();) {
+        if (it->end_ns <= now_ns_) {
+            Op& kernel = ops_[it->op - 1];
+            kernel.share_held = std::max(0.0, kernel.share_held - it->share);
+            compute_in_use_ = std::max(0.0, compute_in_use_ - it->share);
+            it = blocks_running_.erase(it);
+            any = true;
+        } else {
+            ++it;
+        }
+    }
+    // ...and a kernel ends with its last blocks; any other op at its end.
+    for (auto it = running_.begin(); it != running_.end();) {
+        Op& op = ops_[*it - 1];
+        const bool ends = op.request.resource == Resource::Compute
+                              ? op.blocks_left == 0.0 && op.share_held <= kShareSlack
+                              : op.shown.end_ns <= now_ns_;
+        if (ends) {
+            op.ended = true;
+            release(op);
+            it = running_.erase(it);
+            any = true;
+        } else {
+            ++it;
+        }
+    }
+    return any;
+}
+
 void Scheduler::process_now() {
     bool changed = true;
     while (changed) {
-        changed = false;
         // What ends now frees its engine before anything is dispatched at the same moment.
-        for (auto it = running_.begin(); it != running_.end();) {
-            Op& op = ops_[*it - 1];
-            if (op.shown.end_ns <= now_ns_) {
-                op.ended = true;
-                release(op);
-                it = running_.erase(it);
-                changed = true;
-            } else {
-                ++it;
-            }
-        }
-        // The ops that may start now, highest priority first, then in the order they were issued.
+        changed = end_what_ends_now();
+        // What may start now, and the kernels already running with blocks still to hand out...
         std::vector<OpId> ready;
         for (const OpId id : waiting_) {
             const Op& op = ops_[id - 1];
@@ -115,13 +170,27 @@ void Scheduler::process_now() {
                 ready.push_back(id);
             }
         }
-        std::stable_sort(ready.begin(), ready.end(),
-                         [this](OpId a, OpId b) { return ops_[a - 1].priority < ops_[b - 1].priority; });
+        for (const OpId id : running_) {
+            if (ops_[id - 1].blocks_left > 0.0) {
+                ready.push_back(id);
+            }
+        }
+        // ...highest priority first, then in the order they were issued.
+        std::sort(ready.begin(), ready.end(), [this](OpId a, OpId b) {
+            const int priority_a = ops_[a - 1].priority;
+            const int priority_b = ops_[b - 1].priority;
+            return priority_a != priority_b ? priority_a < priority_b : a < b;
+        });
         for (const OpId id : ready) {
-            if (try_start(ops_[id - 1])) {
-                waiting_.erase(std::find(waiting_.begin(), waiting_.end(), id));
-                running_.push_back(id);
+            Op& op = ops_[id - 1];
+            const bool was_started = op.started;
+            const bool began = op.request.resource == Resource::Compute ? dispatch_blocks(id) : try_start(op);
+            if (began) {
                 changed = true;
+                if (!was_started) {
+                    waiting_.erase(std::find(waiting_.begin(), waiting_.end(), id));
+                    running_.push_back(id);
+                }
             }
         }
     }
@@ -130,7 +199,13 @@ void Scheduler::process_now() {
 bool Scheduler::next_event_time(std::uint64_t& time_ns) const {
     std::uint64_t next = std::numeric_limits<std::uint64_t>::max();
     for (const OpId id : running_) {
-        next = std::min(next, ops_[id - 1].shown.end_ns);
+        // A kernel ends with its blocks, counted below.
+        if (ops_[id - 1].request.resource != Resource::Compute) {
+            next = std::min(next, ops_[id - 1].shown.end_ns);
+        }
+    }
+    for (const BlocksRunning& blocks : blocks_running_) {
+        next = std::min(next, blocks.end_ns);
     }
     // Ops waiting for their earliest start (their dependencies done); those ready now but without an
     // engine start when a running op ends, which the loop above already counts.
@@ -200,6 +275,8 @@ void Scheduler::clear() {
     ops_.clear();
     waiting_.clear();
     running_.clear();
+    blocks_running_.clear();
+    host_function_thread_busy_ = false;
     std::fill(copy_engine_busy_.begin(), copy_engine_busy_.end(), false);
     compute_in_use_ = 0.0;
     now_ns_ = 0;

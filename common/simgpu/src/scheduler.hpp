@@ -8,12 +8,22 @@
 /// then the op issued first. An op that has started is never interrupted (priorities pick among pending
 /// work; they do not preempt).
 ///
+/// A kernel is not one piece of work but a grid of thread blocks, which the GPU hands to its SMs as room
+/// frees (Programming Guide, "Hardware Implementation": "as thread blocks terminate, new blocks are launched
+/// on the vacated multiprocessors"). So a kernel starts as soon as any room is free, with as many of its
+/// blocks as fit, and the rest follow as blocks of any kernel end. The simulation counts blocks in waves: a
+/// grid that the SMs hold at once is one wave; a larger one runs in OpRequest::waves waves, each lasting its
+/// share of the kernel's duration. Room that frees goes to the pending blocks of the highest priority stream
+/// first, then to the kernel issued first: a kernel of a higher priority stream gets in when the running
+/// blocks of a lower one end (the next wave), without preempting them.
+///
 /// The simulation only ever advances to the host's current time: an op the host has not issued yet cannot
 /// start before the host issues it (plus the launch latency), so nothing the host does later can change a
 /// decision already taken.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -29,13 +39,15 @@ using OpId = std::uint64_t;
 
 /// What an op occupies while it runs.
 enum class Resource {
-    /// Nothing shared: markers, host functions (they run on a thread of the runtime's own), memsets (the
-    /// model lets them run beside anything; they are short).
+    /// Nothing shared: markers, memsets (the model lets them run beside anything; they are short).
     None,
+    /// The runtime's own thread for host functions: it runs them one at a time (the Runtime API on
+    /// cudaLaunchHostFunc: host functions of independent streams may be serialized).
+    HostFunctionThread,
     CopyEngineH2D,  ///< The copy engine that carries host-to-device copies.
     CopyEngineD2H,  ///< The one that carries device-to-host copies (the same one where the GPU has one).
     CopyEngineAny,  ///< Whichever copy engine is free (device-to-device copies).
-    Compute,        ///< A share of the SMs (OpRequest::compute_share): kernels.
+    Compute,        ///< A share of the SMs (OpRequest::compute_share), wave after wave: kernels.
 };
 
 /// Why a marker (an op the GPU runs nothing for) was issued.
@@ -61,6 +73,13 @@ struct OpRequest {
     double compute_share = 1.0;                          ///< For Resource::Compute: the share of the SMs.
     std::uint32_t graph_id = 0;                          ///< The graph launch that runs it, or 0.
     std::uint64_t graph_node_id = 0;                     ///< Its graph node, or 0.
+    /// For Resource::Compute: how many waves of blocks the grid runs in on an idle GPU, each holding
+    /// compute_share of the SMs for duration_ns / waves (1: the SMs hold the whole grid at once).
+    std::uint32_t waves = 1;
+    /// Work done the moment the op starts, on the simulated clock at `start_ns` (a host function: the
+    /// runtime calls it when its stream reaches it, not when it is issued); returns how long it ran, in ns,
+    /// which becomes the op's duration. Empty for ops whose work was done when they were issued.
+    std::function<std::uint64_t(std::uint64_t start_ns)> run_at_start;
     /// Ops it waits for besides the stream's own order (graph edges, a join's branches).
     std::vector<OpId> extra_dependencies;
     /// Whether it waits for the stream's work so far (false for a graph's inner nodes, which wait for the
@@ -84,6 +103,18 @@ struct Op {
     bool started = false;
     bool ended = false;  ///< Ended at or before the time the simulation reached.
     int engine = -1;     ///< The copy engine it runs on, where it runs on one.
+    /// For kernels: the blocks not yet handed to the SMs, in shares of the GPU times waves (a grid of two
+    /// waves of the whole GPU starts at 2), and the share of the SMs its running blocks hold. Its end_ns is
+    /// the end of its last blocks handed out so far; it has ended when nothing is left and nothing is held.
+    double blocks_left = 0.0;
+    double share_held = 0.0;
+};
+
+/// Blocks of one kernel handed to the SMs at one moment: they hold `share` of the SMs until `end_ns`.
+struct BlocksRunning {
+    OpId op = 0;
+    double share = 0.0;
+    std::uint64_t end_ns = 0;
 };
 
 /// The discrete-event simulation of the GPU's engines.
@@ -122,11 +153,17 @@ private:
     void process_now();
     /// Starts `op` at now where its engine is free; false where it is not.
     bool try_start(Op& op);
+    /// Hands as many of kernel `id`'s pending blocks to the SMs as the free room takes; false where none.
+    bool dispatch_blocks(OpId id);
+    /// Ends the ops and blocks that end at now and frees what they held; true where any did.
+    bool end_what_ends_now();
     void release(const Op& op);
 
     std::vector<Op> ops_;
-    std::vector<OpId> waiting_;  ///< Not started, in the order they were added.
-    std::vector<OpId> running_;  ///< Started, not ended.
+    std::vector<OpId> waiting_;                  ///< Not started, in the order they were added.
+    std::vector<OpId> running_;                  ///< Started, not ended.
+    std::vector<BlocksRunning> blocks_running_;  ///< Kernels' blocks on the SMs.
+    bool host_function_thread_busy_ = false;
     std::vector<bool> copy_engine_busy_;
     double compute_in_use_ = 0.0;  ///< The share of the SMs the running kernels hold.
     std::uint64_t now_ns_ = 0;

@@ -3,6 +3,7 @@
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <set>
 #include <thread>
 #include <vector>
@@ -59,6 +60,27 @@ TEST_F(HostFunctions, CudaCallsFromAHostFunctionAreRefused) {
     ASSERT_CUDA_OK(cudaStreamSynchronize(stream.get()));
 
     EXPECT_EQ(result, cudaErrorNotPermitted);
+}
+
+// When a host function began, on the simulated host clock.
+void note_start(void* start_ns) {
+    *static_cast<std::uint64_t*>(start_ns) = host_now_ns();
+}
+
+// cudaLaunchHostFunc: the function is called after the work enqueued in the stream before it, and the call
+// that enqueues it returns at once. So on the host's clock it begins when that work ends, not when it was
+// issued (the simulator runs it when its stream reaches it).
+TEST_F(HostFunctions, BeginWhenTheWorkBeforeThemEndsNotWhenIssued) {
+    const Stream stream(cudaStreamNonBlocking);
+    std::uint64_t began_ns = 0;
+    busy("before", stream.get());
+    ASSERT_CUDA_OK(cudaLaunchHostFunc(stream.get(), note_start, &began_ns));
+    const std::uint64_t issued_ns = host_now_ns();
+    ASSERT_CUDA_OK(cudaStreamSynchronize(stream.get()));
+
+    EXPECT_LT(issued_ns, op("before").end_ns) << "cudaLaunchHostFunc waited for the work before it";
+    EXPECT_GE(began_ns, op("before").end_ns) << "the host function ran before the work before it ended";
+    EXPECT_LE(began_ns, host_now_ns());
 }
 
 using Graphs = SimGpuTest;
