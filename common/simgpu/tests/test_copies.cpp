@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -352,6 +353,42 @@ TEST_F(Results, WorkloadKernelGivesItsCpuReference) {
     const ResultCheck check = check_workload_output(input.data(), output.data(), n, iterations);
     EXPECT_TRUE(check.ok) << check.message();
     EXPECT_GT(check.compared, 0U);
+}
+
+// The workload kernel's results are its CPU reference's, bit for bit, whatever the input: more distinct values
+// than fill_input gives, launch after launch with the same iteration count, in place, a NaN.
+TEST_F(Results, WorkloadKernelGivesItsCpuReferenceBitForBit) {
+    const std::size_t n = (std::size_t{1} << 20) + 37;  // not a round number of elements
+    const int iterations = 20;
+    const DeviceBuffer<float> device_in(n);
+    const DeviceBuffer<float> device_out(n);
+    std::vector<float> input(n);
+    std::vector<float> output(n);
+    const auto bits = [](float x) {
+        std::uint32_t b = 0;
+        std::memcpy(&b, &x, sizeof b);
+        return b;
+    };
+    for (int launch = 0; launch < 4; ++launch) {
+        // Every element its own value, and each launch values of its own, but for a quarter of the last's.
+        for (std::size_t i = 0; i < n; ++i) {
+            input[i] = static_cast<float>(i + n * static_cast<std::size_t>(launch) - (launch > 0 ? n / 4 : 0)) * 1e-6F;
+        }
+        input[n / 2] = std::numeric_limits<float>::quiet_NaN();
+        std::uint32_t all_ones = 0xFFFFFFFFU;  // a NaN too
+        std::memcpy(&input[n / 3], &all_ones, sizeof all_ones);
+        ASSERT_CUDA_OK(cudaMemcpy(device_in.data(), input.data(), n * sizeof(float), cudaMemcpyHostToDevice));
+        // The last launch writes its output over its input.
+        float* out = launch == 3 ? device_in.data() : device_out.data();
+        launch_workload(device_in.data(), out, n, iterations, nullptr);
+        ASSERT_CUDA_OK(cudaMemcpy(output.data(), out, n * sizeof(float), cudaMemcpyDeviceToHost));
+
+        std::size_t differing = 0;
+        for (std::size_t i = 0; i < n; ++i) {
+            differing += bits(output[i]) != bits(workload_reference(input[i], iterations)) ? 1 : 0;
+        }
+        EXPECT_EQ(differing, 0U) << "launch " << launch;
+    }
 }
 
 }  // namespace
