@@ -1,10 +1,16 @@
 #include "machine.hpp"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
 #include <exception>
 #include <thread>
 
@@ -34,21 +40,53 @@ thread_local std::uint64_t t_host_function_real_start_ns = 0;
 thread_local const std::string* t_label = nullptr;  // exchange_thread_label.
 thread_local cudaError_t t_last_error = cudaSuccess;
 
+/// How long the calling thread has waited, runnable, for a core of the machine running the simulator, ns: the
+/// second figure of Linux's /proc/thread-self/schedstat (0 where the kernel does not keep it).
+std::uint64_t thread_run_queue_wait_ns() {
+    struct StatFile {
+        int fd = ::open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
+        ~StatFile() {
+            if (fd >= 0) {
+                ::close(fd);
+            }
+        }
+    };
+    thread_local const StatFile file;
+    if (file.fd < 0) {
+        return 0;
+    }
+    char text[128];
+    const ssize_t read = ::pread(file.fd, text, sizeof text - 1, 0);
+    if (read <= 0) {
+        return 0;
+    }
+    text[read] = '\0';
+    unsigned long long on_cpu_ns = 0;
+    unsigned long long waiting_ns = 0;
+    return std::sscanf(text, "%llu %llu", &on_cpu_ns, &waiting_ns) == 2 ? waiting_ns : 0;
+}
+
 /// The simulated host clock: the host's real time, less what the simulator spent doing the GPU's work on
 /// the CPU, plus what the simulated calls cost the host (their own cost and the waits for the GPU). One
 /// clock for the process: a host thread blocked in a call holds the others' clock too, a simplification
 /// the course's programs (one thread issuing work) do not notice.
+///
+/// The host it simulates has its cores to itself: the time a thread of the program spent waiting for a core
+/// while other processes had them all is left out too (thread_run_queue_wait_ns, counted as each thread
+/// reads the clock). Without that, the program's own work would seem to take longer, and to use less of the
+/// CPU in its time, the busier the machine running the simulator is; a program that measures its CPU time
+/// against the clock (getrusage) would get a figure of that machine, not of the host it thinks it runs on.
 class HostClock {
 public:
     HostClock() {
         // Start near the wall clock, as CUPTI's timestamps do (ns since the epoch).
         const auto wall =
             std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch());
-        offset_ = static_cast<std::int64_t>(wall.count()) - static_cast<std::int64_t>(real_ns());
+        offset_ = static_cast<std::int64_t>(wall.count()) - static_cast<std::int64_t>(host_real_ns());
     }
 
     [[nodiscard]] std::uint64_t now() const {
-        const auto time = static_cast<std::uint64_t>(static_cast<std::int64_t>(real_ns()) + offset_.load());
+        const auto time = static_cast<std::uint64_t>(static_cast<std::int64_t>(host_real_ns()) + offset_.load());
         // Never backwards: a call that ends sets the clock, and another thread may have read past it.
         std::uint64_t last = last_.load();
         while (time > last && !last_.compare_exchange_weak(last, time)) {}
@@ -57,14 +95,26 @@ public:
 
     /// Makes now `time_ns` (the end of a call): the real time the call took is left out.
     void set(std::uint64_t time_ns) {
-        offset_ = static_cast<std::int64_t>(time_ns) - static_cast<std::int64_t>(real_ns());
+        offset_ = static_cast<std::int64_t>(time_ns) - static_cast<std::int64_t>(host_real_ns());
         std::uint64_t last = last_.load();
         while (time_ns > last && !last_.compare_exchange_weak(last, time_ns)) {}
     }
 
 private:
+    /// Real time less the waits for a core that the threads reading the clock have had since their first read.
+    [[nodiscard]] std::uint64_t host_real_ns() const {
+        thread_local std::uint64_t t_waited_ns = thread_run_queue_wait_ns();  // before this thread's first read
+        const std::uint64_t waited_ns = thread_run_queue_wait_ns();
+        if (waited_ns > t_waited_ns) {
+            not_the_hosts_ns_ += waited_ns - t_waited_ns;
+            t_waited_ns = waited_ns;
+        }
+        return real_ns() - not_the_hosts_ns_.load();
+    }
+
     std::atomic<std::int64_t> offset_{0};
     mutable std::atomic<std::uint64_t> last_{0};
+    mutable std::atomic<std::uint64_t> not_the_hosts_ns_{0};  ///< Waits for a core, every thread's.
 };
 
 /// The runtime's own thread for host functions (cudaLaunchHostFunc): the CUDA runtime runs them on a
@@ -116,6 +166,51 @@ private:
     std::thread thread_;
 };
 
+/// CUDA_LAUNCH_BLOCKING=1: "programmers can globally disable asynchronicity of kernel launches for all CUDA
+/// applications running on a system by setting the CUDA_LAUNCH_BLOCKING environment variable to 1" (the
+/// Programming Guide, "Asynchronous Concurrent Execution"). The runtime reads it when it starts.
+bool launch_blocking_from_environment() {
+    const char* value = std::getenv("CUDA_LAUNCH_BLOCKING");
+    return value != nullptr && std::strcmp(value, "1") == 0;
+}
+
+/// The CPU time the calling thread has used, ns.
+std::uint64_t thread_cpu_ns() {
+    timespec now{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
+    return static_cast<std::uint64_t>(now.tv_sec) * 1'000'000'000ULL + static_cast<std::uint64_t>(now.tv_nsec);
+}
+
+/// Keeps the calling thread busy until it has used `duration_ns` of CPU time, as a thread that waits that
+/// long for the GPU by spinning does on an idle machine (HostWait); `yield`: giving its core to any other
+/// thread that wants it between looks, as cudaDeviceScheduleYield's thread does (with no other thread to
+/// run, it is as busy as one that spins). CPU time, not real time: on a machine busy with other processes a
+/// thread that spins for a while gets less of the CPU, but a simulated wait's cost must not depend on what
+/// else the machine running the simulator does.
+void spin_for(std::uint64_t duration_ns, bool yield) {
+    const std::uint64_t until = thread_cpu_ns() + duration_ns;
+    while (thread_cpu_ns() < until) {
+        if (yield) {
+            std::this_thread::yield();
+        }
+    }
+}
+
+/// The calls a sticky error spares: they ask about the device or the runtime, or name an error, and do no
+/// CUDA work ("any further CUDA work will return the same error": the Runtime API on cudaErrorIllegalAddress).
+bool spared_by_sticky_errors(const char* function) {
+    static const char* const kSpared[] = {
+        "cudaGetErrorName",        "cudaGetErrorString",     "cudaGetDeviceCount",    "cudaGetDevice",
+        "cudaGetDeviceProperties", "cudaDeviceGetAttribute", "cudaRuntimeGetVersion", "cudaDriverGetVersion",
+    };
+    for (const char* spared : kSpared) {
+        if (std::strcmp(function, spared) == 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
 void drop_duplicates(std::vector<OpId>& ids) {
     ids.erase(std::remove(ids.begin(), ids.end(), OpId{0}), ids.end());
     std::sort(ids.begin(), ids.end());
@@ -147,6 +242,11 @@ struct Machine::State {
 
     OpId barrier = 0;  ///< The last device barrier's marker.
     std::uint64_t barrier_generation = 0;
+
+    unsigned int device_flags = 0;  ///< cudaSetDeviceFlags: cudaDeviceScheduleAuto until set.
+    bool launch_blocking = launch_blocking_from_environment();
+    OpId fault = 0;                         ///< The first kernel that faulted, or 0.
+    cudaError_t fault_error = cudaSuccess;  ///< Its error, sticky once it has ended.
 
     std::uint64_t call_entry_ns = 0;  ///< When the call in progress began (host clock).
     std::uint64_t call_host_ns = 0;   ///< Its "now": its entry plus its cost so far (waits included).
@@ -347,16 +447,82 @@ void Machine::set_capture_recorder(CaptureRecorder recorder) {
 // --- The host waiting and asking -----------------------------------------------------------------------------
 
 void Machine::wait_host_for(OpId op) {
+    wait_host_for(op, scheduled_wait());
+}
+
+void Machine::wait_host_for(OpId op, HostWait how) {
     if (op == 0) {
         return;
     }
     // The host is blocked: nothing new is issued until the op ends, so the simulation may run ahead to it.
     const std::uint64_t end = state_->scheduler.run_until_ended(op);
-    advance_host_to(end);
+    hold_host_until(end, how);
 }
 
 void Machine::wait_host_for_device() {
-    advance_host_to(state_->scheduler.run_until_idle());
+    hold_host_until(state_->scheduler.run_until_idle(), scheduled_wait());
+}
+
+void Machine::hold_host_until(std::uint64_t end_ns, HostWait how) {
+    const std::uint64_t now = host_now_ns();
+    if (end_ns > now && how != HostWait::Block) {
+        // The CPU time a spinning wait costs is real: spend it (HostWait). The real time it takes is left out
+        // of the simulated clock, as all real time inside a call is (end_call), so the wait lasts end_ns - now
+        // on the simulated clock whether it spins or not.
+        spin_for(end_ns - now, how == HostWait::Yield);
+    }
+    advance_host_to(end_ns);
+}
+
+// --- The device's flags, launches, sticky errors --------------------------------------------------------------
+
+void Machine::set_device_flags(unsigned int flags) {
+    state_->device_flags = flags;
+}
+
+unsigned int Machine::device_flags() const {
+    return state_->device_flags;
+}
+
+HostWait Machine::scheduled_wait() const {
+    switch (state_->device_flags & cudaDeviceScheduleMask) {
+        case cudaDeviceScheduleSpin:
+            return HostWait::Spin;
+        case cudaDeviceScheduleYield:
+            return HostWait::Yield;
+        case cudaDeviceScheduleBlockingSync:
+            return HostWait::Block;
+        default: {
+            // cudaDeviceScheduleAuto, the default: "uses a heuristic based on the number of active CUDA
+            // contexts in the process C and the number of logical processors in the system P. If C > P, then
+            // CUDA will yield [...], otherwise CUDA will not yield while waiting for results and actively
+            // spin on the processor" (the Runtime API on cudaSetDeviceFlags). The process has one context.
+            constexpr unsigned int kContexts = 1;
+            return kContexts > std::max(1U, std::thread::hardware_concurrency()) ? HostWait::Yield : HostWait::Spin;
+        }
+    }
+}
+
+bool Machine::launches_block() const {
+    return state_->launch_blocking;
+}
+
+void Machine::fault_when_ended(OpId op, cudaError_t error) {
+    if (state_->fault == 0) {  // the first fault is the one every later call reports
+        state_->fault = op;
+        state_->fault_error = error;
+    }
+}
+
+cudaError_t Machine::sticky_error() {
+    if (state_->fault == 0) {
+        return cudaSuccess;
+    }
+    // A fault is the GPU's: the host learns of it once the faulting kernel has ended on the simulated GPU, not
+    // when the simulator ran its CPU model at launch.
+    state_->scheduler.advance_to(host_now_ns());
+    const Op& faulted = state_->scheduler.op(state_->fault);
+    return faulted.ended && faulted.shown.end_ns <= host_now_ns() ? state_->fault_error : cudaSuccess;
 }
 
 bool Machine::has_ended(OpId op) {
@@ -426,6 +592,10 @@ void Machine::reset() {
     state_->barrier_generation = 0;
     state_->calls.clear();
     state_->capture_recorder = nullptr;
+    state_->device_flags = 0;
+    state_->launch_blocking = launch_blocking_from_environment();
+    state_->fault = 0;
+    state_->fault_error = cudaSuccess;
     memory_.clear();
     t_last_error = cudaSuccess;
 }
@@ -464,6 +634,7 @@ ApiCall::ApiCall(const char* function) : function_(function) {
     }
     guard_ = std::unique_lock<std::recursive_mutex>(machine.mutex_);
     machine.begin_call(function);
+    sticky_at_entry_ = sticky_error() != cudaSuccess;
 }
 
 ApiCall::~ApiCall() {
@@ -472,7 +643,23 @@ ApiCall::~ApiCall() {
     }
 }
 
+cudaError_t ApiCall::sticky_error() {
+    // A call from a host function holds no lock and is refused anyway; a call that does no CUDA work is spared.
+    if (!permitted_ || spared_by_sticky_errors(function_)) {
+        return cudaSuccess;
+    }
+    return Machine::instance().sticky_error();
+}
+
 cudaError_t ApiCall::result(cudaError_t error) {
+    // A sticky error: "This leaves the process in an inconsistent state and any further CUDA work will return
+    // the same error. To continue using CUDA, the process must be terminated and relaunched" (the Runtime API
+    // on cudaErrorIllegalAddress). Every call after the fault returns it, whatever it did or refused to do,
+    // a wait that outlasted the faulting kernel included.
+    const cudaError_t sticky = sticky_error();
+    if (sticky != cudaSuccess) {
+        error = sticky;
+    }
     // cudaErrorNotReady is an answer (cudaStreamQuery, cudaEventQuery), not an error the runtime keeps.
     if (error != cudaSuccess && error != cudaErrorNotReady) {
         t_last_error = error;

@@ -60,6 +60,19 @@ struct Event {
     OpId recorded = 0;             ///< The marker of its last cudaEventRecord, or 0: never recorded.
 };
 
+/// How a host thread that waits for the GPU spends the wait (cudaSetDeviceFlags' schedule flags, and
+/// cudaEventBlockingSync for one event). The simulated host clock moves to the end of the wait either way;
+/// what differs is the CPU time the process uses meanwhile, which a program can measure (getrusage): a thread
+/// that spins or yields keeps its core busy for the whole wait, one that blocks leaves it free. So the
+/// simulator spins for real where the GPU's runtime would spin, until the thread has used as much CPU time as
+/// the wait lasts on the simulated clock, and returns at once where it would block (a thread asleep costs no
+/// CPU time; sleeping the wait's length would only make the simulated program slower).
+enum class HostWait {
+    Spin,   ///< Actively spins (cudaDeviceScheduleSpin).
+    Yield,  ///< Spins, yielding its thread between looks (cudaDeviceScheduleYield).
+    Block,  ///< Blocks on a synchronization primitive (cudaDeviceScheduleBlockingSync, cudaEventBlockingSync).
+};
+
 /// The one simulated GPU of the process. Every member is called with its lock held (through an ApiCall).
 class Machine {
 public:
@@ -108,10 +121,27 @@ public:
 
     // --- The host waiting and asking -----------------------------------------------------------------------
 
-    /// Blocks the simulated host until `op` (0: nothing) has ended: the host clock moves to its end.
+    /// Blocks the simulated host until `op` (0: nothing) has ended: the host clock moves to its end. The
+    /// host waits as the device's schedule flag says (scheduled_wait), or as `how` says.
     void wait_host_for(OpId op);
+    void wait_host_for(OpId op, HostWait how);
     /// Blocks the simulated host until every op issued so far has ended (cudaDeviceSynchronize).
     void wait_host_for_device();
+
+    /// The device's flags (cudaSetDeviceFlags, cudaGetDeviceFlags).
+    void set_device_flags(unsigned int flags);
+    [[nodiscard]] unsigned int device_flags() const;
+    /// How the host waits for the GPU under the device's schedule flag.
+    [[nodiscard]] HostWait scheduled_wait() const;
+    /// Whether kernel launches return only once their kernel has run (CUDA_LAUNCH_BLOCKING=1, which the
+    /// runtime reads when it starts).
+    [[nodiscard]] bool launches_block() const;
+
+    /// Makes `op` (a kernel that faulted) end with `error`: from the moment it ends on the simulated GPU,
+    /// every later runtime call fails with that error (a sticky error; see ApiCall).
+    void fault_when_ended(OpId op, cudaError_t error);
+    /// The sticky error in effect at the call's current time (its waits included), or cudaSuccess.
+    [[nodiscard]] cudaError_t sticky_error();
     /// Whether `op` (0: nothing) has ended at the host's current time (cudaStreamQuery, cudaEventQuery).
     [[nodiscard]] bool has_ended(OpId op);
     /// The op's end on the host clock (for cudaEventElapsedTime); the op must have ended.
@@ -148,6 +178,8 @@ private:
     /// Where a call begins and ends on the host clock (ApiCall).
     void begin_call(const char* function);
     void end_call();
+    /// The host, blocked, waits until `end_ns` on the simulated clock, spending the wait as `how` says.
+    void hold_host_until(std::uint64_t end_ns, HostWait how);
 
     struct State;  // Streams, events, the scheduler, the clock, the log: machine.cpp.
     std::unique_ptr<State> state_;
@@ -173,16 +205,22 @@ public:
     ApiCall(const ApiCall&) = delete;
     ApiCall& operator=(const ApiCall&) = delete;
 
-    /// False where the call came from a host function (cudaLaunchHostFunc's documentation: a host function
-    /// must not make CUDA calls); the call must then return cudaErrorNotPermitted at once.
-    [[nodiscard]] bool permitted() const { return permitted_; }
+    /// False where the call must return at once: it came from a host function (cudaLaunchHostFunc's
+    /// documentation: a host function must not make CUDA calls), and must return cudaErrorNotPermitted; or a
+    /// sticky error was in effect when it began, and result() returns that error whatever it is given.
+    [[nodiscard]] bool permitted() const { return permitted_ && !sticky_at_entry_; }
     [[nodiscard]] Machine& machine() { return Machine::instance(); }
-    /// Returns `error`, kept as the thread's last error where it is not cudaSuccess or cudaErrorNotReady.
+    /// Returns `error`, kept as the thread's last error where it is not cudaSuccess or cudaErrorNotReady. Where
+    /// a sticky error is in effect by the call's end (a kernel faulted before it, or while it waited), that
+    /// error is returned instead, except by the calls that only ask about the device or the runtime.
     cudaError_t result(cudaError_t error);
+    /// The sticky error in effect now, for this call (cudaSuccess for the calls it spares).
+    [[nodiscard]] cudaError_t sticky_error();
 
 private:
     const char* function_;
     bool permitted_ = true;
+    bool sticky_at_entry_ = false;
     std::unique_lock<std::recursive_mutex> guard_;
 };
 

@@ -10,8 +10,7 @@ using namespace streamlab::simgpu;
 
 namespace {
 
-constexpr int kDevice = 0;        // The one simulated GPU.
-unsigned int g_device_flags = 0;  // cudaSetDeviceFlags.
+constexpr int kDevice = 0;  // The one simulated GPU.
 
 bool valid_device(int device) {
     return device == kDevice;
@@ -109,7 +108,8 @@ cudaError_t cudaSetDeviceFlags(unsigned int flags) {
     if (!call.permitted()) {
         return call.result(cudaErrorNotPermitted);
     }
-    g_device_flags = flags;
+    // The schedule flag decides how the host spends its waits for the GPU (Machine::scheduled_wait).
+    call.machine().set_device_flags(flags);
     return call.result(cudaSuccess);
 }
 
@@ -121,7 +121,7 @@ cudaError_t cudaGetDeviceFlags(unsigned int* flags) {
     if (flags == nullptr) {
         return call.result(cudaErrorInvalidValue);
     }
-    *flags = g_device_flags;
+    *flags = call.machine().device_flags();
     return call.result(cudaSuccess);
 }
 
@@ -273,12 +273,15 @@ cudaError_t cudaGetLastError(void) {
     ApiCall call("cudaGetLastError");
     const cudaError_t last = thread_last_error();
     thread_last_error() = cudaSuccess;  // "resets it to cudaSuccess".
-    return last;
+    // A sticky error is not reset: it is returned again, by this call and every other.
+    const cudaError_t sticky = call.sticky_error();
+    return sticky != cudaSuccess ? sticky : last;
 }
 
 cudaError_t cudaPeekAtLastError(void) {
     ApiCall call("cudaPeekAtLastError");
-    return thread_last_error();
+    const cudaError_t sticky = call.sticky_error();
+    return sticky != cudaSuccess ? sticky : thread_last_error();
 }
 
 const char* cudaGetErrorName(cudaError_t error) {

@@ -224,13 +224,18 @@ cudaError_t launch(const void* function, dim3 grid, dim3 block, void** args, std
         }
     }
     const std::string fault = run_kernel(model, args, grid_blocks, block_threads, kernel->readable_name);
-    machine.enqueue(*stream, std::move(request));
+    const OpId launched = machine.enqueue(*stream, std::move(request));
     if (!fault.empty()) {
-        // A fault ends the kernel with cudaErrorIllegalAddress. The real runtime reports it at a later call that
-        // waits for the kernel, and from then on at every call (a sticky error); until the machine keeps such
-        // errors, the launch itself returns it.
+        // A fault ends the kernel with cudaErrorIllegalAddress, which the launch, asynchronous, knows nothing
+        // of: the host learns of it at the first call after the kernel has ended on the GPU (a wait for it,
+        // or any later call), and from then on at every call (a sticky error: ApiCall::result).
         tell(fault);
-        return call.result(cudaErrorIllegalAddress);
+        machine.fault_when_ended(launched, cudaErrorIllegalAddress);
+    }
+    if (machine.launches_block()) {
+        // CUDA_LAUNCH_BLOCKING=1: the launch returns once its kernel has run, so its error (the call's result)
+        // is the kernel's own.
+        machine.wait_host_for(launched);
     }
     return call.result(cudaSuccess);
 }

@@ -297,8 +297,15 @@ cudaError_t cudaEventSynchronize(cudaEvent_t event) {
     if (awaited == nullptr) {
         return call.result(cudaErrorInvalidResourceHandle);
     }
-    // The host waits for the event's last record; one never recorded returns at once.
-    machine.wait_host_for(awaited->recorded);
+    // The host waits for the event's last record; one never recorded returns at once. "A host thread that
+    // uses cudaEventSynchronize() to wait on an event created with [cudaEventBlockingSync] will block until
+    // the event actually completes" (the Runtime API on cudaEventCreateWithFlags); without it, the host waits
+    // as the device's schedule flag says.
+    if ((awaited->flags & cudaEventBlockingSync) != 0) {
+        machine.wait_host_for(awaited->recorded, HostWait::Block);
+    } else {
+        machine.wait_host_for(awaited->recorded);
+    }
     return call.result(cudaSuccess);
 }
 

@@ -73,6 +73,10 @@ protected:
     void SetUp() override {
         reset_for_tests();
         register_busy_kernel();
+        // The host's waits block rather than spin (cudaDeviceScheduleBlockingSync): a test reads the simulated
+        // clock, which a wait moves as far either way, and spinning through every wait would cost the suite
+        // seconds of CPU. The tests of the schedule flags set the flag they test.
+        EXPECT_CUDA_OK(cudaSetDeviceFlags(cudaDeviceScheduleBlockingSync));
         since_ns_ = host_now_ns();
     }
     void TearDown() override { reset_for_tests(); }
