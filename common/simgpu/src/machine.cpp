@@ -14,6 +14,7 @@
 #include <exception>
 #include <thread>
 
+#include "host_clocks.hpp"
 #include "log.hpp"
 #include "runtime_graphs.hpp"
 
@@ -26,7 +27,7 @@ namespace {
 constexpr std::uint32_t kLegacyStreamId = 7;
 constexpr std::uint32_t kFirstStreamId = 13;
 
-std::uint64_t real_ns(std::chrono::steady_clock::time_point when = std::chrono::steady_clock::now()) {
+std::uint64_t real_ns(std::chrono::steady_clock::time_point when = real_steady_now()) {
     return static_cast<std::uint64_t>(
         std::chrono::duration_cast<std::chrono::nanoseconds>(when.time_since_epoch()).count());
 }
@@ -80,8 +81,7 @@ class HostClock {
 public:
     HostClock() {
         // Start near the wall clock, as CUPTI's timestamps do (ns since the epoch).
-        const auto wall =
-            std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch());
+        const auto wall = std::chrono::nanoseconds(real_clock_ns(CLOCK_REALTIME));
         offset_ = static_cast<std::int64_t>(wall.count()) - static_cast<std::int64_t>(host_real_ns());
     }
 
@@ -141,7 +141,7 @@ private:
         std::unique_lock<std::mutex> lock(mutex_);
         for (;;) {
             cv_.wait(lock, [this] { return job_ != nullptr; });
-            const auto start = std::chrono::steady_clock::now();
+            const auto start = real_steady_now();
             t_host_function_start_ns = job_start_ns_;
             t_host_function_real_start_ns = real_ns(start);
             try {

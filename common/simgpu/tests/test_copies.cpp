@@ -5,8 +5,10 @@
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstdint>
 #include <cstring>
+#include <ctime>
 #include <limits>
 #include <ostream>
 #include <string>
@@ -21,6 +23,14 @@ namespace {
 
 using HostBlocking = SimGpuTest;
 
+/// Real time, which the program's clocks (steady_clock, system_clock) leave for the simulated host clock:
+/// CLOCK_MONOTONIC_RAW, which the simulator leaves as it is.
+std::chrono::nanoseconds real_now() {
+    timespec now{};
+    clock_gettime(CLOCK_MONOTONIC_RAW, &now);
+    return std::chrono::seconds(now.tv_sec) + std::chrono::nanoseconds(now.tv_nsec);
+}
+
 // API synchronization behavior: cudaMemcpy from the device to host memory returns only once the copy has
 // completed.
 TEST_F(HostBlocking, SynchronousCopyToTheHostReturnsAfterTheCopy) {
@@ -28,6 +38,47 @@ TEST_F(HostBlocking, SynchronousCopyToTheHostReturnsAfterTheCopy) {
     std::vector<char> pageable(kCopyBytes);
     const std::uint64_t returned_ns = copy("D2H", pageable.data(), device.data(), kCopyBytes, cudaMemcpyDeviceToHost);
     EXPECT_GE(returned_ns, op("D2H").end_ns);
+}
+
+// Runtime API, cudaStreamSynchronize: it "blocks until stream has completed all operations". The host's own
+// clocks (std::chrono::steady_clock and system_clock, the simulated host clock) show the wait as they would on
+// the GPU, where the simulator waits for nothing in real time.
+TEST_F(HostBlocking, TheHostsOwnClocksShowItWaitingForTheDevice) {
+    const Stream stream(cudaStreamNonBlocking);
+    const auto steady_before = std::chrono::steady_clock::now();
+    const auto system_before = std::chrono::system_clock::now();
+    busy("K", stream.get());
+    ASSERT_CUDA_OK(cudaStreamSynchronize(stream.get()));
+    const auto steady_waited = std::chrono::steady_clock::now() - steady_before;
+    const auto system_waited = std::chrono::system_clock::now() - system_before;
+
+    const std::chrono::nanoseconds kernel(op("K").end_ns - op("K").start_ns);
+    EXPECT_GE(steady_waited, kernel);
+    EXPECT_GE(system_waited, kernel);
+}
+
+// Programming Guide, "Asynchronous Concurrent Execution": a kernel launch is asynchronous, control returns to
+// the host before the device has completed the work. On the host's own clock the launch costs what a call
+// costs, never the real time the simulator spends computing the kernel's results on the CPU.
+TEST_F(HostBlocking, TheHostsOwnClockShowsALaunchReturningAtOnce) {
+    // A kernel whose results take the CPU a while (milliseconds) to compute: distinct inputs, and an
+    // iteration count no other test launches.
+    const std::size_t n = std::size_t{1} << 16;
+    const int iterations = 3001;
+    const PinnedBuffer<float> input(n);
+    fill_input(input.data(), n, 11);
+    const DeviceBuffer<float> device_in(n);
+    const DeviceBuffer<float> device_out(n);
+    ASSERT_CUDA_OK(cudaMemcpy(device_in.data(), input.data(), n * sizeof(float), cudaMemcpyHostToDevice));
+    const Stream stream(cudaStreamNonBlocking);
+    const auto real_before = real_now();
+    const auto steady_before = std::chrono::steady_clock::now();
+    launch_workload(device_in.data(), device_out.data(), n, iterations, stream.get());
+    const auto steady_launch = std::chrono::steady_clock::now() - steady_before;
+    const auto real_launch = real_now() - real_before;
+
+    EXPECT_LT(steady_launch, real_launch) << "the launch's cost on the host clock includes the simulator's CPU work";
+    ASSERT_CUDA_OK(cudaStreamSynchronize(stream.get()));
 }
 
 // API synchronization behavior: cudaMemcpy from pinned host memory to the device is synchronous with respect to
