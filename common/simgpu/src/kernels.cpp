@@ -364,10 +364,11 @@ void compute_workload(const float* in, float* out, std::size_t n, int iterations
                     missed[worker].push_back(i);
                     continue;
                 }
-                out[i] = *value;
+                store_past_the_caches(&out[i], *value);  // as the GPU writes its own memory (memory.hpp)
                 previous = value;
                 previous_bits = bits;
             }
+            fence_stores_past_the_caches();
         };
         over_cores(block_end - block, kLookUpsWorthAThread, look_up);
         // 2. The distinct inputs of the others, each computed once, and kept.

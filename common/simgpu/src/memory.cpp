@@ -4,7 +4,12 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstring>
 #include <iterator>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 namespace streamlab::simgpu {
 
@@ -22,6 +27,46 @@ std::size_t mapped_bytes(std::size_t bytes) {
 
 }  // namespace
 
+void copy_past_the_caches(void* dst, const void* src, std::size_t count) {
+#if defined(__SSE2__)
+    // Below a few pages, or between overlapping ranges, an ordinary copy (what stays cached is little).
+    constexpr std::size_t kWorthStreaming = std::size_t{1} << 16;
+    auto* to = static_cast<unsigned char*>(dst);
+    const auto* from = static_cast<const unsigned char*>(src);
+    const bool overlap = to < from + count && from < to + count;
+    if (count >= kWorthStreaming && !overlap) {
+        // The first bytes up to a 16-byte boundary of the destination, then 16 at a time, then the rest.
+        const std::size_t head = (16 - reinterpret_cast<std::uintptr_t>(to) % 16) % 16;
+        std::memcpy(to, from, head);
+        std::size_t done = head;
+        for (; done + 16 <= count; done += 16) {
+            const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(from + done));
+            _mm_stream_si128(reinterpret_cast<__m128i*>(to + done), bytes);
+        }
+        std::memcpy(to + done, from + done, count - done);
+        _mm_sfence();
+        return;
+    }
+#endif
+    std::memmove(dst, src, count);
+}
+
+void store_past_the_caches(float* address, float value) {
+#if defined(__SSE2__)
+    int bits = 0;
+    std::memcpy(&bits, &value, sizeof bits);
+    _mm_stream_si32(reinterpret_cast<int*>(address), bits);
+#else
+    *address = value;
+#endif
+}
+
+void fence_stores_past_the_caches() {
+#if defined(__SSE2__)
+    _mm_sfence();
+#endif
+}
+
 MemoryRegistry::~MemoryRegistry() {
     clear();
 }
@@ -30,7 +75,12 @@ void* MemoryRegistry::allocate(std::size_t bytes, MemoryKind kind, unsigned int 
     // A private anonymous mapping: page-aligned, and zero-filled by the kernel only where it is touched, so
     // the course's 256 MiB buffers cost the host nothing until used. Zero-filled means a kernel reading
     // memory the program never wrote gives the same answer every run (a real GPU gives whatever was there).
-    void* memory = ::mmap(nullptr, mapped_bytes(bytes), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    // Page-locked host memory is the exception: it is resident from its allocation on (cudaMallocHost and
+    // cudaHostAlloc page-lock it; the allocation's cost is the model's, GpuModel::pinned_alloc_ns_per_byte),
+    // so the program's first reads of it read memory, not the one page of zeros every untouched page shares.
+    const int populated = kind == MemoryKind::PinnedHost ? MAP_POPULATE : 0;
+    void* memory =
+        ::mmap(nullptr, mapped_bytes(bytes), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | populated, -1, 0);
     if (memory == MAP_FAILED) {
         return nullptr;
     }

@@ -21,6 +21,22 @@ enum class MemoryKind {
     Device,          ///< Device memory (cudaMalloc, cudaMallocAsync).
 };
 
+/// The simulator keeps the GPU's memory in the host's, and does the GPU's copies and kernels on the CPU: what
+/// they write would stay in the CPU's caches and push the host program's own data out of them, which a real
+/// GPU's copy engines and SMs, writing to memory of their own, never do (the host program's next copy of a
+/// buffer would then take it longer than it does beside a GPU). So they write past the caches, with the
+/// CPU's non-temporal stores where it has them.
+
+/// Copies `count` bytes from `src` to `dst` (ranges that may overlap, as memmove) past the CPU's caches.
+void copy_past_the_caches(void* dst, const void* src, std::size_t count);
+
+/// Writes `value` at `address` past the CPU's caches; fence_stores_past_the_caches() after the last.
+void store_past_the_caches(float* address, float value);
+
+/// Orders the stores past the caches this thread made before its later loads and stores (they are weakly
+/// ordered); before the thread hands its results on.
+void fence_stores_past_the_caches();
+
 /// One range the registry knows.
 struct MemoryRange {
     std::uintptr_t begin = 0;

@@ -103,10 +103,10 @@ cudaError_t plan_copy(const MemoryRegistry& memory, void* dst, const void* src, 
 OpId issue_copy(Machine& machine, Stream& stream, void* dst, const void* src, std::size_t count, const CopyPlan& plan) {
     // In a capture the bytes move at each launch of the graph (runtime_graphs.hpp), otherwise now.
     if (!defer_to_capture(stream, [dst, src, count](OpRequest&) {
-            std::memmove(dst, src, count);
+            copy_past_the_caches(dst, src, count);
             return std::string();
         })) {
-        std::memmove(dst, src, count);
+        copy_past_the_caches(dst, src, count);
     }
     OpRequest request;
     request.kind = plan.kind;

@@ -4,6 +4,8 @@
 // Synchronization", "Concurrent Data Transfers" and "Stream-Ordered Memory Allocator").
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cstdint>
@@ -380,6 +382,49 @@ TEST_F(Results, MemsetSetsTheBytesOfItsRange) {
     EXPECT_EQ(back[bytes / 2 - 1], 0xAB);
     EXPECT_EQ(back[bytes / 2], 0x11);
     EXPECT_EQ(back.back(), 0x11);
+}
+
+// A copy is a copy whatever its addresses' alignment and its size: the simulator moves large copies past the
+// CPU's caches (memory.hpp), 16 bytes at a time between a head and a tail it copies as they come.
+TEST_F(Results, CopiesOfAnyAlignmentMoveEveryByte) {
+    const std::size_t bytes = (std::size_t{1} << 20) + 3;
+    std::vector<unsigned char> host(bytes + 16);
+    for (std::size_t i = 0; i < host.size(); ++i) {
+        host[i] = static_cast<unsigned char>(i * 7 + 1);
+    }
+    const DeviceBuffer<unsigned char> device(bytes + 16);
+    for (const std::size_t offset : {std::size_t{0}, std::size_t{1}, std::size_t{5}}) {
+        std::vector<unsigned char> back(bytes + 16, 0);
+        ASSERT_CUDA_OK(cudaMemcpy(device.data() + offset, host.data() + 3, bytes, cudaMemcpyHostToDevice));
+        ASSERT_CUDA_OK(cudaMemcpy(back.data() + 7, device.data() + offset, bytes, cudaMemcpyDeviceToHost));
+        EXPECT_EQ(std::memcmp(back.data() + 7, host.data() + 3, bytes), 0) << "offset " << offset;
+        EXPECT_EQ(back[6], 0) << "offset " << offset;
+        EXPECT_EQ(back[7 + bytes], 0) << "offset " << offset;
+    }
+}
+
+// Runtime API, cudaMallocHost and cudaHostAlloc: they allocate host memory that is page-locked, which the
+// operating system cannot page out: every page of it is in memory from the allocation on, before the program
+// touches it (mincore, Linux's answer to which pages of a mapping are resident).
+TEST_F(Results, PageLockedMemoryIsResidentFromItsAllocation) {
+    const auto page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+    const std::size_t bytes = 64 * page;
+    const auto resident_pages = [&](void* memory) {
+        std::vector<unsigned char> resident(bytes / page);
+        EXPECT_EQ(::mincore(memory, bytes, resident.data()), 0);
+        std::size_t count = 0;
+        for (const unsigned char flags : resident) {
+            count += (flags & 1U) != 0 ? 1 : 0;
+        }
+        return count;
+    };
+    void* allocated = nullptr;
+    ASSERT_CUDA_OK(cudaMallocHost(&allocated, bytes));
+    EXPECT_EQ(resident_pages(allocated), bytes / page) << "cudaMallocHost";
+    ASSERT_CUDA_OK(cudaFreeHost(allocated));
+    ASSERT_CUDA_OK(cudaHostAlloc(&allocated, bytes, cudaHostAllocDefault));
+    EXPECT_EQ(resident_pages(allocated), bytes / page) << "cudaHostAlloc";
+    ASSERT_CUDA_OK(cudaFreeHost(allocated));
 }
 
 // The course's workload kernel computes, element by element, what its CPU reference computes.
