@@ -17,8 +17,6 @@ from .shell import COURSE_ERROR, FAILING, ROOT, CommandFailed, CourseError, Log,
 from .student_files import save_check_without_gpu, save_last_check, save_vetted
 
 SANITIZE_TIMEOUT_S = 900  # per tool: a lab program runs several times slower under compute-sanitizer
-# The graded tests that read the student's answer file (answer_files in lab.json), by the end of their names:
-# a record does not hold the answers its run was made with, so these read the student's file as it is now.
 # The simulated GPU (common/simgpu): the build that runs a lab on it, the GPU it models, and the labs whose
 # verdicts on it were found equal to the H200's for both the solution and the starter (every graded test of
 # the committed H200 records, judged alike), where `course check` without a GPU previews them.
@@ -29,6 +27,8 @@ SIMULATED_LABS_NOT_COVERED = (
     "the simulated GPU previews labs " + ", ".join(SIMULATED_LABS) + " only, where its verdicts were found "
     "equal to an H200's; the others need what it does not model yet"
 )
+# The graded tests that read the student's answer file (answer_files in lab.json), by the end of their names:
+# a record does not hold the answers its run was made with, so these read the student's file as it is now.
 ANSWER_TESTS = ("YourPredictionMatchesTheTimeline", "SuitsAHostWithOtherWork")
 
 
