@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 from pathlib import Path
 
 from . import batch, bench, classroom, environment, gradescope, labs, sandbox, slurm
@@ -170,8 +171,8 @@ def parser() -> argparse.ArgumentParser:
     grade_verb.add_argument(
         "--jobs",
         type=positive_int,
-        help=f"submissions graded at a time (default: {batch.default_jobs()} here, from the "
-        "CPU count, and at least one per GPU)",
+        help="submissions graded at a time (default: three per GPU, at most one per two cores; "
+        f"without a GPU, {batch.default_jobs(os.cpu_count() or 1, 0)} here, one per four cores)",
     )
     grade_verb.add_argument(
         "--timeout",
@@ -212,7 +213,7 @@ def parser() -> argparse.ArgumentParser:
         "--gpus",
         type=positive_int,
         metavar="N",
-        help="use at most N GPUs, one submission's tests on each (default: every GPU the "
+        help="use at most N GPUs, one submission's recordings on each (default: every GPU the "
         "driver shows, or CUDA_VISIBLE_DEVICES lists)",
     )
     grade_verb.add_argument(

@@ -4,10 +4,13 @@ The batch finds the submissions (a Slurm array task, its shard of them) and
 chooses the isolation; has the course configured and built once
 (grading_build.py) and matplotlib's font cache warmed once
 (timeline_pictures.py); then grades the submissions `--jobs` at a time, each
-by a SubmissionGrader (submission_grader.py). Their tests and timeline programs
-each take a GPU of their own (gpu_slots.py), since GPU timings of two processes
-sharing a GPU would disturb each other. A student's report is written as soon
-as they are graded, and the gradebook with it (gradebook.py).
+by a SubmissionGrader (submission_grader.py). Their recordings each take a GPU
+of their own (gpu_slots.py), since GPU timings of two processes sharing a GPU
+would disturb each other; their builds and judges run on the CPU meanwhile, so
+that more submissions are graded at once than there are GPUs (default_jobs).
+A student's report is written as soon as they are graded, and the gradebook
+with it (gradebook.py); the progress line and the summary say how busy the
+GPUs were.
 """
 
 from __future__ import annotations
@@ -55,10 +58,11 @@ def grade_batch(submissions: Path, settings: GradeSettings) -> int:
         return COURSE_ERROR
     started = time.monotonic()
     gpu = gpu_presence()
-    slots = GpuSlots(chosen_devices(gpu_devices(), settings.gpus) if gpu[0] else [])
-    # One more submission than GPUs: it builds while the others test, so that no GPU waits for a build.
-    jobs = max(settings.jobs, len(slots.devices) + 1) if settings.isolation.kind != sandbox.FALLBACK else 1
-    gpus = f"{len(slots.devices)} GPU(s), one submission's tests on each" if slots.devices else "tests on the CPU only"
+    devices = chosen_devices(gpu_devices(), settings.gpus) if gpu[0] else []
+    jobs = settings.jobs or default_jobs(os.cpu_count() or 1, len(devices))
+    # At least one more submission than GPUs: it builds while the others record, so that no GPU waits for a build.
+    jobs = max(jobs, len(devices) + 1) if settings.isolation.kind != sandbox.FALLBACK else 1
+    gpus = f"{len(devices)} GPU(s), one submission's recordings on each" if devices else "tests on the CPU only"
     print(
         f"course: grading {len(found)} submission(s), labs {' '.join(numbers)}, {jobs} at a time, "
         f"{settings.timeout_s} s per test; GPU: {gpu[1]}; {gpus}",
@@ -83,7 +87,8 @@ def grade_batch(submissions: Path, settings: GradeSettings) -> int:
         print(f"course: {problem}")
         return COURSE_ERROR
     print_lock = threading.Lock()
-    progress = Progress(len(found), jobs)
+    slots = GpuSlots(devices)  # made now: the GPUs' busy share counts from the first submission
+    progress = Progress(len(found), jobs, gpu_busy=slots.busy_share if devices else None)
     build_seconds: list[float] = []
 
     def grade_one(submission: Path) -> None:
@@ -113,7 +118,8 @@ def grade_batch(submissions: Path, settings: GradeSettings) -> int:
     print()
     print(summary_table(grades, numbers))
     if build_seconds:
-        wall = f"\ncourse: {len(build_seconds)} graded in {time.monotonic() - started:.0f} s (wall)"
+        busy = f", GPU busy {slots.busy_share():.0%} of it" if devices else ""
+        wall = f"\ncourse: {len(build_seconds)} graded in {time.monotonic() - started:.0f} s (wall){busy}"
         mean = sum(build_seconds) / len(build_seconds)
         builds = f"; build per submission (compile alone + link): mean {mean:.1f} s, max {max(build_seconds):.1f} s"
         print(wall + ("" if settings.python else builds))  # nothing of a Python submission is built
@@ -147,7 +153,7 @@ def prepare_isolation(submissions: Path, settings: GradeSettings) -> bool:
     settings.submissions = submissions
     if settings.isolation.kind != sandbox.FALLBACK:
         return True
-    if settings.jobs > 1:  # the fallback hides nothing: one submission at a time, so none can reach another's build
+    if settings.jobs != 1:  # the fallback hides nothing: one submission at a time, so none can reach another's build
         print("course: without bubblewrap, submissions are graded one at a time")
         settings.jobs = 1
     settings.out.mkdir(parents=True, exist_ok=True)
@@ -185,6 +191,12 @@ def default_cuda_arch(gpu_present: bool) -> str:
     return "native" if gpu_present else "90"
 
 
-def default_jobs() -> int:
-    """Submissions graded at a time: one per four cores, at most four (grade_batch raises it to one per GPU)."""
-    return max(1, min(4, (os.cpu_count() or 1) // 4))
+def default_jobs(cpus: int, gpus: int) -> int:
+    """Submissions graded at a time, from the machine's CPUs and the GPUs the batch uses. Without a GPU, one
+    per four cores, at most four. With GPUs, three per GPU: one records while two build or are judged, since
+    building a submission takes longer than recording it (labs 01-07 on an H100, 2026-12-07: 26 s of
+    building against 15 s of recording); at most one per two cores, so that the compilers leave the
+    recordings' host threads a core; and never fewer than one more than the GPUs."""
+    if gpus == 0:
+        return max(1, min(4, cpus // 4))
+    return max(gpus + 1, min(3 * gpus, cpus // 2))

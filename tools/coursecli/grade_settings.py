@@ -27,7 +27,7 @@ class GradeSettings:
     labs: list[LabSources]  # the labs to grade
     all_labs: list[LabSources]  # every lab of the course (CMake configures them all)
     timeout_s: int = DEFAULT_TIMEOUT_S
-    jobs: int = 1
+    jobs: int | None = 1  # submissions graded at a time; None: from the CPUs and GPUs (batch.default_jobs)
     regrade: bool = False
     cuda_arch: str = ""
     keep_builds: bool = False

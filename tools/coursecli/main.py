@@ -142,7 +142,7 @@ def cmd_grade(args: argparse.Namespace) -> int:
         labs=selected_labs(args.labs, python=args.python),
         all_labs=selected_labs(None, python=args.python),
         timeout_s=args.timeout,
-        jobs=args.jobs or batch.default_jobs(),
+        jobs=args.jobs,
         regrade=args.regrade,
         cuda_arch=args.cuda_arch or batch.default_cuda_arch(gpu_present),
         keep_builds=args.keep_builds,

@@ -1,4 +1,5 @@
-"""A batch's progress: students done / total, who is being graded now, and an estimate of the time left.
+"""A batch's progress: students done / total, who is being graded now, an estimate of the time left, and
+how busy the GPUs have been (the share of their time some submission's recording held them).
 
 On a terminal, one line that updates in place (each finished student's result
 is printed above it); otherwise, plain lines, one each time a student starts.
@@ -10,6 +11,7 @@ import shutil
 import sys
 import threading
 import time
+from collections.abc import Callable
 from typing import TextIO
 
 
@@ -24,8 +26,16 @@ def duration(seconds: float) -> str:
 class Progress:
     """Tracks a batch of `total` students graded `parallel` at a time; prints to `stream`."""
 
-    def __init__(self, total: int, parallel: int, stream: TextIO | None = None, clock=time.monotonic):
+    def __init__(
+        self,
+        total: int,
+        parallel: int,
+        stream: TextIO | None = None,
+        clock=time.monotonic,
+        gpu_busy: Callable[[], float] | None = None,
+    ):
         self.total, self.parallel = total, max(1, parallel)
+        self.gpu_busy = gpu_busy  # the GPUs' busy share so far (GpuSlots.busy_share), where there are GPUs
         self.stream = stream or sys.stdout
         self.clock = clock
         self.started = clock()
@@ -43,10 +53,15 @@ class Progress:
         per_student = sum(self.graded_seconds) / len(self.graded_seconds)
         return duration(per_student * left / min(self.parallel, max(1, left)))
 
+    def busy(self) -> str:
+        """'GPU busy 87%' once a student is done ('' before, or without GPUs)."""
+        return f"GPU busy {self.gpu_busy():.0%}" if self.gpu_busy and self.done else ""
+
     def status(self) -> str:
         now = ", ".join(self.current) or "-"
-        estimate = self.estimate()
-        return f"[{self.done}/{self.total} done] grading: {now}" + (f"; about {estimate} left" if estimate else "")
+        after = [f"about {self.estimate()} left"] if self.estimate() else []
+        after += [self.busy()] if self.busy() else []
+        return f"[{self.done}/{self.total} done] grading: {now}" + "".join(f"; {part}" for part in after)
 
     def _show(self) -> None:
         width = shutil.get_terminal_size((100, 20)).columns - 1
@@ -60,6 +75,7 @@ class Progress:
                 self._show()
             else:
                 left = f", about {self.estimate()} left" if self.graded_seconds else ""
+                left += f", {self.busy()}" if self.busy() else ""
                 print(f"course: grading {student} ({self.done}/{self.total} done{left})", file=self.stream, flush=True)
 
     def finish(self, student: str, message: str, graded_seconds: float | None) -> None:

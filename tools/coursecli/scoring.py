@@ -68,6 +68,9 @@ class LabGrade:
     # What was checked of it without a GPU (lab_checks.py), each {"what": ..., "problems": [...]}: information,
     # worth no points by itself (a refusal, a build that fails, already score 0 through `problem`).
     checks: list[dict] = field(default_factory=list)
+    # Where its grading time went, in seconds: "build" (compiled alone and linked), "record" (its recording,
+    # holding a GPU), "judge" (its judges, on the CPU), as the grader timed them; information only.
+    seconds: dict[str, float] = field(default_factory=dict)
 
     @property
     def earned(self) -> int:

@@ -10,6 +10,11 @@ sandbox (scoring.grade_record); the Python labs are checked, recorded and
 judged by python_grading.py. Every
 step runs in the submission's sandbox (sandbox.py) and is written into its
 grade.log; its timelines are drawn from its records (timeline_pictures.py).
+
+Only the recordings (and compute-sanitizer's runs) hold a GPU slot: checking,
+building, judging and drawing run on the CPU, beside other submissions'
+recordings, so that a GPU never waits for a compiler or a judge. Each lab's
+time in each of those steps is kept in its grade (LabGrade.seconds).
 """
 
 from __future__ import annotations
@@ -83,6 +88,7 @@ class SubmissionGrader:
         self.gpu_slots = gpu_slots
         self.device: dict[str, str] = {}  # CUDA_VISIBLE_DEVICES of this submission's GPU while it holds one
         self.build_seconds = 0.0  # compiling its sources alone (the check) and linking its labs
+        self.lab_seconds: dict[str, dict[str, float]] = {}  # by lab: seconds in each step (LabGrade.seconds)
         self.student = student_name(submission)
         self.folder = student_folder(settings.out, self.student)
         self.work = settings.out / ".work" / self.folder.name
@@ -176,13 +182,26 @@ class SubmissionGrader:
             with self.gpu_slots.hold(gpus) as device:
                 self.device = device
                 try:
-                    self._test(group, labels, grade)
-                    traces.update(self._record_timelines(group, grade))
-                    if settings.sanitize:
-                        self._sanitize(group, grade)
+                    self._record(group)
+                    sanitized = self._sanitize(group) if settings.sanitize else {}
                 finally:
                     self.device = {}
-        self._draw_timelines(traces, grade)  # drawing needs no GPU: the next submission's tests may start
+            # Judging and drawing need no GPU: another submission's recordings run meanwhile.
+            self._judge(group, labels, grade)
+            self._score_sanitizer(sanitized, grade)
+            traces.update(self._record_timelines(group, grade))
+        self._draw_timelines(traces, grade)
+        self._keep_lab_seconds(grade)
+
+    def _keep_lab_seconds(self, grade: SubmissionGrade) -> None:
+        for lab_grade in grade.labs:
+            steps = self.lab_seconds.get(lab_grade.number, {})
+            lab_grade.seconds = {step: round(seconds, 2) for step, seconds in steps.items()}
+
+    def _timed(self, number: str, step: str, started: float) -> None:
+        """Adds the time since `started` to lab `number`'s `step` (LabGrade.seconds)."""
+        steps = self.lab_seconds.setdefault(number, {})
+        steps[step] = steps.get(step, 0.0) + time.monotonic() - started
 
     def _grade_python_into(self, grade: SubmissionGrade, intake: Intake) -> None:
         """The Python labs: each checked by pycheck, then recorded once and judged (python_grading.py)."""
@@ -211,6 +230,7 @@ class SubmissionGrader:
         grade.labs.sort(key=lambda lab: order.index(lab.number))
         for lab_grade in grade.labs:
             lab_grade.checks = [verdict.to_json() for verdict in checks.get(lab_grade.number, [])]
+        self._keep_lab_seconds(grade)
 
     def _run_python_tests(self, grade: SubmissionGrade, runnable: list[LabSources]) -> None:
         """The Python labs that passed their checks, each recorded on a GPU slot, then judged outside the sandbox."""
@@ -224,14 +244,18 @@ class SubmissionGrader:
             self.device = device
             try:
                 for lab in runnable:
+                    started = time.monotonic()
                     staged = self.staging.joinpath(*lab.source_path(""))
-                    grade.labs.append(
-                        python_grading.grade_python_lab(
-                            lab, self.settings, python, self.gpu_present, run_step, staged, self.xml_reports
-                        )
-                    )
+                    python_grading.record_python_lab(lab, self.settings, python, run_step, staged, self.xml_reports)
+                    self._timed(lab.number, "record", started)
             finally:
                 self.device = {}
+        for lab in runnable:  # the judges need no GPU: another submission's recordings run meanwhile
+            started = time.monotonic()
+            staged = self.staging.joinpath(*lab.source_path(""))
+            judged = python_grading.judge_python_lab(lab, self.settings, self.gpu_present, staged, self.xml_reports)
+            grade.labs.append(judged)
+            self._timed(lab.number, "judge", started)
 
     def _changed(self, lab: LabSources) -> list[lab_checks.Verdict]:
         """Whether each of the lab's staged student files differs from the course's starter."""
@@ -267,6 +291,7 @@ class SubmissionGrader:
                 lab.folder, lab.files, self.staging, self.objects, rules, self.settings.compiler
             )
             self.build_seconds += time.monotonic() - started
+            self._timed(lab.number, "build", started)
             if compiler_output:
                 self.log.command(["compile alone", lab.folder], compiler_output, 1)
                 timed_out = compiler_output.startswith(COMPILE_STOPPED)
@@ -283,6 +308,7 @@ class SubmissionGrader:
             return self._link_lab(lab)
         finally:
             self.build_seconds += time.monotonic() - started
+            self._timed(lab.number, "build", started)
 
     def _link_lab(self, lab: LabSources) -> tuple[int, str]:
         labs_folder = self.build / "labs"
@@ -301,16 +327,22 @@ class SubmissionGrader:
             )
         return status, output
 
-    def _test(self, labs: list[LabSources], labels: dict[str, list[str]], grade: SubmissionGrade) -> None:
-        """Grades the built labs: in the sandbox, each lab's recording (its ctest test labNN.yours.record);
-        then, outside it, each lab's judges on its record (scoring.grade_record)."""
+    def _record(self, labs: list[LabSources]) -> None:
+        """Records the built labs in the sandbox, on this submission's GPU slot: each lab's recording test
+        (labNN.yours.record) under ctest, one lab at a time so that each one's GPU time is known."""
         timeout = self.settings.timeout_s
         shutil.rmtree(self.xml_reports, ignore_errors=True)  # only this run's records count
         self.box.writable_folder(self.xml_reports)
-        pattern = recording.sandboxed_pattern(labs)
-        count = sum(1 for name in labels if re.match(pattern, name))
-        command = ["ctest", "--test-dir", self.build, "-R", pattern, "--timeout", str(timeout)]
-        self._step([*command, "--no-tests=error", "--parallel", "2"], count * (timeout + 15) + 120, run_limits(timeout))
+        for lab in labs:
+            started = time.monotonic()
+            pattern = recording.sandboxed_pattern([lab])
+            command = ["ctest", "--test-dir", self.build, "-R", pattern, "--timeout", str(timeout), "--no-tests=error"]
+            self._step(command, timeout + 135, run_limits(timeout))
+            self._timed(lab.number, "record", started)
+
+    def _judge(self, labs: list[LabSources], labels: dict[str, list[str]], grade: SubmissionGrade) -> None:
+        """Judges each recorded lab outside the sandbox, on the CPU: its judges on its record
+        (scoring.grade_record), read from a folder the sandbox never had."""
         removed = judging.fresh_report_folder(self.xml_reports)
         if removed:
             self.log.command(["the sandbox's report folder"], f"left behind: {', '.join(removed)}", 0)
@@ -319,6 +351,7 @@ class SubmissionGrader:
             lab = next((lab for lab in labs if lab.number == lab_grade.number), None)
             if lab is None:
                 continue
+            started = time.monotonic()
             record = recording.record_file(self.xml_reports, lab.number, "yours")  # a copy of a plain file
             kept = recording.record_file(self.folder, lab.number, "yours")  # `course check NN --record FILE`
             kept.unlink(missing_ok=True)
@@ -335,6 +368,7 @@ class SubmissionGrader:
                 "\n".join(f"{test.name}: {test.status} {test.reason}".rstrip() for test in graded.tests),
                 0 if all(test.status != FAILED for test in graded.tests) else 1,
             )
+            self._timed(lab.number, "judge", started)
 
     def _record_timelines(self, labs: list[LabSources], grade: SubmissionGrade) -> dict[str, list[Path]]:
         """Each lab's trace of the run the judges judged, from its record (no second run of the student's
@@ -385,9 +419,9 @@ class SubmissionGrader:
                     shutil.copyfile(drawn_image, image, follow_symlinks=False)
                     lab_grade.timelines.append(image.name)
 
-    def _sanitize(self, labs: list[LabSources], grade: SubmissionGrade) -> None:
-        """Each lab's program under compute-sanitizer: findings in the report, points only when asked for."""
-        by_number = {lab.number: lab for lab in grade.labs}
+    def _sanitize(self, labs: list[LabSources]) -> dict[str, sanitize.SanitizeResult]:
+        """Each lab's program under compute-sanitizer, on this submission's GPU slot: its findings by lab."""
+        results = {}
         for lab in labs:
             program = next(self.build.rglob(f"lab{lab.number}_yours_run"), None)
             if program is None:
@@ -403,9 +437,18 @@ class SubmissionGrader:
                 lambda command, env, timeout: self._step(command, timeout, run_limits(timeout), env=env),
                 (self.gpu_present, self.gpu_name),
             )
-            by_number[lab.number].sanitizer = result.lines()
+            results[lab.number] = result
+        return results
+
+    def _score_sanitizer(self, results: dict[str, sanitize.SanitizeResult], grade: SubmissionGrade) -> None:
+        """compute-sanitizer's findings in each lab's report, after its judges' tests; points only when asked for."""
+        for lab_grade in grade.labs:
+            result = results.get(lab_grade.number)
+            if result is None:
+                continue
+            lab_grade.sanitizer = result.lines()
             points = self.settings.sanitize_points
             if points is None:
-                points = read_lab(self.settings.course_root / "labs" / lab.folder).sanitize_points
+                points = read_lab(self.settings.course_root / "labs" / lab_grade.folder).sanitize_points
             if points > 0:
-                by_number[lab.number].tests.append(sanitize.points_test(result, points))
+                lab_grade.tests.append(sanitize.points_test(result, points))

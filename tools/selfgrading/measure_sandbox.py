@@ -18,14 +18,13 @@ import sys
 import tempfile
 from pathlib import Path
 
-from coursecli.batch import default_jobs
 from coursecli.sandbox import choose_isolation
 
 from .sample_files import student_files, write_folder
 from .timed_grading import timed_grade
 
 
-def grade_once(submissions: Path, out: Path, lab: str, sandbox: str, jobs: int) -> float:
+def grade_once(submissions: Path, out: Path, lab: str, sandbox: str, jobs: int | None) -> float:
     """Seconds to grade `submissions` into a fresh `out` under `sandbox`."""
     seconds, console = timed_grade(submissions, out, [lab], jobs, sandbox)
     isolation = next((line for line in console.splitlines() if "isolation:" in line), "")
@@ -38,7 +37,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--copies", type=int, default=10)
     parser.add_argument("--lab", default="05")
     parser.add_argument("--rounds", type=int, default=1)
-    parser.add_argument("--jobs", type=int, default=default_jobs())
+    parser.add_argument("--jobs", type=int, help="submissions graded at a time (default: the batch's own)")
     parser.add_argument("--work", type=Path, help="folder for submissions and grades (default: a temporary one)")
     args = parser.parse_args(argv)
     work = args.work or Path(tempfile.mkdtemp(prefix="measure-sandbox-"))

@@ -13,7 +13,7 @@ from coursecli.batch import GradeSettings, default_cuda_arch, gpu_presence, grad
 from coursecli.submissions import selected_labs
 
 
-def regrade_settings(out: Path, numbers: list[str] | None, jobs: int, sandbox: str = "auto") -> GradeSettings:
+def regrade_settings(out: Path, numbers: list[str] | None, jobs: int | None, sandbox: str = "auto") -> GradeSettings:
     """Grading labs `numbers` (every lab when None) again, `jobs` at a time, into `out`. Every batch links
     against one course build beside the output folders (out/../course), brought up to date by each."""
     return GradeSettings(
@@ -28,7 +28,7 @@ def regrade_settings(out: Path, numbers: list[str] | None, jobs: int, sandbox: s
     )
 
 
-def timed_grade(submissions: Path, out: Path, labs: list[str], jobs: int, sandbox: str = "auto") -> tuple[float, str]:
+def timed_grade(submissions: Path, out: Path, labs: list[str], jobs: int | None, sandbox: str = "auto") -> tuple[float, str]:
     """Seconds to grade `submissions` into a fresh `out` (the course built once beside it and kept, so
     that only grading is timed), and what the grader printed; exits, printing it, when the batch fails."""
     shutil.rmtree(out, ignore_errors=True)

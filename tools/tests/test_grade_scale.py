@@ -1,5 +1,6 @@
-"""Grading a class at scale without a GPU: one test process per GPU (with a fake GPU count), the link
-command that reuses the course build, shards of a batch, and the progress line."""
+"""Grading a class at scale without a GPU: one recording per GPU (with a fake GPU count), the CPU's steps
+beside the GPU's (a stand-in recorder and judges), the link command that reuses the course build, shards
+of a batch, and the progress line."""
 
 import io
 import threading
@@ -10,11 +11,13 @@ from coursecli import batch as grade_module
 from coursecli import grading_build, submission_grader
 from coursecli.course_build import CourseBuild
 from coursecli.gpu_slots import GpuSlots, chosen_devices
-from coursecli.gradebook import save_grade, student_folder
+from coursecli.gradebook import load_grade, save_grade, student_folder
 from coursecli.progress import Progress, duration
-from coursecli.scoring import SubmissionGrade
+from coursecli.scoring import LabGrade, SubmissionGrade
 from coursecli.shell import ROOT
 from coursecli.submissions import course_labs
+from selfgrading.measure_batch import gpu_busy_share, lab_table
+from selfgrading.sample_files import student_files, write_folder
 
 
 def test_a_gpu_is_held_by_one_holder_at_a_time_and_all_are_used():
@@ -75,6 +78,107 @@ def test_a_holder_of_two_gpus_gets_two_free_ones_together_and_is_not_starved():
         assert env == {}
 
 
+def test_the_slots_count_how_long_their_gpus_were_held():
+    now = [0.0]
+    slots = GpuSlots(["0", "1"], clock=lambda: now[0])
+    with slots.hold(2):
+        now[0] = 3.0
+        assert slots.busy_share() == 1.0  # a hold going on counts
+    now[0] = 6.0
+    with slots.hold():
+        now[0] = 10.0
+    assert slots.busy_share() == (2 * 3 + 4) / (2 * 10)  # GPU-seconds held over GPU-seconds passed
+    assert GpuSlots([], clock=lambda: 0.0).busy_share() == 0.0
+
+
+def test_jobs_default_from_the_cpus_and_the_gpus():
+    assert grade_module.default_jobs(16, 0) == 4 and grade_module.default_jobs(2, 0) == 1
+    assert grade_module.default_jobs(16, 1) == 3  # one records while two build or are judged
+    assert grade_module.default_jobs(32, 2) == 6 and grade_module.default_jobs(128, 8) == 24
+    assert grade_module.default_jobs(4, 2) == 3  # few cores: still one more than the GPUs
+    assert grade_module.default_jobs(8, 8) == 9
+
+
+def test_a_submissions_judges_run_while_the_next_one_records(tmp_path, monkeypatch):
+    """The real SubmissionGrader with a stand-in recorder (its sandboxed ctest step takes the GPU slot for a
+    while) and stand-in judges (scoring.grade_record, which take a while on the CPU). The judges must never
+    hold the GPU; the second submission must record while the first is judged; and each lab's steps are
+    timed into its grade."""
+    events, lock = [], threading.Lock()
+
+    def log(what, student):
+        with lock:
+            events.append((what, student, time.monotonic()))
+
+    def sandboxed_step(grader, command, timeout_s, limits, building=False, env=None, cwd=None):
+        assert command[0] == "ctest" and grader.device == {"CUDA_VISIBLE_DEVICES": "0"}
+        assert command[command.index("-R") + 1] == r"^lab(01)\.yours\.record$"  # one lab per step
+        log("record", grader.student)
+        time.sleep(0.3)
+        log("recorded", grader.student)
+        return 0, ""
+
+    def judges(build, number, folder, record, answers, reports, tests, gpu_present):
+        student = record.parts[record.parts.index(".work") + 1]
+        log("judge", student)
+        time.sleep(0.3)
+        log("judged", student)
+        return LabGrade(number, folder)
+
+    class StandInBuild:
+        folder = tmp_path / "course"
+
+        def write_test_lists(self, *args):
+            pass
+
+    def build_lab(grader, lab):
+        grader._timed(lab.number, "build", time.monotonic() - 0.1)
+        return 0, ""
+
+    grader = submission_grader.SubmissionGrader
+    monkeypatch.setattr(grader, "_check_before_linking", lambda self, intake: ({}, {}))
+    monkeypatch.setattr(grader, "_build_lab", build_lab)
+    monkeypatch.setattr(grader, "_checks", lambda self, lab, refusal, built: [])
+    monkeypatch.setattr(grader, "_step", sandboxed_step)
+    monkeypatch.setattr(grader, "_record_timelines", lambda self, labs, grade: {})
+    monkeypatch.setattr(submission_grader, "grade_record", judges)
+    monkeypatch.setattr(grade_module, "gpu_presence", lambda: (True, "a fake GPU"))
+    monkeypatch.setattr(grade_module, "gpu_devices", lambda: ["0"])
+    monkeypatch.setattr(grade_module, "prepare_course", lambda settings: "")
+    monkeypatch.setattr(grade_module, "prepare_plotting", lambda settings: None)
+    for name in ("ada", "bob"):
+        write_folder(tmp_path / "subs" / name, student_files("solution"))
+    labs = [lab for lab in course_labs(ROOT) if lab.number == "01"]
+    settings = grade_module.GradeSettings(
+        out=tmp_path / "out", labs=labs, all_labs=course_labs(ROOT), jobs=2, sandbox="none", compiler=object()
+    )
+    settings.course_build = StandInBuild()
+    assert grade_module.grade_batch(tmp_path / "subs", settings) == 0
+    when = {(what, student): at for what, student, at in events}
+    first, second = sorted(("ada", "bob"), key=lambda student: when[("record", student)])
+    assert when[("record", second)] >= when[("recorded", first)]  # one GPU: one recording at a time
+    assert when[("record", second)] < when[("judged", first)]  # the GPU did not wait for the judges
+    for student in ("ada", "bob"):
+        assert when[("judge", student)] >= when[("recorded", student)]
+        lab = load_grade(student_folder(settings.out, student)).labs[0]
+        assert set(lab.seconds) == {"build", "record", "judge"}
+        assert 0.25 < lab.seconds["record"] < 1 and 0.25 < lab.seconds["judge"] < 1
+
+
+def test_the_batch_measurement_prints_each_labs_median_steps():
+    def graded(record, build):
+        lab = LabGrade("01", "01-null-stream", seconds={"record": record, "build": build, "judge": 0.5})
+        return SubmissionGrade("s", labs=[lab, LabGrade("08", "08-two-gpus")])
+
+    rows = lab_table([graded(1.0, 2.0), graded(4.0, 3.0), graded(2.0, 9.0)], ["01", "08"])
+    assert rows[1].split() == ["01", "2.00", "3.00", "0.50", "5.50"]
+    assert rows[2].split() == ["08", "(not", "run)"]
+    assert rows[3].split() == ["all", "2.00", "3.00", "0.50", "5.50"]
+    assert "over the target" in lab_table([graded(4.0, 1.0)], ["01"])[1]
+    assert gpu_busy_share("course: 3 graded in 40 s (wall), GPU busy 87% of it") == "87%"
+    assert gpu_busy_share("course: 3 graded in 40 s (wall)") == "?"
+
+
 def test_labs_are_tested_in_groups_by_the_gpus_they_need():
     labs = course_labs(ROOT)
     by_number = {lab.number: lab for lab in labs}
@@ -123,7 +227,7 @@ def test_every_gpu_grades_a_submission_at_the_same_time(tmp_path, monkeypatch, c
     seen, most = batch(tmp_path, monkeypatch, ["a", "b", "c", "d"], ["0", "1"])
     assert sorted(set(seen)) == ["0", "1"] and len(seen) == 4
     assert most == 2  # --jobs 1 is raised to one submission per GPU
-    assert "2 GPU(s), one submission's tests on each" in capsys.readouterr().out
+    assert "2 GPU(s), one submission's recordings on each" in capsys.readouterr().out
 
 
 def test_gpus_limits_the_gpus_used(tmp_path, monkeypatch):
