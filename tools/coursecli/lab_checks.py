@@ -46,9 +46,13 @@ class Verdict:
         return [f"{PASS if self.passed else FAIL}  {self.what}", *(f"      {p}" for p in self.problems)]
 
 
-def vetted(names: list[str], problems: list[str]) -> Verdict:
-    """The vetting of student files, as the grader words its refusal (one line per finding)."""
-    return Verdict(f"{', '.join(names)} vetted: nothing graded code may not do", problems, refused=bool(problems))
+def vetted(names: list[str], problems: list[str], unchanged: bool = False) -> Verdict:
+    """The vetting of student files, as the grader words its refusal (one line per finding); `unchanged`:
+    vetted by an earlier check, and not changed since."""
+    since = " (unchanged since an earlier check vetted it)" if unchanged else ""
+    return Verdict(
+        f"{', '.join(names)} vetted: nothing graded code may not do{since}", problems, refused=bool(problems)
+    )
 
 
 def changed_from_starter(names: list[str], folder: Path, starter: Path) -> list[Verdict]:

@@ -14,7 +14,7 @@ from .python_module import TARGET, module_python
 from .results import points_of, read_labels
 from .scoring import NEEDS_GPUS, NOT_GRADED, PASSED, LabGrade, TestGrade, grade_record, graded_tests
 from .shell import COURSE_ERROR, FAILING, ROOT, CommandFailed, CourseError, Log, run, run_logged, say
-from .student_files import save_check_without_gpu, save_last_check, save_vetted
+from .student_files import already_vetted, save_check_without_gpu, save_last_check, save_vetted
 
 SANITIZE_TIMEOUT_S = 900  # per tool: a lab program runs several times slower under compute-sanitizer
 # The simulated GPU (common/simgpu): the build that runs a lab on it, the GPU it models, and the labs whose
@@ -377,9 +377,16 @@ def _cpp_checks(lab: Path, preset: str, variant: str) -> tuple[Path, dict, list[
         say(f"lab {number} does not build ({failure}); fix the compiler errors above first.")
         return FAILING
     sources = student_root(variant)
-    verdicts = lab_checks.object_verdicts(lab, sources, folder, folder / "objcheck" / f"lab{number}-{variant}")
-    if variant == "yours" and all(verdict.passed for verdict in verdicts):
-        _keep_vetted(folder, lab, sources)  # `course pack` need not compile them again
+    names = lab_declaration.read_lab(lab).cpp.student_sources
+    files = {f"{lab.name}/{name}": sources / lab.name / name for name in names}
+    contents = {relative: path.read_bytes() for relative, path in files.items() if path.is_file()}
+    if variant == "yours" and len(contents) == len(files) and already_vetted(folder, contents):
+        # Unchanged since a check vetted them: compiling them alone again would find the same.
+        verdicts = [lab_checks.vetted([name], [], unchanged=True) for name in names]
+    else:
+        verdicts = lab_checks.object_verdicts(lab, sources, folder, folder / "objcheck" / f"lab{number}-{variant}")
+        if variant == "yours" and all(verdict.passed for verdict in verdicts):
+            save_vetted(folder, contents)  # neither the next check nor `course pack` compiles them again
     return folder, read_labels(folder), verdicts + lab_checks.answer_verdicts(lab, sources / lab.name)
 
 
@@ -401,13 +408,6 @@ def _python_checks(lab: Path, preset: str, variant: str) -> tuple[Path, dict, li
         return COURSE_ERROR
     student = python_student_folder(number, variant)  # its answer files sit in the Python folder too
     return folder, labels, lab_checks.python_verdicts(lab, student) + lab_checks.answer_verdicts(lab, student)
-
-
-def _keep_vetted(folder: Path, lab: Path, sources: Path) -> None:
-    """Notes in the build `folder` that the student's sources of `lab` (under `sources`), as they are now,
-    passed the object check."""
-    names = lab_declaration.read_lab(lab).cpp.student_sources
-    save_vetted(folder, {f"{lab.name}/{name}": (sources / lab.name / name).read_bytes() for name in names})
 
 
 def _print_verdicts(number: str, variant: str, verdicts: list[lab_checks.Verdict], first: str) -> int | None:

@@ -24,7 +24,7 @@ from .shell import ROOT
 
 LAST_CHECK = "last-check.json"  # in the build folder's results/: `course check`'s latest score of each lab
 # In the build folder's results/: the sources `course check` compiled alone and found nothing to refuse in,
-# by their content, so that `course pack` need not compile them again.
+# by their content, so that neither the next `course check` nor `course pack` compiles them again.
 VETTED = "vetted.json"
 OBJECT_CHECK = ROOT / "tools" / "coursecli" / "objcheck.py"  # what vets them: a new version vets again
 
@@ -159,9 +159,15 @@ def read_last_checks(build: Path) -> dict:
     return _read_results(build, LAST_CHECK)
 
 
-def _vetting_key(relative: str, content: bytes) -> str:
-    """What a vetting holds for: the file's path and content, and the object check's own code."""
+def _vetting_key(build: Path, relative: str, content: bytes) -> str:
+    """What a vetting holds for: the file's path and content, and what else decides what its object holds
+    and how it is read: the object check's own code, the build's compile commands and the lab's headers."""
     digest = hashlib.sha256(OBJECT_CHECK.read_bytes())
+    commands = build / "compile_commands.json"
+    digest.update(commands.read_bytes() if commands.is_file() else b"")
+    lab = ROOT / "labs" / relative.split("/")[0]
+    for header in sorted(path for pattern in ("*.h", "*.hpp", "*.cuh") for path in lab.glob(pattern)):
+        digest.update(header.name.encode() + b"\0" + header.read_bytes())
     digest.update(relative.encode() + b"\0" + content)
     return digest.hexdigest()
 
@@ -169,11 +175,11 @@ def _vetting_key(relative: str, content: bytes) -> str:
 def save_vetted(build: Path, sources: dict[str, bytes]) -> None:
     """Keeps that `course check` vetted `sources` (path under labs/ -> content) and found nothing to refuse."""
     vetted = _read_results(build, VETTED)
-    vetted.update({relative: _vetting_key(relative, content) for relative, content in sources.items()})
+    vetted.update({relative: _vetting_key(build, relative, content) for relative, content in sources.items()})
     _write_results(build, VETTED, vetted)
 
 
 def already_vetted(build: Path, sources: dict[str, bytes]) -> bool:
     """Whether `course check` vetted every one of `sources` (path under labs/ -> content) as it is now."""
     vetted = _read_results(build, VETTED)
-    return bool(sources) and all(vetted.get(r) == _vetting_key(r, content) for r, content in sources.items())
+    return bool(sources) and all(vetted.get(r) == _vetting_key(build, r, c) for r, c in sources.items())

@@ -10,7 +10,7 @@ import re
 import shutil
 
 import pytest
-from coursecli import answers, environment, labs
+from coursecli import answers, environment, lab_checks, labs
 from coursecli import main as course_main
 from coursecli.build import NO_COURSE_BUILD, build_under_test
 from coursecli.gpu import NO_GPU_EXIT
@@ -95,6 +95,19 @@ def test_a_malformed_prediction_fails_the_check_without_a_gpu(tmp_path, monkeypa
     assert "prediction.txt, `nonblocking:` `A B C` is not an order such as" in out
     assert out.count("no GPU") == 1
     assert out.splitlines()[-1] == "course: exit status 1: 1 check(s) above failed; the grader would fail them too"
+
+
+@needs_course_build
+def test_a_source_an_earlier_check_vetted_is_not_compiled_again_until_it_changes(tmp_path, monkeypatch, capsys, no_gpu):
+    student_copy(tmp_path, monkeypatch, lambda text: f"{text}\n// {tmp_path.name}\n")  # this run's own content
+    assert "  pass  null_stream.cu vetted: nothing graded code may not do\n" in check(capsys, "01")[1]
+    compiled, compile_alone = [], lab_checks.object_verdicts
+    monkeypatch.setattr(lab_checks, "object_verdicts", lambda *args: compiled.append(args) or compile_alone(*args))
+    unchanged = "  pass  null_stream.cu vetted: nothing graded code may not do (unchanged since an earlier check"
+    assert unchanged in check(capsys, "01")[1] and not compiled
+    source = tmp_path / "labs" / LAB / "null_stream.cu"
+    source.write_text(source.read_text() + "// changed\n")
+    assert unchanged not in check(capsys, "01")[1] and len(compiled) == 1
 
 
 @needs_course_build
