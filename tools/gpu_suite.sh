@@ -5,7 +5,8 @@
 #
 #   tools/gpu_suite.sh PART
 #
-#   a        the build (preset ci) and the whole suite: ctest --preset ci --label-exclude 'yours|selfgrade'
+#   a        the build (preset ci) and the whole suite: ctest --preset ci --label-exclude 'yours|selfgrade';
+#            then where each recording's time went (selfgrading.recording_time)
 #   b        selfgrade's cheats (each scores 0) and attacking samples (they harm nobody), then what a
 #            submission that never returns costs (measure_batch --count 1 --labs 01)
 #   c1..c4   the C++ catalogue, each sample failing exactly its named tests: labs 01-04, 05, 06-08, 09
@@ -69,6 +70,8 @@ part_a() {
     ctest --preset ci --label-exclude 'yours|selfgrade' -j8
   local status=$?
   note "not run (skipped, with the reason): $(grep -c '(Skipped)' "$log/ctest.log")"
+  # Where each recording's time went (issue 53), from the records the suite just made.
+  step recording_time "recording_time:" tools_python -m selfgrading.recording_time build-ci/records "$log/ctest.log"
   return $status
 }
 

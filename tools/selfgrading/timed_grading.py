@@ -28,7 +28,9 @@ def regrade_settings(out: Path, numbers: list[str] | None, jobs: int | None, san
     )
 
 
-def timed_grade(submissions: Path, out: Path, labs: list[str], jobs: int | None, sandbox: str = "auto") -> tuple[float, str]:
+def timed_grade(
+    submissions: Path, out: Path, labs: list[str], jobs: int | None, sandbox: str = "auto"
+) -> tuple[float, str]:
     """Seconds to grade `submissions` into a fresh `out` (the course built once beside it and kept, so
     that only grading is timed), and what the grader printed; exits, printing it, when the batch fails."""
     shutil.rmtree(out, ignore_errors=True)

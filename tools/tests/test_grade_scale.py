@@ -3,6 +3,7 @@ beside the GPU's (a stand-in recorder and judges), the link command that reuses 
 of a batch, and the progress line."""
 
 import io
+import json
 import threading
 import time
 from pathlib import Path
@@ -16,6 +17,7 @@ from coursecli.progress import Progress, duration
 from coursecli.scoring import LabGrade, SubmissionGrade
 from coursecli.shell import ROOT
 from coursecli.submissions import course_labs
+from selfgrading import recording_time
 from selfgrading.measure_batch import gpu_busy_share, lab_table
 from selfgrading.sample_files import student_files, write_folder
 
@@ -381,3 +383,18 @@ def test_a_prebuilt_course_is_used_as_it_is_by_every_task_at_once(tmp_path, monk
     (built / grading_build.BUILT_MARK).write_text("01 02\n")
     assert task(1) == 0 and task(2) == 0 and graded == [built, built]
     held.close()
+
+
+def test_where_a_recordings_time_went_is_read_from_the_harness_figures(tmp_path, capsys):
+    end = {"end": "complete", "observed": {"starts": [{}, {}], "scenario_wall_ms": {"a": 500.0, "b": 1500.0}}}
+    (tmp_path / "lab09.solution.record.jsonl").write_text('{"record": 1}\n' + json.dumps(end) + "\n")
+    (tmp_path / "lab01.solution.record.jsonl").write_text("not json\n")
+    log = tmp_path / "ctest.log"
+    log.write_text("  3/9 Test  #41: lab09.solution.record ..........   Passed   3.25 sec\n")
+    assert recording_time.main([str(tmp_path), str(log)]) == 1  # lab 01's record is unreadable
+    out = capsys.readouterr().out
+    assert (
+        "lab09.solution: 3.25 s, 2 start(s), 2 scenarios 2.00 s (1.25 s outside them); slowest: b 1.50 s, a 0.50 s"
+        in out
+    )
+    assert "lab01.solution.record.jsonl: unreadable" in out
