@@ -51,19 +51,26 @@ def plot(trace: Path, image: Path, folder: Path, extra: list[str] | None = None)
     return environment.draw("plot", [trace, "-o", image, *(extra or [])], image, "timelines", folder)
 
 
-def sanitize_lab(number: str, variant: str, folder: Path, executable: Path) -> sanitize.SanitizeResult:
-    """Runs lab NN's program under compute-sanitizer and prints what it found, in the student's words."""
+def _sanitize_setup(number: str, variant: str, folder: Path, what: str):
+    """Lab NN's student files (their texts, and as the sanitizer's reports name them), a work folder under
+    `folder` and a runner that logs every command and the program's output there."""
     lab = lab_folder(number)
     sources_root = lab if variant == "yours" else ROOT / "solutions" / lab.name
     files = list(lab_declaration.read_lab(lab).cpp.student_sources)
     texts = [(sources_root / name).read_text(errors="replace") for name in files if (sources_root / name).exists()]
     sources = sanitize.lab_sources(lab.name, files, "labs" if variant == "yours" else "solutions")
-    work = folder / "sanitize" / f"lab{number}-{variant}"
-    log = Log(work / "sanitize.log", echo=True)  # every command, and the program's output, kept there
+    work = folder / what / f"lab{number}-{variant}"
+    log = Log(work / f"{what}.log", echo=True)
 
     def runner(command: list[str], env: dict[str, str], timeout_s: float) -> tuple[int, str]:
         return run_logged(command, log, timeout_s, env=env)
 
+    return texts, sources, work, runner
+
+
+def sanitize_lab(number: str, variant: str, folder: Path, executable: Path) -> sanitize.SanitizeResult:
+    """Runs lab NN's program under compute-sanitizer and prints what it found, in the student's words."""
+    texts, sources, work, runner = _sanitize_setup(number, variant, folder, "sanitize")
     result = sanitize.sanitize_program(
         executable, sources, sanitize.tools_for(texts), work, SANITIZE_TIMEOUT_S, runner, gpu_presence()
     )
@@ -74,6 +81,27 @@ def sanitize_lab(number: str, variant: str, folder: Path, executable: Path) -> s
     if result.clean:
         print("  no memory errors, leaks or uninitialised reads found")
     return result
+
+
+def _preview_what_is_left_behind(number: str, variant: str, folder: Path) -> None:
+    """Lab NN's program run once on the simulated GPU with --no-trace, and what it left behind by its census:
+    streams, events, device memory and pinned buffers never released (what `--sanitize` finds on a GPU)."""
+    program = next(folder.rglob(f"lab{number}_{variant}_run"), None)
+    if program is None:
+        return
+    print()
+    print(f"What lab {number}'s program ({variant}) left behind on the simulated GPU (run once with --no-trace):")
+    _, sources, work, runner = _sanitize_setup(number, variant, folder, "census")
+    findings, problem = sanitize.census_findings(program, sources, work, SANITIZE_TIMEOUT_S, runner)
+    if problem:
+        print(f"  not known: {problem}")
+    elif not findings:
+        print("  nothing: every stream, event, device allocation and pinned buffer it made was released")
+    for index, finding in enumerate(findings, 1):
+        described = finding.describe()
+        print(f"  {index}. {described[0]}")
+        for line in described[1:]:
+            print(f"     {line}")
 
 
 def _show_reference_pictures(number: str) -> None:
@@ -353,7 +381,13 @@ def _preview_on_the_simulated_gpu(number: str, variant: str, python: bool) -> No
     print()
     print(f"Preview on the simulated GPU (a model of an {SIMULATED_GPU}): a preview, not your grade")
     try:
-        folder = build(SIMULATED_PRESET, [f"lab{number}_{variant}_record", f"lab{number}_judge", "streamlab_record"])
+        targets = [
+            f"lab{number}_{variant}_record",
+            f"lab{number}_judge",
+            "streamlab_record",
+            f"lab{number}_{variant}_run",
+        ]
+        folder = build(SIMULATED_PRESET, targets)
     except CommandFailed as failure:
         say(f"no preview: the simulated GPU's build failed ({failure})")
         return
@@ -362,6 +396,7 @@ def _preview_on_the_simulated_gpu(number: str, variant: str, python: bool) -> No
     graded = _grade(number, variant, False, folder, record, labels)
     _print_points(number, f"{variant}, simulated {SIMULATED_GPU}: a preview", graded, labels)
     _draw_recorded_timeline(record, folder, number, f"simulated-{variant}", graded.tests)
+    _preview_what_is_left_behind(number, variant, folder)
 
 
 def _cpp_checks(lab: Path, preset: str, variant: str) -> tuple[Path, dict, list[lab_checks.Verdict]] | int:

@@ -235,6 +235,24 @@ def run_tool(
     return result
 
 
+def census_findings(
+    program: Path, sources: Sources, work: Path, timeout_s: float, runner: Runner
+) -> tuple[list[Finding], str]:
+    """What `program --no-trace` left behind, from the lab program's census alone (no compute-sanitizer):
+    on the simulated GPU, where the census counts memory too (common/support/src/resource_census.cpp).
+    (findings, "") or ([], why the census could not be taken)."""
+    work.mkdir(parents=True, exist_ok=True)
+    census = work / "census.jsonl"
+    census.unlink(missing_ok=True)
+    status, _ = runner([str(program), "--no-trace"], {"STREAMLAB_LEAK_REPORT": str(census)}, timeout_s)
+    if status == TIMED_OUT:
+        return [], f"the program did not finish within {timeout_s:.0f} s"
+    if not census.exists():
+        return [], f"the program ended (exit status {status}) before it could say what it left behind"
+    records = parse_census(census.read_text(errors="replace"))
+    return findings_from(records, sources, addr2line_resolver(program, sources)), ""
+
+
 def _last_line(text: str) -> str:
     lines = [line.strip().lstrip("=").strip() for line in text.splitlines() if line.strip().lstrip("=").strip()]
     return lines[-1] if lines else ""

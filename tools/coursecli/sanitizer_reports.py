@@ -186,7 +186,8 @@ def merge_text_details(xml_records: list[Record], text_records: list[Record]) ->
 
 
 def parse_census(text: str) -> list[Record]:
-    """The lab program's census: one JSON line per stream, event or pinned range left behind."""
+    """The lab program's census: one JSON line per stream, event or pinned range left behind (and, on the
+    simulated GPU, per device allocation and pinned buffer)."""
     records = []
     for line in text.splitlines():
         if not line.strip():
@@ -330,6 +331,9 @@ _CENSUS_KINDS = {
     "stream": "leaked stream",
     "event": "leaked event",
     "registered host memory": "host memory left pinned",
+    # Counted by the census on the simulated GPU only; on a GPU, compute-sanitizer's leak check names them.
+    "device allocation": "leaked device memory",
+    "pinned buffer": "leaked pinned buffer",
 }
 # API errors that only repeat an earlier kernel fault (the context is gone after it).
 _AFTERMATH = {

@@ -104,6 +104,18 @@ def test_a_leaked_stream_comes_from_the_census_not_from_memcheck():
     ]
 
 
+def test_the_simulated_gpus_census_names_leaked_memory_as_memcheck_would():
+    census = (
+        '{"kind": "device allocation", "api": "cudaMalloc", "frames": []}\n'
+        '{"kind": "pinned buffer", "api": "cudaHostAlloc", "frames": []}\n'
+    )
+    found = reports.findings_from(reports.parse_census(census), PROBE)
+    assert [(f.kind, f.what) for f in found] == [
+        ("leaked device memory", "a device allocation from cudaMalloc, never released"),
+        ("leaked pinned buffer", "a pinned buffer from cudaHostAlloc, never released"),
+    ]
+
+
 @pytest.mark.parametrize("form", ["xml", "text"])
 def test_uninitialised_reads_are_one_finding_counted(form):
     [finding] = findings("initcheck_uninit", "initcheck", form)
@@ -463,7 +475,7 @@ def test_grade_puts_the_findings_in_the_lab_and_points_only_when_asked(tmp_path,
         (grader.staging / lab.folder).mkdir(parents=True, exist_ok=True)
         (grader.staging / lab.folder / "three_chunks.cu").write_text("void run_pipeline() {}\n")
         graded = SubmissionGrade("ada", labs=[LabGrade("05", lab.folder)])
-        grader._sanitize([lab], graded)
+        grader._score_sanitizer(grader._sanitize([lab]), graded)  # found on the GPU slot, scored after it
         assert graded.labs[0].sanitizer == [
             "memcheck --leak-check full: clean",
             "memcheck --padding 512 --leak-check no: clean",
@@ -476,7 +488,6 @@ def test_grade_puts_the_findings_in_the_lab_and_points_only_when_asked(tmp_path,
 def test_in_the_fallback_the_steps_user_may_write_the_reports(tmp_path, monkeypatch):
     from coursecli import batch as grade_module
     from coursecli.sandbox import NOBODY
-    from coursecli.scoring import LabGrade, SubmissionGrade
     from coursecli.submissions import LabSources
 
     owners = []
@@ -493,5 +504,5 @@ def test_in_the_fallback_the_steps_user_may_write_the_reports(tmp_path, monkeypa
     grader.box.drop_user = True  # the fallback run as root: steps run as uid 65534
     (grader.build / "labs").mkdir(parents=True, exist_ok=True)
     (grader.build / "labs" / "lab05_yours_run").write_text("")
-    grader._sanitize([lab], SubmissionGrade("ada", labs=[LabGrade("05", lab.folder)]))
+    grader._sanitize([lab])
     assert owners and set(owners) == {NOBODY}

@@ -8,13 +8,19 @@ configured. The rest needs no build.
 """
 
 import json
+import os
 import re
+import shutil
+import subprocess
 
 import pytest
-from coursecli import labs, records
+from coursecli import labs, objcheck, recording, records, sanitize
+from coursecli.course_build import CourseBuild, starter_targets
 from coursecli.gpu import NO_GPU_EXIT
 from coursecli.main import main
 from coursecli.records import committed_record
+from coursecli.results import read_labels
+from coursecli.scoring import FAILED, grade_record, graded_tests
 from coursecli.shell import FAILING, ROOT
 
 NO_GPU = (False, "no GPU: hidden by the test")
@@ -63,6 +69,7 @@ def test_the_solution_previews_full_points_and_its_staircase(monkeypatch, capsys
     assert "  total                                          18/18" in out, out
     assert "Timeline of the solution's run on the simulated GPU (a preview):" in out
     assert (SIM_BUILD / "plots" / "lab05-simulated-solution.png").is_file()
+    assert "  nothing: every stream, event, device allocation and pinned buffer it made was released" in out
 
 
 @needs_sim_build
@@ -73,3 +80,101 @@ def test_the_starter_previews_its_failing_tests_with_their_hints(monkeypatch, ca
     assert re.search(r"ThreeChunks\.EachChunkRunsInItsOwnStream +0/2  FAIL", preview), preview
     assert re.search(r"ThreeChunks\.CopiesOverlapKernels +0/3  FAIL", preview), preview
     assert "hint:" in preview
+
+
+LAB05 = "05-three-chunks"
+SOLUTION05 = (ROOT / "solutions" / LAB05 / "three_chunks.cu").read_text()
+COPY_IN = """        SL_CHECK(cudaMemcpyAsync(job.device_input + chunk.offset, job.input + chunk.offset, bytes,
+                                 cudaMemcpyHostToDevice, stream));"""
+STREAMS = """    std::vector<streamlab::Stream> streams;
+    for (int i = 0; i < chunks; ++i) {
+        streams.emplace_back(cudaStreamNonBlocking);
+    }
+    cudaStream_t first = streams.front().get();"""
+# The four classic mistakes of lab 05, each made in the solution: the tests it fails and what it leaves behind.
+MISTAKES = {
+    "a synchronous copy in the loop": (
+        SOLUTION05.replace(
+            COPY_IN,
+            "        SL_CHECK(cudaMemcpy(job.device_input + chunk.offset, job.input + chunk.offset, bytes,\n"
+            "                            cudaMemcpyHostToDevice));",
+        ),
+        {"EachChunkRunsInItsOwnStream", "StreamsDoNotWaitForTheNullStream"},
+        set(),
+    ),
+    "streams without cudaStreamNonBlocking": (
+        SOLUTION05.replace("emplace_back(cudaStreamNonBlocking)", "emplace_back(cudaStreamDefault)"),
+        {"StreamsDoNotWaitForTheNullStream"},
+        set(),
+    ),
+    "streams never destroyed": (
+        SOLUTION05.replace(
+            STREAMS,
+            "    std::vector<cudaStream_t> streams(chunks);\n"
+            "    for (int i = 0; i < chunks; ++i) {\n"
+            "        SL_CHECK(cudaStreamCreateWithFlags(&streams[i], cudaStreamNonBlocking));\n"
+            "    }\n"
+            "    cudaStream_t first = streams.front();",
+        ).replace("streams[i].get()", "streams[i]"),
+        set(),
+        {"leaked stream"},
+    ),
+    "a cudaMalloc never freed": (
+        SOLUTION05.replace(
+            "    cudaStream_t first = streams.front().get();",
+            "    cudaStream_t first = streams.front().get();\n"
+            "    float* scratch = nullptr;\n"
+            "    SL_CHECK(cudaMalloc(&scratch, job.n * sizeof(float)));",
+        ),
+        # The programming guide lists a device memory allocation among the operations that keep commands of
+        # different streams from overlapping, and the simulated GPU follows it.
+        {"StreamsDoNotWaitForTheNullStream"},
+        {"leaked device memory"},
+    ),
+}
+
+
+def run_on_the_simulated_gpu(tmp_path, source: str):
+    """Lab 05 with `source` as its three_chunks.cu, graded on the simulated GPU as the grader grades a
+    submission (compiled alone, linked after the simulated build's own code, recorded under its harness,
+    judged by its judges), and its program's census: (the failed tests, the kinds of what it left behind)."""
+    staged = tmp_path / "labs"
+    shutil.copytree(ROOT / "solutions" / LAB05, staged / LAB05)
+    (staged / LAB05 / "three_chunks.cu").write_text(source)
+    rules = objcheck.lab_rules(ROOT / "labs" / LAB05, ["three_chunks.cu"])
+    compiler = objcheck.CourseCompiler(SIM_BUILD, ROOT)
+    refusal, output = objcheck.check_lab(LAB05, ["three_chunks.cu"], staged, tmp_path / "obj", rules, compiler)
+    assert refusal is None and not output, output
+    library = tmp_path / "liblab05_yours.a"
+    subprocess.run(["ar", "qc", library, objcheck.object_path(tmp_path / "obj", LAB05, "three_chunks.cu")], check=True)
+    for target in starter_targets("05"):
+        folder, command = CourseBuild(SIM_BUILD).link_command(target, "05", library, tmp_path / target)
+        subprocess.run(command, cwd=folder, check=True, capture_output=True)
+    record = recording.record_file(tmp_path, "05", "yours")
+    subprocess.run(
+        recording.recording_command(SIM_BUILD, "05", record, 120, [tmp_path / "lab05_yours_record"]),
+        check=True,
+        capture_output=True,
+    )
+    tests = graded_tests(read_labels(SIM_BUILD), "05", "yours")
+    graded = grade_record(SIM_BUILD, "05", LAB05, record, staged / LAB05, tmp_path / "reports", tests)
+    failed = {test.name.split(".", 1)[1] for test in graded.tests if test.status == FAILED}
+
+    def runner(command, env, timeout_s):
+        done = subprocess.run(command, env={**os.environ, **env}, capture_output=True, text=True, timeout=timeout_s)
+        return done.returncode, done.stdout + done.stderr
+
+    sources = sanitize.lab_sources(LAB05, ["three_chunks.cu"])
+    findings, problem = sanitize.census_findings(
+        tmp_path / "lab05_yours_run", sources, tmp_path / "census", 120, runner
+    )
+    assert not problem
+    return failed, {finding.kind for finding in findings}
+
+
+@needs_sim_build
+@pytest.mark.parametrize("mistake", MISTAKES)
+def test_each_classic_mistake_of_lab05_shows_in_the_preview(tmp_path, mistake):
+    source, failing, left_behind = MISTAKES[mistake]
+    assert source != SOLUTION05  # the mistake was made
+    assert run_on_the_simulated_gpu(tmp_path, source) == (failing, left_behind)

@@ -3,6 +3,10 @@
 // allocations (cudaMalloc, cudaMallocHost) but not these, so `course check NN
 // --sanitize` asks the lab program for this census as well.
 //
+// On the simulated GPU (STREAMLAB_CENSUS_COUNTS_MEMORY, set by the simulated
+// build), where no compute-sanitizer runs, the census counts device memory and
+// pinned buffers too: `course check NN` previews its leaks there.
+//
 // The lab programs are linked with `--wrap=cudaStreamCreate` and the like
 // (cmake/StreamLab.cmake): every such call in the program, the student's code
 // included, comes here first (__wrap_...), is passed on to the runtime
@@ -182,5 +186,52 @@ cudaError_t __wrap_cudaHostUnregister(void* pointer) {
     }
     return status;
 }
+
+#ifdef STREAMLAB_CENSUS_COUNTS_MEMORY
+cudaError_t __real_cudaMalloc(void** pointer, size_t bytes);
+cudaError_t __real_cudaMallocAsync(void** pointer, size_t bytes, cudaStream_t stream);
+cudaError_t __real_cudaFree(void* pointer);
+cudaError_t __real_cudaFreeAsync(void* pointer, cudaStream_t stream);
+cudaError_t __real_cudaMallocHost(void** pointer, size_t bytes);
+cudaError_t __real_cudaHostAlloc(void** pointer, size_t bytes, unsigned int flags);
+cudaError_t __real_cudaFreeHost(void* pointer);
+
+/// Notes `pointer` released when the call that frees it succeeded.
+static cudaError_t note_release(cudaError_t status, const void* pointer) {
+    if (status == cudaSuccess) {
+        census().released(pointer);
+    }
+    return status;
+}
+
+cudaError_t __wrap_cudaMalloc(void** pointer, size_t bytes) {
+    return note_creation(__real_cudaMalloc(pointer, bytes), pointer, "device allocation", "cudaMalloc");
+}
+
+cudaError_t __wrap_cudaMallocAsync(void** pointer, size_t bytes, cudaStream_t stream) {
+    return note_creation(__real_cudaMallocAsync(pointer, bytes, stream), pointer, "device allocation",
+                         "cudaMallocAsync");
+}
+
+cudaError_t __wrap_cudaFree(void* pointer) {
+    return note_release(__real_cudaFree(pointer), pointer);
+}
+
+cudaError_t __wrap_cudaFreeAsync(void* pointer, cudaStream_t stream) {
+    return note_release(__real_cudaFreeAsync(pointer, stream), pointer);
+}
+
+cudaError_t __wrap_cudaMallocHost(void** pointer, size_t bytes) {
+    return note_creation(__real_cudaMallocHost(pointer, bytes), pointer, "pinned buffer", "cudaMallocHost");
+}
+
+cudaError_t __wrap_cudaHostAlloc(void** pointer, size_t bytes, unsigned int flags) {
+    return note_creation(__real_cudaHostAlloc(pointer, bytes, flags), pointer, "pinned buffer", "cudaHostAlloc");
+}
+
+cudaError_t __wrap_cudaFreeHost(void* pointer) {
+    return note_release(__real_cudaFreeHost(pointer), pointer);
+}
+#endif
 
 }  // extern "C"
