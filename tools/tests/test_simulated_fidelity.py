@@ -1,0 +1,103 @@
+"""The simulated GPU's fidelity page (common/simgpu/FIDELITY.md, made by selfgrading.simulated_fidelity):
+a row for every program the course has an H200 record of in the previewed labs; its GPU side what the
+judges say of those records now; and every verdict that differs one the preview shows no verdict for.
+Where the simulated build is present (build-sim), a few rows are made again on it and compared.
+"""
+
+import os
+import re
+from pathlib import Path
+
+import pytest
+from coursecli import records
+from coursecli.labs import SIMULATED_LABS, SIMULATED_NO_VERDICT
+from coursecli.results import read_labels
+from coursecli.scoring import grade_record, graded_tests
+from coursecli.shell import ROOT
+from selfgrading import simulated_fidelity
+from selfgrading.sample_files import write_folder
+
+PAGE = simulated_fidelity.PAGE
+BUILD = Path(os.environ.get("STREAMLAB_BUILD", ROOT / "build-ci"))
+SIM_BUILD = ROOT / "build-sim"
+needs_course_build = pytest.mark.skipif(
+    not (BUILD / "judges" / "lab05_judge").is_file(), reason="needs the course's build (its judges)"
+)
+needs_sim_build = pytest.mark.skipif(
+    not (SIM_BUILD / "compile_commands.json").is_file(),
+    reason="no simulated build here (cmake --preset sim makes build-sim; course test does not, for time)",
+)
+
+
+def page_rows() -> dict[tuple[str, str], tuple[int, int]]:
+    """(lab, program) -> (tests with the same verdict, tests), from the page's table."""
+    rows = {}
+    for lab, whose, same, total in re.findall(r"^\| (\d\d) \| ([\w-]+) \| (\d+) of (\d+) \|", PAGE.read_text(), re.M):
+        rows[(lab, whose)] = (int(same), int(total))
+    return rows
+
+
+def page_differences() -> list[tuple[str, str, str, str, str, bool]]:
+    """(lab, program, test, GPU verdict, simulated verdict, whether the preview shows no verdict for it)."""
+    found = re.findall(
+        r"^- lab (\d\d), ([\w-]+): ([\w.]+): (pass|FAIL|not graded), simulated (pass|FAIL|not graded|absent)( \(the "
+        r"preview shows no verdict for this test\))?$",
+        PAGE.read_text(),
+        re.M,
+    )
+    return [(lab, whose, test, gpu, simulated, bool(none)) for lab, whose, test, gpu, simulated, none in found]
+
+
+def test_the_page_has_a_row_for_every_program_with_an_h200_record():
+    programs = {(lab, whose) for lab, whose, _ in simulated_fidelity.programs(list(SIMULATED_LABS))}
+    assert programs and set(page_rows()) == programs, "run selfgrading.simulated_fidelity --write again"
+    for lab, whose, *_ in page_differences():
+        same, total = page_rows()[(lab, whose)]
+        assert same < total
+
+
+def test_every_verdict_that_differs_is_one_the_preview_gives_none_for():
+    differences = page_differences()
+    for lab, whose, test, _, _, no_verdict in differences:
+        assert no_verdict and test in SIMULATED_NO_VERDICT.get(lab, {}), (lab, whose, test)
+    text = PAGE.read_text()
+    for lab, tests in SIMULATED_NO_VERDICT.items():  # each named on the page, with why
+        for test, why in tests.items():
+            assert f"- lab {lab}, {test}: {why.removeprefix('no verdict on the simulated GPU: ')}" in text
+    rows = page_rows()
+    assert sum(total - same for same, total in rows.values()) == len(differences)
+
+
+@needs_course_build
+def test_the_gpu_side_is_what_the_judges_say_of_the_committed_records_now(tmp_path):
+    differences = {(lab, whose, test): gpu for lab, whose, test, gpu, *_ in page_differences()}
+    labels = read_labels(BUILD)
+    for lab, whose, files in simulated_fidelity.programs(list(SIMULATED_LABS)):
+        folder = next(path.parent.name for path in ROOT.glob(f"labs/{lab}-*/lab.json"))
+        work = tmp_path / f"{lab}-{whose}"
+        write_folder(work, files)  # its answer files, which the judges read
+        record = records.committed_record(ROOT, folder, simulated_fidelity.GPU, whose)
+        tests = graded_tests(labels, lab, "yours")
+        graded = grade_record(BUILD, lab, folder, record, work / "labs" / folder, work / "judged", tests)
+        verdicts = simulated_fidelity.verdicts(graded)
+        assert page_rows()[(lab, whose)][1] == len(verdicts), (lab, whose)
+        for (difference_lab, difference_whose, test), gpu in differences.items():
+            if (difference_lab, difference_whose) == (lab, whose):
+                assert verdicts[test] == gpu, (lab, whose, test)
+
+
+@needs_course_build
+@needs_sim_build
+@pytest.mark.parametrize(("lab", "whose"), [("05", "solution"), ("07", "wrong-lab07-graph-without-join")])
+def test_a_row_made_again_on_the_simulated_gpu_is_the_pages(tmp_path, lab, whose):
+    files = next(f for number, name, f in simulated_fidelity.programs([lab]) if name == whose)
+    row = simulated_fidelity.compare(SIM_BUILD, BUILD.resolve(), lab, whose, files, tmp_path)
+    assert not row.problem and not row.differing
+    assert (len(row.gpu), len(row.gpu)) == page_rows()[(lab, whose)]
+
+
+def test_the_stated_makespan_bound_is_the_tables():
+    text = PAGE.read_text()
+    differences = [float(p) for p in re.findall(r"^\| \d\d \| [\w-]+ \| .* \(([+-]\d+)%\) \|$", text, re.M)]
+    stated = re.search(r"^Every simulated makespan is within (\d+)% of the GPU's", text, re.M)
+    assert differences and stated and int(stated.group(1)) == max(abs(d) for d in differences)
