@@ -178,3 +178,13 @@ def test_each_classic_mistake_of_lab05_shows_in_the_preview(tmp_path, mistake):
     source, failing, left_behind = MISTAKES[mistake]
     assert source != SOLUTION05  # the mistake was made
     assert run_on_the_simulated_gpu(tmp_path, source) == (failing, left_behind)
+
+
+@needs_sim_build
+def test_a_test_whose_simulated_verdict_is_not_faithful_is_previewed_without_one(monkeypatch, capsys):
+    status, out = check_without_a_gpu(monkeypatch, capsys, "06", "--solution")
+    preview = out.split("Preview on the simulated GPU", 1)[1]
+    assert status == NO_GPU_EXIT, out
+    assert re.search(r"ManyChunks\.MakespanNearTheModel +-/\d+  not graded", preview), preview
+    assert labs.SIMULATED_NO_VERDICT["06"]["ManyChunks.MakespanNearTheModel"] in preview
+    assert "points not graded" in preview
