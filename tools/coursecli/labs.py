@@ -18,11 +18,12 @@ from .student_files import already_vetted, save_check_without_gpu, save_last_che
 
 SANITIZE_TIMEOUT_S = 900  # per tool: a lab program runs several times slower under compute-sanitizer
 # The simulated GPU (common/simgpu): the build that runs a lab on it, the GPU it models, and the labs whose
-# verdicts on it were found equal to the H200's for both the solution and the starter (every graded test of
-# the committed H200 records, judged alike), where `course check` without a GPU previews them.
+# verdicts on it were found equal to the H200's for every program the course has an H200 record of (its
+# solution, starter and catalogue samples: common/simgpu/FIDELITY.md), where `course check` without a GPU
+# previews them.
 SIMULATED_PRESET = "sim"
 SIMULATED_GPU = "NVIDIA H200"
-SIMULATED_LABS = ("01", "02", "03", "04", "05", "06", "07")
+SIMULATED_LABS = ("01", "02", "03", "04", "05", "06", "07", "09")
 SIMULATED_LABS_NOT_COVERED = (
     "the simulated GPU previews labs " + ", ".join(SIMULATED_LABS) + " only, where its verdicts were found "
     "equal to an H200's; the others need what it does not model yet"

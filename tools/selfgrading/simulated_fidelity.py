@@ -39,6 +39,9 @@ GPU = "h200"  # the committed records compared with: the simulated GPU models an
 TIMEOUT_S = 300
 PAGE = ROOT / "common" / "simgpu" / "FIDELITY.md"
 VERDICT = {PASSED: "pass", FAILED: "FAIL", NOT_GRADED: "not graded"}
+# Labs whose drawn scenario is paced by the host's own work, done on the CPU that runs the simulation: their
+# makespans say as much of that CPU as of the model, and are kept out of the stated bound.
+HOST_PACED = {"06": "its ring's fills and drains are the host's work, timed on the CPU that ran the simulation"}
 
 
 @dataclass
@@ -169,13 +172,20 @@ def table(rows: list[Row]) -> list[str]:
         if row.makespan_difference is not None:
             span = f"{row.gpu_ms:.2f} → {row.simulated_ms:.2f} ms ({row.makespan_difference:+.0%})"
         lines.append(f"| {row.lab} | {row.whose} | {same} | {span} |")
-    spans = [(abs(row.makespan_difference), row) for row in rows if row.makespan_difference is not None]
+    spans = [
+        (abs(row.makespan_difference), row)
+        for row in rows
+        if row.makespan_difference is not None and row.lab not in HOST_PACED
+    ]
     if spans:
         largest, row = max(spans, key=lambda pair: pair[0])
         lines += [
             "",
-            f"Every simulated makespan is within {largest:.0%} of the GPU's (the largest: lab {row.lab}, {row.whose}).",
+            f"Every simulated makespan is within {largest:.0%} of the GPU's (the largest: lab {row.lab}, {row.whose}), "
+            "but those of the labs paced by the host:",
+            "",
         ]
+        lines += [f"- lab {lab}: {why}." for lab, why in sorted(HOST_PACED.items())]
     differing = [(row, test) for row in rows for test in row.differing if not row.problem]
     if differing:
         lines += ["", "Verdicts that differ (GPU record, then simulated GPU):", ""]

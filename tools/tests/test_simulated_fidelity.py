@@ -98,6 +98,10 @@ def test_a_row_made_again_on_the_simulated_gpu_is_the_pages(tmp_path, lab, whose
 
 def test_the_stated_makespan_bound_is_the_tables():
     text = PAGE.read_text()
-    differences = [float(p) for p in re.findall(r"^\| \d\d \| [\w-]+ \| .* \(([+-]\d+)%\) \|$", text, re.M)]
+    differences = [
+        float(p)
+        for lab, p in re.findall(r"^\| (\d\d) \| [\w-]+ \| .* \(([+-]\d+)%\) \|$", text, re.M)
+        if lab not in simulated_fidelity.HOST_PACED
+    ]
     stated = re.search(r"^Every simulated makespan is within (\d+)% of the GPU's", text, re.M)
     assert differences and stated and int(stated.group(1)) == max(abs(d) for d in differences)

@@ -34,7 +34,7 @@ needs_sim_build = pytest.mark.skipif(
 def test_a_lab_the_simulated_gpu_does_not_cover_says_so(capsys):
     labs._preview_on_the_simulated_gpu("08", "yours", python=False)
     assert (
-        "No preview on the simulated GPU for lab 08: the simulated GPU previews labs 01, 02, 03, 04, 05, 06, 07 only"
+        "No preview on the simulated GPU for lab 08: the simulated GPU previews labs 01, 02, 03, 04, 05, 06, 07, 09 only"
         in capsys.readouterr().out
     )
     labs._preview_on_the_simulated_gpu("05", "yours", python=True)

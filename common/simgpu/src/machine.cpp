@@ -386,8 +386,9 @@ OpId Machine::enqueue(Stream& stream, OpRequest request) {
         }
     }
     drop_duplicates(op.dependencies);
-    // The GPU sees work only some time after the call that issued it returns.
-    op.earliest_start_ns = state_->call_host_ns + model().launch_latency_ns;
+    // The GPU sees work only some time after the call that issues it starts (a call that costs the host
+    // long, as cudaMemset does, may return after its work started: see model.cpp).
+    op.earliest_start_ns = state_->call_entry_ns + model().launch_latency_ns;
     op.request = std::move(request);
     const bool becomes_tail = op.request.becomes_tail;
     const OpId id = state_->scheduler.add(std::move(op));
@@ -606,7 +607,7 @@ void Machine::begin_call(const char* function) {
     }
     State& s = *state_;
     s.call_entry_ns = s.clock.now();
-    s.call_host_ns = s.call_entry_ns + model().api_call_ns;
+    s.call_host_ns = s.call_entry_ns + model().call_cost_ns(function);
     correlation_id_ = ++s.next_correlation_id;
     s.calls.count(function, this_thread_id(), s.call_entry_ns);
     s.scheduler.advance_to(s.call_entry_ns);

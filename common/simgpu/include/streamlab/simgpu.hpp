@@ -55,9 +55,16 @@ struct GpuModel {
     double pinned_free_ns_per_byte = 0;
     double host_register_ns_per_byte = 0;
     double host_unregister_ns_per_byte = 0;
-    std::uint64_t launch_latency_ns = 0;  ///< From a launch call's return to the earliest its work can start.
-    std::uint64_t api_call_ns = 0;        ///< What one runtime call costs the host.
-    std::string source;                   ///< Where the figures come from (files, device, date).
+    std::uint64_t launch_latency_ns = 0;  ///< From the start of the call that issues work to the earliest it can start.
+    std::uint64_t api_call_ns = 0;        ///< What a runtime call costs the host, unless call_ns names it.
+    std::map<std::string, std::uint64_t> call_ns;  ///< What a call of the functions measured costs the host.
+    std::string source;                            ///< Where the figures come from (files, device, date).
+
+    /// What one call of `function` costs the host, in ns.
+    [[nodiscard]] std::uint64_t call_cost_ns(const char* function) const {
+        const auto measured = call_ns.find(function);
+        return measured == call_ns.end() ? api_call_ns : measured->second;
+    }
 };
 
 /// The GPU this process simulates (STREAMLAB_SIM_GPU names another model, where the course has one).
