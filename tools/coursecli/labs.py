@@ -71,7 +71,7 @@ def _sanitize_setup(number: str, variant: str, folder: Path, what: str):
     texts = [(sources_root / name).read_text(errors="replace") for name in files if (sources_root / name).exists()]
     sources = sanitize.lab_sources(lab.name, files, "labs" if variant == "yours" else "solutions")
     work = folder / what / f"lab{number}-{variant}"
-    log = Log(work / f"{what}.log", echo=True)
+    log = Log(work / f"{what}.log", echo=True)  # every command, and the program's output, kept there
 
     def runner(command: list[str], env: dict[str, str], timeout_s: float) -> tuple[int, str]:
         return run_logged(command, log, timeout_s, env=env)

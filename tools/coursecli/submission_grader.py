@@ -194,6 +194,7 @@ class SubmissionGrader:
         self._keep_lab_seconds(grade)
 
     def _keep_lab_seconds(self, grade: SubmissionGrade) -> None:
+        """Each lab's seconds in each step, as _timed added them up, into its grade."""
         for lab_grade in grade.labs:
             steps = self.lab_seconds.get(lab_grade.number, {})
             lab_grade.seconds = {step: round(seconds, 2) for step, seconds in steps.items()}
