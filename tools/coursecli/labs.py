@@ -19,7 +19,7 @@ from .student_files import already_vetted, save_check_without_gpu, save_last_che
 SANITIZE_TIMEOUT_S = 900  # per tool: a lab program runs several times slower under compute-sanitizer
 # The simulated GPU (common/simgpu): the build that runs a lab on it, the GPU it models, and the labs whose
 # verdicts on it were found equal to the H200's for every program the course has an H200 record of (its
-# solution, starter and catalogue samples: common/simgpu/FIDELITY.md), where `course check` without a GPU
+# solution, starter and catalogue samples: labs/SIMULATED_GPU_FIDELITY.md), where `course check` without a GPU
 # previews them.
 SIMULATED_PRESET = "sim"
 SIMULATED_GPU = "NVIDIA H200"
@@ -29,7 +29,7 @@ SIMULATED_LABS_NOT_COVERED = (
     "equal to an H200's; the others need what it does not model yet"
 )
 # Graded tests whose verdict on the simulated GPU was found to differ from an H200's for some program
-# (common/simgpu/FIDELITY.md): the preview shows no verdict for them, and says why.
+# (labs/SIMULATED_GPU_FIDELITY.md): the preview shows no verdict for them, and says why.
 SIMULATED_NO_VERDICT = {
     "06": {
         "ManyChunks.MakespanNearTheModel": (

@@ -3,7 +3,7 @@ solution, starter and catalogue samples, C++ track), run on the simulated GPU an
 judges' verdicts on the committed GPU record of the same program; and the drawn scenario's makespan on both.
 
     python3 -m selfgrading.simulated_fidelity [--sim-build build-sim] [--build build-ci] [--labs 05 ...]
-                                              [--write common/simgpu/FIDELITY.md]
+                                              [--write labs/SIMULATED_GPU_FIDELITY.md]
 
 Each program is graded on the simulated GPU as the grader grades a submission: its student sources compiled
 alone with the simulated build's compile commands, linked after that build's own code, recorded under its
@@ -37,7 +37,7 @@ from .sample_files import student_files, write_folder
 
 GPU = "h200"  # the committed records compared with: the simulated GPU models an H200
 TIMEOUT_S = 300
-PAGE = ROOT / "common" / "simgpu" / "FIDELITY.md"
+PAGE = ROOT / "labs" / "SIMULATED_GPU_FIDELITY.md"  # about the labs: nothing under common/ names one
 VERDICT = {PASSED: "pass", FAILED: "FAIL", NOT_GRADED: "not graded"}
 # Labs whose drawn scenario is paced by the host's own work, done on the CPU that runs the simulation: their
 # makespans say as much of that CPU as of the model, and are kept out of the stated bound.
@@ -232,7 +232,9 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--sim-build", type=Path, default=ROOT / "build-sim")
     parser.add_argument("--build", type=Path, default=ROOT / "build-ci")
     parser.add_argument("--labs", nargs="+", default=sorted(SIMULATED_LABS), metavar="NN")
-    parser.add_argument("--write", type=Path, help="write the table as the fidelity page (common/simgpu/FIDELITY.md)")
+    parser.add_argument(
+        "--write", type=Path, help="write the table as the fidelity page (labs/SIMULATED_GPU_FIDELITY.md)"
+    )
     args = parser.parse_args(argv)
     for build, how in ((args.sim_build, "cmake --preset sim"), (args.build, "cmake --preset ci")):
         if not (build / "compile_commands.json").is_file():

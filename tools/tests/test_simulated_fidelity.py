@@ -1,4 +1,4 @@
-"""The simulated GPU's fidelity page (common/simgpu/FIDELITY.md, made by selfgrading.simulated_fidelity):
+"""The simulated GPU's fidelity page (labs/SIMULATED_GPU_FIDELITY.md, made by selfgrading.simulated_fidelity):
 a row for every program the course has an H200 record of in the previewed labs; its GPU side what the
 judges say of those records now; and every verdict that differs one the preview shows no verdict for.
 Where the simulated build is present (build-sim), a few rows are made again on it and compared.

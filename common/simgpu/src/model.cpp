@@ -31,7 +31,7 @@ GpuModel h200() {
     // Device-to-device copies, not measured by the course: an estimate from the H200's 4.8 TB/s of memory
     // bandwidth (NVIDIA's data sheet), halved because a copy both reads and writes through the same memory.
     model.d2d_gb_per_s = 2400.0;
-    // Memsets: the H200 record of lab 09's starter (common/tests/records/09-why-streams-serialize/, pipeline
+    // Memsets: the H200 record of the starter in common/tests/records/09-why-streams-serialize/ (its pipeline
     // scenario): four cudaMemset of 64 MiB, 16.6 to 17.3 us each on the GPU, their median 16.896 us.
     model.memset_gb_per_s = 67108864.0 / 16896.0;
     // Page-locking host memory: common/reference/h200_quoted_numbers.json, host_allocation_costs (256 MiB):
@@ -47,7 +47,7 @@ GpuModel h200() {
     // 4.971789 ms; its pipeline's cudaEventRecord and cudaStreamWaitEvent calls came 1.7 to 2.5 us apart.
     model.launch_latency_ns = 20000;
     model.api_call_ns = 2000;
-    // The same lab 09 record: each cudaMemset call began 23 to 40 us (median 25) before the program's next
+    // The same record: each cudaMemset call began 23 to 40 us (median 25) before the program's next
     // call, and its memset started on the GPU 20 to 38 us after the call began, as the call returned.
     model.call_ns["cudaMemset"] = 25000;
     model.source =
@@ -57,7 +57,7 @@ GpuModel h200() {
         "(host_allocation_costs); device-to-device copies: estimated from the H200's 4.8 TB/s "
         "data sheet bandwidth, not measured; workload kernel, launch latency and call cost: "
         "the H200 record of the stage-by-stage solution in common/tests/records/05-three-chunks/ (2026-12-04); "
-        "memsets and the cost of a cudaMemset call: the H200 record of lab 09's starter in "
+        "memsets and the cost of a cudaMemset call: the H200 record of the starter in "
         "common/tests/records/09-why-streams-serialize/";
     return model;
 }
