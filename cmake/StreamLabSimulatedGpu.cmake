@@ -66,5 +66,9 @@ function(streamlab_add_simulated_kernels lab lab_dir out_var)
   target_link_libraries(${lab}_simulated_kernels PRIVATE streamlab_simgpu)
   target_include_directories(${lab}_simulated_kernels PRIVATE "${lab_dir}")
   target_compile_features(${lab}_simulated_kernels PRIVATE cxx_std_17)
+  # Position-independent, and listed in STREAMLAB_SIMULATED_KERNEL_OBJECTS, for the Python module, which
+  # compiles in the labs' course sides (python/CMakeLists.txt).
+  set_target_properties(${lab}_simulated_kernels PROPERTIES POSITION_INDEPENDENT_CODE ON)
+  set_property(GLOBAL APPEND PROPERTY STREAMLAB_SIMULATED_KERNEL_OBJECTS "$<TARGET_OBJECTS:${lab}_simulated_kernels>")
   set(${out_var} "$<TARGET_OBJECTS:${lab}_simulated_kernels>" PARENT_SCOPE)
 endfunction()

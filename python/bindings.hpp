@@ -56,6 +56,9 @@ void bind_recording(nanobind::module_& module);
 /// The words the grader trusts (streamlab/grader_words.hpp), as the submodule `words`.
 void bind_words(nanobind::module_& module);
 
+/// The simulated GPU's runtime calls, as the submodule `simulated_runtime` (the simulated build only).
+void bind_simulated_runtime(nanobind::module_& module);
+
 /// What each lab adds (the bindings of its lab.json): calls every lab's
 /// register_labNN(module), in a file CMake generates (python/CMakeLists.txt).
 void register_labs(nanobind::module_& module);

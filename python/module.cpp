@@ -26,4 +26,10 @@ NB_MODULE(streamlab, module) {
     streamlab::python::bind_recording(module);
     // Last, as they build on the names above; a copy of the course without a lab has none of its names.
     streamlab::python::register_labs(module);
+#ifdef STREAMLAB_SIMULATED_GPU
+    // The simulated build: cuda-bindings' runtime calls go to the simulated GPU this module links, the one
+    // the course's kernel and tracer use (python/simulated_cuda_runtime.py).
+    streamlab::python::bind_simulated_runtime(module);
+    nb::module_::import_("simulated_cuda_runtime").attr("install")(module.attr("simulated_runtime"));
+#endif
 }

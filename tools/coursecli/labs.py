@@ -380,38 +380,36 @@ def check_lab(number: str, preset: str, solution: bool, sanitize_it: bool = Fals
 
 def _preview_on_the_simulated_gpu(number: str, variant: str, python: bool) -> None:
     """Without a GPU: lab NN's recording run on the simulated GPU (the build of preset `sim`, whose programs
-    link common/simgpu's stand-in CUDA runtime) and judged by that build's judges, with the timeline drawn:
-    what a GPU would most likely say of the student's own code. A preview, never a grade: the record says it
-    is simulated, and the judges of a real build refuse it."""
-    if python:
-        print("No preview on the simulated GPU for the Python track yet: it runs the C++ track only.")
-        return
+    link common/simgpu's stand-in CUDA runtime, as its module streamlab does for the Python track) and judged
+    by that build's judges, with the timeline drawn: what a GPU would most likely say of the student's own
+    code. A preview, never a grade: the record says it is simulated, and the judges of a real build refuse
+    it."""
     if number not in SIMULATED_LABS:
         print(f"No preview on the simulated GPU for lab {number}: {SIMULATED_LABS_NOT_COVERED}.")
         return
     print()
     print(f"Preview on the simulated GPU (a model of an {SIMULATED_GPU}): a preview, not your grade")
+    track = f"python-{variant}" if python else variant
+    runs = [TARGET] if python else [f"lab{number}_{variant}_record", f"lab{number}_{variant}_run"]
     try:
-        targets = [
-            f"lab{number}_{variant}_record",
-            f"lab{number}_judge",
-            "streamlab_record",
-            f"lab{number}_{variant}_run",
-        ]
-        folder = build(SIMULATED_PRESET, targets)
+        folder = build(SIMULATED_PRESET, [*runs, f"lab{number}_judge", "streamlab_record"])
     except CommandFailed as failure:
         say(f"no preview: the simulated GPU's build failed ({failure})")
         return
-    record = _record(SIMULATED_PRESET, folder, number, variant)
     labels = read_labels(folder)
-    graded = _grade(number, variant, False, folder, record, labels)
+    if not any(name.startswith(f"lab{number}.{track}.") for name in labels):
+        say("no preview: the simulated build has no Python module (its configure step says what is missing)")
+        return
+    record = _record(SIMULATED_PRESET, folder, number, track)
+    graded = _grade(number, variant, python, folder, record, labels)
     for test in graded.tests:
         why = SIMULATED_NO_VERDICT.get(number, {}).get(test.name)
         if why:
             test.status, test.reason, test.shown, test.measures = NOT_GRADED, why, why, []
-    _print_points(number, f"{variant}, simulated {SIMULATED_GPU}: a preview", graded, labels)
-    _draw_recorded_timeline(record, folder, number, f"simulated-{variant}", graded.tests)
-    _preview_what_is_left_behind(number, variant, folder)
+    _print_points(number, f"{variant}, simulated {SIMULATED_GPU}: a preview", graded, labels, python)
+    _draw_recorded_timeline(record, folder, number, f"simulated-{track}", graded.tests)
+    if not python:  # the census counts what a C++ program left; the Python track has no such run yet
+        _preview_what_is_left_behind(number, variant, folder)
 
 
 def _cpp_checks(lab: Path, preset: str, variant: str) -> tuple[Path, dict, list[lab_checks.Verdict]] | int:

@@ -1,14 +1,17 @@
 """How faithful the simulated GPU is: every program the course has a GPU record of (each previewed lab's
-solution, starter and catalogue samples, C++ track), run on the simulated GPU and judged there, against the
-judges' verdicts on the committed GPU record of the same program; and the drawn scenario's makespan on both.
+solution, starter and catalogue samples, in both tracks), run on the simulated GPU and judged there, against
+the judges' verdicts on the committed GPU record of the same program; and the drawn scenario's makespan on
+both, where that record is an H200's (the GPU the simulated GPU models).
 
     python3 -m selfgrading.simulated_fidelity [--sim-build build-sim] [--build build-ci] [--labs 05 ...]
                                               [--write labs/SIMULATED_GPU_FIDELITY.md]
 
-Each program is graded on the simulated GPU as the grader grades a submission: its student sources compiled
-alone with the simulated build's compile commands, linked after that build's own code, recorded under its
-harness and judged by its judges. The committed record (common/tests/records/NN-topic/h200-WHOSE...) is
-judged by the judges of `--build`, a build for a GPU. Prints the table; with --write, writes it as the
+Each program is graded on the simulated GPU as the grader grades a submission: a C++ program's student
+sources compiled alone with the simulated build's compile commands, linked after that build's own code; a
+Python program's files run by the lab's recording program with the simulated build's module (whose runtime
+calls cuda-bindings' own stand in for: python/simulated_cuda_runtime.py); either recorded under that build's
+harness and judged by its judges. The committed record (common/tests/records/NN-topic/GPU-WHOSE..., an H200's
+where there is one, else an H100's) is judged by the judges of `--build`, a build for a GPU. Prints the table; with --write, writes it as the
 fidelity page, which tools/tests/test_simulated_fidelity.py checks. Exits 1 when a verdict differs.
 """
 
@@ -23,19 +26,22 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from coursecli import objcheck, recording, records
+from coursecli import environment, objcheck, recording, records
 from coursecli.course_build import CourseBuild, starter_targets
 from coursecli.lab_declaration import read_lab
 from coursecli.labs import SIMULATED_LABS, SIMULATED_NO_VERDICT
+from coursecli.python_module import module_python
 from coursecli.results import read_labels
 from coursecli.scoring import FAILED, NOT_GRADED, PASSED, grade_record, graded_tests
 from coursecli.shell import ROOT
 from coursecli.submissions import course_labs
 
 from .catalogue import CATALOGUE
+from .python_selfgrade import PYTHON_CATALOGUE
 from .sample_files import student_files, write_folder
 
-GPU = "h200"  # the committed records compared with: the simulated GPU models an H200
+GPU = "h200"  # the GPU the simulated GPU models, whose records are compared with first
+GPUS = (GPU, "h100")  # the committed records compared with: a verdict does not depend on the GPU, a makespan does
 TIMEOUT_S = 300
 PAGE = ROOT / "labs" / "SIMULATED_GPU_FIDELITY.md"  # about the labs: nothing under common/ names one
 VERDICT = {PASSED: "pass", FAILED: "FAIL", NOT_GRADED: "not graded"}
@@ -49,7 +55,8 @@ class Row:
     """One program compared: its verdicts on both and its drawn scenario's makespan on both (ms)."""
 
     lab: str
-    whose: str  # "solution", "starter" or a catalogue sample's name
+    whose: str  # "solution", "starter", "python-solution", "python-starter" or a catalogue sample's name
+    gpu_name: str = GPU  # the GPU whose committed record it is compared with
     gpu: dict[str, str] = field(default_factory=dict)  # test -> verdict, the GPU record's
     simulated: dict[str, str] = field(default_factory=dict)  # test -> verdict, the simulated run's
     gpu_ms: float | None = None
@@ -62,14 +69,25 @@ class Row:
 
     @property
     def makespan_difference(self) -> float | None:
-        """(simulated - GPU) / GPU, or None where either is missing."""
-        if not self.gpu_ms or self.simulated_ms is None:
+        """(simulated - GPU) / GPU, or None where either is missing or the record is not the modelled GPU's."""
+        if not self.gpu_ms or self.simulated_ms is None or self.gpu_name != GPU:
             return None
         return (self.simulated_ms - self.gpu_ms) / self.gpu_ms
 
 
+def is_python(whose: str) -> bool:
+    return whose.startswith("python-") or whose in PYTHON_CATALOGUE
+
+
+def committed_gpu_record(folder: str, whose: str) -> tuple[Path, str] | None:
+    """(the committed GPU record of `whose` run of lab `folder`, the GPU's name): an H200's where there is one."""
+    found = ((records.committed_record(ROOT, folder, gpu, whose), gpu) for gpu in GPUS)
+    return next(((record, gpu) for record, gpu in found if record.is_file()), None)
+
+
 def programs(labs: list[str]) -> list[tuple[str, str, dict[str, str]]]:
-    """(lab, whose, the student files of every lab) of each program with a committed GPU record."""
+    """(lab, whose, its files) of each program with a committed GPU record: a C++ program's files are every
+    lab's student files (labs/NN-topic/name), a Python program's its lab's (name, in the Python folder)."""
     found = []
     for number in labs:
         folder = next(lab.folder for lab in course_labs(ROOT) if lab.number == number)
@@ -77,12 +95,34 @@ def programs(labs: list[str]) -> list[tuple[str, str, dict[str, str]]]:
             name: sample for name, sample in CATALOGUE.items() if sample.lab == number
         }
         for whose, sample in samples.items():
-            if not records.committed_record(ROOT, folder, GPU, whose).is_file():
+            if committed_gpu_record(folder, whose) is None:
                 continue
             files = student_files("starter" if whose == "starter" else "solution")
             if sample is not None:
                 sample.make(files)
             found.append((number, whose, files))
+        found += python_programs(number)
+    return found
+
+
+def python_programs(number: str) -> list[tuple[str, str, dict[str, str]]]:
+    """The same for lab `number`'s Python track: its solution, starter and PYTHON_CATALOGUE's samples."""
+    lab = next((lab for lab in course_labs(ROOT, python=True) if lab.number == number), None)
+    if lab is None:
+        return []
+    samples = ["python-solution", "python-starter", *(n for n, m in PYTHON_CATALOGUE.items() if m.lab == lab.folder)]
+    found = []
+    for whose in samples:
+        if committed_gpu_record(lab.folder, whose) is None:
+            continue
+        source = ROOT / ("labs" if whose == "python-starter" else "solutions") / lab.folder / "python"
+        files = {name: (source / name).read_text() for name in lab.files + lab.answers}
+        mistake = PYTHON_CATALOGUE.get(whose)
+        if mistake is not None:
+            if files[mistake.file].count(mistake.old) != 1:
+                raise SystemExit(f"simulated_fidelity: {whose}: the solution no longer has the line it replaces")
+            files[mistake.file] = files[mistake.file].replace(mistake.old, mistake.new)
+        found.append((number, whose, files))
     return found
 
 
@@ -125,23 +165,52 @@ def run_simulated(sim: Path, number: str, folder: str, files: dict[str, str], wo
     return record, ""
 
 
-def compare(sim: Path, build: Path, number: str, whose: str, files: dict[str, str], work: Path) -> Row:
+def run_simulated_python(sim: Path, number: str, folder: str, student: Path, work: Path) -> tuple[Path, str]:
+    """Lab `number`'s Python files (in `student`) run by its recording program with the simulated build's
+    module, as the grader runs them (python_grading.record_python_lab): (its record, "") or (_, why not)."""
+    python = module_python(sim)
+    if python is None:
+        return work, "not run: the simulated build has no Python module"
+    lab = next(lab for lab in course_labs(ROOT, python=True) if lab.number == number)
+    env = environment.python_lab_environment(student, ROOT / "labs" / folder / "python", ROOT, sim)
+    record = recording.record_file(work, number, "python-yours")
+    command = recording.python_recording_command(sim, lab, ROOT, python, record, TIMEOUT_S)
+    subprocess.run(command, env=env, cwd=student, capture_output=True, timeout=TIMEOUT_S + 60)
+    return record, ""
+
+
+def gpu_side(build: Path, number: str, whose: str, files: dict[str, str], work: Path) -> Row:
+    """The row of `whose` with its GPU side: the committed GPU record judged by the judges of `build` against
+    the program's answer files (written under `work`, where the simulated run finds them too)."""
     folder = next(lab.folder for lab in course_labs(ROOT) if lab.number == number)
     row = Row(number, whose)
-    write_folder(work, files)
-    answers = work / "labs" / folder  # the program's answer files, which both judges read
-    committed = records.committed_record(ROOT, folder, GPU, whose)
-    tests = graded_tests(read_labels(build), number, "yours")
+    python = is_python(whose)
+    # The program's answer files, which both judges read: in its Python folder, or in its lab's folder.
+    answers = work / "python" if python else work / "labs" / folder
+    write_folder(answers if python else work, files)
+    committed, row.gpu_name = committed_gpu_record(folder, whose)
+    tests = graded_tests(read_labels(build), number, "python-yours" if python else "yours")
     row.gpu = verdicts(grade_record(build, number, folder, committed, answers, work / "gpu-judged", tests))
-    drawn = read_lab(ROOT / "labs" / folder).drawn_scenario
-    row.gpu_ms = makespan_ms(committed, drawn)
-    record, row.problem = run_simulated(sim, number, folder, files, work)
+    row.gpu_ms = makespan_ms(committed, read_lab(ROOT / "labs" / folder).drawn_scenario)
+    return row
+
+
+def compare(sim: Path, build: Path, number: str, whose: str, files: dict[str, str], work: Path) -> Row:
+    row = gpu_side(build, number, whose, files, work)
+    folder = next(lab.folder for lab in course_labs(ROOT) if lab.number == number)
+    python = is_python(whose)
+    track = "python-yours" if python else "yours"
+    answers = work / "python" if python else work / "labs" / folder
+    if python:
+        record, row.problem = run_simulated_python(sim, number, folder, answers, work)
+    else:
+        record, row.problem = run_simulated(sim, number, folder, files, work)
     if row.problem:
         return row
-    simulated_tests = graded_tests(read_labels(sim), number, "yours")
+    simulated_tests = graded_tests(read_labels(sim), number, track)
     graded = grade_record(sim, number, folder, record, answers, work / "simulated-judged", simulated_tests)
     row.simulated = verdicts(graded)
-    row.simulated_ms = makespan_ms(record, drawn)
+    row.simulated_ms = makespan_ms(record, read_lab(ROOT / "labs" / folder).drawn_scenario)
     return row
 
 
@@ -168,7 +237,7 @@ def table(rows: list[Row]) -> list[str]:
             same = f"not run: {row.problem}"
         else:
             same = f"{len(row.gpu) - len(row.differing)} of {len(row.gpu)}"
-        span = "–"
+        span = "–" if row.gpu_name == GPU else f"– (the record is an {row.gpu_name.upper()}'s)"
         if row.makespan_difference is not None:
             span = f"{row.gpu_ms:.2f} → {row.simulated_ms:.2f} ms ({row.makespan_difference:+.0%})"
         lines.append(f"| {row.lab} | {row.whose} | {same} | {span} |")
@@ -210,13 +279,16 @@ def table(rows: list[Row]) -> list[str]:
 PAGE_HEAD = """# How faithful the simulated GPU is
 
 The simulated GPU (`common/simgpu/`) previews labs {labs} for students without a GPU.
-Here every program the course has an H200 record of (each of those labs' solution,
-starter and catalogue samples, C++ track) was run on the simulated GPU and judged
-by its judges, and its verdicts compared with the judges' verdicts on the
-committed H200 record of the same program
-(`common/tests/records/NN-topic/h200-*.record.jsonl`). The makespan is that of
-the scenario the lab draws (lab.json's `drawn_scenario`): its first GPU
-operation's start to its last one's end.
+Here every program the course has a GPU record of (each of those labs' solution,
+starter and catalogue samples, in the C++ track and the Python track) was run on
+the simulated GPU and judged by its judges, and its verdicts compared with the
+judges' verdicts on the committed GPU record of the same program
+(`common/tests/records/NN-topic/GPU-*.record.jsonl`: an H200's where there is
+one, else an H100's). The Python programs (`python-*`, `wrong-py-*`) ran with
+the simulated build's module, whose runtime calls stand in for cuda-bindings'
+(`python/simulated_cuda_runtime.py`). The makespan is that of the scenario the
+lab draws (lab.json's `drawn_scenario`): its first GPU operation's start to its
+last one's end, compared where the record is an H200's.
 
 Made by `python3 -m selfgrading.simulated_fidelity --write {page}` (from `tools/`)
 on {date}, at {commit}. `tools/tests/test_simulated_fidelity.py` judges the

@@ -1,5 +1,5 @@
 """The simulated GPU's fidelity page (labs/SIMULATED_GPU_FIDELITY.md, made by selfgrading.simulated_fidelity):
-a row for every program the course has an H200 record of in the previewed labs; its GPU side what the
+a row for every program the course has a GPU record of in the previewed labs, both tracks; its GPU side what the
 judges say of those records now; and every verdict that differs one the preview shows no verdict for.
 Where the simulated build is present (build-sim), a few rows are made again on it and compared.
 """
@@ -9,13 +9,9 @@ import re
 from pathlib import Path
 
 import pytest
-from coursecli import records
 from coursecli.labs import SIMULATED_LABS, SIMULATED_NO_VERDICT
-from coursecli.results import read_labels
-from coursecli.scoring import grade_record, graded_tests
 from coursecli.shell import ROOT
 from selfgrading import simulated_fidelity
-from selfgrading.sample_files import write_folder
 
 PAGE = simulated_fidelity.PAGE
 BUILD = Path(os.environ.get("STREAMLAB_BUILD", ROOT / "build-ci"))
@@ -48,7 +44,7 @@ def page_differences() -> list[tuple[str, str, str, str, str, bool]]:
     return [(lab, whose, test, gpu, simulated, bool(none)) for lab, whose, test, gpu, simulated, none in found]
 
 
-def test_the_page_has_a_row_for_every_program_with_an_h200_record():
+def test_the_page_has_a_row_for_every_program_with_a_gpu_record():
     programs = {(lab, whose) for lab, whose, _ in simulated_fidelity.programs(list(SIMULATED_LABS))}
     assert programs and set(page_rows()) == programs, "run selfgrading.simulated_fidelity --write again"
     for lab, whose, *_ in page_differences():
@@ -71,24 +67,19 @@ def test_every_verdict_that_differs_is_one_the_preview_gives_none_for():
 @needs_course_build
 def test_the_gpu_side_is_what_the_judges_say_of_the_committed_records_now(tmp_path):
     differences = {(lab, whose, test): gpu for lab, whose, test, gpu, *_ in page_differences()}
-    labels = read_labels(BUILD)
     for lab, whose, files in simulated_fidelity.programs(list(SIMULATED_LABS)):
-        folder = next(path.parent.name for path in ROOT.glob(f"labs/{lab}-*/lab.json"))
-        work = tmp_path / f"{lab}-{whose}"
-        write_folder(work, files)  # its answer files, which the judges read
-        record = records.committed_record(ROOT, folder, simulated_fidelity.GPU, whose)
-        tests = graded_tests(labels, lab, "yours")
-        graded = grade_record(BUILD, lab, folder, record, work / "labs" / folder, work / "judged", tests)
-        verdicts = simulated_fidelity.verdicts(graded)
-        assert page_rows()[(lab, whose)][1] == len(verdicts), (lab, whose)
+        row = simulated_fidelity.gpu_side(BUILD, lab, whose, files, tmp_path / f"{lab}-{whose}")
+        assert page_rows()[(lab, whose)][1] == len(row.gpu), (lab, whose)
         for (difference_lab, difference_whose, test), gpu in differences.items():
             if (difference_lab, difference_whose) == (lab, whose):
-                assert verdicts[test] == gpu, (lab, whose, test)
+                assert row.gpu[test] == gpu, (lab, whose, test)
 
 
 @needs_course_build
 @needs_sim_build
-@pytest.mark.parametrize(("lab", "whose"), [("05", "solution"), ("07", "wrong-lab07-graph-without-join")])
+@pytest.mark.parametrize(
+    ("lab", "whose"), [("05", "solution"), ("07", "wrong-lab07-graph-without-join"), ("05", "python-starter")]
+)
 def test_a_row_made_again_on_the_simulated_gpu_is_the_pages(tmp_path, lab, whose):
     files = next(f for number, name, f in simulated_fidelity.programs([lab]) if name == whose)
     row = simulated_fidelity.compare(SIM_BUILD, BUILD.resolve(), lab, whose, files, tmp_path)

@@ -37,8 +37,8 @@ def test_a_lab_the_simulated_gpu_does_not_cover_says_so(capsys):
         "No preview on the simulated GPU for lab 08: the simulated GPU previews labs 01, 02, 03, 04, 05, 06, 07, 09 only"
         in capsys.readouterr().out
     )
-    labs._preview_on_the_simulated_gpu("05", "yours", python=True)
-    assert "No preview on the simulated GPU for the Python track yet" in capsys.readouterr().out
+    labs._preview_on_the_simulated_gpu("08", "yours", python=True)
+    assert "No preview on the simulated GPU for lab 08" in capsys.readouterr().out
 
 
 def test_a_simulated_records_pictures_say_simulated(tmp_path):
@@ -70,6 +70,17 @@ def test_the_solution_previews_full_points_and_its_staircase(monkeypatch, capsys
     assert "Timeline of the solution's run on the simulated GPU (a preview):" in out
     assert (SIM_BUILD / "plots" / "lab05-simulated-solution.png").is_file()
     assert "  nothing: every stream, event, device allocation and pinned buffer it made was released" in out
+
+
+@needs_sim_build
+def test_the_python_solution_previews_full_points_and_its_staircase(monkeypatch, capsys):
+    """The Python track runs on the same simulated GPU: the simulated build's module answers cuda-bindings'
+    runtime calls (python/simulated_cuda_runtime.py), and the same judges grade its record."""
+    status, out = check_without_a_gpu(monkeypatch, capsys, "05", "--python", "--solution")
+    assert status == NO_GPU_EXIT, out
+    assert "Lab 05 (solution, simulated NVIDIA H200: a preview, Python): graded tests" in out
+    assert "  total                                          18/18" in out, out
+    assert (SIM_BUILD / "plots" / "lab05-simulated-python-solution.png").is_file()
 
 
 @needs_sim_build

@@ -1,0 +1,117 @@
+"""The simulated GPU for the Python labs: cuda-bindings' runtime calls answered by the simulated GPU.
+
+In the simulated build (preset `sim`, for a machine without an NVIDIA GPU) the module streamlab links the
+simulated GPU (common/simgpu) in the place of NVIDIA's CUDA runtime, and calls `install` here when it is
+imported. Each runtime call the Python labs make (`cudart.cudaStreamCreateWithFlags`, `cudart.cudaMemcpyAsync`,
+...) is then replaced, in cuda-bindings' own module, by the same call on the simulated GPU
+(streamlab.simulated_runtime). Everything else of cuda-bindings stays: its errors (cudaError_t), handles
+(cudaStream_t, cudaEvent_t, ...), enums and flags. So a lab's Python code runs unchanged, on the same
+simulated GPU as the course's kernel and tracer, and its record is marked simulated as the C++ track's is.
+Python's clocks read the simulated host clock, as a C++ program's do in that build.
+
+What it does not cover: any other runtime call (it still reaches NVIDIA's runtime, which finds no GPU here
+and answers with an error), the driver API (cuda.bindings.driver), and a call bound by name before streamlab
+was first imported (`from cuda.bindings.runtime import cudaMalloc` ahead of `import streamlab`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from types import ModuleType
+from typing import Any
+
+
+def _plain(argument: Any) -> Any:
+    """An argument as the simulated call takes it: a handle, enum or pointer as its integer (cuda-bindings'
+    handles give theirs to int()), None as 0 (cuda-bindings' NULL stream), anything else as it is."""
+    if argument is None:
+        return 0
+    if isinstance(argument, float):
+        return argument
+    try:
+        return int(argument)
+    except TypeError:
+        return argument  # the simulated call says what it takes
+
+
+def _stand_in(name: str, simulated: Callable[..., tuple], wrap: Callable[[Any], Any] | None, cudart: ModuleType):
+    """cuda-bindings' `name`, answered by `simulated`: (error, results...) with the error as cudaError_t and
+    the first result, where the call succeeded, made a cuda-bindings value by `wrap`; None where it failed,
+    as cuda-bindings gives."""
+
+    def call(*arguments: Any) -> tuple:
+        error, *results = simulated(*map(_plain, arguments))
+        error = cudart.cudaError_t(error)
+        if not results:
+            return (error,)
+        if error != cudart.cudaError_t.cudaSuccess:
+            return (error, *(None for _ in results))
+        if wrap is not None:
+            results[0] = wrap(results[0])
+        return (error, *results)
+
+    call.__name__ = call.__qualname__ = name
+    call.__doc__ = f"{name} on the simulated GPU (simulated_cuda_runtime); cuda-bindings' arguments and results."
+    return call
+
+
+def _error_text(simulated: Callable[[int], str], cudart: ModuleType) -> Callable[[Any], tuple]:
+    """cudaGetErrorName or cudaGetErrorString: (cudaSuccess, the text as bytes), as cuda-bindings gives."""
+
+    def call(error: Any) -> tuple:
+        return cudart.cudaError_t.cudaSuccess, simulated(int(error)).encode()
+
+    return call
+
+
+def _simulate_clocks(clock_ns: Callable[[int], int]) -> None:
+    """Python's clocks (time.perf_counter, monotonic, time and their _ns forms) read the simulated host
+    clock, as a C++ program's clocks do in the simulated build (common/simgpu/src/host_clocks.hpp): a
+    program that times its own work sees what it would see on the GPU modelled, not how long the CPU took
+    to do the GPU's work. Code that bound a clock by name before this ran keeps the real one."""
+    import time
+
+    def reading(clock: int, scale: float | None) -> Callable[[], float | int]:
+        if scale is None:
+            return lambda: clock_ns(clock)
+        return lambda: clock_ns(clock) * scale
+
+    for name, clock in (("perf_counter", time.CLOCK_MONOTONIC), ("monotonic", time.CLOCK_MONOTONIC),
+                        ("time", time.CLOCK_REALTIME)):  # fmt: skip
+        setattr(time, name, reading(clock, 1e-9))
+        setattr(time, f"{name}_ns", reading(clock, None))
+
+
+def _handle_maker(handle_type: type) -> Callable[[int], Any]:
+    """A cuda-bindings handle (cudaStream_t, ...) of the integer the simulated GPU gave."""
+    return lambda value: handle_type(init_value=value)
+
+
+def install(simulated: ModuleType) -> bool:
+    """Puts every call of `simulated` (streamlab.simulated_runtime) in the place of cuda-bindings' call of the
+    same name, and Python's clocks on the simulated host clock. False, and cuda-bindings unchanged, where it is
+    not installed: the Python labs need it, and their first import of it says so."""
+    _simulate_clocks(simulated.host_clock_ns)
+    try:
+        from cuda.bindings import runtime as cudart
+    except ImportError:
+        return False
+    handles = {
+        "cudaStreamCreate": cudart.cudaStream_t,
+        "cudaStreamCreateWithFlags": cudart.cudaStream_t,
+        "cudaStreamCreateWithPriority": cudart.cudaStream_t,
+        "cudaEventCreate": cudart.cudaEvent_t,
+        "cudaEventCreateWithFlags": cudart.cudaEvent_t,
+        "cudaStreamEndCapture": cudart.cudaGraph_t,
+        "cudaGraphInstantiate": cudart.cudaGraphExec_t,
+    }
+    wraps: dict[str, Callable[[Any], Any]] = {name: _handle_maker(made) for name, made in handles.items()}
+    wraps["cudaStreamIsCapturing"] = cudart.cudaStreamCaptureStatus
+    for name in dir(simulated):
+        if not name.startswith("cuda"):
+            continue
+        if name in ("cudaGetErrorName", "cudaGetErrorString"):
+            setattr(cudart, name, _error_text(getattr(simulated, name), cudart))
+        else:
+            setattr(cudart, name, _stand_in(name, getattr(simulated, name), wraps.get(name), cudart))
+    return True
