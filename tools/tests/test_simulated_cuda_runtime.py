@@ -7,11 +7,13 @@ Each check runs a small program with the simulated build's module, as the lab's 
 needs the simulated build (build-sim), and is skipped, with the reason, where that is not configured.
 """
 
+import ast
+import re
 import subprocess
 import textwrap
 
 import pytest
-from coursecli import environment
+from coursecli import environment, pycheck
 from coursecli.python_module import module_python
 from coursecli.shell import ROOT
 
@@ -20,6 +22,32 @@ needs_sim_module = pytest.mark.skipif(
     module_python(SIM_BUILD) is None,
     reason="no simulated build with the Python module here (cmake --preset sim, then build streamlab_python)",
 )
+
+
+def runtime_calls(path) -> set[str]:
+    """The runtime calls `cudart.cudaXxx(...)` in the code of `path` (a handle type's constructor,
+    `cudart.cudaStream_t(...)`, is none)."""
+    return {
+        node.func.attr
+        for node in ast.walk(ast.parse(path.read_text()))
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and isinstance(node.func.value, ast.Name)
+        and node.func.value.id == "cudart"
+        and not node.func.attr.endswith("_t")
+    }
+
+
+def test_every_runtime_call_a_python_lab_may_make_is_bound():
+    """Every call a student's Python may make (pycheck's list) and every call the course's Python makes has its
+    simulated binding: none reaches NVIDIA's runtime, which finds no GPU, in a preview. Read from the sources:
+    no build needed."""
+    binding = (ROOT / "python" / "bind_simulated_runtime.cpp").read_text()
+    bound = set(re.findall(r'def\(\s*"(cuda\w+)"', binding))
+    course_python = [path for folder in ("labs", "solutions", "python") for path in (ROOT / folder).rglob("*.py")]
+    called = {name for path in course_python for name in runtime_calls(path)}
+    assert called and pycheck.RUNTIME_CALLS <= bound, sorted(pycheck.RUNTIME_CALLS - bound)
+    assert called <= bound, sorted(called - bound)
 
 
 def run_with_the_simulated_module(tmp_path, program: str) -> str:
