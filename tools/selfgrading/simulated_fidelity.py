@@ -29,7 +29,7 @@ from pathlib import Path
 from coursecli import environment, objcheck, recording, records
 from coursecli.course_build import CourseBuild, starter_targets
 from coursecli.lab_declaration import read_lab
-from coursecli.labs import SIMULATED_LABS, SIMULATED_NO_VERDICT
+from coursecli.labs import SIMULATED_LABS, SIMULATED_NO_VERDICT, SIMULATED_NO_VERDICT_PYTHON, simulated_no_verdict
 from coursecli.python_module import module_python
 from coursecli.results import read_labels
 from coursecli.scoring import FAILED, NOT_GRADED, PASSED, grade_record, graded_tests
@@ -215,8 +215,21 @@ def compare(sim: Path, build: Path, number: str, whose: str, files: dict[str, st
 
 
 def no_verdict(row: Row, test: str) -> str:
-    """Whether the preview shows no verdict for `test` (labs.SIMULATED_NO_VERDICT), as the table says it."""
-    return " (the preview shows no verdict for this test)" if test in SIMULATED_NO_VERDICT.get(row.lab, {}) else ""
+    """Whether the preview shows no verdict for `test` in `row`'s track (labs.simulated_no_verdict), as the
+    table says it."""
+    shown_none = simulated_no_verdict(row.lab, test, is_python(row.whose))
+    return " (the preview shows no verdict for this test)" if shown_none else ""
+
+
+def no_verdict_lines() -> list[str]:
+    """The page's line for each test the preview shows no verdict for, with why."""
+    tracks = ((SIMULATED_NO_VERDICT, ""), (SIMULATED_NO_VERDICT_PYTHON, " (Python track)"))
+    return [
+        f"- lab {lab}, {test}{track}: {why.removeprefix('no verdict on the simulated GPU: ')}"
+        for tests_by_lab, track in tracks
+        for lab, tests in sorted(tests_by_lab.items())
+        for test, why in tests.items()
+    ]
 
 
 def unexplained(rows: list[Row]) -> list[str]:
@@ -262,17 +275,14 @@ def table(rows: list[Row]) -> list[str]:
             f"- lab {r.lab}, {r.whose}: {t}: {r.gpu[t]}, simulated {r.simulated.get(t, 'absent')}{no_verdict(r, t)}"
             for r, t in differing
         ]
-    explained = [(lab, test, why) for lab, tests in sorted(SIMULATED_NO_VERDICT.items()) for test, why in tests.items()]
+    explained = no_verdict_lines()
     if explained:
         lines += [
             "",
             "The tests the preview shows no verdict for (its verdict there may change from one run to the next):",
             "",
         ]
-        lines += [
-            f"- lab {lab}, {test}: {why.removeprefix('no verdict on the simulated GPU: ')}"
-            for lab, test, why in explained
-        ]
+        lines += explained
     return lines
 
 
