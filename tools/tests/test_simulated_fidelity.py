@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 from coursecli.labs import SIMULATED_LABS, SIMULATED_NO_VERDICT, SIMULATED_NO_VERDICT_PYTHON, simulated_no_verdict
+from coursecli.results import read_labels
+from coursecli.scoring import graded_tests
 from coursecli.shell import ROOT
 from selfgrading import simulated_fidelity
 
@@ -68,13 +70,18 @@ def test_every_verdict_that_differs_is_one_the_preview_gives_none_for():
 
 @needs_course_build
 def test_the_gpu_side_is_what_the_judges_say_of_the_committed_records_now(tmp_path):
+    """Each row counts its track's graded tests of the lab as they are now, and each verdict the page says
+    differs is, on the GPU's side, what the judges say of the committed record now. (test_lab_records.py
+    judges every committed record against the verdicts it must have.)"""
     differences = {(lab, whose, test): gpu for lab, whose, test, gpu, *_ in page_differences()}
+    labels = read_labels(BUILD)
     for lab, whose, files in simulated_fidelity.programs(list(SIMULATED_LABS)):
-        row = simulated_fidelity.gpu_side(BUILD, lab, whose, files, tmp_path / f"{lab}-{whose}")
-        assert page_rows()[(lab, whose)][1] == len(row.gpu), (lab, whose)
-        for (difference_lab, difference_whose, test), gpu in differences.items():
-            if (difference_lab, difference_whose) == (lab, whose):
-                assert row.gpu[test] == gpu, (lab, whose, test)
+        track = "python-yours" if simulated_fidelity.is_python(whose) else "yours"
+        assert page_rows()[(lab, whose)][1] == len(graded_tests(labels, lab, track)), (lab, whose)
+        differing = {test: gpu for (row_lab, row, test), gpu in differences.items() if (row_lab, row) == (lab, whose)}
+        if differing:
+            row = simulated_fidelity.gpu_side(BUILD, lab, whose, files, tmp_path / f"{lab}-{whose}")
+            assert {test: row.gpu[test] for test in differing} == differing, (lab, whose)
 
 
 @needs_course_build
