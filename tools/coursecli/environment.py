@@ -7,6 +7,7 @@ unless the python3 at hand already has them (as on machines without network).
 
 from __future__ import annotations
 
+import functools
 import glob
 import os
 import re
@@ -341,13 +342,36 @@ def python_headers_present() -> bool:
     return python is not None and _probe(python, HEADERS_PROBE)
 
 
+# Where .venv keeps the note that its Python imports every one of PYTHON_PACKAGES: finding out takes a Python's
+# start and those imports (about half a second), which every verb would pay, some of them several times. The
+# note holds what was imported and when site-packages last changed, which pip changes by installing or removing
+# anything; a new .venv has no note.
+VENV_READY_NOTE = "streamlab-tools-ready"
+
+
+def _venv_imports(imports: str) -> bool:
+    """Whether .venv's Python runs `imports`: as its note says, or found out and noted."""
+    venv_python = VENV / "bin" / "python"
+    if not venv_python.exists():
+        return False
+    changed = [folder.stat().st_mtime_ns for folder in sorted(VENV.glob("lib/python3*/site-packages"))]
+    note, noted = f"{imports}\n{changed}\n", VENV / VENV_READY_NOTE
+    if noted.is_file() and noted.read_text() == note:
+        return True
+    if not _probe(venv_python, imports):
+        return False
+    noted.write_text(note)
+    return True
+
+
+@functools.cache
 def tools_python() -> str | None:
     """The Python that runs the tools (plots, pytest) and builds the module streamlab: .venv's,
-    or python3 if it has every one of PYTHON_PACKAGES."""
+    or python3 if it has every one of PYTHON_PACKAGES. Found once per process (and .venv's, once per
+    change to it: VENV_READY_NOTE); installing PYTHON_PACKAGES asks again."""
     imports = "import " + ", ".join(PYTHON_PACKAGES.values())
-    venv_python = VENV / "bin" / "python"
-    if venv_python.exists() and _probe(venv_python, imports):
-        return str(venv_python)
+    if _venv_imports(imports):
+        return str(VENV / "bin" / "python")
     return sys.executable if _probe(sys.executable, imports) else None
 
 
@@ -483,6 +507,7 @@ def _install_python_packages() -> bool:
         run([str(VENV / "bin" / "python"), "-m", "pip", "install", "-q", *PIP_PATIENCE, *packages])
     except CommandFailed as failure:
         say(f"pip could not install them: {failure}")
+    tools_python.cache_clear()
     if tools_python() is None:
         say(
             "could not install the Python packages the course needs; install them with: "

@@ -71,11 +71,12 @@ def changed_from_starter(names: list[str], folder: Path, starter: Path) -> list[
 
 def object_verdicts(lab: Path, sources: Path, build: Path, work: Path) -> list[Verdict]:
     """Lab `lab`'s student sources (under `sources`/lab.name) compiled alone with the course build's
-    compile commands (`build`/compile_commands.json) and vetted as the grader vets them."""
+    compile commands (`build`/compile_commands.json) and vetted as the grader vets them; the student's own
+    files in labs/, which `build` has just compiled, are vetted in the build's objects."""
     files = list(read_lab(lab).cpp.student_sources)
     if not (build / "compile_commands.json").is_file():
         return [Verdict("the object check", [f"not made: {build} has no compile_commands.json (configure it again)"])]
-    compiler = objcheck.CourseCompiler(build, ROOT)
+    compiler = objcheck.CourseCompiler(build, ROOT, reuse_built_objects=True)  # the build just made them
     rules = objcheck.lab_rules(lab, files)
     verdicts = []
     for name in files:  # one at a time: each file gets its own verdict

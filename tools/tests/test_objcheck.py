@@ -4,6 +4,7 @@ here with the course's compile commands: each way of running code outside the la
 test_grade_cheats.py checks every starter and solution and grades the cheats."""
 
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -270,3 +271,28 @@ def test_every_catalogue_sample_passes_the_check(tmp_path, course_compiler):
                 course_compiler,
             )
             assert output == "" and refusal is None, f"{sample}: {refusal or output}"
+
+
+def test_course_check_vets_the_object_its_build_just_made_of_the_students_own_file(tmp_path):
+    """`course check` builds the student's files in labs/ with the very command the vetting would run: it
+    vets that object (reuse_built_objects) rather than compile the file again. Any other file (a solution, a
+    submission), or an object older than its source, is compiled: here by `false`, which fails."""
+    root, build = tmp_path / "course", tmp_path / "build"
+    source = root / "labs" / "01-lab" / "mine.cu"
+    source.parent.mkdir(parents=True)
+    source.write_text("int main() {}\n")
+    (build / "obj").mkdir(parents=True)
+    entry = {"directory": str(build), "file": str(source), "command": f"false -c {source} -o obj/mine.cu.o"}
+    (build / "compile_commands.json").write_text(json.dumps([entry]))
+    built = build / "obj" / "mine.cu.o"
+    built.write_bytes(b"the build's object")
+    reusing = CourseCompiler(build, root, reuse_built_objects=True)
+    assert reusing.compile("01-lab", "mine.cu", source, tmp_path / "vetted.o") == (0, "")
+    assert (tmp_path / "vetted.o").read_bytes() == b"the build's object"
+    other = tmp_path / "solution" / "mine.cu"
+    other.parent.mkdir()
+    other.write_text(source.read_text())
+    assert reusing.compile("01-lab", "mine.cu", other, tmp_path / "other.o")[0] != 0
+    assert CourseCompiler(build, root).compile("01-lab", "mine.cu", source, tmp_path / "grader.o")[0] != 0
+    os.utime(built, ns=(0, 0))  # older than the source: not what the build made of it now
+    assert reusing.compile("01-lab", "mine.cu", source, tmp_path / "stale.o")[0] != 0

@@ -48,7 +48,9 @@ def machine(monkeypatch, tmp_path):
     monkeypatch.setattr(environment, "_probe", probe)
     monkeypatch.setattr(environment, "run", run)
     monkeypatch.setattr(apt, "install", apt_install)
-    return state
+    environment.tools_python.cache_clear()  # found once per process: here, once per test
+    yield state
+    environment.tools_python.cache_clear()
 
 
 def test_a_ready_machine_installs_nothing(machine):
@@ -101,3 +103,24 @@ def test_cuda_bindings_match_the_toolkits_major_version(monkeypatch):
     monkeypatch.setattr(environment, "find_nvcc", lambda: "/usr/local/cuda/bin/nvcc")
     monkeypatch.setattr(environment.subprocess, "run", lambda *a, **k: Nvcc)
     assert environment.pip_requirements() == ["matplotlib", "numpy", "pytest", "nanobind", "cuda-bindings==13.*"]
+
+
+def test_the_venv_is_asked_once_until_pip_changes_what_it_holds(machine, monkeypatch, tmp_path):
+    """Every verb needs the tools' Python: .venv's is probed once, and its note spares the next processes the
+    probe until site-packages changes (pip installs or removes something there)."""
+    site = tmp_path / ".venv" / "lib" / "python3.11" / "site-packages"
+    site.mkdir(parents=True)
+    probed = []
+    probe = environment._probe
+    monkeypatch.setattr(environment, "_probe", lambda python, code: probed.append(python) or probe(python, code))
+
+    def next_process() -> str | None:
+        environment.tools_python.cache_clear()
+        return environment.tools_python()
+
+    assert next_process() == machine["python"] and len(probed) == 1
+    assert environment.tools_python() == machine["python"] and len(probed) == 1  # the same process
+    assert next_process() == machine["python"] and len(probed) == 1  # the note
+    (site / "numpy-2.0.dist-info").mkdir()  # pip changed it: asked again
+    machine["packages"] = {"numpy"}
+    assert next_process() is None and len(probed) == 3  # .venv's, then python3's
