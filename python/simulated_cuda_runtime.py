@@ -7,7 +7,8 @@ imported. Each runtime call the Python labs make (`cudart.cudaStreamCreateWithFl
 (streamlab.simulated_runtime). Everything else of cuda-bindings stays: its errors (cudaError_t), handles
 (cudaStream_t, cudaEvent_t, ...), enums and flags. So a lab's Python code runs unchanged, on the same
 simulated GPU as the course's kernel and tracer, and its record is marked simulated as the C++ track's is.
-Python's clocks read the simulated host clock, as a C++ program's do in that build.
+Python's clocks read the simulated host clock, as a C++ program's do in that build, and, as a C++ program's
+census does there, the stand-in notes what the program never released (Census).
 
 What it does not cover: any other runtime call (it still reaches NVIDIA's runtime, which finds no GPU here
 and answers with an error), the driver API (cuda.bindings.driver), and a call bound by name before streamlab
@@ -16,9 +17,54 @@ was first imported (`from cuda.bindings.runtime import cudaMalloc` ahead of `imp
 
 from __future__ import annotations
 
+import atexit
+import json
+import os
+import traceback
 from collections.abc import Callable
 from types import ModuleType
 from typing import Any
+
+# The census of what a program left behind (the C++ programs': common/support/src/resource_census.cpp): where
+# STREAMLAB_LEAK_REPORT names a file, every stream, event, device allocation, pinned buffer and pinned-in-place
+# range still alive at exit is written to it, one JSON line each, with the Python frames that made it.
+LEAK_REPORT = "STREAMLAB_LEAK_REPORT"
+MADE = {  # the calls that make something to release, and what: the handle is their first result
+    "cudaStreamCreate": "stream",
+    "cudaStreamCreateWithFlags": "stream",
+    "cudaStreamCreateWithPriority": "stream",
+    "cudaEventCreate": "event",
+    "cudaEventCreateWithFlags": "event",
+    "cudaMalloc": "device allocation",
+    "cudaMallocAsync": "device allocation",
+    "cudaMallocHost": "pinned buffer",
+    "cudaHostAlloc": "pinned buffer",
+}
+PINNED_IN_PLACE = "cudaHostRegister"  # makes "registered host memory" of its first argument
+RELEASING = {"cudaStreamDestroy", "cudaEventDestroy", "cudaFree", "cudaFreeAsync", "cudaFreeHost", "cudaHostUnregister"}
+
+
+class Census:
+    """What the program made and has not released yet: handle -> one JSON line's object."""
+
+    def __init__(self, report: str):
+        self.alive: dict[int, dict] = {}
+        atexit.register(lambda: self.write(report))
+
+    def note(self, name: str, arguments: tuple, results: list) -> None:
+        """After `name` succeeded with `arguments` and `results` (plain numbers)."""
+        if name in MADE or name == PINNED_IN_PLACE:
+            handle = results[0] if name in MADE else arguments[0]
+            kind = MADE.get(name, "registered host memory")
+            # Innermost first, as the C++ census's return addresses; this file's own frames left out.
+            frames = [[f.filename, f.lineno, f.name] for f in reversed(traceback.extract_stack()[:-2])]
+            self.alive[handle] = {"kind": kind, "api": name, "frames": frames}
+        elif name in RELEASING and arguments:
+            self.alive.pop(arguments[0], None)
+
+    def write(self, report: str) -> None:
+        with open(report, "w") as lines:
+            lines.writelines(json.dumps(made) + "\n" for made in self.alive.values())
 
 
 def _plain(argument: Any) -> Any:
@@ -34,13 +80,22 @@ def _plain(argument: Any) -> Any:
         return argument  # the simulated call says what it takes
 
 
-def _stand_in(name: str, simulated: Callable[..., tuple], wrap: Callable[[Any], Any] | None, cudart: ModuleType):
+def _stand_in(
+    name: str,
+    simulated: Callable[..., tuple],
+    wrap: Callable[[Any], Any] | None,
+    cudart: ModuleType,
+    census: Census | None,
+):
     """cuda-bindings' `name`, answered by `simulated`: (error, results...) with the error as cudaError_t and
     the first result, where the call succeeded, made a cuda-bindings value by `wrap`; None where it failed,
-    as cuda-bindings gives."""
+    as cuda-bindings gives. What it made or released goes into the `census`, where one is taken."""
 
     def call(*arguments: Any) -> tuple:
-        error, *results = simulated(*map(_plain, arguments))
+        plain = tuple(map(_plain, arguments))
+        error, *results = simulated(*plain)
+        if census is not None and error == 0:
+            census.note(name, plain, results)
         error = cudart.cudaError_t(error)
         if not results:
             return (error,)
@@ -107,11 +162,12 @@ def install(simulated: ModuleType) -> bool:
     }
     wraps: dict[str, Callable[[Any], Any]] = {name: _handle_maker(made) for name, made in handles.items()}
     wraps["cudaStreamIsCapturing"] = cudart.cudaStreamCaptureStatus
+    census = Census(os.environ[LEAK_REPORT]) if os.environ.get(LEAK_REPORT) else None
     for name in dir(simulated):
         if not name.startswith("cuda"):
             continue
         if name in ("cudaGetErrorName", "cudaGetErrorString"):
             setattr(cudart, name, _error_text(getattr(simulated, name), cudart))
         else:
-            setattr(cudart, name, _stand_in(name, getattr(simulated, name), wraps.get(name), cudart))
+            setattr(cudart, name, _stand_in(name, getattr(simulated, name), wraps.get(name), cudart, census))
     return True

@@ -80,15 +80,22 @@ def plot(trace: Path, image: Path, folder: Path, extra: list[str] | None = None)
     return environment.draw("plot", [trace, "-o", image, *(extra or [])], image, "timelines", folder)
 
 
-def _sanitize_setup(number: str, variant: str, folder: Path, what: str):
+def _sanitize_setup(number: str, variant: str, folder: Path, what: str, python: bool = False):
     """Lab NN's student files (their texts, and as the sanitizer's reports name them), a work folder under
-    `folder` and a runner that logs every command and the program's output there."""
+    `folder` and a runner that logs every command and the program's output there. With `python`, the files of
+    the lab's Python track."""
     lab = lab_folder(number)
-    sources_root = lab if variant == "yours" else ROOT / "solutions" / lab.name
-    files = list(lab_declaration.read_lab(lab).cpp.student_sources)
+    declared = lab_declaration.read_lab(lab)
+    files = list(declared.python.student_sources if python else declared.cpp.student_sources)
+    sources_root = python_student_folder(number, variant) if python else student_root(variant) / lab.name
     texts = [(sources_root / name).read_text(errors="replace") for name in files if (sources_root / name).exists()]
-    sources = sanitize.lab_sources(lab.name, files, "labs" if variant == "yours" else "solutions")
-    work = folder / what / f"lab{number}-{variant}"
+    shown = "labs" if variant == "yours" else "solutions"
+    sources = (
+        sanitize.lab_sources(f"{lab.name}/python", files, shown)
+        if python
+        else sanitize.lab_sources(lab.name, files, shown)
+    )
+    work = folder / what / f"lab{number}-{'python-' if python else ''}{variant}"
     log = Log(work / f"{what}.log", echo=True)  # every command, and the program's output, kept there
 
     def runner(command: list[str], env: dict[str, str], timeout_s: float) -> tuple[int, str]:
@@ -112,16 +119,24 @@ def sanitize_lab(number: str, variant: str, folder: Path, executable: Path) -> s
     return result
 
 
-def _preview_what_is_left_behind(number: str, variant: str, folder: Path) -> None:
-    """Lab NN's program run once on the simulated GPU with --no-trace, and what it left behind by its census:
-    streams, events, device memory and pinned buffers never released (what `--sanitize` finds on a GPU)."""
-    program = next(folder.rglob(f"lab{number}_{variant}_run"), None)
-    if program is None:
-        return
+def _preview_what_is_left_behind(number: str, variant: str, folder: Path, python: bool) -> None:
+    """Lab NN's program run once on the simulated GPU (the C++ one with --no-trace), and what it left behind by
+    its census: streams, events, device memory and pinned buffers never released (what `--sanitize` finds on a
+    GPU)."""
+    if python:
+        program, runner_python = lab_folder(number) / "python" / f"run_lab{number}.py", module_python(folder)
+        env = python_lab_environment(number, variant, folder)
+        if runner_python is None or not program.is_file():
+            return
+    else:
+        program, runner_python, env = next(folder.rglob(f"lab{number}_{variant}_run"), None), None, None
+        if program is None:
+            return
     print()
-    print(f"What lab {number}'s program ({variant}) left behind on the simulated GPU (run once with --no-trace):")
-    _, sources, work, runner = _sanitize_setup(number, variant, folder, "census")
-    findings, problem = sanitize.census_findings(program, sources, work, SANITIZE_TIMEOUT_S, runner)
+    how = "" if python else " with --no-trace"
+    print(f"What lab {number}'s program ({variant}) left behind on the simulated GPU (run once{how}):")
+    _, sources, work, runner = _sanitize_setup(number, variant, folder, "census", python)
+    findings, problem = sanitize.census_findings(program, sources, work, SANITIZE_TIMEOUT_S, runner, runner_python, env)
     if problem:
         print(f"  not known: {problem}")
     elif not findings:
@@ -426,8 +441,7 @@ def _preview_on_the_simulated_gpu(number: str, variant: str, python: bool) -> No
             test.status, test.reason, test.shown, test.measures = NOT_GRADED, why, why, []
     _print_points(number, f"{variant}, simulated {SIMULATED_GPU}: a preview", graded, labels, python)
     _draw_recorded_timeline(record, folder, number, f"simulated-{track}", graded.tests)
-    if not python:  # the census counts what a C++ program left; the Python track has no such run yet
-        _preview_what_is_left_behind(number, variant, folder)
+    _preview_what_is_left_behind(number, variant, folder, python)
 
 
 def _cpp_checks(lab: Path, preset: str, variant: str) -> tuple[Path, dict, list[lab_checks.Verdict]] | int:

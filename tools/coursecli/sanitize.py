@@ -236,21 +236,30 @@ def run_tool(
 
 
 def census_findings(
-    program: Path, sources: Sources, work: Path, timeout_s: float, runner: Runner
+    program: Path,
+    sources: Sources,
+    work: Path,
+    timeout_s: float,
+    runner: Runner,
+    python: str | None = None,
+    env: dict[str, str] | None = None,
 ) -> tuple[list[Finding], str]:
     """What `program --no-trace` left behind, from the lab program's census alone (no compute-sanitizer):
-    on the simulated GPU, where the census counts memory too (common/support/src/resource_census.cpp).
-    (findings, "") or ([], why the census could not be taken)."""
+    on the simulated GPU, where the census counts memory too (common/support/src/resource_census.cpp). With
+    `python`, the Python program `program` run by that interpreter in `env`, whose census the simulated
+    build's module takes (python/simulated_cuda_runtime.py). (findings, "") or ([], why the census could not
+    be taken)."""
     work.mkdir(parents=True, exist_ok=True)
     census = work / "census.jsonl"
     census.unlink(missing_ok=True)
-    status, _ = runner([str(program), "--no-trace"], {"STREAMLAB_LEAK_REPORT": str(census)}, timeout_s)
+    command = [python, str(program)] if python else [str(program), "--no-trace"]
+    status, _ = runner(command, {**(env or {}), "STREAMLAB_LEAK_REPORT": str(census)}, timeout_s)
     if status == TIMED_OUT:
         return [], f"the program did not finish within {timeout_s:.0f} s"
     if not census.exists():
         return [], f"the program ended (exit status {status}) before it could say what it left behind"
     records = parse_census(census.read_text(errors="replace"))
-    return findings_from(records, sources, addr2line_resolver(program, sources)), ""
+    return findings_from(records, sources, None if python else addr2line_resolver(program, sources)), ""
 
 
 def _last_line(text: str) -> str:

@@ -185,6 +185,15 @@ def merge_text_details(xml_records: list[Record], text_records: list[Record]) ->
             record.details = matches.pop(0).details
 
 
+def _census_frame(frame: list) -> Frame:
+    """A census frame: [module, address] from a C++ program's census, [file, line, function] from a Python
+    program's (python/simulated_cuda_runtime.py), whose frames need no resolver."""
+    if len(frame) == 3:
+        return Frame(function=str(frame[2]), file=str(frame[0]), line=int(frame[1]))
+    module, pc = frame
+    return Frame(module=str(module), pc=str(pc))
+
+
 def parse_census(text: str) -> list[Record]:
     """The lab program's census: one JSON line per stream, event or pinned range left behind (and, on the
     simulated GPU, per device allocation and pinned buffer)."""
@@ -194,7 +203,7 @@ def parse_census(text: str) -> list[Record]:
             continue
         try:
             item = json.loads(line)
-            frames = [Frame(module=str(module), pc=str(pc)) for module, pc in item.get("frames", [])]
+            frames = [_census_frame(frame) for frame in item.get("frames", [])]
             records.append(
                 Record(
                     tool="census",

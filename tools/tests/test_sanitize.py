@@ -116,6 +116,19 @@ def test_the_simulated_gpus_census_names_leaked_memory_as_memcheck_would():
     ]
 
 
+def test_a_python_programs_census_names_the_students_line_from_its_own_frames():
+    """The simulated build's Python census (python/simulated_cuda_runtime.py) writes Python frames, innermost
+    first, as [file, line, function]: no resolver is needed, and the innermost frame in the student's files
+    is the place."""
+    census = (
+        '{"kind": "stream", "api": "cudaStreamCreate", "frames": [["/c/labs/05-x/python/lab05.py", 9, "helper"], '
+        '["/s/labs/05-x/python/mine.py", 17, "run_pipeline"], ["/c/run_lab05.py", 30, "main"]]}\n'
+    )
+    sources = sanitize.lab_sources("05-x/python", ["mine.py"])
+    [found] = reports.findings_from(reports.parse_census(census), sources)
+    assert (found.kind, found.where, found.function) == ("leaked stream", "labs/05-x/python/mine.py:17", "run_pipeline")
+
+
 @pytest.mark.parametrize("form", ["xml", "text"])
 def test_uninitialised_reads_are_one_finding_counted(form):
     [finding] = findings("initcheck_uninit", "initcheck", form)

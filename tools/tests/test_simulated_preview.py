@@ -14,10 +14,11 @@ import shutil
 import subprocess
 
 import pytest
-from coursecli import labs, objcheck, recording, records, sanitize
+from coursecli import environment, labs, objcheck, recording, records, sanitize
 from coursecli.course_build import CourseBuild, starter_targets
 from coursecli.gpu import NO_GPU_EXIT
 from coursecli.main import main
+from coursecli.python_module import module_python
 from coursecli.records import committed_record
 from coursecli.results import read_labels
 from coursecli.scoring import FAILED, grade_record, graded_tests
@@ -199,3 +200,31 @@ def test_a_test_whose_simulated_verdict_is_not_faithful_is_previewed_without_one
     assert re.search(r"ManyChunks\.MakespanNearTheModel +-/\d+  not graded", preview), preview
     assert labs.SIMULATED_NO_VERDICT["06"]["ManyChunks.MakespanNearTheModel"] in preview
     assert "points not graded" in preview
+
+
+@needs_sim_build
+def test_the_python_preview_lists_what_the_program_left_behind_at_the_students_line(tmp_path):
+    """The simulated build's module takes the Python program's census (python/simulated_cuda_runtime.py), with
+    the Python frames that made each thing: a stream never destroyed is named at the student's own line."""
+    student = tmp_path / "labs" / LAB05 / "python"  # as the preview's are: the census knows them by their path
+    shutil.copytree(ROOT / "solutions" / LAB05 / "python", student)
+    source = (student / "three_chunks.py").read_text()
+    destroy = "            check(cudart.cudaStreamDestroy(stream))"
+    assert source.count(destroy) == 1
+    (student / "three_chunks.py").write_text(source.replace(destroy, "            pass  # never destroyed"))
+    creation = next(i for i, line in enumerate(source.splitlines(), 1) if "cudaStreamCreateWithFlags" in line)
+
+    def runner(command, env, timeout_s):
+        done = subprocess.run(command, env={**os.environ, **env}, capture_output=True, text=True, timeout=timeout_s)
+        return done.returncode, done.stdout + done.stderr
+
+    env = environment.python_lab_environment(student, ROOT / "labs" / LAB05 / "python", ROOT, SIM_BUILD)
+    sources = sanitize.lab_sources(f"{LAB05}/python", ["three_chunks.py"])
+    program = ROOT / "labs" / LAB05 / "python" / "run_lab05.py"
+    findings, problem = sanitize.census_findings(
+        program, sources, tmp_path / "census", 120, runner, module_python(SIM_BUILD), env
+    )
+    assert not problem
+    assert [(f.kind, f.where) for f in findings] == [
+        ("leaked stream", f"labs/{LAB05}/python/three_chunks.py:{creation}")
+    ]
