@@ -17,7 +17,7 @@ import sys
 
 import korean_twins
 import pytest
-from coursecli import reference_pictures
+from coursecli import labs, reference_pictures
 from coursecli.build import NO_COURSE_BUILD, build_under_test
 from coursecli.lab_declaration import read_lab
 from coursecli.shell import ROOT
@@ -84,6 +84,8 @@ def test_a_notebook_runs_top_to_bottom_without_a_gpu_and_says_its_pictures_are_m
 
     monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "")  # the kernel inherits it: no GPU, even on a machine with one
     monkeypatch.setenv("STREAMLAB_MODULE_DIR", str(MODULES[0].parent))
+    # No preview on the simulated GPU: its build takes minutes (test_simulated_preview.py checks it).
+    monkeypatch.setenv(labs.NO_PREVIEW, "1")
     notebook = jupytext.read(path)
     notebooks.execute(notebook, path.parent, timeout_s=120)  # a failing cell raises, naming it
 
@@ -97,6 +99,7 @@ def test_a_notebook_runs_top_to_bottom_without_a_gpu_and_says_its_pictures_are_m
     committed = [p for p in reference_pictures.PICTURES[number] if (path.parent.parent / p.name).is_file()]
     assert len(notebooks.pictures(notebook)) == len(committed) + 1
     assert f"$ ./course check {number} --python" in text
+    assert f"No preview on the simulated GPU: {labs.NO_PREVIEW} is set." in text
     declared = read_lab(path.parent.parent)
     if declared.python_recorder and declared.answer_files:
         # The starter's answer file is still unanswered: a check that fails, as in the C++ track.

@@ -42,6 +42,13 @@ def test_a_lab_the_simulated_gpu_does_not_cover_says_so(capsys):
     assert "No preview on the simulated GPU for lab 08" in capsys.readouterr().out
 
 
+def test_no_preview_is_made_where_it_is_turned_off(capsys, monkeypatch):
+    monkeypatch.setenv(labs.NO_PREVIEW, "1")
+    monkeypatch.setattr(labs, "build", lambda *_: pytest.fail("the preview's build started"))
+    labs._preview_on_the_simulated_gpu("05", "yours", python=True)
+    assert capsys.readouterr().out == f"No preview on the simulated GPU: {labs.NO_PREVIEW} is set.\n"
+
+
 def test_a_simulated_records_pictures_say_simulated(tmp_path):
     """The trace drawn from a record of the simulated GPU names its device "... (simulated)"; a GPU's
     record keeps its device's own name."""
