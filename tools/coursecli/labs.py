@@ -437,7 +437,8 @@ def _preview_on_the_simulated_gpu(number: str, variant: str, python: bool) -> No
         return
     labels = read_labels(folder)
     if not any(name.startswith(f"lab{number}.{track}.") for name in labels):
-        say("no preview: the simulated build has no Python module (its configure step says what is missing)")
+        missing = "no Python module" if python else f"no tests of lab {number}"
+        say(f"no preview: the simulated build has {missing} (its configure step says why)")
         return
     record = _record(SIMULATED_PRESET, folder, number, track)
     graded = _grade(number, variant, python, folder, record, labels)

@@ -179,14 +179,19 @@ def run_simulated_python(sim: Path, number: str, folder: str, student: Path, wor
     return record, ""
 
 
+def answer_folder(work: Path, folder: str, python: bool) -> Path:
+    """Where a program's files lie under `work`, its answer files among them, which both judges read: its
+    Python folder, or its lab's folder."""
+    return work / "python" if python else work / "labs" / folder
+
+
 def gpu_side(build: Path, number: str, whose: str, files: dict[str, str], work: Path) -> Row:
     """The row of `whose` with its GPU side: the committed GPU record judged by the judges of `build` against
     the program's answer files (written under `work`, where the simulated run finds them too)."""
     folder = next(lab.folder for lab in course_labs(ROOT) if lab.number == number)
     row = Row(number, whose)
     python = is_python(whose)
-    # The program's answer files, which both judges read: in its Python folder, or in its lab's folder.
-    answers = work / "python" if python else work / "labs" / folder
+    answers = answer_folder(work, folder, python)
     write_folder(answers if python else work, files)
     committed, row.gpu_name = committed_gpu_record(folder, whose)
     tests = graded_tests(read_labels(build), number, "python-yours" if python else "yours")
@@ -200,7 +205,7 @@ def compare(sim: Path, build: Path, number: str, whose: str, files: dict[str, st
     folder = next(lab.folder for lab in course_labs(ROOT) if lab.number == number)
     python = is_python(whose)
     track = "python-yours" if python else "yours"
-    answers = work / "python" if python else work / "labs" / folder
+    answers = answer_folder(work, folder, python)
     if python:
         record, row.problem = run_simulated_python(sim, number, folder, answers, work)
     else:
