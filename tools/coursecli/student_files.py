@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 import subprocess
+import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -146,12 +148,14 @@ def _read_results(build: Path, name: str) -> dict:
 
 
 def _write_results(build: Path, name: str, kept: dict) -> None:
-    """Replaces build/results/`name` with `kept`, at once (a reader never sees half of it)."""
+    """Replaces build/results/`name` with `kept`, at once (a reader never sees half of it). Each writer has a
+    partial file of its own: two checks at once (a notebook and a terminal) never move each other's."""
     path = build / "results" / name
     path.parent.mkdir(parents=True, exist_ok=True)
-    partial = path.with_suffix(".tmp")
-    partial.write_text(json.dumps(kept, indent=1, sort_keys=True) + "\n")
-    partial.replace(path)
+    handle, partial = tempfile.mkstemp(prefix=f"{name}.", suffix=".tmp", dir=path.parent)
+    with os.fdopen(handle, "w") as out:
+        out.write(json.dumps(kept, indent=1, sort_keys=True) + "\n")
+    Path(partial).replace(path)
 
 
 def read_last_checks(build: Path) -> dict:

@@ -7,6 +7,7 @@ made with; the no-GPU message points at the committed records."""
 
 import os
 import re
+import threading
 from pathlib import Path
 
 import pytest
@@ -107,6 +108,28 @@ def test_list_shows_a_check_made_without_a_gpu_not_not_checked(student_course, c
     assert "C++ without a GPU: checks passed, tests not run (" in row and "not checked" not in row, row
     student_files.save_check_without_gpu(build, "01", False, 2)
     assert "without a GPU: 2 check(s) failed" in listing.score_text(student_files.read_last_checks(build)["01"]["cpp"])
+
+
+def test_two_checks_at_once_keep_their_results_without_moving_each_others_file(tmp_path):
+    """A notebook and a terminal may check at the same moment: each writes its results through a partial file
+    of its own, so neither finds the other's moved away."""
+    failures = []
+
+    def keep(number: str) -> None:
+        try:
+            for checks_failed in range(40):
+                student_files.save_check_without_gpu(tmp_path, number, True, checks_failed)
+        except OSError as error:
+            failures.append(error)
+
+    writers = [threading.Thread(target=keep, args=(number,)) for number in ("01", "02")]
+    for writer in writers:
+        writer.start()
+    for writer in writers:
+        writer.join()
+    assert not failures
+    assert not list((tmp_path / "results").glob("*.tmp"))
+    assert student_files.read_last_checks(tmp_path)  # whole JSON, whichever wrote last
 
 
 # --- course pack: untouched labs named, nothing compiled twice --------------------------------------
