@@ -20,6 +20,7 @@ from __future__ import annotations
 import atexit
 import json
 import os
+import time
 import traceback
 from collections.abc import Callable
 from types import ModuleType
@@ -124,7 +125,6 @@ def _simulate_clocks(clock_ns: Callable[[int], int]) -> None:
     clock, as a C++ program's clocks do in the simulated build (common/simgpu/src/host_clocks.hpp): a
     program that times its own work sees what it would see on the GPU modelled, not how long the CPU took
     to do the GPU's work. Code that bound a clock by name before this ran keeps the real one."""
-    import time
 
     def reading(clock: int, scale: float | None) -> Callable[[], float | int]:
         if scale is None:

@@ -163,6 +163,11 @@ class LabNotebook:
         options = (["--preset", preset] if preset else []) + ["--solution"] * self.solution
         command = ["./course", "check", self.number, "--python", *options]
         print("$ " + " ".join(command))
+        if not self.gpu:
+            print(
+                "(No GPU here: the check then previews your code on the simulated GPU. The first preview builds "
+                "it, which takes a few minutes; what the check says shows once it is done.)"
+            )
         done = subprocess.run([sys.executable, *command], cwd=ROOT, capture_output=True, text=True, check=False)
         print(done.stdout + done.stderr)
         print(f"exit status {done.returncode}: {VERDICTS.get(done.returncode, 'see above')}")
