@@ -93,11 +93,7 @@ def _sanitize_setup(number: str, variant: str, folder: Path, what: str, python: 
     sources_root = python_student_folder(number, variant) if python else student_root(variant) / lab.name
     texts = [(sources_root / name).read_text(errors="replace") for name in files if (sources_root / name).exists()]
     shown = "labs" if variant == "yours" else "solutions"
-    sources = (
-        sanitize.lab_sources(f"{lab.name}/python", files, shown)
-        if python
-        else sanitize.lab_sources(lab.name, files, shown)
-    )
+    sources = sanitize.lab_sources(f"{lab.name}/python" if python else lab.name, files, shown)
     work = folder / what / f"lab{number}-{'python-' if python else ''}{variant}"
     log = Log(work / f"{what}.log", echo=True)  # every command, and the program's output, kept there
 
